@@ -1,0 +1,39 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "quakes",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "QuakeStore", targets: ["QuakeStore"]),
+        .executable(name: "quakes", targets: ["quakes"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
+        ),
+        .target(
+            name: "QuakeStore",
+            dependencies: [
+                "CZstd",
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+        ),
+        .executableTarget(
+            name: "quakes",
+            dependencies: [
+                "QuakeStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "QuakeStoreTests", dependencies: ["QuakeStore"]),
+        .testTarget(name: "quakesTests", dependencies: ["quakes", "QuakeStore"]),
+    ]
+)

@@ -1,0 +1,218 @@
+/// A hand-written streaming reader for USGS summary CSV (RFC 4180).
+///
+/// Columns are found by header name, so the 22-column, the older 15-column and reduced layouts
+/// all load; unknown columns are ignored with one warning. Quoted fields may hold commas, quotes
+/// and newlines. LF or CRLF, with or without a final newline.
+final class CSVFeedReader {
+    private let input: FeedInput
+    private var buf: [UInt8]
+    private var pos = 0
+    private var eof = false
+    private var line = 1
+    private var mapping: [Column?] = []
+    private var present: UInt64 = 0
+    private let seqBase: Int64
+    private var rowNumber: Int64 = 0
+    private let onReject: (Reject) -> Void
+    private var fields: [Field] = []
+    private var scratch: [UInt8] = []
+    /// Messages about the file as a whole (ignored columns).
+    private(set) var warnings: [String] = []
+
+    private struct Field {
+        var start: Int
+        var end: Int
+        var escaped: Bool
+    }
+
+    private enum Scan {
+        case record(next: Int, newlines: Int, malformed: String?)
+        case incomplete
+        case end
+    }
+
+    init(input: FeedInput, initial: [UInt8], seqBase: Int64, onReject: @escaping (Reject) -> Void) throws(IngestError) {
+        self.input = input
+        self.buf = initial
+        self.seqBase = seqBase
+        self.onReject = onReject
+        if buf.starts(with: [0xEF, 0xBB, 0xBF]) { pos = 3 }
+        try readHeader()
+    }
+
+    private func readHeader() throws(IngestError) {
+        while true {
+            switch scan() {
+            case .incomplete:
+                try refill()
+                continue
+            case .end:
+                throw .format("\(input.name): empty file (no CSV header)")
+            case .record(let next, let newlines, _):
+                var unknown: [String] = []
+                var seen = Set<Column>()
+                for (k, f) in fields.enumerated() {
+                    let name = String(decoding: buf[f.start..<f.end], as: UTF8.self).trimmingSpaces
+                    if let c = Column(name: name), !seen.contains(c) {
+                        seen.insert(c)
+                        mapping.append(c)
+                        present |= c.bit
+                    } else {
+                        mapping.append(nil)
+                        unknown.append(name.isEmpty ? "(unnamed column \(k + 1))" : "'\(name)'")
+                    }
+                }
+                let missing = Column.required.filter { !seen.contains($0) }
+                if !missing.isEmpty {
+                    throw .format("\(input.name): not a USGS CSV feed: missing required column\(missing.count > 1 ? "s" : "") \(missing.map(\.name).joined(separator: ", "))")
+                }
+                if !unknown.isEmpty {
+                    warnings.append("\(input.name): ignoring unknown column\(unknown.count > 1 ? "s" : "") \(unknown.joined(separator: ", "))")
+                }
+                pos = next
+                line += newlines
+                return
+            }
+        }
+    }
+
+    private func refill() throws(IngestError) {
+        if pos > 0 {
+            buf.removeFirst(pos)
+            pos = 0
+        }
+        if let chunk = try input.next() { buf.append(contentsOf: chunk) } else { eof = true }
+    }
+
+    /// Reads up to `maxRows` rows; nil at the end of the file.
+    func next(maxRows: Int) throws(IngestError) -> RowBatch? {
+        var batch = RowBatch()
+        while batch.count < maxRows {
+            switch scan() {
+            case .incomplete:
+                try refill()
+            case .end:
+                return batch.count == 0 ? nil : batch
+            case .record(let next, let newlines, let malformed):
+                let recordLine = line
+                line += newlines
+                defer { pos = next }
+                if fields.count == 1 && fields[0].start == fields[0].end { continue }   // blank line
+                rowNumber += 1
+                if let m = malformed {
+                    onReject(Reject(file: input.name, line: recordLine, isFeature: false, reason: m))
+                    continue
+                }
+                guard fields.count == mapping.count else {
+                    onReject(Reject(file: input.name, line: recordLine, isFeature: false,
+                                    reason: "expected \(mapping.count) fields, found \(fields.count)"))
+                    continue
+                }
+                batch.beginRow()
+                do throws(FieldError) {
+                    try fillRow(&batch)
+                    try batch.validateCurrentRow()
+                    batch.endRow(present: present, seq: seqBase + rowNumber)
+                } catch {
+                    batch.abandonRow()
+                    onReject(Reject(file: input.name, line: recordLine, isFeature: false, reason: error.reason))
+                }
+            }
+        }
+        return batch
+    }
+
+    private func fillRow(_ batch: inout RowBatch) throws(FieldError) {
+        for k in 0..<fields.count {
+            guard let c = mapping[k] else { continue }
+            let f = fields[k]
+            if f.escaped {
+                scratch.removeAll(keepingCapacity: true)
+                var i = f.start
+                while i < f.end {
+                    let b = buf[i]
+                    scratch.append(b)
+                    i += (b == UInt8(ascii: "\"")) ? 2 : 1
+                }
+                let r = scratch.withUnsafeBytes { p in Result { () throws(FieldError) in try batch.parseField(c, p) } }
+                try r.get()
+            } else {
+                let r = buf.withUnsafeBytes { p in
+                    Result { () throws(FieldError) in try batch.parseField(c, UnsafeRawBufferPointer(rebasing: p[f.start..<f.end])) }
+                }
+                try r.get()
+            }
+        }
+    }
+
+    /// Splits the record at `pos` into `fields`.
+    private func scan() -> Scan {
+        fields.removeAll(keepingCapacity: true)
+        let n = buf.count
+        let atEOF = eof
+        if pos >= n { return atEOF ? .end : .incomplete }
+        return buf.withUnsafeBufferPointer { p -> Scan in
+            var i = pos
+            var newlines = 0
+            var malformed: String?
+            while true {
+                if i < n && p[i] == UInt8(ascii: "\"") {
+                    i += 1
+                    let s = i
+                    var escaped = false
+                    while true {
+                        if i >= n {
+                            if !atEOF { return .incomplete }
+                            return .record(next: n, newlines: newlines, malformed: "unterminated quoted field")
+                        }
+                        let c = p[i]
+                        if c == UInt8(ascii: "\"") {
+                            if i + 1 >= n && !atEOF { return .incomplete }
+                            if i + 1 < n && p[i + 1] == UInt8(ascii: "\"") { escaped = true; i += 2; continue }
+                            break
+                        }
+                        if c == UInt8(ascii: "\n") { newlines += 1 }
+                        i += 1
+                    }
+                    fields.append(Field(start: s, end: i, escaped: escaped))
+                    i += 1
+                    if i < n && p[i] == UInt8(ascii: ",") { i += 1; continue }
+                    if i < n && p[i] == UInt8(ascii: "\r") && i + 1 < n && p[i + 1] == UInt8(ascii: "\n") { i += 1 }
+                    if i >= n {
+                        if !atEOF { return .incomplete }
+                        return .record(next: n, newlines: newlines, malformed: malformed)
+                    }
+                    if p[i] == UInt8(ascii: "\n") { return .record(next: i + 1, newlines: newlines + 1, malformed: malformed) }
+                    malformed = "unexpected text after a closing quote"
+                    while i < n && p[i] != UInt8(ascii: ",") && p[i] != UInt8(ascii: "\n") { i += 1 }
+                    if i < n && p[i] == UInt8(ascii: ",") { i += 1; continue }
+                    if i >= n && !atEOF { return .incomplete }
+                    return .record(next: min(i + 1, n), newlines: newlines + (i < n ? 1 : 0), malformed: malformed)
+                } else {
+                    let s = i
+                    while i < n {
+                        let c = p[i]
+                        if c == UInt8(ascii: ",") || c == UInt8(ascii: "\n") { break }
+                        i += 1
+                    }
+                    if i >= n && !atEOF { return .incomplete }
+                    var e = i
+                    if e > s && p[e - 1] == UInt8(ascii: "\r") { e -= 1 }
+                    fields.append(Field(start: s, end: e, escaped: false))
+                    if i < n && p[i] == UInt8(ascii: ",") { i += 1; continue }
+                    if i >= n { return .record(next: n, newlines: newlines, malformed: malformed) }
+                    return .record(next: i + 1, newlines: newlines + 1, malformed: malformed)
+                }
+            }
+        }
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\r" || f == "\u{FEFF}" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\r" { s.removeLast() }
+        return String(s)
+    }
+}

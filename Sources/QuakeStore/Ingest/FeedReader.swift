@@ -1,0 +1,37 @@
+/// Reads one feed file of either format, detected from its content.
+final class FeedReader {
+    enum Format: String { case csv, geojson }
+
+    let format: Format
+    let input: FeedInput
+    private let csv: CSVFeedReader?
+    private let geojson: GeoJSONFeedReader?
+
+    /// Opens `path` (`-` for stdin). `seqBase` orders this file's rows after earlier files'.
+    init(path: String, seqBase: Int64, onReject: @escaping (Reject) -> Void) throws(IngestError) {
+        input = try FeedInput(path: path)
+        var first: [UInt8] = []
+        while first.count < 64, let chunk = try input.next() { first.append(contentsOf: chunk) }
+        guard let lead = first.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }) else {
+            throw .format("\(path): empty file")
+        }
+        if lead == UInt8(ascii: "{") {
+            format = .geojson
+            geojson = GeoJSONFeedReader(input: input, initial: first, seqBase: seqBase, onReject: onReject)
+            csv = nil
+        } else {
+            format = .csv
+            csv = try CSVFeedReader(input: input, initial: first, seqBase: seqBase, onReject: onReject)
+            geojson = nil
+        }
+    }
+
+    /// Warnings about the file as a whole.
+    var warnings: [String] { csv?.warnings ?? [] }
+
+    /// The next batch of up to `maxRows` rows, or nil at the end.
+    func next(maxRows: Int) throws(IngestError) -> RowBatch? {
+        if let csv { return try csv.next(maxRows: maxRows) }
+        return try geojson!.next(maxRows: maxRows)
+    }
+}

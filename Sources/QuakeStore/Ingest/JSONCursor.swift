@@ -1,0 +1,172 @@
+/// A minimal JSON tokenizer over a byte slice, for reading GeoJSON features without building
+/// a document tree. Strings are unescaped into a caller's scratch buffer; numbers stay raw text.
+struct JSONCursor {
+    let p: UnsafeRawBufferPointer
+    var i: Int
+    let end: Int
+
+    struct Malformed: Error { let reason: String }
+
+    init(_ p: UnsafeRawBufferPointer, from: Int, to: Int) {
+        self.p = p
+        self.i = from
+        self.end = to
+    }
+
+    @inline(__always)
+    mutating func skipSpace() {
+        while i < end {
+            let b = p[i]
+            if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { i += 1 } else { break }
+        }
+    }
+
+    @inline(__always)
+    mutating func peek() -> UInt8? {
+        skipSpace()
+        return i < end ? p[i] : nil
+    }
+
+    mutating func expect(_ b: UInt8) throws(Malformed) {
+        guard peek() == b else { throw Malformed(reason: "expected '\(Character(Unicode.Scalar(b)))' at offset \(i)") }
+        i += 1
+    }
+
+    /// After a member or element: true when another follows (`,`), false at the closer.
+    mutating func more(closer: UInt8) throws(Malformed) -> Bool {
+        guard let b = peek() else { throw Malformed(reason: "unexpected end of input") }
+        i += 1
+        if b == UInt8(ascii: ",") { return true }
+        if b == closer { return false }
+        throw Malformed(reason: "expected ',' or '\(Character(Unicode.Scalar(closer)))' at offset \(i - 1)")
+    }
+
+    /// Reads a string into `out` (unescaped); the cursor must be at the opening quote.
+    mutating func string(into out: inout [UInt8]) throws(Malformed) {
+        out.removeAll(keepingCapacity: true)
+        try expect(UInt8(ascii: "\""))
+        while i < end {
+            let b = p[i]
+            if b == UInt8(ascii: "\"") { i += 1; return }
+            if b == UInt8(ascii: "\\") {
+                guard i + 1 < end else { break }
+                let e = p[i + 1]
+                i += 2
+                switch e {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+                case UInt8(ascii: "b"): out.append(8)
+                case UInt8(ascii: "f"): out.append(12)
+                case UInt8(ascii: "n"): out.append(10)
+                case UInt8(ascii: "r"): out.append(13)
+                case UInt8(ascii: "t"): out.append(9)
+                case UInt8(ascii: "u"):
+                    var cp = try hex4()
+                    if (0xD800..<0xDC00).contains(cp), i + 1 < end, p[i] == UInt8(ascii: "\\"), p[i + 1] == UInt8(ascii: "u") {
+                        i += 2
+                        let lo = try hex4()
+                        guard (0xDC00..<0xE000).contains(lo) else { throw Malformed(reason: "invalid surrogate pair") }
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
+                    }
+                    guard let scalar = Unicode.Scalar(cp) else { throw Malformed(reason: "invalid \\u escape") }
+                    out.append(contentsOf: String(Character(scalar)).utf8)
+                default: throw Malformed(reason: "invalid escape \\\(Character(Unicode.Scalar(e)))")
+                }
+                continue
+            }
+            out.append(b)
+            i += 1
+        }
+        throw Malformed(reason: "unterminated string")
+    }
+
+    private mutating func hex4() throws(Malformed) -> UInt32 {
+        guard i + 4 <= end else { throw Malformed(reason: "truncated \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let b = p[i]
+            let d: UInt32
+            switch b {
+            case 48...57: d = UInt32(b - 48)
+            case 65...70: d = UInt32(b - 55)
+            case 97...102: d = UInt32(b - 87)
+            default: throw Malformed(reason: "invalid \\u escape")
+            }
+            v = v << 4 | d
+            i += 1
+        }
+        return v
+    }
+
+    /// Reads a number's raw text; the cursor must be at its first byte.
+    mutating func number() -> UnsafeRawBufferPointer {
+        skipSpace()
+        let s = i
+        while i < end {
+            let b = p[i]
+            if (b >= 48 && b <= 57) || b == UInt8(ascii: "-") || b == UInt8(ascii: "+") || b == UInt8(ascii: ".")
+                || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") { i += 1 } else { break }
+        }
+        return UnsafeRawBufferPointer(rebasing: p[s..<i])
+    }
+
+    /// Consumes `null`, `true` or `false` when next; returns which.
+    mutating func literal() throws(Malformed) -> UInt8? {
+        guard let b = peek() else { throw Malformed(reason: "unexpected end of input") }
+        let word: StaticString
+        switch b {
+        case UInt8(ascii: "n"): word = "null"
+        case UInt8(ascii: "t"): word = "true"
+        case UInt8(ascii: "f"): word = "false"
+        default: return nil
+        }
+        let n = word.utf8CodeUnitCount
+        guard i + n <= end else { throw Malformed(reason: "unexpected end of input") }
+        for k in 0..<n where p[i + k] != word.utf8Start[k] { throw Malformed(reason: "invalid literal at offset \(i)") }
+        i += n
+        return b
+    }
+
+    /// Skips any value.
+    mutating func skipValue() throws(Malformed) {
+        skipSpace()
+        guard let e = JSONCursor.valueEnd(p, from: i, to: end) else { throw Malformed(reason: "unexpected end of input") }
+        i = e
+    }
+
+    /// The end of the value starting at `from` (after leading space), or nil when the slice ends first.
+    static func valueEnd(_ p: UnsafeRawBufferPointer, from: Int, to end: Int) -> Int? {
+        var i = from
+        var depth = 0
+        while i < end {
+            let b = p[i]
+            switch b {
+            case UInt8(ascii: "\""):
+                i += 1
+                while i < end && p[i] != UInt8(ascii: "\"") { i += p[i] == UInt8(ascii: "\\") ? 2 : 1 }
+                if i >= end { return nil }
+                i += 1
+                if depth == 0 { return i }
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                i += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                i += 1
+                if depth <= 0 { return i }
+            default:
+                if depth == 0 {
+                    if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { i += 1; continue }
+                    // a scalar: runs to the next delimiter
+                    while i < end {
+                        let c = p[i]
+                        if c == UInt8(ascii: ",") || c == UInt8(ascii: "}") || c == UInt8(ascii: "]") || c == 0x20 || c == 0x0A || c == 0x0D { return i }
+                        i += 1
+                    }
+                    return nil
+                }
+                i += 1
+            }
+        }
+        return nil
+    }
+}

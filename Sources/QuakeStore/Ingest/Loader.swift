@@ -1,0 +1,373 @@
+import Foundation
+
+/// Bulk upsert of feed files into a store, in three passes with memory bounded by batch and
+/// partition size:
+///
+/// 1. **Spill**: parse each file in batches; append rows to one spill file per time
+///    partition, and (id, time, updated, seq) records to one spill per id-hash bucket.
+/// 2. **Resolve** (per id bucket): join the new records with the stored id index; pick each
+///    event's winning version (highest `updated`, then the later file); note events whose
+///    versions sit in other partitions than the winner (moves); write the new index bucket.
+/// 3. **Merge** (per partition): carry moved rows to their winner's partition, then fold each
+///    event's versions oldest to newest (fields the newer source lacks keep older values),
+///    compare with the stored row, and write changed partitions to new folders.
+///
+/// Nothing is visible until the manifest is atomically replaced at the end.
+final class Loader {
+    let storePath: String
+    let old: Manifest
+    let options: LoadOptions
+    let generation: Int
+    let tmp: String
+    var partitioning: Partitioning { old.partitioning }
+
+    private var partSpills: [Int: SpillFile] = [:]
+    private var partBuffers: [Int: RowBatch] = [:]
+    private var bufferedRows = 0
+    private var idSpills: [SpillFile] = []
+    private var idBuffers: [IdRecords]
+    private var summary = LoadSummary()
+    private let start = Date()
+    private let rejectCounter = Counter()
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var n = 0
+        func add() { lock.lock(); n += 1; lock.unlock() }
+        var value: Int { lock.lock(); defer { lock.unlock() }; return n }
+    }
+
+    init(storePath: String, manifest: Manifest, options: LoadOptions) throws(StoreError) {
+        self.storePath = storePath
+        self.old = manifest
+        self.options = options
+        self.generation = manifest.generation + 1
+        self.tmp = storePath + "/tmp"
+        idBuffers = Array(repeating: IdRecords(), count: Manifest.idBucketCount)
+        FileIO.remove(tmp)
+        try FileIO.makeDirectory(tmp)
+        for b in 0..<Manifest.idBucketCount { idSpills.append(try SpillFile(path: "\(tmp)/ids-\(b).spill")) }
+    }
+
+    func run(_ paths: [String]) throws -> (LoadSummary, Manifest?) {
+        let files = try InputFiles.expand(paths)
+        try spillAll(files)
+        options.onPhase?("spilled")
+        var moves = try resolve()
+        options.onPhase?("resolved")
+        let entries = try merge(&moves)
+        summary.rejected = rejectCounter.value
+        if options.strict && summary.rejected > 0 {
+            throw IngestError.strict("--strict: \(summary.rejected) row\(summary.rejected == 1 ? "" : "s") rejected; nothing committed")
+        }
+        let manifest = newManifest(entries)
+        summary.elapsedSeconds = Date().timeIntervalSince(start)
+        return (summary, manifest)
+    }
+
+    // MARK: pass 1: spill
+
+    private func spillAll(_ files: [String]) throws {
+        for (fi, path) in files.enumerated() {
+            summary.files += 1
+            try flushAll()
+            let partMarks = partSpills.mapValues { $0.size }
+            let idMarks = idSpills.map { $0.size }
+            let rowsBefore = summary.rowsRead
+            let rejectsBefore = rejectCounter.value
+            let counter = rejectCounter
+            let onReject = options.onReject
+            do {
+                let reader = try FeedReader(path: path, seqBase: Int64(fi + 1) << 40) { r in
+                    counter.add()
+                    onReject?(r)
+                }
+                for w in reader.warnings { options.onMessage?("warning: \(w)") }
+                while let batch = try reader.next(maxRows: options.batchRows) {
+                    summary.rowsRead += batch.count
+                    try route(batch)
+                    summary.bytesRead = summary.bytesRead - 0
+                    options.onProgress?(LoadProgress(bytesRead: summary.bytesRead + reader.input.bytesRead, totalBytes: nil,
+                                                     rows: summary.rowsRead + counter.value, elapsedSeconds: Date().timeIntervalSince(start),
+                                                     phase: "reading \(path)"))
+                }
+                summary.bytesRead += reader.input.bytesRead
+                summary.rowsRead += counter.value - rejectsBefore
+            } catch let e as IngestError {
+                // the file is rejected whole: drop everything it contributed
+                summary.filesRejected += 1
+                summary.rowsRead = rowsBefore
+                partBuffers = [:]
+                bufferedRows = 0
+                for b in 0..<idBuffers.count { idBuffers[b] = IdRecords() }
+                for (o, s) in partSpills { s.truncate(to: partMarks[o] ?? 0) }
+                for (b, s) in idSpills.enumerated() { s.truncate(to: idMarks[b]) }
+                if options.strict { throw IngestError.strict("--strict: \(e); nothing committed") }
+                options.onMessage?("error: \(e); file skipped, nothing from it is loaded")
+            }
+            if options.strict && rejectCounter.value > 0 {
+                throw IngestError.strict("--strict: \(rejectCounter.value) row\(rejectCounter.value == 1 ? "" : "s") rejected; nothing committed")
+            }
+        }
+        try flushAll()
+    }
+
+    private func route(_ batch: RowBatch) throws {
+        let times = batch.ints[Column.time.rawValue]
+        var lo: Int64 = 1, hi: Int64 = 0, ord = 0
+        var rowsBy: [Int: [Int]] = [:]
+        var current: [Int] = []
+        var currentOrd = Int.min
+        for i in 0..<batch.count {
+            let t = times[i]
+            if !(t >= lo && t < hi) {
+                ord = partitioning.ordinal(t)
+                lo = partitioning.start(ordinal: ord)
+                hi = partitioning.start(ordinal: ord + 1)
+            }
+            if ord != currentOrd {
+                if currentOrd != Int.min { rowsBy[currentOrd, default: []].append(contentsOf: current) }
+                current = rowsBy[ord] ?? []
+                rowsBy[ord] = nil
+                currentOrd = ord
+            }
+            current.append(i)
+        }
+        if currentOrd != Int.min { rowsBy[currentOrd, default: []].append(contentsOf: current) }
+        for (o, rows) in rowsBy {
+            let sub = rows.count == batch.count ? batch : batch.gather(rows)
+            partBuffers[o, default: RowBatch()].append(contentsOf: sub)
+            bufferedRows += sub.count
+            if partBuffers[o]!.count >= 16384 { try flushPartition(o) }
+        }
+        if bufferedRows > 262_144 { try flushPartitions() }
+        let ids = batch.text[Column.id.rawValue]
+        let upd = batch.ints[Column.updated.rawValue]
+        ids.bytes.withUnsafeBytes { b in
+            for i in 0..<batch.count {
+                let p = UnsafeRawBufferPointer(rebasing: b[ids.range(i)])
+                idBuffers[IdRecords.bucket(p)].append(id: p, time: times[i], updated: upd[i], seq: batch.seq[i])
+            }
+        }
+        for b in 0..<idBuffers.count where idBuffers[b].count >= 16384 { try flushIds(b) }
+    }
+
+    private func partSpill(_ o: Int) throws -> SpillFile {
+        if let s = partSpills[o] { return s }
+        let s = try SpillFile(path: "\(tmp)/part-\(o).spill")
+        partSpills[o] = s
+        return s
+    }
+
+    private func flushPartition(_ o: Int) throws {
+        guard let b = partBuffers[o], b.count > 0 else { return }
+        try partSpill(o).append(b.serialized())
+        bufferedRows -= b.count
+        partBuffers[o] = nil
+    }
+
+    private func flushPartitions() throws {
+        for o in Array(partBuffers.keys) { try flushPartition(o) }
+    }
+
+    private func flushIds(_ b: Int) throws {
+        guard idBuffers[b].count > 0 else { return }
+        try idSpills[b].append(idBuffers[b].serialized())
+        idBuffers[b] = IdRecords()
+    }
+
+    private func flushAll() throws {
+        try flushPartitions()
+        for b in 0..<idBuffers.count { try flushIds(b) }
+    }
+
+    // MARK: pass 2: resolve
+
+    /// Per source partition, the ids to move out and their destination partition.
+    typealias Moves = [Int: [(id: [UInt8], to: Int)]]
+
+    private var newBuckets: [Int: String?] = [:]
+
+    private func resolve() throws -> Moves {
+        let results = try parallelMap(Array(0..<Manifest.idBucketCount)) { b in try self.resolveBucket(b) }
+        var moves: Moves = [:]
+        for (b, r) in results.enumerated() {
+            summary.new += r.new
+            if let file = r.file { newBuckets[b] = file }
+            for (o, list) in r.moves { moves[o, default: []].append(contentsOf: list) }
+        }
+        return moves
+    }
+
+    private struct BucketResult {
+        var new = 0
+        var file: String?
+        var moves: Moves = [:]
+    }
+
+    private func resolveBucket(_ b: Int) throws -> BucketResult {
+        var result = BucketResult()
+        guard idSpills[b].size > 0 else { return result }
+        var all = IdRecords()
+        if let f = old.idBuckets[b] {
+            let stored = try IdRecords.read(path: storePath + "/ids/" + f)
+            for i in 0..<stored.count {
+                all.append(from: stored, i)
+                all.seq[all.count - 1] = Int64.min
+            }
+        }
+        let storedCount = all.count
+        try idSpills[b].forEach { p in
+            let r = try IdRecords(serialized: p)
+            for i in 0..<r.count { all.append(from: r, i) }
+        }
+        var interner = SliceInterner(capacity: all.count)
+        var winner: [Int] = []
+        var code = [Int](repeating: 0, count: all.count)
+        all.ids.bytes.withUnsafeBytes { raw in
+            for i in 0..<all.count {
+                let k = interner.intern(UnsafeRawBufferPointer(rebasing: raw[all.ids.range(i)]))
+                code[i] = k
+                if k == winner.count { winner.append(i); continue }
+                let w = winner[k]
+                if all.updated[i] > all.updated[w] || (all.updated[i] == all.updated[w] && all.seq[i] > all.seq[w]) { winner[k] = i }
+            }
+        }
+        result.new = interner.count - storedCount
+        var out = IdRecords()
+        for k in 0..<interner.count { out.append(from: all, winner[k]) }
+        var seen = Set<Int64>()   // (code, source partition) pairs already listed
+        for i in 0..<all.count {
+            let w = winner[code[i]]
+            if i == w { continue }
+            let from = partitioning.ordinal(all.time[i]), to = partitioning.ordinal(all.time[w])
+            if from != to && seen.insert(Int64(code[i]) << 32 | Int64(from & 0xFFFF_FFFF)).inserted {
+                result.moves[from, default: []].append((Array(all.ids.bytes[all.ids.range(i)]), to))
+            }
+        }
+        if out.count == storedCount && out.seq.allSatisfy({ $0 == Int64.min }) {
+            result.file = old.idBuckets[b]   // every stored version still wins: keep the file
+            return result
+        }
+        let name = String(format: "%02d.g%d.idx", b, generation)
+        try FileIO.writeFile(storePath + "/ids/" + name, out.fileBytes())
+        result.file = name
+        return result
+    }
+
+    // MARK: pass 3: merge
+
+    private func merge(_ moves: inout Moves) throws -> [Int: PartitionEntry?] {
+        let existing = Dictionary(uniqueKeysWithValues: old.partitions.map { (partitioning.ordinal($0.minTime), $0) })
+        // carry moved rows to their destination first, so every destination sees them
+        var movedOut: [Int: SliceInterner] = [:]
+        for (from, list) in moves.sorted(by: { $0.key < $1.key }) {
+            var ids = SliceInterner(capacity: list.count)
+            var dest: [Int] = []
+            for m in list { m.id.withUnsafeBytes { _ = ids.intern($0) }; dest.append(m.to) }
+            var carried: [Int: [Int]] = [:]
+            let rows = try rowsOf(from, existing: existing[from])
+            rows.text[Column.id.rawValue].bytes.withUnsafeBytes { raw in
+                let a = rows.text[Column.id.rawValue]
+                for i in 0..<rows.count {
+                    if let k = ids.lookup(UnsafeRawBufferPointer(rebasing: raw[a.range(i)])) { carried[dest[k], default: []].append(i) }
+                }
+            }
+            for (to, idx) in carried { try partSpill(to).append(rows.gather(idx).serialized()) }
+            movedOut[from] = ids
+        }
+        let touched = Set(partSpills.keys).union(moves.keys).sorted()
+        let results = try parallelMap(touched) { o in
+            (o, try self.mergePartition(o, existing: existing[o], movedOut: movedOut[o]))
+        }
+        var out: [Int: PartitionEntry?] = [:]
+        for (o, r) in results {
+            summary.updated += r.updated
+            summary.unchanged += r.unchanged
+            if r.changed { out[o] = r.entry }
+        }
+        return out
+    }
+
+    /// Stored rows of partition `o` followed by its spilled rows.
+    private func rowsOf(_ o: Int, existing: PartitionEntry?) throws -> RowBatch {
+        var rows = RowBatch()
+        if let e = existing { rows = try PartitionReader(storePath: storePath, entry: e).readAll() }
+        if let s = partSpills[o] {
+            try s.forEach { p in rows.append(contentsOf: try RowBatch(serialized: p)) }
+        }
+        return rows
+    }
+
+    private struct MergeResult {
+        var changed = false
+        var entry: PartitionEntry?
+        var updated = 0
+        var unchanged = 0
+    }
+
+    private func mergePartition(_ o: Int, existing: PartitionEntry?, movedOut: SliceInterner?) throws -> MergeResult {
+        let rows = try rowsOf(o, existing: existing)
+        let storedRows = existing?.rows ?? 0
+        var result = MergeResult()
+        let ids = rows.text[Column.id.rawValue]
+        var interner = SliceInterner(capacity: rows.count)
+        var groups: [[Int]] = []
+        ids.bytes.withUnsafeBytes { raw in
+            for i in 0..<rows.count {
+                let p = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
+                if let m = movedOut, m.lookup(p) != nil { result.changed = true; continue }
+                let k = interner.intern(p)
+                if k == groups.count { groups.append([i]) } else { groups[k].append(i) }
+            }
+        }
+        var final = RowBatch()
+        for g in groups {
+            if g.count == 1 {
+                final.append(from: rows, row: g[0])
+                if g[0] >= storedRows { result.changed = true }
+                continue
+            }
+            let order = g.sorted { a, b in
+                rows.ints[Column.updated.rawValue][a] != rows.ints[Column.updated.rawValue][b]
+                    ? rows.ints[Column.updated.rawValue][a] < rows.ints[Column.updated.rawValue][b] : rows.seq[a] < rows.seq[b]
+            }
+            var acc = RowBatch()
+            acc.append(from: rows, row: order[0])
+            for j in order.dropFirst() {
+                var next = RowBatch()
+                next.appendMerged(older: acc, 0, newer: rows, j)
+                acc = next
+            }
+            let storedHere = g.first { $0 < storedRows }
+            let storedAnywhere = g.contains { rows.seq[$0] == Int64.min }
+            if let s = storedHere, acc.sameContent(0, rows, s) {
+                result.unchanged += 1
+                final.append(from: rows, row: s)
+            } else {
+                if storedAnywhere { result.updated += 1 }
+                result.changed = true
+                final.append(from: acc, row: 0)
+            }
+        }
+        if !result.changed { return result }
+        if final.count == 0 { return result }
+        let sorted = final.gather(final.timeIdOrder())
+        let key = partitioning.key(ordinal: o)
+        result.entry = try PartitionWriter.write(sorted, key: key, dir: "\(key).g\(generation)", storePath: storePath, blockRows: old.blockRows)
+        return result
+    }
+
+    private func newManifest(_ changed: [Int: PartitionEntry?]) -> Manifest {
+        var m = old
+        m.generation = generation
+        var byOrd = Dictionary(uniqueKeysWithValues: old.partitions.map { (partitioning.ordinal($0.minTime), $0) })
+        for (o, e) in changed { byOrd[o] = e }
+        m.partitions = byOrd.keys.sorted().compactMap { byOrd[$0] }
+        m.rows = m.partitions.reduce(0) { $0 + $1.rows }
+        for (b, f) in newBuckets { m.idBuckets[b] = f }
+        m.retired = Array(old.liveFiles.subtracting(m.liveFiles)).sorted()
+        return m
+    }
+}
+

@@ -1,0 +1,34 @@
+extension Store {
+    /// Loads feed files (CSV or GeoJSON; plain, gzip or zstd; directories walked; `-` is stdin)
+    /// as an upsert keyed by event id, and commits the result as one new snapshot.
+    ///
+    /// Takes the writer lock for the duration. On any thrown error nothing is committed and
+    /// the previous snapshot stays as it was.
+    @discardableResult
+    public func load(_ paths: [String], options: LoadOptions = LoadOptions()) throws -> LoadSummary {
+        let lock = try StoreLock(storePath: path)
+        defer { withExtendedLifetime(lock) {} }
+        try refresh()
+        let before = manifest
+        Store.collectGarbage(before, storePath: path)
+        do {
+            let loader = try Loader(storePath: path, manifest: before, options: options)
+            var (summary, next) = try loader.run(paths)
+            if let next, next.partitions != before.partitions || next.idBuckets != before.idBuckets {
+                options.onPhase?("committing")
+                try FileIO.syncFilesystem(path)
+                try Store.commit(next, storePath: path)
+                summary.committed = true
+                options.onPhase?("committed")
+                Store.collectGarbage(next, storePath: path)
+            } else {
+                Store.collectGarbage(before, storePath: path)
+            }
+            try refresh()
+            return summary
+        } catch {
+            Store.collectGarbage(before, storePath: path)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,81 @@
+/// A column of byte strings stored end to end: one allocation for all values, no per-row `String`.
+///
+/// An empty value stands for null (feeds write an empty field for a missing value).
+struct ByteArena: Sendable, Equatable {
+    var bytes: [UInt8] = []
+    var ends: [Int] = []
+
+    var count: Int { ends.count }
+
+    @inline(__always)
+    func range(_ i: Int) -> Range<Int> { (i == 0 ? 0 : ends[i - 1])..<ends[i] }
+
+    @inline(__always)
+    func isNull(_ i: Int) -> Bool { range(i).isEmpty }
+
+    mutating func append(_ value: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: value)
+        ends.append(bytes.count)
+    }
+
+    mutating func append(_ value: some Collection<UInt8>) {
+        bytes.append(contentsOf: value)
+        ends.append(bytes.count)
+    }
+
+    mutating func append(from other: ByteArena, row: Int) {
+        let r = other.range(row)
+        bytes.append(contentsOf: other.bytes[r])
+        ends.append(bytes.count)
+    }
+
+    mutating func appendNull() { ends.append(bytes.count) }
+
+    /// The value as a Swift string, or nil when empty.
+    func string(_ i: Int) -> String? {
+        let r = range(i)
+        if r.isEmpty { return nil }
+        return String(decoding: bytes[r], as: UTF8.self)
+    }
+
+    /// True when row `i` of `self` and row `j` of `other` hold the same bytes.
+    func equal(_ i: Int, _ other: ByteArena, _ j: Int) -> Bool {
+        let a = range(i), b = other.range(j)
+        guard a.count == b.count else { return false }
+        return bytes.withUnsafeBufferPointer { p in
+            other.bytes.withUnsafeBufferPointer { q in
+                memcmp(p.baseAddress! + a.lowerBound, q.baseAddress! + b.lowerBound, a.count) == 0
+            }
+        }
+    }
+
+    /// Lexicographic byte order of row `i` against row `j` of `other`.
+    func compare(_ i: Int, _ other: ByteArena, _ j: Int) -> Int {
+        let a = range(i), b = other.range(j)
+        let n = min(a.count, b.count)
+        let c: Int32 = n == 0 ? 0 : bytes.withUnsafeBufferPointer { p in
+            other.bytes.withUnsafeBufferPointer { q in
+                memcmp(p.baseAddress! + a.lowerBound, q.baseAddress! + b.lowerBound, n)
+            }
+        }
+        if c != 0 { return Int(c) }
+        return a.count - b.count
+    }
+
+    /// A new arena holding the rows at `order`, in that order.
+    func gather(_ order: [Int]) -> ByteArena {
+        var out = ByteArena()
+        out.ends.reserveCapacity(order.count)
+        var total = 0
+        for i in order { total += range(i).count }
+        out.bytes.reserveCapacity(total)
+        for i in order { out.append(from: self, row: i) }
+        return out
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,156 @@
+/// A batch of events held column by column, as plain arrays.
+///
+/// The loader parses into batches, spills them, merges them with stored partitions and writes
+/// them back out; a partition read for export decodes into one. Decimal and timestamp columns
+/// are `Int64` (see ``ScaledDecimal``; `Int64.min` is null); string columns are ``ByteArena``s.
+public struct RowBatch: Sendable, Equatable {
+    public internal(set) var count = 0
+    var ints: [[Int64]]
+    var text: [ByteArena]
+    /// Per row, the columns its source format carries (a CSV row lacks `felt`, `tz`, ...).
+    var present: [UInt64] = []
+    /// Per row, load order: on equal `updated`, the higher sequence wins.
+    var seq: [Int64] = []
+
+    public static let null = Int64.min
+
+    public init() {
+        ints = Array(repeating: [], count: Column.count)
+        text = Array(repeating: ByteArena(), count: Column.count)
+    }
+
+    static func isInt(_ c: Column) -> Bool {
+        switch c.kind {
+        case .timestamp, .decimal: return true
+        default: return false
+        }
+    }
+
+    /// Appends row `i` of `other`.
+    mutating func append(from other: RowBatch, row i: Int) {
+        for c in Column.allCases {
+            if RowBatch.isInt(c) { ints[c.rawValue].append(other.ints[c.rawValue][i]) }
+            else { text[c.rawValue].append(from: other.text[c.rawValue], row: i) }
+        }
+        present.append(other.present[i])
+        seq.append(other.seq[i])
+        count += 1
+    }
+
+    /// Appends every row of `other`.
+    mutating func append(contentsOf other: RowBatch) {
+        for c in Column.allCases {
+            if RowBatch.isInt(c) { ints[c.rawValue].append(contentsOf: other.ints[c.rawValue]) } else {
+                let base = text[c.rawValue].bytes.count
+                text[c.rawValue].bytes.append(contentsOf: other.text[c.rawValue].bytes)
+                text[c.rawValue].ends.append(contentsOf: other.text[c.rawValue].ends.lazy.map { $0 + base })
+            }
+        }
+        present.append(contentsOf: other.present)
+        seq.append(contentsOf: other.seq)
+        count += other.count
+    }
+
+    /// Appends the fields of a newer version `new` (row `j` of `newer`) over an older one
+    /// (row `i` of `older`): columns the newer source lacks keep the older values.
+    mutating func appendMerged(older: RowBatch, _ i: Int, newer: RowBatch, _ j: Int) {
+        let mask = newer.present[j]
+        for c in Column.allCases {
+            let fromNew = mask & c.bit != 0
+            if RowBatch.isInt(c) {
+                ints[c.rawValue].append(fromNew ? newer.ints[c.rawValue][j] : older.ints[c.rawValue][i])
+            } else if fromNew {
+                text[c.rawValue].append(from: newer.text[c.rawValue], row: j)
+            } else {
+                text[c.rawValue].append(from: older.text[c.rawValue], row: i)
+            }
+        }
+        present.append(mask | older.present[i])
+        seq.append(newer.seq[j])
+        count += 1
+    }
+
+    /// True when row `i` and row `j` of `other` hold the same field values.
+    func sameContent(_ i: Int, _ other: RowBatch, _ j: Int) -> Bool {
+        for c in Column.allCases {
+            if RowBatch.isInt(c) {
+                if ints[c.rawValue][i] != other.ints[c.rawValue][j] { return false }
+            } else if !text[c.rawValue].equal(i, other.text[c.rawValue], j) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The rows at `order`, in that order.
+    func gather(_ order: [Int]) -> RowBatch {
+        var out = RowBatch()
+        out.count = order.count
+        for c in Column.allCases {
+            if RowBatch.isInt(c) {
+                let src = ints[c.rawValue]
+                out.ints[c.rawValue] = order.map { src[$0] }
+            } else {
+                out.text[c.rawValue] = text[c.rawValue].gather(order)
+            }
+        }
+        out.present = order.map { present[$0] }
+        out.seq = order.map { seq[$0] }
+        return out
+    }
+
+    /// Row indices sorted by (time, id): the order rows take inside a partition.
+    func timeIdOrder() -> [Int] {
+        let t = ints[Column.time.rawValue]
+        let ids = text[Column.id.rawValue]
+        return (0..<count).sorted { a, b in
+            if t[a] != t[b] { return t[a] < t[b] }
+            return ids.compare(a, ids, b) < 0
+        }
+    }
+
+    // MARK: building rows
+
+    /// Starts a row; every column is null until set. Call ``endRow(present:seq:)`` to finish.
+    mutating func beginRow() {
+        for c in Column.allCases {
+            if RowBatch.isInt(c) { ints[c.rawValue].append(RowBatch.null) } else { text[c.rawValue].appendNull() }
+        }
+    }
+
+    @inline(__always)
+    mutating func setInt(_ c: Column, _ v: Int64) { ints[c.rawValue][count] = v }
+
+    mutating func setText(_ c: Column, _ bytes: UnsafeRawBufferPointer) {
+        text[c.rawValue].bytes.append(contentsOf: bytes)
+        text[c.rawValue].ends[count] = text[c.rawValue].bytes.count
+    }
+
+    mutating func setText(_ c: Column, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { setText(c, $0) }
+    }
+
+    func int(_ c: Column, _ row: Int) -> Int64 { ints[c.rawValue][row] }
+
+    mutating func endRow(present mask: UInt64, seq s: Int64) {
+        present.append(mask)
+        seq.append(s)
+        count += 1
+    }
+
+    /// Drops a row begun with ``beginRow()`` (a rejected row).
+    mutating func abandonRow() {
+        for c in Column.allCases {
+            if RowBatch.isInt(c) { ints[c.rawValue].removeLast() } else {
+                let a = text[c.rawValue]
+                text[c.rawValue].ends.removeLast()
+                let keep = a.ends.count > 1 ? a.ends[a.ends.count - 2] : 0
+                text[c.rawValue].bytes.removeLast(a.bytes.count - keep)
+            }
+        }
+    }
+
+    public var approximateBytes: Int {
+        text.reduce(0) { $0 + $1.bytes.count + $1.ends.count * 8 } + count * (8 * 20 + 16)
+    }
+}

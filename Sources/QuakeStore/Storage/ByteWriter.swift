@@ -1,0 +1,103 @@
+/// Appends little-endian integers and raw arrays to a byte buffer.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    @inline(__always) mutating func u8(_ v: UInt8) { bytes.append(v) }
+
+    @inline(__always) mutating func u32(_ v: UInt32) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always) mutating func u64(_ v: UInt64) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always) mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+
+    mutating func raw<T: BitwiseCopyable>(_ a: [T]) {
+        a.withUnsafeBytes { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func blob(_ b: [UInt8]) {
+        u32(UInt32(b.count))
+        bytes.append(contentsOf: b)
+    }
+}
+
+/// Reads what ``ByteWriter`` wrote, with bounds checks that report corruption instead of trapping.
+struct ByteReader {
+    let bytes: UnsafeRawBufferPointer
+    var pos: Int
+
+    init(_ bytes: UnsafeRawBufferPointer, at pos: Int = 0) {
+        self.bytes = bytes
+        self.pos = pos
+    }
+
+    var remaining: Int { bytes.count - pos }
+
+    @inline(__always) mutating func need(_ n: Int) throws(StoreError) {
+        guard n >= 0, pos + n <= bytes.count else { throw .corrupt("record runs past the end of its block") }
+    }
+
+    mutating func u8() throws(StoreError) -> UInt8 {
+        try need(1)
+        defer { pos += 1 }
+        return bytes[pos]
+    }
+
+    mutating func u32() throws(StoreError) -> UInt32 {
+        try need(4)
+        defer { pos += 4 }
+        return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt32.self))
+    }
+
+    mutating func u64() throws(StoreError) -> UInt64 {
+        try need(8)
+        defer { pos += 8 }
+        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt64.self))
+    }
+
+    mutating func i64() throws(StoreError) -> Int64 { Int64(bitPattern: try u64()) }
+
+    mutating func raw<T: BitwiseCopyable>(_ count: Int, as: T.Type) throws(StoreError) -> [T] {
+        let n = count * MemoryLayout<T>.stride
+        try need(n)
+        let out = [T](unsafeUninitializedCapacity: count) { buf, initialized in
+            UnsafeMutableRawBufferPointer(buf).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + n)]))
+            initialized = count
+        }
+        pos += n
+        return out
+    }
+
+    mutating func blob() throws(StoreError) -> [UInt8] {
+        let n = Int(try u32())
+        return try raw(n, as: UInt8.self)
+    }
+}
+
+/// A fast 64-bit checksum of a byte range (8 bytes per step, multiply-xorshift mixing).
+enum Checksum {
+    static func hash(_ p: UnsafeRawBufferPointer, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> UInt64 {
+        var h = seed ^ UInt64(p.count)
+        var i = 0
+        let n = p.count
+        while i + 8 <= n {
+            var k = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            k &*= 0xFF51_AFD7_ED55_8CCD
+            k ^= k >> 33
+            h = (h ^ k) &* 0xC4CE_B9FE_1A85_EC53
+            h ^= h >> 29
+            i += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < n { tail |= UInt64(p[i]) << shift; shift += 8; i += 1 }
+        h = (h ^ tail) &* 0xFF51_AFD7_ED55_8CCD
+        h ^= h >> 32
+        return h
+    }
+
+    static func hash(_ a: [UInt8]) -> UInt64 { a.withUnsafeBytes { hash($0) } }
+}

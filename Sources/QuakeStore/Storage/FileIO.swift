@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+#if os(Linux)
+@_silgen_name("syncfs") private func linuxSyncfs(_ fd: Int32) -> Int32
+#endif
+
+/// Durable file operations for commits: write + fsync, directory fsync, atomic rename.
+enum FileIO {
+    static func errorText() -> String { String(cString: strerror(errno)) }
+
+    /// Flushes every dirty file of the filesystem holding `path` (Linux `syncfs`), so a
+    /// commit pays one flush instead of one `fsync` per column file.
+    static func syncFilesystem(_ path: String) throws(StoreError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY)
+        guard fd >= 0 else { throw .io("\(path): \(errorText())") }
+        defer { close(fd) }
+        #if os(Linux)
+        guard linuxSyncfs(fd) == 0 else { throw .io("\(path): syncfs: \(errorText())") }
+        #else
+        guard fsync(fd) == 0 else { throw .io("\(path): fsync: \(errorText())") }
+        #endif
+    }
+
+    /// Writes a file without flushing it; a later ``syncFilesystem(_:)`` makes it durable.
+    static func writeFile(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
+        let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o644)
+        guard fd >= 0 else { throw .io("\(path): \(errorText())") }
+        defer { close(fd) }
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
+            if n < 0 { if errno == EINTR { continue }; throw .io("\(path): \(errorText())") }
+            off += n
+        }
+    }
+
+    static func writeDurably(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
+        let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o644)
+        guard fd >= 0 else { throw .io("\(path): \(errorText())") }
+        defer { close(fd) }
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
+            if n < 0 { if errno == EINTR { continue }; throw .io("\(path): \(errorText())") }
+            off += n
+        }
+        guard fsync(fd) == 0 else { throw .io("\(path): fsync: \(errorText())") }
+    }
+
+    static func fsyncDirectory(_ path: String) throws(StoreError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY)
+        guard fd >= 0 else { throw .io("\(path): \(errorText())") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw .io("\(path): fsync: \(errorText())") }
+    }
+
+    static func makeDirectory(_ path: String) throws(StoreError) {
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw .io("\(path): \(errorText())") }
+    }
+
+    static func rename(_ from: String, _ to: String) throws(StoreError) {
+        guard Glibc.rename(from, to) == 0 else { throw .io("rename \(from) -> \(to): \(errorText())") }
+    }
+
+    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// Names in a directory (not `.` or `..`); empty when it does not exist.
+    static func list(_ path: String) -> [String] {
+        guard let d = opendir(path) else { return [] }
+        defer { closedir(d) }
+        var out: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if name != "." && name != ".." { out.append(name) }
+        }
+        return out.sorted()
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Removes a file or a directory tree.
+    static func remove(_ path: String) {
+        if isDirectory(path) {
+            for n in list(path) { remove(path + "/" + n) }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import CZstd
+
+/// Thin, safe wrapper over libzstd's one-shot and streaming APIs.
+enum Zstd {
+    /// Compresses `input` into one zstd frame with the content checksum flag on.
+    static func compress(_ input: [UInt8], level: Int32 = 3) -> [UInt8] {
+        let cctx = ZSTD_createCCtx()!
+        defer { ZSTD_freeCCtx(cctx) }
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)
+        let bound = ZSTD_compressBound(input.count)
+        var out = [UInt8](repeating: 0, count: bound)
+        let n = out.withUnsafeMutableBytes { dst in
+            input.withUnsafeBytes { src in
+                ZSTD_compress2(cctx, dst.baseAddress, bound, src.baseAddress, input.count)
+            }
+        }
+        precondition(ZSTD_isError(n) == 0, "zstd compress failed: \(String(cString: ZSTD_getErrorName(n)))")
+        out.removeLast(bound - n)
+        return out
+    }
+
+    /// Decompresses one frame whose content size is recorded in its header.
+    static func decompress(_ input: UnsafeRawBufferPointer, expectedSize: Int) throws(StoreError) -> [UInt8] {
+        let size = ZSTD_getFrameContentSize(input.baseAddress, input.count)
+        guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN, Int(size) == expectedSize else {
+            throw .corrupt("zstd frame header does not match the block footer")
+        }
+        var out = [UInt8](repeating: 0, count: expectedSize)
+        let n = out.withUnsafeMutableBytes { dst in
+            ZSTD_decompress(dst.baseAddress, expectedSize, input.baseAddress, input.count)
+        }
+        if ZSTD_isError(n) != 0 {
+            throw .corrupt("zstd: \(String(cString: ZSTD_getErrorName(n)))")
+        }
+        guard n == expectedSize else { throw .corrupt("zstd frame decoded to \(n) bytes, expected \(expectedSize)") }
+        return out
+    }
+}
+
+/// Streaming zstd decompression for `.zst` input files.
+final class ZstdStreamDecoder {
+    private let dctx: OpaquePointer
+    private var lastResult = 0
+
+    init() { dctx = ZSTD_createDCtx()! }
+    deinit { ZSTD_freeDCtx(dctx) }
+
+    /// Feeds `input` and appends the decompressed bytes to `output`.
+    func decode(_ input: UnsafeRawBufferPointer, into output: inout [UInt8]) throws(IngestError) {
+        var inBuf = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
+        var chunk = [UInt8](repeating: 0, count: 1 << 17)
+        repeat {
+            let (r, produced): (Int, Int) = chunk.withUnsafeMutableBytes { dst in
+                var outBuf = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: 0)
+                let r = ZSTD_decompressStream(dctx, &outBuf, &inBuf)
+                return (r, outBuf.pos)
+            }
+            if ZSTD_isError(r) != 0 {
+                throw .decompression("zstd: \(String(cString: ZSTD_getErrorName(r)))")
+            }
+            lastResult = r
+            output.append(contentsOf: chunk[0..<produced])
+            if produced < chunk.count && inBuf.pos == inBuf.size { break }
+        } while true
+    }
+
+    /// Throws when the stream ended inside a frame.
+    func finish() throws(IngestError) {
+        if lastResult != 0 { throw .decompression("truncated zstd stream") }
+    }
+}
