@@ -15,7 +15,7 @@ final class GeoJSONFeedReader {
 
     private enum State { case start, topKey, features(first: Bool), afterTop, done }
 
-    private static let keys: [([UInt8], Column)] = Column.geoJSONProperties.map { (Array($0.name.utf8), $0) }
+    private static let keys: [([UInt8], Column)] = (Column.geoJSONProperties + FeedWriter.extraGeoJSONProperties).map { (Array($0.name.utf8), $0) }
 
     init(input: FeedInput, initial: [UInt8], seqBase: Int64, onReject: @escaping (Reject) -> Void) {
         self.input = input

@@ -245,7 +245,11 @@ final class Loader {
                 result.moves[from, default: []].append((Array(all.ids.bytes[all.ids.range(i)]), to))
             }
         }
-        if out.count == storedCount && out.seq.allSatisfy({ $0 == Int64.min }) {
+        // stored ids come first, so code k < storedCount is stored record k
+        let same = out.count == storedCount && (0..<storedCount).allSatisfy { k in
+            all.time[winner[k]] == all.time[k] && all.updated[winner[k]] == all.updated[k]
+        }
+        if same {
             result.file = old.idBuckets[b]   // every stored version still wins: keep the file
             return result
         }

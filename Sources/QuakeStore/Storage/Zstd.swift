@@ -70,3 +70,35 @@ final class ZstdStreamDecoder {
         if lastResult != 0 { throw .decompression("truncated zstd stream") }
     }
 }
+
+/// Streaming zstd compression for writing `.zst` archives.
+final class ZstdStreamEncoder {
+    private let cctx: OpaquePointer
+
+    init(level: Int32 = 3) {
+        cctx = ZSTD_createCCtx()!
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)
+    }
+
+    deinit { ZSTD_freeCCtx(cctx) }
+
+    func compress(_ input: [UInt8], end: Bool = false) -> [UInt8] {
+        var result: [UInt8] = []
+        input.withUnsafeBytes { src in
+            var inBuf = ZSTD_inBuffer(src: src.baseAddress, size: src.count, pos: 0)
+            var chunk = [UInt8](repeating: 0, count: 1 << 17)
+            while true {
+                let (r, produced): (Int, Int) = chunk.withUnsafeMutableBytes { dst in
+                    var outBuf = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: 0)
+                    let r = ZSTD_compressStream2(cctx, &outBuf, &inBuf, end ? ZSTD_e_end : ZSTD_e_continue)
+                    return (r, outBuf.pos)
+                }
+                precondition(ZSTD_isError(r) == 0, "zstd stream compression failed")
+                result.append(contentsOf: chunk[0..<produced])
+                if end ? r == 0 : inBuf.pos == inBuf.size { break }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,99 @@
+/// A problem `verify` found: the file (and block) and what is wrong.
+public struct VerifyFailure: Error, CustomStringConvertible {
+    public let file: String
+    public let block: Int?
+    public let reason: String
+    public var description: String { block.map { "\(file) block \($0): \(reason)" } ?? "\(file): \(reason)" }
+}
+
+extension Store {
+    /// Reads every block of every file and checks checksums and invariants: row counts, zone
+    /// maps, (time, id) order, partition time spans, and that every id is stored once and
+    /// indexed. Throws the first failure.
+    public func verify(progress: ((String) -> Void)? = nil) throws -> (partitions: Int, rows: Int, blocks: Int) {
+        var blocksRead = 0
+        var indexed = SliceInterner(capacity: manifest.rows)
+        var indexedTime: [Int64] = []
+        for (b, f) in manifest.idBuckets.enumerated() {
+            guard let f else { continue }
+            let recs: IdRecords
+            do { recs = try IdRecords.read(path: path + "/ids/" + f) } catch {
+                throw VerifyFailure(file: "ids/" + f, block: nil, reason: "\(error)")
+            }
+            try recs.ids.bytes.withUnsafeBytes { (raw) throws in
+                for i in 0..<recs.count {
+                    let p = UnsafeRawBufferPointer(rebasing: raw[recs.ids.range(i)])
+                    guard IdRecords.bucket(p) == b else { throw VerifyFailure(file: "ids/" + f, block: nil, reason: "id in the wrong bucket") }
+                    let k = indexed.intern(p)
+                    guard k == indexedTime.count else { throw VerifyFailure(file: "ids/" + f, block: nil, reason: "id listed twice") }
+                    indexedTime.append(recs.time[i])
+                }
+            }
+        }
+        guard indexed.count == manifest.rows else {
+            throw VerifyFailure(file: "ids/", block: nil, reason: "index holds \(indexed.count) ids, manifest \(manifest.rows) rows")
+        }
+        var seen = [Bool](repeating: false, count: indexed.count)
+        for e in manifest.partitions {
+            progress?(e.dir)
+            let r = PartitionReader(storePath: path, entry: e)
+            let span = manifest.partitioning.span(e.minTime)
+            for c in Column.allCases {
+                let file = "partitions/\(e.dir)/\(c.name).col"
+                func fail(_ k: Int?, _ why: String) -> VerifyFailure { VerifyFailure(file: file, block: k, reason: why) }
+                let blocks: [BlockInfo]
+                do { blocks = try r.blocks(c) } catch { throw fail(nil, "\(error)") }
+                for (k, info) in blocks.enumerated() {
+                    blocksRead += 1
+                    do {
+                        switch c.kind {
+                        case .timestamp, .decimal:
+                            let v = try r.ints(c, block: k)
+                            var nulls = 0
+                            var lo = Int64.max, hi = Int64.min
+                            var dlo = Double.infinity, dhi = -Double.infinity
+                            for x in v {
+                                if x == RowBatch.null { nulls += 1; continue }
+                                lo = min(lo, x); hi = max(hi, x)
+                                let d = ScaledDecimal.double(x); dlo = min(dlo, d); dhi = max(dhi, d)
+                            }
+                            guard nulls == Int(info.nulls) else { throw fail(k, "zone map says \(info.nulls) nulls, block has \(nulls)") }
+                            if nulls < v.count {
+                                let ok = c.kind == .timestamp ? (lo == info.min && hi == info.max) : (dlo == info.minDouble && dhi == info.maxDouble)
+                                guard ok else { throw fail(k, "zone map min/max do not match the values") }
+                            }
+                        default:
+                            let a = try r.arena(c, block: k)
+                            guard a.count == Int(info.rows) else { throw fail(k, "decoded \(a.count) rows, footer says \(info.rows)") }
+                            var nulls = 0
+                            for i in 0..<a.count where a.isNull(i) { nulls += 1 }
+                            guard nulls == Int(info.nulls) else { throw fail(k, "zone map says \(info.nulls) nulls, block has \(nulls)") }
+                            if !RowBatch.validUTF8(a.bytes.withUnsafeBytes { $0 }) { throw fail(k, "invalid UTF-8") }
+                        }
+                    } catch let f as VerifyFailure { throw f } catch { throw fail(k, "\(error)") }
+                }
+            }
+            // row order, spans and ids
+            let batch: RowBatch
+            do { batch = try r.readAll() } catch { throw VerifyFailure(file: "partitions/\(e.dir)", block: nil, reason: "\(error)") }
+            let t = batch.ints[Column.time.rawValue]
+            let ids = batch.text[Column.id.rawValue]
+            let file = "partitions/\(e.dir)/time.col"
+            guard t.first == e.minTime, t.last == e.maxTime else { throw VerifyFailure(file: file, block: nil, reason: "time span differs from the manifest") }
+            for i in 0..<batch.count {
+                guard t[i] >= span.start, t[i] < span.end else { throw VerifyFailure(file: file, block: i / manifest.blockRows, reason: "row \(i) lies outside partition \(e.key)") }
+                if i > 0 {
+                    guard t[i - 1] < t[i] || (t[i - 1] == t[i] && ids.compare(i - 1, ids, i) < 0) else {
+                        throw VerifyFailure(file: file, block: i / manifest.blockRows, reason: "rows \(i - 1) and \(i) are out of (time, id) order")
+                    }
+                }
+                let k = ids.bytes.withUnsafeBytes { indexed.lookup(UnsafeRawBufferPointer(rebasing: $0[ids.range(i)])) }
+                guard let k else { throw VerifyFailure(file: "partitions/\(e.dir)/id.col", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") is not in the id index") }
+                guard !seen[k] else { throw VerifyFailure(file: "partitions/\(e.dir)/id.col", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") is stored twice") }
+                guard indexedTime[k] == t[i] else { throw VerifyFailure(file: "partitions/\(e.dir)/id.col", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") has another time in the index") }
+                seen[k] = true
+            }
+        }
+        return (manifest.partitions.count, manifest.rows, blocksRead)
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import QuakeStore
+
+struct LoadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "load",
+        abstract: "Load USGS feed files (CSV or GeoJSON; plain, .gz or .zst; directories; - for stdin) as an upsert by event id."
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(help: "Partitioning of a new store: day, month or year.")
+    var partition: Partitioning = .month
+
+    @Flag(help: "Fail the whole load, committing nothing, if any row or file is rejected.")
+    var strict = false
+
+    @Flag(help: "Print the summary as JSON.")
+    var json = false
+
+    @Argument(help: "Feed files or directories; - reads standard input.")
+    var paths: [String]
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("give at least one file, directory or -") }
+    }
+
+    func run() throws {
+        let s = try Store.openOrCreate(path: store.path, partitioning: partition)
+        var o = LoadOptions(strict: strict)
+        let shown = Counter()
+        o.onReject = { r in
+            if shown.next() < 100 { printError("rejected: \(r)") } else if shown.value == 100 { printError("rejected: (further rejects not shown)") }
+        }
+        o.onMessage = { printError($0) }
+        let bar = stderrIsTerminal ? ProgressBar(total: LoadCommand.totalBytes(paths)) : nil
+        if let bar { o.onProgress = { bar.update($0) } }
+        let summary: LoadSummary
+        do { summary = try s.load(paths, options: o) } catch {
+            bar?.clear()
+            throw error
+        }
+        bar?.clear()
+        if json {
+            let e = JSONEncoder()
+            e.outputFormatting = [.sortedKeys]
+            print(String(decoding: try e.encode(summary), as: UTF8.self))
+        } else {
+            print(LoadCommand.describe(summary))
+        }
+        if summary.filesRejected > 0 || summary.rejected > 0 { throw ExitCode(1) }
+    }
+
+    static func describe(_ s: LoadSummary) -> String {
+        let secs = String(format: "%.2f", s.elapsedSeconds)
+        return """
+        files      \(s.files)\(s.filesRejected > 0 ? " (\(s.filesRejected) rejected)" : "")
+        rows read  \(s.rowsRead)
+        new        \(s.new)
+        updated    \(s.updated)
+        unchanged  \(s.unchanged)
+        rejected   \(s.rejected)
+        elapsed    \(secs) s  (\(Int(s.rowsPerSecond)) rows/s, \(String(format: "%.1f", s.megabytesPerSecond)) MB/s)
+        \(s.committed ? "committed" : "nothing to commit")
+        """
+    }
+
+    static func totalBytes(_ paths: [String]) -> Int? {
+        var total = 0
+        for p in paths {
+            if p == "-" { return nil }
+            guard let e = FileManager.default.enumerator(atPath: p) else {
+                total += (try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0
+                continue
+            }
+            var any = false
+            while let f = e.nextObject() as? String {
+                any = true
+                total += (try? FileManager.default.attributesOfItem(atPath: p + "/" + f)[.size] as? Int) ?? 0
+            }
+            if !any { total += (try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0 }
+        }
+        return total
+    }
+}
+
+/// A thread-safe counter for callbacks.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var value = 0
+    func next() -> Int { lock.lock(); defer { value += 1; lock.unlock() }; return value }
+}
+
+extension Partitioning: ExpressibleByArgument {}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import QuakeStore
+
+/// The `quakes` command: load USGS earthquake feeds into a column store and query them.
+@main
+struct Quakes: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quakes",
+        abstract: "Load USGS earthquake feeds into a compressed column store and query them.",
+        subcommands: [
+            LoadCommand.self, QueryCommand.self, CountCommand.self, AggCommand.self, SectionsCommand.self, ExplainCommand.self,
+            InfoCommand.self, VerifyCommand.self, ExportCommand.self, GenerateCommand.self, BenchCommand.self,
+        ]
+    )
+
+    /// Runs the command; usage errors exit with status 2 and a one-line hint.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exitWithError(error)
+        }
+    }
+
+    static func exitWithError(_ error: Error) -> Never {
+        let code = exitCode(for: error)
+        if code == .validationFailure {
+            let first = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
+            let sub = CommandLine.arguments.dropFirst().first { !$0.hasPrefix("-") }.map { " \($0)" } ?? ""
+            FileHandle.standardError.write(Data("quakes: \(first.replacingOccurrences(of: "Error: ", with: "")) (see 'quakes\(sub) --help')\n".utf8))
+            Foundation.exit(2)
+        }
+        if code == .success || error is CleanExit {
+            exit(withError: error)
+        }
+        if let e = error as? ExitCode { Foundation.exit(e.rawValue) }
+        FileHandle.standardError.write(Data("quakes: \(error)\n".utf8))
+        Foundation.exit(1)
+    }
+}
+
+/// Where the store lives.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: "Store directory (default: $QUAKES_STORE, else ./quakes.store).")
+    var store: String?
+
+    var path: String { Store.defaultPath(explicit: store) }
+
+    func open() throws -> Store { try Store(path: path) }
+}
+
+/// Writes a line to standard error.
+func printError(_ s: String) {
+    FileHandle.standardError.write(Data((s + "\n").utf8))
+}
+
+/// True when standard error is a terminal.
+var stderrIsTerminal: Bool { isatty(2) == 1 }

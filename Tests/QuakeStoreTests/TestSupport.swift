@@ -1,0 +1,99 @@
+import Foundation
+@testable import QuakeStore
+
+/// Temporary directories and the shared real USGS files for tests.
+enum TestSupport {
+    /// The package root (two levels above this file's folder).
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `../shared/usgs` beside the package, when present.
+    static let usgsDirectory: URL? = {
+        let u = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/usgs")
+        return FileManager.default.fileExists(atPath: u.path) ? u : nil
+    }()
+
+    static func usgs(_ name: String) -> String? { usgsDirectory?.appendingPathComponent(name).path }
+
+    static var usgsFiles: [String] {
+        guard let d = usgsDirectory else { return [] }
+        return ((try? FileManager.default.contentsOfDirectory(atPath: d.path)) ?? [])
+            .filter { $0.hasSuffix(".csv") || $0.hasSuffix(".geojson") }.sorted()
+    }
+
+    static func tempDir(_ tag: String = #function) -> String {
+        let safe = tag.filter { $0.isLetter || $0.isNumber }
+        let p = NSTemporaryDirectory() + "quakes-tests-\(safe)-\(UUID().uuidString.prefix(8))"
+        try? FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
+        return p
+    }
+
+    static func write(_ text: String, to path: String) {
+        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+    }
+
+    static func write(_ bytes: [UInt8], to path: String) {
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    }
+
+    /// Loads `paths` into a fresh store and returns it with the summary and rejects.
+    static func load(_ paths: [String], into store: String? = nil, strict: Bool = false, partitioning: Partitioning = .month) throws
+        -> (Store, LoadSummary, [Reject]) {
+        let s = try Store.openOrCreate(path: store ?? tempDir() + "/store", partitioning: partitioning)
+        let rejects = RejectLog()
+        var o = LoadOptions(strict: strict)
+        o.onReject = { rejects.add($0) }
+        let summary = try s.load(paths, options: o)
+        return (s, summary, rejects.all)
+    }
+
+    /// Every stored row, all columns, partition by partition.
+    static func allRows(_ s: Store) throws -> RowBatch {
+        var b = RowBatch()
+        for e in s.manifest.partitions { b.append(contentsOf: try s.reader(e).readAll()) }
+        return b
+    }
+
+    /// Exports the store as text.
+    static func export(_ s: Store, _ f: FeedWriter.Format) throws -> String {
+        let path = tempDir() + "/export." + f.rawValue
+        let sink = try OutputSink(path: path)
+        try s.export(format: f, to: sink)
+        sink.close()
+        return try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    static let header22 = "time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type,horizontalError,depthError,magError,magNst,status,locationSource,magSource"
+}
+
+final class RejectLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [Reject] = []
+    func add(_ r: Reject) { lock.lock(); items.append(r); lock.unlock() }
+    var all: [Reject] { lock.lock(); defer { lock.unlock() }; return items }
+}
+
+/// A naive CSV parser (RFC 4180) used as the reference for the hand-written reader.
+enum NaiveCSV {
+    static func parse(_ text: String) -> [[String]] {
+        var rows: [[String]] = []
+        var field = ""
+        var row: [String] = []
+        var inQuotes = false
+        var chars = Array(text.replacingOccurrences(of: "\r\n", with: "\n"))
+        if chars.last != "\n" { chars.append("\n") }
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            if inQuotes {
+                if c == "\"" {
+                    if i + 1 < chars.count && chars[i + 1] == "\"" { field.append("\""); i += 1 } else { inQuotes = false }
+                } else { field.append(c) }
+            } else if c == "\"" { inQuotes = true }
+            else if c == "," { row.append(field); field = "" }
+            else if c == "\n" { row.append(field); rows.append(row); row = []; field = "" }
+            else { field.append(c) }
+            i += 1
+        }
+        return rows.filter { $0 != [""] }
+    }
+}
