@@ -43,6 +43,8 @@ public enum FeedGenerator {
         var writer: FeedWriter?
         var inFile = 0
         var pendingRevisions = RowBatch()
+        var tail = RowBatch()
+        let keep = Int(Double(o.rowsPerFile) * o.overlap)
         var serial = UInt64(o.seed % 1000) * 1_000_000_000
         let ext = o.format == .csv ? "csv" : "geojson"
         let suffix = o.compression == .none ? "" : "." + o.compression.rawValue
@@ -77,17 +79,23 @@ public enum FeedGenerator {
                 if writer == nil { try openFile() }
                 let take = min(batch.count - i, o.rowsPerFile - inFile)
                 for r in i..<(i + take) { writer!.write(batch, row: r) }
+                if keep > 0 {
+                    tail.append(contentsOf: batch.gather(Array(max(i, i + take - keep)..<(i + take))))
+                    if tail.count > 2 * keep { tail = tail.gather(Array((tail.count - keep)..<tail.count)) }
+                }
                 inFile += take
                 i += take
                 if inFile >= o.rowsPerFile {
-                    // the next snapshot repeats the tail of this one, revised
-                    let keep = min(i, Int(Double(o.rowsPerFile) * o.overlap))
-                    if keep > 0 { pendingRevisions = revise(batch, rows: (i - keep)..<i, rng: &rng) }
                     closeFile()
+                    // the next snapshot starts by repeating the tail of this one, revised
+                    if keep > 0 && (m < months - 1 || i < batch.count) {
+                        let last = tail.gather(Array(max(0, tail.count - keep)..<tail.count))
+                        pendingRevisions = revise(last, rows: 0..<last.count, rng: &rng)
+                    }
+                    tail = RowBatch()
                 }
             }
         }
-        if writer == nil && pendingRevisions.count > 0 { try openFile() }
         closeFile()
         return files
     }

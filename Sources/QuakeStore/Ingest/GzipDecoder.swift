@@ -243,10 +243,9 @@ final class GzipDecoder {
                 let dist = GzipDecoder.distBase[ds] + (try bits(GzipDecoder.distExtra[ds]))
                 guard dist <= window.count else { throw .decompression("corrupt gzip stream (distance too far back)") }
                 let start = window.count - dist
-                if dist >= length {
-                    window.append(contentsOf: window[start..<(start + length)])
-                } else {
-                    for i in 0..<length { window.append(window[start + i]) }
+                window.append(contentsOf: repeatElement(0, count: length))
+                window.withUnsafeMutableBufferPointer { w in
+                    for i in 0..<length { w[start + dist + i] = w[start + i] }   // forward: overlaps repeat
                 }
             }
         }

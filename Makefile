@@ -1,0 +1,39 @@
+# quakes: two commands on a fresh machine.
+#   make demo   build, load the bundled sample, and query it
+#   make test   run the test suite
+SWIFT ?= swift
+STORE ?= $(CURDIR)/.build/demo.store
+Q = .build/release/quakes
+
+.PHONY: demo test deps build sample clean
+
+deps:
+	@pkg-config --exists libzstd || { echo "installing libzstd-dev"; \
+	  (apt-get update -qq && apt-get install -y -qq libzstd-dev pkg-config) >/dev/null || \
+	  { echo "could not install libzstd-dev; install it with your package manager"; exit 1; }; }
+
+build: deps
+	$(SWIFT) build -c release --product quakes
+
+test: deps
+	$(SWIFT) test
+
+demo: build
+	@rm -rf $(STORE)
+	$(Q) load --store $(STORE) data/csv data/geojson
+	$(Q) info --store $(STORE)
+	$(Q) verify --store $(STORE)
+	$(Q) count --store $(STORE) --min-mag 4.5
+	$(Q) query --store $(STORE) --day 2024-06-15 --sort mag:desc --limit 5 --fields time,mag,place
+	$(Q) query --store $(STORE) --place-like 'pahala' --sort time:desc --limit 5 --fields time,mag,place
+	$(Q) agg --store $(STORE) --from 2024-01-01 --to 2025-01-01 --by month --metrics 'count,avg(mag),max(mag)'
+	$(Q) agg --store $(STORE) --by net --metrics 'count,avg(mag),max(depth)' --sort count:desc
+
+# Regenerates the bundled sample (deterministic).
+sample: build
+	rm -rf data/csv data/geojson
+	$(Q) generate --rows 6000 --file-rows 3000 --overlap 0.05 --years 2023-2025 --out data/csv --seed 7
+	$(Q) generate --rows 6000 --file-rows 3000 --overlap 0.05 --years 2023-2025 --out data/geojson --format geojson --compress gz --seed 7
+
+clean:
+	rm -rf .build
