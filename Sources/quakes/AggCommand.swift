@@ -1,7 +1,113 @@
 import ArgumentParser
+import Foundation
 import QuakeStore
 
 struct AggCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "agg", abstract: "(not yet)")
-    func run() throws { throw ExitCode(1) }
+    static let configuration = CommandConfiguration(
+        commandName: "agg",
+        abstract: "Aggregate matching events by time bucket, category or numeric bin."
+    )
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var filters: FilterOptions
+    @Option(help: "hour|day|week|month|year|net|magType|type|status|FIELD:WIDTH (e.g. mag:0.5); repeatable, up to 3.") var by: [String] = []
+    @Option(help: "Comma-separated: count,min(X),max(X),avg(X),sum(X),pNN(X).") var metrics: String = "count"
+    @Option(help: "Sort groups by a key or metric name, e.g. count:desc.") var sort: String?
+    @Option(help: "At most this many groups.") var limit: Int?
+    @Option(help: "table, csv or json.") var format: ResultWriter.Format = .table
+
+    func validate() throws {
+        _ = try groups()
+        _ = try metricList()
+        if by.count > 3 { throw ValidationError("--by: at most three keys") }
+        if format == .geojson || format == .ndjson { throw ValidationError("--format: agg prints table, csv or json") }
+        if let sort { _ = try sortSpec(sort) }
+    }
+
+    func groups() throws -> [GroupBy] {
+        try by.map { s in
+            guard let g = GroupBy(parsing: s) else { throw ValidationError("--by: unknown grouping '\(s)' (hour, day, week, month, year, net, magType, type, status, mag:0.5, depth:10)") }
+            return g
+        }
+    }
+
+    func metricList() throws -> [Metric] {
+        try AggCommand.splitMetrics(metrics).map { s in
+            guard let m = Metric(parsing: s) else { throw ValidationError("--metrics: unknown metric '\(s)' (count, min(X), max(X), avg(X), sum(X), p50(X))") }
+            return m
+        }
+    }
+
+    /// Splits on commas outside parentheses.
+    static func splitMetrics(_ s: String) -> [String] {
+        var out: [String] = [], cur = "", depth = 0
+        for ch in s {
+            if ch == "(" { depth += 1 } else if ch == ")" { depth -= 1 }
+            if ch == "," && depth == 0 { out.append(cur); cur = "" } else { cur.append(ch) }
+        }
+        if !cur.isEmpty { out.append(cur) }
+        return out.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    func sortSpec(_ s: String) throws -> (name: String, ascending: Bool) {
+        let parts = s.split(separator: ":").map(String.init)
+        let names = by + (try metricList()).map(\.description)
+        guard names.contains(parts[0]), parts.count <= 2, parts.count == 1 || ["asc", "desc"].contains(parts[1]) else {
+            throw ValidationError("--sort: expected one of \(names.joined(separator: ", ")) with :asc or :desc")
+        }
+        return (parts[0], parts.count == 1 || parts[1] == "asc")
+    }
+
+    func run() throws {
+        let s = try store.open()
+        let g = try groups(), m = try metricList()
+        var (rows, _) = try s.aggregate(try filters.filter(), by: g, metrics: m)
+        if let sort {
+            let (name, asc) = try sortSpec(sort)
+            if let k = by.firstIndex(of: name) {
+                rows.sort { SortValue.compare($0.keyValues[k], $1.keyValues[k], ascending: asc) < 0 }
+            } else if let k = m.firstIndex(where: { $0.description == name }) {
+                rows.sort { a, b in
+                    SortValue.compare(a.values[k].map { .number($0) } ?? .null, b.values[k].map { .number($0) } ?? .null, ascending: asc) < 0
+                }
+            }
+        }
+        if let limit { rows = Array(rows.prefix(limit)) }
+        AggCommand.print(rows, keys: g.map(\.description), metrics: m.map(\.description), format: format)
+    }
+
+    static func number(_ v: Double?) -> String {
+        guard let v else { return "" }
+        if v == v.rounded() && abs(v) < 1e15 { return String(Int64(v)) }
+        return String(format: "%.4f", v).replacingOccurrences(of: "0+$", with: "", options: .regularExpression)
+    }
+
+    static func print(_ rows: [AggregateRow], keys: [String], metrics: [String], format: ResultWriter.Format) {
+        let header = keys + metrics
+        let cells = rows.map { r in r.keys.map { $0 ?? "null" } + r.values.map { number($0) } }
+        switch format {
+        case .csv:
+            Swift.print(header.joined(separator: ","))
+            for c in cells { Swift.print(c.map { $0.contains(",") || $0.contains("\"") ? "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : $0 }.joined(separator: ",")) }
+        case .json:
+            let objs = rows.map { r -> [String: Any] in
+                var o: [String: Any] = [:]
+                for (k, name) in keys.enumerated() { o[name] = r.keys[k] ?? NSNull() }
+                for (k, name) in metrics.enumerated() { o[name] = r.values[k] ?? NSNull() }
+                return o
+            }
+            let d = try! JSONSerialization.data(withJSONObject: ["groups": objs], options: [.sortedKeys])
+            Swift.print(String(decoding: d, as: UTF8.self))
+        default:
+            var w = header.map(\.count)
+            for c in cells { for (k, s) in c.enumerated() { w[k] = max(w[k], s.count) } }
+            func line(_ v: [String]) -> String {
+                v.enumerated().map { k, s in k < keys.count ? s.padding(toLength: w[k], withPad: " ", startingAt: 0) : s.leftPad(w[k]) }.joined(separator: "  ")
+            }
+            Swift.print(line(header))
+            Swift.print(w.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
+            for c in cells { Swift.print(line(c)) }
+            Swift.print("(\(rows.count) group\(rows.count == 1 ? "" : "s"))")
+        }
+    }
 }

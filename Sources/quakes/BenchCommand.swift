@@ -2,6 +2,6 @@ import ArgumentParser
 import QuakeStore
 
 struct BenchCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "bench", abstract: "(not yet)")
+    static let configuration = CommandConfiguration(commandName: "bench", abstract: "Benchmark load, fetch, sort, count, aggregate, search and paging.")
     func run() throws { throw ExitCode(1) }
 }

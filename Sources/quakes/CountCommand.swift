@@ -2,6 +2,12 @@ import ArgumentParser
 import QuakeStore
 
 struct CountCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "count", abstract: "(not yet)")
-    func run() throws { throw ExitCode(1) }
+    static let configuration = CommandConfiguration(commandName: "count", abstract: "Print the number of matching events.")
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var filters: FilterOptions
+
+    func run() throws {
+        print(try store.open().count(try filters.filter()))
+    }
 }

@@ -1,7 +1,49 @@
 import ArgumentParser
+import Foundation
 import QuakeStore
 
 struct ExplainCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "explain", abstract: "(not yet)")
-    func run() throws { throw ExitCode(1) }
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Run a query, count, agg or sections command and show partitions and blocks pruned, kernels and slow path, and row counts.",
+        discussion: "Example: quakes explain query --day 2024-06-15 --place Alaska --sort mag:desc --limit 10"
+    )
+
+    @Argument(parsing: .captureForPassthrough, help: "A query, count, agg or sections command line.") var command: [String] = []
+
+    func validate() throws {
+        guard let first = command.first else { throw ValidationError("give a command to explain, e.g. 'quakes explain count --min-mag 4.5'") }
+        guard ["query", "count", "agg", "sections"].contains(first) else { throw ValidationError("explain takes query, count, agg or sections, not '\(first)'") }
+    }
+
+    func run() throws {
+        let rest = Array(command.dropFirst())
+        switch command[0] {
+        case "query":
+            let c = try QueryCommand.parse(rest)
+            let s = try c.store.open()
+            let f = try c.filters.filter()
+            let q = try c.page.spec(filter: f, defaultLimit: 100)
+            let r = try s.query(q, columns: try c.columns() ?? ResultWriter.tableColumns)
+            print(r.stats.report(filter: q.effectiveFilterForExplain))
+        case "count":
+            let c = try CountCommand.parse(rest)
+            let f = try c.filters.filter()
+            let (n, stats) = try c.store.open().explainCount(f)
+            print(stats.report(filter: f))
+            print("count:       \(n)")
+        case "agg":
+            let c = try AggCommand.parse(rest)
+            let f = try c.filters.filter()
+            let (rows, stats) = try c.store.open().aggregate(f, by: try c.groups(), metrics: try c.metricList())
+            print(stats.report(filter: f))
+            print("groups:      \(rows.count)")
+        default:
+            let c = try SectionsCommand.parse(rest)
+            let f = try c.filters.filter()
+            let (rows, stats) = try c.store.open().aggregate(f, by: [GroupBy(parsing: c.by)!], metrics: [.count])
+            print(stats.report(filter: f))
+            print("sections:    \(rows.count) (each then runs as its own query)")
+        }
+    }
 }

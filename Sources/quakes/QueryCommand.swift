@@ -1,7 +1,45 @@
 import ArgumentParser
+import Foundation
 import QuakeStore
 
 struct QueryCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "query", abstract: "(not yet)")
-    func run() throws { throw ExitCode(1) }
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "List matching events, sorted and paged; prints a resume cursor on stderr."
+    )
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var filters: FilterOptions
+    @OptionGroup var page: PageOptions
+    @Option(help: "Fields to read and print, comma-separated (USGS names).") var fields: String?
+    @Option(help: "table, csv, json, ndjson or geojson.") var format: ResultWriter.Format = .table
+
+    func validate() throws { _ = try columns() }
+
+    func columns() throws -> [Column]? {
+        guard let fields else { return nil }
+        return try fields.split(separator: ",").map { f in
+            guard let c = Column(name: f.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("--fields: unknown field '\(f)' (fields are USGS names: \(Column.csvColumns.map(\.name).joined(separator: ",")),...)")
+            }
+            return c
+        }
+    }
+
+    func run() throws {
+        let s = try store.open()
+        let q = try page.spec(filter: try filters.filter(), defaultLimit: format == .table ? 100 : nil)
+        let chosen = try columns()
+        let shown: [Column]
+        switch format {
+        case .table: shown = chosen ?? ResultWriter.tableColumns
+        case .geojson: shown = Column.allCases
+        default: shown = chosen ?? Column.csvColumns
+        }
+        let r = try s.query(q, columns: format == .geojson ? nil : shown)
+        ResultWriter(format: format, columns: shown).write(r, to: OutputSink())
+        if format != .json, let c = r.cursor { printError("cursor: \(c.token)") }
+    }
 }
+
+extension ResultWriter.Format: ExpressibleByArgument {}

@@ -1,7 +1,70 @@
 import ArgumentParser
+import Foundation
 import QuakeStore
 
 struct SectionsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "sections", abstract: "(not yet)")
-    func run() throws { throw ExitCode(1) }
+    static let configuration = CommandConfiguration(
+        commandName: "sections",
+        abstract: "Group matching events into sections (like SwiftData's sectionBy): each section's id, count and rows."
+    )
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var filters: FilterOptions
+    @Option(help: "day, month, net or magType.") var by: String
+    @Option(help: "FIELD[:asc|desc] within sections, repeatable.") var sort: [String] = []
+    @Option(help: "Rows shown per section.") var limitPerSection: Int?
+    @Option(help: "Fields to print, comma-separated.") var fields: String?
+    @Option(help: "table or json.") var format: ResultWriter.Format = .table
+
+    func validate() throws {
+        guard ["day", "month", "net", "magType"].contains(by) else { throw ValidationError("--by: expected day, month, net or magType") }
+        guard format == .table || format == .json else { throw ValidationError("--format: sections prints table or json") }
+        if let l = limitPerSection, l < 0 { throw ValidationError("--limit-per-section must be >= 0") }
+        _ = try keys()
+        _ = try columns()
+    }
+
+    func keys() throws -> [SortKey] {
+        if sort.isEmpty { return [SortKey(.time, ascending: false)] }
+        return try sort.map { s in
+            guard let k = SortKey(parsing: s) else { throw ValidationError("--sort: expected FIELD[:asc|desc], got '\(s)'") }
+            return k
+        }
+    }
+
+    func columns() throws -> [Column] {
+        guard let fields else { return ResultWriter.tableColumns }
+        return try fields.split(separator: ",").map { f in
+            guard let c = Column(name: String(f)) else { throw ValidationError("--fields: unknown field '\(f)'") }
+            return c
+        }
+    }
+
+    func run() throws {
+        let s = try store.open()
+        let cols = try columns()
+        let sections = try s.sections(try filters.filter(), by: GroupBy(parsing: by)!, sort: try keys(),
+                                      limitPerSection: limitPerSection ?? (format == .table ? 10 : nil), columns: cols)
+        let sink = OutputSink()
+        if format == .json {
+            sink.write("[")
+            for (k, sec) in sections.enumerated() {
+                sink.write(k == 0 ? "\n" : ",\n")
+                sink.write("{\"section\":\(sec.id.map { "\"\($0)\"" } ?? "null"),\"count\":\(sec.count),\"rows\":")
+                sink.flush()
+                ResultWriter(format: .json, columns: cols).write(sec.rows, to: sink)
+                sink.write("}")
+            }
+            sink.write("\n]\n")
+            sink.flush()
+            return
+        }
+        for sec in sections {
+            sink.write("== \(by) \(sec.id ?? "null")  (\(sec.count) event\(sec.count == 1 ? "" : "s"))\n")
+            ResultWriter(format: .table, columns: cols).write(sec.rows, to: sink)
+            sink.write("\n")
+        }
+        sink.write("(\(sections.count) section\(sections.count == 1 ? "" : "s"))\n")
+        sink.flush()
+    }
 }

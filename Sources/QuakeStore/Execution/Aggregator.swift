@@ -1,0 +1,238 @@
+import Foundation
+
+/// Grouped aggregates over matching rows, without materializing rows: per block, group keys
+/// are computed into plain `Int64` arrays (time buckets, global category ids, bins) and
+/// metrics folded into per-group accumulators. Count-only time groupings take whole blocks
+/// from zone maps when the block matches fully and lies in one bucket. Partitions run on
+/// all cores and their partial groups are merged.
+final class Aggregator {
+    let executor: QueryExecutor
+    let filter: Filter
+    let groups: [GroupBy]
+    let metrics: [Metric]
+    private let names = Names()
+
+    struct Key: Hashable {
+        var a: Int64 = 0, b: Int64 = 0, c: Int64 = 0
+        subscript(i: Int) -> Int64 {
+            get { i == 0 ? a : i == 1 ? b : c }
+            set { if i == 0 { a = newValue } else if i == 1 { b = newValue } else { c = newValue } }
+        }
+    }
+
+    struct Acc {
+        var count = 0
+        var n: [Int]
+        var mins: [Double]
+        var maxs: [Double]
+        var sums: [Double]
+        var values: [[Double]]
+
+        init(_ m: Int) {
+            n = Array(repeating: 0, count: m)
+            mins = Array(repeating: .infinity, count: m)
+            maxs = Array(repeating: -.infinity, count: m)
+            sums = Array(repeating: 0, count: m)
+            values = Array(repeating: [], count: m)
+        }
+
+        mutating func merge(_ o: Acc) {
+            count += o.count
+            for k in 0..<n.count {
+                n[k] += o.n[k]; mins[k] = Swift.min(mins[k], o.mins[k]); maxs[k] = Swift.max(maxs[k], o.maxs[k]); sums[k] += o.sums[k]
+                values[k].append(contentsOf: o.values[k])
+            }
+        }
+    }
+
+    /// Global ids for group values seen in block dictionaries (0 is null).
+    final class Names: @unchecked Sendable {
+        private let lock = NSLock()
+        private var ids: [String: Int64] = [:]
+        private(set) var list: [String] = [""]
+        func id(_ s: String) -> Int64 {
+            lock.lock(); defer { lock.unlock() }
+            if let i = ids[s] { return i }
+            list.append(s)
+            ids[s] = Int64(list.count - 1)
+            return Int64(list.count - 1)
+        }
+        func name(_ i: Int64) -> String { lock.lock(); defer { lock.unlock() }; return list[Int(i)] }
+    }
+
+    init(executor: QueryExecutor, filter: Filter, groups: [GroupBy], metrics: [Metric]) {
+        precondition(groups.count <= 3, "at most three group keys")
+        self.executor = executor
+        self.filter = filter
+        self.groups = groups
+        self.metrics = metrics
+    }
+
+    static func bucket(_ t: Int64, _ b: GroupBy.TimeBucket) -> Int64 {
+        let day = (t >= 0 ? t : t - 86_399_999) / 86_400_000
+        switch b {
+        case .hour: return (t >= 0 ? t : t - 3_599_999) / 3_600_000 * 3_600_000
+        case .day: return day * 86_400_000
+        case .week:
+            let d = Int(day)
+            return Int64(d - ((d + 3) % 7 + 7) % 7) * 86_400_000
+        case .month:
+            let (y, m, _) = Timestamp.civil(days: Int(day))
+            return Int64(Timestamp.days(year: y, month: m, day: 1)) * 86_400_000
+        case .year:
+            let (y, _, _) = Timestamp.civil(days: Int(day))
+            return Int64(Timestamp.days(year: y, month: 1, day: 1)) * 86_400_000
+        }
+    }
+
+    func run() throws -> ([AggregateRow], QueryStats) {
+        var stats = QueryStats()
+        stats.strategy = "hash aggregate"
+        let parts = executor.partitions(for: filter, stats: &stats)
+        let countOnly = metrics.allSatisfy { $0 == .count }
+        let timeOnly = groups.allSatisfy { if case .time = $0 { return true }; return false }
+        let partials = try parallelMap(parts) { p -> ([Key: Acc], QueryStats) in
+            var local: [Key: Acc] = [:]
+            var s = QueryStats()
+            let r = self.executor.store.reader(self.executor.manifest.partitions[p])
+            for k in 0..<(try self.executor.blockCount(p)) {
+                if countOnly && timeOnly, try r.verdict(self.filter, block: k) == .all {
+                    let info = try r.blocks(.time)[k]
+                    var lo = Key(), hi = Key()
+                    for (g, by) in self.groups.enumerated() {
+                        if case .time(let b) = by { lo[g] = Aggregator.bucket(info.min, b); hi[g] = Aggregator.bucket(info.max, b) }
+                    }
+                    if lo == hi {
+                        s.blocksTotal += 1
+                        s.blocksFromStatistics += 1
+                        s.rowsMatched += Int(info.rows)
+                        local[lo, default: Acc(self.metrics.count)].count += Int(info.rows)
+                        continue
+                    }
+                }
+                guard let (data, rows) = try self.executor.scan(p, k, self.filter, &s) else { continue }
+                s.rowsMatched += rows.count
+                try self.fold(data, rows, into: &local)
+            }
+            return (local, s)
+        }
+        var all: [Key: Acc] = [:]
+        for (local, s) in partials {
+            stats.merge(s)
+            stats.blocksTotal += s.blocksTotal
+            for (k, a) in local { all[k, default: Acc(metrics.count)].merge(a) }
+        }
+        var rows = all.map { (key, acc) in row(key, acc) }
+        rows.sort { a, b in
+            for k in 0..<a.keyValues.count {
+                let c = SortValue.compare(a.keyValues[k], b.keyValues[k], ascending: true)
+                if c != 0 { return c < 0 }
+            }
+            return false
+        }
+        return (rows, stats)
+    }
+
+    private func fold(_ data: BlockData, _ rows: [Int], into local: inout [Key: Acc]) throws {
+        var keys = [Key](repeating: Key(), count: rows.count)
+        for (g, by) in groups.enumerated() {
+            switch by {
+            case .time(let b):
+                let t = try data.ints(.time)
+                for (j, i) in rows.enumerated() { keys[j][g] = Aggregator.bucket(t[i], b) }
+            case .bin(let c, let w):
+                let v = try data.doubles(c)
+                for (j, i) in rows.enumerated() { keys[j][g] = v[i].isNaN ? Int64.min : Int64((v[i] / w).rounded(.down)) }
+            case .value(let c):
+                if c.kind == .category {
+                    let cat = try data.category(c)
+                    var table = [Int64](repeating: 0, count: cat.dictionary.count + 1)
+                    for k in 0..<cat.dictionary.count { table[k + 1] = names.id(cat.dictionary.string(k) ?? "") }
+                    for (j, i) in rows.enumerated() { keys[j][g] = table[Int(cat.codes[i])] }
+                } else {
+                    for (j, i) in rows.enumerated() { keys[j][g] = try data.string(c, i).map { names.id($0) } ?? 0 }
+                }
+            }
+        }
+        let columns = try metrics.map { m -> [Double]? in try m.column.map { try data.doubles($0) } }
+        let wantsValues = metrics.map { if case .percentile = $0 { return true }; return false }
+        for (j, i) in rows.enumerated() {
+            var acc = local[keys[j]] ?? Acc(metrics.count)
+            acc.count += 1
+            for m in 0..<metrics.count {
+                guard let col = columns[m] else { continue }
+                let v = col[i]
+                if v.isNaN { continue }
+                acc.n[m] += 1
+                if v < acc.mins[m] { acc.mins[m] = v }
+                if v > acc.maxs[m] { acc.maxs[m] = v }
+                acc.sums[m] += v
+                if wantsValues[m] { acc.values[m].append(v) }
+            }
+            local[keys[j]] = acc
+        }
+    }
+
+    private func row(_ key: Key, _ acc: Acc) -> AggregateRow {
+        var keys: [String?] = []
+        var keyValues: [SortValue] = []
+        for (g, by) in groups.enumerated() {
+            let v = key[g]
+            switch by {
+            case .time(let b):
+                let s = Timestamp.string(v)
+                switch b {
+                case .hour: keys.append(String(s.prefix(13)) + ":00Z")
+                case .day, .week: keys.append(String(s.prefix(10)))
+                case .month: keys.append(String(s.prefix(7)))
+                case .year: keys.append(String(s.prefix(4)))
+                }
+                keyValues.append(.number(Double(v)))
+            case .bin(_, let w):
+                if v == Int64.min { keys.append(nil); keyValues.append(.null) } else {
+                    let lo = Double(v) * w
+                    keys.append(ScaledDecimal.trimmed((lo * 1e9).rounded() / 1e9))
+                    keyValues.append(.number(lo))
+                }
+            case .value:
+                if v == 0 { keys.append(nil); keyValues.append(.null) } else {
+                    let s = names.name(v)
+                    keys.append(s)
+                    keyValues.append(.text(s))
+                }
+            }
+        }
+        let values: [Double?] = metrics.enumerated().map { m, metric in
+            switch metric {
+            case .count: return Double(acc.count)
+            case .min: return acc.n[m] > 0 ? acc.mins[m] : nil
+            case .max: return acc.n[m] > 0 ? acc.maxs[m] : nil
+            case .sum: return acc.n[m] > 0 ? acc.sums[m] : nil
+            case .avg: return acc.n[m] > 0 ? acc.sums[m] / Double(acc.n[m]) : nil
+            case .percentile(let p, _):
+                guard acc.n[m] > 0 else { return nil }
+                return Aggregator.percentile(acc.values[m], p)
+            }
+        }
+        return AggregateRow(keys: keys, keyValues: keyValues, values: values)
+    }
+
+    /// Nearest-rank percentile.
+    static func percentile(_ v: [Double], _ p: Double) -> Double {
+        let s = v.sorted()
+        let rank = max(1, Int((p / 100 * Double(s.count)).rounded(.up)))
+        return s[min(s.count, rank) - 1]
+    }
+}
+
+extension ByteArena {
+    /// Entry `i` as a string ("" for empty).
+    func stringOrEmpty(_ i: Int) -> String { string(i) ?? "" }
+}
+
+extension Store {
+    /// Grouped aggregates of matching rows, sorted by group keys.
+    public func aggregate(_ filter: Filter = .all, by groups: [GroupBy], metrics: [Metric]) throws -> ([AggregateRow], QueryStats) {
+        try Aggregator(executor: QueryExecutor(store: self), filter: filter, groups: groups, metrics: metrics).run()
+    }
+}

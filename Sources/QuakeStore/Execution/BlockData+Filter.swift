@@ -1,0 +1,147 @@
+import Foundation
+
+/// Evaluation of a ``Filter`` over one block: one flag per row, computed by column kernels
+/// over plain arrays; `.predicate` nodes evaluate their rows one by one.
+extension BlockData {
+    func mask(_ f: Filter) throws -> [Bool] {
+        switch f {
+        case .all: return Array(repeating: true, count: rows)
+        case .none: return Array(repeating: false, count: rows)
+        case .timeRange(let c, let lo, let hi):
+            let v = try ints(c)
+            let l = lo ?? Int64.min + 1, h = hi ?? Int64.max
+            return v.withUnsafeBufferPointer { p in p.map { $0 != RowBatch.null && $0 >= l && $0 < h } }
+        case .numberRange(let c, let lo, let hi):
+            let v = try doubles(c)
+            return v.withUnsafeBufferPointer { p in
+                var out = [Bool](repeating: true, count: rows)
+                if let lo {
+                    if lo.inclusive { for i in 0..<rows { out[i] = p[i] >= lo.value } } else { for i in 0..<rows { out[i] = p[i] > lo.value } }
+                } else {
+                    for i in 0..<rows { out[i] = !p[i].isNaN }
+                }
+                if let hi {
+                    if hi.inclusive { for i in 0..<rows where !(p[i] <= hi.value) { out[i] = false } } else {
+                        for i in 0..<rows where !(p[i] < hi.value) { out[i] = false }
+                    }
+                }
+                return out
+            }
+        case .box(let a, let b, let c, let d):
+            let lat = try doubles(.latitude), lon = try doubles(.longitude)
+            var out = [Bool](repeating: false, count: rows)
+            let wraps = c > d
+            for i in 0..<rows where lat[i] >= a && lat[i] <= b {
+                out[i] = wraps ? (lon[i] >= c || lon[i] <= d) : (lon[i] >= c && lon[i] <= d)
+            }
+            return out
+        case .near(let la, let lo, let r):
+            let lat = try doubles(.latitude), lon = try doubles(.longitude)
+            return (0..<rows).map { Geo.distanceKm(la, lo, lat[$0], lon[$0]) <= r }
+        case .oneOf(let c, let values):
+            return try oneOf(c, values)
+        case .contains(let c, let s, let insensitive):
+            return try contains(c, s, insensitive)
+        case .isNull(let c):
+            switch c.kind {
+            case .timestamp: return try ints(c).map { $0 == RowBatch.null }
+            case .decimal: return try doubles(c).map { $0.isNaN }
+            case .category: return try category(c).codes.map { $0 == 0 }
+            case .place: return try place().locality.map { $0 == 0 }
+            case .text: let t = try text(c); return (0..<rows).map { t.isNull($0) }
+            }
+        case .and(let fs):
+            var out = Array(repeating: true, count: rows)
+            for g in fs {
+                if case .predicate(let p) = g {
+                    for i in 0..<rows where out[i] { out[i] = try p.evaluate(quake(i)) }
+                    continue
+                }
+                let m = try mask(g)
+                for i in 0..<rows where !m[i] { out[i] = false }
+                if !out.contains(true) { break }
+            }
+            return out
+        case .or(let fs):
+            var out = Array(repeating: false, count: rows)
+            for g in fs {
+                let m = try mask(g)
+                for i in 0..<rows where m[i] { out[i] = true }
+            }
+            return out
+        case .not(let g):
+            return try mask(g).map { !$0 }
+        case .after(let cursor):
+            let ids = try text(.id)
+            return try (0..<rows).map { i in
+                let values = try cursor.sort.map { try sortValue($0.column, i) }
+                return cursor.isBefore(values, id: ids.string(i) ?? "")
+            }
+        case .predicate(let p):
+            return try (0..<rows).map { try p.evaluate(quake($0)) }
+        }
+    }
+
+    private func oneOf(_ c: Column, _ values: [String]) throws -> [Bool] {
+        switch c.kind {
+        case .category:
+            let b = try category(c)
+            var table = [Bool](repeating: false, count: b.dictionary.count + 1)
+            let wanted = Set(values.map { Array($0.utf8) })
+            for k in 0..<b.dictionary.count where wanted.contains(Array(b.dictionary.bytes[b.dictionary.range(k)])) { table[k + 1] = true }
+            return b.codes.map { table[Int($0)] }
+        case .text:
+            let t = try text(c)
+            let wanted = values.map { Array($0.utf8) }
+            return (0..<rows).map { i in wanted.contains { w in w.elementsEqual(t.bytes[t.range(i)]) } }
+        case .place:
+            let wanted = Set(values)
+            return try (0..<rows).map { i in try string(c, i).map { wanted.contains($0) } ?? false }
+        case .timestamp, .decimal:
+            let nums = values.compactMap { Double($0) }
+            return try doubles(c).map { v in nums.contains(v) }
+        }
+    }
+
+    private func contains(_ c: Column, _ s: String, _ insensitive: Bool) throws -> [Bool] {
+        let needle = insensitive ? ByteSearch.fold(s) : Array(s.utf8)
+        switch c.kind {
+        case .place:
+            return PlaceMatcher(s, insensitive: insensitive).mask(try place())
+        case .category:
+            let b = try category(c)
+            var table = [Bool](repeating: false, count: b.dictionary.count + 1)
+            for k in 0..<b.dictionary.count {
+                let bytes = Array(b.dictionary.bytes[b.dictionary.range(k)])
+                table[k + 1] = ByteSearch.contains(insensitive ? ByteSearch.fold(bytes) : bytes, needle)
+            }
+            return b.codes.map { table[Int($0)] }
+        case .text:
+            let t = try text(c)
+            return t.bytes.withUnsafeBytes { raw in
+                (0..<rows).map { i in
+                    if insensitive { return ByteSearch.contains(ByteSearch.fold(t.bytes[t.range(i)]), needle) }
+                    return ByteSearch.contains(UnsafeRawBufferPointer(rebasing: raw[t.range(i)]), needle)
+                }
+            }
+        case .timestamp, .decimal:
+            return try (0..<rows).map { i in
+                guard let v = try string(c, i) else { return false }
+                return ByteSearch.contains(Array(v.utf8), needle)
+            }
+        }
+    }
+}
+
+/// Great-circle distance.
+enum Geo {
+    static let earthRadiusKm = 6371.0088
+
+    @inline(__always)
+    static func distanceKm(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+        let r = Double.pi / 180
+        let dlat = (lat2 - lat1) * r, dlon = (lon2 - lon1) * r
+        let a = sin(dlat / 2) * sin(dlat / 2) + cos(lat1 * r) * cos(lat2 * r) * sin(dlon / 2) * sin(dlon / 2)
+        return 2 * earthRadiusKm * asin(min(1, sqrt(a)))
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Substring search over bytes, and the folding used by case- and diacritic-insensitive
+/// matching (Foundation's `.caseInsensitive` + `.diacriticInsensitive`, as
+/// `localizedStandardContains` does).
+enum ByteSearch {
+    @inline(__always)
+    static func contains(_ hay: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+        let n = needle.count, h = hay.count
+        if n == 0 { return true }
+        if n > h { return false }
+        let first = needle[0]
+        return needle.withUnsafeBytes { nd in
+            var i = 0
+            while i <= h - n {
+                guard let p = memchr(hay.baseAddress! + i, Int32(first), h - n - i + 1) else { return false }
+                let at = hay.baseAddress!.distance(to: UnsafeRawPointer(p))
+                if memcmp(hay.baseAddress! + at, nd.baseAddress!, n) == 0 { return true }
+                i = at + 1
+            }
+            return false
+        }
+    }
+
+    static func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
+        hay.withUnsafeBytes { contains($0, needle) }
+    }
+
+    static func hasPrefix(_ hay: [UInt8], _ prefix: ArraySlice<UInt8>) -> Bool {
+        hay.count >= prefix.count && hay.prefix(prefix.count).elementsEqual(prefix)
+    }
+
+    /// Case- and diacritic-folded UTF-8 bytes.
+    static func fold(_ s: String) -> [UInt8] {
+        Array(s.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).utf8)
+    }
+
+    static func fold(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        var ascii = true
+        for b in bytes where b >= 0x80 { ascii = false; break }
+        if ascii { return bytes.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 } }
+        return fold(String(decoding: bytes, as: UTF8.self))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,20 @@
+/// A row competing for a place in a sorted result: its sort values, id and location.
+struct Candidate: Comparable {
+    var values: [SortValue]
+    var id: String
+    var ref: RowRef
+    /// Bit k set when sort key k is descending.
+    var descending: UInt64
+
+    static func < (a: Candidate, b: Candidate) -> Bool { order(a, b) < 0 }
+    static func == (a: Candidate, b: Candidate) -> Bool { order(a, b) == 0 }
+
+    static func order(_ a: Candidate, _ b: Candidate) -> Int {
+        for k in 0..<a.values.count {
+            let c = SortValue.compare(a.values[k], b.values[k], ascending: a.descending & (1 << UInt64(k)) == 0)
+            if c != 0 { return c }
+        }
+        if a.id != b.id { return a.id < b.id ? -1 : 1 }
+        return 0
+    }
+}

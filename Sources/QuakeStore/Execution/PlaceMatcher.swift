@@ -1,0 +1,60 @@
+/// Substring search over pattern-encoded places. The needle is tested once against each
+/// locality of the block's dictionary; only when the needle could start inside a
+/// `<N> km <DIR> of ` prefix are rows checked one by one, with the prefix built on the stack.
+struct PlaceMatcher {
+    let needle: [UInt8]
+    let insensitive: Bool
+    /// Whether a match can start inside the generated prefix.
+    let mayTouchPrefix: Bool
+
+    init(_ needle: String, insensitive: Bool) {
+        self.insensitive = insensitive
+        self.needle = insensitive ? ByteSearch.fold(needle) : Array(needle.utf8)
+        let alphabet = Set("0123456789 kmNSEWof".utf8).union(insensitive ? Set("nsew".utf8) : [])
+        mayTouchPrefix = self.needle.first.map { alphabet.contains($0) } ?? true
+    }
+
+    /// One flag per row of the block.
+    func mask(_ p: PlaceBlock) -> [Bool] {
+        let dict = p.localities
+        var folded: [[UInt8]] = []
+        var inside = [Bool](repeating: false, count: dict.count + 1)
+        for k in 0..<dict.count {
+            let bytes = Array(dict.bytes[dict.range(k)])
+            let f = insensitive ? ByteSearch.fold(bytes) : bytes
+            inside[k + 1] = ByteSearch.contains(f, needle)
+            if mayTouchPrefix { folded.append(f) }
+        }
+        let n = p.locality.count
+        var out = [Bool](repeating: false, count: n)
+        if needle.isEmpty {
+            for i in 0..<n where p.locality[i] != 0 { out[i] = true }
+            return out
+        }
+        // starts[s][k]: locality k begins with needle[s...]
+        var starts: [[Bool]] = []
+        if mayTouchPrefix {
+            starts = (0..<needle.count).map { s in
+                s == 0 ? [] : [false] + folded.map { ByteSearch.hasPrefix($0, needle[s...]) }
+            }
+        }
+        var prefix: [UInt8] = []
+        prefix.reserveCapacity(32)
+        for i in 0..<n {
+            let code = Int(p.locality[i])
+            if code == 0 { continue }
+            if inside[code] { out[i] = true; continue }
+            guard mayTouchPrefix, p.direction[i] != PlaceCodec.noPattern else { continue }
+            prefix.removeAll(keepingCapacity: true)
+            p.prefix(i, into: &prefix)
+            if insensitive { for j in 0..<prefix.count where prefix[j] >= 65 && prefix[j] <= 90 { prefix[j] += 32 } }
+            if ByteSearch.contains(prefix, needle) { out[i] = true; continue }
+            let maxS = min(needle.count - 1, prefix.count)
+            if maxS < 1 { continue }
+            for s in 1...maxS where starts[s][code] {
+                if prefix[(prefix.count - s)...].elementsEqual(needle[0..<s]) { out[i] = true; break }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// A grouping dimension for aggregates.
+public enum GroupBy: Sendable, Equatable, CustomStringConvertible {
+    public enum TimeBucket: String, Sendable, CaseIterable { case hour, day, week, month, year }
+    /// UTC time buckets (weeks start on Monday).
+    case time(TimeBucket)
+    /// The values of a string column (net, magType, type, status, ...).
+    case value(Column)
+    /// Fixed-width bins of a numeric column: `mag:0.5`, `depth:10`.
+    case bin(Column, width: Double)
+
+    /// Parses `hour|day|week|month|year|FIELD|FIELD:WIDTH`.
+    public init?(parsing s: String) {
+        if let t = TimeBucket(rawValue: s) { self = .time(t); return }
+        let parts = s.split(separator: ":").map(String.init)
+        guard let c = Column(name: parts[0]) else { return nil }
+        if parts.count == 2 {
+            guard let w = Double(parts[1]), w > 0, c.kind == .decimal else { return nil }
+            self = .bin(c, width: w)
+        } else if parts.count == 1, c.kind == .category || c.kind == .text || c.kind == .place {
+            self = .value(c)
+        } else {
+            return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .time(let t): return t.rawValue
+        case .value(let c): return c.name
+        case .bin(let c, let w): return "\(c.name):\(ScaledDecimal.trimmed(w))"
+        }
+    }
+}
+
+/// An aggregate metric.
+public enum Metric: Sendable, Equatable, CustomStringConvertible {
+    case count
+    case min(Column), max(Column), avg(Column), sum(Column)
+    /// Exact percentile (nearest-rank, 0...100) of the non-null values.
+    case percentile(Double, Column)
+
+    /// Parses `count`, `min(mag)`, `avg(depth)`, `p90(mag)`, ...
+    public init?(parsing s: String) {
+        let t = s.trimmingCharacters(in: .whitespaces)
+        if t == "count" || t == "count(*)" { self = .count; return }
+        guard let open = t.firstIndex(of: "("), t.hasSuffix(")") else { return nil }
+        let fn = String(t[..<open]).lowercased()
+        let arg = String(t[t.index(after: open)..<t.index(before: t.endIndex)])
+        guard let c = Column(name: arg), c.kind == .decimal || c.kind == .timestamp else { return nil }
+        switch fn {
+        case "min": self = .min(c)
+        case "max": self = .max(c)
+        case "avg": self = .avg(c)
+        case "sum": self = .sum(c)
+        default:
+            guard fn.hasPrefix("p"), let p = Double(fn.dropFirst()), (0...100).contains(p) else { return nil }
+            self = .percentile(p, c)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .count: return "count"
+        case .min(let c): return "min(\(c))"
+        case .max(let c): return "max(\(c))"
+        case .avg(let c): return "avg(\(c))"
+        case .sum(let c): return "sum(\(c))"
+        case .percentile(let p, let c): return "p\(ScaledDecimal.trimmed(p))(\(c))"
+        }
+    }
+
+    var column: Column? {
+        switch self {
+        case .count: return nil
+        case .min(let c), .max(let c), .avg(let c), .sum(let c), .percentile(_, let c): return c
+        }
+    }
+}
+
+/// One group of an aggregate result.
+public struct AggregateRow: Sendable {
+    /// Display values of the group keys (nil for the null group).
+    public var keys: [String?]
+    /// Sortable values of the group keys.
+    public var keyValues: [SortValue]
+    /// One value per metric (nil when no non-null input).
+    public var values: [Double?]
+}
+
+extension ScaledDecimal {
+    /// A double as short text (`0.5`, `10`).
+    static func trimmed(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
+    }
+}

@@ -1,0 +1,37 @@
+extension Filter {
+    /// The filter's leaves: those run as column kernels, and those on the exact slow path.
+    public var plan: (kernels: [String], slowPath: [String]) {
+        switch self {
+        case .all, .none: return ([], [])
+        case .and(let fs), .or(let fs):
+            return fs.reduce(into: ([String](), [String]())) { acc, f in
+                let p = f.plan
+                acc.0 += p.kernels
+                acc.1 += p.slowPath
+            }
+        case .not(let f): return f.plan
+        case .predicate(let p): return ([], [p.label])
+        case .contains(.place, _, _): return (["\(self) [place dictionary scan]"], [])
+        case .oneOf(let c, _) where c.kind == .category: return (["\(self) [dictionary codes]"], [])
+        case .timeRange(.time, _, _): return (["\(self) [time index + zone maps]"], [])
+        case .numberRange: return (["\(self) [zone maps + range kernel]"], [])
+        default: return (["\(self)"], [])
+        }
+    }
+}
+
+extension QueryStats {
+    /// Human-readable `explain` text.
+    public func report(filter: Filter) -> String {
+        let p = filter.plan
+        var lines: [String] = []
+        lines.append("strategy:    \(strategy)")
+        lines.append("partitions:  \(partitionsTotal) total, \(partitionsPruned) pruned by the time index, \(partitionsTotal - partitionsPruned) read")
+        lines.append("blocks:      \(blocksTotal) considered, \(blocksPruned) pruned by zone maps, \(blocksFromStatistics) answered from statistics, \(blocksScanned) scanned, \(blocksSkippedByTopN) skipped by the top-N threshold")
+        lines.append("kernels:     \(p.kernels.isEmpty ? "none" : p.kernels.joined(separator: "; "))")
+        lines.append("slow path:   \(p.slowPath.isEmpty ? "none" : p.slowPath.joined(separator: "; ") + " (evaluated row by row, exact)")")
+        lines.append("columns:     \(columnsRead.isEmpty ? "none decoded" : columnsRead.joined(separator: ", "))")
+        lines.append("rows:        \(rowsEstimated) estimated after pruning, \(rowsMatched) matched, \(rowsReturned) returned")
+        return lines.joined(separator: "\n")
+    }
+}

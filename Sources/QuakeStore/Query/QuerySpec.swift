@@ -1,0 +1,73 @@
+/// A query: filter, order and page. The event id always breaks ties last.
+public struct QuerySpec: Sendable {
+    public var filter: Filter = .all
+    public var sort: [SortKey] = [SortKey(.time)]
+    public var limit: Int?
+    public var offset = 0
+    /// Resume after this keyset cursor (its sort must equal `sort`).
+    public var after: Cursor?
+
+    public init(filter: Filter = .all, sort: [SortKey] = [SortKey(.time)], limit: Int? = nil, offset: Int = 0, after: Cursor? = nil) {
+        self.filter = filter
+        self.sort = sort.isEmpty ? [SortKey(.time)] : sort
+        self.limit = limit
+        self.offset = offset
+        self.after = after
+    }
+
+    /// The filter with the cursor condition folded in.
+    var effectiveFilter: Filter {
+        guard let c = after else { return filter }
+        var parts = [filter, .after(c)]
+        // let the time index prune partitions before the cursor
+        if c.sort.first?.column == .time, case .number(let t)? = c.values.first {
+            parts.append(c.sort[0].ascending ? .timeRange(.time, lower: Int64(t), upper: nil) : .timeRange(.time, lower: nil, upper: Int64(t) + 1))
+        }
+        return .conjunction(parts)
+    }
+}
+
+/// A row of a snapshot: partition index in the manifest and row within the partition.
+public struct RowRef: Sendable, Hashable {
+    public var partition: Int
+    public var row: Int
+}
+
+/// What the planner and executor did, for `explain`.
+public struct QueryStats: Sendable, Codable {
+    public var partitionsTotal = 0
+    public var partitionsPruned = 0
+    public var blocksTotal = 0
+    /// Blocks skipped because their zone maps rule every row out.
+    public var blocksPruned = 0
+    /// Blocks answered from zone maps alone (every row matches).
+    public var blocksFromStatistics = 0
+    public var blocksScanned = 0
+    /// Blocks skipped by the top-N threshold.
+    public var blocksSkippedByTopN = 0
+    /// Rows in the partitions and blocks left after pruning.
+    public var rowsEstimated = 0
+    public var rowsMatched = 0
+    public var rowsReturned = 0
+    /// Predicates that ran as column kernels.
+    public var kernels: [String] = []
+    /// Predicates evaluated row by row (exact slow path).
+    public var slowPath: [String] = []
+    public var strategy = ""
+    public var columnsRead: [String] = []
+
+    mutating func merge(_ o: QueryStats) {
+        blocksPruned += o.blocksPruned
+        blocksFromStatistics += o.blocksFromStatistics
+        blocksScanned += o.blocksScanned
+        blocksSkippedByTopN += o.blocksSkippedByTopN
+        rowsEstimated += o.rowsEstimated
+        rowsMatched += o.rowsMatched
+        columnsRead = Array(Set(columnsRead).union(o.columnsRead)).sorted()
+    }
+}
+
+extension QuerySpec {
+    /// The filter as executed (with any cursor condition), for `explain`.
+    public var effectiveFilterForExplain: Filter { effectiveFilter }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// Writes query results as an aligned table, USGS CSV, JSON (with an envelope holding the
+/// count and the cursor), NDJSON or USGS GeoJSON.
+public struct ResultWriter {
+    public enum Format: String, Sendable, CaseIterable { case table, csv, json, ndjson, geojson }
+
+    public let format: Format
+    public let columns: [Column]
+
+    public init(format: Format, columns: [Column]) {
+        self.format = format
+        self.columns = columns
+    }
+
+    /// Default columns of the table format.
+    public static let tableColumns: [Column] = [.time, .mag, .magType, .depth, .place, .id]
+
+    public func write(_ r: QueryResult, to sink: OutputSink) {
+        switch format {
+        case .csv:
+            let w = FeedWriter(format: .csv, sink: sink, columns: columns)
+            w.begin(count: r.count)
+            for i in 0..<r.count { w.write(r.batch, row: i) }
+            sink.flush()
+        case .geojson:
+            let w = FeedWriter(format: .geojson, sink: sink)
+            w.begin(count: r.count)
+            for i in 0..<r.count { w.write(r.batch, row: i) }
+            w.end()
+        case .json:
+            sink.write("{\"count\":\(r.count),\"cursor\":")
+            if let c = r.cursor { FeedWriter.jsonString(c.token.utf8, into: &sink.buffer) } else { sink.write("null") }
+            sink.write(",\"rows\":[")
+            for i in 0..<r.count {
+                if i > 0 { sink.write(",") }
+                sink.write("\n")
+                object(r.batch, i, sink)
+            }
+            sink.write("\n]}\n")
+            sink.flush()
+        case .ndjson:
+            for i in 0..<r.count { object(r.batch, i, sink); sink.write("\n") }
+            sink.flush()
+        case .table:
+            table(r, sink)
+        }
+    }
+
+    private func object(_ b: RowBatch, _ i: Int, _ sink: OutputSink) {
+        sink.write("{")
+        for (k, c) in columns.enumerated() {
+            if k > 0 { sink.write(",") }
+            sink.write("\"\(c.name)\":")
+            switch c.kind {
+            case .timestamp:
+                let v = b.ints[c.rawValue][i]
+                if v == RowBatch.null { sink.write("null") } else { sink.write("\"\(Timestamp.string(v))\"") }
+            case .decimal:
+                let v = b.ints[c.rawValue][i]
+                if v == RowBatch.null { sink.write("null") } else { ScaledDecimal.format(v, into: &sink.buffer) }
+            default:
+                let a = b.text[c.rawValue]
+                if a.isNull(i) { sink.write("null") } else { FeedWriter.jsonString(a.bytes[a.range(i)], into: &sink.buffer) }
+            }
+        }
+        sink.write("}")
+        sink.maybeFlush()
+    }
+
+    static func cell(_ b: RowBatch, _ c: Column, _ i: Int) -> String {
+        switch c.kind {
+        case .timestamp: let v = b.ints[c.rawValue][i]; return v == RowBatch.null ? "" : Timestamp.string(v)
+        case .decimal: return ScaledDecimal.string(b.ints[c.rawValue][i]) ?? ""
+        default: return b.text[c.rawValue].string(i) ?? ""
+        }
+    }
+
+    private func table(_ r: QueryResult, _ sink: OutputSink) {
+        let cells = (0..<r.count).map { i in columns.map { ResultWriter.cell(r.batch, $0, i) } }
+        var widths = columns.map { $0.name.count }
+        for row in cells { for (k, s) in row.enumerated() { widths[k] = max(widths[k], s.count) } }
+        func line(_ values: [String]) -> String {
+            values.enumerated().map { k, s in
+                let numeric = columns[k].kind == .decimal
+                let pad = String(repeating: " ", count: widths[k] - s.count)
+                return numeric ? pad + s : s + pad
+            }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }
+        sink.write(line(columns.map(\.name)) + "\n")
+        sink.write(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n")
+        for row in cells { sink.write(line(row) + "\n") }
+        sink.write("(\(r.count) row\(r.count == 1 ? "" : "s"))\n")
+        sink.flush()
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// One sort key. Nulls sort last in either direction; the event id is always the final
+/// tie-breaker, so every order is total and stable.
+public struct SortKey: Sendable, Equatable, Codable, CustomStringConvertible {
+    public var column: Column
+    public var ascending: Bool
+
+    public init(_ column: Column, ascending: Bool = true) {
+        self.column = column
+        self.ascending = ascending
+    }
+
+    public var description: String { "\(column.name):\(ascending ? "asc" : "desc")" }
+
+    /// Parses `FIELD[:asc|desc]`.
+    public init?(parsing s: String) {
+        let parts = s.split(separator: ":", maxSplits: 1).map(String.init)
+        guard let c = Column(name: parts[0]) else { return nil }
+        column = c
+        if parts.count == 2 {
+            switch parts[1].lowercased() {
+            case "asc": ascending = true
+            case "desc": ascending = false
+            default: return nil
+            }
+        } else {
+            ascending = true
+        }
+    }
+}
+
+extension Column: Codable {
+    public init(from decoder: Decoder) throws {
+        let s = try decoder.singleValueContainer().decode(String.self)
+        guard let c = Column(name: s) else { throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown column \(s)")) }
+        self = c
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(name)
+    }
+}
+
+/// A sort value of one row: numbers (and times) as doubles, strings as strings, or null.
+public enum SortValue: Sendable, Equatable, Codable {
+    case number(Double)
+    case text(String)
+    case null
+
+    /// Ordering for one key: nulls last whatever the direction.
+    public static func compare(_ a: SortValue, _ b: SortValue, ascending: Bool) -> Int {
+        switch (a, b) {
+        case (.null, .null): return 0
+        case (.null, _): return 1
+        case (_, .null): return -1
+        case (.number(let x), .number(let y)):
+            if x == y { return 0 }
+            return (x < y) == ascending ? -1 : 1
+        case (.text(let x), .text(let y)):
+            if x == y { return 0 }
+            return (x < y) == ascending ? -1 : 1
+        case (.number, .text): return -1
+        case (.text, .number): return 1
+        }
+    }
+}
+
+/// A keyset cursor: the sort values and id of the last row of a page. Pages resume after it
+/// exactly, even when loads happen in between.
+public struct Cursor: Sendable, Codable, Equatable {
+    public var sort: [SortKey]
+    public var values: [SortValue]
+    public var id: String
+
+    /// The opaque text form printed by the CLI.
+    public var token: String {
+        let e = JSONEncoder()
+        e.outputFormatting = .sortedKeys
+        let data = try! e.encode(self)
+        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    public init(sort: [SortKey], values: [SortValue], id: String) {
+        self.sort = sort
+        self.values = values
+        self.id = id
+    }
+
+    public init?(token: String) {
+        var s = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while s.count % 4 != 0 { s += "=" }
+        guard let d = Data(base64Encoded: s), let c = try? JSONDecoder().decode(Cursor.self, from: d), c.values.count == c.sort.count else { return nil }
+        self = c
+    }
+
+    /// True when a row with `values` and `id` comes strictly after the cursor.
+    func isBefore(_ values: [SortValue], id: String) -> Bool {
+        for (k, key) in sort.enumerated() {
+            let c = SortValue.compare(self.values[k], values[k], ascending: key.ascending)
+            if c != 0 { return c < 0 }
+        }
+        return self.id < id
+    }
+}

@@ -1,0 +1,45 @@
+/// One section of a sectioned fetch (like SwiftData's `sectionBy`): its id, its row count and
+/// its first rows.
+public struct Section: Sendable {
+    public var id: String?
+    public var count: Int
+    public var rows: QueryResult
+}
+
+extension Store {
+    /// Groups matching rows into sections by day, month, net or magType (or any `GroupBy`),
+    /// each with its count and up to `limitPerSection` rows in `sort` order. Sections follow
+    /// their key, newest first when the sort's primary key is time descending.
+    public func sections(_ filter: Filter, by key: GroupBy, sort: [SortKey], limitPerSection: Int?, columns: [Column]? = nil) throws -> [Section] {
+        let (groups, _) = try aggregate(filter, by: [key], metrics: [.count])
+        var ordered = groups
+        if sort.first.map({ $0.column == .time && !$0.ascending }) == true, case .time = key { ordered.reverse() }
+        return try ordered.map { g in
+            let sectionFilter: Filter
+            switch (key, g.keyValues[0]) {
+            case (.time(let b), .number(let start)):
+                let s = Int64(start)
+                let next = Aggregator.bucket(s + Self.bucketSpan(b), b)
+                sectionFilter = .timeRange(.time, lower: s, upper: next)
+            case (.value(let c), .text(let v)): sectionFilter = .oneOf(c, [v])
+            case (.value(let c), .null), (.bin(let c, _), .null): sectionFilter = .isNull(c)
+            case (.bin(let c, let w), .number(let lo)):
+                sectionFilter = .numberRange(c, lower: .init(lo), upper: .init(lo + w, inclusive: false))
+            default: sectionFilter = .none
+            }
+            let r = try query(QuerySpec(filter: .conjunction([filter, sectionFilter]), sort: sort, limit: limitPerSection), columns: columns)
+            return Section(id: g.keys[0], count: Int(g.values[0] ?? 0), rows: r)
+        }
+    }
+
+    /// A span that lands inside the next bucket when added to a bucket start.
+    static func bucketSpan(_ b: GroupBy.TimeBucket) -> Int64 {
+        switch b {
+        case .hour: return 3_600_000
+        case .day: return 86_400_000
+        case .week: return 7 * 86_400_000
+        case .month: return 32 * 86_400_000
+        case .year: return 367 * 86_400_000
+        }
+    }
+}
