@@ -15,8 +15,9 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product quakes
 
+# Release mode: the tests compare kernels with naive references over real and generated data.
 test: deps
-	$(SWIFT) test
+	$(SWIFT) test -c release -Xswiftc -enable-testing
 
 demo: build
 	@rm -rf $(STORE)

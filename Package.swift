@@ -23,8 +23,7 @@ let package = Package(
             dependencies: [
                 "CZstd",
                 .product(name: "HeapModule", package: "swift-collections"),
-            ],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+            ]
         ),
         .executableTarget(
             name: "quakes",

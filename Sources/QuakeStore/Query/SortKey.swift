@@ -44,7 +44,7 @@ extension Column: Codable {
 }
 
 /// A sort value of one row: numbers (and times) as doubles, strings as strings, or null.
-public enum SortValue: Sendable, Equatable, Codable {
+public enum SortValue: Sendable, Hashable, Codable {
     case number(Double)
     case text(String)
     case null

@@ -68,7 +68,7 @@ extension Store {
                             var nulls = 0
                             for i in 0..<a.count where a.isNull(i) { nulls += 1 }
                             guard nulls == Int(info.nulls) else { throw fail(k, "zone map says \(info.nulls) nulls, block has \(nulls)") }
-                            if !RowBatch.validUTF8(a.bytes.withUnsafeBytes { $0 }) { throw fail(k, "invalid UTF-8") }
+                            if !a.bytes.withUnsafeBytes({ RowBatch.validUTF8($0) }) { throw fail(k, "invalid UTF-8") }
                         }
                     } catch let f as VerifyFailure { throw f } catch { throw fail(k, "\(error)") }
                 }

@@ -1,0 +1,293 @@
+import Foundation
+
+/// Compiles a Foundation `Predicate<Quake>` into the ``Filter`` IR by walking its
+/// `PredicateExpressions` tree. Recognised shapes (comparisons, ==/!=, &&, ||, !,
+/// `contains`, optional chaining with `??`, `!` and `if let`, captured values) become column
+/// kernels; any other subtree becomes a `.predicate` node that evaluates it exactly, row by row.
+public struct PredicateTranslator {
+    let root: PredicateExpressions.Variable<Quake>
+    var bound: [PredicateExpressions.VariableID: Column] = [:]
+
+    /// The filter for `p`.
+    public static func filter(_ p: Predicate<Quake>) -> Filter {
+        let t = PredicateTranslator(root: p.variable)
+        if let node = p.expression as? any QuakeExpression, let f = node.filter(t) { return f }
+        return .predicate(RowPredicate(label: PredicateTranslator.label(p.expression)) { q in try p.evaluate(q) })
+    }
+
+    /// A row-by-row filter for an untranslated subtree.
+    func slow<E: StandardPredicateExpression<Bool>>(_ e: E) -> Filter {
+        let root = self.root
+        return .predicate(RowPredicate(label: PredicateTranslator.label(e)) { q in try e.evaluate(PredicateBindings((root, q))) })
+    }
+
+    func filter<E: StandardPredicateExpression<Bool>>(_ e: E) -> Filter {
+        if let node = e as? any QuakeExpression, let f = node.filter(self) { return f }
+        return slow(e)
+    }
+
+    func operand(_ e: Any) -> Operand? { (e as? any QuakeExpression)?.operand(self) }
+
+    static func label(_ e: Any) -> String {
+        let s = String(describing: type(of: e))
+        return s.count > 120 ? String(s.prefix(117)) + "..." : s
+    }
+}
+
+/// A value position in a predicate: a stored column (with a `??` default), a constant, or
+/// the predicate's own variable.
+enum Operand {
+    case column(Column, coalesce: Any?)
+    case constant(Any)
+    case root
+}
+
+/// Predicate expression nodes the translator understands.
+protocol QuakeExpression {
+    /// The node as a filter, when it is Boolean and recognised.
+    func filter(_ t: PredicateTranslator) -> Filter?
+    /// The node as a value operand, when recognised.
+    func operand(_ t: PredicateTranslator) -> Operand?
+}
+
+extension QuakeExpression {
+    func filter(_ t: PredicateTranslator) -> Filter? {
+        if case .constant(let v)? = operand(t), let b = v as? Bool { return b ? .all : .none }
+        return nil
+    }
+    func operand(_ t: PredicateTranslator) -> Operand? { nil }
+}
+
+extension PredicateExpressions.Variable: QuakeExpression {
+    func operand(_ t: PredicateTranslator) -> Operand? {
+        if key == t.root.key { return .root }
+        if let c = t.bound[key] { return .column(c, coalesce: nil) }
+        return nil
+    }
+}
+
+extension PredicateExpressions.Value: QuakeExpression {
+    func operand(_ t: PredicateTranslator) -> Operand? { .constant(value) }
+}
+
+extension PredicateExpressions.KeyPath: QuakeExpression {
+    func operand(_ t: PredicateTranslator) -> Operand? {
+        switch t.operand(root) {
+        case .root?:
+            return Quake.column(for: keyPath).map { .column($0, coalesce: nil) }
+        case .constant(let v)?:
+            guard let base = v as? Root.Output else { return nil }
+            return .constant(base[keyPath: keyPath])
+        default:
+            return nil
+        }
+    }
+}
+
+extension PredicateExpressions.NilCoalesce: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
+    func operand(_ t: PredicateTranslator) -> Operand? {
+        guard case .column(let c, nil)? = t.operand(lhs), case .constant(let d)? = t.operand(rhs) else { return nil }
+        return .column(c, coalesce: d)
+    }
+
+    func filter(_ t: PredicateTranslator) -> Filter? {
+        // `if let x = q.field { body } else { default }` and `q.field.map { body } ?? default`
+        guard let body = lhs as? any OptionalBody, case .constant(let d)? = t.operand(rhs), let dflt = d as? Bool,
+              let (f, c) = body.bodyFilter(t) else {
+            if case .constant(let v)? = operand(t), let b = v as? Bool { return b ? .all : .none }
+            return nil
+        }
+        return dflt ? .or([f, .isNull(c)]) : f
+    }
+}
+
+extension PredicateExpressions.ForcedUnwrap: QuakeExpression where Inner: StandardPredicateExpression {
+    func operand(_ t: PredicateTranslator) -> Operand? {
+        if case .column(let c, nil)? = t.operand(inner) { return .column(c, coalesce: nil) }
+        return nil
+    }
+}
+
+/// An optional-chaining body whose result is a Boolean about the unwrapped column value.
+protocol OptionalBody {
+    func bodyFilter(_ t: PredicateTranslator) -> (Filter, Column)?
+}
+
+extension PredicateExpressions.OptionalFlatMap: QuakeExpression, OptionalBody where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
+    func bodyFilter(_ t: PredicateTranslator) -> (Filter, Column)? {
+        guard case .column(let c, nil)? = t.operand(wrapped) else { return nil }
+        var inner = t
+        inner.bound[variable.key] = c
+        guard let node = transform as? any QuakeExpression, let f = node.filter(inner) else { return nil }
+        return (f, c)
+    }
+}
+
+extension PredicateExpressions.Conjunction: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
+    func filter(_ t: PredicateTranslator) -> Filter? { .conjunction([t.filter(lhs), t.filter(rhs)]) }
+}
+
+extension PredicateExpressions.Disjunction: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
+    func filter(_ t: PredicateTranslator) -> Filter? {
+        let l = t.filter(lhs), r = t.filter(rhs)
+        if case .all = l { return .all }
+        if case .all = r { return .all }
+        if case .none = l { return r }
+        if case .none = r { return l }
+        return .or([l, r])
+    }
+}
+
+extension PredicateExpressions.Negation: QuakeExpression where Wrapped: StandardPredicateExpression {
+    func filter(_ t: PredicateTranslator) -> Filter? {
+        switch t.filter(wrapped) {
+        case .all: return Filter.none
+        case .none: return .all
+        case let f: return .not(f)
+        }
+    }
+}
+
+extension PredicateExpressions.Comparison: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
+    func filter(_ t: PredicateTranslator) -> Filter? {
+        let l = t.operand(lhs), r = t.operand(rhs)
+        let o: String
+        switch op {
+        case .lessThan: o = "<"
+        case .lessThanOrEqual: o = "<="
+        case .greaterThan: o = ">"
+        case .greaterThanOrEqual: o = ">="
+        @unknown default: return nil
+        }
+        if case .column(let c, let d)? = l, case .constant(let v)? = r { return Leaf.compare(c, d, o, v) }
+        if case .column(let c, let d)? = r, case .constant(let v)? = l { return Leaf.compare(c, d, Leaf.flipped(o), v) }
+        if case .constant? = l, case .constant? = r { return nil }
+        return nil
+    }
+}
+
+extension PredicateExpressions.Equal: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
+    func filter(_ t: PredicateTranslator) -> Filter? { Leaf.equality(t, lhs, rhs, equal: true) }
+}
+
+extension PredicateExpressions.NotEqual: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
+    func filter(_ t: PredicateTranslator) -> Filter? { Leaf.equality(t, lhs, rhs, equal: false) }
+}
+
+extension PredicateExpressions.CollectionContainsCollection: QuakeExpression
+    where Base: StandardPredicateExpression, Other: StandardPredicateExpression {
+    func filter(_ t: PredicateTranslator) -> Filter? {
+        guard case .column(let c, let d)? = t.operand(base), case .constant(let v)? = t.operand(other), let needle = v as? String,
+              c.kind == .place || c.kind == .category || c.kind == .text else { return nil }
+        if let d { guard let s = d as? String, s.isEmpty else { return nil } }
+        if needle.isEmpty { return d == nil ? .not(.isNull(c)) : .all }
+        return .contains(c, needle, insensitive: false)
+    }
+}
+
+#if canImport(Darwin)
+extension PredicateExpressions.StringLocalizedStandardContains: QuakeExpression where Root: StandardPredicateExpression, Other: StandardPredicateExpression {
+    func filter(_ t: PredicateTranslator) -> Filter? {
+        guard case .column(let c, let d)? = t.operand(root), case .constant(let v)? = t.operand(other), let needle = v as? String else { return nil }
+        if let d { guard let s = d as? String, s.isEmpty else { return nil } }
+        return .contains(c, needle, insensitive: true)
+    }
+}
+#endif
+
+/// Leaf filters from (column, `??` default, operator, constant).
+enum Leaf {
+    static func flipped(_ o: String) -> String { ["<": ">", "<=": ">=", ">": "<", ">=": "<="][o] ?? o }
+
+    static func number(_ v: Any) -> Double? {
+        switch v {
+        case let d as Double: return d
+        case let i as Int: return Double(i)
+        case let f as Float: return Double(f)
+        case let i as Int64: return Double(i)
+        case let i as Int32: return Double(i)
+        default: return nil
+        }
+    }
+
+    static func holds(_ a: Double, _ o: String, _ b: Double) -> Bool {
+        switch o {
+        case "<": return a < b
+        case "<=": return a <= b
+        case ">": return a > b
+        case ">=": return a >= b
+        case "==": return a == b
+        default: return a != b
+        }
+    }
+
+    /// `column <op> constant`, with null rows taking the `??` default when there is one.
+    static func compare(_ c: Column, _ coalesce: Any?, _ o: String, _ v: Any) -> Filter? {
+        let f: Filter
+        let nullsMatch: Bool
+        if c.kind == .timestamp {
+            guard let date = v as? Date else { return nil }
+            let x = date.timeIntervalSince1970 * 1000
+            switch o {
+            case "<": f = .timeRange(c, lower: nil, upper: Int64(x.rounded(.up)))
+            case "<=": f = .timeRange(c, lower: nil, upper: Int64(x.rounded(.down)) + 1)
+            case ">": f = .timeRange(c, lower: Int64(x.rounded(.down)) + 1, upper: nil)
+            default: f = .timeRange(c, lower: Int64(x.rounded(.up)), upper: nil)
+            }
+            if let d = coalesce { guard let dd = d as? Date else { return nil }; nullsMatch = holds(dd.timeIntervalSince1970, o, date.timeIntervalSince1970) } else { nullsMatch = false }
+        } else if c.kind == .decimal {
+            guard let x = number(v) else { return nil }
+            switch o {
+            case "<": f = .numberRange(c, lower: nil, upper: .init(x, inclusive: false))
+            case "<=": f = .numberRange(c, lower: nil, upper: .init(x))
+            case ">": f = .numberRange(c, lower: .init(x, inclusive: false), upper: nil)
+            default: f = .numberRange(c, lower: .init(x), upper: nil)
+            }
+            if let d = coalesce { guard let dd = number(d) else { return nil }; nullsMatch = holds(dd, o, x) } else { nullsMatch = false }
+        } else {
+            return nil
+        }
+        return nullsMatch ? .or([f, .isNull(c)]) : f
+    }
+
+    static func equality<L: StandardPredicateExpression, R: StandardPredicateExpression>(_ t: PredicateTranslator, _ lhs: L, _ rhs: R, equal: Bool) -> Filter? {
+        // `q.place?.contains("x") == true`
+        if let body = lhs as? any OptionalBody, case .constant(let v)? = t.operand(rhs), let b = v as? Bool?, let flag = b, let (f, _) = body.bodyFilter(t) {
+            return flag == equal ? f : .not(f)
+        }
+        var col: (Column, Any?)?, value: Any?
+        if case .column(let c, let d)? = t.operand(lhs), case .constant(let v)? = t.operand(rhs) { col = (c, d); value = v }
+        else if case .column(let c, let d)? = t.operand(rhs), case .constant(let v)? = t.operand(lhs) { col = (c, d); value = v }
+        guard let (c, coalesce) = col, let v = value else { return nil }
+        let f: Filter
+        var nullsMatch = false
+        if isNil(v) {
+            guard coalesce == nil else { return nil }
+            f = .isNull(c)
+            return equal ? f : .not(f)
+        }
+        switch c.kind {
+        case .timestamp:
+            guard let date = v as? Date else { return nil }
+            let x = date.timeIntervalSince1970 * 1000
+            guard x == x.rounded() else { return equal ? Filter.none : .all }
+            f = .timeRange(c, lower: Int64(x), upper: Int64(x) + 1)
+            if let d = coalesce as? Date { nullsMatch = d == date }
+        case .decimal:
+            guard let x = number(v) else { return nil }
+            f = .numberRange(c, lower: .init(x), upper: .init(x))
+            if let d = coalesce { guard let dd = number(d) else { return nil }; nullsMatch = dd == x }
+        default:
+            guard let s = v as? String else { return nil }
+            f = .oneOf(c, [s])
+            if let d = coalesce { guard let dd = d as? String else { return nil }; nullsMatch = dd == s }
+        }
+        let eq: Filter = nullsMatch ? .or([f, .isNull(c)]) : f
+        return equal ? eq : .not(eq)
+    }
+
+    static func isNil(_ v: Any) -> Bool {
+        let m = Mirror(reflecting: v)
+        return m.displayStyle == .optional && m.children.isEmpty
+    }
+}

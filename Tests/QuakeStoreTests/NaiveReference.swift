@@ -1,0 +1,122 @@
+import Foundation
+@testable import QuakeStore
+
+/// Straightforward reference implementations the engine's kernels are compared against:
+/// filters evaluated field by field on `Quake` values, sorts with `sorted(by:)`, and groups
+/// with dictionaries.
+enum Naive {
+    static func value(_ q: Quake, _ c: Column) -> SortValue {
+        func n(_ d: Double?) -> SortValue { d.map { .number($0) } ?? .null }
+        func s(_ v: String?) -> SortValue { v.map { .text($0) } ?? .null }
+        func i(_ v: Int?) -> SortValue { v.map { .number(Double($0)) } ?? .null }
+        switch c {
+        case .time: return .number(Double(q.timeMilliseconds))
+        case .updated: return q.updated.map { .number(($0.timeIntervalSince1970 * 1000).rounded()) } ?? .null
+        case .latitude: return .number(q.latitude)
+        case .longitude: return .number(q.longitude)
+        case .depth: return n(q.depth)
+        case .mag: return n(q.magnitude)
+        case .magType: return s(q.magType)
+        case .nst: return i(q.nst)
+        case .gap: return n(q.gap)
+        case .dmin: return n(q.dmin)
+        case .rms: return n(q.rms)
+        case .net: return s(q.net)
+        case .id: return .text(q.id)
+        case .place: return s(q.place)
+        case .type: return s(q.type)
+        case .horizontalError: return n(q.horizontalError)
+        case .depthError: return n(q.depthError)
+        case .magError: return n(q.magError)
+        case .magNst: return i(q.magNst)
+        case .status: return s(q.status)
+        case .locationSource: return s(q.locationSource)
+        case .magSource: return s(q.magSource)
+        case .felt: return i(q.felt)
+        case .cdi: return n(q.cdi)
+        case .mmi: return n(q.mmi)
+        case .alert: return s(q.alert)
+        case .tsunami: return i(q.tsunami)
+        case .sig: return i(q.sig)
+        case .tz: return i(q.tz)
+        case .url: return s(q.url)
+        case .detail: return s(q.detail)
+        case .code: return s(q.code)
+        case .ids: return s(q.ids)
+        case .sources: return s(q.sources)
+        case .types: return s(q.types)
+        case .title: return s(q.title)
+        }
+    }
+
+    static func bytesContain(_ hay: String, _ needle: String) -> Bool {
+        let h = Array(hay.utf8), n = Array(needle.utf8)
+        if n.isEmpty { return true }
+        if n.count > h.count { return false }
+        for i in 0...(h.count - n.count) where Array(h[i..<(i + n.count)]) == n { return true }
+        return false
+    }
+
+    static func fold(_ s: String) -> String { s.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil) }
+
+    static func haversine(_ a: Double, _ b: Double, _ c: Double, _ d: Double) -> Double {
+        let r = Double.pi / 180
+        let x = sin((c - a) * r / 2), y = sin((d - b) * r / 2)
+        let h = x * x + cos(a * r) * cos(c * r) * y * y
+        return 2 * 6371.0088 * asin(min(1, h.squareRoot()))
+    }
+
+    static func matches(_ f: Filter, _ q: Quake) throws -> Bool {
+        switch f {
+        case .all: return true
+        case .none: return false
+        case .timeRange(let c, let lo, let hi):
+            guard case .number(let v) = value(q, c) else { return false }
+            return (lo.map { v >= Double($0) } ?? true) && (hi.map { v < Double($0) } ?? true)
+        case .numberRange(let c, let lo, let hi):
+            guard case .number(let v) = value(q, c) else { return false }
+            if let lo, lo.inclusive ? !(v >= lo.value) : !(v > lo.value) { return false }
+            if let hi, hi.inclusive ? !(v <= hi.value) : !(v < hi.value) { return false }
+            return true
+        case .box(let a, let b, let c, let d):
+            guard q.latitude >= a && q.latitude <= b else { return false }
+            return c <= d ? (q.longitude >= c && q.longitude <= d) : (q.longitude >= c || q.longitude <= d)
+        case .near(let a, let b, let r):
+            return haversine(a, b, q.latitude, q.longitude) <= r
+        case .oneOf(let c, let vs):
+            guard case .text(let s) = value(q, c) else {
+                if case .number(let v) = value(q, c) { return vs.compactMap { Double($0) }.contains(v) }
+                return false
+            }
+            return vs.contains(s)
+        case .contains(let c, let needle, let insensitive):
+            guard case .text(let s) = value(q, c) else { return false }
+            return insensitive ? bytesContain(fold(s), fold(needle)) : bytesContain(s, needle)
+        case .isNull(let c):
+            return value(q, c) == .null
+        case .and(let fs): return try fs.allSatisfy { try matches($0, q) }
+        case .or(let fs): return try fs.contains { try matches($0, q) }
+        case .not(let g): return try !matches(g, q)
+        case .after(let cur):
+            return cur.isBefore(cur.sort.map { value(q, $0.column) }, id: q.id)
+        case .predicate(let p): return try p.evaluate(q)
+        }
+    }
+
+    static func sorted(_ qs: [Quake], _ keys: [SortKey]) -> [Quake] {
+        qs.sorted { a, b in
+            for k in keys {
+                let c = SortValue.compare(value(a, k.column), value(b, k.column), ascending: k.ascending)
+                if c != 0 { return c < 0 }
+            }
+            return a.id < b.id
+        }
+    }
+
+    static func query(_ all: [Quake], _ q: QuerySpec) throws -> [Quake] {
+        var rows = try all.filter { try matches(q.filter, $0) }
+        if let c = q.after { rows = rows.filter { row in c.isBefore(c.sort.map { k in value(row, k.column) }, id: row.id) } }
+        let s = sorted(rows, q.sort).dropFirst(q.offset)
+        return Array(q.limit.map { s.prefix($0) } ?? s)
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import Testing
+@testable import QuakeStore
+
+/// Every filter, sort, page, cursor and count kind against the naive reference, on generated
+/// data and on the real USGS files, with randomized queries and the edge cases.
+@Suite struct QueryEngineTests {
+    static let sortable: [Column] = [.time, .mag, .depth, .place, .net, .latitude, .updated, .nst, .magType, .id, .felt]
+    static let nullable: [Column] = [.nst, .felt, .magError, .gap, .horizontalError, .alert, .mag, .place]
+
+    static func randomLeaf(_ data: [Quake], _ rng: inout SplitMix64) -> Filter {
+        let q = data[Int(rng.next() % UInt64(data.count))]
+        switch rng.next() % 11 {
+        case 0:
+            let t = q.timeMilliseconds
+            return .timeRange(.time, lower: t - Int64(rng.next() % 20) * 86_400_000, upper: t + Int64(rng.next() % 40) * 86_400_000)
+        case 1:
+            let m = Double(rng.next() % 60) / 10
+            return .numberRange(.mag, lower: .init(m, inclusive: rng.next() % 2 == 0), upper: rng.next() % 2 == 0 ? nil : .init(m + 1.5))
+        case 2:
+            return .numberRange(.depth, lower: nil, upper: .init(Double(rng.next() % 30), inclusive: false))
+        case 3:
+            let lat = q.latitude, lon = q.longitude
+            if rng.next() % 3 == 0 { return .box(minLatitude: -60, maxLatitude: 60, minLongitude: 170, maxLongitude: -170) }
+            return .box(minLatitude: lat - 3, maxLatitude: lat + 3, minLongitude: max(-180, lon - 5), maxLongitude: min(180, lon + 5))
+        case 4:
+            return .near(latitude: q.latitude, longitude: q.longitude, radiusKm: Double(rng.next() % 300))
+        case 5, 6:
+            let place = q.place ?? "Alaska"
+            let chars = Array(place)
+            let len = min(chars.count, 3 + Int(rng.next() % 8))
+            let start = Int(rng.next() % UInt64(max(1, chars.count - len + 1)))
+            var needle = String(chars[start..<(start + len)])
+            let insensitive = rng.next() % 2 == 0
+            if insensitive { needle = Naive.fold(needle).uppercased() }
+            return .contains(.place, needle, insensitive: insensitive)
+        case 7:
+            return .oneOf(.net, [q.net ?? "ak"] + (rng.next() % 2 == 0 ? ["us"] : []))
+        case 8:
+            return .isNull(nullable[Int(rng.next() % UInt64(nullable.count))])
+        case 9:
+            return .oneOf(.magType, [q.magType ?? "ml"])
+        default:
+            return .oneOf(.status, ["reviewed"])
+        }
+    }
+
+    static func randomFilter(_ data: [Quake], _ rng: inout SplitMix64, depth: Int = 0) -> Filter {
+        let r = rng.next() % 6
+        if depth > 1 || r < 2 { return randomLeaf(data, &rng) }
+        let parts = (0..<(2 + Int(rng.next() % 2))).map { _ in randomFilter(data, &rng, depth: depth + 1) }
+        switch r {
+        case 2, 3: return .and(parts)
+        case 4: return .or(parts)
+        default: return .not(parts[0])
+        }
+    }
+
+    static func randomSpec(_ data: [Quake], _ rng: inout SplitMix64) -> QuerySpec {
+        let keys = (0..<(1 + Int(rng.next() % 2))).map { _ in
+            SortKey(sortable[Int(rng.next() % UInt64(sortable.count))], ascending: rng.next() % 2 == 0)
+        }
+        let limit: Int? = rng.next() % 5 == 0 ? nil : 1 + Int(rng.next() % 60)
+        let offset = rng.next() % 3 == 0 ? Int(rng.next() % 200) : 0
+        return QuerySpec(filter: randomFilter(data, &rng), sort: keys, limit: limit, offset: offset)
+    }
+
+    static func check(_ f: Fixtures.Loaded, iterations: Int, seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        for n in 0..<iterations {
+            let spec = randomSpec(f.quakes, &rng)
+            let want = try Naive.query(f.quakes, spec).map(\.id)
+            let got = try f.store.query(spec, columns: [.id]).ids
+            #expect(got == want, "query \(n): \(spec.filter) sort \(spec.sort) limit \(String(describing: spec.limit)) offset \(spec.offset)")
+            let count = try f.store.count(spec.filter)
+            #expect(count == (try f.quakes.filter { try Naive.matches(spec.filter, $0) }.count), "count \(n): \(spec.filter)")
+            if got != want { return }
+        }
+    }
+
+    @Test func randomizedQueriesMatchTheReferenceOnGeneratedData() throws {
+        try Self.check(Fixtures.generated, iterations: 150, seed: 1)
+    }
+
+    @Test func randomizedQueriesMatchTheReferenceOnRealFeeds() throws {
+        guard let real = Fixtures.real else { return }
+        try Self.check(real, iterations: 60, seed: 2)
+    }
+
+    @Test func fullRowsComeBackExactly() throws {
+        let f = Fixtures.generated
+        let spec = QuerySpec(filter: .numberRange(.mag, lower: .init(4), upper: nil), sort: [SortKey(.mag, ascending: false)], limit: 40)
+        let got = try f.store.query(spec).quakes
+        let want = try Naive.query(f.quakes, spec)
+        #expect(got == want)
+    }
+
+    @Test func edgeCases() throws {
+        let f = Fixtures.generated
+        // empty result
+        #expect(try f.store.query(QuerySpec(filter: .timeRange(.time, lower: 0, upper: 1))).count == 0)
+        #expect(try f.store.count(.none) == 0)
+        // offset past the end
+        #expect(try f.store.query(QuerySpec(filter: .all, sort: [SortKey(.mag)], limit: 10, offset: 10_000_000)).count == 0)
+        #expect(try f.store.query(QuerySpec(filter: .all, sort: [SortKey(.time)], limit: 10, offset: 10_000_000)).count == 0)
+        // nil magnitudes sort last both ways, ties broken by id
+        for asc in [true, false] {
+            let spec = QuerySpec(filter: .all, sort: [SortKey(.felt, ascending: asc)], limit: nil)
+            let got = try f.store.query(spec, columns: [.id, .felt]).quakes
+            let firstNil = got.firstIndex { $0.felt == nil } ?? got.count
+            #expect(got[firstNil...].allSatisfy { $0.felt == nil })
+            #expect(got.map(\.id) == (try Naive.query(f.quakes, spec)).map(\.id))
+        }
+        // antimeridian box
+        let box = Filter.box(minLatitude: -90, maxLatitude: 90, minLongitude: 179, maxLongitude: -179)
+        let n = try f.store.count(box)
+        #expect(n == f.quakes.filter { $0.longitude >= 179 || $0.longitude <= -179 }.count)
+        // non-ASCII places
+        let pahala = try f.store.count(.contains(.place, "pahala", insensitive: true))
+        #expect(pahala > 0 && pahala == f.quakes.filter { ($0.place ?? "").contains("Pāhala") }.count)
+        #expect(try f.store.count(.contains(.place, "Pāhala", insensitive: false)) == pahala)
+        #expect(try f.store.count(.contains(.place, "pahala", insensitive: false)) == 0)
+        #expect(try f.store.count(.contains(.place, "TURKIYE", insensitive: true)) == f.quakes.filter { ($0.place ?? "").contains("Türkiye") }.count)
+        // needles that span the generated prefix and the locality
+        for needle in ["km N of ", "N of Pā", "0 km", " of Ano", "of Healy"] {
+            #expect(try f.store.count(.contains(.place, needle, insensitive: false)) == f.quakes.filter { Naive.bytesContain($0.place ?? "", needle) }.count, "\(needle)")
+        }
+    }
+
+    @Test func anEmptyStoreAnswersEverything() throws {
+        let s = try Store.openOrCreate(path: TestSupport.tempDir() + "/empty")
+        #expect(try s.count(.all) == 0)
+        #expect(try s.query(QuerySpec(sort: [SortKey(.mag, ascending: false)], limit: 5)).count == 0)
+        #expect(try s.aggregate(.all, by: [.value(.net)], metrics: [.count, .avg(.mag)]).0.isEmpty)
+        #expect(try s.sections(.all, by: .time(.day), sort: [SortKey(.time)], limitPerSection: 3).isEmpty)
+    }
+
+    @Test func cursorPagesVisitEveryRowOnceAcrossAConcurrentLoad() throws {
+        let dir = TestSupport.tempDir()
+        var o = GeneratorOptions(rows: 4000)
+        o.firstYear = 2024; o.lastYear = 2024; o.seed = 5
+        _ = try FeedGenerator.generate(o, into: dir + "/a")
+        o.seed = 6
+        _ = try FeedGenerator.generate(o, into: dir + "/b")
+        let s = try Store.openOrCreate(path: dir + "/s")
+        try s.load([dir + "/a"])
+        for keys in [[SortKey(.time, ascending: false)], [SortKey(.mag, ascending: false)], [SortKey(.place), SortKey(.time)]] {
+            let before = Set(try s.query(QuerySpec(filter: .all, sort: keys), columns: [.id]).ids)
+            var seen: [String] = []
+            var spec = QuerySpec(filter: .all, sort: keys, limit: 500)
+            var loaded = false
+            while true {
+                let r = try s.query(spec, columns: [.id])
+                seen += r.ids
+                if !loaded { try s.load([dir + "/b"]); loaded = true }
+                guard r.count == 500, let c = r.cursor else { break }
+                spec.after = Cursor(token: c.token)!   // through the opaque text form
+            }
+            #expect(Set(seen).count == seen.count, "duplicates with \(keys)")
+            #expect(before.isSubset(of: Set(seen)), "gaps with \(keys)")
+            let after = try s.query(QuerySpec(filter: .all, sort: keys), columns: [.id]).ids
+            #expect(seen == after.filter { Set(seen).contains($0) })   // pages follow the sort order
+            // reset for the next order
+            try? FileManager.default.removeItem(atPath: dir + "/s")
+            _ = try Store.openOrCreate(path: dir + "/s")
+            try s.refresh()
+            try s.load([dir + "/a"])
+        }
+    }
+
+    @Test func aggregatesMatchTheReference() throws {
+        for f in [Fixtures.generated] + (Fixtures.real.map { [$0] } ?? []) {
+            let cases: [([GroupBy], Filter)] = [
+                ([.time(.month)], .all), ([.value(.net)], .numberRange(.mag, lower: .init(1), upper: nil)),
+                ([.time(.year), .value(.magType)], .all), ([.bin(.mag, width: 0.5)], .all), ([.bin(.depth, width: 10), .value(.status)], .all),
+                ([.time(.week)], .contains(.place, "CA", insensitive: false)), ([.time(.day)], .all), ([.time(.hour)], .oneOf(.net, ["us"])), ([], .all),
+            ]
+            let metrics: [Metric] = [.count, .min(.mag), .max(.mag), .avg(.mag), .sum(.depth), .percentile(50, .mag), .percentile(90, .depth)]
+            for (groups, filter) in cases {
+                let (rows, _) = try f.store.aggregate(filter, by: groups, metrics: metrics)
+                var want: [[SortValue]: [Quake]] = [:]
+                for q in try f.quakes.filter({ try Naive.matches(filter, $0) }) {
+                    let key = groups.map { g -> SortValue in
+                        switch g {
+                        case .time(let b): return .number(Double(Aggregator.bucket(q.timeMilliseconds, b)))
+                        case .value(let c): return Naive.value(q, c)
+                        case .bin(let c, let w):
+                            guard case .number(let v) = Naive.value(q, c) else { return .null }
+                            return .number((v / w).rounded(.down) * w)
+                        }
+                    }
+                    want[key, default: []].append(q)
+                }
+                #expect(rows.count == want.count, "\(groups)")
+                for r in rows {
+                    let qs = try #require(want[r.keyValues], "\(groups) \(r.keys)")
+                    let mags = qs.compactMap(\.magnitude), depths = qs.compactMap(\.depth)
+                    #expect(r.values[0] == Double(qs.count))
+                    #expect(r.values[1] == mags.min())
+                    #expect(r.values[2] == mags.max())
+                    if let a = r.values[3] { #expect(abs(a - mags.reduce(0, +) / Double(mags.count)) < 1e-9) } else { #expect(mags.isEmpty) }
+                    if let s = r.values[4] { #expect(abs(s - depths.reduce(0, +)) < 1e-6 * max(1, abs(s))) } else { #expect(depths.isEmpty) }
+                    let sm = mags.sorted(), sd = depths.sorted()
+                    #expect(r.values[5] == (sm.isEmpty ? nil : sm[max(1, Int((0.5 * Double(sm.count)).rounded(.up))) - 1]))
+                    #expect(r.values[6] == (sd.isEmpty ? nil : sd[max(1, Int((0.9 * Double(sd.count)).rounded(.up))) - 1]))
+                }
+            }
+        }
+    }
+
+    @Test func sectionsMatchTheReference() throws {
+        let f = Fixtures.generated
+        let filter = Filter.timeRange(.time, lower: Timestamp.parse("2024-03-01")!, upper: Timestamp.parse("2024-03-08")!)
+        for key in [GroupBy.time(.day), .value(.net), .value(.magType), .time(.month)] {
+            let sort = [SortKey(.mag, ascending: false)]
+            let sections = try f.store.sections(filter, by: key, sort: sort, limitPerSection: 3)
+            let matching = try f.quakes.filter { try Naive.matches(filter, $0) }
+            #expect(sections.reduce(0) { $0 + $1.count } == matching.count)
+            for s in sections {
+                let members = matching.filter { q in
+                    switch key {
+                    case .time(let b): return Timestamp.string(Aggregator.bucket(q.timeMilliseconds, b)).hasPrefix(s.id!)
+                    case .value(let c): return Naive.value(q, c) == (s.id.map { .text($0) } ?? .null)
+                    default: return false
+                    }
+                }
+                #expect(members.count == s.count, "\(key) \(s.id ?? "nil")")
+                #expect(s.rows.ids == Array(Naive.sorted(members, sort).prefix(3)).map(\.id))
+            }
+        }
+    }
+
+    @Test func whereTextCompilesToTheSameFilterAsFlags() throws {
+        let f = Fixtures.generated
+        let text = #"mag >= 4.5 && (place.contains("Alaska") || net == "ak") && time >= "2024-03-01""#
+        let flags = Filter.and([.numberRange(.mag, lower: .init(4.5), upper: nil),
+                                .or([.contains(.place, "Alaska", insensitive: false), .oneOf(.net, ["ak"])]),
+                                .timeRange(.time, lower: Timestamp.parse("2024-03-01")!, upper: nil)])
+        #expect(try f.store.count(WhereParser.parse(text)) == f.store.count(flags))
+        #expect(try f.store.count(WhereParser.parse(#"!(mag < 2) && felt != nil && place.localizedStandardContains("pahala")"#))
+                == f.quakes.filter { ($0.magnitude ?? -1) >= 2 && $0.felt != nil && Naive.fold($0.place ?? "").contains("pahala") }.count)
+        for (bad, column) in [("mag >= ", 8), ("mag >= 4 && bogus == 1", 13), (#"time > "yesterday""#, 8), ("mag >= 4 ||", 12), (#"place.startsWith("x")"#, 7)] {
+            do {
+                _ = try WhereParser.parse(bad)
+                Issue.record("\(bad) parsed")
+            } catch let e as WhereParser.SyntaxError {
+                #expect(e.column == column, "\(bad): \(e)")
+            }
+        }
+    }
+}
