@@ -71,7 +71,8 @@ public enum Metric: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    var column: Column? {
+    /// The column the metric reads (nil for count).
+    public var column: Column? {
         switch self {
         case .count: return nil
         case .min(let c), .max(let c), .avg(let c), .sum(let c), .percentile(_, let c): return c

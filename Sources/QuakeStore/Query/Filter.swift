@@ -111,7 +111,7 @@ public indirect enum Filter: Sendable, CustomStringConvertible {
     }
 
     /// Columns the filter reads.
-    var columns: Set<Column> {
+    public var columns: Set<Column> {
         switch self {
         case .all, .none: return []
         case .timeRange(let c, _, _), .numberRange(let c, _, _), .oneOf(let c, _), .contains(let c, _, _), .isNull(let c): return [c]

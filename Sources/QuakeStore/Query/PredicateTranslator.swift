@@ -11,7 +11,7 @@ public struct PredicateTranslator {
     /// The filter for `p`.
     public static func filter(_ p: Predicate<Quake>) -> Filter {
         let t = PredicateTranslator(root: p.variable)
-        if let node = p.expression as? any QuakeExpression, let f = node.filter(t) { return f }
+        if let f = t.recognised(p.expression) { return f }
         return .predicate(RowPredicate(label: PredicateTranslator.label(p.expression)) { q in try p.evaluate(q) })
     }
 
@@ -22,8 +22,15 @@ public struct PredicateTranslator {
     }
 
     func filter<E: StandardPredicateExpression<Bool>>(_ e: E) -> Filter {
-        if let node = e as? any QuakeExpression, let f = node.filter(self) { return f }
-        return slow(e)
+        recognised(e) ?? slow(e)
+    }
+
+    /// The filter for a Boolean node, when recognised: a kernel shape, or a constant.
+    func recognised(_ e: Any) -> Filter? {
+        guard let node = e as? any QuakeExpression else { return nil }
+        if let f = node.filter(self) { return f }
+        if case .constant(let v)? = node.operand(self), let b = v as? Bool { return b ? .all : Filter.none }
+        return nil
     }
 
     func operand(_ e: Any) -> Operand? { (e as? any QuakeExpression)?.operand(self) }
@@ -51,10 +58,7 @@ protocol QuakeExpression {
 }
 
 extension QuakeExpression {
-    func filter(_ t: PredicateTranslator) -> Filter? {
-        if case .constant(let v)? = operand(t), let b = v as? Bool { return b ? .all : .none }
-        return nil
-    }
+    func filter(_ t: PredicateTranslator) -> Filter? { nil }
     func operand(_ t: PredicateTranslator) -> Operand? { nil }
 }
 
@@ -68,6 +72,10 @@ extension PredicateExpressions.Variable: QuakeExpression {
 
 extension PredicateExpressions.Value: QuakeExpression {
     func operand(_ t: PredicateTranslator) -> Operand? { .constant(value) }
+}
+
+extension PredicateExpressions.NilLiteral: QuakeExpression {
+    func operand(_ t: PredicateTranslator) -> Operand? { .constant(Leaf.NilValue()) }
 }
 
 extension PredicateExpressions.KeyPath: QuakeExpression {
@@ -93,10 +101,7 @@ extension PredicateExpressions.NilCoalesce: QuakeExpression where LHS: StandardP
     func filter(_ t: PredicateTranslator) -> Filter? {
         // `if let x = q.field { body } else { default }` and `q.field.map { body } ?? default`
         guard let body = lhs as? any OptionalBody, case .constant(let d)? = t.operand(rhs), let dflt = d as? Bool,
-              let (f, c) = body.bodyFilter(t) else {
-            if case .constant(let v)? = operand(t), let b = v as? Bool { return b ? .all : .none }
-            return nil
-        }
+              let (f, c) = body.bodyFilter(t) else { return nil }
         return dflt ? .or([f, .isNull(c)]) : f
     }
 }
@@ -118,7 +123,7 @@ extension PredicateExpressions.OptionalFlatMap: QuakeExpression, OptionalBody wh
         guard case .column(let c, nil)? = t.operand(wrapped) else { return nil }
         var inner = t
         inner.bound[variable.key] = c
-        guard let node = transform as? any QuakeExpression, let f = node.filter(inner) else { return nil }
+        guard let f = inner.recognised(transform) else { return nil }
         return (f, c)
     }
 }
@@ -199,7 +204,19 @@ extension PredicateExpressions.StringLocalizedStandardContains: QuakeExpression 
 enum Leaf {
     static func flipped(_ o: String) -> String { ["<": ">", "<=": ">=", ">": "<", ">=": "<="][o] ?? o }
 
-    static func number(_ v: Any) -> Double? {
+    /// Marks a `nil` literal.
+    struct NilValue {}
+
+    /// The wrapped value of an optional held in `Any` (nil for `.none`), or the value itself.
+    static func unwrap(_ v: Any) -> Any? {
+        if v is NilValue { return nil }
+        let m = Mirror(reflecting: v)
+        guard m.displayStyle == .optional else { return v }
+        return m.children.first.map { unwrap($0.value) } ?? nil
+    }
+
+    static func number(_ any: Any) -> Double? {
+        guard let v = unwrap(any) else { return nil }
         switch v {
         case let d as Double: return d
         case let i as Int: return Double(i)
@@ -261,7 +278,7 @@ enum Leaf {
         guard let (c, coalesce) = col, let v = value else { return nil }
         let f: Filter
         var nullsMatch = false
-        if isNil(v) {
+        guard let v = unwrap(v) else {
             guard coalesce == nil else { return nil }
             f = .isNull(c)
             return equal ? f : .not(f)
@@ -286,8 +303,4 @@ enum Leaf {
         return equal ? eq : .not(eq)
     }
 
-    static func isNil(_ v: Any) -> Bool {
-        let m = Mirror(reflecting: v)
-        return m.displayStyle == .optional && m.children.isEmpty
-    }
 }
