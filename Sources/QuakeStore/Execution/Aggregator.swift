@@ -154,22 +154,56 @@ final class Aggregator {
                 }
             }
         }
-        let columns = try metrics.map { m -> [Double]? in try m.column.map { try data.doubles($0) } }
-        let wantsValues = metrics.map { if case .percentile = $0 { return true }; return false }
-        for (j, i) in rows.enumerated() {
-            var acc = local[keys[j]] ?? Acc(metrics.count)
-            acc.count += 1
-            for m in 0..<metrics.count {
-                guard let col = columns[m] else { continue }
-                let v = col[i]
-                if v.isNaN { continue }
-                acc.n[m] += 1
-                if v < acc.mins[m] { acc.mins[m] = v }
-                if v > acc.maxs[m] { acc.maxs[m] = v }
-                acc.sums[m] += v
-                if wantsValues[m] { acc.values[m].append(v) }
+        // one group slot per distinct key of this block, then flat per-slot accumulators
+        var slotOf: [Key: Int] = [:]
+        var slotKeys: [Key] = []
+        var slot = [Int](repeating: 0, count: rows.count)
+        var lastKey: Key?
+        var lastSlot = 0
+        for j in 0..<rows.count {
+            let k = keys[j]
+            if k == lastKey { slot[j] = lastSlot; continue }
+            if let s = slotOf[k] { lastSlot = s } else {
+                lastSlot = slotKeys.count
+                slotOf[k] = lastSlot
+                slotKeys.append(k)
             }
-            local[keys[j]] = acc
+            lastKey = k
+            slot[j] = lastSlot
+        }
+        var accs = Array(repeating: Acc(metrics.count), count: slotKeys.count)
+        var counts = [Int](repeating: 0, count: slotKeys.count)
+        for j in 0..<rows.count { counts[slot[j]] += 1 }
+        for (m, metric) in metrics.enumerated() {
+            guard let c = metric.column else { continue }
+            let col = try data.doubles(c)
+            var n = [Int](repeating: 0, count: slotKeys.count)
+            var mins = [Double](repeating: .infinity, count: slotKeys.count)
+            var maxs = [Double](repeating: -.infinity, count: slotKeys.count)
+            var sums = [Double](repeating: 0, count: slotKeys.count)
+            var values: [[Double]] = []
+            let wantsValues: Bool = { if case .percentile = metric { return true }; return false }()
+            if wantsValues { values = Array(repeating: [], count: slotKeys.count) }
+            col.withUnsafeBufferPointer { v in
+                for (j, i) in rows.enumerated() {
+                    let x = v[i]
+                    if x.isNaN { continue }
+                    let g = slot[j]
+                    n[g] += 1
+                    if x < mins[g] { mins[g] = x }
+                    if x > maxs[g] { maxs[g] = x }
+                    sums[g] += x
+                    if wantsValues { values[g].append(x) }
+                }
+            }
+            for g in 0..<slotKeys.count {
+                accs[g].n[m] = n[g]; accs[g].mins[m] = mins[g]; accs[g].maxs[m] = maxs[g]; accs[g].sums[m] = sums[g]
+                if wantsValues { accs[g].values[m] = values[g] }
+            }
+        }
+        for g in 0..<slotKeys.count {
+            accs[g].count = counts[g]
+            local[slotKeys[g], default: Acc(metrics.count)].merge(accs[g])
         }
     }
 

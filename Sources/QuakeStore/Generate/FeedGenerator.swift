@@ -231,7 +231,10 @@ public enum FeedGenerator {
             place = rng.pick(SeismicNetwork.regions)
         } else {
             let dirs = PlaceCodec.directions
-            place = "\(Int(-log(1 - rng.unit()) * 25)) km \(rng.pick(dirs)) of \(e.locality ?? rng.pick(net.localities))"
+            var locality = e.locality ?? rng.pick(net.localities)
+            // before 2016 USGS spelled out the state ("…, California"), later ", CA"
+            if e.time < 1_451_606_400_000 && locality.hasSuffix(", CA") { locality = String(locality.dropLast(2)) + "California" }
+            place = "\(Int(-log(1 - rng.unit()) * 25)) km \(rng.pick(dirs)) of \(locality)"
         }
         text(.place, place)
         let u = rng.unit()

@@ -1,5 +1,6 @@
-/// Reads one feed file of either format, detected from its content.
-final class FeedReader {
+/// Reads one feed file of either format, detected from its content. Used by one thread at a
+/// time (the loader's parsing thread), hence `@unchecked Sendable`.
+final class FeedReader: @unchecked Sendable {
     enum Format: String { case csv, geojson }
 
     let format: Format

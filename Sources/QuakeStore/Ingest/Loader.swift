@@ -51,11 +51,17 @@ final class Loader {
 
     func run(_ paths: [String]) throws -> (LoadSummary, Manifest?) {
         let files = try InputFiles.expand(paths)
+        let trace = ProcessInfo.processInfo.environment["QUAKES_TRACE"] != nil
+        func mark(_ phase: String) {
+            options.onPhase?(phase)
+            if trace { FileHandle.standardError.write(Data("trace: \(phase) at \(String(format: "%.2f", Date().timeIntervalSince(start))) s\n".utf8)) }
+        }
         try spillAll(files)
-        options.onPhase?("spilled")
+        mark("spilled")
         var moves = try resolve()
-        options.onPhase?("resolved")
+        mark("resolved")
         let entries = try merge(&moves)
+        mark("merged")
         summary.rejected = rejectCounter.value
         if options.strict && summary.rejected > 0 {
             throw IngestError.strict("--strict: \(summary.rejected) row\(summary.rejected == 1 ? "" : "s") rejected; nothing committed")
@@ -83,13 +89,29 @@ final class Loader {
                     onReject?(r)
                 }
                 for w in reader.warnings { options.onMessage?("warning: \(w)") }
-                while let batch = try reader.next(maxRows: options.batchRows) {
-                    summary.rowsRead += batch.count
-                    try route(batch)
-                    summary.bytesRead = summary.bytesRead - 0
-                    options.onProgress?(LoadProgress(bytesRead: summary.bytesRead + reader.input.bytesRead, totalBytes: nil,
-                                                     rows: summary.rowsRead + counter.value, elapsedSeconds: Date().timeIntervalSince(start),
-                                                     phase: "reading \(path)"))
+                // parse on a second thread while this one routes and spills
+                let pipe = BatchPipe(capacity: 3)
+                let batchRows = options.batchRows
+                Thread.detachNewThread {
+                    do throws(IngestError) {
+                        while let b = try reader.next(maxRows: batchRows) { if !pipe.put(.batch(b, reader.input.bytesRead)) { return } }
+                        pipe.put(.end)
+                    } catch {
+                        pipe.put(.failed(error))
+                    }
+                }
+                defer { pipe.close() }
+                loop: while true {
+                    switch pipe.take() {
+                    case .batch(let batch, let fileBytes):
+                        summary.rowsRead += batch.count
+                        try route(batch)
+                        options.onProgress?(LoadProgress(bytesRead: summary.bytesRead + fileBytes, totalBytes: nil,
+                                                         rows: summary.rowsRead + counter.value, elapsedSeconds: Date().timeIntervalSince(start),
+                                                         phase: "reading \(path)"))
+                    case .end: break loop
+                    case .failed(let e): throw e
+                    }
                 }
                 summary.bytesRead += reader.input.bytesRead
                 summary.rowsRead += counter.value - rejectsBefore
@@ -325,17 +347,19 @@ final class Loader {
                 if k == groups.count { groups.append([i]) } else { groups[k].append(i) }
             }
         }
-        var final = RowBatch()
+        // single-version events are kept by index and gathered once; only events with several
+        // versions are folded row by row
+        var keep: [Int] = []
+        keep.reserveCapacity(rows.count)
+        var folded = RowBatch()
         for g in groups {
             if g.count == 1 {
-                final.append(from: rows, row: g[0])
+                keep.append(g[0])
                 if g[0] >= storedRows { result.changed = true }
                 continue
             }
-            let order = g.sorted { a, b in
-                rows.ints[Column.updated.rawValue][a] != rows.ints[Column.updated.rawValue][b]
-                    ? rows.ints[Column.updated.rawValue][a] < rows.ints[Column.updated.rawValue][b] : rows.seq[a] < rows.seq[b]
-            }
+            let upd = rows.ints[Column.updated.rawValue]
+            let order = g.sorted { a, b in upd[a] != upd[b] ? upd[a] < upd[b] : rows.seq[a] < rows.seq[b] }
             var acc = RowBatch()
             acc.append(from: rows, row: order[0])
             for j in order.dropFirst() {
@@ -347,16 +371,22 @@ final class Loader {
             let storedAnywhere = g.contains { rows.seq[$0] == Int64.min }
             if let s = storedHere, acc.sameContent(0, rows, s) {
                 result.unchanged += 1
-                final.append(from: rows, row: s)
+                keep.append(s)
             } else {
                 if storedAnywhere { result.updated += 1 }
                 result.changed = true
-                final.append(from: acc, row: 0)
+                folded.append(from: acc, row: 0)
             }
         }
-        if !result.changed { return result }
-        if final.count == 0 { return result }
-        let sorted = final.gather(final.timeIdOrder())
+        if !result.changed || keep.count + folded.count == 0 { return result }
+        let sorted: RowBatch
+        if folded.count == 0 {
+            sorted = rows.gather(rows.timeIdOrder(of: keep))
+        } else {
+            var final = rows.gather(keep)
+            final.append(contentsOf: folded)
+            sorted = final.gather(final.timeIdOrder())
+        }
         let key = partitioning.key(ordinal: o)
         result.entry = try PartitionWriter.write(sorted, key: key, dir: "\(key).g\(generation)", storePath: storePath, blockRows: old.blockRows)
         return result

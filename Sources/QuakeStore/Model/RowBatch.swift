@@ -100,10 +100,13 @@ public struct RowBatch: Sendable, Equatable {
     }
 
     /// Row indices sorted by (time, id): the order rows take inside a partition.
-    func timeIdOrder() -> [Int] {
+    func timeIdOrder() -> [Int] { timeIdOrder(of: Array(0..<count)) }
+
+    /// `rows` sorted by (time, id).
+    func timeIdOrder(of rows: [Int]) -> [Int] {
         let t = ints[Column.time.rawValue]
         let ids = text[Column.id.rawValue]
-        return (0..<count).sorted { a, b in
+        return rows.sorted { a, b in
             if t[a] != t[b] { return t[a] < t[b] }
             return ids.compare(a, ids, b) < 0
         }

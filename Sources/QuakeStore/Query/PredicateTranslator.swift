@@ -74,6 +74,17 @@ extension PredicateExpressions.Value: QuakeExpression {
     func operand(_ t: PredicateTranslator) -> Operand? { .constant(value) }
 }
 
+extension PredicateExpressions.UnaryMinus: QuakeExpression where Wrapped: StandardPredicateExpression {
+    func operand(_ t: PredicateTranslator) -> Operand? {
+        guard case .constant(let v)? = t.operand(wrapped) else { return nil }
+        switch v {
+        case let d as Double: return .constant(-d)
+        case let i as Int: return .constant(-i)
+        default: return nil
+        }
+    }
+}
+
 extension PredicateExpressions.NilLiteral: QuakeExpression {
     func operand(_ t: PredicateTranslator) -> Operand? { .constant(Leaf.NilValue()) }
 }
