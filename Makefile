@@ -13,7 +13,7 @@ deps:
 	  { echo "could not install libzstd-dev; install it with your package manager"; exit 1; }; }
 
 build: deps
-	$(SWIFT) build -c release --product quakes
+	$(SWIFT) build -c release --static-swift-stdlib --product quakes
 
 # Release mode: the tests compare kernels with naive references over real and generated data.
 test: deps

@@ -13,7 +13,7 @@ command -v sqlite3 >/dev/null || { apt-get update -qq && apt-get install -y -qq 
 python3 -c "import duckdb, pytz" 2>/dev/null || pip install -q "duckdb==1.5.6" pytz   # same version as the CLI, so both read one file
 command -v duckdb >/dev/null || pip install -q duckdb-cli
 
-(cd "$root" && swift build -c release --product quakes)
+(cd "$root" && swift build -c release --static-swift-stdlib --product quakes)
 Q="$root/.build/release/quakes"
 
 if [ ! -f "$work/feed-$rows.done" ]; then

@@ -69,7 +69,8 @@ extension Store {
             if let lo, e.maxTime < lo { continue }
             if let hi, e.minTime >= hi { continue }
             rows += e.rows
-            for c in columns { bytes += e.diskBytes[c.rawValue] }
+            let d = e.diskBytes
+            for c in columns { bytes += d[c.rawValue] }
         }
         return (rows, bytes)
     }

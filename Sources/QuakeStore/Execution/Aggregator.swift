@@ -160,7 +160,19 @@ final class Aggregator {
         var slot = [Int](repeating: 0, count: rows.count)
         var lastKey: Key?
         var lastSlot = 0
-        for j in 0..<rows.count {
+        var dense = false
+        if groups.count == 1, case .value(let c) = groups[0], c.kind == .category {
+            // slots straight from dictionary codes: no hashing per row
+            let cat = try data.category(c)
+            var slotOfCode = [Int](repeating: -1, count: cat.dictionary.count + 1)
+            for (j, i) in rows.enumerated() {
+                let code = Int(cat.codes[i])
+                if slotOfCode[code] < 0 { slotOfCode[code] = slotKeys.count; slotKeys.append(keys[j]) }
+                slot[j] = slotOfCode[code]
+            }
+            dense = true
+        }
+        for j in 0..<rows.count where !dense {
             let k = keys[j]
             if k == lastKey { slot[j] = lastSlot; continue }
             if let s = slotOf[k] { lastSlot = s } else {

@@ -13,28 +13,32 @@ extension BlockData {
             return v.withUnsafeBufferPointer { p in p.map { $0 != RowBatch.null && $0 >= l && $0 < h } }
         case .numberRange(let c, let lo, let hi):
             let v = try doubles(c)
-            return v.withUnsafeBufferPointer { p in
-                var out = [Bool](repeating: true, count: rows)
-                if let lo {
-                    if lo.inclusive { for i in 0..<rows { out[i] = p[i] >= lo.value } } else { for i in 0..<rows { out[i] = p[i] > lo.value } }
-                } else {
-                    for i in 0..<rows { out[i] = !p[i].isNaN }
-                }
-                if let hi {
-                    if hi.inclusive { for i in 0..<rows where !(p[i] <= hi.value) { out[i] = false } } else {
-                        for i in 0..<rows where !(p[i] < hi.value) { out[i] = false }
+            // NaN (null) fails every comparison, as it should
+            let l = lo?.value ?? -.infinity, h = hi?.value ?? .infinity
+            let li = lo?.inclusive ?? true, hiIncl = hi?.inclusive ?? true
+            return [Bool](unsafeUninitializedCapacity: rows) { out, n in
+                v.withUnsafeBufferPointer { p in
+                    switch (li, hiIncl) {
+                    case (true, true): for i in 0..<rows { out[i] = p[i] >= l && p[i] <= h }
+                    case (true, false): for i in 0..<rows { out[i] = p[i] >= l && p[i] < h }
+                    case (false, true): for i in 0..<rows { out[i] = p[i] > l && p[i] <= h }
+                    case (false, false): for i in 0..<rows { out[i] = p[i] > l && p[i] < h }
                     }
                 }
-                return out
+                n = rows
             }
         case .box(let a, let b, let c, let d):
             let lat = try doubles(.latitude), lon = try doubles(.longitude)
-            var out = [Bool](repeating: false, count: rows)
             let wraps = c > d
-            for i in 0..<rows where lat[i] >= a && lat[i] <= b {
-                out[i] = wraps ? (lon[i] >= c || lon[i] <= d) : (lon[i] >= c && lon[i] <= d)
+            return [Bool](unsafeUninitializedCapacity: rows) { out, n in
+                lat.withUnsafeBufferPointer { la in
+                    lon.withUnsafeBufferPointer { lo in
+                        if wraps { for i in 0..<rows { out[i] = la[i] >= a && la[i] <= b && (lo[i] >= c || lo[i] <= d) } }
+                        else { for i in 0..<rows { out[i] = la[i] >= a && la[i] <= b && lo[i] >= c && lo[i] <= d } }
+                    }
+                }
+                n = rows
             }
-            return out
         case .near(let la, let lo, let r):
             let lat = try doubles(.latitude), lon = try doubles(.longitude)
             return (0..<rows).map { Geo.distanceKm(la, lo, lat[$0], lon[$0]) <= r }
@@ -58,8 +62,13 @@ extension BlockData {
                     continue
                 }
                 let m = try mask(g)
-                for i in 0..<rows where !m[i] { out[i] = false }
-                if !out.contains(true) { break }
+                var any = false
+                out.withUnsafeMutableBufferPointer { o in
+                    m.withUnsafeBufferPointer { mp in
+                        for i in 0..<rows { o[i] = o[i] && mp[i]; any = any || o[i] }
+                    }
+                }
+                if !any { break }
             }
             return out
         case .or(let fs):

@@ -24,7 +24,7 @@ final class BlockData {
         if let v = doubleCache[c.rawValue] { return v }
         let v: [Double]
         if c.kind == .timestamp { v = try ints(c).map { $0 == RowBatch.null ? .nan : Double($0) } } else {
-            v = try reader.ints(c, block: block).map { ScaledDecimal.double($0) }
+            v = try reader.doubles(c, block: block)
             decodedColumns.insert(c)
         }
         doubleCache[c.rawValue] = v

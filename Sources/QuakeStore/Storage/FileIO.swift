@@ -27,28 +27,25 @@ enum FileIO {
 
     /// Writes a file without flushing it; a later ``syncFilesystem(_:)`` makes it durable.
     static func writeFile(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
-        let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o644)
-        guard fd >= 0 else { throw .io("\(path): \(errorText())") }
-        defer { close(fd) }
-        var off = 0
-        while off < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
-            if n < 0 { if errno == EINTR { continue }; throw .io("\(path): \(errorText())") }
-            off += n
-        }
+        try write(path, bytes, sync: false)
     }
 
+    /// Writes a file and fsyncs it.
     static func writeDurably(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
+        try write(path, bytes, sync: true)
+    }
+
+    private static func write(_ path: String, _ bytes: [UInt8], sync: Bool) throws(StoreError) {
         let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o644)
         guard fd >= 0 else { throw .io("\(path): \(errorText())") }
         defer { close(fd) }
         var off = 0
         while off < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, $0.count - off) }
             if n < 0 { if errno == EINTR { continue }; throw .io("\(path): \(errorText())") }
             off += n
         }
-        guard fsync(fd) == 0 else { throw .io("\(path): fsync: \(errorText())") }
+        if sync { guard fsync(fd) == 0 else { throw .io("\(path): fsync: \(errorText())") } }
     }
 
     static func fsyncDirectory(_ path: String) throws(StoreError) {

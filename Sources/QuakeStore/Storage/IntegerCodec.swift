@@ -49,6 +49,49 @@ enum IntegerCodec {
         return w.bytes
     }
 
+    /// Decodes a block of scaled decimals straight to doubles (NaN for null), in one pass
+    /// over the byte planes and one conversion loop.
+    static func decodeDoubles(_ raw: UnsafeRawBufferPointer, rows n: Int) throws(StoreError) -> [Double] {
+        var r = ByteReader(raw)
+        let flags = try r.u8()
+        let width = Int(try r.u8())
+        guard width <= 8, flags & 1 == 0 else { return try decode(raw, rows: n).map { ScaledDecimal.double($0) } }
+        let hasNulls = flags & 2 != 0
+        var bitmapStart = -1
+        if hasNulls { bitmapStart = r.pos; try r.need((n + 7) / 8); r.pos += (n + 7) / 8 }
+        try r.need(n * width)
+        let start = r.pos
+        var z = [UInt64](repeating: 0, count: n)
+        z.withUnsafeMutableBufferPointer { zp in
+            let src = raw.bindMemory(to: UInt8.self)
+            for plane in 0..<width {
+                let base = src.baseAddress! + start + plane * n
+                let shift = UInt64(plane * 8)
+                for i in 0..<n { zp[i] |= UInt64(base[i]) << shift }
+            }
+        }
+        return [Double](unsafeUninitializedCapacity: n) { out, initialized in
+            z.withUnsafeBufferPointer { zp in
+                ScaledDecimal.pow10.withUnsafeBufferPointer { p10 in
+                    for i in 0..<n {
+                        let zz = zp[i]
+                        let e = Int64(bitPattern: (zz >> 1) ^ (0 &- (zz & 1)))
+                        let m = e >> 6
+                        if m.magnitude > 1 << 53 || (m == 0 && e & 32 != 0) {
+                            out[i] = ScaledDecimal.double(e)
+                        } else {
+                            out[i] = Double(m) / p10[Int(e & 31)]
+                        }
+                    }
+                }
+            }
+            if hasNulls {
+                for i in 0..<n where raw[bitmapStart + (i >> 3)] & (1 << UInt8(i & 7)) != 0 { out[i] = .nan }
+            }
+            initialized = n
+        }
+    }
+
     static func decode(_ raw: UnsafeRawBufferPointer, rows n: Int) throws(StoreError) -> [Int64] {
         var r = ByteReader(raw)
         let flags = try r.u8()

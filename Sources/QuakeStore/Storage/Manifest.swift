@@ -45,7 +45,7 @@ public struct Manifest: Codable, Sendable, Equatable {
 
     func encoded() -> [UInt8] {
         let e = JSONEncoder()
-        e.outputFormatting = [.prettyPrinted, .sortedKeys]
+        e.outputFormatting = [.sortedKeys]
         return Array(try! e.encode(self))
     }
 }
@@ -58,8 +58,27 @@ public struct PartitionEntry: Codable, Sendable, Equatable {
     public var rows: Int
     public var minTime: Int64
     public var maxTime: Int64
+    /// Bytes on disk and encoded bytes per column, as `disk,...;raw,...` in ``Column`` order.
+    /// Kept as one string so that reading the manifest (every query does) stays cheap.
+    public var columnBytes: String
+
+    init(key: String, dir: String, rows: Int, minTime: Int64, maxTime: Int64, diskBytes: [Int], rawBytes: [Int]) {
+        self.key = key
+        self.dir = dir
+        self.rows = rows
+        self.minTime = minTime
+        self.maxTime = maxTime
+        columnBytes = diskBytes.map(String.init).joined(separator: ",") + ";" + rawBytes.map(String.init).joined(separator: ",")
+    }
+
+    private func sizes(_ part: Int) -> [Int] {
+        let halves = columnBytes.split(separator: ";", omittingEmptySubsequences: false)
+        let v = part < halves.count ? halves[part].split(separator: ",").map { Int($0) ?? 0 } : []
+        return v.count == Column.count ? v : Array(repeating: 0, count: Column.count)
+    }
+
     /// Bytes on disk per column, in ``Column`` order.
-    public var diskBytes: [Int]
+    public var diskBytes: [Int] { sizes(0) }
     /// Encoded bytes before zstd per column, in ``Column`` order.
-    public var rawBytes: [Int]
+    public var rawBytes: [Int] { sizes(1) }
 }

@@ -46,7 +46,7 @@ public final class PartitionReader: @unchecked Sendable {
 
     /// A decimal column block as doubles (NaN for null).
     func doubles(_ c: Column, block k: Int) throws(StoreError) -> [Double] {
-        try ints(c, block: k).map { ScaledDecimal.double($0) }
+        try decode(c, k) { (p, n) throws(StoreError) in try IntegerCodec.decodeDoubles(p, rows: n) }
     }
 
     func category(_ c: Column, block k: Int) throws(StoreError) -> CategoryBlock {

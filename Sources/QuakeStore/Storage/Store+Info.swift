@@ -4,7 +4,7 @@ public struct StoreInfo: Codable, Sendable {
         public var column: String
         public var diskBytes: Int
         public var rawBytes: Int
-        /// Bytes of the column's values as feed text (before any encoding).
+        /// Encoded bytes over bytes on disk (what zstd saved).
         public var ratio: Double
     }
     public var path: String
@@ -24,7 +24,8 @@ extension Store {
     public func info() -> StoreInfo {
         var disk = [Int](repeating: 0, count: Column.count), raw = disk
         for p in manifest.partitions {
-            for c in 0..<Column.count { disk[c] += p.diskBytes[c]; raw[c] += p.rawBytes[c] }
+            let d = p.diskBytes, r = p.rawBytes
+            for c in 0..<Column.count { disk[c] += d[c]; raw[c] += r[c] }
         }
         let cols = Column.allCases.map { c in
             StoreInfo.ColumnSize(column: c.name, diskBytes: disk[c.rawValue], rawBytes: raw[c.rawValue],
