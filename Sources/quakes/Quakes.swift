@@ -16,6 +16,10 @@ struct Quakes: ParsableCommand {
 
     /// Runs the command; usage errors exit with status 2 and a one-line hint.
     static func main() {
+        // Keep freed block buffers in the heap instead of returning them to the kernel:
+        // queries allocate and free many large arrays, and each fresh mmap costs page faults.
+        _ = glibcMallopt(-3 /* M_MMAP_THRESHOLD */, 256 << 20)
+        _ = glibcMallopt(-1 /* M_TRIM_THRESHOLD */, 512 << 20)
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -40,6 +44,9 @@ struct Quakes: ParsableCommand {
         Foundation.exit(1)
     }
 }
+
+/// glibc's `mallopt`, which the Glibc module does not export.
+@_silgen_name("mallopt") func glibcMallopt(_ param: Int32, _ value: Int32) -> Int32
 
 /// Where the store lives.
 struct StoreOptions: ParsableArguments {

@@ -134,8 +134,12 @@ final class Aggregator {
     }
 
     private func fold(_ data: BlockData, _ rows: [Int], into local: inout [Key: Acc]) throws {
-        var keys = [Key](repeating: Key(), count: rows.count)
-        for (g, by) in groups.enumerated() {
+        let denseColumn: Column? = {
+            if groups.count == 1, case .value(let c) = groups[0], c.kind == .category { return c }
+            return nil
+        }()
+        var keys = [Key](repeating: Key(), count: denseColumn == nil ? rows.count : 0)
+        for (g, by) in groups.enumerated() where denseColumn == nil {
             switch by {
             case .time(let b):
                 let t = try data.ints(.time)
@@ -161,14 +165,19 @@ final class Aggregator {
         var lastKey: Key?
         var lastSlot = 0
         var dense = false
-        if groups.count == 1, case .value(let c) = groups[0], c.kind == .category {
+        if let c = denseColumn {
             // slots straight from dictionary codes: no hashing per row
             let cat = try data.category(c)
             var slotOfCode = [Int](repeating: -1, count: cat.dictionary.count + 1)
-            for (j, i) in rows.enumerated() {
-                let code = Int(cat.codes[i])
-                if slotOfCode[code] < 0 { slotOfCode[code] = slotKeys.count; slotKeys.append(keys[j]) }
-                slot[j] = slotOfCode[code]
+            cat.codes.withUnsafeBufferPointer { codes in
+                for (j, i) in rows.enumerated() {
+                    let code = Int(codes[i])
+                    if slotOfCode[code] < 0 {
+                        slotOfCode[code] = slotKeys.count
+                        slotKeys.append(Key(a: code == 0 ? 0 : names.id(cat.dictionary.string(code - 1) ?? "")))
+                    }
+                    slot[j] = slotOfCode[code]
+                }
             }
             dense = true
         }

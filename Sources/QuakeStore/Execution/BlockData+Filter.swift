@@ -19,10 +19,10 @@ extension BlockData {
             return [Bool](unsafeUninitializedCapacity: rows) { out, n in
                 v.withUnsafeBufferPointer { p in
                     switch (li, hiIncl) {
-                    case (true, true): for i in 0..<rows { out[i] = p[i] >= l && p[i] <= h }
-                    case (true, false): for i in 0..<rows { out[i] = p[i] >= l && p[i] < h }
-                    case (false, true): for i in 0..<rows { out[i] = p[i] > l && p[i] <= h }
-                    case (false, false): for i in 0..<rows { out[i] = p[i] > l && p[i] < h }
+                    case (true, true): for i in 0..<rows { out[i] = (p[i] >= l) &&& (p[i] <= h) }
+                    case (true, false): for i in 0..<rows { out[i] = (p[i] >= l) &&& (p[i] < h) }
+                    case (false, true): for i in 0..<rows { out[i] = (p[i] > l) &&& (p[i] <= h) }
+                    case (false, false): for i in 0..<rows { out[i] = (p[i] > l) &&& (p[i] < h) }
                     }
                 }
                 n = rows
@@ -33,8 +33,8 @@ extension BlockData {
             return [Bool](unsafeUninitializedCapacity: rows) { out, n in
                 lat.withUnsafeBufferPointer { la in
                     lon.withUnsafeBufferPointer { lo in
-                        if wraps { for i in 0..<rows { out[i] = la[i] >= a && la[i] <= b && (lo[i] >= c || lo[i] <= d) } }
-                        else { for i in 0..<rows { out[i] = la[i] >= a && la[i] <= b && lo[i] >= c && lo[i] <= d } }
+                        if wraps { for i in 0..<rows { out[i] = (la[i] >= a) &&& (la[i] <= b) &&& ((lo[i] >= c) ||| (lo[i] <= d)) } }
+                        else { for i in 0..<rows { out[i] = (la[i] >= a) &&& (la[i] <= b) &&& (lo[i] >= c) &&& (lo[i] <= d) } }
                     }
                 }
                 n = rows
@@ -65,7 +65,8 @@ extension BlockData {
                 var any = false
                 out.withUnsafeMutableBufferPointer { o in
                     m.withUnsafeBufferPointer { mp in
-                        for i in 0..<rows { o[i] = o[i] && mp[i]; any = any || o[i] }
+                        for i in 0..<rows { o[i] = o[i] &&& mp[i] }
+                        any = o.contains(true)
                     }
                 }
                 if !any { break }
@@ -140,6 +141,18 @@ extension BlockData {
             }
         }
     }
+}
+
+infix operator &&&: LogicalConjunctionPrecedence
+infix operator |||: LogicalDisjunctionPrecedence
+
+/// Branch-free Boolean and/or (both sides always evaluated), so kernel loops vectorize.
+@inline(__always) func &&& (a: Bool, b: Bool) -> Bool {
+    unsafeBitCast(unsafeBitCast(a, to: UInt8.self) & unsafeBitCast(b, to: UInt8.self), to: Bool.self)
+}
+
+@inline(__always) func ||| (a: Bool, b: Bool) -> Bool {
+    unsafeBitCast(unsafeBitCast(a, to: UInt8.self) | unsafeBitCast(b, to: UInt8.self), to: Bool.self)
 }
 
 /// Great-circle distance.

@@ -183,6 +183,31 @@ final class QueryExecutor {
         if numeric && K != nil {
             blocks.sort { SortValue.compare($0.bound, $1.bound, ascending: primary.ascending) < 0 }
         }
+        // both cores: blocks dealt alternately (each half stays in bound order), one heap each
+        let lanes = blocks.count >= 4 ? workerCount : 1
+        let parts = try parallelMap(Array(0..<lanes)) { lane -> ([Candidate], QueryStats) in
+            var s = QueryStats()
+            let mine = stride(from: lane, to: blocks.count, by: lanes).map { blocks[$0] }
+            let c = try self.collect(mine, q, f, K: K, numeric: numeric, descMask: descMask, stats: &s)
+            return (c, s)
+        }
+        var merged: [Candidate] = []
+        for (c, s) in parts {
+            merged.append(contentsOf: c)
+            stats.merge(s)
+            stats.blocksTotal += s.blocksTotal
+        }
+        var sorted = merged.sorted()
+        if let K, sorted.count > K { sorted.removeLast(sorted.count - K) }
+        let page = sorted.dropFirst(q.offset)
+        stats.rowsReturned = page.count
+        return (page.map(\.ref), stats)
+    }
+
+    /// The best `K` candidates (all when `K` is nil) of `blocks`, visited in order.
+    private func collect(_ blocks: [(p: Int, k: Int, bound: SortValue)], _ q: QuerySpec, _ f: Filter, K: Int?, numeric: Bool,
+                         descMask: UInt64, stats: inout QueryStats) throws -> [Candidate] {
+        let primary = q.sort[0]
         var heap = Heap<Candidate>()
         var all: [Candidate] = []
         for (n, b) in blocks.enumerated() {
@@ -191,10 +216,10 @@ final class QueryExecutor {
                 stats.blocksSkippedByTopN += blocks.count - n
                 break
             }
-            guard let (data, rows) = try scan(b.p, b.k, f, &stats) else { continue }
+            guard let (data, rows) = try scan(b.p, b.k, f, &stats), !rows.isEmpty else { continue }
             stats.rowsMatched += rows.count
             let prim: [Double]? = numeric ? try data.doubles(primary.column) : nil
-            let ids = try data.text(.id)
+            var idArena: ByteArena?
             for i in rows {
                 let v0: SortValue
                 if let prim { v0 = prim[i].isNaN ? .null : .number(prim[i]) } else { v0 = try data.sortValue(primary.column, i) }
@@ -202,7 +227,8 @@ final class QueryExecutor {
                    SortValue.compare(v0, worst.values[0], ascending: primary.ascending) > 0 { continue }
                 var values = [v0]
                 for s in q.sort.dropFirst() { values.append(try data.sortValue(s.column, i)) }
-                let c = Candidate(values: values, id: ids.string(i) ?? "", ref: RowRef(partition: b.p, row: data.firstRow + i), descending: descMask)
+                if idArena == nil { idArena = try data.text(.id) }
+                let c = Candidate(values: values, id: idArena!.string(i) ?? "", ref: RowRef(partition: b.p, row: data.firstRow + i), descending: descMask)
                 if let K {
                     if heap.count < K { heap.insert(c) } else if c < heap.max! { _ = heap.replaceMax(with: c) }
                 } else {
@@ -210,16 +236,6 @@ final class QueryExecutor {
                 }
             }
         }
-        var sorted: [Candidate]
-        if K != nil {
-            sorted = []
-            sorted.reserveCapacity(heap.count)
-            while let c = heap.popMin() { sorted.append(c) }
-        } else {
-            sorted = all.sorted()
-        }
-        let page = sorted.dropFirst(q.offset)
-        stats.rowsReturned = page.count
-        return (page.map(\.ref), stats)
+        return K == nil ? all : Array(heap.unordered)
     }
 }

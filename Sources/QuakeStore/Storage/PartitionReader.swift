@@ -1,9 +1,13 @@
+import Foundation
+
 /// Read access to one partition's column files, mapped lazily, decoded block by block.
 public final class PartitionReader: @unchecked Sendable {
     public let entry: PartitionEntry
     let path: String
     private var files: [MappedFile?] = Array(repeating: nil, count: Column.count)
     private var footers: [[BlockInfo]?] = Array(repeating: nil, count: Column.count)
+    /// Guards the lazily filled caches: a partition may be read by both scan threads.
+    private let lock = NSLock()
 
     init(storePath: String, entry: PartitionEntry) {
         self.entry = entry
@@ -11,6 +15,8 @@ public final class PartitionReader: @unchecked Sendable {
     }
 
     func file(_ c: Column) throws(StoreError) -> MappedFile {
+        lock.lock()
+        defer { lock.unlock() }
         if let f = files[c.rawValue] { return f }
         let f = try MappedFile(path: "\(path)/\(c.name).col")
         files[c.rawValue] = f
@@ -19,17 +25,25 @@ public final class PartitionReader: @unchecked Sendable {
 
     /// The zone maps of column `c`.
     public func blocks(_ c: Column) throws(StoreError) -> [BlockInfo] {
-        if let b = footers[c.rawValue] { return b }
+        lock.lock()
+        let cached = footers[c.rawValue]
+        lock.unlock()
+        if let cached { return cached }
         let b = try ColumnFile.footer(try file(c), column: c)
         let total = b.reduce(0) { $0 + Int($1.rows) }
         guard total == entry.rows else { throw .corrupt("\(path)/\(c.name).col: holds \(total) rows, manifest says \(entry.rows)") }
+        lock.lock()
         footers[c.rawValue] = b
+        lock.unlock()
         return b
     }
 
+    /// Set by `verify`: also check each block's footer checksum.
+    var checkBlockSums = false
+
     func payload(_ c: Column, block k: Int) throws(StoreError) -> [UInt8] {
         let b = try blocks(c)
-        return try ColumnFile.payload(try file(c), b[k], index: k)
+        return try ColumnFile.payload(try file(c), b[k], index: k, checkFooterSum: checkBlockSums)
     }
 
     private func decode<T>(_ c: Column, _ k: Int, _ body: (UnsafeRawBufferPointer, Int) throws(StoreError) -> T) throws(StoreError) -> T {

@@ -37,6 +37,7 @@ extension Store {
         for e in manifest.partitions {
             progress?(e.dir)
             let r = PartitionReader(storePath: path, entry: e)
+            r.checkBlockSums = true
             let span = manifest.partitioning.span(e.minTime)
             for c in Column.allCases {
                 let file = "partitions/\(e.dir)/\(c.name).col"
