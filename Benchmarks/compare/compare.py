@@ -103,12 +103,14 @@ def main():
     a = ap.parse_args()
     csv_bytes = os.path.getsize(a.csv)
     qs, ddb, sdb = os.path.join(a.work, "quakes.store"), os.path.join(a.work, "quakes.duckdb"), os.path.join(a.work, "quakes.sqlite")
+    # Move earlier stores aside and delete them only at the end: ext4 makes file creation slow
+    # right after many deletions (recently_deleted inode scans), which would skew the loads.
+    old = os.path.join(a.work, "old-%d" % int(time.time()))
+    os.makedirs(old)
     for p in (qs, ddb, sdb):
-        if os.path.isdir(p):
-            shutil.rmtree(p)
-        elif os.path.exists(p):
-            os.remove(p)
-    time.sleep(int(os.environ.get("SETTLE", "30")))  # let the filesystem settle after deleting the previous stores
+        if os.path.exists(p):
+            os.rename(p, os.path.join(old, os.path.basename(p)))
+    time.sleep(int(os.environ.get("SETTLE", "10")))
 
     loads = {}
     secs, rss, _ = rss_of([a.quakes, "load", "--store", qs, a.csv])
@@ -148,6 +150,7 @@ def main():
         duck_cli.append(proc_ms(["duckdb", "-readonly", ddb, "-c", dsql]))
         lite_cli.append(proc_ms(["sqlite3", sdb, ssql]))
 
+    shutil.rmtree(old, ignore_errors=True)
     print(f"# quakes vs DuckDB {duckdb.__version__} vs SQLite {sqlite3.sqlite_version}, {os.path.basename(a.csv)} ({csv_bytes / 1e6:.0f} MB)\n")
     print("| load | seconds | MB/s | peak RSS MiB | size MB |\n|---|---:|---:|---:|---:|")
     for k, (s, r, b) in loads.items():

@@ -137,30 +137,27 @@ final class Loader {
     private func route(_ batch: RowBatch) throws {
         let times = batch.ints[Column.time.rawValue]
         var lo: Int64 = 1, hi: Int64 = 0, ord = 0
-        var rowsBy: [Int: [Int]] = [:]
-        var current: [Int] = []
-        var currentOrd = Int.min
-        for i in 0..<batch.count {
-            let t = times[i]
-            if !(t >= lo && t < hi) {
-                ord = partitioning.ordinal(t)
-                lo = partitioning.start(ordinal: ord)
-                hi = partitioning.start(ordinal: ord + 1)
+        // runs of consecutive rows in one partition are copied as ranges: feeds are time-ordered,
+        // so a batch is a few runs
+        var runStart = 0
+        var runOrd = Int.min
+        for i in 0...batch.count {
+            if i < batch.count {
+                let t = times[i]
+                if !(t >= lo && t < hi) {
+                    ord = partitioning.ordinal(t)
+                    lo = partitioning.start(ordinal: ord)
+                    hi = partitioning.start(ordinal: ord + 1)
+                }
+                if ord == runOrd { continue }
             }
-            if ord != currentOrd {
-                if currentOrd != Int.min { rowsBy[currentOrd, default: []].append(contentsOf: current) }
-                current = rowsBy[ord] ?? []
-                rowsBy[ord] = nil
-                currentOrd = ord
+            if runOrd != Int.min {
+                partBuffers[runOrd, default: RowBatch()].append(contentsOf: batch, range: runStart..<i)
+                bufferedRows += i - runStart
+                if partBuffers[runOrd]!.count >= 16384 { try flushPartition(runOrd) }
             }
-            current.append(i)
-        }
-        if currentOrd != Int.min { rowsBy[currentOrd, default: []].append(contentsOf: current) }
-        for (o, rows) in rowsBy {
-            let sub = rows.count == batch.count ? batch : batch.gather(rows)
-            partBuffers[o, default: RowBatch()].append(contentsOf: sub)
-            bufferedRows += sub.count
-            if partBuffers[o]!.count >= 16384 { try flushPartition(o) }
+            runStart = i
+            runOrd = ord
         }
         if bufferedRows > 262_144 { try flushPartitions() }
         let ids = batch.text[Column.id.rawValue]

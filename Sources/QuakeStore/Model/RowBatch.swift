@@ -37,6 +37,24 @@ public struct RowBatch: Sendable, Equatable {
         count += 1
     }
 
+    /// Appends rows `range` of `other` (contiguous copies, no per-row work).
+    mutating func append(contentsOf other: RowBatch, range: Range<Int>) {
+        if range.isEmpty { return }
+        for c in Column.allCases {
+            if RowBatch.isInt(c) { ints[c.rawValue].append(contentsOf: other.ints[c.rawValue][range]) } else {
+                let src = other.text[c.rawValue]
+                let lo = range.lowerBound == 0 ? 0 : src.ends[range.lowerBound - 1]
+                let hi = src.ends[range.upperBound - 1]
+                let shift = text[c.rawValue].bytes.count - lo
+                text[c.rawValue].bytes.append(contentsOf: src.bytes[lo..<hi])
+                text[c.rawValue].ends.append(contentsOf: src.ends[range].lazy.map { $0 + shift })
+            }
+        }
+        present.append(contentsOf: other.present[range])
+        seq.append(contentsOf: other.seq[range])
+        count += range.count
+    }
+
     /// Appends every row of `other`.
     mutating func append(contentsOf other: RowBatch) {
         for c in Column.allCases {
