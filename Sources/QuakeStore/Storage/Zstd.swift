@@ -1,4 +1,5 @@
 import CZstd
+import Foundation
 
 /// Thin, safe wrapper over libzstd's one-shot and streaming APIs.
 enum Zstd {
@@ -20,21 +21,39 @@ enum Zstd {
         return out
     }
 
-    /// Decompresses one frame whose content size is recorded in its header.
+    /// Decompresses one frame whose content size is recorded in its header, with this
+    /// thread's reusable decompression context, into an uninitialized buffer.
     static func decompress(_ input: UnsafeRawBufferPointer, expectedSize: Int) throws(StoreError) -> [UInt8] {
         let size = ZSTD_getFrameContentSize(input.baseAddress, input.count)
         guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN, Int(size) == expectedSize else {
             throw .corrupt("zstd frame header does not match the block footer")
         }
-        var out = [UInt8](repeating: 0, count: expectedSize)
-        let n = out.withUnsafeMutableBytes { dst in
-            ZSTD_decompress(dst.baseAddress, expectedSize, input.baseAddress, input.count)
+        let dctx = DecompressionContext.current
+        var result = 0
+        let out = [UInt8](unsafeUninitializedCapacity: expectedSize) { buf, initialized in
+            result = ZSTD_decompressDCtx(dctx, buf.baseAddress, expectedSize, input.baseAddress, input.count)
+            initialized = ZSTD_isError(result) != 0 ? 0 : min(result, expectedSize)
         }
-        if ZSTD_isError(n) != 0 {
-            throw .corrupt("zstd: \(String(cString: ZSTD_getErrorName(n)))")
+        if ZSTD_isError(result) != 0 {
+            throw .corrupt("zstd: \(String(cString: ZSTD_getErrorName(result)))")
         }
-        guard n == expectedSize else { throw .corrupt("zstd frame decoded to \(n) bytes, expected \(expectedSize)") }
+        guard result == expectedSize else { throw .corrupt("zstd frame decoded to \(result) bytes, expected \(expectedSize)") }
         return out
+    }
+}
+
+/// One zstd decompression context per thread, reused by every block read on that thread.
+final class DecompressionContext: @unchecked Sendable {
+    let dctx: OpaquePointer
+    private init() { dctx = ZSTD_createDCtx()! }
+    deinit { ZSTD_freeDCtx(dctx) }
+
+    static var current: OpaquePointer {
+        let key = "quakes.zstd.dctx"
+        if let c = Thread.current.threadDictionary[key] as? DecompressionContext { return c.dctx }
+        let c = DecompressionContext()
+        Thread.current.threadDictionary[key] = c
+        return c.dctx
     }
 }
 
