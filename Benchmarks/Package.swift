@@ -7,14 +7,14 @@ let package = Package(
     name: "QuakesBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: ".."),
+        .package(name: "quakes", path: ".."),
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
         .executableTarget(
             name: "QuakeBenchmarks",
             dependencies: [
-                "QuakeStore",
+                .product(name: "QuakeStore", package: "quakes"),
                 .product(name: "Benchmark", package: "package-benchmark"),
             ],
             path: "Benchmarks/QuakeBenchmarks",
