@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -55,8 +56,17 @@ enum FileIO {
         guard fsync(fd) == 0 else { throw .io("\(path): fsync: \(errorText())") }
     }
 
+    /// Creates a directory and any missing parents.
     static func makeDirectory(_ path: String) throws(StoreError) {
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw .io("\(path): \(errorText())") }
+        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+        if errno == ENOENT {
+            let parent = (path as NSString).deletingLastPathComponent
+            if !parent.isEmpty && parent != path {
+                try makeDirectory(parent)
+                if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+            }
+        }
+        throw .io("\(path): \(errorText())")
     }
 
     static func rename(_ from: String, _ to: String) throws(StoreError) {
