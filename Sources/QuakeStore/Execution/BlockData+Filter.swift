@@ -82,11 +82,28 @@ extension BlockData {
         case .not(let g):
             return try mask(g).map { !$0 }
         case .after(let cursor):
-            let ids = try text(.id)
-            return try (0..<rows).map { i in
-                let values = try cursor.sort.map { try sortValue($0.column, i) }
-                return cursor.isBefore(values, id: ids.string(i) ?? "")
+            // decide on the primary key from its plain column; build full sort values (and the
+            // id string) only for rows that tie with the cursor there
+            let first = cursor.sort[0]
+            var out = [Bool](repeating: false, count: rows)
+            var ties: [Int] = []
+            if first.column.kind == .decimal || first.column.kind == .timestamp {
+                let v = try doubles(first.column)
+                for i in 0..<rows {
+                    let c = SortValue.compare(cursor.values[0], v[i].isNaN ? .null : .number(v[i]), ascending: first.ascending)
+                    if c < 0 { out[i] = true } else if c == 0 { ties.append(i) }
+                }
+            } else {
+                ties = Array(0..<rows)
             }
+            if !ties.isEmpty {
+                let ids = try text(.id)
+                for i in ties {
+                    let values = try cursor.sort.map { try sortValue($0.column, i) }
+                    out[i] = cursor.isBefore(values, id: ids.string(i) ?? "")
+                }
+            }
+            return out
         case .predicate(let p):
             return try (0..<rows).map { try p.evaluate(quake($0)) }
         }
