@@ -25,7 +25,7 @@ struct ExplainCommand: ParsableCommand {
             let f = try c.filters.filter()
             let q = try c.page.spec(filter: f, defaultLimit: 100)
             let r = try s.query(q, columns: try c.columns() ?? ResultWriter.tableColumns)
-            print(r.stats.report(filter: q.effectiveFilterForExplain))
+            print(r.stats.report(filter: q.effectiveFilter))
         case "count":
             let c = try CountCommand.parse(rest)
             let f = try c.filters.filter()

@@ -41,6 +41,17 @@ enum CLI {
         return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: r, as: UTF8.self))
     }
 
+    /// Starts the binary in the background, output discarded.
+    static func start(_ args: [String]) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
     static func tempDir(_ tag: String = #function) -> String {
         let p = NSTemporaryDirectory() + "quakes-cli-\(tag.filter { $0.isLetter })-\(UUID().uuidString.prefix(8))"
         try? FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)

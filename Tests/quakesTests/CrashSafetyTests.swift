@@ -19,12 +19,7 @@ import Testing
         for _ in 0..<6 {
             seed = seed &* 6364136223846793005 &+ 1442695040888963407
             let delay = Double(seed >> 33 % 1000) / 1000.0 * 4.0
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: CLI.binary)
-            p.arguments = ["load", "--store", d + "/s", d + "/big"]
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
+            let p = try CLI.start(["load", "--store", d + "/s", d + "/big"])
             Thread.sleep(forTimeInterval: delay)
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()

@@ -52,12 +52,7 @@ import Testing
     @Test func aSecondWriterIsKeptOut() throws {
         let d = CLI.tempDir()
         _ = try CLI.run(["generate", "--rows", "40000", "--out", d + "/gen"])
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLI.binary)
-        p.arguments = ["load", "--store", d + "/s", d + "/gen"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+        let p = try CLI.start(["load", "--store", d + "/s", d + "/gen"])
         var sawLock = false
         for _ in 0..<100 where p.isRunning {
             Thread.sleep(forTimeInterval: 0.05)

@@ -119,7 +119,6 @@ final class Aggregator {
         var all: [Key: Acc] = [:]
         for (local, s) in partials {
             stats.merge(s)
-            stats.blocksTotal += s.blocksTotal
             for (k, a) in local { all[k, default: Acc(metrics.count)].merge(a) }
         }
         var rows = all.map { (key, acc) in row(key, acc) }
@@ -278,11 +277,6 @@ final class Aggregator {
         let rank = max(1, Int((p / 100 * Double(s.count)).rounded(.up)))
         return s[min(s.count, rank) - 1]
     }
-}
-
-extension ByteArena {
-    /// Entry `i` as a string ("" for empty).
-    func stringOrEmpty(_ i: Int) -> String { string(i) ?? "" }
 }
 
 extension Store {

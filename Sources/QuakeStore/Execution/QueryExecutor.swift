@@ -68,26 +68,14 @@ final class QueryExecutor {
             var s = QueryStats()
             var n = 0
             for k in 0..<(try self.blockCount(p)) {
-                let r = self.store.reader(self.manifest.partitions[p])
-                let verdict = try r.verdict(f, block: k)
-                s.blocksTotal += 1
-                switch verdict {
-                case .none: s.blocksPruned += 1
-                case .all:
-                    let rows = Int(try r.blocks(.time)[k].rows)
-                    s.blocksFromStatistics += 1
-                    s.rowsEstimated += rows
-                    n += rows
-                case .some:
-                    if let (_, rows) = try self.scan(p, k, f, &s) { n += rows.count }
-                    s.blocksTotal -= 1
-                }
+                // scan answers fully matching blocks from zone maps without decoding
+                if let (_, rows) = try self.scan(p, k, f, &s) { n += rows.count }
             }
             s.rowsMatched = n
             return (n, s)
         }
         var total = 0
-        for (n, s) in results { total += n; stats.merge(s); stats.blocksTotal += s.blocksTotal }
+        for (n, s) in results { total += n; stats.merge(s) }
         stats.rowsMatched = total
         return (total, stats)
     }
@@ -195,7 +183,6 @@ final class QueryExecutor {
         for (c, s) in parts {
             merged.append(contentsOf: c)
             stats.merge(s)
-            stats.blocksTotal += s.blocksTotal
         }
         var sorted = merged.sorted()
         if let K, sorted.count > K { sorted.removeLast(sorted.count - K) }

@@ -15,7 +15,7 @@ public struct LoadSummary: Sendable, Equatable, Codable {
     public var rejected = 0
     /// Bytes read from input files (compressed size for compressed input).
     public var bytesRead = 0
-    /// Bytes after decompression.
+    /// Wall-clock duration of the load.
     public var elapsedSeconds = 0.0
     public var committed = false
 

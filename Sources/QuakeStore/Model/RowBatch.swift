@@ -170,8 +170,4 @@ public struct RowBatch: Sendable, Equatable {
             }
         }
     }
-
-    public var approximateBytes: Int {
-        text.reduce(0) { $0 + $1.bytes.count + $1.ends.count * 8 } + count * (8 * 20 + 16)
-    }
 }

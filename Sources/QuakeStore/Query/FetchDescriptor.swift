@@ -106,6 +106,6 @@ extension Store {
     public func explain(_ d: FetchDescriptor<Quake>) throws -> String {
         let spec = try d.spec()
         let r = try query(spec, columns: [.id])
-        return r.stats.report(filter: spec.effectiveFilterForExplain)
+        return r.stats.report(filter: spec.effectiveFilter)
     }
 }

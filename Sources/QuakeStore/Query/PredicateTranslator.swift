@@ -177,7 +177,6 @@ extension PredicateExpressions.Comparison: QuakeExpression where LHS: StandardPr
         }
         if case .column(let c, let d)? = l, case .constant(let v)? = r { return Leaf.compare(c, d, o, v) }
         if case .column(let c, let d)? = r, case .constant(let v)? = l { return Leaf.compare(c, d, Leaf.flipped(o), v) }
-        if case .constant? = l, case .constant? = r { return nil }
         return nil
     }
 }

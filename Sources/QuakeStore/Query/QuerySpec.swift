@@ -15,8 +15,8 @@ public struct QuerySpec: Sendable {
         self.after = after
     }
 
-    /// The filter with the cursor condition folded in.
-    var effectiveFilter: Filter {
+    /// The filter as executed: `filter` with the cursor condition folded in.
+    public var effectiveFilter: Filter {
         guard let c = after else { return filter }
         var parts = [filter, .after(c)]
         // let the time index prune partitions before the cursor
@@ -57,6 +57,7 @@ public struct QueryStats: Sendable, Codable {
     public var columnsRead: [String] = []
 
     mutating func merge(_ o: QueryStats) {
+        blocksTotal += o.blocksTotal
         blocksPruned += o.blocksPruned
         blocksFromStatistics += o.blocksFromStatistics
         blocksScanned += o.blocksScanned
@@ -65,9 +66,4 @@ public struct QueryStats: Sendable, Codable {
         rowsMatched += o.rowsMatched
         columnsRead = Array(Set(columnsRead).union(o.columnsRead)).sorted()
     }
-}
-
-extension QuerySpec {
-    /// The filter as executed (with any cursor condition), for `explain`.
-    public var effectiveFilterForExplain: Filter { effectiveFilter }
 }

@@ -41,14 +41,13 @@ public enum Partitioning: String, Codable, Sendable, CaseIterable {
     /// The start of the partition holding `t`, and of the next one, in epoch milliseconds.
     public func span(_ t: Int64) -> (start: Int64, end: Int64) {
         let day = Int((t >= 0 ? t : t - 86_400_000 + 1) / 86_400_000)
-        let (y, m, d) = Timestamp.civil(days: day)
+        let (y, m, _) = Timestamp.civil(days: day)
         let ms: (Int) -> Int64 = { Int64($0) * 86_400_000 }
         switch self {
         case .day: return (ms(day), ms(day + 1))
         case .month:
             let s = Timestamp.days(year: y, month: m, day: 1)
             let e = m == 12 ? Timestamp.days(year: y + 1, month: 1, day: 1) : Timestamp.days(year: y, month: m + 1, day: 1)
-            _ = d
             return (ms(s), ms(e))
         case .year:
             return (ms(Timestamp.days(year: y, month: 1, day: 1)), ms(Timestamp.days(year: y + 1, month: 1, day: 1)))
