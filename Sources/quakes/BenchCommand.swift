@@ -47,7 +47,7 @@ struct BenchCommand: ParsableCommand {
             results.append(BenchResult(name: "load \(n) rows (CSV \(bytes / 1_000_000) MB)", runs: 1, medianMs: secs * 1000, minMs: secs * 1000,
                                        maxMs: secs * 1000, rowsOut: summary.new, rowsPerSecond: Double(summary.rowsRead) / secs,
                                        megabytesPerSecond: Double(bytes) / 1e6 / secs))
-            results.append(BenchResult(name: "store size: \(s.info().diskBytes) bytes", runs: 0, medianMs: 0, minMs: 0, maxMs: 0, rowsOut: 0,
+            results.append(BenchResult(name: "store size: \(try s.info().diskBytes) bytes", runs: 0, medianMs: 0, minMs: 0, maxMs: 0, rowsOut: 0,
                                        rowsPerSecond: 0, megabytesPerSecond: 0))
             try runSuite(s, into: &results)
         } else {

@@ -20,12 +20,12 @@ struct InfoCommand: ParsableCommand {
         print("partitioning \(info.partitioning) (\(info.partitions) partitions, generation \(info.generation))")
         print("rows         \(info.rows)")
         print("time span    \(info.firstTime ?? "-") .. \(info.lastTime ?? "-")")
-        print("on disk      \(info.diskBytes) bytes (encoded \(info.rawBytes), ratio \(String(format: "%.2f", info.diskBytes > 0 ? Double(info.rawBytes) / Double(info.diskBytes) : 0)))")
+        print("format       v\(info.format)")
+        print("on disk      \(info.diskBytes) bytes (directories and granule index \(info.indexBytes), id index \(info.idIndexBytes))")
         print("")
-        print("column".padding(toLength: 16, withPad: " ", startingAt: 0) + "disk bytes".leftPad(14) + "encoded bytes".leftPad(15) + "ratio".leftPad(8))
+        print("column".padding(toLength: 16, withPad: " ", startingAt: 0) + "disk bytes".leftPad(14) + "  codecs")
         for c in info.columns {
-            print(c.column.padding(toLength: 16, withPad: " ", startingAt: 0) + "\(c.diskBytes)".leftPad(14) + "\(c.rawBytes)".leftPad(15)
-                  + String(format: "%.2f", c.ratio).leftPad(8))
+            print(c.column.padding(toLength: 16, withPad: " ", startingAt: 0) + "\(c.diskBytes)".leftPad(14) + "  " + c.codecs.joined(separator: ","))
         }
     }
 }

@@ -57,8 +57,8 @@ import Testing
             for n in [1, 7, 1000, 65536] {
                 var v = (0..<n).map { _ in Int64(bitPattern: rng.next()) >> Int64(rng.next() % 63) }
                 for i in stride(from: 0, to: n, by: 5) { v[i] = RowBatch.null }
-                let enc = IntegerCodec.encode(v[...], delta: delta)
-                let dec = try enc.withUnsafeBytes { try IntegerCodec.decode($0, rows: n) }
+                let enc = BytePlanes.encode(v[...], delta: delta)
+                let dec = try enc.withUnsafeBytes { try BytePlanes.decode($0, rows: n) }
                 #expect(dec == v)
             }
         }
@@ -69,14 +69,14 @@ import Testing
                       "12 km NNNE of Z", "3 km N of ", "", "north of Ascension Island", "7 km WNW of The Geysers, CA", "1234567 km N of Far"]
         var a = ByteArena()
         for p in places { a.append(Array(p.utf8)) }
-        let enc = PlaceCodec.encode(a, rows: 0..<a.count)
-        let block = try enc.withUnsafeBytes { try PlaceCodec.decode($0, rows: a.count) }
+        let enc = PlacePayload.encode(a, rows: 0..<a.count)
+        let block = try enc.withUnsafeBytes { try PlacePayload.decode($0, rows: a.count) }
         #expect(block.arena() == a)
-        #expect(block.direction[0] != PlaceCodec.noPattern)
-        #expect(block.direction[1] != PlaceCodec.noPattern)
-        #expect(block.direction[2] == PlaceCodec.noPattern)
-        #expect(block.direction[4] == PlaceCodec.noPattern)   // leading zero: kept whole
-        #expect(block.direction[5] == PlaceCodec.noPattern)
+        #expect(block.direction[0] != PlacePayload.noPattern)
+        #expect(block.direction[1] != PlacePayload.noPattern)
+        #expect(block.direction[2] == PlacePayload.noPattern)
+        #expect(block.direction[4] == PlacePayload.noPattern)   // leading zero: kept whole
+        #expect(block.direction[5] == PlacePayload.noPattern)
         #expect(block.localities.count < places.count)
     }
 
@@ -84,10 +84,10 @@ import Testing
         var a = ByteArena()
         let values = ["ak", "", "us", "ak", "nc", "", "hv", "ak"]
         for v in values { a.append(Array(v.utf8)) }
-        let c = try CategoryCodec.encode(a, rows: 0..<a.count).withUnsafeBytes { try CategoryCodec.decode($0, rows: a.count) }
+        let c = try CategoryPayload.encode(a, rows: 0..<a.count).withUnsafeBytes { try CategoryPayload.decode($0, rows: a.count) }
         #expect(c.arena() == a)
         #expect(c.dictionary.count == 4)
-        let t = try TextCodec.encode(a, rows: 0..<a.count).withUnsafeBytes { try TextCodec.decode($0, rows: a.count) }
+        let t = try TextPayload.encode(a, rows: 0..<a.count).withUnsafeBytes { try TextPayload.decode($0, rows: a.count) }
         #expect(t == a)
     }
 

@@ -69,8 +69,8 @@ extension Store {
             if let lo, e.maxTime < lo { continue }
             if let hi, e.minTime >= hi { continue }
             rows += e.rows
-            let d = e.diskBytes
-            for c in columns { bytes += d[c.rawValue] }
+            guard let d = try? reader(e).directory() else { continue }
+            for c in columns { for i in d.chunks[c.rawValue] { bytes += i.length } }
         }
         return (rows, bytes)
     }

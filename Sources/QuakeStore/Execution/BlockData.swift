@@ -6,11 +6,8 @@ final class BlockData {
     let rows: Int
     /// Row number of the block's first row within its partition.
     let firstRow: Int
-    private var doubleCache: [Int: [Double]] = [:]
-    private var intCache: [Int: [Int64]] = [:]
-    private var categoryCache: [Int: CategoryBlock] = [:]
-    private var textCache: [Int: ByteArena] = [:]
-    private var placeCache: PlaceBlock?
+    /// Decoded columns: slot `2 * column` holds the stored form, `2 * column + 1` doubles.
+    private var cache: [ColumnVector?] = Array(repeating: nil, count: 2 * Column.count)
     private(set) var decodedColumns = Set<Column>()
 
     init(reader: PartitionReader, block: Int, rows: Int, firstRow: Int) {
@@ -20,46 +17,51 @@ final class BlockData {
         self.firstRow = firstRow
     }
 
-    func doubles(_ c: Column) throws -> [Double] {
-        if let v = doubleCache[c.rawValue] { return v }
-        let v: [Double]
-        if c.kind == .timestamp { v = try ints(c).map { $0 == RowBatch.null ? .nan : Double($0) } } else {
-            v = try reader.doubles(c, block: block)
+    /// Column `c` decoded in `form`, once per block.
+    private func vector(_ c: Column, _ form: VectorForm) throws -> ColumnVector {
+        let slot = 2 * c.rawValue + (form == .doubles ? 1 : 0)
+        if let v = cache[slot] { return v }
+        let v: ColumnVector
+        if form == .doubles && c.kind == .timestamp {
+            v = .doubles(try ints(c).map { $0 == RowBatch.null ? .nan : Double($0) })
+        } else {
+            v = try reader.decode(c, block: block, as: form)
             decodedColumns.insert(c)
         }
-        doubleCache[c.rawValue] = v
+        guard v.count == rows else { throw StoreError.corrupt("\(reader.path): column \(c) block \(block) decodes to \(v.count) rows") }
+        cache[slot] = v
         return v
     }
 
+    func doubles(_ c: Column) throws -> [Double] {
+        switch try vector(c, .doubles) {
+        case .doubles(let v): return v
+        case .ints(let v): return v.map { $0 == RowBatch.null ? .nan : ScaledDecimal.double($0) }
+        default: throw StoreError.corrupt("\(reader.path): column \(c) is not numeric")
+        }
+    }
+
     func ints(_ c: Column) throws -> [Int64] {
-        if let v = intCache[c.rawValue] { return v }
-        let v = try reader.ints(c, block: block)
-        decodedColumns.insert(c)
-        intCache[c.rawValue] = v
+        guard case .ints(let v) = try vector(c, .stored) else { throw StoreError.corrupt("\(reader.path): column \(c) is not numeric") }
         return v
     }
 
     func category(_ c: Column) throws -> CategoryBlock {
-        if let v = categoryCache[c.rawValue] { return v }
-        let v = try reader.category(c, block: block)
-        decodedColumns.insert(c)
-        categoryCache[c.rawValue] = v
+        guard case .category(let v) = try vector(c, .stored) else { throw StoreError.corrupt("\(reader.path): column \(c) is not a category") }
         return v
     }
 
     func text(_ c: Column) throws -> ByteArena {
-        if let v = textCache[c.rawValue] { return v }
-        let v = try reader.arena(c, block: block)
-        decodedColumns.insert(c)
-        textCache[c.rawValue] = v
-        return v
+        switch try vector(c, .stored) {
+        case .category(let b): return b.arena()
+        case .text(let a): return a
+        case .place(let p): return p.arena()
+        default: throw StoreError.corrupt("\(reader.path): column \(c) is not a string column")
+        }
     }
 
     func place() throws -> PlaceBlock {
-        if let p = placeCache { return p }
-        let p = try reader.place(block: block)
-        decodedColumns.insert(.place)
-        placeCache = p
+        guard case .place(let p) = try vector(.place, .stored) else { throw StoreError.corrupt("\(reader.path): place column") }
         return p
     }
 

@@ -44,7 +44,7 @@ struct PlaceMatcher {
             let code = Int(p.locality[i])
             if code == 0 { continue }
             if inside[code] { out[i] = true; continue }
-            guard mayTouchPrefix, p.direction[i] != PlaceCodec.noPattern else { continue }
+            guard mayTouchPrefix, p.direction[i] != PlacePayload.noPattern else { continue }
             prefix.removeAll(keepingCapacity: true)
             p.prefix(i, into: &prefix)
             if insensitive { for j in 0..<prefix.count where prefix[j] >= 65 && prefix[j] <= 90 { prefix[j] += 32 } }

@@ -230,7 +230,7 @@ public enum FeedGenerator {
         if net.code == "us" && maybe(0.15) {
             place = rng.pick(SeismicNetwork.regions)
         } else {
-            let dirs = PlaceCodec.directions
+            let dirs = PlacePayload.directions
             var locality = e.locality ?? rng.pick(net.localities)
             // before 2016 USGS spelled out the state ("…, California"), later ", CA"
             if e.time < 1_451_606_400_000 && locality.hasSuffix(", CA") { locality = String(locality.dropLast(2)) + "California" }

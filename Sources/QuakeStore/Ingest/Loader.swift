@@ -385,7 +385,8 @@ final class Loader {
             sorted = final.gather(final.timeIdOrder())
         }
         let key = partitioning.key(ordinal: o)
-        result.entry = try PartitionWriter.write(sorted, key: key, dir: "\(key).g\(generation)", storePath: storePath, blockRows: old.blockRows)
+        let file = "\(key).g\(generation).\(PartitionFile.fileExtension)"
+        result.entry = try PartitionWriter.write(sorted, key: key, file: file, storePath: storePath, blockRows: old.blockRows)
         return result
     }
 

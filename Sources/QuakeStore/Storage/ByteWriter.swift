@@ -24,6 +24,14 @@ struct ByteWriter {
     }
 }
 
+extension Array where Element == UInt8 {
+    /// Calls `body` with the array's bytes, keeping `body`'s typed error.
+    func withStoreBytes<T>(_ body: (UnsafeRawBufferPointer) throws(StoreError) -> T) throws(StoreError) -> T {
+        let r = withUnsafeBytes { raw in Result { () throws(StoreError) -> T in try body(raw) } }
+        return try r.get()
+    }
+}
+
 /// Reads what ``ByteWriter`` wrote, with bounds checks that report corruption instead of trapping.
 struct ByteReader {
     let bytes: UnsafeRawBufferPointer

@@ -87,6 +87,12 @@ enum FileIO {
         return out.sorted()
     }
 
+    /// Size of a file in bytes; 0 when it cannot be read.
+    static func size(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : 0
+    }
+
     static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR

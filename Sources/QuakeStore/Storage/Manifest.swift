@@ -1,9 +1,16 @@
-import Foundation
-
 /// The root of a snapshot: everything a reader needs, replaced atomically by each commit.
-public struct Manifest: Codable, Sendable, Equatable {
-    public var format = "quakes-store"
-    public var version = 1
+///
+/// Stored as `manifest.qkm`, a small binary file read at every start:
+/// `"QKMANIF2"`, `u32 version`, `u8 partitioning`, `u32 block rows`, `u64 generation`,
+/// `u64 rows`, the partitions (`key, file, u64 rows, i64 min time, i64 max time, u64 bytes`),
+/// the id-index buckets, the retired files, then a checksum of all of it. Strings are
+/// `u16 length` + UTF-8. A flipped byte fails the checksum; a manifest that passes it is
+/// still checked for order, spans and row totals before it is trusted.
+public struct Manifest: Sendable, Equatable {
+    public static let fileName = "manifest.qkm"
+    public static let version = 2
+    static let magic: [UInt8] = Array("QKMANIF2".utf8)
+
     public var partitioning: Partitioning
     public var blockRows: Int
     /// Incremented by every commit; new files carry it in their names.
@@ -17,8 +24,9 @@ public struct Manifest: Codable, Sendable, Equatable {
     public var retired: [String]
 
     public static let idBucketCount = 64
+    public static let defaultBlockRows = 65536
 
-    public init(partitioning: Partitioning, blockRows: Int = 65536) {
+    public init(partitioning: Partitioning, blockRows: Int = Manifest.defaultBlockRows) {
         self.partitioning = partitioning
         self.blockRows = blockRows
         generation = 0
@@ -30,55 +38,127 @@ public struct Manifest: Codable, Sendable, Equatable {
 
     /// Paths, relative to the store, of every file this snapshot uses.
     var liveFiles: Set<String> {
-        var s = Set(partitions.map { "partitions/" + $0.dir })
+        var s = Set(partitions.map { "partitions/" + $0.file })
         for b in idBuckets { if let b { s.insert("ids/" + b) } }
         return s
     }
 
-    static func read(_ url: URL) throws(StoreError) -> Manifest {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch { throw .io("\(url.path): cannot read manifest") }
-        do { return try JSONDecoder().decode(Manifest.self, from: data) } catch {
-            throw .corrupt("\(url.path): manifest is not valid: \(error)")
+    private static let partitioningCodes: [Partitioning] = [.day, .month, .year]
+
+    func encoded() -> [UInt8] {
+        var w = ByteWriter()
+        w.bytes.append(contentsOf: Manifest.magic)
+        w.u32(UInt32(Manifest.version))
+        w.u8(UInt8(Manifest.partitioningCodes.firstIndex(of: partitioning) ?? 1))
+        w.u32(UInt32(blockRows))
+        w.u64(UInt64(generation))
+        w.u64(UInt64(rows))
+        w.u32(UInt32(partitions.count))
+        for p in partitions {
+            w.string(p.key); w.string(p.file)
+            w.u64(UInt64(p.rows)); w.i64(p.minTime); w.i64(p.maxTime); w.u64(UInt64(p.bytes))
+        }
+        w.u32(UInt32(idBuckets.count))
+        for b in idBuckets { w.string(b ?? "") }
+        w.u32(UInt32(retired.count))
+        for r in retired { w.string(r) }
+        w.u64(Checksum.hash(w.bytes))
+        return w.bytes
+    }
+
+    /// Reads and checks `manifest.qkm` at `path`.
+    static func read(path: String) throws(StoreError) -> Manifest {
+        let f = try MappedFile(path: path)
+        return try decode(f.bytes, path: path)
+    }
+
+    static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> Manifest {
+        func bad(_ why: String) -> StoreError { .corrupt("\(path): \(why)") }
+        guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else { throw bad("not a quakes manifest (bad magic)") }
+        let body = UnsafeRawBufferPointer(rebasing: b[0..<(b.count - 8)])
+        var tail = ByteReader(b, at: b.count - 8)
+        guard Checksum.hash(body) == (try tail.u64()) else { throw bad("manifest checksum mismatch") }
+        var r = ByteReader(body, at: 8)
+        do throws(StoreError) {
+            let version = Int(try r.u32())
+            guard version == Manifest.version else {
+                throw StoreError.unsupported("\(path): manifest version \(version) is not supported by this build")
+            }
+            let code = Int(try r.u8())
+            guard code < partitioningCodes.count else { throw bad("partitioning code \(code)") }
+            var m = Manifest(partitioning: partitioningCodes[code], blockRows: Int(try r.u32()))
+            guard m.blockRows >= 1 else { throw bad("block rows \(m.blockRows)") }
+            let gen = try r.u64(), rows = try r.u64()
+            guard gen < 1 << 48, rows < 1 << 48 else { throw bad("generation \(gen) or row count \(rows) out of range") }
+            m.generation = Int(gen)
+            m.rows = Int(rows)
+            let n = Int(try r.u32())
+            guard n <= r.remaining / 36 else { throw bad("lists \(n) partitions") }
+            var total = 0
+            for i in 0..<n {
+                let key = try r.string(), file = try r.string()
+                let pr = try r.u64(), lo = try r.i64(), hi = try r.i64(), bytes = try r.u64()
+                guard pr >= 1, pr < 1 << 40, bytes < 1 << 48, lo <= hi, Manifest.isPlainName(file) else {
+                    throw bad("partition \(i) (\(key)) has impossible values")
+                }
+                let span = m.partitioning.span(lo)
+                guard hi < span.end else { throw bad("partition \(key) spans \(lo)...\(hi)") }
+                if let last = m.partitions.last, last.maxTime >= lo { throw bad("partitions \(last.key) and \(key) out of order") }
+                m.partitions.append(PartitionEntry(key: key, file: file, rows: Int(pr), minTime: lo, maxTime: hi, bytes: Int(bytes)))
+                total += Int(pr)
+            }
+            guard total == m.rows else { throw bad("partitions hold \(total) rows, manifest says \(m.rows)") }
+            let buckets = Int(try r.u32())
+            guard buckets == idBucketCount else { throw bad("\(buckets) id buckets") }
+            for k in 0..<buckets {
+                let s = try r.string()
+                guard s.isEmpty || Manifest.isPlainName(s) else { throw bad("id bucket \(k) names \(s)") }
+                m.idBuckets[k] = s.isEmpty ? nil : s
+            }
+            let retired = Int(try r.u32())
+            guard retired <= r.remaining / 2 else { throw bad("lists \(retired) retired files") }
+            for _ in 0..<retired { m.retired.append(try r.string()) }
+            guard r.remaining == 0 else { throw bad("\(r.remaining) stray bytes") }
+            return m
+        } catch {
+            if case .corrupt(let s) = error, !s.hasPrefix(path) { throw bad(s) }
+            throw error
         }
     }
 
-    func encoded() -> [UInt8] {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys]
-        return Array(try! e.encode(self))
+    /// A file name with no path separators or dot segments.
+    static func isPlainName(_ s: String) -> Bool {
+        !s.isEmpty && s.utf8.count < 256 && !s.contains("/") && s != "." && s != ".."
     }
 }
 
-/// One partition in a manifest: its folder, row count, time span and sizes.
-public struct PartitionEntry: Codable, Sendable, Equatable {
+/// One partition in a manifest: its file, row count and time span.
+public struct PartitionEntry: Sendable, Equatable {
     public var key: String
-    /// Folder name under `partitions/`.
-    public var dir: String
+    /// File name under `partitions/`.
+    public var file: String
     public var rows: Int
     public var minTime: Int64
     public var maxTime: Int64
-    /// Bytes on disk and encoded bytes per column, as `disk,...;raw,...` in ``Column`` order.
-    /// Kept as one string so that reading the manifest (every query does) stays cheap.
-    public var columnBytes: String
+    /// Size of the partition file.
+    public var bytes: Int
+}
 
-    init(key: String, dir: String, rows: Int, minTime: Int64, maxTime: Int64, diskBytes: [Int], rawBytes: [Int]) {
-        self.key = key
-        self.dir = dir
-        self.rows = rows
-        self.minTime = minTime
-        self.maxTime = maxTime
-        columnBytes = diskBytes.map(String.init).joined(separator: ",") + ";" + rawBytes.map(String.init).joined(separator: ",")
+extension ByteWriter {
+    mutating func string(_ s: String) {
+        let u = Array(s.utf8.prefix(Int(UInt16.max)))
+        withUnsafeBytes(of: UInt16(u.count).littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: u)
     }
+}
 
-    private func sizes(_ part: Int) -> [Int] {
-        let halves = columnBytes.split(separator: ";", omittingEmptySubsequences: false)
-        let v = part < halves.count ? halves[part].split(separator: ",").map { Int($0) ?? 0 } : []
-        return v.count == Column.count ? v : Array(repeating: 0, count: Column.count)
+extension ByteReader {
+    mutating func string() throws(StoreError) -> String {
+        try need(2)
+        let n = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt16.self)))
+        pos += 2
+        let b = try raw(n, as: UInt8.self)
+        guard let s = String(validating: b, as: UTF8.self) else { throw .corrupt("a name is not valid UTF-8") }
+        return s
     }
-
-    /// Bytes on disk per column, in ``Column`` order.
-    public var diskBytes: [Int] { sizes(0) }
-    /// Encoded bytes before zstd per column, in ``Column`` order.
-    public var rawBytes: [Int] { sizes(1) }
 }

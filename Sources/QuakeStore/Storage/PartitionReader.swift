@@ -1,95 +1,105 @@
 import Foundation
 
-/// Read access to one partition's column files, mapped lazily, decoded block by block.
-public final class PartitionReader: @unchecked Sendable {
-    public let entry: PartitionEntry
+/// Read access to one v2 partition file: mapped on first use, its directory parsed and checked
+/// once, each chunk's checksum checked before its first decode.
+final class PartitionReader: @unchecked Sendable {
+    let entry: PartitionEntry
     let path: String
-    private var files: [MappedFile?] = Array(repeating: nil, count: Column.count)
-    private var footers: [[BlockInfo]?] = Array(repeating: nil, count: Column.count)
-    /// Guards the lazily filled caches: a partition may be read by both scan threads.
+    private var mapped: MappedFile?
+    private var dir: PartitionFile.Directory?
+    /// Per column and block, whether the chunk's checksum was checked.
+    private var checked: [Bool] = []
+    /// Guards the lazily filled state: a partition may be read by both scan threads.
     private let lock = NSLock()
 
     init(storePath: String, entry: PartitionEntry) {
         self.entry = entry
-        self.path = storePath + "/partitions/" + entry.dir
+        self.path = storePath + "/partitions/" + entry.file
     }
 
-    func file(_ c: Column) throws(StoreError) -> MappedFile {
+    /// The checked directory (chunks, zone maps, granules).
+    func directory() throws(StoreError) -> PartitionFile.Directory {
         lock.lock()
         defer { lock.unlock() }
-        if let f = files[c.rawValue] { return f }
-        let f = try MappedFile(path: "\(path)/\(c.name).col")
-        files[c.rawValue] = f
-        return f
+        if let dir { return dir }
+        let f = try MappedFile(path: path)
+        let d = try PartitionFile.directory(f.bytes, path: path, rows: entry.rows)
+        mapped = f
+        dir = d
+        checked = Array(repeating: false, count: Column.count * d.blockSizes.count)
+        return d
     }
 
-    /// The zone maps of column `c`.
-    public func blocks(_ c: Column) throws(StoreError) -> [BlockInfo] {
+    /// The zone maps of column `c`, one per block.
+    func blocks(_ c: Column) throws(StoreError) -> [PartitionFile.ChunkInfo] { try directory().chunks[c.rawValue] }
+
+    /// The fine zone maps and mag histogram.
+    func granules() throws(StoreError) -> GranuleIndex { try directory().granules }
+
+    /// The bytes of chunk (`c`, `k`), checksum-checked on first use.
+    private func chunk(_ c: Column, _ k: Int) throws(StoreError) -> (UnsafeRawBufferPointer, PartitionFile.ChunkInfo) {
+        let d = try directory()
+        guard k >= 0, k < d.blockSizes.count else { throw .corrupt("\(path): no block \(k)") }
+        let info = d.chunks[c.rawValue][k]
         lock.lock()
-        let cached = footers[c.rawValue]
+        let bytes = mapped?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        let seen = checked[c.rawValue * d.blockSizes.count + k]
         lock.unlock()
-        if let cached { return cached }
-        let b = try ColumnFile.footer(try file(c), column: c)
-        let total = b.reduce(0) { $0 + Int($1.rows) }
-        guard total == entry.rows else { throw .corrupt("\(path)/\(c.name).col: holds \(total) rows, manifest says \(entry.rows)") }
-        lock.lock()
-        footers[c.rawValue] = b
-        lock.unlock()
-        return b
+        let p = UnsafeRawBufferPointer(rebasing: bytes[info.offset..<(info.offset + info.length)])
+        if !seen {
+            guard Checksum.hash(p) == info.checksum else {
+                throw .corrupt("\(path): column \(c) block \(k): checksum mismatch")
+            }
+            lock.lock()
+            checked[c.rawValue * d.blockSizes.count + k] = true
+            lock.unlock()
+        }
+        return (p, info)
     }
 
-    /// Set by `verify`: also check each block's footer checksum.
-    var checkBlockSums = false
-
-    func payload(_ c: Column, block k: Int) throws(StoreError) -> [UInt8] {
-        let b = try blocks(c)
-        return try ColumnFile.payload(try file(c), b[k], index: k, checkFooterSum: checkBlockSums)
+    /// Decodes rows `rows` (all rows when nil) of block `k` of column `c`.
+    func decode(_ c: Column, block k: Int, rows: Range<Int>? = nil, as form: VectorForm = .stored) throws(StoreError) -> ColumnVector {
+        let (p, info) = try chunk(c, k)
+        do {
+            return try info.codec.decode(p, count: info.rows, rows: rows ?? 0..<info.rows, as: form)
+        } catch {
+            throw .corrupt("\(path): column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
+        }
     }
 
-    private func decode<T>(_ c: Column, _ k: Int, _ body: (UnsafeRawBufferPointer, Int) throws(StoreError) -> T) throws(StoreError) -> T {
-        let rows = Int(try blocks(c)[k].rows)
-        let p = try payload(c, block: k)
-        let r = p.withUnsafeBytes { raw in Result { () throws(StoreError) -> T in try body(raw, rows) } }
-        do { return try r.get() } catch { throw .corrupt("\(path)/\(c.name).col block \(k): \(error)") }
+    /// Block-relative rows of `rows` whose value of `c` lies in `range`, evaluated on encoded
+    /// values; nil when the chunk's codec cannot, and the caller must decode.
+    func select(_ c: Column, block k: Int, rows: Range<Int>, _ range: RangePredicate) throws(StoreError) -> [UInt32]? {
+        let (p, info) = try chunk(c, k)
+        var out: [UInt32] = []
+        do {
+            return try info.codec.select(p, count: info.rows, rows: rows, range, into: &out) ? out : nil
+        } catch {
+            throw .corrupt("\(path): column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
+        }
     }
 
     /// Raw `Int64` values of a timestamp or decimal column block.
     func ints(_ c: Column, block k: Int) throws(StoreError) -> [Int64] {
-        try decode(c, k) { (p, n) throws(StoreError) in try IntegerCodec.decode(p, rows: n) }
-    }
-
-    /// A decimal column block as doubles (NaN for null).
-    func doubles(_ c: Column, block k: Int) throws(StoreError) -> [Double] {
-        try decode(c, k) { (p, n) throws(StoreError) in try IntegerCodec.decodeDoubles(p, rows: n) }
-    }
-
-    func category(_ c: Column, block k: Int) throws(StoreError) -> CategoryBlock {
-        try decode(c, k) { (p, n) throws(StoreError) in try CategoryCodec.decode(p, rows: n) }
-    }
-
-    func text(_ c: Column, block k: Int) throws(StoreError) -> ByteArena {
-        try decode(c, k) { (p, n) throws(StoreError) in try TextCodec.decode(p, rows: n) }
-    }
-
-    func place(block k: Int) throws(StoreError) -> PlaceBlock {
-        try decode(.place, k) { (p, n) throws(StoreError) in try PlaceCodec.decode(p, rows: n) }
+        guard case .ints(let v) = try decode(c, block: k) else { throw .corrupt("\(path): column \(c) is not numeric") }
+        return v
     }
 
     /// A column block as strings in a ``ByteArena`` (category, text or place columns).
     func arena(_ c: Column, block k: Int) throws(StoreError) -> ByteArena {
-        switch c.kind {
-        case .category: return try category(c, block: k).arena()
-        case .text: return try text(c, block: k)
-        case .place: return try place(block: k).arena()
-        default: preconditionFailure("\(c) is not a string column")
+        switch try decode(c, block: k) {
+        case .category(let b): return b.arena()
+        case .text(let a): return a
+        case .place(let p): return p.arena()
+        default: throw .corrupt("\(path): column \(c) is not a string column")
         }
     }
 
     /// Every row of the partition, all columns (stored rows: every field present, oldest seq).
     func readAll() throws(StoreError) -> RowBatch {
         var batch = RowBatch()
+        let n = try directory().blockSizes.count
         for c in Column.allCases {
-            let n = try blocks(c).count
             for k in 0..<n {
                 if RowBatch.isInt(c) { batch.ints[c.rawValue].append(contentsOf: try ints(c, block: k)) } else {
                     let a = try arena(c, block: k)

@@ -3,38 +3,55 @@ public struct StoreInfo: Codable, Sendable {
     public struct ColumnSize: Codable, Sendable {
         public var column: String
         public var diskBytes: Int
-        public var rawBytes: Int
-        /// Encoded bytes over bytes on disk (what zstd saved).
-        public var ratio: Double
+        /// The codecs its chunks use, most used first.
+        public var codecs: [String]
     }
     public var path: String
+    public var format: Int
     public var partitioning: String
     public var generation: Int
     public var partitions: Int
     public var rows: Int
     public var firstTime: String?
     public var lastTime: String?
+    /// Partition files and id index together.
     public var diskBytes: Int
-    public var rawBytes: Int
+    /// Chunk directories, zone maps, granule statistics and mag histograms.
+    public var indexBytes: Int
+    public var idIndexBytes: Int
     public var columns: [ColumnSize]
 }
 
 extension Store {
-    /// Partitions, rows, time span and per-column sizes of the current snapshot.
-    public func info() -> StoreInfo {
-        var disk = [Int](repeating: 0, count: Column.count), raw = disk
-        for p in manifest.partitions {
-            let d = p.diskBytes, r = p.rawBytes
-            for c in 0..<Column.count { disk[c] += d[c]; raw[c] += r[c] }
+    /// Partitions, rows, time span and per-column sizes and codecs of the current snapshot.
+    /// - Complexity: reads every partition's directory.
+    public func info() throws(StoreError) -> StoreInfo {
+        var disk = [Int](repeating: 0, count: Column.count)
+        var codecUse = [[CodecID: Int]](repeating: [:], count: Column.count)
+        var index = 0, files = 0
+        for e in manifest.partitions {
+            let d = try reader(e).directory()
+            var chunks = 0
+            for c in Column.allCases {
+                for i in d.chunks[c.rawValue] {
+                    disk[c.rawValue] += i.length
+                    chunks += i.length
+                    codecUse[c.rawValue][i.codec, default: 0] += 1
+                }
+            }
+            index += e.bytes - chunks
+            files += e.bytes
         }
+        var ids = 0
+        for b in manifest.idBuckets { if let b { ids += FileIO.size(path + "/ids/" + b) } }
         let cols = Column.allCases.map { c in
-            StoreInfo.ColumnSize(column: c.name, diskBytes: disk[c.rawValue], rawBytes: raw[c.rawValue],
-                                 ratio: disk[c.rawValue] > 0 ? Double(raw[c.rawValue]) / Double(disk[c.rawValue]) : 0)
+            StoreInfo.ColumnSize(column: c.name, diskBytes: disk[c.rawValue],
+                                 codecs: codecUse[c.rawValue].sorted { $0.value > $1.value }.map(\.key.name))
         }
-        return StoreInfo(path: path, partitioning: manifest.partitioning.rawValue, generation: manifest.generation,
-                         partitions: manifest.partitions.count, rows: manifest.rows,
+        return StoreInfo(path: path, format: Manifest.version, partitioning: manifest.partitioning.rawValue,
+                         generation: manifest.generation, partitions: manifest.partitions.count, rows: manifest.rows,
                          firstTime: manifest.partitions.first.map { Timestamp.string($0.minTime) },
                          lastTime: manifest.partitions.last.map { Timestamp.string($0.maxTime) },
-                         diskBytes: disk.reduce(0, +), rawBytes: raw.reduce(0, +), columns: cols)
+                         diskBytes: files + ids, indexBytes: index, idIndexBytes: ids, columns: cols)
     }
 }

@@ -35,14 +35,13 @@ extension Store {
         }
         var seen = [Bool](repeating: false, count: indexed.count)
         for e in manifest.partitions {
-            progress?(e.dir)
+            progress?(e.file)
             let r = PartitionReader(storePath: path, entry: e)
-            r.checkBlockSums = true
             let span = manifest.partitioning.span(e.minTime)
             for c in Column.allCases {
-                let file = "partitions/\(e.dir)/\(c.name).col"
+                let file = "partitions/\(e.file) column \(c.name)"
                 func fail(_ k: Int?, _ why: String) -> VerifyFailure { VerifyFailure(file: file, block: k, reason: why) }
-                let blocks: [BlockInfo]
+                let blocks: [PartitionFile.ChunkInfo]
                 do { blocks = try r.blocks(c) } catch { throw fail(nil, "\(error)") }
                 for (k, info) in blocks.enumerated() {
                     blocksRead += 1
@@ -59,6 +58,11 @@ extension Store {
                                 let d = ScaledDecimal.double(x); dlo = min(dlo, d); dhi = max(dhi, d)
                             }
                             guard nulls == Int(info.nulls) else { throw fail(k, "zone map says \(info.nulls) nulls, block has \(nulls)") }
+                            if c.kind == .decimal, case .doubles(let d) = try r.decode(c, block: k, as: .doubles) {
+                                for i in 0..<v.count where v[i] != RowBatch.null && d[i].bitPattern != ScaledDecimal.double(v[i]).bitPattern {
+                                    throw fail(k, "row \(i) decodes to \(d[i]) as a double, \(ScaledDecimal.string(v[i]) ?? "null") as written")
+                                }
+                            }
                             if nulls < v.count {
                                 let ok = c.kind == .timestamp ? (lo == info.min && hi == info.max) : (dlo == info.minDouble && dhi == info.maxDouble)
                                 guard ok else { throw fail(k, "zone map min/max do not match the values") }
@@ -76,10 +80,17 @@ extension Store {
             }
             // row order, spans and ids
             let batch: RowBatch
-            do { batch = try r.readAll() } catch { throw VerifyFailure(file: "partitions/\(e.dir)", block: nil, reason: "\(error)") }
+            do { batch = try r.readAll() } catch { throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)") }
+            do {
+                guard try r.granules() == GranuleIndex(batch) else {
+                    throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "granule index does not match the rows")
+                }
+            } catch let f as VerifyFailure { throw f } catch {
+                throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)")
+            }
             let t = batch.ints[Column.time.rawValue]
             let ids = batch.text[Column.id.rawValue]
-            let file = "partitions/\(e.dir)/time.col"
+            let file = "partitions/\(e.file)"
             guard t.first == e.minTime, t.last == e.maxTime else { throw VerifyFailure(file: file, block: nil, reason: "time span differs from the manifest") }
             for i in 0..<batch.count {
                 guard t[i] >= span.start, t[i] < span.end else { throw VerifyFailure(file: file, block: i / manifest.blockRows, reason: "row \(i) lies outside partition \(e.key)") }
@@ -89,9 +100,9 @@ extension Store {
                     }
                 }
                 let k = ids.bytes.withUnsafeBytes { indexed.lookup(UnsafeRawBufferPointer(rebasing: $0[ids.range(i)])) }
-                guard let k else { throw VerifyFailure(file: "partitions/\(e.dir)/id.col", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") is not in the id index") }
-                guard !seen[k] else { throw VerifyFailure(file: "partitions/\(e.dir)/id.col", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") is stored twice") }
-                guard indexedTime[k] == t[i] else { throw VerifyFailure(file: "partitions/\(e.dir)/id.col", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") has another time in the index") }
+                guard let k else { throw VerifyFailure(file: "partitions/\(e.file)", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") is not in the id index") }
+                guard !seen[k] else { throw VerifyFailure(file: "partitions/\(e.file)", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") is stored twice") }
+                guard indexedTime[k] == t[i] else { throw VerifyFailure(file: "partitions/\(e.file)", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") has another time in the index") }
                 seen[k] = true
             }
         }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// A quakes store: a directory holding a manifest, time partitions of column files and an
+/// A quakes store: a directory holding a manifest, one file per time partition and an
 /// event-id index. Readers work on one immutable ``Manifest`` snapshot; a writer holds the
-/// lock, writes new files, then atomically replaces `manifest.json`.
+/// lock, writes new files, then atomically replaces `manifest.qkm`.
 public final class Store: @unchecked Sendable {
     /// The store directory.
     public let path: String
@@ -18,24 +18,37 @@ public final class Store: @unchecked Sendable {
         return "quakes.store"
     }
 
+    static func manifestPath(_ store: String) -> String { store + "/" + Manifest.fileName }
+
     /// Opens an existing store.
+    /// - Complexity: reads and checks the manifest only, O(partitions); partition files are
+    ///   opened when a query first needs them.
     public init(path: String) throws(StoreError) {
         self.path = path
-        let m = path + "/manifest.json"
-        guard FileIO.exists(m) else { throw .io("no store at \(path) (no manifest.json); run 'quakes load' to create one") }
-        manifest = try Manifest.read(URL(fileURLWithPath: m))
-        guard manifest.format == "quakes-store", manifest.version == 1 else {
-            throw .unsupported("\(path): store format \(manifest.format) v\(manifest.version) is not supported")
+        let m = Store.manifestPath(path)
+        guard FileIO.exists(m) else {
+            if FileIO.exists(path + "/" + ManifestV1.fileName) {
+                throw .unsupported("\(path) is a format v1 store; convert it with 'quakes migrate --store \(path)'")
+            }
+            throw .io("no store at \(path) (no \(Manifest.fileName)); run 'quakes load' to create one")
         }
+        manifest = try Manifest.read(path: m)
     }
 
     /// Opens the store at `path`, creating an empty one with `partitioning` when none exists.
+    /// Refuses a directory that holds store files but no manifest, rather than starting over.
     public static func openOrCreate(path: String, partitioning: Partitioning = .month) throws(StoreError) -> Store {
-        if FileIO.exists(path + "/manifest.json") { return try Store(path: path) }
+        if FileIO.exists(manifestPath(path)) || FileIO.exists(path + "/" + ManifestV1.fileName) { return try Store(path: path) }
+        if FileIO.exists(path) && !FileIO.isDirectory(path) { throw .io("\(path) is a file, not a store directory") }
         try FileIO.makeDirectory(path)
         let lock = try StoreLock(storePath: path)
-        defer { _ = lock }
-        if !FileIO.exists(path + "/manifest.json") {
+        defer { withExtendedLifetime(lock) {} }
+        if !FileIO.exists(manifestPath(path)) {
+            let orphans = FileIO.list(path + "/partitions").count + FileIO.list(path + "/ids").count
+            if orphans > 0 {
+                throw .corrupt("\(path) holds \(orphans) partition or id-index files but no \(Manifest.fileName); "
+                    + "nothing was changed. Restore the manifest, or move the directory aside to start a new store")
+            }
             try FileIO.makeDirectory(path + "/partitions")
             try FileIO.makeDirectory(path + "/ids")
             try commit(Manifest(partitioning: partitioning), storePath: path)
@@ -43,9 +56,9 @@ public final class Store: @unchecked Sendable {
         return try Store(path: path)
     }
 
-    /// Re-reads `manifest.json` to see the latest committed snapshot.
+    /// Re-reads the manifest to see the latest committed snapshot.
     public func refresh() throws(StoreError) {
-        let m = try Manifest.read(URL(fileURLWithPath: path + "/manifest.json"))
+        let m = try Manifest.read(path: Store.manifestPath(path))
         readersLock.lock()
         manifest = m
         readers = [:]
@@ -53,25 +66,25 @@ public final class Store: @unchecked Sendable {
     }
 
     /// A reader for one partition of the current snapshot.
-    public func reader(_ entry: PartitionEntry) -> PartitionReader {
+    func reader(_ entry: PartitionEntry) -> PartitionReader {
         readersLock.lock()
         defer { readersLock.unlock() }
-        if let r = readers[entry.dir] { return r }
+        if let r = readers[entry.file] { return r }
         let r = PartitionReader(storePath: path, entry: entry)
-        readers[entry.dir] = r
+        readers[entry.file] = r
         return r
     }
 
     /// Atomically replaces the manifest: write a temporary file, fsync, rename, fsync the folder.
     static func commit(_ m: Manifest, storePath: String) throws(StoreError) {
-        let tmp = storePath + "/manifest.json.tmp"
+        let tmp = manifestPath(storePath) + ".tmp"
         try FileIO.writeDurably(tmp, m.encoded())
-        try FileIO.rename(tmp, storePath + "/manifest.json")
+        try FileIO.rename(tmp, manifestPath(storePath))
         try FileIO.fsyncDirectory(storePath)
     }
 
     /// Deletes files that neither the snapshot `m` nor its retired list names (older snapshots,
-    /// leftovers of a crashed load). Runs under the writer lock.
+    /// leftovers of a crashed load or migration). Runs under the writer lock.
     static func collectGarbage(_ m: Manifest, storePath: String) {
         var keep = m.liveFiles
         for r in m.retired { keep.insert(r) }
@@ -81,5 +94,6 @@ public final class Store: @unchecked Sendable {
             }
         }
         FileIO.remove(storePath + "/tmp")
+        FileIO.remove(storePath + "/" + ManifestV1.fileName)
     }
 }

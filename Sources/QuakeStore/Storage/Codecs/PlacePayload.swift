@@ -1,7 +1,7 @@
 /// Pattern-encodes place names. Most USGS places read `<N> km <DIR> of <locality>` (older feeds
 /// `<N>km ...`): those become a distance, a direction byte and a code into a small locality
 /// dictionary. Any other place is a dictionary entry whole. The text comes back byte for byte.
-enum PlaceCodec {
+enum PlacePayload {
     static let directions: [String] = ["N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW", "WSW", "W", "WNW", "NW", "NNW"]
     static let directionBytes: [[UInt8]] = directions.map { Array($0.utf8) }
     /// Direction byte of a place that does not follow the pattern.
@@ -54,8 +54,8 @@ enum PlaceCodec {
             }
         }
         var w = ByteWriter()
-        CategoryCodec.writeDictionary(dict.values, into: &w)
-        CategoryCodec.writeCodes(loc, maxCode: dict.count, into: &w)
+        CategoryPayload.writeDictionary(dict.values, into: &w)
+        CategoryPayload.writeCodes(loc, maxCode: dict.count, into: &w)
         w.raw(dirs)
         w.raw(dist.map { $0.littleEndian })
         return w.bytes
@@ -63,8 +63,8 @@ enum PlaceCodec {
 
     static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(StoreError) -> PlaceBlock {
         var r = ByteReader(raw)
-        let dict = try CategoryCodec.readDictionary(&r)
-        let loc = try CategoryCodec.readCodes(&r, rows: rows, dictionarySize: dict.count)
+        let dict = try CategoryPayload.readDictionary(&r)
+        let loc = try CategoryPayload.readCodes(&r, rows: rows, dictionarySize: dict.count)
         let dirs = try r.raw(rows, as: UInt8.self)
         let dist = try r.raw(rows, as: Int32.self).map { Int32(littleEndian: $0) }
         for d in dirs where d != noPattern && (d & 0x0F) >= 16 { throw .corrupt("place direction byte \(d)") }
@@ -78,7 +78,7 @@ struct PlaceBlock: Sendable {
     var localities: ByteArena
     /// Per row: 0 for null, k for `localities` entry k - 1.
     var locality: [UInt32]
-    /// Per row: direction index | space flag, or ``PlaceCodec/noPattern``.
+    /// Per row: direction index | space flag, or ``PlacePayload/noPattern``.
     var direction: [UInt8]
     var distance: [Int32]
 
@@ -87,7 +87,7 @@ struct PlaceBlock: Sendable {
         let c = locality[row]
         if c == 0 { return }
         let d = direction[row]
-        if d != PlaceCodec.noPattern {
+        if d != PlacePayload.noPattern {
             prefix(row, into: &out)
         }
         out.append(contentsOf: localities.bytes[localities.range(Int(c) - 1)])
@@ -104,9 +104,9 @@ struct PlaceBlock: Sendable {
             repeat { dp[n] = UInt8(48 + v % 10); v /= 10; n += 1 } while v > 0
             for k in stride(from: n - 1, through: 0, by: -1) { out.append(dp[k]) }
         }
-        if d & PlaceCodec.spaceFlag != 0 { out.append(0x20) }
+        if d & PlacePayload.spaceFlag != 0 { out.append(0x20) }
         out.append(contentsOf: [UInt8(ascii: "k"), UInt8(ascii: "m"), 0x20])
-        out.append(contentsOf: PlaceCodec.directionBytes[Int(d & 0x0F)])
+        out.append(contentsOf: PlacePayload.directionBytes[Int(d & 0x0F)])
         out.append(contentsOf: [0x20, UInt8(ascii: "o"), UInt8(ascii: "f"), 0x20])
     }
 

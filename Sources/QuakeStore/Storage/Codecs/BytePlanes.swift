@@ -1,7 +1,7 @@
 /// Encodes a block of `Int64` (timestamps, scaled decimals): nulls to a bitmap, optional delta
 /// coding, zigzag, then byte planes of the narrowest width that holds every value. zstd then
 /// sees long runs of near-equal bytes.
-enum IntegerCodec {
+enum BytePlanes {
     static func encode(_ v: ArraySlice<Int64>, delta: Bool) -> [UInt8] {
         let n = v.count
         var hasNulls = false

@@ -1,6 +1,6 @@
 /// Encodes a block of low-cardinality strings as a block dictionary plus codes of 1, 2 or 4
 /// bytes. Code 0 is null; entry k of the dictionary has code k + 1.
-enum CategoryCodec {
+enum CategoryPayload {
     static func encode(_ a: ByteArena, rows: Range<Int>) -> [UInt8] {
         var dict = SliceInterner()
         var codes = [UInt32](repeating: 0, count: rows.count)

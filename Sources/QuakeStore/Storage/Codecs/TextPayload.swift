@@ -1,6 +1,6 @@
 /// Encodes a block of free strings (ids, urls, titles) as a length array plus the bytes end to
 /// end; zstd removes the repetition (urls share long prefixes).
-enum TextCodec {
+enum TextPayload {
     static func encode(_ a: ByteArena, rows: Range<Int>) -> [UInt8] {
         var w = ByteWriter()
         var lengths = [UInt32]()

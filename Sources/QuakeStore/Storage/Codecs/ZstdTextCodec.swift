@@ -1,0 +1,24 @@
+/// Free strings (`id`, `url`, `detail`, `title`, ...): lengths and bytes end to end, zstd on
+/// top. A row range decodes the whole chunk and keeps the range.
+enum ZstdTextCodec: ColumnCodec {
+    static let id = CodecID.zstdText
+
+    static func analyze(_ values: ByteArena, rows: Range<Int>) -> Int {
+        Zstd.compress(TextPayload.encode(values, rows: rows), level: ZstdFrame.level).count + 4
+    }
+
+    static func encode(_ values: ByteArena, rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
+        ZstdFrame.wrap(TextPayload.encode(values, rows: rows), into: &out)
+        var nulls = 0
+        for i in rows where values.isNull(i) { nulls += 1 }
+        return ChunkStats(nulls: nulls, min: 0, max: 0)
+    }
+
+    static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
+                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+        guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
+        let p = try ZstdFrame.unwrap(chunk)
+        let all = try p.withStoreBytes { (b) throws(StoreError) in try TextPayload.decode(b, rows: count) }
+        return .text(rows.count == count ? all : all.gather(Array(rows)))
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// The JSON manifest of format v1 (`manifest.json`), read only to migrate a v1 store.
+struct ManifestV1: Codable, Sendable {
+    var format: String
+    var version: Int
+    var partitioning: Partitioning
+    var blockRows: Int
+    var generation: Int
+    var rows: Int
+    var partitions: [Entry]
+    var idBuckets: [String?]
+    var retired: [String]
+
+    /// One v1 partition: a folder of column files.
+    struct Entry: Codable, Sendable {
+        var key: String
+        var dir: String
+        var rows: Int
+        var minTime: Int64
+        var maxTime: Int64
+    }
+
+    static let fileName = "manifest.json"
+
+    static func read(path: String) throws(StoreError) -> ManifestV1 {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch { throw .io("\(path): cannot read manifest") }
+        let m: ManifestV1
+        do { m = try JSONDecoder().decode(ManifestV1.self, from: data) } catch {
+            throw .corrupt("\(path): manifest is not valid: \(error)")
+        }
+        guard m.format == "quakes-store", m.version == 1, m.idBuckets.count == Manifest.idBucketCount else {
+            throw .unsupported("\(path): store format \(m.format) v\(m.version) is not supported")
+        }
+        for e in m.partitions where !Manifest.isPlainName(e.dir) { throw .corrupt("\(path): partition folder \(e.dir)") }
+        for b in m.idBuckets { if let b, !Manifest.isPlainName(b) { throw .corrupt("\(path): id bucket \(b)") } }
+        return m
+    }
+
+    /// Every row of a v1 partition folder.
+    func readPartition(storePath: String, _ e: Entry) throws(StoreError) -> RowBatch {
+        var batch = RowBatch()
+        for c in Column.allCases {
+            let f = try MappedFile(path: "\(storePath)/partitions/\(e.dir)/\(c.name).col")
+            let blocks = try ColumnFileV1.footer(f, column: c)
+            var total = 0
+            for (k, info) in blocks.enumerated() {
+                let p = try ColumnFileV1.payload(f, info, index: k, checkFooterSum: true)
+                let n = Int(info.rows)
+                total += n
+                try p.withStoreBytes { (raw) throws(StoreError) in
+                    switch c.kind {
+                    case .timestamp, .decimal: batch.ints[c.rawValue].append(contentsOf: try BytePlanes.decode(raw, rows: n))
+                    default:
+                        let a: ByteArena
+                        switch c.kind {
+                        case .category: a = try CategoryPayload.decode(raw, rows: n).arena()
+                        case .place: a = try PlacePayload.decode(raw, rows: n).arena()
+                        default: a = try TextPayload.decode(raw, rows: n)
+                        }
+                        let base = batch.text[c.rawValue].bytes.count
+                        batch.text[c.rawValue].bytes.append(contentsOf: a.bytes)
+                        batch.text[c.rawValue].ends.append(contentsOf: a.ends.map { $0 + base })
+                    }
+                }
+            }
+            guard total == e.rows else { throw .corrupt("\(storePath)/partitions/\(e.dir)/\(c.name).col: \(total) rows, manifest says \(e.rows)") }
+        }
+        batch.count = e.rows
+        batch.present = Array(repeating: Column.allMask, count: e.rows)
+        batch.seq = Array(repeating: Int64.min, count: e.rows)
+        return batch
+    }
+}
