@@ -96,10 +96,10 @@ public enum ScaledDecimal {
     /// The value as text exactly as it was written, appended to `out`.
     static func format(_ e: Int64, into out: inout [UInt8]) {
         let scale = Int(e & 31)
-        var m = e >> 6
-        if m < 0 || e & 32 != 0 { out.append(UInt8(ascii: "-")); m = -m }
+        let m = e >> 6
+        if m < 0 || e & 32 != 0 { out.append(UInt8(ascii: "-")) }
         var digits: [UInt8] = []
-        var v = UInt64(m)
+        var v = m.magnitude
         repeat { digits.append(UInt8(48 + v % 10)); v /= 10 } while v > 0
         while digits.count <= scale { digits.append(48) }
         for k in stride(from: digits.count - 1, through: 0, by: -1) {

@@ -68,6 +68,7 @@ enum ForDecimalCodec: RangeSelectingCodec {
                 if first { for j in 0..<k { p.m[j] = v[i] }; first = false }
                 p.m[k] = v[i]; last = v[i]
             }
+            p.stats.nulls = rows.reduce(0) { $0 + (v[$1] == RowBatch.null ? 1 : 0) }
             p.exact = false
             p.negZero = []
             p.scale = 0

@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+@testable import QuakeStore
+
+/// One generic round trip for every v2 codec, over whole chunks and row ranges, plus range
+/// selection on encoded values against decode-then-compare.
+@Suite struct ColumnCodecTests {
+    /// Generated columns that stress each codec: sorted and unsorted times, mixed scales,
+    /// `-0.0`, 17-digit mantissas, extremes, nulls, all-null and single-row chunks.
+    static func intColumns(_ rng: inout SplitMix64) -> [(String, [Int64])] {
+        func dec(_ s: String) -> Int64 {
+            var t = s
+            return (try? t.withUTF8 { try ScaledDecimal.parse(UnsafeRawBufferPointer($0)) }) ?? RowBatch.null
+        }
+        var out: [(String, [Int64])] = []
+        var t: Int64 = 1_300_000_000_000
+        out.append(("sorted times", (0..<5000).map { _ in t += Int64(rng.next() % 200_000); return t }))
+        out.append(("times with nulls", (0..<3000).map { i in i % 7 == 3 ? RowBatch.null : Int64(rng.next() % 4_000_000_000_000) - 1_000_000_000_000 }))
+        out.append(("extremes", [Int64.max, Int64.min + 1, 0, -1, Int64.max - 5, Int64.min + 7]))
+        out.append(("all null", [Int64](repeating: RowBatch.null, count: 1500)))
+        out.append(("one row", [dec("4.5")]))
+        let texts = ["2.5", "2.50", "-0.0", "0", "-122.8073349", "38.8361667", "0.085599999999999996", "27.0", "100",
+                     "9.8300000000000001", "-0.001", "1e3", "0.0070449581017813", "6.1"]
+        out.append(("mixed scales", (0..<4100).map { i in i % 11 == 0 ? RowBatch.null : dec(texts[Int(rng.next() % UInt64(texts.count))]) }))
+        let exact = texts.filter { $0.count < 12 }
+        out.append(("mixed scales, exact", (0..<3000).map { i in i % 9 == 0 ? RowBatch.null : dec(exact[Int(rng.next() % UInt64(exact.count))]) }))
+        out.append(("mags", (0..<9000).map { _ in dec(String(format: "%.\(rng.next() % 3)f", Double(rng.next() % 900) / 100)) }))
+        out.append(("lat", (0..<2049).map { _ in dec(String(format: "%.\(rng.next() % 8)f", Double(Int64(rng.next() % 180_000_000) - 90_000_000) / 1e6)) }))
+        out.append(("huge mantissas", (0..<700).map { i in (Int64(i) * 99_999_999_999_999 % ScaledDecimal.maxMantissa) << 6 | Int64(i % 22) }))
+        return out
+    }
+
+    static func textColumns(_ rng: inout SplitMix64) -> [(String, ByteArena)] {
+        var cat = ByteArena(), text = ByteArena(), place = ByteArena()
+        let nets = ["us", "ak", "ci", "nc", "", "hv", "uw"]
+        let places = ["12 km SSW of Volcano, Hawaii", "3km N of Ridgecrest, CA", "Fiji region", "", "007 km E of X",
+                      "5 km W of Zürich, Switzerland", "Ñuñoa, Chile", "100 km NE of Kodiak, Alaska"]
+        for i in 0..<5000 {
+            cat.append(Array(nets[Int(rng.next() % UInt64(nets.count))].utf8))
+            text.append(i % 13 == 0 ? [] : Array("id\(rng.next() % 100_000)".utf8))
+            place.append(Array(places[Int(rng.next() % UInt64(places.count))].utf8))
+        }
+        return [("category", cat), ("text", text), ("place", place)]
+    }
+
+    /// Row ranges worth trying: edges of 1024-row miniblocks, singles, empties, random spans.
+    static func ranges(_ n: Int, _ rng: inout SplitMix64) -> [Range<Int>] {
+        var r: [Range<Int>] = [0..<n, 0..<0, n..<n, 0..<1, (n - 1)..<n]
+        for edge in stride(from: 1024, to: n, by: 1024) { r.append((edge - 1)..<(edge + 1)); r.append(edge..<n) }
+        for _ in 0..<20 {
+            let a = Int(rng.next() % UInt64(n)), b = Int(rng.next() % UInt64(n))
+            r.append(Swift.min(a, b)..<Swift.max(a, b))
+        }
+        return r
+    }
+
+    func checkInts<C: ColumnCodec>(_ codec: C.Type, _ name: String, _ v: [Int64], _ rng: inout SplitMix64) throws where C.Values == [Int64] {
+        for rows in [0..<v.count, (v.count / 3)..<v.count] where !rows.isEmpty {
+            var out: [UInt8] = [0xEE]   // chunks need not start at offset 0
+            let stats = C.encode(v, rows: rows, into: &out)
+            #expect(C.analyze(v, rows: rows) >= out.count - 1 - 8 || C.id == .zstdDecimal, "\(C.id) \(name) analyze")
+            let slice = Array(v[rows])
+            #expect(stats.nulls == slice.filter { $0 == RowBatch.null }.count, "\(C.id) \(name) nulls")
+            try out.withStoreBytes { (raw) throws(StoreError) in
+                let chunk = UnsafeRawBufferPointer(rebasing: raw[1...])
+                for r in ColumnCodecTests.ranges(slice.count, &rng) {
+                    let got = try C.decode(chunk, count: slice.count, rows: r, as: .stored)
+                    guard case .ints(let g) = got else { Issue.record("\(name): not ints"); return }
+                    #expect(g == Array(slice[r]), "\(C.id) \(name) rows \(r)")
+                    if C.id != .forInteger, case .doubles(let d) = try C.decode(chunk, count: slice.count, rows: r, as: .doubles) {
+                        let want = slice[r].map { $0 == RowBatch.null ? Double.nan : ScaledDecimal.double($0) }
+                        #expect(zip(d, want).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(C.id) \(name) doubles \(r)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func everyCodecRoundTripsWholeChunksAndEveryRowRange() throws {
+        var rng = SplitMix64(seed: 2026)
+        for (name, v) in ColumnCodecTests.intColumns(&rng) {
+            if name.contains("time") || name == "extremes" || name == "all null" { try checkInts(ForIntegerCodec.self, name, v, &rng) }
+            if !name.contains("time") {
+                try checkInts(ForDecimalCodec.self, name, v, &rng)
+                try checkInts(ZstdDecimalCodec.self, name, v, &rng)
+            }
+        }
+        for (name, a) in ColumnCodecTests.textColumns(&rng) {
+            func check<C: ColumnCodec>(_ codec: C.Type) throws where C.Values == ByteArena {
+                var out: [UInt8] = []
+                let stats = C.encode(a, rows: 0..<a.count, into: &out)
+                #expect(stats.nulls == (0..<a.count).filter { a.isNull($0) }.count)
+                try out.withStoreBytes { (chunk) throws(StoreError) in
+                    for r in ColumnCodecTests.ranges(a.count, &rng) {
+                        let got: ByteArena
+                        switch try C.decode(chunk, count: a.count, rows: r, as: .stored) {
+                        case .category(let b): got = b.arena()
+                        case .text(let t): got = t
+                        case .place(let p): got = p.arena()
+                        default: Issue.record("\(name): wrong vector"); return
+                        }
+                        #expect(got.count == r.count)
+                        for (k, i) in r.enumerated() where got.count == r.count {
+                            #expect(got.string(k) == a.string(i), "\(C.id) \(name) row \(i)")
+                        }
+                    }
+                }
+            }
+            switch name {
+            case "category": try check(DictionaryCodec.self)
+            case "text": try check(ZstdTextCodec.self)
+            default: try check(ZstdPlaceCodec.self)
+            }
+        }
+    }
+
+    @Test func rangeSelectionOnEncodedValuesEqualsDecodeThenCompare() throws {
+        var rng = SplitMix64(seed: 77)
+        let bounds: [Double] = [-0.0, 0, 2.5, 2.49, 4.5, -90, 38.8361667, 1e300, -1e300, 6.1, 0.085599999999999996]
+        for (name, v) in ColumnCodecTests.intColumns(&rng) where !name.contains("time") {
+            var out: [UInt8] = []
+            _ = ForDecimalCodec.encode(v, rows: 0..<v.count, into: &out)
+            try out.withStoreBytes { (chunk) throws(StoreError) in
+                guard case .doubles(let d) = try ForDecimalCodec.decode(chunk, count: v.count, rows: 0..<v.count, as: .doubles) else { return }
+                for _ in 0..<40 {
+                    let lo = bounds[Int(rng.next() % UInt64(bounds.count))], hi = bounds[Int(rng.next() % UInt64(bounds.count))]
+                    let p = RangePredicate.number(lower: rng.next() % 4 == 0 ? nil : Filter.Bound(lo, inclusive: rng.next() % 2 == 0),
+                                                  upper: rng.next() % 4 == 0 ? nil : Filter.Bound(hi, inclusive: rng.next() % 2 == 0))
+                    for r in ColumnCodecTests.ranges(v.count, &rng).prefix(6) {
+                        var sel: [UInt32] = []
+                        let want = r.filter { p.contains(d[$0]) }.map { UInt32($0) }
+                        if try ForDecimalCodec.select(chunk, count: v.count, rows: r, p, into: &sel) {
+                            #expect(sel == want, "\(name) \(p) rows \(r)")
+                        } else {
+                            // only chunks holding a value whose mantissa at the chunk's scale passes 2^53 may decline
+                            #expect(["huge mantissas", "extremes", "mixed scales"].contains(name), "\(name) declined")
+                        }
+                    }
+                }
+            }
+        }
+        // timestamps
+        let times = ColumnCodecTests.intColumns(&rng)[1].1
+        var out: [UInt8] = []
+        _ = ForIntegerCodec.encode(times, rows: 0..<times.count, into: &out)
+        try out.withStoreBytes { (chunk) throws(StoreError) in
+            for _ in 0..<50 {
+                let a = Int64(rng.next() % 4_000_000_000_000) - 1_000_000_000_000, b = a + Int64(rng.next() % 500_000_000_000)
+                let p = RangePredicate.time(lower: a, upper: b)
+                var sel: [UInt32] = []
+                #expect(try ForIntegerCodec.select(chunk, count: times.count, rows: 100..<2900, p, into: &sel))
+                #expect(sel == (100..<2900).filter { p.contains(times[$0]) }.map { UInt32($0) })
+            }
+        }
+    }
+
+    @Test func granuleStatisticsAndMagHistogramsAgreeWithAFullScan() throws {
+        var o = GeneratorOptions(rows: 20_000)
+        o.firstYear = 2021; o.lastYear = 2021
+        let d = TestSupport.tempDir()
+        _ = try FeedGenerator.generate(o, into: d + "/gen")
+        let (s, _, _) = try TestSupport.load([d + "/gen"], partitioning: .year)
+        var rng = SplitMix64(seed: 5)
+        for e in s.manifest.partitions {
+            let r = s.reader(e)
+            let g = try r.granules()
+            let rows = try r.readAll()
+            #expect(g == GranuleIndex(rows))
+            #expect(g.hasMagHistogram)
+            let mags = rows.ints[Column.mag.rawValue].map { $0 == RowBatch.null ? Double.nan : ScaledDecimal.double($0) }
+            for _ in 0..<30 {
+                let lo = Double(rng.next() % 80) / 10, hi = lo + Double(rng.next() % 30) / 10
+                let p = RangePredicate.number(lower: .init(lo, inclusive: rng.next() % 2 == 0), upper: .init(hi))
+                for k in 0..<g.granules {
+                    #expect(g.magCount(granule: k, p) == g.range(k).filter { p.contains(mags[$0]) }.count)
+                }
+            }
+            for (slot, c) in GranuleIndex.columns.enumerated() {
+                for k in 0..<g.granules {
+                    let v = g.range(k).map { rows.ints[c.rawValue][$0] }.filter { $0 != RowBatch.null }
+                    #expect(Int(g.stats[slot][k].nulls) == g.range(k).count - v.count)
+                    if c == .time, let lo = v.min() { #expect(g.stats[slot][k].min == lo) }
+                    if c != .time, let lo = v.map(ScaledDecimal.double).min() { #expect(g.stats[slot][k].minDouble == lo) }
+                }
+            }
+        }
+    }
+
+    @Test func aDamagedManifestIsAnErrorNeverAStore() throws {
+        var o = GeneratorOptions(rows: 3000)
+        o.firstYear = 2022; o.lastYear = 2023
+        let d = TestSupport.tempDir()
+        _ = try FeedGenerator.generate(o, into: d + "/gen")
+        let (s, _, _) = try TestSupport.load([d + "/gen"])
+        let path = s.path + "/" + Manifest.fileName
+        let original = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(try Manifest.read(path: path) == s.manifest)
+        for k in 0..<original.count {
+            var b = original
+            b[k] ^= UInt8(1 << (k % 8))
+            TestSupport.write(b, to: path)
+            do {
+                _ = try Store(path: s.path)
+                Issue.record("flipped bit in manifest byte \(k) was accepted")
+            } catch {
+                #expect(error.description.contains(Manifest.fileName), "\(error)")
+            }
+        }
+        for cut in [0, 8, original.count / 2, original.count - 1] {
+            TestSupport.write(Array(original[0..<cut]), to: path)
+            #expect(throws: StoreError.self) { _ = try Store(path: s.path) }
+        }
+        TestSupport.write(original, to: path)
+        #expect(try Store(path: s.path).fetchCount(FetchDescriptor<Quake>()) == s.manifest.rows)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+@testable import QuakeStore
+
+@Suite struct MigrateTests {
+    @Test func migrateFromV1GivesIdenticalExports() throws {
+        var o = GeneratorOptions(rows: 8000)
+        o.firstYear = 2019; o.lastYear = 2021
+        let d = TestSupport.tempDir()
+        _ = try FeedGenerator.generate(o, into: d + "/gen")
+        var paths = [d + "/gen"]
+        if let real = TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson") { paths.append(real) }
+        let (v2, _, _) = try TestSupport.load(paths)
+        let rows = try TestSupport.allRows(v2)
+        let v1 = d + "/v1"
+        try V1StoreWriter.write(rows, to: v1, blockRows: 3000)
+        do {
+            _ = try Store(path: v1)
+            Issue.record("a v1 store opened without migration")
+        } catch {
+            #expect(error.description.contains("quakes migrate"), "\(error)")
+        }
+        let r = try Store.migrate(path: v1)
+        #expect(r.rows == rows.count)
+        let migrated = try Store(path: v1)
+        #expect(!FileManager.default.fileExists(atPath: v1 + "/manifest.json"))
+        #expect(try FileIO.list(v1 + "/partitions").allSatisfy { $0.hasSuffix(".qkp") })
+        _ = try migrated.verify()
+        #expect(try TestSupport.export(migrated, .csv) == TestSupport.export(v2, .csv))
+        #expect(try TestSupport.export(migrated, .geojson) == TestSupport.export(v2, .geojson))
+        #expect(throws: StoreError.self) { try Store.migrate(path: v1) }
+        // and it keeps loading as a v2 store
+        let again = try migrated.load(paths)
+        #expect(!again.committed)
+    }
+
+    @Test func aStoreWithoutManifestIsNeverReplacedByANewOne() throws {
+        var o = GeneratorOptions(rows: 2000)
+        o.firstYear = 2020; o.lastYear = 2020
+        let d = TestSupport.tempDir()
+        _ = try FeedGenerator.generate(o, into: d + "/gen")
+        let (s, _, _) = try TestSupport.load([d + "/gen"])
+        try FileManager.default.removeItem(atPath: s.path + "/" + Manifest.fileName)
+        do {
+            _ = try Store.openOrCreate(path: s.path)
+            Issue.record("a store without its manifest was replaced")
+        } catch {
+            #expect(error.description.contains("no \(Manifest.fileName)"), "\(error)")
+        }
+        #expect(!FileIO.list(s.path + "/partitions").isEmpty)
+    }
+}
