@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Side-by-side comparison of quakes with DuckDB and SQLite on one generated archive.
+# Side-by-side comparison of quakes with the newest DuckDB (Python module, in-process, and the
+# duckdb CLI) and SQLite (indexed on time and mag), on one generated archive.
 # By hand only, never in CI:   bash Benchmarks/compare/run.sh [ROWS]   (default 10M)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -10,8 +11,9 @@ mkdir -p "$work"
 
 pkg-config --exists libzstd || { apt-get update -qq && apt-get install -y -qq libzstd-dev; }
 command -v sqlite3 >/dev/null || { apt-get update -qq && apt-get install -y -qq sqlite3; }
-python3 -c "import duckdb, pytz" 2>/dev/null || pip install -q "duckdb==1.5.6" pytz   # same version as the CLI, so both read one file
-command -v duckdb >/dev/null || pip install -q duckdb-cli
+# the newest DuckDB on PyPI, in a venv of its own (the CLI package lags the module: its own database)
+[ -x "$work/venv/bin/python" ] || python3 -m venv "$work/venv"
+"$work/venv/bin/pip" install -q -U duckdb duckdb-cli pytz
 
 (cd "$root" && swift build -c release --static-swift-stdlib --product quakes)
 Q="$root/.build/release/quakes"
@@ -22,4 +24,5 @@ if [ ! -f "$work/feed-$rows.done" ]; then
   touch "$work/feed-$rows.done"
 fi
 
-python3 "$here/compare.py" --quakes "$Q" --work "$work" --csv "$(ls "$work"/feed/*.csv | head -1)" | tee "$work/compare.txt"
+"$work/venv/bin/python" "$here/compare.py" --quakes "$Q" --work "$work" --params "$here/params.json" \
+  --duckdb-cli "$work/venv/bin/duckdb" --csv "$(ls "$work"/feed/*.csv | head -1)" | tee "$work/compare-$rows.txt"

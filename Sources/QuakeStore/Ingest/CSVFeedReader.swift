@@ -7,6 +7,8 @@ final class CSVFeedReader {
     private let input: FeedInput
     private var buf: [UInt8]
     private var pos = 0
+    /// Bytes dropped from the front of `buf` so far (`buf[0]` is file offset `dropped`).
+    private var dropped = 0
     private var eof = false
     private var line = 1
     private var mapping: [Column?] = []
@@ -25,6 +27,8 @@ final class CSVFeedReader {
         var escaped: Bool
     }
 
+    static let unterminated = "unterminated quoted field"
+
     private enum Scan {
         case record(next: Int, newlines: Int, malformed: String?)
         case incomplete
@@ -39,6 +43,38 @@ final class CSVFeedReader {
         if buf.starts(with: [0xEF, 0xBB, 0xBF]) { pos = 3 }
         try readHeader()
     }
+
+    /// The columns the header named, for the workers of a split parse.
+    struct Header: Sendable {
+        var mapping: [Column?]
+        var present: UInt64
+    }
+
+    var header: Header { Header(mapping: mapping, present: present) }
+
+    /// Bytes of the file the header took (the split parse starts after them), when the header
+    /// holds no quote; nil otherwise.
+    var headerBytes: Int? { headerEnd }
+    private var headerEnd: Int?
+
+    /// A reader for a piece of a file that starts at a record boundary after the header. Line
+    /// numbers count from 1 within the piece; the loader shifts them once the pieces before it
+    /// are known.
+    init(input: FeedInput, header: Header, seqBase: Int64, onReject: @escaping (Reject) -> Void) {
+        self.input = input
+        self.buf = []
+        self.seqBase = seqBase
+        self.onReject = onReject
+        self.mapping = header.mapping
+        self.present = header.present
+    }
+
+    /// True when the last record read ended with a newline, outside any quoted field: a piece
+    /// of a split parse that ends this way ended where a one-thread parse has a record boundary.
+    private(set) var endedOnRecordBoundary = true
+
+    /// Newlines read so far.
+    var linesRead: Int { line - 1 }
 
     private func readHeader() throws(IngestError) {
         while true {
@@ -69,6 +105,7 @@ final class CSVFeedReader {
                 if !unknown.isEmpty {
                     warnings.append("\(input.name): ignoring unknown column\(unknown.count > 1 ? "s" : "") \(unknown.joined(separator: ", "))")
                 }
+                if !buf[pos..<next].contains(UInt8(ascii: "\"")) { headerEnd = dropped + next }
                 pos = next
                 line += newlines
                 return
@@ -79,6 +116,7 @@ final class CSVFeedReader {
     private func refill() throws(IngestError) {
         if pos > 0 {
             buf.removeFirst(pos)
+            dropped += pos
             pos = 0
         }
         if let chunk = try input.next() { buf.append(contentsOf: chunk) } else { eof = true }
@@ -96,6 +134,7 @@ final class CSVFeedReader {
             case .record(let next, let newlines, let malformed):
                 let recordLine = line
                 line += newlines
+                endedOnRecordBoundary = malformed != CSVFeedReader.unterminated && next > 0 && buf[next - 1] == UInt8(ascii: "\n")
                 defer { pos = next }
                 if fields.count == 1 && fields[0].start == fields[0].end { continue }   // blank line
                 rowNumber += 1
@@ -163,7 +202,7 @@ final class CSVFeedReader {
                     while true {
                         if i >= n {
                             if !atEOF { return .incomplete }
-                            return .record(next: n, newlines: newlines, malformed: "unterminated quoted field")
+                            return .record(next: n, newlines: newlines, malformed: CSVFeedReader.unterminated)
                         }
                         let c = p[i]
                         if c == UInt8(ascii: "\"") {

@@ -53,6 +53,20 @@ final class FeedInput {
         }
     }
 
+    /// Opens bytes `range` of a plain (uncompressed) file, for one worker of a split parse.
+    init(path: String, range: Range<Int>) throws(IngestError) {
+        name = path
+        let f = open(path, O_RDONLY)
+        guard f >= 0 else { throw .io("\(path): \(String(cString: strerror(errno)))") }
+        fd = f
+        ownsFD = true
+        fileSize = range.count
+        window = range
+    }
+
+    /// The byte range a split-parse worker reads (nil: the whole stream).
+    private var window: Range<Int>?
+
     deinit { if ownsFD { close(fd) } }
 
     /// The compression detected: "gzip", "zstd" or "none".
@@ -67,8 +81,18 @@ final class FeedInput {
     private func readRaw() throws(IngestError) -> [UInt8]? {
         var buf = [UInt8](repeating: 0, count: FeedInput.chunkSize)
         var filled = 0
+        if let w = window {
+            let left = w.upperBound - (w.lowerBound + bytesRead)
+            if left <= 0 { return nil }
+            if left < buf.count { buf.removeLast(buf.count - left) }
+        }
         while filled < buf.count {
-            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            let n = buf.withUnsafeMutableBytes { b -> Int in
+                // SAFETY: filled < b.count, so the destination stays inside buf.
+                guard let base = b.baseAddress else { return 0 }
+                if let w = window { return pread(fd, base + filled, b.count - filled, off_t(w.lowerBound + bytesRead + filled)) }
+                return read(fd, base + filled, b.count - filled)
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw .io("\(name): \(String(cString: strerror(errno)))")

@@ -27,12 +27,16 @@ final class FeedReader: @unchecked Sendable {
         }
     }
 
+    /// The CSV reader, for planning a split parse.
+    var csvReader: CSVFeedReader? { csv }
+
     /// Warnings about the file as a whole.
     var warnings: [String] { csv?.warnings ?? [] }
 
     /// The next batch of up to `maxRows` rows, or nil at the end.
     func next(maxRows: Int) throws(IngestError) -> RowBatch? {
         if let csv { return try csv.next(maxRows: maxRows) }
-        return try geojson!.next(maxRows: maxRows)
+        if let geojson { return try geojson.next(maxRows: maxRows) }
+        return nil
     }
 }

@@ -77,53 +77,45 @@ final class Loader {
         for (fi, path) in files.enumerated() {
             summary.files += 1
             try flushAll()
-            let partMarks = partSpills.mapValues { $0.size }
-            let idMarks = idSpills.map { $0.size }
-            let rowsBefore = summary.rowsRead
-            let rejectsBefore = rejectCounter.value
+            let marks = (parts: partSpills.mapValues { $0.size }, ids: idSpills.map { $0.size },
+                         rows: summary.rowsRead, rejects: rejectCounter.value, bytes: summary.bytesRead)
             let counter = rejectCounter
             let onReject = options.onReject
+            let seqBase = Int64(fi + 1) << 40
+            func rollBack() {
+                summary.rowsRead = marks.rows
+                summary.bytesRead = marks.bytes
+                partBuffers = [:]
+                bufferedRows = 0
+                for b in 0..<idBuffers.count { idBuffers[b] = IdRecords() }
+                for (o, s) in partSpills { s.truncate(to: marks.parts[o] ?? 0) }
+                for (b, s) in idSpills.enumerated() { s.truncate(to: marks.ids[b]) }
+            }
             do {
-                let reader = try FeedReader(path: path, seqBase: Int64(fi + 1) << 40) { r in
+                let reader = try FeedReader(path: path, seqBase: seqBase) { r in
                     counter.add()
                     onReject?(r)
                 }
                 for w in reader.warnings { options.onMessage?("warning: \(w)") }
-                // parse on a second thread while this one routes and spills
-                let pipe = BatchPipe(capacity: 3)
-                let batchRows = options.batchRows
-                Thread.detachNewThread {
-                    do throws(IngestError) {
-                        while let b = try reader.next(maxRows: batchRows) { if !pipe.put(.batch(b, reader.input.bytesRead)) { return } }
-                        pipe.put(.end)
-                    } catch {
-                        pipe.put(.failed(error))
+                if let split = SplitParse(path: path, reader: reader, seqBase: seqBase, workers: workerCount) {
+                    try consume(path, pieces: split.pieces.count) { pipe in split.start(pipe, batchRows: options.batchRows) }
+                    if split.cutsWereRight {
+                        for r in split.rejects { counter.add(); onReject?(r) }
+                        summary.bytesRead += reader.input.fileSize ?? 0
+                    } else {
+                        // a quoted newline straddled a cut: parse the file again on one thread
+                        rollBack()
+                        let again = try FeedReader(path: path, seqBase: seqBase) { r in counter.add(); onReject?(r) }
+                        try consumeSequential(path, again)
                     }
+                } else {
+                    try consumeSequential(path, reader)
                 }
-                defer { pipe.close() }
-                loop: while true {
-                    switch pipe.take() {
-                    case .batch(let batch, let fileBytes):
-                        summary.rowsRead += batch.count
-                        try route(batch)
-                        options.onProgress?(LoadProgress(bytesRead: summary.bytesRead + fileBytes, totalBytes: nil,
-                                                         rows: summary.rowsRead + counter.value, elapsedSeconds: Date().timeIntervalSince(start),
-                                                         phase: "reading \(path)"))
-                    case .end: break loop
-                    case .failed(let e): throw e
-                    }
-                }
-                summary.bytesRead += reader.input.bytesRead
-                summary.rowsRead += counter.value - rejectsBefore
+                summary.rowsRead += counter.value - marks.rejects
             } catch let e as IngestError {
                 // the file is rejected whole: drop everything it contributed
                 summary.filesRejected += 1
-                summary.rowsRead = rowsBefore
-                partBuffers = [:]
-                bufferedRows = 0
-                for b in 0..<idBuffers.count { idBuffers[b] = IdRecords() }
-                for (o, s) in partSpills { s.truncate(to: partMarks[o] ?? 0) }
-                for (b, s) in idSpills.enumerated() { s.truncate(to: idMarks[b]) }
+                rollBack()
                 if options.strict { throw IngestError.strict("--strict: \(e); nothing committed") }
                 options.onMessage?("error: \(e); file skipped, nothing from it is loaded")
             }
@@ -132,6 +124,42 @@ final class Loader {
             }
         }
         try flushAll()
+    }
+
+    /// Parses `reader` on a second thread while this one routes and spills.
+    private func consumeSequential(_ path: String, _ reader: FeedReader) throws {
+        let batchRows = options.batchRows
+        try consume(path, pieces: 1) { pipe in
+            Thread.detachNewThread {
+                do throws(IngestError) {
+                    while let b = try reader.next(maxRows: batchRows) { if !pipe.put(.batch(b, reader.input.bytesRead)) { return } }
+                    pipe.put(.end)
+                } catch {
+                    pipe.put(.failed(error))
+                }
+            }
+        }
+        summary.bytesRead += reader.input.bytesRead
+    }
+
+    /// Routes the batches that `producers` put into a pipe until `pieces` ends arrive.
+    private func consume(_ path: String, pieces: Int, _ producers: (BatchPipe) -> Void) throws {
+        let pipe = BatchPipe(capacity: 2 + 2 * pieces)
+        defer { pipe.close() }
+        producers(pipe)
+        var ended = 0
+        while ended < pieces {
+            switch pipe.take() {
+            case .batch(let batch, let fileBytes):
+                summary.rowsRead += batch.count
+                try route(batch)
+                options.onProgress?(LoadProgress(bytesRead: summary.bytesRead + fileBytes, totalBytes: nil,
+                                                 rows: summary.rowsRead + rejectCounter.value,
+                                                 elapsedSeconds: Date().timeIntervalSince(start), phase: "reading \(path)"))
+            case .end: ended += 1
+            case .failed(let e): throw e
+            }
+        }
     }
 
     private func route(_ batch: RowBatch) throws {
@@ -212,14 +240,21 @@ final class Loader {
         var moves: Moves = [:]
         for (b, r) in results.enumerated() {
             summary.new += r.new
+            if r.repeated > 0 { loadRepeatsIds = true }
             if let file = r.file { newBuckets[b] = file }
             for (o, list) in r.moves { moves[o, default: []].append(contentsOf: list) }
         }
         return moves
     }
 
+    /// Set by resolve when some id has more than one version among the stored and new records;
+    /// when it stays false, merge only concatenates and sorts (the bulk path).
+    private var loadRepeatsIds = false
+
     private struct BucketResult {
         var new = 0
+        /// Records beyond the first of each id.
+        var repeated = 0
         var file: String?
         var moves: Moves = [:]
     }
@@ -253,6 +288,7 @@ final class Loader {
             }
         }
         result.new = interner.count - storedCount
+        result.repeated = all.count - interner.count
         var out = IdRecords()
         for k in 0..<interner.count { out.append(from: all, winner[k]) }
         var seen = Set<Int64>()   // (code, source partition) pairs already listed
@@ -333,6 +369,13 @@ final class Loader {
         let rows = try rowsOf(o, existing: existing)
         let storedRows = existing?.rows ?? 0
         var result = MergeResult()
+        if !loadRepeatsIds && movedOut == nil {
+            // bulk path: every row is a distinct event, so nothing to fold; sort unless in order
+            guard rows.count > storedRows else { return result }
+            result.changed = true
+            result.entry = try write(rows.isTimeIdOrdered() ? rows : rows.gather(rows.timeIdOrder()), partition: o)
+            return result
+        }
         let ids = rows.text[Column.id.rawValue]
         var interner = SliceInterner(capacity: rows.count)
         var groups: [[Int]] = []
@@ -384,10 +427,14 @@ final class Loader {
             final.append(contentsOf: folded)
             sorted = final.gather(final.timeIdOrder())
         }
+        result.entry = try write(sorted, partition: o)
+        return result
+    }
+
+    private func write(_ sorted: RowBatch, partition o: Int) throws -> PartitionEntry {
         let key = partitioning.key(ordinal: o)
         let file = "\(key).g\(generation).\(PartitionFile.fileExtension)"
-        result.entry = try PartitionWriter.write(sorted, key: key, file: file, storePath: storePath, blockRows: old.blockRows)
-        return result
+        return try PartitionWriter.write(sorted, key: key, file: file, storePath: storePath, blockRows: old.blockRows)
     }
 
     private func newManifest(_ changed: [Int: PartitionEntry?]) -> Manifest {

@@ -117,6 +117,16 @@ public struct RowBatch: Sendable, Equatable {
         return out
     }
 
+    /// True when the rows are already in (time, id) order.
+    func isTimeIdOrdered() -> Bool {
+        let t = ints[Column.time.rawValue]
+        let ids = text[Column.id.rawValue]
+        for i in stride(from: 1, to: count, by: 1) where t[i - 1] > t[i] || (t[i - 1] == t[i] && ids.compare(i - 1, ids, i) >= 0) {
+            return false
+        }
+        return true
+    }
+
     /// Row indices sorted by (time, id): the order rows take inside a partition.
     func timeIdOrder() -> [Int] { timeIdOrder(of: Array(0..<count)) }
 

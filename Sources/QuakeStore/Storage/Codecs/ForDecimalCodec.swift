@@ -31,13 +31,7 @@ enum ForDecimalCodec: RangeSelectingCodec {
     private static func prepare(_ v: [Int64], rows: Range<Int>) -> Prepared {
         var p = Prepared(m: [Int64](repeating: 0, count: rows.count), shifts: [UInt64](repeating: 0, count: rows.count),
                          negZero: [], scale: 0, shiftWidth: 0, raw: false, exact: true, stats: .none)
-        var lo = Double.infinity, hi = -Double.infinity
-        for i in rows where v[i] != RowBatch.null {
-            let x = v[i]
-            p.scale = Swift.max(p.scale, Int(x & 31))
-            let d = ScaledDecimal.double(x)
-            lo = Swift.min(lo, d); hi = Swift.max(hi, d)
-        }
+        for i in rows where v[i] != RowBatch.null { p.scale = Swift.max(p.scale, Int(v[i] & 31)) }
         var prev: Int64 = 0, seen = false, maxShift = 0
         for (k, i) in rows.enumerated() {
             let x = v[i]
@@ -58,6 +52,26 @@ enum ForDecimalCodec: RangeSelectingCodec {
             maxShift = Swift.max(maxShift, shift)
             if !seen { for j in 0..<k { p.m[j] = big }; seen = true }
             prev = big
+        }
+        var lo = Double.infinity, hi = -Double.infinity
+        if p.exact && !p.raw {
+            // min and max on the normalized mantissas: one division each instead of one a row
+            // (-0.0 and 0.0 are one value to a zone map: both compare equal)
+            var mlo = Int64.max, mhi = Int64.min
+            for (k, i) in rows.enumerated() where v[i] != RowBatch.null {
+                let m = p.m[k]
+                if m < mlo { mlo = m }
+                if m > mhi { mhi = m }
+            }
+            if mlo <= mhi {
+                lo = Double(mlo) / ScaledDecimal.pow10[p.scale]
+                hi = Double(mhi) / ScaledDecimal.pow10[p.scale]
+            }
+        } else {
+            for i in rows where v[i] != RowBatch.null {
+                let d = ScaledDecimal.double(v[i])
+                lo = Swift.min(lo, d); hi = Swift.max(hi, d)
+            }
         }
         if p.raw {
             // the stored values themselves, nulls replaced by a neighbour
