@@ -31,7 +31,14 @@ enum V1StoreWriter {
         for (b, r) in buckets.enumerated() {
             if r.count == 0 { names.append(nil); continue }
             let name = String(format: "%02d.g1.idx", b)
-            try FileIO.writeFile(path + "/ids/" + name, r.fileBytes())
+            // the v1 id file layout: the spill form under zstd, length, checksum, magic
+            let payload = r.serialized()
+            var w = ByteWriter()
+            w.bytes = Zstd.compress(payload, level: 3)
+            let sum = Checksum.hash(w.bytes)
+            w.u32(UInt32(payload.count)); w.u64(sum)
+            w.bytes.append(contentsOf: IdRecords.magicV1)
+            try FileIO.writeFile(path + "/ids/" + name, w.bytes)
             names.append(name)
         }
         let m = ManifestV1(format: "quakes-store", version: 1, partitioning: partitioning, blockRows: blockRows, generation: 1,

@@ -44,6 +44,10 @@ public struct LoadOptions: Sendable {
     public var onMessage: (@Sendable (String) -> Void)?
     /// Called now and then while reading.
     public var onProgress: (@Sendable (LoadProgress) -> Void)?
+    /// A plain CSV file at least this large is parsed by ``parseWorkers`` threads at once.
+    var splitBytes = SplitParse.minimumBytes
+    /// Threads for one large file (the cores, by default).
+    var parseWorkers = workerCount
     /// Test hook: called between phases (after spilling, before commit).
     public var onPhase: (@Sendable (String) -> Void)?
 

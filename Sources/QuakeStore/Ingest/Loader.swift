@@ -97,7 +97,8 @@ final class Loader {
                     onReject?(r)
                 }
                 for w in reader.warnings { options.onMessage?("warning: \(w)") }
-                if let split = SplitParse(path: path, reader: reader, seqBase: seqBase, workers: workerCount) {
+                if let split = SplitParse(path: path, reader: reader, seqBase: seqBase, workers: options.parseWorkers,
+                                          minimumBytes: options.splitBytes) {
                     try consume(path, pieces: split.pieces.count) { pipe in split.start(pipe, batchRows: options.batchRows) }
                     if split.cutsWereRight {
                         for r in split.rejects { counter.add(); onReject?(r) }

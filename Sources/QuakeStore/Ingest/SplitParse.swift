@@ -30,9 +30,9 @@ final class SplitParse: @unchecked Sendable {
     private var bytes = 0
 
     /// Plans the pieces, or nil when the file is not worth or not safe to split.
-    init?(path: String, reader: FeedReader, seqBase: Int64, workers: Int) {
+    init?(path: String, reader: FeedReader, seqBase: Int64, workers: Int, minimumBytes: Int = SplitParse.minimumBytes) {
         guard workers > 1, reader.format == .csv, reader.input.compression == "none", path != "-",
-              let size = reader.input.fileSize, size >= SplitParse.minimumBytes,
+              let size = reader.input.fileSize, size >= minimumBytes,
               let csv = reader.csvReader, let start = csv.headerBytes else { return nil }
         guard let f = try? MappedFile(path: path), f.bytes.count == size else { return nil }
         var cuts = [start]

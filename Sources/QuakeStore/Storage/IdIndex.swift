@@ -54,10 +54,54 @@ struct IdRecords: Sendable {
 
     // MARK: bucket files: [zstd frame][raw length u32][checksum u64][magic]
 
-    static let magic: [UInt8] = Array("QKIDX001".utf8)
+    /// Format v1 bucket files: the spill layout (with load order) under zstd. Still read, since
+    /// `migrate` keeps a v1 store's id index as it is.
+    static let magicV1: [UInt8] = Array("QKIDX001".utf8)
+    /// Format v2 bucket files: records in time order; ids as lengths and bytes, times and
+    /// `updated` through ``ForIntegerCodec``; zstd over all of it. No load order: it is only
+    /// meaningful within one load.
+    static let magic: [UInt8] = Array("QKIDX002".utf8)
+
+    private func compactPayload() -> [UInt8] {
+        let order = (0..<count).sorted { time[$0] != time[$1] ? time[$0] < time[$1] : ids.compare($0, ids, $1) < 0 }
+        let sortedIds = ids.gather(order)
+        var out: [UInt8] = []
+        withUnsafeBytes(of: UInt32(count).littleEndian) { out.append(contentsOf: $0) }
+        let text = TextPayload.encode(sortedIds, rows: 0..<count)
+        withUnsafeBytes(of: UInt32(text.count).littleEndian) { out.append(contentsOf: $0) }
+        out.append(contentsOf: text)
+        for column in [order.map { time[$0] }, order.map { updated[$0] }] {
+            var chunk: [UInt8] = []
+            _ = ForIntegerCodec.encode(column, rows: 0..<count, into: &chunk)
+            withUnsafeBytes(of: UInt32(chunk.count).littleEndian) { out.append(contentsOf: $0) }
+            out.append(contentsOf: chunk)
+        }
+        return out
+    }
+
+    private init(compact p: UnsafeRawBufferPointer) throws(StoreError) {
+        var r = ByteReader(p)
+        let n = Int(try r.u32())
+        guard n <= p.count else { throw .corrupt("id records: count \(n)") }
+        func part() throws(StoreError) -> UnsafeRawBufferPointer {
+            let len = Int(try r.u32())
+            try r.need(len)
+            defer { r.pos += len }
+            return UnsafeRawBufferPointer(rebasing: p[r.pos..<(r.pos + len)])
+        }
+        ids = try TextPayload.decode(try part(), rows: n)
+        for k in 0..<2 {
+            guard case .ints(let v) = try ForIntegerCodec.decode(try part(), count: n, rows: 0..<n, as: .stored) else {
+                throw .corrupt("id records: times")
+            }
+            if k == 0 { time = v } else { updated = v }
+        }
+        seq = Array(repeating: Int64.min, count: n)
+        guard r.remaining == 0 else { throw .corrupt("id records: \(r.remaining) stray bytes") }
+    }
 
     func fileBytes() -> [UInt8] {
-        let payload = serialized()
+        let payload = compactPayload()
         var w = ByteWriter()
         w.bytes = Zstd.compress(payload, level: 3)
         let sum = Checksum.hash(w.bytes)
@@ -70,14 +114,18 @@ struct IdRecords: Sendable {
     static func read(path: String) throws(StoreError) -> IdRecords {
         let f = try MappedFile(path: path)
         let b = f.bytes
-        guard b.count >= 20, Array(b[(b.count - 8)...]) == magic else { throw .corrupt("\(path): not an id index file") }
+        guard b.count >= 20 else { throw .corrupt("\(path): not an id index file") }
+        let tail = Array(b[(b.count - 8)...])
+        guard tail == magic || tail == magicV1 else { throw .corrupt("\(path): not an id index file") }
         var r = ByteReader(b, at: b.count - 20)
         let rawLen = Int(try r.u32())
         let sum = try r.u64()
         let frame = UnsafeRawBufferPointer(rebasing: b[0..<(b.count - 20)])
         guard Checksum.hash(frame) == sum else { throw .corrupt("\(path): checksum mismatch") }
         let payload = try Zstd.decompress(frame, expectedSize: rawLen)
-        let res = payload.withUnsafeBytes { p in Result { () throws(StoreError) in try IdRecords(serialized: p) } }
+        let res = payload.withUnsafeBytes { p in
+            Result { () throws(StoreError) in tail == magic ? try IdRecords(compact: p) : try IdRecords(serialized: p) }
+        }
         do { return try res.get() } catch { throw .corrupt("\(path): \(error)") }
     }
 }
