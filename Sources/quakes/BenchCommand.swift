@@ -9,7 +9,7 @@ struct BenchCommand: ParsableCommand {
         discussion: """
         With --rows, generates that many events into a temporary directory, loads them (timed) and runs the suite on the
         result. With --queries FILE, runs one query per line instead, written as for 'quakes query', 'quakes count' or
-        'quakes agg' (e.g. "count --min-mag 4.5"), in-process.
+        'quakes agg' (e.g. "count --min-mag 4.5"), in-process; 'open --day D' times opening the store and planning.
         """
     )
 
@@ -102,13 +102,17 @@ struct BenchCommand: ParsableCommand {
                 case "count":
                     let f = try CountCommand.parse(rest).filters.filter()
                     out.append(BenchCase(name: line, run: { try s.count(f) }, workload: { s.workload(f, columns: f.columns) }))
+                case "open":
+                    // open --day D (or any filter): open the store anew and plan, no scan
+                    let f = try CountCommand.parse(rest).filters.filter()
+                    out.append(Store.openAndPlanCase(path: s.path, filter: f, name: line))
                 case "agg":
                     let c = try AggCommand.parse(rest)
                     let f = try c.filters.filter(), g = try c.groups(), m = try c.metricList()
                     out.append(BenchCase(name: line, run: { try s.aggregate(f, by: g, metrics: m).0.count },
                                          workload: { s.workload(f, columns: f.columns.union(m.compactMap(\.column))) }))
                 default:
-                    throw ValidationError("\(path):\(n + 1): expected query, count or agg, found '\(words[0])'")
+                    throw ValidationError("\(path):\(n + 1): expected query, count, agg or open, found '\(words[0])'")
                 }
             } catch let e as ValidationError {
                 throw e

@@ -60,6 +60,24 @@ public enum BenchRunner {
 }
 
 extension Store {
+    /// Opening the store at `path` from nothing and planning a query for `filter`: read and check
+    /// the manifest, prune partitions by time, read and check the chunk directories (zone maps
+    /// and granules) of the partitions left. What a one-shot CLI query pays before any scan.
+    public static func openAndPlanCase(path: String, filter: Filter, name: String) -> BenchCase {
+        BenchCase(name: name, run: {
+            let s = try Store(path: path)
+            let (lo, hi) = filter.timeBounds
+            var n = 0
+            for e in s.manifest.partitions {
+                if let lo, e.maxTime < lo { continue }
+                if let hi, e.minTime >= hi { continue }
+                _ = try s.reader(e).directory()
+                n += 1
+            }
+            return n
+        }, workload: { (0, 0) })
+    }
+
     /// Rows and on-disk bytes a filter's partitions hold in `columns` (the work a scan faces
     /// after partition pruning).
     public func workload(_ filter: Filter, columns: Set<Column>) -> (rows: Int, bytes: Int) {

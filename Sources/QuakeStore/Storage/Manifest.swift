@@ -128,7 +128,8 @@ public struct Manifest: Sendable, Equatable {
 
     /// A file name with no path separators or dot segments.
     static func isPlainName(_ s: String) -> Bool {
-        !s.isEmpty && s.utf8.count < 256 && !s.contains("/") && s != "." && s != ".."
+        let u = s.utf8
+        return !u.isEmpty && u.count < 256 && !u.contains(UInt8(ascii: "/")) && s != "." && s != ".."
     }
 }
 
