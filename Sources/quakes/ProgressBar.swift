@@ -1,33 +1,82 @@
 import Foundation
 import QuakeStore
 
-/// A one-line progress bar on standard error: bytes, rows, MB/s and ETA.
+/// A one-line progress display on standard error that follows the load's phases: read (bytes,
+/// rows, MB/s, time left), resolve (id buckets), merge (partitions) and commit. It fits the
+/// terminal's width, and a ticker redraws it twice a second so the clock never stands still.
 final class ProgressBar: @unchecked Sendable {
     private let total: Int?
-    private var last = Date.distantPast
     private let lock = NSLock()
+    private var latest: LoadProgress?
+    private var drawnAt = Date.distantPast
+    private var running = true
+    private let started = Date()
 
-    init(total: Int?) { self.total = total }
+    init(total: Int?) {
+        self.total = total
+        Thread.detachNewThread { [weak self] in
+            while let bar = self, bar.tick() { Thread.sleep(forTimeInterval: 0.5) }
+        }
+    }
 
     func update(_ p: LoadProgress) {
         lock.lock(); defer { lock.unlock() }
-        let now = Date()
-        guard now.timeIntervalSince(last) > 0.1 else { return }
-        last = now
-        let mbs = p.elapsedSeconds > 0 ? Double(p.bytesRead) / 1e6 / p.elapsedSeconds : 0
-        var line = String(format: "%10d rows  %7.1f MB/s", p.rows, mbs)
-        if let total, total > 0 {
-            let f = min(1, Double(p.bytesRead) / Double(total))
-            let width = 30
-            let filled = Int(f * Double(width))
-            let eta = f > 0 ? p.elapsedSeconds * (1 - f) / f : 0
-            line = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
-                + String(format: "%3.0f%%  ", f * 100) + line + String(format: "  ETA %4.0f s", eta)
+        let phaseChanged = latest?.phase != p.phase
+        latest = p
+        if phaseChanged || Date().timeIntervalSince(drawnAt) > 0.1 { draw() }
+    }
+
+    /// Redraws with the current clock; false once cleared.
+    private func tick() -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        if running && latest != nil { draw() }
+        return running
+    }
+
+    /// Draws `latest` (lock held).
+    private func draw() {
+        guard let p = latest else { return }
+        drawnAt = Date()
+        let elapsed = Date().timeIntervalSince(started)
+        var fraction: Double?
+        var counts = ""
+        switch p.phase {
+        case .read:
+            if let total, total > 0 { fraction = min(1, Double(p.bytesRead) / Double(total)) }
+            let mbs = elapsed > 0 ? Double(p.bytesRead) / 1e6 / elapsed : 0
+            counts = "\(ProgressBar.short(p.rows)) rows  " + String(format: "%.0f MB/s", mbs)
+            if let f = fraction, f > 0.02, f < 1 { counts += String(format: "  %.0f s left", elapsed * (1 - f) / f) }
+        case .resolve:
+            if let t = p.total, t > 0 { fraction = Double(p.done) / Double(t); counts = "\(p.done)/\(t) id buckets" }
+        case .merge:
+            if let t = p.total, t > 0 { fraction = Double(p.done) / Double(t); counts = "\(p.done)/\(t) partitions" }
+        case .commit:
+            counts = "\(ProgressBar.short(p.rows)) rows"
         }
-        FileHandle.standardError.write(Data(("\r" + line).utf8))
+        let phase = p.phase.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+        let clock = String(format: "%d:%02d", Int(elapsed) / 60, Int(elapsed) % 60)
+        let width = max(20, terminalWidth() - 1)
+        var bar = ""
+        if let f = fraction {
+            let cells = max(0, min(30, width - phase.count - counts.count - clock.count - 12))
+            let filled = Int(f * Double(cells))
+            if cells >= 5 { bar = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: cells - filled) + "] " }
+            bar += String(format: "%3.0f%%  ", f * 100)
+        }
+        var line = phase + bar + counts + "  " + clock
+        if line.count > width { line = String(line.prefix(width)) }
+        FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
+    }
+
+    /// 12345678 as "12.3M".
+    static func short(_ n: Int) -> String {
+        n >= 1_000_000 ? String(format: "%.1fM", Double(n) / 1e6) : n >= 10_000 ? String(format: "%.0fK", Double(n) / 1e3) : "\(n)"
     }
 
     func clear() {
-        FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 100) + "\r").utf8))
+        lock.lock()
+        running = false
+        lock.unlock()
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 }

@@ -65,3 +65,10 @@ func printError(_ s: String) {
 
 /// True when standard error is a terminal.
 var stderrIsTerminal: Bool { isatty(2) == 1 }
+
+/// Columns of the terminal on standard error (80 when unknown).
+func terminalWidth() -> Int {
+    var w = winsize()
+    if ioctl(2, UInt(TIOCGWINSZ), &w) == 0 && w.ws_col > 0 { return Int(w.ws_col) }
+    return 80
+}

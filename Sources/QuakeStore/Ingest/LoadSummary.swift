@@ -25,11 +25,26 @@ public struct LoadSummary: Sendable, Equatable, Codable {
 
 /// Progress of a running load, for a progress bar.
 public struct LoadProgress: Sendable {
+    /// The load's phases, in order.
+    public enum Phase: String, Sendable {
+        /// Parsing files and staging rows (`done`/`total` in bytes).
+        case read
+        /// Picking each event's winning version (`done`/`total` in id buckets).
+        case resolve
+        /// Folding versions and writing partitions (`done`/`total` in partitions).
+        case merge
+        /// Making the new files durable and replacing the manifest.
+        case commit
+    }
+
+    public var phase: Phase
+    /// Units of the phase done, and their total when known.
+    public var done: Int
+    public var total: Int?
+    /// Input bytes and rows read so far.
     public var bytesRead: Int
-    public var totalBytes: Int?
     public var rows: Int
     public var elapsedSeconds: Double
-    public var phase: String
 }
 
 /// Options for ``Store/load(_:options:)``.

@@ -12,10 +12,12 @@ extension Store {
         let before = manifest
         Store.collectGarbage(before, storePath: path)
         do {
-            let loader = try Loader(storePath: path, manifest: before, options: options)
+            let loader = Loader(storePath: path, manifest: before, options: options)
             var (summary, next) = try loader.run(paths)
             if let next, next.partitions != before.partitions || next.idBuckets != before.idBuckets {
                 options.onPhase?("committing")
+                options.onProgress?(LoadProgress(phase: .commit, done: 0, total: nil, bytesRead: summary.bytesRead,
+                                                 rows: summary.rowsRead, elapsedSeconds: summary.elapsedSeconds))
                 try FileIO.syncFilesystem(path)
                 try Store.commit(next, storePath: path)
                 summary.committed = true

@@ -1,0 +1,147 @@
+/// Pass 3 of a load, per partition and on every core: carry moved events to their winner's
+/// partition, fold each event's versions oldest to newest (fields the newer source lacks keep
+/// their older values), compare with the stored row, and write each changed partition to one new
+/// file. When no id repeats (the bulk path), it only concatenates, sorts if needed and writes.
+struct MergePass {
+    let storePath: String
+    let old: Manifest
+    let generation: Int
+    let spills: SpillSet
+    var partitioning: Partitioning { old.partitioning }
+
+    struct Output {
+        /// Per changed partition ordinal, its new entry (nil: the partition is now empty).
+        var changed: [Int: PartitionEntry?] = [:]
+        var updated = 0
+        var unchanged = 0
+    }
+
+    /// Partitions the run will merge (the spilled ones and the sources of moves).
+    func partitions(_ resolved: ResolvePass.Output) -> Int { Set(spills.partitions.keys).union(resolved.moves.keys).count }
+
+    /// - Parameter onPartition: called after each partition, from any thread.
+    func run(_ resolved: ResolvePass.Output, onPartition: @escaping @Sendable () -> Void = {}) throws -> Output {
+        let moves = resolved.moves
+        var existing: [Int: PartitionEntry] = [:]
+        for e in old.partitions { existing[partitioning.ordinal(e.minTime)] = e }
+        // carry moved rows to their destination first, so every destination sees them
+        var movedOut: [Int: SliceInterner] = [:]
+        for (from, list) in moves.sorted(by: { $0.key < $1.key }) {
+            var ids = SliceInterner(capacity: list.count)
+            var dest: [Int] = []
+            for m in list { m.id.withUnsafeBytes { _ = ids.intern($0) }; dest.append(m.to) }
+            var carried: [Int: [Int]] = [:]
+            let rows = try rowsOf(from, existing: existing[from])
+            rows.text[Column.id.rawValue].bytes.withUnsafeBytes { raw in
+                let a = rows.text[Column.id.rawValue]
+                for i in 0..<rows.count {
+                    if let k = ids.lookup(UnsafeRawBufferPointer(rebasing: raw[a.range(i)])) { carried[dest[k], default: []].append(i) }
+                }
+            }
+            for (to, idx) in carried { try spills.partition(to).append(rows.gather(idx).serialized()) }
+            movedOut[from] = ids
+        }
+        let touched = Set(spills.partitions.keys).union(moves.keys).sorted()
+        let bulk = !resolved.repeatsIds
+        let results = try parallelMap(touched) { o in
+            defer { onPartition() }
+            return (o, try mergePartition(o, existing: existing[o], movedOut: movedOut[o], bulk: bulk))
+        }
+        var out = Output()
+        for (o, r) in results {
+            out.updated += r.updated
+            out.unchanged += r.unchanged
+            if r.changed { out.changed[o] = r.entry }
+        }
+        return out
+    }
+
+    /// Stored rows of partition `o` followed by its spilled rows.
+    private func rowsOf(_ o: Int, existing: PartitionEntry?) throws -> RowBatch {
+        var rows = RowBatch()
+        if let e = existing { rows = try PartitionReader(storePath: storePath, entry: e).readAll() }
+        if let s = spills.partitions[o] {
+            try s.forEach { p in rows.append(contentsOf: try RowBatch(serialized: p)) }
+        }
+        return rows
+    }
+
+    private struct PartitionResult {
+        var changed = false
+        var entry: PartitionEntry?
+        var updated = 0
+        var unchanged = 0
+    }
+
+    private func mergePartition(_ o: Int, existing: PartitionEntry?, movedOut: SliceInterner?, bulk: Bool) throws -> PartitionResult {
+        let rows = try rowsOf(o, existing: existing)
+        let storedRows = existing?.rows ?? 0
+        var result = PartitionResult()
+        if bulk && movedOut == nil {
+            // bulk path: every row is a distinct event, so nothing to fold; sort unless in order
+            guard rows.count > storedRows else { return result }
+            result.changed = true
+            result.entry = try write(rows.isTimeIdOrdered() ? rows : rows.gather(rows.timeIdOrder()), partition: o)
+            return result
+        }
+        let ids = rows.text[Column.id.rawValue]
+        var interner = SliceInterner(capacity: rows.count)
+        var groups: [[Int]] = []
+        ids.bytes.withUnsafeBytes { raw in
+            for i in 0..<rows.count {
+                let p = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
+                if let m = movedOut, m.lookup(p) != nil { result.changed = true; continue }
+                let k = interner.intern(p)
+                if k == groups.count { groups.append([i]) } else { groups[k].append(i) }
+            }
+        }
+        // single-version events are kept by index and gathered once; only events with several
+        // versions are folded row by row
+        var keep: [Int] = []
+        keep.reserveCapacity(rows.count)
+        var folded = RowBatch()
+        for g in groups {
+            if g.count == 1 {
+                keep.append(g[0])
+                if g[0] >= storedRows { result.changed = true }
+                continue
+            }
+            let upd = rows.ints[Column.updated.rawValue]
+            let order = g.sorted { a, b in upd[a] != upd[b] ? upd[a] < upd[b] : rows.seq[a] < rows.seq[b] }
+            var acc = RowBatch()
+            acc.append(from: rows, row: order[0])
+            for j in order.dropFirst() {
+                var next = RowBatch()
+                next.appendMerged(older: acc, 0, newer: rows, j)
+                acc = next
+            }
+            let storedHere = g.first { $0 < storedRows }
+            let storedAnywhere = g.contains { rows.seq[$0] == Int64.min }
+            if let s = storedHere, acc.sameContent(0, rows, s) {
+                result.unchanged += 1
+                keep.append(s)
+            } else {
+                if storedAnywhere { result.updated += 1 }
+                result.changed = true
+                folded.append(from: acc, row: 0)
+            }
+        }
+        if !result.changed || keep.count + folded.count == 0 { return result }
+        let sorted: RowBatch
+        if folded.count == 0 {
+            sorted = rows.gather(rows.timeIdOrder(of: keep))
+        } else {
+            var final = rows.gather(keep)
+            final.append(contentsOf: folded)
+            sorted = final.gather(final.timeIdOrder())
+        }
+        result.entry = try write(sorted, partition: o)
+        return result
+    }
+
+    private func write(_ sorted: RowBatch, partition o: Int) throws -> PartitionEntry {
+        let key = partitioning.key(ordinal: o)
+        let file = "\(key).g\(generation).\(PartitionFile.fileExtension)"
+        return try PartitionWriter.write(sorted, key: key, file: file, storePath: storePath, blockRows: old.blockRows)
+    }
+}

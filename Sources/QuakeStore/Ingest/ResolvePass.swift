@@ -1,0 +1,109 @@
+import Foundation
+
+/// Pass 2 of a load, per id-hash bucket and on every core: join the new id records with the
+/// stored id index, pick each event's winning version (highest `updated`, then the later file),
+/// list the events whose other versions sit in another partition than the winner (moves), and
+/// write each changed index bucket under the new generation.
+struct ResolvePass {
+    let storePath: String
+    let old: Manifest
+    let generation: Int
+    var partitioning: Partitioning { old.partitioning }
+
+    /// An event to carry out of a partition, by id, to its winner's partition.
+    struct Move: Sendable {
+        var id: [UInt8]
+        var to: Int
+    }
+
+    struct Output {
+        /// Events the store did not hold before.
+        var new = 0
+        /// True when some id has more than one version among the stored and new records; when
+        /// false, merge only concatenates and sorts (the bulk path).
+        var repeatsIds = false
+        /// Per changed bucket, its new file.
+        var buckets: [Int: String] = [:]
+        /// Per source partition, the events to move out.
+        var moves: [Int: [Move]] = [:]
+    }
+
+    private struct BucketResult {
+        var new = 0
+        /// Records beyond the first of each id.
+        var repeated = 0
+        var file: String?
+        var moves: [Int: [Move]] = [:]
+    }
+
+    /// - Parameter onBucket: called after each bucket, from any thread.
+    func run(_ idSpills: [SpillFile], onBucket: @escaping @Sendable () -> Void = {}) throws -> Output {
+        let results = try parallelMap(Array(0..<idSpills.count)) { b in
+            defer { onBucket() }
+            return try resolveBucket(b, idSpills[b])
+        }
+        var out = Output()
+        for (b, r) in results.enumerated() {
+            out.new += r.new
+            if r.repeated > 0 { out.repeatsIds = true }
+            if let file = r.file { out.buckets[b] = file }
+            for (o, list) in r.moves { out.moves[o, default: []].append(contentsOf: list) }
+        }
+        return out
+    }
+
+    private func resolveBucket(_ b: Int, _ spill: SpillFile) throws -> BucketResult {
+        var result = BucketResult()
+        guard spill.size > 0 else { return result }
+        var all = IdRecords()
+        if let f = old.idBuckets[b] {
+            let stored = try IdRecords.read(path: storePath + "/ids/" + f)
+            for i in 0..<stored.count {
+                all.append(from: stored, i)
+                all.seq[all.count - 1] = Int64.min
+            }
+        }
+        let storedCount = all.count
+        try spill.forEach { p in
+            let r = try IdRecords(serialized: p)
+            for i in 0..<r.count { all.append(from: r, i) }
+        }
+        var interner = SliceInterner(capacity: all.count)
+        var winner: [Int] = []
+        var code = [Int](repeating: 0, count: all.count)
+        all.ids.bytes.withUnsafeBytes { raw in
+            for i in 0..<all.count {
+                let k = interner.intern(UnsafeRawBufferPointer(rebasing: raw[all.ids.range(i)]))
+                code[i] = k
+                if k == winner.count { winner.append(i); continue }
+                let w = winner[k]
+                if all.updated[i] > all.updated[w] || (all.updated[i] == all.updated[w] && all.seq[i] > all.seq[w]) { winner[k] = i }
+            }
+        }
+        result.new = interner.count - storedCount
+        result.repeated = all.count - interner.count
+        var out = IdRecords()
+        for k in 0..<interner.count { out.append(from: all, winner[k]) }
+        var seen = Set<Int64>()   // (code, source partition) pairs already listed
+        for i in 0..<all.count {
+            let w = winner[code[i]]
+            if i == w { continue }
+            let from = partitioning.ordinal(all.time[i]), to = partitioning.ordinal(all.time[w])
+            if from != to && seen.insert(Int64(code[i]) << 32 | Int64(from & 0xFFFF_FFFF)).inserted {
+                result.moves[from, default: []].append(Move(id: Array(all.ids.bytes[all.ids.range(i)]), to: to))
+            }
+        }
+        // stored ids come first, so code k < storedCount is stored record k
+        let same = out.count == storedCount && (0..<storedCount).allSatisfy { k in
+            all.time[winner[k]] == all.time[k] && all.updated[winner[k]] == all.updated[k]
+        }
+        if same {
+            result.file = old.idBuckets[b]   // every stored version still wins: keep the file
+            return result
+        }
+        let name = String(format: "%02d.g%d.idx", b, generation)
+        try FileIO.writeFile(storePath + "/ids/" + name, out.fileBytes())
+        result.file = name
+        return result
+    }
+}

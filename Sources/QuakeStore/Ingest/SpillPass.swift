@@ -1,0 +1,190 @@
+import Foundation
+
+/// Pass 1 of a load: parse every file in batches and stage the rows on disk, one spill per time
+/// partition, and `(id, time, updated, seq)` records one spill per id-hash bucket, so memory
+/// stays bounded by batch size. A file that fails is rolled back out of the spills whole.
+final class SpillPass {
+    /// Rows a partition buffer collects before it becomes one spill frame.
+    static let partitionFrameRows = 16384
+    /// Rows all partition buffers may hold together before every one is flushed.
+    static let bufferedRowsLimit = 262_144
+    /// Id records a bucket buffer collects before it becomes one spill frame.
+    static let idFrameRows = 16384
+
+    let spills: SpillSet
+    let partitioning: Partitioning
+    let options: LoadOptions
+    let start: Date
+    private var partBuffers: [Int: RowBatch] = [:]
+    private var bufferedRows = 0
+    private var idBuffers: [IdRecords]
+    private var summary = LoadSummary()
+    private let rejectCounter = Counter()
+
+    /// Counts rejects from the parsing threads.
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var n = 0
+        func add() { lock.lock(); n += 1; lock.unlock() }
+        var value: Int { lock.lock(); defer { lock.unlock() }; return n }
+    }
+
+    init(spills: SpillSet, partitioning: Partitioning, options: LoadOptions, start: Date) {
+        self.spills = spills
+        self.partitioning = partitioning
+        self.options = options
+        self.start = start
+        idBuffers = Array(repeating: IdRecords(), count: Manifest.idBucketCount)
+    }
+
+    /// Reads every file and stages its rows; returns the counts so far (files, rows, bytes,
+    /// rejects).
+    func run(_ files: [String]) throws -> LoadSummary {
+        for (fi, path) in files.enumerated() {
+            summary.files += 1
+            try flushAll()
+            let marks = spills.marks
+            let before = (rows: summary.rowsRead, rejects: rejectCounter.value, bytes: summary.bytesRead)
+            let counter = rejectCounter
+            let onReject = options.onReject
+            let seqBase = Int64(fi + 1) << 40
+            func rollBack() {
+                summary.rowsRead = before.rows
+                summary.bytesRead = before.bytes
+                partBuffers = [:]
+                bufferedRows = 0
+                for b in 0..<idBuffers.count { idBuffers[b] = IdRecords() }
+                spills.truncate(to: marks)
+            }
+            do {
+                let reader = try FeedReader(path: path, seqBase: seqBase) { r in
+                    counter.add()
+                    onReject?(r)
+                }
+                for w in reader.warnings { options.onMessage?("warning: \(w)") }
+                if let split = SplitParse(path: path, reader: reader, seqBase: seqBase, workers: options.parseWorkers,
+                                          minimumBytes: options.splitBytes) {
+                    try consume(path, pieces: split.pieces.count) { pipe in split.start(pipe, batchRows: options.batchRows) }
+                    if split.cutsWereRight {
+                        for r in split.rejects { counter.add(); onReject?(r) }
+                        summary.bytesRead += reader.input.fileSize ?? 0
+                    } else {
+                        // a quoted newline straddled a cut: parse the file again on one thread
+                        rollBack()
+                        let again = try FeedReader(path: path, seqBase: seqBase) { r in counter.add(); onReject?(r) }
+                        try consumeSequential(path, again)
+                    }
+                } else {
+                    try consumeSequential(path, reader)
+                }
+                summary.rowsRead += counter.value - before.rejects
+            } catch let e as IngestError {
+                // the file is rejected whole: drop everything it contributed
+                summary.filesRejected += 1
+                rollBack()
+                if options.strict { throw IngestError.strict("--strict: \(e); nothing committed") }
+                options.onMessage?("error: \(e); file skipped, nothing from it is loaded")
+            }
+            if options.strict && rejectCounter.value > 0 { throw Loader.strictFailure(rejected: rejectCounter.value) }
+        }
+        try flushAll()
+        summary.rejected = rejectCounter.value
+        return summary
+    }
+
+    /// Parses `reader` on a second thread while this one routes and spills.
+    private func consumeSequential(_ path: String, _ reader: FeedReader) throws {
+        let batchRows = options.batchRows
+        try consume(path, pieces: 1) { pipe in
+            Thread.detachNewThread {
+                do throws(IngestError) {
+                    while let b = try reader.next(maxRows: batchRows) { if !pipe.put(.batch(b, reader.input.bytesRead)) { return } }
+                    pipe.put(.end)
+                } catch {
+                    pipe.put(.failed(error))
+                }
+            }
+        }
+        summary.bytesRead += reader.input.bytesRead
+    }
+
+    /// Routes the batches that `producers` put into a pipe until `pieces` ends arrive.
+    private func consume(_ path: String, pieces: Int, _ producers: (BatchPipe) -> Void) throws {
+        let pipe = BatchPipe(capacity: 2 + 2 * pieces)
+        defer { pipe.close() }
+        producers(pipe)
+        var ended = 0
+        while ended < pieces {
+            switch pipe.take() {
+            case .batch(let batch, let fileBytes):
+                summary.rowsRead += batch.count
+                try route(batch)
+                let read = summary.bytesRead + fileBytes
+                options.onProgress?(LoadProgress(phase: .read, done: read, total: nil, bytesRead: read,
+                                                 rows: summary.rowsRead + rejectCounter.value,
+                                                 elapsedSeconds: Date().timeIntervalSince(start)))
+            case .end: ended += 1
+            case .failed(let e): throw e
+            }
+        }
+    }
+
+    private func route(_ batch: RowBatch) throws {
+        let times = batch.ints[Column.time.rawValue]
+        var lo: Int64 = 1, hi: Int64 = 0, ord = 0
+        // runs of consecutive rows in one partition are copied as ranges: feeds are time-ordered,
+        // so a batch is a few runs
+        var runStart = 0
+        var runOrd = Int.min
+        for i in 0...batch.count {
+            if i < batch.count {
+                let t = times[i]
+                if !(t >= lo && t < hi) {
+                    ord = partitioning.ordinal(t)
+                    lo = partitioning.start(ordinal: ord)
+                    hi = partitioning.start(ordinal: ord + 1)
+                }
+                if ord == runOrd { continue }
+            }
+            if runOrd != Int.min {
+                partBuffers[runOrd, default: RowBatch()].append(contentsOf: batch, range: runStart..<i)
+                bufferedRows += i - runStart
+                if (partBuffers[runOrd]?.count ?? 0) >= SpillPass.partitionFrameRows { try flushPartition(runOrd) }
+            }
+            runStart = i
+            runOrd = ord
+        }
+        if bufferedRows > SpillPass.bufferedRowsLimit { try flushPartitions() }
+        let ids = batch.text[Column.id.rawValue]
+        let upd = batch.ints[Column.updated.rawValue]
+        ids.bytes.withUnsafeBytes { b in
+            for i in 0..<batch.count {
+                let p = UnsafeRawBufferPointer(rebasing: b[ids.range(i)])
+                idBuffers[IdRecords.bucket(p)].append(id: p, time: times[i], updated: upd[i], seq: batch.seq[i])
+            }
+        }
+        for b in 0..<idBuffers.count where idBuffers[b].count >= SpillPass.idFrameRows { try flushIds(b) }
+    }
+
+    private func flushPartition(_ o: Int) throws {
+        guard let b = partBuffers[o], b.count > 0 else { return }
+        try spills.partition(o).append(b.serialized())
+        bufferedRows -= b.count
+        partBuffers[o] = nil
+    }
+
+    private func flushPartitions() throws {
+        for o in Array(partBuffers.keys) { try flushPartition(o) }
+    }
+
+    private func flushIds(_ b: Int) throws {
+        guard idBuffers[b].count > 0 else { return }
+        try spills.idBuckets[b].append(idBuffers[b].serialized())
+        idBuffers[b] = IdRecords()
+    }
+
+    private func flushAll() throws {
+        try flushPartitions()
+        for b in 0..<idBuffers.count { try flushIds(b) }
+    }
+}
