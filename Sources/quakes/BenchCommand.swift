@@ -17,6 +17,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Generate and load this many events first (e.g. 1M, 10M).") var rows: String?
     @Option(help: "Timed runs per query (after one warm-up).") var runs: Int = 5
     @Option(help: "A file of queries, one per line.") var queries: String?
+    @Flag(help: "Report each column's codecs, size and decode/encode speed instead.") var codecs = false
     @Option(help: "Day for the day queries (default: a day in the middle of the data).") var day: String?
     @Option(help: "Year for the year queries (default: the year of --day).") var year: Int?
     @Option(help: "Locality for the day map search.") var locality: String = "Alaska"
@@ -30,6 +31,25 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
+        if codecs {
+            let report = try Store(path: Store.defaultPath(explicit: store)).codecReport()
+            if json {
+                let e = JSONEncoder()
+                e.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(decoding: try e.encode(report), as: UTF8.self))
+                return
+            }
+            print("column".padding(toLength: 16, withPad: " ", startingAt: 0) + "codecs".padding(toLength: 26, withPad: " ", startingAt: 0)
+                  + "bytes/row".leftPad(10) + "decode Mrows/s".leftPad(16) + "encode Mrows/s".leftPad(16))
+            for r in report {
+                let rows = Double(max(1, r.rows))
+                print(r.column.padding(toLength: 16, withPad: " ", startingAt: 0)
+                      + r.codecs.joined(separator: ",").padding(toLength: 26, withPad: " ", startingAt: 0)
+                      + String(format: "%10.2f%16.1f%16.1f", Double(r.bytes) / rows, rows / 1e3 / max(r.decodeMs, 1e-6),
+                               rows / 1e3 / max(r.encodeMs, 1e-6)))
+            }
+            return
+        }
         var results: [BenchResult] = []
         let s: Store
         if let rows {
