@@ -41,7 +41,7 @@ struct Materializer {
 /// The answer to a query: the page's rows (only the requested columns filled), a cursor
 /// after its last row, and what the engine did.
 public struct QueryResult: Sendable {
-    public internal(set) var batch: RowBatch
+    var batch: RowBatch
     public let columns: [Column]
     public let cursor: Cursor?
     public let stats: QueryStats

@@ -3,8 +3,8 @@
 /// The loader parses into batches, spills them, merges them with stored partitions and writes
 /// them back out; a partition read for export decodes into one. Decimal and timestamp columns
 /// are `Int64` (see ``ScaledDecimal``; `Int64.min` is null); string columns are ``ByteArena``s.
-public struct RowBatch: Sendable, Equatable {
-    public internal(set) var count = 0
+struct RowBatch: Sendable, Equatable {
+    var count = 0
     var ints: [[Int64]]
     var text: [ByteArena]
     /// Per row, the columns its source format carries (a CSV row lacks `felt`, `tz`, ...).
@@ -12,7 +12,7 @@ public struct RowBatch: Sendable, Equatable {
     /// Per row, load order: on equal `updated`, the higher sequence wins.
     var seq: [Int64] = []
 
-    public static let null = Int64.min
+    static let null = Int64.min
 
     public init() {
         ints = Array(repeating: [], count: Column.count)

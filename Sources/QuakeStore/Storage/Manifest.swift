@@ -11,22 +11,22 @@ public struct Manifest: Sendable, Equatable {
     public static let version = 2
     static let magic: [UInt8] = Array("QKMANIF2".utf8)
 
-    public var partitioning: Partitioning
-    public var blockRows: Int
+    public internal(set) var partitioning: Partitioning
+    public internal(set) var blockRows: Int
     /// Incremented by every commit; new files carry it in their names.
-    public var generation: Int
-    public var rows: Int
+    public internal(set) var generation: Int
+    public internal(set) var rows: Int
     /// Sorted by key (and so by time).
-    public var partitions: [PartitionEntry]
+    public internal(set) var partitions: [PartitionEntry]
     /// Per id-index bucket, its file under `ids/` (nil while empty).
-    public var idBuckets: [String?]
+    public internal(set) var idBuckets: [String?]
     /// Files the last commit replaced, kept one more generation for readers still on it.
-    public var retired: [String]
+    public internal(set) var retired: [String]
 
     public static let idBucketCount = 64
     public static let defaultBlockRows = 65536
 
-    public init(partitioning: Partitioning, blockRows: Int = Manifest.defaultBlockRows) {
+    init(partitioning: Partitioning, blockRows: Int = Manifest.defaultBlockRows) {
         self.partitioning = partitioning
         self.blockRows = blockRows
         generation = 0
@@ -135,14 +135,14 @@ public struct Manifest: Sendable, Equatable {
 
 /// One partition in a manifest: its file, row count and time span.
 public struct PartitionEntry: Sendable, Equatable {
-    public var key: String
+    public internal(set) var key: String
     /// File name under `partitions/`.
-    public var file: String
-    public var rows: Int
-    public var minTime: Int64
-    public var maxTime: Int64
+    public internal(set) var file: String
+    public internal(set) var rows: Int
+    public internal(set) var minTime: Int64
+    public internal(set) var maxTime: Int64
     /// Size of the partition file.
-    public var bytes: Int
+    public internal(set) var bytes: Int
 }
 
 extension ByteWriter {
