@@ -145,9 +145,10 @@ enum PartitionFile {
         var r = ByteReader(dir)
         let cols = Int(try r.u32()), blocks = Int(try r.u32()), blockRows = Int(try r.u32())
         _ = try r.u32()
-        let rows = Int(try r.u64())
+        let storedRows = try r.u64()
         guard cols == Column.count else { throw .corrupt("directory lists \(cols) columns") }
-        guard rows == expected else { throw .corrupt("holds \(rows) rows, manifest says \(expected)") }
+        guard storedRows == UInt64(expected) else { throw .corrupt("holds \(storedRows) rows, manifest says \(expected)") }
+        let rows = expected
         guard blocks >= 1, blocks <= rows / Swift.max(1, blockRows) + 1, blockRows >= 1 else {
             throw .corrupt("directory lists \(blocks) blocks of \(blockRows) rows")
         }

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Low-cardinality strings (`net`, `magType`, `type`, `status`, ...): the chunk's dictionary,
 /// then one bit-packed code per row (0 for null, k for entry k - 1). No general-purpose
 /// decompressor; any row range decodes by unpacking just its codes.
@@ -15,17 +11,17 @@ enum DictionaryCodec: ColumnCodec {
         a.bytes.withUnsafeBytes { b in
             // runs of one value are common (status, type, sources): compare with the row before
             // and hash only when the value changes
-            var last: Range<Int> = 0..<0
+            var last = 0
             var lastCode: UInt64 = 0
             for (k, i) in rows.enumerated() {
                 let r = a.range(i)
                 if r.isEmpty { nulls += 1; continue }
-                if lastCode != 0 && r.count == last.count && memcmp(b.baseAddress! + r.lowerBound, b.baseAddress! + last.lowerBound, r.count) == 0 {
+                if lastCode != 0 && a.equal(i, a, last) {
                     codes[k] = lastCode
                     continue
                 }
                 lastCode = UInt64(dict.intern(UnsafeRawBufferPointer(rebasing: b[r])) + 1)
-                last = r
+                last = i
                 codes[k] = lastCode
             }
         }
