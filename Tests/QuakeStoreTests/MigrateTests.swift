@@ -34,6 +34,24 @@ import Testing
         #expect(!again.committed)
     }
 
+    @Test func aV1ManifestNamingPathsIsRefusedBeforeAnythingIsWritten() throws {
+        var o = GeneratorOptions(rows: 1500)
+        o.firstYear = 2021; o.lastYear = 2021
+        let d = TestSupport.tempDir()
+        _ = try FeedGenerator.generate(o, into: d + "/gen")
+        let (v2, _, _) = try TestSupport.load([d + "/gen"])
+        let v1 = d + "/v1"
+        try V1StoreWriter.write(try TestSupport.allRows(v2), to: v1)
+        let path = v1 + "/manifest.json"
+        let json = try String(contentsOfFile: path, encoding: .utf8)
+        let key = try #require(v2.manifest.partitions.first?.key)
+        TestSupport.write(json.replacingOccurrences(of: "\"key\":\"\(key)\"", with: "\"key\":\"..\\/..\\/escape\""), to: path)
+        #expect(throws: StoreError.self) { try Store.migrate(path: v1) }
+        #expect(!FileManager.default.fileExists(atPath: v1 + "/" + Manifest.fileName))
+        #expect(try FileIO.list(v1 + "/partitions").allSatisfy { !$0.hasSuffix(".qkp") })
+        #expect(!FileManager.default.fileExists(atPath: d + "/escape.g2.qkp"))
+    }
+
     @Test func aStoreWithoutManifestIsNeverReplacedByANewOne() throws {
         var o = GeneratorOptions(rows: 2000)
         o.firstYear = 2020; o.lastYear = 2020

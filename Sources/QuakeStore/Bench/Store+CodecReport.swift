@@ -24,7 +24,6 @@ extension Store {
             for e in sample {
                 let reader = self.reader(e)
                 let dir = try reader.directory()
-                var batch = RowBatch()
                 for (k, info) in dir.chunks[c.rawValue].enumerated() {
                     used.insert(info.codec.name)
                     r.bytes += info.length
@@ -34,7 +33,7 @@ extension Store {
                     _ = try reader.decode(c, block: k, as: c.kind == .decimal ? .doubles : .stored)
                     r.decodeMs += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
                 }
-                batch = try reader.readAll()
+                let batch = try reader.readAll()
                 var scratch: [UInt8] = []
                 let t0 = DispatchTime.now().uptimeNanoseconds
                 var start = 0

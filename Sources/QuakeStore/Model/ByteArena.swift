@@ -31,6 +31,13 @@ struct ByteArena: Sendable, Equatable {
 
     mutating func appendNull() { ends.append(bytes.count) }
 
+    /// Null (empty) values among `rows`.
+    func nullCount(_ rows: Range<Int>) -> Int {
+        var n = 0
+        for i in rows where isNull(i) { n += 1 }
+        return n
+    }
+
     /// The value as a Swift string, or nil when empty.
     func string(_ i: Int) -> String? {
         let r = range(i)

@@ -76,9 +76,13 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Atomically replaces the manifest: write a temporary file, fsync, rename, fsync the folder.
+    /// The bytes are read back through the reader's checks first, so no commit can leave a
+    /// manifest that the next open would refuse.
     static func commit(_ m: Manifest, storePath: String) throws(StoreError) {
         let tmp = manifestPath(storePath) + ".tmp"
-        try FileIO.writeDurably(tmp, m.encoded())
+        let bytes = m.encoded()
+        _ = try bytes.withStoreBytes { (b) throws(StoreError) in try Manifest.decode(b, path: tmp) }
+        try FileIO.writeDurably(tmp, bytes)
         try FileIO.rename(tmp, manifestPath(storePath))
         try FileIO.fsyncDirectory(storePath)
     }

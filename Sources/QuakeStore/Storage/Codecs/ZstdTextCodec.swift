@@ -9,9 +9,7 @@ enum ZstdTextCodec: ColumnCodec {
 
     static func encode(_ values: ByteArena, rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
         ZstdFrame.wrap(TextPayload.encode(values, rows: rows), into: &out)
-        var nulls = 0
-        for i in rows where values.isNull(i) { nulls += 1 }
-        return ChunkStats(nulls: nulls, min: 0, max: 0)
+        return ChunkStats(nulls: values.nullCount(rows), min: 0, max: 0)
     }
 
     static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,

@@ -43,7 +43,7 @@ enum ColumnFileV1 {
         for k in 0..<n {
             let info = BlockInfoV1(offset: try r.u64(), compressedLength: try r.u32(), rawLength: try r.u32(), rows: try r.u32(),
                                  nulls: try r.u32(), min: try r.i64(), max: try r.i64(), checksum: try r.u64())
-            guard Int(info.offset) + Int(info.compressedLength) <= footerStart else {
+            guard info.offset <= UInt64(footerStart), UInt64(info.compressedLength) <= UInt64(footerStart) - info.offset else {
                 throw .corrupt("\(f.path) block \(k): extends past the data area")
             }
             blocks.append(info)

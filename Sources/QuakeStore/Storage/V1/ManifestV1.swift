@@ -33,7 +33,10 @@ struct ManifestV1: Codable, Sendable {
         guard m.format == "quakes-store", m.version == 1, m.idBuckets.count == Manifest.idBucketCount else {
             throw .unsupported("\(path): store format \(m.format) v\(m.version) is not supported")
         }
-        for e in m.partitions where !Manifest.isPlainName(e.dir) { throw .corrupt("\(path): partition folder \(e.dir)") }
+        // keys name the v2 files migrate writes, so they must be plain names too
+        for e in m.partitions where !Manifest.isPlainName(e.dir) || !Manifest.isPlainName(e.key) || e.rows < 0 {
+            throw .corrupt("\(path): partition \(e.key) (\(e.dir))")
+        }
         for b in m.idBuckets { if let b, !Manifest.isPlainName(b) { throw .corrupt("\(path): id bucket \(b)") } }
         return m
     }
