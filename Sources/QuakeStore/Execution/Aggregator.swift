@@ -94,25 +94,27 @@ final class Aggregator {
         let partials = try parallelMap(parts) { p -> ([Key: Acc], QueryStats) in
             var local: [Key: Acc] = [:]
             var s = QueryStats()
-            let r = self.executor.store.reader(self.executor.manifest.partitions[p])
-            for k in 0..<(try self.executor.blockCount(p)) {
-                if countOnly && timeOnly, try r.verdict(self.filter, block: k) == .all {
-                    let info = try r.blocks(.time)[k]
+            let r = self.executor.reader(p)
+            let fromStatistics = countOnly && timeOnly
+            for u in try self.executor.units(p, self.filter, merge: !fromStatistics, stats: &s) {
+                if fromStatistics, u.verdict == .all {
+                    let zone = try u.granule.map { try r.zoneMap(granule: $0, block: u.block) } ?? r.zoneMap(block: u.block)
+                    let t = try zone.stats(.time)
                     var lo = Key(), hi = Key()
                     for (g, by) in self.groups.enumerated() {
-                        if case .time(let b) = by { lo[g] = Aggregator.bucket(info.min, b); hi[g] = Aggregator.bucket(info.max, b) }
+                        if case .time(let b) = by { lo[g] = Aggregator.bucket(t.min, b); hi[g] = Aggregator.bucket(t.max, b) }
                     }
                     if lo == hi {
-                        s.blocksTotal += 1
-                        s.blocksFromStatistics += 1
-                        s.rowsMatched += Int(info.rows)
-                        local[lo, default: Acc(self.metrics.count)].count += Int(info.rows)
+                        s.granulesFromStatistics += 1
+                        s.rowsMatched += u.rows.count
+                        local[lo, default: Acc(self.metrics.count)].count += u.rows.count
                         continue
                     }
                 }
-                guard let (data, rows) = try self.executor.scan(p, k, self.filter, &s) else { continue }
-                s.rowsMatched += rows.count
-                try self.fold(data, rows, into: &local)
+                let (data, sel) = try self.executor.scan(u, self.filter, &s)
+                if sel.isEmpty { continue }
+                s.rowsMatched += sel.count
+                try self.fold(data, sel, into: &local)
             }
             return (local, s)
         }
@@ -132,7 +134,10 @@ final class Aggregator {
         return (rows, stats)
     }
 
-    private func fold(_ data: BlockData, _ rows: [Int], into local: inout [Key: Acc]) throws {
+    private func fold(_ data: BlockData, _ sel: Selection, into local: inout [Key: Acc]) throws {
+        // the selected rows; a fully selected window is read in place
+        let picked: [Int]? = { if case .rows(let r) = sel { return r.map { Int($0) } }; return nil }()
+        let rows = RowList(picked: picked, count: sel.count)
         let denseColumn: Column? = {
             if groups.count == 1, case .value(let c) = groups[0], c.kind == .category { return c }
             return nil
@@ -224,6 +229,16 @@ final class Aggregator {
         for g in 0..<slotKeys.count {
             accs[g].count = counts[g]
             local[slotKeys[g], default: Acc(metrics.count)].merge(accs[g])
+        }
+    }
+
+    /// Selected rows by position: a list, or every row of the window.
+    struct RowList {
+        let picked: [Int]?
+        let count: Int
+        @inline(__always) subscript(j: Int) -> Int { picked?[j] ?? j }
+        func enumerated() -> LazyMapSequence<Range<Int>, (offset: Int, element: Int)> {
+            (0..<count).lazy.map { ($0, self[$0]) }
         }
     }
 

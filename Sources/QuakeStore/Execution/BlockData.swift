@@ -1,23 +1,31 @@
-/// The decoded columns of one block of one partition, decoded on first use and kept for the
-/// block's lifetime. Kernels read these plain arrays.
+/// The decoded columns of a window of rows (whole granules) of one block of one partition,
+/// decoded on first use and kept for the window's lifetime. Kernels read these plain arrays;
+/// row numbers are window-relative.
 final class BlockData {
     let reader: PartitionReader
     let block: Int
+    /// The window's rows within its block.
+    let window: Range<Int>
     let rows: Int
-    /// Row number of the block's first row within its partition.
+    /// Row number of the window's first row within its partition.
     let firstRow: Int
     /// Decoded columns: slot `2 * column` holds the stored form, `2 * column + 1` doubles.
     private var cache: [ColumnVector?] = Array(repeating: nil, count: 2 * Column.count)
     private(set) var decodedColumns = Set<Column>()
+    private var placeCodesCache: (ByteArena, [UInt32])?
 
-    init(reader: PartitionReader, block: Int, rows: Int, firstRow: Int) {
+    init(reader: PartitionReader, block: Int, window: Range<Int>, firstRow: Int) {
         self.reader = reader
         self.block = block
-        self.rows = rows
+        self.window = window
+        self.rows = window.count
         self.firstRow = firstRow
     }
 
-    /// Column `c` decoded in `form`, once per block.
+    /// Whether column `c` was decoded already (in either form).
+    func isDecoded(_ c: Column) -> Bool { cache[2 * c.rawValue] != nil || cache[2 * c.rawValue + 1] != nil }
+
+    /// Column `c` decoded in `form`, once per window.
     private func vector(_ c: Column, _ form: VectorForm) throws -> ColumnVector {
         let slot = 2 * c.rawValue + (form == .doubles ? 1 : 0)
         if let v = cache[slot] { return v }
@@ -25,7 +33,7 @@ final class BlockData {
         if form == .doubles && c.kind == .timestamp {
             v = .doubles(try ints(c).map { $0 == RowBatch.null ? .nan : Double($0) })
         } else {
-            v = try reader.decode(c, block: block, as: form)
+            v = try reader.decode(c, block: block, rows: window, as: form)
             decodedColumns.insert(c)
         }
         guard v.count == rows else { throw StoreError.corrupt("\(reader.path): column \(c) block \(block) decodes to \(v.count) rows") }
@@ -58,6 +66,17 @@ final class BlockData {
         case .place(let p): return p.arena()
         default: throw StoreError.corrupt("\(reader.path): column \(c) is not a string column")
         }
+    }
+
+    /// The place column's locality dictionary and codes, without distances or directions.
+    func placeCodes() throws -> (ByteArena, [UInt32]) {
+        if let p = placeCodesCache { return p }
+        if case .place(let b)? = cache[2 * Column.place.rawValue] { return (b.localities, b.locality) }
+        let p = try reader.placeCodes(block: block, rows: window)
+        guard p.1.count == rows else { throw StoreError.corrupt("\(reader.path): place block \(block) decodes to \(p.1.count) rows") }
+        decodedColumns.insert(.place)
+        placeCodesCache = p
+        return p
     }
 
     func place() throws -> PlaceBlock {

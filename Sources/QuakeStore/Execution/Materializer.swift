@@ -1,18 +1,32 @@
-/// Builds the final page: only the referenced rows, only the requested columns, decoding each
-/// needed block once.
+/// Builds the final page: only the referenced rows, only the requested columns, decoding only
+/// the granules (4,096 rows, one zstd frame of text) the rows fall in, each once.
 struct Materializer {
     let executor: QueryExecutor
+
+    /// The granule window holding `ref`: its block, and its rows within the block.
+    private func window(_ ref: RowRef) throws -> (PartitionReader, Int, Range<Int>, Int) {
+        let r = executor.reader(ref.partition)
+        let d = try r.directory()
+        let k = ref.row / Swift.max(1, d.blockRows)
+        guard ref.row >= 0, k < d.blockSizes.count else { throw StoreError.corrupt("\(r.path): no row \(ref.row)") }
+        let start = k * d.blockRows
+        let g = GranuleIndex.granuleRows
+        let lo = (ref.row - start) / g * g
+        return (r, k, lo..<Swift.min(d.blockSizes[k], lo + g), start)
+    }
 
     func rows(_ refs: [RowRef], columns: Set<Column>) throws -> RowBatch {
         var out = RowBatch()
         var cache: [Int64: BlockData] = [:]
-        let blockRows = executor.manifest.blockRows
         var scratch: [UInt8] = []
         for ref in refs {
-            let k = ref.row / blockRows
-            let key = Int64(ref.partition) << 32 | Int64(k)
+            let (r, k, w, start) = try window(ref)
+            let key = Int64(ref.partition) << 32 | Int64(start + w.lowerBound)
             let data: BlockData
-            if let d = cache[key] { data = d } else { data = try executor.blockData(ref.partition, k); cache[key] = data }
+            if let d = cache[key] { data = d } else {
+                data = BlockData(reader: r, block: k, window: w, firstRow: start + w.lowerBound)
+                cache[key] = data
+            }
             let i = ref.row - data.firstRow
             out.beginRow()
             for c in columns {

@@ -14,6 +14,17 @@ struct PlaceMatcher {
         mayTouchPrefix = self.needle.first.map { alphabet.contains($0) } ?? true
     }
 
+    /// For a needle that cannot touch the prefix: whether each locality code matches (slot 0,
+    /// null, never does).
+    func table(_ dict: ByteArena) -> [Bool] {
+        var inside = [Bool](repeating: false, count: dict.count + 1)
+        for k in 0..<dict.count {
+            let bytes = Array(dict.bytes[dict.range(k)])
+            inside[k + 1] = ByteSearch.contains(insensitive ? ByteSearch.fold(bytes) : bytes, needle)
+        }
+        return inside
+    }
+
     /// One flag per row of the block.
     func mask(_ p: PlaceBlock) -> [Bool] {
         let dict = p.localities

@@ -1,4 +1,4 @@
-/// What a block's zone maps say about a filter: no row can match, every row matches, or
+/// What zone maps say about a filter over some rows: no row can match, every row matches, or
 /// the rows must be read.
 enum ZoneVerdict: Equatable {
     case none, all, some
@@ -16,21 +16,43 @@ enum ZoneVerdict: Equatable {
     }
 }
 
-extension PartitionReader {
-    /// Decides `f` for block `k` from zone maps alone, without decoding.
-    func verdict(_ f: Filter, block k: Int) throws -> ZoneVerdict {
+/// One column's statistics over some rows: min and max (`Int64` for timestamps, `Double` bit
+/// patterns for decimals), nulls, and the number of rows they cover.
+struct ZoneStats {
+    var min: Int64
+    var max: Int64
+    var nulls: Int
+    var rows: Int
+    var minDouble: Double { Double(bitPattern: UInt64(bitPattern: min)) }
+    var maxDouble: Double { Double(bitPattern: UInt64(bitPattern: max)) }
+}
+
+/// Decides filters from zone maps alone: a block's (per column), or a granule's (time,
+/// coordinates, depth and mag per 4,096 rows, with the block's for other columns) where the
+/// granule's mag histogram decides mag ranges exactly.
+struct ZoneMap {
+    /// Statistics of column `c` over the rows in question.
+    let stats: (Column) throws -> ZoneStats
+    /// Exact number of rows whose mag passes a range, when a histogram knows.
+    let magCount: ((RangePredicate) -> Int)?
+
+    func verdict(_ f: Filter) throws -> ZoneVerdict {
         switch f {
         case .all: return .all
         case .none: return .none
         case .timeRange(let c, let lo, let hi):
-            let b = try blocks(c)[k]
+            let b = try stats(c)
             if b.nulls == b.rows { return .none }
             let l = lo ?? Int64.min, h = hi ?? Int64.max
             if b.max < l || b.min >= h { return .none }
             if b.nulls == 0 && b.min >= l && b.max < h { return .all }
             return .some
         case .numberRange(let c, let lo, let hi):
-            let b = try blocks(c)[k]
+            let b = try stats(c)
+            if c == .mag, let magCount {
+                let n = magCount(.number(lower: lo, upper: hi))
+                return n == 0 ? .none : n == b.rows ? .all : .some
+            }
             if b.nulls == b.rows { return .none }
             let mn = b.minDouble, mx = b.maxDouble
             if let lo { if lo.inclusive ? mx < lo.value : mx <= lo.value { return .none } }
@@ -40,28 +62,28 @@ extension PartitionReader {
             if let hi, all { all = hi.inclusive ? mx <= hi.value : mx < hi.value }
             return all ? .all : .some
         case .box(let a, let b2, let c, let d):
-            let lat = try verdict(.numberRange(.latitude, lower: .init(a), upper: .init(b2)), block: k)
-            if c <= d { return ZoneVerdict.and(lat, try verdict(.numberRange(.longitude, lower: .init(c), upper: .init(d)), block: k)) }
+            let lat = try verdict(.numberRange(.latitude, lower: .init(a), upper: .init(b2)))
+            if c <= d { return ZoneVerdict.and(lat, try verdict(.numberRange(.longitude, lower: .init(c), upper: .init(d)))) }
             return lat == .none ? .none : .some
         case .isNull(let c):
-            let b = try blocks(c)[k]
+            let b = try stats(c)
             return b.nulls == 0 ? .none : b.nulls == b.rows ? .all : .some
         case .and(let fs):
             var v = ZoneVerdict.all
             for g in fs {
-                v = ZoneVerdict.and(v, try verdict(g, block: k))
+                v = ZoneVerdict.and(v, try verdict(g))
                 if v == .none { return .none }
             }
             return v
         case .or(let fs):
             var v = ZoneVerdict.none
             for g in fs {
-                v = ZoneVerdict.or(v, try verdict(g, block: k))
+                v = ZoneVerdict.or(v, try verdict(g))
                 if v == .all { return .all }
             }
             return v
         case .not(let g):
-            switch try verdict(g, block: k) {
+            switch try verdict(g) {
             case .all: return .none
             case .none: return .all
             case .some: return .some
@@ -70,4 +92,55 @@ extension PartitionReader {
             return .some
         }
     }
+
+    /// The exact count of a granule's matching rows from its mag histogram, when every term of
+    /// `f` other than mag ranges matches the whole granule; nil otherwise.
+    func histogramCount(_ f: Filter, index: GranuleIndex, granule g: Int) throws -> Int? {
+        guard index.hasMagHistogram else { return nil }
+        var ranges: [RangePredicate] = []
+        let terms: [Filter]
+        if case .and(let fs) = f { terms = fs } else { terms = [f] }
+        for t in terms {
+            if case .numberRange(.mag, let lo, let hi) = t { ranges.append(.number(lower: lo, upper: hi)); continue }
+            guard try verdict(t) == .all else { return nil }
+        }
+        if ranges.isEmpty { return index.range(g).count }
+        var n = 0
+        for e in index.magCounts[g] {
+            let v = index.magValues[Int(e.value)]
+            if ranges.allSatisfy({ $0.contains(v) }) { n += Int(e.count) }
+        }
+        return n
+    }
+}
+
+extension PartitionReader {
+    /// The zone map of block `k`.
+    func zoneMap(block k: Int) throws -> ZoneMap {
+        let d = try directory()
+        return ZoneMap(stats: { c in
+            let b = d.chunks[c.rawValue][k]
+            return ZoneStats(min: b.min, max: b.max, nulls: b.nulls, rows: b.rows)
+        }, magCount: nil)
+    }
+
+    /// The zone map of granule `g` (inside block `k`): granule statistics where kept, the
+    /// block's otherwise, and the exact mag histogram.
+    func zoneMap(granule g: Int, block k: Int) throws -> ZoneMap {
+        let d = try directory()
+        let idx = d.granules
+        let rows = idx.range(g).count
+        return ZoneMap(stats: { c in
+            if let s = GranuleIndex.slot(c) {
+                let x = idx.stats[s][g]
+                return ZoneStats(min: x.min, max: x.max, nulls: Int(x.nulls), rows: rows)
+            }
+            let b = d.chunks[c.rawValue][k]
+            // a block with no nulls has none in any granule; otherwise the granule may have some
+            return ZoneStats(min: b.min, max: b.max, nulls: b.nulls == 0 ? 0 : 1, rows: b.nulls == b.rows ? 1 : 2)
+        }, magCount: idx.hasMagHistogram ? { idx.magCount(granule: g, $0) } : nil)
+    }
+
+    /// Decides `f` for block `k` from zone maps alone, without decoding.
+    func verdict(_ f: Filter, block k: Int) throws -> ZoneVerdict { try zoneMap(block: k).verdict(f) }
 }

@@ -45,6 +45,14 @@ public struct QueryStats: Sendable, Codable {
     public var blocksScanned = 0
     /// Blocks skipped by the top-N threshold.
     public var blocksSkippedByTopN = 0
+    public var granulesTotal = 0
+    /// Granules skipped because their zone maps or mag histograms rule every row out.
+    public var granulesPruned = 0
+    /// Granules answered from statistics alone (every row matches, or a histogram counts them).
+    public var granulesFromStatistics = 0
+    public var granulesScanned = 0
+    /// Granules the top-N walk never read: its shared cut-off beat their best value.
+    public var granulesSkippedByTopN = 0
     /// Rows in the partitions and blocks left after pruning.
     public var rowsEstimated = 0
     public var rowsMatched = 0
@@ -56,12 +64,24 @@ public struct QueryStats: Sendable, Codable {
     public var strategy = ""
     public var columnsRead: [String] = []
 
+    mutating func noteColumns(_ cs: Set<Column>) {
+        if cs.isEmpty { return }
+        let names = cs.map(\.name)
+        if names.allSatisfy(columnsRead.contains) { return }
+        columnsRead = Array(Set(columnsRead).union(names)).sorted()
+    }
+
     mutating func merge(_ o: QueryStats) {
         blocksTotal += o.blocksTotal
         blocksPruned += o.blocksPruned
         blocksFromStatistics += o.blocksFromStatistics
         blocksScanned += o.blocksScanned
         blocksSkippedByTopN += o.blocksSkippedByTopN
+        granulesTotal += o.granulesTotal
+        granulesPruned += o.granulesPruned
+        granulesFromStatistics += o.granulesFromStatistics
+        granulesScanned += o.granulesScanned
+        granulesSkippedByTopN += o.granulesSkippedByTopN
         rowsEstimated += o.rowsEstimated
         rowsMatched += o.rowsMatched
         columnsRead = Array(Set(columnsRead).union(o.columnsRead)).sorted()

@@ -54,18 +54,30 @@ enum PartitionFile {
                 var f: [UInt8] = [], z: [UInt8] = []
                 let fs = ForDecimalCodec.encode(v, rows: rows, into: &f)
                 if f.count <= 64 { out.append(contentsOf: f); return (.forDecimal, fs) }
-                let zs = ZstdDecimalCodec.encode(v, rows: rows, into: &z)
-                if z.count < f.count { out.append(contentsOf: z); return (.zstdDecimal, zs) }
+                let zs = framed(.zstdDecimal, rows, &z, FramedCodec.mergeDecimals) { r, o in
+                    ZstdDecimalCodec.encode(v, rows: r, into: &o)
+                }
+                if z.count < f.count { out.append(contentsOf: z); return (rows.count > FramedCodec.frameRows ? .zstdFramed : .zstdDecimal, zs) }
                 out.append(contentsOf: f)
                 return (.forDecimal, fs)
             }
         case .category:
             return (.dictionary, DictionaryCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
         case .text:
-            return (.zstdText, ZstdTextCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
+            let a = batch.text[c.rawValue]
+            let s = framed(.zstdText, rows, &out, FramedCodec.mergeCounts) { r, o in ZstdTextCodec.encode(a, rows: r, into: &o) }
+            return (rows.count > FramedCodec.frameRows ? .zstdFramed : .zstdText, s)
         case .place:
-            return (.zstdPlace, ZstdPlaceCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
+            return (.placeCodes, PlaceCodesCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
         }
+    }
+
+    /// A zstd chunk for `rows`: one frame when it fits in one, else a ``FramedCodec`` chunk.
+    private static func framed(_ inner: CodecID, _ rows: Range<Int>, _ out: inout [UInt8],
+                               _ merge: (ChunkStats, ChunkStats) -> ChunkStats,
+                               _ encode: (Range<Int>, inout [UInt8]) -> ChunkStats) -> ChunkStats {
+        if rows.count <= FramedCodec.frameRows { return encode(rows, &out) }
+        return FramedCodec.encode(inner: inner, rows: rows, into: &out, merge: merge, encodeFrame: encode)
     }
 
     /// Encodes a partition's rows (sorted by time, id) as one file image.

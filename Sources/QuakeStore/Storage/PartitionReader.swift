@@ -79,6 +79,26 @@ final class PartitionReader: @unchecked Sendable {
         }
     }
 
+    /// The locality dictionary and per-row locality codes of rows `rows` of the place column
+    /// (0 for null): read from the open codes of a ``PlaceCodesCodec`` chunk without
+    /// decompressing anything, or decoded from older place chunks.
+    func placeCodes(block k: Int, rows: Range<Int>) throws(StoreError) -> (ByteArena, [UInt32]) {
+        let (p, info) = try chunk(.place, k)
+        do {
+            if info.codec == .placeCodes {
+                guard rows.lowerBound >= 0, rows.upperBound <= info.rows else { throw StoreError.corrupt("row range \(rows) outside chunk") }
+                let parsed = try PlaceCodesCodec.parse(p, count: info.rows)
+                return (parsed.dictionary, try parsed.codes(rows))
+            }
+            guard case .place(let b) = try info.codec.decode(p, count: info.rows, rows: rows, as: .stored) else {
+                throw StoreError.corrupt("not a place chunk")
+            }
+            return (b.localities, b.locality)
+        } catch {
+            throw .corrupt("\(path): column place block \(k): \(error.description.replacingPrefix("corrupt store: "))")
+        }
+    }
+
     /// Raw `Int64` values of a timestamp or decimal column block.
     func ints(_ c: Column, block k: Int) throws(StoreError) -> [Int64] {
         guard case .ints(let v) = try decode(c, block: k) else { throw .corrupt("\(path): column \(c) is not numeric") }

@@ -36,6 +36,10 @@ enum CodecID: UInt8, CaseIterable, Sendable {
     case zstdPlace = 5
     /// Byte planes of scaled decimals, zstd-compressed (rarely read numeric columns).
     case zstdDecimal = 6
+    /// Frames of 4096 rows of one of the zstd codecs, each decodable alone.
+    case zstdFramed = 7
+    /// Place names: raw locality dictionary, bit-packed codes, zstd frames of distances.
+    case placeCodes = 8
 
     var name: String {
         switch self {
@@ -45,6 +49,8 @@ enum CodecID: UInt8, CaseIterable, Sendable {
         case .zstdText: return "zstd-text"
         case .zstdPlace: return "zstd-place"
         case .zstdDecimal: return "zstd-decimal"
+        case .zstdFramed: return "zstd-framed"
+        case .placeCodes: return "place-codes"
         }
     }
 
@@ -58,6 +64,8 @@ enum CodecID: UInt8, CaseIterable, Sendable {
         case .zstdText: return try ZstdTextCodec.decode(chunk, count: count, rows: rows, as: form)
         case .zstdPlace: return try ZstdPlaceCodec.decode(chunk, count: count, rows: rows, as: form)
         case .zstdDecimal: return try ZstdDecimalCodec.decode(chunk, count: count, rows: rows, as: form)
+        case .zstdFramed: return try FramedCodec.decode(chunk, count: count, rows: rows, as: form)
+        case .placeCodes: return try PlaceCodesCodec.decode(chunk, count: count, rows: rows, as: form)
         }
     }
 

@@ -1,0 +1,126 @@
+/// Filter evaluation as selection narrowing: each kernel takes the rows still selected and
+/// keeps those that pass. Ranges on a fully selected window run on the encoded values (packed
+/// integers compared against bounds translated once); on a narrowed selection they check only
+/// its rows. Terms with no kernel of their own fall back to the per-row masks.
+extension BlockData {
+    func select(_ f: Filter, _ sel: Selection) throws -> Selection {
+        if sel.isEmpty { return sel }
+        switch f {
+        case .all: return sel
+        case .none: return .none
+        case .timeRange(let c, let lo, let hi):
+            return try range(c, .time(lower: lo, upper: hi), sel)
+        case .numberRange(let c, let lo, let hi):
+            return try range(c, .number(lower: lo, upper: hi), sel)
+        case .box(let a, let b, let c, let d):
+            let lat = try range(.latitude, .number(lower: .init(a), upper: .init(b)), sel)
+            if c <= d { return try range(.longitude, .number(lower: .init(c), upper: .init(d)), lat) }
+            if lat.isEmpty { return lat }
+            let lon = try doubles(.longitude)
+            return lon.withUnsafeBufferPointer { p in lat.filter { (p[$0] >= c) ||| (p[$0] <= d) } }
+        case .and(let fs):
+            var s = sel
+            for g in Self.order(fs) {
+                s = try select(g, s)
+                if s.isEmpty { break }
+            }
+            return s
+        case .or(let fs):
+            var out = Selection.none
+            for g in fs {
+                out = out.union(try select(g, sel), window: rows)
+                if out.count == sel.count { break }
+            }
+            return out
+        case .not(let g):
+            let inner = try select(g, sel)
+            return sel.intersection(inner.complement(window: rows))
+        case .oneOf(let c, _) where c.kind == .category:
+            return try categories(f, c, sel)
+        case .contains(.place, let needle, let insensitive):
+            let m = PlaceMatcher(needle, insensitive: insensitive)
+            if m.mayTouchPrefix || m.needle.isEmpty { return try maskSelect(f, sel) }
+            // the needle lies inside the locality: one verdict per dictionary entry, then codes
+            let (dict, codes) = try placeCodes()
+            let table = m.table(dict)
+            return codes.withUnsafeBufferPointer { c in
+                table.withUnsafeBufferPointer { t in sel.filter { Int(c[$0]) < t.count && t[Int(c[$0])] } }
+            }
+        case .predicate(let p):
+            return try sel.filter { try p.evaluate(quake($0)) }
+        default:
+            return try maskSelect(f, sel)
+        }
+    }
+
+    /// The per-row mask of `f`, kept where `sel` is.
+    private func maskSelect(_ f: Filter, _ sel: Selection) throws -> Selection {
+        let m = try mask(f)
+        return m.withUnsafeBufferPointer { p in sel.filter { p[$0] } }
+    }
+
+    /// Cheap kernels first, row-by-row predicates last.
+    static func order(_ fs: [Filter]) -> [Filter] {
+        func cost(_ f: Filter) -> Int {
+            switch f {
+            case .timeRange, .numberRange: return 0
+            case .box: return 1
+            case .oneOf(let c, _) where c.kind == .category: return 2
+            case .isNull: return 3
+            case .predicate: return 9
+            case .and(let gs), .or(let gs): return 4 + (gs.map(cost).max() ?? 0)
+            case .not(let g): return cost(g)
+            default: return 5
+            }
+        }
+        return fs.enumerated().sorted { (cost($0.element), $0.offset) < (cost($1.element), $1.offset) }.map(\.element)
+    }
+
+    /// Rows of `sel` whose value of `c` lies in `r`: on encoded values over the whole window,
+    /// or on the decoded column for a narrowed selection.
+    private func range(_ c: Column, _ r: RangePredicate, _ sel: Selection) throws -> Selection {
+        if case .all(let n) = sel, !isDecoded(c) {
+            if let hits = try reader.select(c, block: block, rows: window, r) {
+                if hits.count == n { return sel }
+                let base = UInt32(window.lowerBound)
+                return .rows(base == 0 ? hits : hits.map { $0 - base })
+            }
+        }
+        switch r {
+        case .time(let lo, let hi):
+            let v = try ints(c)
+            let l = lo ?? Int64.min, h = hi ?? Int64.max
+            return v.withUnsafeBufferPointer { p in
+                sel.filter { (p[$0] != RowBatch.null) &&& (p[$0] >= l) &&& (p[$0] < h) }
+            }
+        case .number(let lo, let hi):
+            let v = try doubles(c)
+            let l = lo?.value ?? -.infinity, h = hi?.value ?? .infinity
+            let li = lo?.inclusive ?? true, hiIncl = hi?.inclusive ?? true
+            // NaN (null) fails every comparison, as it should
+            return v.withUnsafeBufferPointer { p in
+                switch (li, hiIncl) {
+                case (true, true): return sel.filter { (p[$0] >= l) &&& (p[$0] <= h) }
+                case (true, false): return sel.filter { (p[$0] >= l) &&& (p[$0] < h) }
+                case (false, true): return sel.filter { (p[$0] > l) &&& (p[$0] <= h) }
+                case (false, false): return sel.filter { (p[$0] > l) &&& (p[$0] < h) }
+                }
+            }
+        }
+    }
+
+    /// `oneOf` on a category column: the wanted values become a table over the dictionary
+    /// codes once, then codes are looked up.
+    private func categories(_ f: Filter, _ c: Column, _ sel: Selection) throws -> Selection {
+        guard case .oneOf(_, let values) = f else { return sel }
+        let b = try category(c)
+        var table = [Bool](repeating: false, count: b.dictionary.count + 1)
+        let wanted = Set(values.map { Array($0.utf8) })
+        for k in 0..<b.dictionary.count where wanted.contains(Array(b.dictionary.bytes[b.dictionary.range(k)])) {
+            table[k + 1] = true
+        }
+        return b.codes.withUnsafeBufferPointer { codes in
+            table.withUnsafeBufferPointer { t in sel.filter { Int(codes[$0]) < t.count && t[Int(codes[$0])] } }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import HeapModule
+import Synchronization
+
+/// Top-N (or a full sort) on one numeric key with fixed-width keys and no per-row allocation.
+/// Granules are visited best zone-map bound first from one shared cursor by every thread; each
+/// thread keeps its own heap of the best keys, and the best K-th key any thread has seen is a
+/// shared cut-off: a granule whose bound is worse is never read, and within a granule only rows
+/// whose key can still place are passed to the filter. Rows that tie on the key are ordered by
+/// id at the end, fetching ids for those rows only.
+struct KeyTopN {
+    let executor: QueryExecutor
+    let spec: QuerySpec
+    let filter: Filter
+
+    private struct Entry {
+        var key: UInt64
+        var ref: RowRef
+    }
+
+    /// State the threads share: the unit cursor and the cut-off.
+    private final class Shared: Sendable {
+        let next = Atomic<Int>(0)
+        let cutoff = Atomic<UInt64>(UInt64.max)
+
+        func lower(to k: UInt64) {
+            var cur = cutoff.load(ordering: .relaxed)
+            while k < cur {
+                let (done, now) = cutoff.compareExchange(expected: cur, desired: k, ordering: .relaxed)
+                if done { return }
+                cur = now
+            }
+        }
+    }
+
+    func run(_ stats: inout QueryStats) throws -> ([RowRef], QueryStats) {
+        let key = spec.sort[0]
+        let K = spec.limit.map { spec.offset + $0 }
+        var units: [(u: ScanUnit, bound: UInt64)] = []
+        for p in executor.partitions(for: filter, stats: &stats) {
+            let r = executor.reader(p)
+            for u in try executor.units(p, filter, merge: K == nil, stats: &stats) {
+                let zone = try u.granule.map { try r.zoneMap(granule: $0, block: u.block) } ?? r.zoneMap(block: u.block)
+                units.append((u, NormalizedKey.bound(try zone.stats(key.column), key.column, ascending: key.ascending)))
+            }
+        }
+        if K != nil { units.sort { $0.bound < $1.bound } }
+        let shared = Shared()
+        let lanes = units.count >= 2 ? workerCount : 1
+        let results = try parallelMap(Array(0..<lanes)) { _ -> ([Entry], QueryStats) in
+            var s = QueryStats()
+            let e = try self.lane(units, K: K, shared: shared, stats: &s)
+            return (e, s)
+        }
+        var all: [Entry] = []
+        for (e, s) in results { all.append(contentsOf: e); stats.merge(s) }
+        let cut = shared.cutoff.load(ordering: .relaxed)
+        if K != nil { all.removeAll { $0.key > cut } }
+        all.sort { $0.key < $1.key }
+        if let K, all.count > K {
+            // keep the whole tie group at the K-th key; ids decide inside it
+            let t = all[K - 1].key
+            var end = K
+            while end < all.count && all[end].key == t { end += 1 }
+            all.removeLast(all.count - end)
+        }
+        try orderTies(&all)
+        if let K, all.count > K { all.removeLast(all.count - K) }
+        let page = all.dropFirst(spec.offset)
+        stats.rowsReturned = page.count
+        let lanesNote = lanes > 1 ? ", one cut-off shared by \(lanes) threads" : ""
+        stats.strategy = K.map {
+            "top-\($0) by \(key.column.name) on fixed-width keys: granules best bound first\(lanesNote)"
+        } ?? "full sort by \(key.column.name) on fixed-width keys"
+        return (page.map(\.ref), stats)
+    }
+
+    /// One thread: claims units in bound order until the next bound cannot beat the cut-off.
+    private func lane(_ units: [(u: ScanUnit, bound: UInt64)], K: Int?, shared: Shared,
+                      stats: inout QueryStats) throws -> [Entry] {
+        let key = spec.sort[0]
+        var heap = Heap<UInt64>()
+        var out: [Entry] = []
+        var localCut = UInt64.max
+        while true {
+            let i = shared.next.wrappingAdd(1, ordering: .relaxed).oldValue
+            if i >= units.count { break }
+            let (u, bound) = units[i]
+            if K != nil {
+                localCut = Swift.min(localCut, shared.cutoff.load(ordering: .relaxed))
+                if bound > localCut {
+                    // units are in bound order: every later one is as bad
+                    stats.granulesSkippedByTopN += units.count - i
+                    _ = shared.next.wrappingAdd(units.count, ordering: .relaxed)
+                    break
+                }
+            }
+            let d = executor.data(u)
+            stats.rowsEstimated += d.rows
+            let keys = try self.keys(d, key)
+            // rows that can still place, then the filter on those rows only
+            var sel: Selection = .all(d.rows)
+            if localCut != UInt64.max {
+                let cut = localCut
+                sel = keys.withUnsafeBufferPointer { k in sel.filter { k[$0] <= cut } }
+            }
+            if u.verdict != .all && !sel.isEmpty {
+                stats.granulesScanned += 1
+                sel = try d.select(filter, sel)
+            } else {
+                stats.granulesFromStatistics += 1
+            }
+            stats.noteColumns(d.decodedColumns)
+            stats.rowsMatched += sel.count
+            sel.forEach { r in
+                let k = keys[r]
+                if let K {
+                    if k > localCut { return }
+                    if heap.count < K { heap.insert(k) } else if let worst = heap.max, k < worst { _ = heap.replaceMax(with: k) }
+                    if heap.count == K, let worst = heap.max, worst < localCut {
+                        localCut = worst
+                        shared.lower(to: worst)
+                    }
+                }
+                out.append(Entry(key: k, ref: RowRef(partition: u.partition, row: d.firstRow + r)))
+            }
+            if let K, out.count > 2 * K + 4096 { out.removeAll { $0.key > localCut } }
+        }
+        return out
+    }
+
+    /// The keys of every row of the window.
+    private func keys(_ d: BlockData, _ key: SortKey) throws -> [UInt64] {
+        let asc = key.ascending
+        if key.column.kind == .timestamp {
+            let v = try d.ints(key.column)
+            return v.withUnsafeBufferPointer { p in p.map { NormalizedKey.time($0, ascending: asc) } }
+        }
+        let v = try d.doubles(key.column)
+        return v.withUnsafeBufferPointer { p in p.map { NormalizedKey.double($0, ascending: asc) } }
+    }
+
+    /// Orders each run of equal keys by event id (ascending), reading ids only for those rows.
+    private func orderTies(_ all: inout [Entry]) throws {
+        var tied: [Int] = []
+        var start = 0
+        while start < all.count {
+            var end = start + 1
+            while end < all.count && all[end].key == all[start].key { end += 1 }
+            if end - start > 1 { tied.append(contentsOf: start..<end) }
+            start = end
+        }
+        if tied.isEmpty { return }
+        let ids = try IdFetcher(executor: executor).ids(tied.map { all[$0].ref })
+        var s = 0
+        while s < tied.count {
+            var e = s + 1
+            while e < tied.count && tied[e] == tied[e - 1] + 1 && all[tied[e]].key == all[tied[s]].key { e += 1 }
+            let slots = Array(tied[s..<e])
+            let order = (s..<e).sorted { ids[$0] < ids[$1] || (ids[$0] == ids[$1] && $0 < $1) }
+            let sorted = order.map { all[tied[$0]] }
+            for (k, slot) in slots.enumerated() { all[slot] = sorted[k] }
+            s = e
+        }
+    }
+}

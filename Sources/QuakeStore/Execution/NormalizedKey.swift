@@ -1,0 +1,33 @@
+/// Fixed-width sort keys, after DuckDB's normalized keys: one `UInt64` per row whose unsigned
+/// order is the sort order (ascending or descending), with nulls last as `UInt64.max`. Ties
+/// on the key are broken by event id only at the end, for the few rows that tie.
+enum NormalizedKey {
+    static let null = UInt64.max
+
+    /// The key of a decoded decimal (NaN for null); `-0.0` and `0.0` are one key.
+    @inline(__always)
+    static func double(_ d: Double, ascending: Bool) -> UInt64 {
+        if d.isNaN { return null }
+        let b = (d + 0.0).bitPattern
+        // negative values flip every bit, positive ones set the sign: ascending in [1, max - 1)
+        let asc = b & (1 << 63) != 0 ? ~b : b | (1 << 63)
+        return ascending ? asc : ~asc
+    }
+
+    /// The key of a stored timestamp (`RowBatch.null` for null).
+    @inline(__always)
+    static func time(_ v: Int64, ascending: Bool) -> UInt64 {
+        if v == RowBatch.null { return null }
+        // v > Int64.min, so asc lies in [0, max - 1)
+        let asc = UInt64(bitPattern: v ^ Int64.min) &- 1
+        return ascending ? asc : (UInt64.max - 1) &- asc
+    }
+
+    /// The best key a zone can hold for column `c` (its min ascending, its max descending),
+    /// or `null` when every row is null.
+    static func bound(_ z: ZoneStats, _ c: Column, ascending: Bool) -> UInt64 {
+        if z.nulls >= z.rows { return null }
+        if c.kind == .timestamp { return time(ascending ? z.min : z.max, ascending: ascending) }
+        return double(ascending ? z.minDouble : z.maxDouble, ascending: ascending)
+    }
+}

@@ -1,0 +1,73 @@
+/// A run of whole granules inside one block of one partition that a scan reads as one
+/// window, with what the zone maps said about it.
+struct ScanUnit {
+    let partition: Int
+    let block: Int
+    /// Rows within the block.
+    let rows: Range<Int>
+    /// Row number of the block's first row within its partition.
+    let blockStart: Int
+    let verdict: ZoneVerdict
+    /// The granule when the unit is exactly one.
+    let granule: Int?
+}
+
+extension QueryExecutor {
+    /// The units of partition `p` that can hold rows matching `f`: granules that the granule
+    /// zone maps (and mag histograms) rule out are dropped; with `merge`, neighbouring
+    /// granules with the same verdict in one block become one unit.
+    func units(_ p: Int, _ f: Filter, merge: Bool, stats: inout QueryStats) throws -> [ScanUnit] {
+        let r = store.reader(manifest.partitions[p])
+        let d = try r.directory()
+        let idx = d.granules
+        var out: [ScanUnit] = []
+        var start = 0
+        for (k, size) in d.blockSizes.enumerated() {
+            defer { start += size }
+            stats.blocksTotal += 1
+            let blockVerdict = try r.verdict(f, block: k)
+            if blockVerdict == .none { stats.blocksPruned += 1; continue }
+            let first = start / GranuleIndex.granuleRows, last = (start + size - 1) / GranuleIndex.granuleRows
+            guard size > 0 else { continue }
+            var pending: ScanUnit?
+            for g in first...last {
+                let gr = idx.range(g)
+                let lo = Swift.max(gr.lowerBound, start) - start, hi = Swift.min(gr.upperBound, start + size) - start
+                stats.granulesTotal += 1
+                let v = blockVerdict == .all ? .all : try r.zoneMap(granule: g, block: k).verdict(f)
+                if v == .none { stats.granulesPruned += 1; continue }
+                let whole = lo == gr.lowerBound - start && hi == gr.upperBound - start
+                if merge, let u = pending, u.verdict == v, u.rows.upperBound == lo {
+                    pending = ScanUnit(partition: p, block: k, rows: u.rows.lowerBound..<hi, blockStart: start,
+                                       verdict: v, granule: nil)
+                    continue
+                }
+                if let u = pending { out.append(u) }
+                pending = ScanUnit(partition: p, block: k, rows: lo..<hi, blockStart: start, verdict: v,
+                                   granule: whole ? g : nil)
+            }
+            if let u = pending { out.append(u) }
+        }
+        return out
+    }
+
+    /// The decoded window of unit `u`.
+    func data(_ u: ScanUnit) -> BlockData {
+        BlockData(reader: store.reader(manifest.partitions[u.partition]), block: u.block, window: u.rows,
+                  firstRow: u.blockStart + u.rows.lowerBound)
+    }
+
+    /// The matching rows of unit `u` (window-relative), with its window.
+    func scan(_ u: ScanUnit, _ f: Filter, _ stats: inout QueryStats) throws -> (BlockData, Selection) {
+        let d = data(u)
+        stats.rowsEstimated += u.rows.count
+        if u.verdict == .all {
+            stats.granulesFromStatistics += 1
+            return (d, .all(d.rows))
+        }
+        stats.granulesScanned += 1
+        let s = try d.select(f, .all(d.rows))
+        stats.noteColumns(d.decodedColumns)
+        return (d, s)
+    }
+}

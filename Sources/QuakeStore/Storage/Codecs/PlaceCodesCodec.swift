@@ -1,0 +1,152 @@
+/// Place names with their locality codes in the open: the ``PlacePayload`` split, but the
+/// locality dictionary is stored raw and the per-row codes bit-packed, outside any compression,
+/// so that a place search reads the dictionary once and compares codes (no decompression at
+/// all unless the needle can touch the `<N> km <DIR> of ` prefix). Distances and directions,
+/// needed only to print a place, sit in zstd frames of 4,096 rows.
+///
+/// Chunk: `u8 code width, u8 0, u16 0`, the dictionary (``CategoryPayload`` layout), the packed
+/// codes, then `u32 frames` and `frames + 1` u32 offsets, then the frames: each a
+/// ``ZstdFrame`` of the frame's direction bytes followed by its distances as `Int32`.
+enum PlaceCodesCodec: ColumnCodec {
+    static let id = CodecID.placeCodes
+    static let frameRows = GranuleIndex.granuleRows
+
+    private static func split(_ a: ByteArena, rows: Range<Int>) -> (SliceInterner, [UInt64], [UInt8], [Int32]) {
+        var dict = SliceInterner()
+        var dist = [Int32](repeating: 0, count: rows.count)
+        var dirs = [UInt8](repeating: PlacePayload.noPattern, count: rows.count)
+        var loc = [UInt64](repeating: 0, count: rows.count)
+        a.bytes.withUnsafeBytes { b in
+            for (k, i) in rows.enumerated() {
+                let r = a.range(i)
+                if r.isEmpty { continue }
+                let p = UnsafeRawBufferPointer(rebasing: b[r])
+                if let s = PlacePayload.split(p) {
+                    dist[k] = s.dist
+                    dirs[k] = s.dir
+                    loc[k] = UInt64(dict.intern(UnsafeRawBufferPointer(rebasing: p[s.rest])) + 1)
+                } else {
+                    loc[k] = UInt64(dict.intern(p) + 1)
+                }
+            }
+        }
+        return (dict, loc, dirs, dist)
+    }
+
+    static func analyze(_ values: ByteArena, rows: Range<Int>) -> Int {
+        var out: [UInt8] = []
+        _ = encode(values, rows: rows, into: &out)
+        return out.count
+    }
+
+    static func encode(_ values: ByteArena, rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
+        let (dict, loc, dirs, dist) = split(values, rows: rows)
+        let width = BitPacking.width(UInt64(dict.count))
+        var w = ByteWriter()
+        w.u8(UInt8(width)); w.u8(0); w.u8(0); w.u8(0)
+        CategoryPayload.writeDictionary(dict.values, into: &w)
+        loc.withUnsafeBufferPointer { BitPacking.pack($0, width: width, into: &w.bytes) }
+        let frames = Swift.max(1, (rows.count + frameRows - 1) / frameRows)
+        var data: [UInt8] = []
+        var offsets: [UInt32] = [0]
+        for f in 0..<frames {
+            let r = (f * frameRows)..<Swift.min(rows.count, (f + 1) * frameRows)
+            var payload = Array(dirs[r])
+            for d in dist[r] { withUnsafeBytes(of: d.littleEndian) { payload.append(contentsOf: $0) } }
+            ZstdFrame.wrap(payload, into: &data)
+            offsets.append(UInt32(data.count))
+        }
+        w.u32(UInt32(frames))
+        for o in offsets { w.u32(o) }
+        out.append(contentsOf: w.bytes)
+        out.append(contentsOf: data)
+        return ChunkStats(nulls: values.nullCount(rows), min: 0, max: 0)
+    }
+
+    /// The chunk's parts, bounds-checked.
+    struct Parsed {
+        var dictionary: ByteArena
+        var width: Int
+        var codes: UnsafeRawBufferPointer
+        var offsets: UnsafeRawBufferPointer
+        var frames: UnsafeRawBufferPointer
+        var count: Int
+
+        /// The codes of `rows`, each checked against the dictionary.
+        func codes(_ rows: Range<Int>) throws(StoreError) -> [UInt32] {
+            var wide = [UInt64](repeating: 0, count: rows.count)
+            wide.withUnsafeMutableBufferPointer { p in
+                // SAFETY: p holds rows.count values; `codes` holds the packed run of `count` rows,
+                // checked at parse, and rows lies inside 0..<count.
+                if let b = p.baseAddress { BitPacking.unpack(codes, width: width, rows: rows, reference: 0, into: b) }
+            }
+            var out = [UInt32](repeating: 0, count: rows.count)
+            let n = UInt64(dictionary.count)
+            for i in 0..<wide.count {
+                guard wide[i] <= n else { throw .corrupt("place code \(wide[i]) outside its dictionary") }
+                out[i] = UInt32(truncatingIfNeeded: wide[i])
+            }
+            return out
+        }
+
+        /// Directions and distances of `rows`, decompressing only the frames they touch.
+        func patterns(_ rows: Range<Int>) throws(StoreError) -> ([UInt8], [Int32]) {
+            var dirs: [UInt8] = [], dist: [Int32] = []
+            dirs.reserveCapacity(rows.count)
+            dist.reserveCapacity(rows.count)
+            if rows.isEmpty { return (dirs, dist) }
+            for f in (rows.lowerBound / frameRows)...((rows.upperBound - 1) / frameRows) {
+                let start = f * frameRows
+                let n = Swift.min(count, start + frameRows) - start
+                let a = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f, as: UInt32.self)))
+                let b = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f + 4, as: UInt32.self)))
+                let raw = try ZstdFrame.unwrap(UnsafeRawBufferPointer(rebasing: frames[a..<b]))
+                guard raw.count == 5 * n else { throw .corrupt("place frame \(f) holds \(raw.count) bytes for \(n) rows") }
+                let lo = Swift.max(rows.lowerBound, start) - start, hi = Swift.min(rows.upperBound, start + n) - start
+                raw.withUnsafeBytes { p in
+                    for i in lo..<hi {
+                        dirs.append(p[i])
+                        dist.append(Int32(littleEndian: p.loadUnaligned(fromByteOffset: n + 4 * i, as: Int32.self)))
+                    }
+                }
+            }
+            for d in dirs where d != PlacePayload.noPattern && (d & 0x0F) >= 16 { throw .corrupt("place direction byte \(d)") }
+            return (dirs, dist)
+        }
+    }
+
+    static func parse(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> Parsed {
+        var r = ByteReader(chunk)
+        let width = Int(try r.u8())
+        _ = try r.u8(); _ = try r.u8(); _ = try r.u8()
+        let dict = try CategoryPayload.readDictionary(&r)
+        guard width == BitPacking.width(UInt64(dict.count)) else { throw .corrupt("place code width \(width)") }
+        let packed = BitPacking.bytes(count, width: width)
+        try r.need(packed)
+        let codes = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + packed)])
+        r.pos += packed
+        let frames = Int(try r.u32())
+        guard frames == Swift.max(1, (count + frameRows - 1) / frameRows) else {
+            throw .corrupt("place chunk holds \(frames) frames for \(count) rows")
+        }
+        try r.need(4 * (frames + 1))
+        let offsets = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + 4 * (frames + 1))])
+        let data = UnsafeRawBufferPointer(rebasing: chunk[(r.pos + 4 * (frames + 1))...])
+        var last = 0
+        for f in 0...frames {
+            let o = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f, as: UInt32.self)))
+            guard o >= last, o <= data.count, f > 0 || o == 0 else { throw .corrupt("place frame offset \(f) out of order") }
+            last = o
+        }
+        guard last == data.count else { throw .corrupt("place frames end at \(last) of \(data.count) bytes") }
+        return Parsed(dictionary: dict, width: width, codes: codes, offsets: offsets, frames: data, count: count)
+    }
+
+    static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
+                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+        guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
+        let p = try parse(chunk, count: count)
+        let (dirs, dist) = try p.patterns(rows)
+        return .place(PlaceBlock(localities: p.dictionary, locality: try p.codes(rows), direction: dirs, distance: dist))
+    }
+}
