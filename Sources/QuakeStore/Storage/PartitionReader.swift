@@ -84,14 +84,14 @@ final class PartitionReader: @unchecked Sendable {
     /// decompressing anything, or decoded from older place chunks.
     func placeCodes(block k: Int, rows: Range<Int>) throws(StoreError) -> (ByteArena, [UInt32]) {
         let (p, info) = try chunk(.place, k)
-        do {
+        do throws(StoreError) {
             if info.codec == .placeCodes {
-                guard rows.lowerBound >= 0, rows.upperBound <= info.rows else { throw StoreError.corrupt("row range \(rows) outside chunk") }
+                guard rows.lowerBound >= 0, rows.upperBound <= info.rows else { throw .corrupt("row range \(rows) outside chunk") }
                 let parsed = try PlaceCodesCodec.parse(p, count: info.rows)
                 return (parsed.dictionary, try parsed.codes(rows))
             }
             guard case .place(let b) = try info.codec.decode(p, count: info.rows, rows: rows, as: .stored) else {
-                throw StoreError.corrupt("not a place chunk")
+                throw .corrupt("not a place chunk")
             }
             return (b.localities, b.locality)
         } catch {

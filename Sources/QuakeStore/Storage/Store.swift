@@ -38,6 +38,11 @@ public final class Store: @unchecked Sendable {
     /// Opens the store at `path`, creating an empty one with `partitioning` when none exists.
     /// Refuses a directory that holds store files but no manifest, rather than starting over.
     public static func openOrCreate(path: String, partitioning: Partitioning = .month) throws(StoreError) -> Store {
+        try openOrCreate(path: path, partitioning: partitioning, blockRows: Manifest.defaultBlockRows)
+    }
+
+    /// As the public one, with the rows per block of a new store (tests use small blocks).
+    static func openOrCreate(path: String, partitioning: Partitioning, blockRows: Int) throws(StoreError) -> Store {
         if FileIO.exists(manifestPath(path)) || FileIO.exists(path + "/" + ManifestV1.fileName) { return try Store(path: path) }
         if FileIO.exists(path) && !FileIO.isDirectory(path) { throw .io("\(path) is a file, not a store directory") }
         try FileIO.makeDirectory(path)
@@ -51,7 +56,7 @@ public final class Store: @unchecked Sendable {
             }
             try FileIO.makeDirectory(path + "/partitions")
             try FileIO.makeDirectory(path + "/ids")
-            try commit(Manifest(partitioning: partitioning), storePath: path)
+            try commit(Manifest(partitioning: partitioning, blockRows: blockRows), storePath: path)
         }
         return try Store(path: path)
     }
