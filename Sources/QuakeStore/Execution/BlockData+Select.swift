@@ -41,8 +41,24 @@ extension BlockData {
             let m = PlaceMatcher(needle, insensitive: insensitive)
             if m.mayTouchPrefix || m.needle.isEmpty { return try maskSelect(f, sel) }
             // the needle lies inside the locality: one verdict per dictionary entry, then codes
-            let (dict, codes) = try placeCodes()
-            let table = m.table(dict)
+            let key = (insensitive ? "i|" : "s|") + needle
+            let table: [Bool]
+            let codes: [UInt32]
+            if let t = try reader.placeTable(block: block, key: key, build: m.table) {
+                // a few rows left: their codes one by one, not the window's
+                if case .rows(let r) = sel, r.count * 32 < rows,
+                   let few = try reader.placeCodes(block: block, base: window.lowerBound, rows: r) {
+                    var out: [UInt32] = []
+                    for (j, i) in r.enumerated() where Int(few[j]) < t.count && t[Int(few[j])] { out.append(i) }
+                    return .rows(out)
+                }
+                table = t
+                codes = try placeCodes(dictionary: false).1
+            } else {
+                let (dict, c) = try placeCodes()
+                table = m.table(dict)
+                codes = c
+            }
             return codes.withUnsafeBufferPointer { c in
                 table.withUnsafeBufferPointer { t in sel.filter { Int(c[$0]) < t.count && t[Int(c[$0])] } }
             }

@@ -69,10 +69,11 @@ final class BlockData {
     }
 
     /// The place column's locality dictionary and codes, without distances or directions.
-    func placeCodes() throws -> (ByteArena, [UInt32]) {
-        if let p = placeCodesCache { return p }
+    /// With `dictionary` false the dictionary may come back empty (the codes alone are wanted).
+    func placeCodes(dictionary: Bool = true) throws -> (ByteArena, [UInt32]) {
+        if let p = placeCodesCache, !dictionary || p.0.count > 0 || p.1.allSatisfy({ $0 == 0 }) { return p }
         if case .place(let b)? = cache[2 * Column.place.rawValue] { return (b.localities, b.locality) }
-        let p = try reader.placeCodes(block: block, rows: window)
+        let p = try reader.placeCodes(block: block, rows: window, dictionary: dictionary)
         guard p.1.count == rows else { throw StoreError.corrupt("\(reader.path): place block \(block) decodes to \(p.1.count) rows") }
         decodedColumns.insert(.place)
         placeCodesCache = p

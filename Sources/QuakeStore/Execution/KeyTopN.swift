@@ -96,23 +96,27 @@ struct KeyTopN {
             }
             let d = executor.data(u)
             stats.rowsEstimated += d.rows
-            let keys = try self.keys(d, key)
-            // rows that can still place, then the filter on those rows only
+            // rows that can still place, found on encoded values; then the filter on those only
             var sel: Selection = .all(d.rows)
-            if localCut != UInt64.max {
-                let cut = localCut
-                sel = keys.withUnsafeBufferPointer { k in sel.filter { k[$0] <= cut } }
+            if let r = NormalizedKey.range(upTo: localCut, key.column, ascending: key.ascending),
+               let hits = try d.reader.select(key.column, block: u.block, rows: u.rows, r) {
+                let base = UInt32(u.rows.lowerBound)
+                sel = hits.count == d.rows ? sel : .rows(hits.map { $0 - base })
+                if sel.isEmpty { stats.granulesScanned += 1; continue }
             }
-            if u.verdict != .all && !sel.isEmpty {
+            if u.verdict != .all {
                 stats.granulesScanned += 1
                 sel = try d.select(filter, sel)
             } else {
                 stats.granulesFromStatistics += 1
             }
+            if sel.isEmpty { continue }
+            let keys = try self.keys(d, key)
             stats.noteColumns(d.decodedColumns)
             stats.rowsMatched += sel.count
             sel.forEach { r in
                 let k = keys[r]
+                if k > localCut { return }
                 if let K {
                     if k > localCut { return }
                     if heap.count < K { heap.insert(k) } else if let worst = heap.max, k < worst { _ = heap.replaceMax(with: k) }

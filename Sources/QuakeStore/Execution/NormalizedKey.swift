@@ -30,4 +30,19 @@ enum NormalizedKey {
         if c.kind == .timestamp { return time(ascending ? z.min : z.max, ascending: ascending) }
         return double(ascending ? z.minDouble : z.maxDouble, ascending: ascending)
     }
+
+    /// The values of column `c` whose key is at most `cut` (never null), as a range the codecs
+    /// can test on encoded values; nil when every value passes (`cut` is the null key).
+    static func range(upTo cut: UInt64, _ c: Column, ascending: Bool) -> RangePredicate? {
+        if cut == null { return nil }
+        if c.kind == .timestamp {
+            let asc = ascending ? cut : (UInt64.max - 1) &- cut
+            let v = Int64(bitPattern: asc &+ 1) ^ Int64.min
+            return ascending ? .time(lower: nil, upper: v == Int64.max ? nil : v + 1) : .time(lower: v, upper: nil)
+        }
+        let asc = ascending ? cut : ~cut
+        let bits = asc & (1 << 63) != 0 ? asc & ~(1 << 63) : ~asc
+        let v = Double(bitPattern: bits)
+        return ascending ? .number(lower: nil, upper: .init(v)) : .number(lower: .init(v), upper: nil)
+    }
 }

@@ -45,6 +45,8 @@ final class QueryExecutor {
             var n = 0, fromHistogram = 0
             let r = self.reader(p)
             let idx = try r.granules()
+            // granules the statistics cannot decide are scanned in runs, one window per run
+            var run: ScanUnit?
             for u in try self.units(p, f, merge: false, stats: &s) {
                 if u.verdict == .all {
                     n += u.rows.count
@@ -57,8 +59,15 @@ final class QueryExecutor {
                     s.granulesFromStatistics += 1
                     continue
                 }
-                n += try self.scan(u, f, &s).1.count
+                if let a = run, a.block == u.block, a.rows.upperBound == u.rows.lowerBound {
+                    run = ScanUnit(partition: p, block: u.block, rows: a.rows.lowerBound..<u.rows.upperBound,
+                                   blockStart: u.blockStart, verdict: .some, granule: nil)
+                    continue
+                }
+                if let a = run { n += try self.scan(a, f, &s).1.count }
+                run = u
             }
+            if let a = run { n += try self.scan(a, f, &s).1.count }
             return (n, fromHistogram, s)
         }
         var total = 0, histograms = 0

@@ -9,6 +9,9 @@ final class PartitionReader: @unchecked Sendable {
     private var dir: PartitionFile.Directory?
     /// Per column and block, whether the chunk's checksum was checked.
     private var checked: [Bool] = []
+    /// Per-chunk results derived from a place chunk's dictionary (a search needle's verdict
+    /// per locality code), so that granules of one chunk share them; bounded.
+    private var placeTables: [String: [Bool]] = [:]
     /// Guards the lazily filled state: a partition may be read by both scan threads.
     private let lock = NSLock()
 
@@ -82,12 +85,12 @@ final class PartitionReader: @unchecked Sendable {
     /// The locality dictionary and per-row locality codes of rows `rows` of the place column
     /// (0 for null): read from the open codes of a ``PlaceCodesCodec`` chunk without
     /// decompressing anything, or decoded from older place chunks.
-    func placeCodes(block k: Int, rows: Range<Int>) throws(StoreError) -> (ByteArena, [UInt32]) {
+    func placeCodes(block k: Int, rows: Range<Int>, dictionary: Bool = true) throws(StoreError) -> (ByteArena, [UInt32]) {
         let (p, info) = try chunk(.place, k)
         do throws(StoreError) {
             if info.codec == .placeCodes {
                 guard rows.lowerBound >= 0, rows.upperBound <= info.rows else { throw .corrupt("row range \(rows) outside chunk") }
-                let parsed = try PlaceCodesCodec.parse(p, count: info.rows)
+                let parsed = try PlaceCodesCodec.parse(p, count: info.rows, dictionary: dictionary)
                 return (parsed.dictionary, try parsed.codes(rows))
             }
             guard case .place(let b) = try info.codec.decode(p, count: info.rows, rows: rows, as: .stored) else {
@@ -97,6 +100,46 @@ final class PartitionReader: @unchecked Sendable {
         } catch {
             throw .corrupt("\(path): column place block \(k): \(error.description.replacingPrefix("corrupt store: "))")
         }
+    }
+
+    /// Locality codes of single rows of block `k` (`base` plus each of `rows`), read one by one
+    /// from a ``PlaceCodesCodec`` chunk; nil for older codecs.
+    func placeCodes(block k: Int, base: Int, rows: [UInt32]) throws(StoreError) -> [UInt32]? {
+        let (p, info) = try chunk(.place, k)
+        guard info.codec == .placeCodes else { return nil }
+        do throws(StoreError) {
+            let parsed = try PlaceCodesCodec.parse(p, count: info.rows, dictionary: false)
+            var out: [UInt32] = []
+            out.reserveCapacity(rows.count)
+            for r in rows {
+                let row = base + Int(r)
+                guard row < info.rows else { throw .corrupt("row \(row) outside chunk") }
+                out.append(try parsed.code(row))
+            }
+            return out
+        } catch {
+            throw .corrupt("\(path): column place block \(k): \(error.description.replacingPrefix("corrupt store: "))")
+        }
+    }
+
+    /// A table over the place dictionary of block `k`, built once per chunk and `key` when the
+    /// chunk's dictionary covers the whole chunk (``PlaceCodesCodec``); nil for older codecs,
+    /// whose dictionaries differ by row range.
+    func placeTable(block k: Int, key: String, build: (ByteArena) -> [Bool]) throws(StoreError) -> [Bool]? {
+        let d = try directory()
+        guard k >= 0, k < d.blockSizes.count, d.chunks[Column.place.rawValue][k].codec == .placeCodes else { return nil }
+        let full = "\(k)|" + key
+        lock.lock()
+        let hit = placeTables[full]
+        lock.unlock()
+        if let hit { return hit }
+        let (dict, _) = try placeCodes(block: k, rows: 0..<0)
+        let t = build(dict)
+        lock.lock()
+        if placeTables.count > 256 { placeTables.removeAll() }
+        placeTables[full] = t
+        lock.unlock()
+        return t
     }
 
     /// Raw `Int64` values of a timestamp or decimal column block.

@@ -65,7 +65,9 @@ enum PlaceCodesCodec: ColumnCodec {
 
     /// The chunk's parts, bounds-checked.
     struct Parsed {
+        /// The dictionary (empty when parsed without it).
         var dictionary: ByteArena
+        var dictionaryCount: Int
         var width: Int
         var codes: UnsafeRawBufferPointer
         var offsets: UnsafeRawBufferPointer
@@ -81,12 +83,19 @@ enum PlaceCodesCodec: ColumnCodec {
                 if let b = p.baseAddress { BitPacking.unpack(codes, width: width, rows: rows, reference: 0, into: b) }
             }
             var out = [UInt32](repeating: 0, count: rows.count)
-            let n = UInt64(dictionary.count)
+            let n = UInt64(dictionaryCount)
             for i in 0..<wide.count {
                 guard wide[i] <= n else { throw .corrupt("place code \(wide[i]) outside its dictionary") }
                 out[i] = UInt32(truncatingIfNeeded: wide[i])
             }
             return out
+        }
+
+        /// The code of one row (inside `0..<count`), checked against the dictionary.
+        func code(_ row: Int) throws(StoreError) -> UInt32 {
+            let v = BitPacking.value(codes, width: width, row: row)
+            guard v <= UInt64(dictionaryCount) else { throw .corrupt("place code \(v) outside its dictionary") }
+            return UInt32(truncatingIfNeeded: v)
         }
 
         /// Directions and distances of `rows`, decompressing only the frames they touch.
@@ -115,12 +124,25 @@ enum PlaceCodesCodec: ColumnCodec {
         }
     }
 
-    static func parse(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> Parsed {
+    /// The chunk's parts; with `dictionary` false the dictionary is skipped, not copied.
+    static func parse(_ chunk: UnsafeRawBufferPointer, count: Int, dictionary: Bool = true) throws(StoreError) -> Parsed {
         var r = ByteReader(chunk)
         let width = Int(try r.u8())
         _ = try r.u8(); _ = try r.u8(); _ = try r.u8()
-        let dict = try CategoryPayload.readDictionary(&r)
-        guard width == BitPacking.width(UInt64(dict.count)) else { throw .corrupt("place code width \(width)") }
+        var dict = ByteArena()
+        let entries: Int
+        if dictionary {
+            dict = try CategoryPayload.readDictionary(&r)
+            entries = dict.count
+        } else {
+            entries = Int(try r.u32())
+            guard entries <= r.remaining / 4 else { throw .corrupt("dictionary size \(entries)") }
+            var total = 0
+            for _ in 0..<entries { total += Int(try r.u32()) }
+            try r.need(total)
+            r.pos += total
+        }
+        guard width == BitPacking.width(UInt64(entries)) else { throw .corrupt("place code width \(width)") }
         let packed = BitPacking.bytes(count, width: width)
         try r.need(packed)
         let codes = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + packed)])
@@ -139,7 +161,7 @@ enum PlaceCodesCodec: ColumnCodec {
             last = o
         }
         guard last == data.count else { throw .corrupt("place frames end at \(last) of \(data.count) bytes") }
-        return Parsed(dictionary: dict, width: width, codes: codes, offsets: offsets, frames: data, count: count)
+        return Parsed(dictionary: dict, dictionaryCount: entries, width: width, codes: codes, offsets: offsets, frames: data, count: count)
     }
 
     static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
