@@ -13,9 +13,8 @@ import Testing
         // 5,000 rows: two frames, so ranges cross a frame edge
         for (name, a) in columns where name != "category" {
             var framed: [UInt8] = []
-            let inner: CodecID = name == "text" ? .zstdText : .zstdPlace
-            _ = FramedCodec.encode(inner: inner, rows: 0..<a.count, into: &framed, merge: FramedCodec.mergeCounts) { r, o in
-                inner == .zstdText ? ZstdTextCodec.encode(a, rows: r, into: &o) : ZstdPlaceCodec.encode(a, rows: r, into: &o)
+            _ = FramedCodec.encode(inner: .zstdText, rows: 0..<a.count, into: &framed, merge: FramedCodec.mergeCounts) { r, o in
+                ZstdTextCodec.encode(a, rows: r, into: &o)
             }
             var codes: [UInt8] = []
             let stats = PlaceCodesCodec.encode(a, rows: 0..<a.count, into: &codes)
@@ -47,7 +46,30 @@ import Testing
                 }
             }
         }
-        // a damaged frame offset is an error, never a trap
+        // framed cold decimals: every row range, in both forms
+        for (name, v) in ColumnCodecTests.intColumns(&rng) where v.count > FramedCodec.frameRows {
+            var framed: [UInt8] = []
+            let stats = FramedCodec.encode(inner: .zstdDecimal, rows: 0..<v.count, into: &framed, merge: FramedCodec.mergeDecimals) { r, o in
+                ZstdDecimalCodec.encode(v, rows: r, into: &o)
+            }
+            #expect(stats.nulls == v.filter { $0 == RowBatch.null }.count, "\(name) nulls")
+            for r in ColumnCodecTests.ranges(v.count, &rng) + [4095..<4097] {
+                let got = try framed.withStoreBytes { (chunk) throws(StoreError) in
+                    try FramedCodec.decode(chunk, count: v.count, rows: r, as: .stored)
+                }
+                guard case .ints(let g) = got else { Issue.record("\(name): not ints"); continue }
+                #expect(g == Array(v[r]), "framed \(name) rows \(r)")
+            }
+        }
+        // a damaged frame, or a frame offset past the data, is an error, never a trap
+        var framedText: [UInt8] = []
+        _ = FramedCodec.encode(inner: .zstdText, rows: 0..<5000, into: &framedText, merge: FramedCodec.mergeCounts) { r, o in
+            ZstdTextCodec.encode(columns[1].1, rows: r, into: &o)
+        }
+        for i in 16..<20 { framedText[i] = 0xFF }   // the second offset: header is 12 bytes, then offset 0
+        #expect(throws: StoreError.self) {
+            try framedText.withStoreBytes { (chunk) throws(StoreError) in _ = try FramedCodec.decode(chunk, count: 5000, rows: 0..<10, as: .stored) }
+        }
         var bad: [UInt8] = []
         _ = PlaceCodesCodec.encode(columns[2].1, rows: 0..<5000, into: &bad)
         bad[bad.count - 1] ^= 0xFF

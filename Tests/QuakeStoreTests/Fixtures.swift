@@ -16,30 +16,26 @@ enum Fixtures {
         return Loaded(store: s, quakes: (0..<b.count).map { Quake(batch: b, row: $0) })
     }
 
-    /// 30,000 generated events over 2023-2024 in overlapping snapshots.
-    static let generated: Loaded = {
-        let dir = TestSupport.tempDir("gen")
-        var o = GeneratorOptions(rows: 30000)
-        o.firstYear = 2023
-        o.lastYear = 2024
-        o.rowsPerFile = 12000
-        o.seed = 2024
+    /// A store of generated events in overlapping snapshots of `perFile` rows.
+    static func generate(_ tag: String, rows: Int, years: ClosedRange<Int>, perFile: Int, seed: UInt64,
+                         partitioning: Partitioning = .month, blockRows: Int = 65536) -> Loaded {
+        let dir = TestSupport.tempDir(tag)
+        var o = GeneratorOptions(rows: rows)
+        o.firstYear = years.lowerBound
+        o.lastYear = years.upperBound
+        o.rowsPerFile = perFile
+        o.seed = seed
         _ = try! FeedGenerator.generate(o, into: dir)
-        return build([dir])
-    }()
+        return build([dir], partitioning: partitioning, blockRows: blockRows)
+    }
+
+    /// 30,000 generated events over 2023-2024 in overlapping snapshots.
+    static let generated = generate("gen", rows: 30000, years: 2023...2024, perFile: 12000, seed: 2024)
 
     /// 40,000 generated events over 2022-2024 in year partitions of blocks of 10,000 rows: many
     /// granules per partition, granules cut by block edges, text in several zstd frames.
-    static let large: Loaded = {
-        let dir = TestSupport.tempDir("large")
-        var o = GeneratorOptions(rows: 40000)
-        o.firstYear = 2022
-        o.lastYear = 2024
-        o.rowsPerFile = 15000
-        o.seed = 77
-        _ = try! FeedGenerator.generate(o, into: dir)
-        return build([dir], partitioning: .year, blockRows: 10000)
-    }()
+    static let large = generate("large", rows: 40000, years: 2022...2024, perFile: 15000, seed: 77,
+                                partitioning: .year, blockRows: 10000)
 
     /// Every real file in ../shared/usgs (nil when absent).
     static let real: Loaded? = {

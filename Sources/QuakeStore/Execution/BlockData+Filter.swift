@@ -1,44 +1,12 @@
 import Foundation
 
-/// Evaluation of a ``Filter`` over one block: one flag per row, computed by column kernels
-/// over plain arrays; `.predicate` nodes evaluate their rows one by one.
+/// Per-row masks over a window's plain arrays, for the filter leaves that have no selection
+/// kernel (distance, text and numeric `oneOf`, prefix-touching place search, nulls, cursors).
 extension BlockData {
+    /// One flag per row of the window for the leaves ``select(_:_:)`` has no kernel of its own
+    /// for; anything else goes through the selection kernels.
     func mask(_ f: Filter) throws -> [Bool] {
         switch f {
-        case .all: return Array(repeating: true, count: rows)
-        case .none: return Array(repeating: false, count: rows)
-        case .timeRange(let c, let lo, let hi):
-            let v = try ints(c)
-            let l = lo ?? Int64.min + 1, h = hi ?? Int64.max
-            return v.withUnsafeBufferPointer { p in p.map { $0 != RowBatch.null && $0 >= l && $0 < h } }
-        case .numberRange(let c, let lo, let hi):
-            let v = try doubles(c)
-            // NaN (null) fails every comparison, as it should
-            let l = lo?.value ?? -.infinity, h = hi?.value ?? .infinity
-            let li = lo?.inclusive ?? true, hiIncl = hi?.inclusive ?? true
-            return [Bool](unsafeUninitializedCapacity: rows) { out, n in
-                v.withUnsafeBufferPointer { p in
-                    switch (li, hiIncl) {
-                    case (true, true): for i in 0..<rows { out[i] = (p[i] >= l) &&& (p[i] <= h) }
-                    case (true, false): for i in 0..<rows { out[i] = (p[i] >= l) &&& (p[i] < h) }
-                    case (false, true): for i in 0..<rows { out[i] = (p[i] > l) &&& (p[i] <= h) }
-                    case (false, false): for i in 0..<rows { out[i] = (p[i] > l) &&& (p[i] < h) }
-                    }
-                }
-                n = rows
-            }
-        case .box(let a, let b, let c, let d):
-            let lat = try doubles(.latitude), lon = try doubles(.longitude)
-            let wraps = c > d
-            return [Bool](unsafeUninitializedCapacity: rows) { out, n in
-                lat.withUnsafeBufferPointer { la in
-                    lon.withUnsafeBufferPointer { lo in
-                        if wraps { for i in 0..<rows { out[i] = (la[i] >= a) &&& (la[i] <= b) &&& ((lo[i] >= c) ||| (lo[i] <= d)) } }
-                        else { for i in 0..<rows { out[i] = (la[i] >= a) &&& (la[i] <= b) &&& (lo[i] >= c) &&& (lo[i] <= d) } }
-                    }
-                }
-                n = rows
-            }
         case .near(let la, let lo, let r):
             let lat = try doubles(.latitude), lon = try doubles(.longitude)
             return (0..<rows).map { Geo.distanceKm(la, lo, lat[$0], lon[$0]) <= r }
@@ -54,33 +22,6 @@ extension BlockData {
             case .place: return try place().locality.map { $0 == 0 }
             case .text: let t = try text(c); return (0..<rows).map { t.isNull($0) }
             }
-        case .and(let fs):
-            var out = Array(repeating: true, count: rows)
-            for g in fs {
-                if case .predicate(let p) = g {
-                    for i in 0..<rows where out[i] { out[i] = try p.evaluate(quake(i)) }
-                    continue
-                }
-                let m = try mask(g)
-                var any = false
-                out.withUnsafeMutableBufferPointer { o in
-                    m.withUnsafeBufferPointer { mp in
-                        for i in 0..<rows { o[i] = o[i] &&& mp[i] }
-                        any = o.contains(true)
-                    }
-                }
-                if !any { break }
-            }
-            return out
-        case .or(let fs):
-            var out = Array(repeating: false, count: rows)
-            for g in fs {
-                let m = try mask(g)
-                for i in 0..<rows where m[i] { out[i] = true }
-            }
-            return out
-        case .not(let g):
-            return try mask(g).map { !$0 }
         case .after(let cursor):
             // decide on the primary key from its plain column; build full sort values (and the
             // id string) only for rows that tie with the cursor there
@@ -104,19 +45,23 @@ extension BlockData {
                 }
             }
             return out
-        case .predicate(let p):
-            return try (0..<rows).map { try p.evaluate(quake($0)) }
+        case .all, .none, .timeRange, .numberRange, .box, .and, .or, .not, .predicate:
+            return flags(try select(f, .all(rows)))
         }
+    }
+
+    /// One flag per row of the window, set where `s` selects.
+    private func flags(_ s: Selection) -> [Bool] {
+        if case .all = s { return [Bool](repeating: true, count: rows) }
+        var out = [Bool](repeating: false, count: rows)
+        s.forEach { out[$0] = true }
+        return out
     }
 
     private func oneOf(_ c: Column, _ values: [String]) throws -> [Bool] {
         switch c.kind {
         case .category:
-            let b = try category(c)
-            var table = [Bool](repeating: false, count: b.dictionary.count + 1)
-            let wanted = Set(values.map { Array($0.utf8) })
-            for k in 0..<b.dictionary.count where wanted.contains(Array(b.dictionary.bytes[b.dictionary.range(k)])) { table[k + 1] = true }
-            return b.codes.map { table[Int($0)] }
+            return flags(try select(.oneOf(c, values), .all(rows)))
         case .text:
             let t = try text(c)
             let wanted = values.map { Array($0.utf8) }

@@ -12,7 +12,8 @@ final class BlockData {
     /// Decoded columns: slot `2 * column` holds the stored form, `2 * column + 1` doubles.
     private var cache: [ColumnVector?] = Array(repeating: nil, count: 2 * Column.count)
     private(set) var decodedColumns = Set<Column>()
-    private var placeCodesCache: (ByteArena, [UInt32])?
+    /// Place codes of the window, and whether the dictionary beside them was read.
+    private var placeCodesCache: (dictionary: ByteArena, codes: [UInt32], complete: Bool)?
 
     init(reader: PartitionReader, block: Int, window: Range<Int>, firstRow: Int) {
         self.reader = reader
@@ -71,13 +72,13 @@ final class BlockData {
     /// The place column's locality dictionary and codes, without distances or directions.
     /// With `dictionary` false the dictionary may come back empty (the codes alone are wanted).
     func placeCodes(dictionary: Bool = true) throws -> (ByteArena, [UInt32]) {
-        if let p = placeCodesCache, !dictionary || p.0.count > 0 || p.1.allSatisfy({ $0 == 0 }) { return p }
+        if let p = placeCodesCache, p.complete || !dictionary { return (p.dictionary, p.codes) }
         if case .place(let b)? = cache[2 * Column.place.rawValue] { return (b.localities, b.locality) }
-        let p = try reader.placeCodes(block: block, rows: window, dictionary: dictionary)
-        guard p.1.count == rows else { throw StoreError.corrupt("\(reader.path): place block \(block) decodes to \(p.1.count) rows") }
+        let (dict, codes) = try reader.placeCodes(block: block, rows: window, dictionary: dictionary)
+        guard codes.count == rows else { throw StoreError.corrupt("\(reader.path): place block \(block) decodes to \(codes.count) rows") }
         decodedColumns.insert(.place)
-        placeCodesCache = p
-        return p
+        placeCodesCache = (dict, codes, dictionary)
+        return (dict, codes)
     }
 
     func place() throws -> PlaceBlock {

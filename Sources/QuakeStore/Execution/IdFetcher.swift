@@ -6,28 +6,21 @@ struct IdFetcher {
     func ids(_ refs: [RowRef]) throws -> [String] {
         var out = [String](repeating: "", count: refs.count)
         let order = refs.indices.sorted { (refs[$0].partition, refs[$0].row) < (refs[$1].partition, refs[$1].row) }
-        var cache: (p: Int, block: Int, window: Range<Int>, arena: ByteArena)?
+        var cache: (p: Int, firstRow: Int, arena: ByteArena)?
         for i in order {
             let ref = refs[i]
-            let r = executor.reader(ref.partition)
-            let blockRows = try r.directory().blockRows
-            let k = ref.row / blockRows
-            let inBlock = ref.row - k * blockRows
-            if let c = cache, c.p == ref.partition, c.block == k, c.window.contains(inBlock) {
-                out[i] = c.arena.string(inBlock - c.window.lowerBound) ?? ""
+            if let c = cache, c.p == ref.partition, ref.row >= c.firstRow, ref.row - c.firstRow < c.arena.count {
+                out[i] = c.arena.string(ref.row - c.firstRow) ?? ""
                 continue
             }
-            let g = GranuleIndex.granuleRows
-            let sizes = try r.directory().blockSizes
-            guard k < sizes.count else { throw StoreError.corrupt("\(r.path): no row \(ref.row)") }
-            let size = sizes[k]
-            let lo = inBlock / g * g
-            let window = lo..<Swift.min(size, lo + g)
-            guard case .text(let a) = try r.decode(.id, block: k, rows: window) else {
-                throw StoreError.corrupt("\(r.path): id column is not text")
+            let w = try executor.granuleWindow(ref)
+            let r = executor.reader(ref.partition)
+            guard case .text(let a) = try r.decode(.id, block: w.block, rows: w.rows), a.count == w.rows.count else {
+                throw StoreError.corrupt("\(r.path): id column block \(w.block) does not decode to its rows")
             }
-            cache = (ref.partition, k, window, a)
-            out[i] = a.string(inBlock - lo) ?? ""
+            let firstRow = w.blockStart + w.rows.lowerBound
+            cache = (ref.partition, firstRow, a)
+            out[i] = a.string(ref.row - firstRow) ?? ""
         }
         return out
     }

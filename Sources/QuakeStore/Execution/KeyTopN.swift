@@ -88,9 +88,10 @@ struct KeyTopN {
             if K != nil {
                 localCut = Swift.min(localCut, shared.cutoff.load(ordering: .relaxed))
                 if bound > localCut {
-                    // units are in bound order: every later one is as bad
-                    stats.granulesSkippedByTopN += units.count - i
-                    _ = shared.next.wrappingAdd(units.count, ordering: .relaxed)
+                    // units are in bound order: every later one is as bad. Close the cursor; the
+                    // units no thread claimed yet are counted once, here
+                    let unclaimed = shared.next.wrappingAdd(units.count, ordering: .relaxed).oldValue
+                    stats.granulesSkippedByTopN += 1 + Swift.max(0, units.count - unclaimed)
                     break
                 }
             }
@@ -119,7 +120,11 @@ struct KeyTopN {
                 if k > localCut { return }
                 if let K {
                     if k > localCut { return }
-                    if heap.count < K { heap.insert(k) } else if let worst = heap.max, k < worst { _ = heap.replaceMax(with: k) }
+                    if heap.count < K {
+                        heap.insert(k)
+                    } else if let worst = heap.max, k < worst {
+                        _ = heap.replaceMax(with: k)
+                    }
                     if heap.count == K, let worst = heap.max, worst < localCut {
                         localCut = worst
                         shared.lower(to: worst)

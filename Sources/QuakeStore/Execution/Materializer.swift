@@ -3,28 +3,17 @@
 struct Materializer {
     let executor: QueryExecutor
 
-    /// The granule window holding `ref`: its block, and its rows within the block.
-    private func window(_ ref: RowRef) throws -> (PartitionReader, Int, Range<Int>, Int) {
-        let r = executor.reader(ref.partition)
-        let d = try r.directory()
-        let k = ref.row / Swift.max(1, d.blockRows)
-        guard ref.row >= 0, k < d.blockSizes.count else { throw StoreError.corrupt("\(r.path): no row \(ref.row)") }
-        let start = k * d.blockRows
-        let g = GranuleIndex.granuleRows
-        let lo = (ref.row - start) / g * g
-        return (r, k, lo..<Swift.min(d.blockSizes[k], lo + g), start)
-    }
-
     func rows(_ refs: [RowRef], columns: Set<Column>) throws -> RowBatch {
         var out = RowBatch()
         var cache: [Int64: BlockData] = [:]
         var scratch: [UInt8] = []
         for ref in refs {
-            let (r, k, w, start) = try window(ref)
-            let key = Int64(ref.partition) << 32 | Int64(start + w.lowerBound)
+            let w = try executor.granuleWindow(ref)
+            let key = Int64(ref.partition) << 32 | Int64(w.blockStart + w.rows.lowerBound)
             let data: BlockData
             if let d = cache[key] { data = d } else {
-                data = BlockData(reader: r, block: k, window: w, firstRow: start + w.lowerBound)
+                data = BlockData(reader: executor.reader(ref.partition), block: w.block, window: w.rows,
+                                 firstRow: w.blockStart + w.rows.lowerBound)
                 cache[key] = data
             }
             let i = ref.row - data.firstRow

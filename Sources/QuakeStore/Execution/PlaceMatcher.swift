@@ -14,8 +14,8 @@ struct PlaceMatcher {
         mayTouchPrefix = self.needle.first.map { alphabet.contains($0) } ?? true
     }
 
-    /// For a needle that cannot touch the prefix: whether each locality code matches (slot 0,
-    /// null, never does).
+    /// Whether the needle lies inside each locality (by code; slot 0, null, never does). For a
+    /// needle that cannot touch the prefix this decides every row.
     func table(_ dict: ByteArena) -> [Bool] {
         var inside = [Bool](repeating: false, count: dict.count + 1)
         for k in 0..<dict.count {
@@ -28,14 +28,11 @@ struct PlaceMatcher {
     /// One flag per row of the block.
     func mask(_ p: PlaceBlock) -> [Bool] {
         let dict = p.localities
-        var folded: [[UInt8]] = []
-        var inside = [Bool](repeating: false, count: dict.count + 1)
-        for k in 0..<dict.count {
+        let inside = table(dict)
+        let folded: [[UInt8]] = mayTouchPrefix ? (0..<dict.count).map { k in
             let bytes = Array(dict.bytes[dict.range(k)])
-            let f = insensitive ? ByteSearch.fold(bytes) : bytes
-            inside[k + 1] = ByteSearch.contains(f, needle)
-            if mayTouchPrefix { folded.append(f) }
-        }
+            return insensitive ? ByteSearch.fold(bytes) : bytes
+        } : []
         let n = p.locality.count
         var out = [Bool](repeating: false, count: n)
         if needle.isEmpty {

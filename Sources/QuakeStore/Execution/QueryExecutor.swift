@@ -53,7 +53,8 @@ final class QueryExecutor {
                     s.granulesFromStatistics += 1
                     continue
                 }
-                if let g = u.granule, let c = try r.zoneMap(granule: g, block: u.block).histogramCount(f, index: idx, granule: g) {
+                if let g = u.granule,
+                   let c = try r.zoneMap(granule: g, block: u.block).histogramCount(f, index: idx, granule: g) {
                     n += c
                     fromHistogram += 1
                     s.granulesFromStatistics += 1
@@ -74,7 +75,8 @@ final class QueryExecutor {
         for (n, h, s) in results { total += n; histograms += h; stats.merge(s) }
         stats.rowsMatched = total
         stats.strategy = histograms > 0
-            ? "count: granule zone maps, mag histograms (\(histograms) granules counted without decoding), kernels on the rest"
+            ? "count: granule zone maps, mag histograms (\(histograms) granules counted without decoding), "
+                + "kernels on the rest"
             : "count: granule zone maps, kernels on encoded values"
         return (total, stats)
     }
@@ -227,7 +229,11 @@ final class QueryExecutor {
                 let c = Candidate(values: values, id: ids.string(i) ?? "",
                                   ref: RowRef(partition: b.u.partition, row: data.firstRow + i), descending: descMask)
                 if let K {
-                    if heap.count < K { heap.insert(c) } else if let worst = heap.max, c < worst { _ = heap.replaceMax(with: c) }
+                    if heap.count < K {
+                        heap.insert(c)
+                    } else if let worst = heap.max, c < worst {
+                        _ = heap.replaceMax(with: c)
+                    }
                 } else {
                     all.append(c)
                 }

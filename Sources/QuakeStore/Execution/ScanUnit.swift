@@ -27,8 +27,8 @@ extension QueryExecutor {
             stats.blocksTotal += 1
             let blockVerdict = try r.verdict(f, block: k)
             if blockVerdict == .none { stats.blocksPruned += 1; continue }
-            let first = start / GranuleIndex.granuleRows, last = (start + size - 1) / GranuleIndex.granuleRows
             guard size > 0 else { continue }
+            let first = start / GranuleIndex.granuleRows, last = (start + size - 1) / GranuleIndex.granuleRows
             var pending: ScanUnit?
             for g in first...last {
                 let gr = idx.range(g)
@@ -49,6 +49,19 @@ extension QueryExecutor {
             if let u = pending { out.append(u) }
         }
         return out
+    }
+
+    /// The granule holding partition row `ref.row`, as a window of its block: the block, the
+    /// window's rows within it, and the row where the block starts.
+    func granuleWindow(_ ref: RowRef) throws -> (block: Int, rows: Range<Int>, blockStart: Int) {
+        let r = reader(ref.partition)
+        let d = try r.directory()
+        let k = ref.row / d.blockRows
+        guard ref.row >= 0, k < d.blockSizes.count else { throw StoreError.corrupt("\(r.path): no row \(ref.row)") }
+        let start = k * d.blockRows
+        let g = GranuleIndex.granuleRows
+        let lo = (ref.row - start) / g * g
+        return (k, lo..<Swift.min(d.blockSizes[k], lo + g), start)
     }
 
     /// The decoded window of unit `u`.

@@ -76,9 +76,13 @@ enum Selection: Equatable {
             out.reserveCapacity(a.count + b.count)
             var i = 0, j = 0
             while i < a.count || j < b.count {
-                if j == b.count || (i < a.count && a[i] < b[j]) { out.append(a[i]); i += 1 } else if i == a.count || b[j] < a[i] {
+                if j == b.count || (i < a.count && a[i] < b[j]) {
+                    out.append(a[i]); i += 1
+                } else if i == a.count || b[j] < a[i] {
                     out.append(b[j]); j += 1
-                } else { out.append(a[i]); i += 1; j += 1 }
+                } else {
+                    out.append(a[i]); i += 1; j += 1
+                }
             }
             return out.count == n ? .all(n) : .rows(out)
         }

@@ -54,10 +54,10 @@ enum PartitionFile {
                 var f: [UInt8] = [], z: [UInt8] = []
                 let fs = ForDecimalCodec.encode(v, rows: rows, into: &f)
                 if f.count <= 64 { out.append(contentsOf: f); return (.forDecimal, fs) }
-                let zs = framed(.zstdDecimal, rows, &z, FramedCodec.mergeDecimals) { r, o in
+                let (zc, zs) = framed(.zstdDecimal, rows, &z, FramedCodec.mergeDecimals) { r, o in
                     ZstdDecimalCodec.encode(v, rows: r, into: &o)
                 }
-                if z.count < f.count { out.append(contentsOf: z); return (rows.count > FramedCodec.frameRows ? .zstdFramed : .zstdDecimal, zs) }
+                if z.count < f.count { out.append(contentsOf: z); return (zc, zs) }
                 out.append(contentsOf: f)
                 return (.forDecimal, fs)
             }
@@ -65,19 +65,19 @@ enum PartitionFile {
             return (.dictionary, DictionaryCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
         case .text:
             let a = batch.text[c.rawValue]
-            let s = framed(.zstdText, rows, &out, FramedCodec.mergeCounts) { r, o in ZstdTextCodec.encode(a, rows: r, into: &o) }
-            return (rows.count > FramedCodec.frameRows ? .zstdFramed : .zstdText, s)
+            return framed(.zstdText, rows, &out, FramedCodec.mergeCounts) { r, o in ZstdTextCodec.encode(a, rows: r, into: &o) }
         case .place:
             return (.placeCodes, PlaceCodesCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
         }
     }
 
-    /// A zstd chunk for `rows`: one frame when it fits in one, else a ``FramedCodec`` chunk.
+    /// A zstd chunk for `rows` and its codec: `inner` alone when the rows fit in one frame, else
+    /// a ``FramedCodec`` chunk of `inner` frames.
     private static func framed(_ inner: CodecID, _ rows: Range<Int>, _ out: inout [UInt8],
                                _ merge: (ChunkStats, ChunkStats) -> ChunkStats,
-                               _ encode: (Range<Int>, inout [UInt8]) -> ChunkStats) -> ChunkStats {
-        if rows.count <= FramedCodec.frameRows { return encode(rows, &out) }
-        return FramedCodec.encode(inner: inner, rows: rows, into: &out, merge: merge, encodeFrame: encode)
+                               _ encode: (Range<Int>, inout [UInt8]) -> ChunkStats) -> (CodecID, ChunkStats) {
+        if rows.count <= FramedCodec.frameRows { return (inner, encode(rows, &out)) }
+        return (.zstdFramed, FramedCodec.encode(inner: inner, rows: rows, into: &out, merge: merge, encodeFrame: encode))
     }
 
     /// Encodes a partition's rows (sorted by time, id) as one file image.
@@ -168,6 +168,10 @@ enum PartitionFile {
         var total = 0
         for _ in 0..<blocks { let n = Int(try r.u32()); sizes.append(n); total += n }
         guard total == rows else { throw .corrupt("blocks hold \(total) rows, directory says \(rows)") }
+        // readers find a row's block as row / blockRows: every block but the last is full
+        for (k, n) in sizes.enumerated() where k < blocks - 1 ? n != blockRows : n > blockRows {
+            throw .corrupt("block \(k) holds \(n) rows, blocks hold \(blockRows)")
+        }
         var chunks: [[ChunkInfo]] = []
         try r.need(cols * blocks * (ChunkInfo.size + 8))
         for _ in 0..<cols {

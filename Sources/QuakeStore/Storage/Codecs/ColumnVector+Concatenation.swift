@@ -22,39 +22,10 @@ extension ColumnVector {
                 out.ends.append(contentsOf: a.ends.lazy.map { $0 + base })
             }
             return .text(out)
-        case .place:
-            var blocks: [PlaceBlock] = []
-            for p in parts { guard case .place(let b) = p else { throw mixed }; blocks.append(b) }
-            return .place(PlaceBlock.joining(blocks))
-        case .category:
-            throw .corrupt("category chunks are not framed")
+        case .place, .category:
+            throw .corrupt("place and category chunks are not framed")
         }
     }
 
     private static var mixed: StoreError { .corrupt("frames of one chunk decode to different forms") }
-}
-
-extension PlaceBlock {
-    /// Rows of `blocks` end to end, their locality dictionaries merged into one.
-    static func joining(_ blocks: [PlaceBlock]) -> PlaceBlock {
-        var dict = ByteArena()
-        var codeOf: [[UInt8]: UInt32] = [:]
-        var out = PlaceBlock(localities: ByteArena(), locality: [], direction: [], distance: [])
-        for b in blocks {
-            var remap = [UInt32](repeating: 0, count: b.localities.count + 1)
-            for k in 0..<b.localities.count {
-                let bytes = Array(b.localities.bytes[b.localities.range(k)])
-                if let c = codeOf[bytes] { remap[k + 1] = c; continue }
-                dict.append(bytes)
-                let c = UInt32(dict.count)
-                codeOf[bytes] = c
-                remap[k + 1] = c
-            }
-            out.locality.append(contentsOf: b.locality.lazy.map { Int($0) < remap.count ? remap[Int($0)] : 0 })
-            out.direction.append(contentsOf: b.direction)
-            out.distance.append(contentsOf: b.distance)
-        }
-        out.localities = dict
-        return out
-    }
 }

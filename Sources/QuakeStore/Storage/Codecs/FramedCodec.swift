@@ -8,8 +8,8 @@
 enum FramedCodec {
     static let id = CodecID.zstdFramed
     static let frameRows = GranuleIndex.granuleRows
-    /// The codecs a frame may use.
-    static let inner: Set<CodecID> = [.zstdText, .zstdPlace, .zstdDecimal]
+    /// The codecs a frame may use (place has its own framing, ``PlaceCodesCodec``).
+    static let inner: Set<CodecID> = [.zstdText, .zstdDecimal]
 
     /// Appends a framed chunk for `rows`, each frame encoded by `encodeFrame`, and returns the
     /// summed statistics (`merge` combines two frames' min and max).
@@ -18,18 +18,18 @@ enum FramedCodec {
                        encodeFrame: (Range<Int>, inout [UInt8]) -> ChunkStats) -> ChunkStats {
         let frames = Swift.max(1, (rows.count + frameRows - 1) / frameRows)
         var data: [UInt8] = []
-        var offsets: [UInt32] = [0]
+        var ends: [UInt32] = []
         var stats: ChunkStats?
         for f in 0..<frames {
             let lo = rows.lowerBound + f * frameRows
             let s = encodeFrame(lo..<Swift.min(rows.upperBound, lo + frameRows), &data)
-            offsets.append(UInt32(data.count))
+            ends.append(UInt32(data.count))
             stats = stats.map { merge($0, s) } ?? s
         }
         var w = ByteWriter()
         w.u8(codec.rawValue); w.u8(0); w.u8(0); w.u8(0)
         w.u32(UInt32(frameRows)); w.u32(UInt32(frames))
-        for o in offsets { w.u32(o) }
+        FrameTable.write(ends: ends, into: &w)
         out.append(contentsOf: w.bytes)
         out.append(contentsOf: data)
         return stats ?? .none
@@ -54,15 +54,7 @@ enum FramedCodec {
     private struct Header {
         var inner: CodecID
         var frameRows: Int
-        var frames: Int
-        var offsets: UnsafeRawBufferPointer
-        var data: UnsafeRawBufferPointer
-
-        func frame(_ f: Int) -> UnsafeRawBufferPointer {
-            let a = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f, as: UInt32.self)))
-            let b = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f + 4, as: UInt32.self)))
-            return UnsafeRawBufferPointer(rebasing: data[a..<b])
-        }
+        var table: FrameTable
     }
 
     private static func header(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> Header {
@@ -76,17 +68,7 @@ enum FramedCodec {
         guard frameRows >= 1, frames == Swift.max(1, (count + frameRows - 1) / frameRows) else {
             throw .corrupt("framed chunk holds \(frames) frames of \(frameRows) rows for \(count) rows")
         }
-        try r.need(4 * (frames + 1))
-        let offsets = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + 4 * (frames + 1))])
-        let data = UnsafeRawBufferPointer(rebasing: chunk[(r.pos + 4 * (frames + 1))...])
-        var last = 0
-        for f in 0...frames {
-            let o = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f, as: UInt32.self)))
-            guard o >= last, o <= data.count, f > 0 || o == 0 else { throw .corrupt("framed chunk offset \(f) out of order") }
-            last = o
-        }
-        guard last == data.count else { throw .corrupt("framed chunk ends at \(last) of \(data.count) bytes") }
-        return Header(inner: inner, frameRows: frameRows, frames: frames, offsets: offsets, data: data)
+        return Header(inner: inner, frameRows: frameRows, table: try FrameTable(chunk, at: &r, frames: frames))
     }
 
     /// Decodes rows `rows`, decompressing only the frames they touch.
@@ -94,14 +76,16 @@ enum FramedCodec {
                        as form: VectorForm) throws(StoreError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         let h = try header(chunk, count: count)
-        if rows.isEmpty { return try h.inner.decode(h.frame(0), count: Swift.min(count, h.frameRows), rows: 0..<0, as: form) }
+        if rows.isEmpty {
+            return try h.inner.decode(h.table.frame(0), count: Swift.min(count, h.frameRows), rows: 0..<0, as: form)
+        }
         var parts: [ColumnVector] = []
         let first = rows.lowerBound / h.frameRows, last = (rows.upperBound - 1) / h.frameRows
         for f in first...last {
             let start = f * h.frameRows
             let n = Swift.min(count, start + h.frameRows) - start
             let lo = Swift.max(rows.lowerBound, start) - start, hi = Swift.min(rows.upperBound, start + n) - start
-            parts.append(try h.inner.decode(h.frame(f), count: n, rows: lo..<hi, as: form))
+            parts.append(try h.inner.decode(h.table.frame(f), count: n, rows: lo..<hi, as: form))
         }
         return try ColumnVector.concatenating(parts)
     }

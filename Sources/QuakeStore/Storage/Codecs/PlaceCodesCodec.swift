@@ -48,16 +48,16 @@ enum PlaceCodesCodec: ColumnCodec {
         loc.withUnsafeBufferPointer { BitPacking.pack($0, width: width, into: &w.bytes) }
         let frames = Swift.max(1, (rows.count + frameRows - 1) / frameRows)
         var data: [UInt8] = []
-        var offsets: [UInt32] = [0]
+        var ends: [UInt32] = []
         for f in 0..<frames {
             let r = (f * frameRows)..<Swift.min(rows.count, (f + 1) * frameRows)
             var payload = Array(dirs[r])
             for d in dist[r] { withUnsafeBytes(of: d.littleEndian) { payload.append(contentsOf: $0) } }
             ZstdFrame.wrap(payload, into: &data)
-            offsets.append(UInt32(data.count))
+            ends.append(UInt32(data.count))
         }
         w.u32(UInt32(frames))
-        for o in offsets { w.u32(o) }
+        FrameTable.write(ends: ends, into: &w)
         out.append(contentsOf: w.bytes)
         out.append(contentsOf: data)
         return ChunkStats(nulls: values.nullCount(rows), min: 0, max: 0)
@@ -70,8 +70,7 @@ enum PlaceCodesCodec: ColumnCodec {
         var dictionaryCount: Int
         var width: Int
         var codes: UnsafeRawBufferPointer
-        var offsets: UnsafeRawBufferPointer
-        var frames: UnsafeRawBufferPointer
+        var frames: FrameTable
         var count: Int
 
         /// The codes of `rows`, each checked against the dictionary.
@@ -107,9 +106,7 @@ enum PlaceCodesCodec: ColumnCodec {
             for f in (rows.lowerBound / frameRows)...((rows.upperBound - 1) / frameRows) {
                 let start = f * frameRows
                 let n = Swift.min(count, start + frameRows) - start
-                let a = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f, as: UInt32.self)))
-                let b = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f + 4, as: UInt32.self)))
-                let raw = try ZstdFrame.unwrap(UnsafeRawBufferPointer(rebasing: frames[a..<b]))
+                let raw = try ZstdFrame.unwrap(frames.frame(f))
                 guard raw.count == 5 * n else { throw .corrupt("place frame \(f) holds \(raw.count) bytes for \(n) rows") }
                 let lo = Swift.max(rows.lowerBound, start) - start, hi = Swift.min(rows.upperBound, start + n) - start
                 raw.withUnsafeBytes { p in
@@ -119,7 +116,7 @@ enum PlaceCodesCodec: ColumnCodec {
                     }
                 }
             }
-            for d in dirs where d != PlacePayload.noPattern && (d & 0x0F) >= 16 { throw .corrupt("place direction byte \(d)") }
+            try PlacePayload.checkDirections(dirs)
             return (dirs, dist)
         }
     }
@@ -151,17 +148,8 @@ enum PlaceCodesCodec: ColumnCodec {
         guard frames == Swift.max(1, (count + frameRows - 1) / frameRows) else {
             throw .corrupt("place chunk holds \(frames) frames for \(count) rows")
         }
-        try r.need(4 * (frames + 1))
-        let offsets = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + 4 * (frames + 1))])
-        let data = UnsafeRawBufferPointer(rebasing: chunk[(r.pos + 4 * (frames + 1))...])
-        var last = 0
-        for f in 0...frames {
-            let o = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f, as: UInt32.self)))
-            guard o >= last, o <= data.count, f > 0 || o == 0 else { throw .corrupt("place frame offset \(f) out of order") }
-            last = o
-        }
-        guard last == data.count else { throw .corrupt("place frames end at \(last) of \(data.count) bytes") }
-        return Parsed(dictionary: dict, dictionaryCount: entries, width: width, codes: codes, offsets: offsets, frames: data, count: count)
+        let table = try FrameTable(chunk, at: &r, frames: frames)
+        return Parsed(dictionary: dict, dictionaryCount: entries, width: width, codes: codes, frames: table, count: count)
     }
 
     static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,

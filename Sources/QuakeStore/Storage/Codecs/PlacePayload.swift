@@ -61,13 +61,18 @@ enum PlacePayload {
         return w.bytes
     }
 
+    /// A direction byte is ``noPattern`` or a direction index (0 to 15) with at most the space flag.
+    static func checkDirections(_ dirs: [UInt8]) throws(StoreError) {
+        for d in dirs where d != noPattern && d & ~(spaceFlag | 0x0F) != 0 { throw .corrupt("place direction byte \(d)") }
+    }
+
     static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(StoreError) -> PlaceBlock {
         var r = ByteReader(raw)
         let dict = try CategoryPayload.readDictionary(&r)
         let loc = try CategoryPayload.readCodes(&r, rows: rows, dictionarySize: dict.count)
         let dirs = try r.raw(rows, as: UInt8.self)
         let dist = try r.raw(rows, as: Int32.self).map { Int32(littleEndian: $0) }
-        for d in dirs where d != noPattern && (d & 0x0F) >= 16 { throw .corrupt("place direction byte \(d)") }
+        try checkDirections(dirs)
         return PlaceBlock(localities: dict, locality: loc, direction: dirs, distance: dist)
     }
 }
