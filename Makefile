@@ -5,7 +5,7 @@ SWIFT ?= swift
 STORE ?= $(CURDIR)/.build/demo.store
 Q = .build/release/quakes
 
-.PHONY: demo test deps build sample clean
+.PHONY: demo test deps build sample clean fuzz trials
 
 deps:
 	@pkg-config --exists libzstd || { echo "installing libzstd-dev"; \
@@ -29,6 +29,14 @@ demo: build
 	$(Q) query --store $(STORE) --place-like 'pahala' --sort time:desc --limit 5 --fields time,mag,place
 	$(Q) agg --store $(STORE) --from 2024-01-01 --to 2025-01-01 --by month --metrics 'count,avg(mag),max(mag)'
 	$(Q) agg --store $(STORE) --by net --metrics 'count,avg(mag),max(depth)' --sort count:desc
+
+# libFuzzer harnesses, FUZZ_SECONDS each (default 1800); not part of CI. See Fuzz/README.md.
+fuzz: deps
+	bash Fuzz/run.sh
+
+# Crash, corruption and concurrency trials against real feeds; not part of CI.
+trials: build
+	bash Benchmarks/trials/run.sh
 
 # Regenerates the bundled sample (deterministic).
 sample: build

@@ -1,5 +1,6 @@
 // swift-tools-version: 6.1
 import PackageDescription
+import Foundation
 
 let package = Package(
     name: "quakes",
@@ -36,3 +37,15 @@ let package = Package(
         .testTarget(name: "quakesTests", dependencies: ["quakes", "QuakeStore"]),
     ]
 )
+
+// libFuzzer harnesses, built only by `make fuzz` (QUAKES_FUZZ=1 with -sanitize=fuzzer,address):
+// without the sanitizer the target has no main, so ordinary builds leave it out.
+if ProcessInfo.processInfo.environment["QUAKES_FUZZ"] == "1" {
+    package.products.append(.executable(name: "quakes-fuzz", targets: ["quakes-fuzz"]))
+    package.targets.append(.executableTarget(
+        name: "quakes-fuzz",
+        dependencies: ["QuakeStore"],
+        path: "Fuzz/Harness",
+        swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+    ))
+}

@@ -26,7 +26,13 @@ struct FilterOptions: ParsableArguments {
     @Option(name: .customLong("not-null"), help: "FIELD is not null (repeatable).") var notNull: [String] = []
     @Option(name: .customLong("where"), help: "Swift-predicate text, e.g. 'mag >= 4.5 && place.contains(\"Alaska\")'.") var whereText: String?
 
-    func validate() throws { _ = try filter() }
+    func validate() throws {
+        for (flag, v) in [("--min-mag", minMag), ("--max-mag", maxMag), ("--min-depth", minDepth),
+                          ("--max-depth", maxDepth), ("--radius-km", radiusKm)] {
+            if let v, !v.isFinite { throw ValidationError("\(flag): expected a finite number") }
+        }
+        _ = try filter()
+    }
 
     private func time(_ s: String, _ flag: String) throws -> Int64 {
         guard let t = DateParsing.parse(s) else { throw ValidationError("\(flag): not a date: '\(s)' (use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)") }
@@ -66,7 +72,7 @@ struct FilterOptions: ParsableArguments {
         }
         if near != nil || radiusKm != nil {
             let v = (near ?? "").split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard v.count == 2, let r = radiusKm, r >= 0 else { throw ValidationError("--near lat,lon needs --radius-km R (and the other way round)") }
+            guard v.count == 2, (-90...90).contains(v[0]), (-180...180).contains(v[1]), let r = radiusKm, r >= 0 else { throw ValidationError("--near LAT,LON (LAT in -90...90, LON in -180...180) needs --radius-km R >= 0, and the other way round") }
             parts.append(.near(latitude: v[0], longitude: v[1], radiusKm: r))
         }
         if let place { parts.append(.contains(.place, place, insensitive: false)) }
@@ -99,6 +105,9 @@ struct PageOptions: ParsableArguments {
         if let limit, limit < 0 { throw ValidationError("--limit must be >= 0") }
         if let offset, offset < 0 { throw ValidationError("--offset must be >= 0") }
         if let page, page < 1 { throw ValidationError("--page counts from 1") }
+        if let page, (page - 1).multipliedReportingOverflow(by: pageSize ?? 50).overflow {
+            throw ValidationError("--page \(page) is beyond any store (page × page size overflows)")
+        }
         if let pageSize, pageSize < 1 { throw ValidationError("--page-size must be >= 1") }
         if page != nil && (offset != nil || after != nil) { throw ValidationError("--page cannot be combined with --offset or --after") }
         if let after, Cursor(token: after) == nil { throw ValidationError("--after: not a cursor printed by quakes") }

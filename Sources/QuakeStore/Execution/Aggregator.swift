@@ -150,7 +150,7 @@ final class Aggregator {
                 for (j, i) in rows.enumerated() { keys[j][g] = Aggregator.bucket(t[i], b) }
             case .bin(let c, let w):
                 let v = try data.doubles(c)
-                for (j, i) in rows.enumerated() { keys[j][g] = v[i].isNaN ? Int64.min : Int64((v[i] / w).rounded(.down)) }
+                for (j, i) in rows.enumerated() { keys[j][g] = v[i].isNaN ? Int64.min : Int64(saturating: (v[i] / w).rounded(.down)) }
             case .value(let c):
                 if c.kind == .category {
                     let cat = try data.category(c)

@@ -34,7 +34,7 @@ struct KeyTopN {
 
     func run(_ stats: inout QueryStats) throws -> ([RowRef], QueryStats) {
         let key = spec.sort[0]
-        let K = spec.limit.map { spec.offset + $0 }
+        let K = spec.limit.map { spec.offset.saturatingAdd($0) }
         var units: [(u: ScanUnit, bound: UInt64)] = []
         for p in executor.partitions(for: filter, stats: &stats) {
             let r = executor.reader(p)

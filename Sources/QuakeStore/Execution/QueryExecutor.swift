@@ -160,7 +160,7 @@ final class QueryExecutor {
     /// `offset + limit` rows; units are visited best block bound first, and once the heap is
     /// full a unit whose bound cannot beat its worst row is skipped.
     private func topN(_ q: QuerySpec, _ f: Filter, _ stats: inout QueryStats) throws -> ([RowRef], QueryStats) {
-        let K = q.limit.map { q.offset + $0 }
+        let K = q.limit.map { q.offset.saturatingAdd($0) }
         let primary = q.sort[0]
         let numeric = primary.column.kind == .decimal || primary.column.kind == .timestamp
         var descMask: UInt64 = 0

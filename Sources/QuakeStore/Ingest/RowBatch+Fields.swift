@@ -20,7 +20,13 @@ extension RowBatch {
     /// Checks the row being built: required fields, coordinate ranges.
     func validateCurrentRow() throws(FieldError) {
         let r = count
-        if ints[Column.time.rawValue][r] == RowBatch.null { throw FieldError(reason: "time: missing") }
+        let t = ints[Column.time.rawValue][r]
+        if t == RowBatch.null { throw FieldError(reason: "time: missing") }
+        if !Timestamp.storable.contains(t) { throw FieldError(reason: "time: \(t) is outside years 0000-9999") }
+        let u = ints[Column.updated.rawValue][r]
+        if u != RowBatch.null, !Timestamp.storable.contains(u) {
+            throw FieldError(reason: "updated: \(u) is outside years 0000-9999")
+        }
         if text[Column.id.rawValue].isNull(r) { throw FieldError(reason: "id: missing") }
         let lat = ScaledDecimal.double(ints[Column.latitude.rawValue][r])
         if lat.isNaN { throw FieldError(reason: "latitude: missing") }

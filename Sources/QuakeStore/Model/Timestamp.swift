@@ -3,6 +3,10 @@
 public enum Timestamp {
     enum ParseError: Error { case malformed }
 
+    /// Epoch milliseconds of years 0000 through 9999, the times a row may hold: what the
+    /// four-digit ISO form can write back, and far from overflow in any day arithmetic.
+    static let storable: Range<Int64> = -62_167_219_200_000..<253_402_300_800_000
+
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
     @inline(__always)
     static func days(year: Int, month: Int, day: Int) -> Int {
@@ -30,7 +34,15 @@ public enum Timestamp {
         return (m <= 2 ? y + 1 : y, m, d)
     }
 
-    /// Parses `YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|+00:00]`.
+    /// Days in `month` of `year` (proleptic Gregorian).
+    @inline(__always)
+    static func daysInMonth(year: Int, month: Int) -> Int {
+        if month == 2 { return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28 }
+        return month == 4 || month == 6 || month == 9 || month == 11 ? 30 : 31
+    }
+
+    /// Parses `YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM|±HHMM]`; an offset is converted to UTC.
+    /// Impossible dates and times (`2024-02-30`, `23:59:60`) are malformed, not rolled over.
     static func parse(_ p: UnsafeRawBufferPointer) throws(ParseError) -> Int64 {
         let n = p.count
         @inline(__always) func num(_ at: Int, _ len: Int) throws(ParseError) -> Int {
@@ -45,7 +57,9 @@ public enum Timestamp {
         }
         guard n >= 10, p[4] == UInt8(ascii: "-"), p[7] == UInt8(ascii: "-") else { throw .malformed }
         let year = try num(0, 4), month = try num(5, 2), day = try num(8, 2)
-        guard (1...12).contains(month), (1...31).contains(day) else { throw .malformed }
+        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month) else {
+            throw .malformed
+        }
         var ms = 0
         var i = 10
         if i < n && (p[i] == UInt8(ascii: "T") || p[i] == UInt8(ascii: " ")) {
@@ -55,7 +69,7 @@ public enum Timestamp {
             var s = 0
             i = 16
             if i < n && p[i] == UInt8(ascii: ":") { s = try num(17, 2); i = 19 }
-            guard h < 24, mi < 60, s < 61 else { throw .malformed }
+            guard h < 24, mi < 60, s < 60 else { throw .malformed }
             ms = ((h * 60 + mi) * 60 + s) * 1000
             if i < n && p[i] == UInt8(ascii: ".") {
                 i += 1
@@ -68,7 +82,16 @@ public enum Timestamp {
             }
         }
         if i < n && p[i] == UInt8(ascii: "Z") { i += 1 }
-        else if i + 6 == n && (p[i] == UInt8(ascii: "+")) && p[i + 1] == 48 && p[i + 2] == 48 && p[i + 4] == 48 && p[i + 5] == 48 { i = n }
+        else if i < n && i > 10 && (p[i] == UInt8(ascii: "+") || p[i] == UInt8(ascii: "-")) {
+            // an offset east of UTC (+) is subtracted to reach UTC
+            let sign = p[i] == UInt8(ascii: "+") ? 1 : -1
+            let oh = try num(i + 1, 2)
+            let colon = i + 3 < n && p[i + 3] == UInt8(ascii: ":") ? 1 : 0
+            let om = try num(i + 3 + colon, 2)
+            guard oh < 24, om < 60 else { throw .malformed }
+            ms -= sign * (oh * 60 + om) * 60_000
+            i += 5 + colon
+        }
         guard i == n else { throw .malformed }
         return Int64(days(year: year, month: month, day: day)) * 86_400_000 + Int64(ms)
     }

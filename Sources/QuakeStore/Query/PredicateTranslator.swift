@@ -256,10 +256,10 @@ enum Leaf {
             guard let date = v as? Date else { return nil }
             let x = date.timeIntervalSince1970 * 1000
             switch o {
-            case "<": f = .timeRange(c, lower: nil, upper: Int64(x.rounded(.up)))
-            case "<=": f = .timeRange(c, lower: nil, upper: Int64(x.rounded(.down)) + 1)
-            case ">": f = .timeRange(c, lower: Int64(x.rounded(.down)) + 1, upper: nil)
-            default: f = .timeRange(c, lower: Int64(x.rounded(.up)), upper: nil)
+            case "<": f = .timeRange(c, lower: nil, upper: Int64(saturating: x.rounded(.up)))
+            case "<=": f = .timeRange(c, lower: nil, upper: Int64(saturating: x.rounded(.down)) + 1)
+            case ">": f = .timeRange(c, lower: Int64(saturating: x.rounded(.down)) + 1, upper: nil)
+            default: f = .timeRange(c, lower: Int64(saturating: x.rounded(.up)), upper: nil)
             }
             if let d = coalesce { guard let dd = d as? Date else { return nil }; nullsMatch = holds(dd.timeIntervalSince1970, o, date.timeIntervalSince1970) } else { nullsMatch = false }
         } else if c.kind == .decimal {
@@ -298,7 +298,7 @@ enum Leaf {
             guard let date = v as? Date else { return nil }
             let x = date.timeIntervalSince1970 * 1000
             guard x == x.rounded() else { return equal ? Filter.none : .all }
-            f = .timeRange(c, lower: Int64(x), upper: Int64(x) + 1)
+            f = .timeRange(c, lower: Int64(saturating: x), upper: Int64(saturating: x) + 1)
             if let d = coalesce as? Date { nullsMatch = d == date }
         case .decimal:
             guard let x = number(v) else { return nil }

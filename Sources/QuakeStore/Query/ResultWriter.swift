@@ -76,16 +76,30 @@ public struct ResultWriter {
         }
     }
 
+    /// Widest cell a table shows; longer values end in `…` (csv and json carry them whole).
+    static let maxCellWidth = 80
+
+    /// A value cut to `maxCellWidth` characters, control characters shown as spaces.
+    static func tableCell(_ s: String) -> String {
+        let cut = s.count > maxCellWidth
+        var out = ""
+        for ch in s.prefix(cut ? maxCellWidth - 1 : maxCellWidth) { out.append(ch.isNewline || ch == "\t" ? " " : ch) }
+        if cut { out.append("…") }
+        return out
+    }
+
     private func table(_ r: QueryResult, _ sink: OutputSink) {
-        let cells = (0..<r.count).map { i in columns.map { ResultWriter.cell(r.batch, $0, i) } }
+        let cells = (0..<r.count).map { i in columns.map { ResultWriter.tableCell(ResultWriter.cell(r.batch, $0, i)) } }
         var widths = columns.map { $0.name.count }
         for row in cells { for (k, s) in row.enumerated() { widths[k] = max(widths[k], s.count) } }
         func line(_ values: [String]) -> String {
-            values.enumerated().map { k, s in
+            var out = values.enumerated().map { k, s in
                 let numeric = columns[k].kind == .decimal
                 let pad = String(repeating: " ", count: widths[k] - s.count)
                 return numeric ? pad + s : s + pad
-            }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+            }.joined(separator: "  ")
+            while out.last == " " { out.removeLast() }
+            return out
         }
         sink.write(line(columns.map(\.name)) + "\n")
         sink.write(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n")

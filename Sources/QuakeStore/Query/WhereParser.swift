@@ -21,6 +21,9 @@ public struct WhereParser {
 
     private var tokens: [(Token, Int)] = []
     private var pos = 0
+    private var depth = 0
+    /// Deepest nesting of parentheses and `!` accepted; deeper text is refused, not recursed into.
+    static let maxDepth = 200
 
     public static func parse(_ text: String) throws -> Filter {
         var p = WhereParser()
@@ -103,6 +106,9 @@ public struct WhereParser {
     }
 
     private mutating func parseUnary() throws -> Filter {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= WhereParser.maxDepth else { throw error("nested more than \(WhereParser.maxDepth) levels deep") }
         if current == .op("!") { pos += 1; return .not(try parseUnary()) }
         if current == .lparen {
             pos += 1
@@ -172,7 +178,12 @@ public struct WhereParser {
             case .string(let s):
                 guard let v = DateParsing.parse(s) else { throw SyntaxError(column: column, message: "not a date: \"\(s)\"") }
                 t = v
-            case .number(let s): t = Int64(Double(s)!)
+            case .number(let s):
+                // epoch milliseconds; beyond year ±9999 nothing can match, and the bound must not overflow
+                guard let v = Double(s), v.isFinite, abs(v) <= 253_402_300_800_000 else {
+                    throw SyntaxError(column: column, message: "\(c): \(s) is not a time in epoch milliseconds within years 0-9999")
+                }
+                t = Int64(v.rounded(.down))
             default: throw SyntaxError(column: column, message: "\(c) compares with a date in quotes")
             }
             switch op {
@@ -185,6 +196,7 @@ public struct WhereParser {
             }
         case .decimal:
             guard case .number(let s) = lit, let v = Double(s) else { throw SyntaxError(column: column, message: "\(c) compares with a number") }
+            guard v.isFinite else { throw SyntaxError(column: column, message: "\(s) is out of range") }
             switch op {
             case "==": return .numberRange(c, lower: .init(v), upper: .init(v))
             case "!=": return .not(.numberRange(c, lower: .init(v), upper: .init(v)))
@@ -213,7 +225,7 @@ public enum DateParsing {
 
     /// `7d`, `12h`, `2w`, `30m` as milliseconds.
     public static func duration(_ s: String) -> Int64? {
-        guard let unit = s.last, let n = Double(s.dropLast()), n >= 0 else { return nil }
+        guard let unit = s.last, let n = Double(s.dropLast()), n >= 0, n.isFinite else { return nil }
         let ms: Double
         switch unit {
         case "m": ms = 60_000
@@ -222,6 +234,7 @@ public enum DateParsing {
         case "w": ms = 7 * 86_400_000
         default: return nil
         }
-        return Int64(n * ms)
+        // longer than about 10,000 years reaches before any stored time: the same answer
+        return Int64(saturating: Swift.min(n * ms, 3.2e14))
     }
 }

@@ -113,7 +113,11 @@ struct IdRecords: Sendable {
 
     static func read(path: String) throws(StoreError) -> IdRecords {
         let f = try MappedFile(path: path)
-        let b = f.bytes
+        return try decode(f.bytes, path: path)
+    }
+
+    /// Checks and decodes the bytes of a bucket file; `path` names it in errors.
+    static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> IdRecords {
         guard b.count >= 20 else { throw .corrupt("\(path): not an id index file") }
         let tail = Array(b[(b.count - 8)...])
         guard tail == magic || tail == magicV1 else { throw .corrupt("\(path): not an id index file") }

@@ -95,15 +95,23 @@ public struct Manifest: Sendable, Equatable {
             let n = Int(try r.u32())
             guard n <= r.remaining / 36 else { throw bad("lists \(n) partitions") }
             var total = 0
+            var files = Set<String>()
             for i in 0..<n {
                 let key = try r.string(), file = try r.string()
                 let pr = try r.u64(), lo = try r.i64(), hi = try r.i64(), bytes = try r.u64()
                 guard pr >= 1, pr < 1 << 40, bytes < 1 << 48, lo <= hi, Manifest.isPlainName(file) else {
                     throw bad("partition \(i) (\(key)) has impossible values")
                 }
+                guard Timestamp.storable.contains(lo), Timestamp.storable.contains(hi) else {
+                    throw bad("partition \(key) has times outside years 0000-9999")
+                }
                 let span = m.partitioning.span(lo)
                 guard hi < span.end else { throw bad("partition \(key) spans \(lo)...\(hi)") }
-                if let last = m.partitions.last, last.maxTime >= lo { throw bad("partitions \(last.key) and \(key) out of order") }
+                guard key == m.partitioning.key(lo) else { throw bad("partition \(key) holds times of \(m.partitioning.key(lo))") }
+                guard files.insert(file).inserted else { throw bad("file \(file) is listed twice") }
+                if let last = m.partitions.last, last.maxTime >= lo || last.key == key {
+                    throw bad("partitions \(last.key) and \(key) out of order")
+                }
                 m.partitions.append(PartitionEntry(key: key, file: file, rows: Int(pr), minTime: lo, maxTime: hi, bytes: Int(bytes)))
                 total += Int(pr)
             }

@@ -17,7 +17,8 @@ final class StoreLock {
             var buf = [UInt8](repeating: 0, count: 32)
             let n = pread(f, &buf, 32, 0)
             close(f)
-            let pid = n > 0 ? String(decoding: buf[0..<n], as: UTF8.self).trimmingSpaces : "?"
+            let digits = n > 0 ? buf[0..<n].prefix { $0 >= 48 && $0 <= 57 } : []
+            let pid = digits.isEmpty ? "?" : String(decoding: digits, as: UTF8.self)
             throw .locked("store \(storePath) is locked by another writer (pid \(pid)); wait for it to finish")
         }
         fd = f

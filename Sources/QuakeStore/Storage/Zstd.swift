@@ -25,7 +25,7 @@ enum Zstd {
     /// thread's reusable decompression context, into an uninitialized buffer.
     static func decompress(_ input: UnsafeRawBufferPointer, expectedSize: Int) throws(StoreError) -> [UInt8] {
         let size = ZSTD_getFrameContentSize(input.baseAddress, input.count)
-        guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN, Int(size) == expectedSize else {
+        guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN, UInt64(exactly: expectedSize) == size else {
             throw .corrupt("zstd frame header does not match the block footer")
         }
         let dctx = DecompressionContext.current
