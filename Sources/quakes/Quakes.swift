@@ -10,7 +10,7 @@ struct Quakes: ParsableCommand {
         abstract: "Load USGS earthquake feeds into a compressed column store and query them.",
         subcommands: [
             LoadCommand.self, QueryCommand.self, CountCommand.self, AggCommand.self, SectionsCommand.self, ExplainCommand.self,
-            InfoCommand.self, VerifyCommand.self, MigrateCommand.self, ExportCommand.self, GenerateCommand.self, BenchCommand.self,
+            InfoCommand.self, VerifyCommand.self, RepairCommand.self, MigrateCommand.self, ExportCommand.self, GenerateCommand.self, BenchCommand.self,
         ]
     )
 

@@ -133,6 +133,19 @@ enum PartitionFile {
         var granules: GranuleIndex
     }
 
+    /// The row count a partition file's directory records (for `repair`, which has no manifest
+    /// to say it); the directory is then read with the usual checks.
+    static func storedRows(_ b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> Int {
+        guard b.count >= footerSize + 24 else { throw .corrupt("\(path): too short for a partition file") }
+        var r = ByteReader(b, at: b.count - footerSize)
+        let off = try r.u64()
+        guard off <= UInt64(b.count - footerSize - 24) else { throw .corrupt("\(path): directory offset \(off) out of range") }
+        var d = ByteReader(b, at: Int(off) + 16)
+        let rows = try d.u64()
+        guard rows >= 1, rows < 1 << 40 else { throw .corrupt("\(path): directory lists \(rows) rows") }
+        return Int(rows)
+    }
+
     /// Reads and checks the footer and directory of a mapped partition file.
     static func directory(_ b: UnsafeRawBufferPointer, path: String, rows expected: Int) throws(StoreError) -> Directory {
         guard b.count >= footerSize else { throw .corrupt("\(path): too short for a partition file") }

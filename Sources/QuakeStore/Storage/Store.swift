@@ -52,7 +52,8 @@ public final class Store: @unchecked Sendable {
             let orphans = FileIO.list(path + "/partitions").count + FileIO.list(path + "/ids").count
             if orphans > 0 {
                 throw .corrupt("\(path) holds \(orphans) partition or id-index files but no \(Manifest.fileName); "
-                    + "nothing was changed. Restore the manifest, or move the directory aside to start a new store")
+                    + "nothing was changed. Run 'quakes repair --store \(path)' to rebuild the manifest from them, "
+                    + "or move the directory aside to start a new store")
             }
             try FileIO.makeDirectory(path + "/partitions")
             try FileIO.makeDirectory(path + "/ids")
