@@ -37,7 +37,12 @@ struct LoadCommand: ParsableCommand {
         let bar = stderrIsTerminal ? ProgressBar(total: LoadCommand.totalBytes(paths)) : nil
         if let bar { o.onProgress = { bar.update($0) } }
         let summary: LoadSummary
-        do { summary = try s.load(paths, options: o) } catch {
+        do { summary = try s.load(paths, options: o) } catch let e as StoreError {
+            bar?.clear()
+            // the store is untouched: the snapshot before the load is still the committed one
+            printError("quakes: \(e); nothing was committed")
+            throw ExitCode(1)
+        } catch {
             bar?.clear()
             throw error
         }

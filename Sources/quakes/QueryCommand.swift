@@ -36,9 +36,20 @@ struct QueryCommand: ParsableCommand {
         case .geojson: shown = Column.allCases
         default: shown = chosen ?? Column.csvColumns
         }
-        let r = try s.query(q, columns: format == .geojson ? nil : shown)
-        ResultWriter(format: format, columns: shown).write(r, to: OutputSink())
-        if format != .json, let c = r.cursor { printError("cursor: \(c.token)") }
+        let writer = ResultWriter(format: format, columns: shown)
+        let cols = format == .geojson ? nil : shown
+        var cursor: Cursor?
+        if format == .table {
+            let r = try s.query(q, columns: cols)
+            writer.write(r, to: OutputSink())
+            cursor = r.cursor
+        } else {
+            // rows stream out in chunks: memory holds one chunk, not the whole result
+            let out = writer.stream(to: OutputSink())
+            _ = try s.query(q, columns: cols, begin: { out.begin(count: $0, cursor: $1); cursor = $1 }, chunk: out.rows)
+            out.end()
+        }
+        if format != .json, let c = cursor { printError("cursor: \(c.token)") }
     }
 }
 

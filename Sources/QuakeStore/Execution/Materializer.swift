@@ -3,19 +3,25 @@
 struct Materializer {
     let executor: QueryExecutor
 
+    /// The rows `refs` point at, in the order of `refs`. They are read in storage order, one
+    /// granule at a time, so memory holds the output and one decoded granule, never a cache of
+    /// every granule a large result touches; then put in result order.
     func rows(_ refs: [RowRef], columns: Set<Column>) throws -> RowBatch {
+        let order = refs.indices.sorted {
+            refs[$0].partition != refs[$1].partition ? refs[$0].partition < refs[$1].partition : refs[$0].row < refs[$1].row
+        }
         var out = RowBatch()
-        var cache: [Int64: BlockData] = [:]
+        var current: (key: Int64, data: BlockData)?
         var scratch: [UInt8] = []
-        for ref in refs {
+        for k in order {
+            let ref = refs[k]
             let w = try executor.granuleWindow(ref)
             let key = Int64(ref.partition) << 32 | Int64(w.blockStart + w.rows.lowerBound)
-            let data: BlockData
-            if let d = cache[key] { data = d } else {
-                data = BlockData(reader: executor.reader(ref.partition), block: w.block, window: w.rows,
-                                 firstRow: w.blockStart + w.rows.lowerBound)
-                cache[key] = data
+            if current?.key != key {
+                current = (key, BlockData(reader: executor.reader(ref.partition), block: w.block, window: w.rows,
+                                          firstRow: w.blockStart + w.rows.lowerBound))
             }
+            guard let data = current?.data else { continue }
             let i = ref.row - data.firstRow
             out.beginRow()
             for c in columns {
@@ -37,7 +43,10 @@ struct Materializer {
             }
             out.endRow(present: Column.allMask, seq: 0)
         }
-        return out
+        if order.elementsEqual(refs.indices) { return out }
+        var position = [Int](repeating: 0, count: refs.count)
+        for (row, k) in order.enumerated() { position[k] = row }
+        return out.gather(position)
     }
 }
 
@@ -77,23 +86,24 @@ extension Store {
         var need = Set(shown).union([.id, .time]).union(q.sort.map(\.column))
         if columns == nil { need = Set(Column.allCases) }
         let batch = try Materializer(executor: ex).rows(refs, columns: need)
-        var cursor: Cursor?
-        if batch.count > 0 {
-            let last = batch.count - 1
-            let values = q.sort.map { key -> SortValue in
-                switch key.column.kind {
-                case .timestamp:
-                    let v = batch.ints[key.column.rawValue][last]
-                    return v == RowBatch.null ? .null : .number(Double(v))
-                case .decimal:
-                    let v = ScaledDecimal.double(batch.ints[key.column.rawValue][last])
-                    return v.isNaN ? .null : .number(v)
-                default:
-                    return batch.text[key.column.rawValue].string(last).map { .text($0) } ?? .null
-                }
-            }
-            cursor = Cursor(sort: q.sort, values: values, id: batch.text[Column.id.rawValue].string(last) ?? "")
-        }
+        let cursor = batch.count > 0 ? Store.cursor(batch, row: batch.count - 1, sort: q.sort) : nil
         return QueryResult(batch: batch, columns: shown, cursor: cursor, stats: stats)
+    }
+
+    /// The resume cursor after `row` of `batch` under `sort`.
+    static func cursor(_ batch: RowBatch, row last: Int, sort: [SortKey]) -> Cursor {
+        let values = sort.map { key -> SortValue in
+            switch key.column.kind {
+            case .timestamp:
+                let v = batch.ints[key.column.rawValue][last]
+                return v == RowBatch.null ? .null : .number(Double(v))
+            case .decimal:
+                let v = ScaledDecimal.double(batch.ints[key.column.rawValue][last])
+                return v.isNaN ? .null : .number(v)
+            default:
+                return batch.text[key.column.rawValue].string(last).map { .text($0) } ?? .null
+            }
+        }
+        return Cursor(sort: sort, values: values, id: batch.text[Column.id.rawValue].string(last) ?? "")
     }
 }

@@ -17,37 +17,74 @@ public struct ResultWriter {
     public static let tableColumns: [Column] = [.time, .mag, .magType, .depth, .place, .id]
 
     public func write(_ r: QueryResult, to sink: OutputSink) {
-        switch format {
-        case .csv:
-            let w = FeedWriter(format: .csv, sink: sink, columns: columns)
-            w.begin(count: r.count)
-            for i in 0..<r.count { w.write(r.batch, row: i) }
-            sink.flush()
-        case .geojson:
-            let w = FeedWriter(format: .geojson, sink: sink)
-            w.begin(count: r.count)
-            for i in 0..<r.count { w.write(r.batch, row: i) }
-            w.end()
-        case .json:
-            sink.write("{\"count\":\(r.count),\"cursor\":")
-            if let c = r.cursor { FeedWriter.jsonString(c.token.utf8, into: &sink.buffer) } else { sink.write("null") }
-            sink.write(",\"rows\":[")
-            for i in 0..<r.count {
-                if i > 0 { sink.write(",") }
-                sink.write("\n")
-                object(r.batch, i, sink)
+        if format == .table { table(r, sink); return }
+        let s = stream(to: sink)
+        s.begin(count: r.count, cursor: r.cursor)
+        s.rows(r)
+        s.end()
+    }
+
+    /// A writer that takes a result in chunks (csv, json, ndjson, geojson; not table, whose
+    /// column widths need every row).
+    public func stream(to sink: OutputSink) -> Stream { Stream(writer: self, sink: sink) }
+
+    /// Writes the envelope once and rows chunk by chunk.
+    public final class Stream {
+        let writer: ResultWriter
+        let sink: OutputSink
+        private var feed: FeedWriter?
+        private var written = 0
+
+        init(writer: ResultWriter, sink: OutputSink) {
+            self.writer = writer
+            self.sink = sink
+        }
+
+        public func begin(count: Int, cursor: Cursor?) {
+            switch writer.format {
+            case .csv:
+                feed = FeedWriter(format: .csv, sink: sink, columns: writer.columns)
+                feed?.begin(count: count)
+            case .geojson:
+                feed = FeedWriter(format: .geojson, sink: sink)
+                feed?.begin(count: count)
+            case .json:
+                sink.write("{\"count\":\(count),\"cursor\":")
+                if let c = cursor { FeedWriter.jsonString(c.token.utf8, into: &sink.buffer) } else { sink.write("null") }
+                sink.write(",\"rows\":[")
+            case .ndjson, .table:
+                break
             }
-            sink.write("\n]}\n")
+        }
+
+        public func rows(_ r: QueryResult) {
+            switch writer.format {
+            case .csv, .geojson:
+                for i in 0..<r.count { feed?.write(r.batch, row: i) }
+            case .json:
+                for i in 0..<r.count {
+                    if written + i > 0 { sink.write(",") }
+                    sink.write("\n")
+                    writer.object(r.batch, i, sink)
+                }
+            case .ndjson, .table:
+                for i in 0..<r.count { writer.object(r.batch, i, sink); sink.write("\n") }
+            }
+            written += r.count
+            sink.maybeFlush()
+        }
+
+        public func end() {
+            switch writer.format {
+            case .geojson: feed?.end()
+            case .json: sink.write("\n]}\n")
+            default: break
+            }
             sink.flush()
-        case .ndjson:
-            for i in 0..<r.count { object(r.batch, i, sink); sink.write("\n") }
-            sink.flush()
-        case .table:
-            table(r, sink)
         }
     }
 
-    private func object(_ b: RowBatch, _ i: Int, _ sink: OutputSink) {
+    fileprivate func object(_ b: RowBatch, _ i: Int, _ sink: OutputSink) {
         sink.write("{")
         for (k, c) in columns.enumerated() {
             if k > 0 { sink.write(",") }

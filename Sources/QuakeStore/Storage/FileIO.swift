@@ -42,11 +42,48 @@ enum FileIO {
         defer { close(fd) }
         var off = 0
         while off < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, $0.count - off) }
+            let n = bytes.withUnsafeBytes { b -> Int in
+                // SAFETY: off < b.count, so the source range stays inside bytes.
+                guard let base = b.baseAddress else { return 0 }
+                return Glibc.write(fd, base + off, b.count - off)
+            }
             if n < 0 { if errno == EINTR { continue }; throw .io("\(path): \(errorText())") }
+            if n == 0 { throw .io("\(path): the device accepts no more bytes") }
             off += n
         }
         if sync { guard fsync(fd) == 0 else { throw .io("\(path): fsync: \(errorText())") } }
+    }
+
+    /// Writes all of `bytes` at `offset`, retrying short writes; a full disk is an error naming `path`.
+    static func pwriteAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(StoreError) {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { b -> Int in
+                // SAFETY: off < b.count, so the source range stays inside bytes.
+                guard let base = b.baseAddress else { return 0 }
+                return pwrite(fd, base + off, b.count - off, off_t(offset + off))
+            }
+            if n < 0 { if errno == EINTR { continue }; throw .io("\(path): \(errorText())") }
+            if n == 0 { throw .io("\(path): the device accepts no more bytes") }
+            off += n
+        }
+    }
+
+    /// Reads exactly `count` bytes at `offset`; a short read is an error naming `path`.
+    static func preadExactly(_ fd: Int32, count: Int, at offset: Int, path: String) throws(StoreError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var got = 0
+        while got < count {
+            let n = out.withUnsafeMutableBytes { b -> Int in
+                // SAFETY: got < b.count, so the destination range stays inside out.
+                guard let base = b.baseAddress else { return 0 }
+                return pread(fd, base + got, b.count - got, off_t(offset + got))
+            }
+            if n < 0 { if errno == EINTR { continue }; throw .io("\(path): \(errorText())") }
+            if n == 0 { throw .io("\(path): ends after \(offset + got) bytes, expected \(offset + count)") }
+            got += n
+        }
+        return out
     }
 
     static func fsyncDirectory(_ path: String) throws(StoreError) {

@@ -25,9 +25,8 @@ final class SpillFile {
         w.u32(UInt32(frame.count))
         w.u32(UInt32(payload.count))
         w.bytes.append(contentsOf: frame)
-        let n = w.bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress!, $0.count, off_t(size)) }
-        guard n == w.bytes.count else { throw .io("\(path): short write: \(FileIO.errorText())") }
-        size += n
+        try FileIO.pwriteAll(fd, w.bytes, at: size, path: path)
+        size += w.bytes.count
     }
 
     /// Drops everything appended after `mark` (a failed input file).
@@ -39,13 +38,11 @@ final class SpillFile {
     /// Calls `body` with each frame's decompressed payload, in order.
     func forEach(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         var off = 0
-        var head = [UInt8](repeating: 0, count: 8)
         while off < size {
-            guard pread(fd, &head, 8, off_t(off)) == 8 else { throw StoreError.io("\(path): short read") }
+            let head = try FileIO.preadExactly(fd, count: 8, at: off, path: path)
             let clen = Int(head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 0, as: UInt32.self) })
             let rlen = Int(head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self) })
-            var frame = [UInt8](repeating: 0, count: clen)
-            guard pread(fd, &frame, clen, off_t(off + 8)) == clen else { throw StoreError.io("\(path): short read") }
+            let frame = try FileIO.preadExactly(fd, count: clen, at: off + 8, path: path)
             let payload = try frame.withUnsafeBytes { (p) throws(StoreError) in try Zstd.decompress(p, expectedSize: rlen) }
             try payload.withUnsafeBytes { try body($0) }
             off += 8 + clen

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// The CLI under hostile input and damage: usage errors exit 2 with one line, data errors
+/// exit 1 with one line naming the file, nothing traps.
+@Suite struct ReliabilityCommandTests {
+    private func sampleStore() throws -> String {
+        let d = CLI.tempDir()
+        #expect(try CLI.run(["generate", "--rows", "2000", "--out", d + "/feed", "--seed", "3"]).status == 0)
+        #expect(try CLI.run(["load", "--store", d + "/s", d + "/feed"]).status == 0)
+        return d + "/s"
+    }
+
+    @Test func inputThatUsedToTrapGivesUsageErrors() throws {
+        let s = try sampleStore()
+        let deep = String(repeating: "(", count: 60_000) + "mag > 1" + String(repeating: ")", count: 60_000)
+        let cases: [[String]] = [
+            ["count", "--where", "time > 9.3e18"],
+            ["count", "--where", deep],
+            ["count", "--where", String(repeating: "!(", count: 30_000) + "mag > 1" + String(repeating: ")", count: 30_000)],
+            ["query", "--page", "9223372036854775807", "--page-size", "10"],
+            ["count", "--min-mag", "nan"],
+            ["count", "--where", "mag > 1e999"],
+        ]
+        for args in cases {
+            let r = try CLI.run(args + ["--store", s])
+            #expect(r.status == 2, "\(args.map { String($0.prefix(30)) })")
+            #expect(r.stderr.split(separator: "\n").count == 1)
+        }
+        // a period longer than the data reaches back before every event
+        let r = try CLI.run(["count", "--store", s, "--last", "1e300d"])
+        #expect(r.status == 0 && r.stdout == "2000\n")
+        let big = try CLI.run(["query", "--store", s, "--offset", "9223372036854775800", "--limit", "10", "--format", "csv"])
+        #expect(big.status == 0 && big.stdout.split(separator: "\n").count == 1)
+    }
+
+    @Test func lostManifestIsRefusedByLoadAndRepaired() throws {
+        let s = try sampleStore()
+        let before = try CLI.run(["query", "--store", s, "--format", "csv", "--sort", "id"]).stdout
+        try FileManager.default.removeItem(atPath: s + "/manifest.qkm")
+        let extra = CLI.tempDir()
+        #expect(try CLI.run(["generate", "--rows", "50", "--out", extra, "--seed", "4"]).status == 0)
+        let load = try CLI.run(["load", "--store", s, extra])
+        #expect(load.status == 1)
+        #expect(load.stderr.split(separator: "\n").count == 1)
+        #expect(load.stderr.contains("no manifest.qkm") && load.stderr.contains("quakes repair"))
+        let repair = try CLI.run(["repair", "--store", s])
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(repair.stdout.hasPrefix("rebuilt manifest.qkm at generation 1"))
+        #expect(try CLI.run(["query", "--store", s, "--format", "csv", "--sort", "id"]).stdout == before)
+        #expect(try CLI.run(["verify", "--store", s]).status == 0)
+        let again = try CLI.run(["repair", "--store", s])
+        #expect(again.status == 1 && again.stderr.contains("nothing to repair"))
+    }
+
+    @Test func lockMessageIsOneLine() throws {
+        let s = try sampleStore()
+        let fd = open(s + "/LOCK", O_RDWR)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
+        _ = ftruncate(fd, 0)
+        _ = pwrite(fd, "4321\n", 5, 0)
+        let r = try CLI.run(["load", "--store", s, s + "/../feed"])
+        #expect(r.status == 1)
+        #expect(r.stderr.split(separator: "\n").count == 1)
+        #expect(r.stderr.contains("(pid 4321);"))
+    }
+
+    @Test func longPlacesKeepTablesFast() throws {
+        let d = CLI.tempDir()
+        let header = "time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type"
+        let place = String(repeating: "Very long place ", count: 5000)
+        let rows = (0..<3).map { "2024-01-0\($0 + 1)T00:00:00.000Z,1,2,3,4,md,,,,,us,x\($0),2024-02-01T00:00:00.000Z,\(place),earthquake" }
+        FileManager.default.createFile(atPath: d + "/f.csv", contents: Data(([header] + rows).joined(separator: "\n").utf8))
+        #expect(try CLI.run(["load", "--store", d + "/s", d + "/f.csv"]).status == 0)
+        let start = Date()
+        let t = try CLI.run(["query", "--store", d + "/s", "--fields", "id,place"])
+        #expect(t.status == 0)
+        #expect(Date().timeIntervalSince(start) < 10)
+        #expect(t.stdout.split(separator: "\n").allSatisfy { $0.count < 200 })
+        #expect(t.stdout.contains("…"))
+        let csv = try CLI.run(["query", "--store", d + "/s", "--fields", "place", "--format", "csv"])
+        #expect(csv.stdout.contains(place.trimmingCharacters(in: .whitespaces)))
+    }
+}
