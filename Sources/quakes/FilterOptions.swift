@@ -8,13 +8,13 @@ struct FilterOptions: ParsableArguments {
     @Option(help: "End time, exclusive (YYYY-MM-DD or ISO date-time, UTC).") var to: String?
     @Option(help: "One UTC day, YYYY-MM-DD.") var day: String?
     @Option(help: "The last period before now: 30m, 12h, 7d, 2w.") var last: String?
-    @Option(help: "Minimum magnitude (inclusive).") var minMag: Double?
-    @Option(help: "Maximum magnitude (inclusive).") var maxMag: Double?
-    @Option(help: "Minimum depth in km (inclusive).") var minDepth: Double?
-    @Option(help: "Maximum depth in km (inclusive).") var maxDepth: Double?
-    @Option(help: "Box minLat,maxLat,minLon,maxLon; minLon > maxLon crosses the antimeridian.") var bbox: String?
-    @Option(help: "Center lat,lon for --radius-km.") var near: String?
-    @Option(help: "Radius in km around --near (great-circle).") var radiusKm: Double?
+    @Option(parsing: .unconditional, help: "Minimum magnitude (inclusive).") var minMag: Double?
+    @Option(parsing: .unconditional, help: "Maximum magnitude (inclusive).") var maxMag: Double?
+    @Option(parsing: .unconditional, help: "Minimum depth in km (inclusive).") var minDepth: Double?
+    @Option(parsing: .unconditional, help: "Maximum depth in km (inclusive).") var maxDepth: Double?
+    @Option(parsing: .unconditional, help: "Box minLat,maxLat,minLon,maxLon; minLon > maxLon crosses the antimeridian.") var bbox: String?
+    @Option(parsing: .unconditional, help: "Center lat,lon for --radius-km.") var near: String?
+    @Option(parsing: .unconditional, help: "Radius in km around --near (great-circle).") var radiusKm: Double?
     @Option(help: "Place contains TEXT (case-sensitive).") var place: String?
     @Option(help: "Place contains TEXT ignoring case and diacritics (pahala finds Pāhala).") var placeLike: String?
     @Option(help: "Networks, comma-separated (ak,us).") var net: String?
@@ -94,10 +94,10 @@ struct FilterOptions: ParsableArguments {
 /// Sorting and paging flags.
 struct PageOptions: ParsableArguments {
     @Option(help: "FIELD[:asc|desc], repeatable; nulls last; id breaks ties.") var sort: [String] = []
-    @Option(help: "At most this many rows.") var limit: Int?
-    @Option(help: "Skip this many rows.") var offset: Int?
-    @Option(help: "Page number (from 1), with --page-size.") var page: Int?
-    @Option(help: "Rows per page (default 50 with --page).") var pageSize: Int?
+    @Option(parsing: .unconditional, help: "At most this many rows.") var limit: Int?
+    @Option(parsing: .unconditional, help: "Skip this many rows.") var offset: Int?
+    @Option(parsing: .unconditional, help: "Page number (from 1), with --page-size.") var page: Int?
+    @Option(parsing: .unconditional, help: "Rows per page (default 50 with --page).") var pageSize: Int?
     @Option(help: "Resume after a cursor printed by an earlier page.") var after: String?
 
     func validate() throws {

@@ -6,7 +6,7 @@ import Foundation
 enum FeedHarness {
     static func read(_ data: UnsafeRawBufferPointer) {
         let path = fuzzScratch + "/feed"
-        FileManager.default.createFile(atPath: path, contents: Data(data))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(data))
         guard let reader = try? FeedReader(path: path, seqBase: 0, onReject: { _ in }) else { return }
         var rows = 0
         while rows < 1 << 20, let b = try? reader.next(maxRows: 1000) {

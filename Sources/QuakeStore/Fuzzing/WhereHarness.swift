@@ -7,7 +7,7 @@ import Foundation
 enum WhereHarness: FuzzHarness {
     static let name = "where"
 
-    nonisolated(unsafe) static let store: Store? = {
+    static let store: Store? = {
         let dir = fuzzScratch + "/store"
         var o = GeneratorOptions(rows: 3000)
         o.rowsPerFile = 3000
