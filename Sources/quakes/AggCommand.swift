@@ -14,13 +14,13 @@ struct AggCommand: ParsableCommand {
     @Option(help: "Comma-separated: count,min(X),max(X),avg(X),sum(X),pNN(X).") var metrics: String = "count"
     @Option(help: "Sort groups by a key or metric name, e.g. count:desc.") var sort: String?
     @Option(help: "At most this many groups.") var limit: Int?
-    @Option(help: "table, csv or json.") var format: ResultWriter.Format = .table
+    @Option(help: "table, csv, json or ndjson.") var format: ResultWriter.Format = .table
 
     func validate() throws {
         _ = try groups()
         _ = try metricList()
         if by.count > 3 { throw ValidationError("--by: at most three keys") }
-        if format == .geojson || format == .ndjson { throw ValidationError("--format: agg prints table, csv or json") }
+        if format == .geojson { throw ValidationError("--format: agg prints table, csv, json or ndjson") }
         if let sort { _ = try sortSpec(sort) }
     }
 
@@ -89,15 +89,21 @@ struct AggCommand: ParsableCommand {
         case .csv:
             Swift.print(header.joined(separator: ","))
             for c in cells { Swift.print(c.map { $0.contains(",") || $0.contains("\"") ? "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : $0 }.joined(separator: ",")) }
-        case .json:
+        case .json, .ndjson:
             let objs = rows.map { r -> [String: Any] in
                 var o: [String: Any] = [:]
                 for (k, name) in keys.enumerated() { o[name] = r.keys[k] ?? NSNull() }
                 for (k, name) in metrics.enumerated() { o[name] = r.values[k] ?? NSNull() }
                 return o
             }
-            let d = try! JSONSerialization.data(withJSONObject: ["groups": objs], options: [.sortedKeys])
-            Swift.print(String(decoding: d, as: UTF8.self))
+            if format == .ndjson {
+                for o in objs {
+                    guard let d = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]) else { continue }
+                    Swift.print(String(decoding: d, as: UTF8.self))
+                }
+            } else if let d = try? JSONSerialization.data(withJSONObject: ["groups": objs], options: [.sortedKeys]) {
+                Swift.print(String(decoding: d, as: UTF8.self))
+            }
         default:
             var w = header.map(\.count)
             for c in cells { for (k, s) in c.enumerated() { w[k] = max(w[k], s.count) } }

@@ -12,6 +12,13 @@ struct ExplainCommand: ParsableCommand {
     @Argument(parsing: .captureForPassthrough, help: "A query, count, agg or sections command line.") var command: [String] = []
 
     func validate() throws {
+        let help = Set(["--help", "-h", "help"])
+        if let first = command.first, help.contains(first) { throw CleanExit.helpRequest(ExplainCommand.self) }
+        if command.dropFirst().contains(where: help.contains) {
+            let sub: [String: ParsableCommand.Type] = ["query": QueryCommand.self, "count": CountCommand.self,
+                                                       "agg": AggCommand.self, "sections": SectionsCommand.self]
+            if let first = command.first, let t = sub[first] { throw CleanExit.helpRequest(t) }
+        }
         guard let first = command.first else { throw ValidationError("give a command to explain, e.g. 'quakes explain count --min-mag 4.5'") }
         guard ["query", "count", "agg", "sections"].contains(first) else { throw ValidationError("explain takes query, count, agg or sections, not '\(first)'") }
     }

@@ -8,6 +8,7 @@ struct Quakes: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quakes",
         abstract: "Load USGS earthquake feeds into a compressed column store and query them.",
+        version: "quakes 0.3.0 (store format v2)",
         subcommands: [
             LoadCommand.self, QueryCommand.self, CountCommand.self, AggCommand.self, SectionsCommand.self, ExplainCommand.self,
             InfoCommand.self, VerifyCommand.self, RepairCommand.self, MigrateCommand.self, ExportCommand.self, GenerateCommand.self, BenchCommand.self,
@@ -20,6 +21,14 @@ struct Quakes: ParsableCommand {
         // queries allocate and free many large arrays, and each fresh mmap costs page faults.
         _ = glibcMallopt(-3 /* M_MMAP_THRESHOLD */, 256 << 20)
         _ = glibcMallopt(-1 /* M_TRIM_THRESHOLD */, 512 << 20)
+        if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"), first != "help",
+           !configuration.subcommands.contains(where: { $0._commandName == first }) {
+            let names = configuration.subcommands.map { $0._commandName }
+            let near = names.min { editDistance($0, first) < editDistance($1, first) } ?? "query"
+            let hint = editDistance(near, first) <= 2 ? "; did you mean '\(near)'?" : ""
+            FileHandle.standardError.write(Data("quakes: unknown command '\(first)'\(hint) (see 'quakes --help')\n".utf8))
+            Foundation.exit(2)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -43,6 +52,22 @@ struct Quakes: ParsableCommand {
         FileHandle.standardError.write(Data("quakes: \(error)\n".utf8))
         Foundation.exit(1)
     }
+}
+
+/// Levenshtein distance, for suggesting a command name after a typo.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let x = Array(a), y = Array(b)
+    var row = Array(0...y.count)
+    for i in 1...max(1, x.count) where !x.isEmpty {
+        var prev = row[0]
+        row[0] = i
+        for j in 1...max(1, y.count) where !y.isEmpty {
+            let cur = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (x[i - 1] == y[j - 1] ? 0 : 1))
+            prev = cur
+        }
+    }
+    return x.isEmpty ? y.count : row[y.count]
 }
 
 /// glibc's `mallopt`, which the Glibc module does not export.

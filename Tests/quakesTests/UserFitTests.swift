@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+/// Habits of duckdb, sqlite3 and FDSN users: negative coordinates after options, version,
+/// typos, help for every subcommand, ndjson aggregates.
+@Suite struct UserFitTests {
+    private func store() throws -> String {
+        let d = CLI.tempDir()
+        #expect(try CLI.run(["generate", "--rows", "3000", "--out", d + "/feed", "--seed", "8"]).status == 0)
+        #expect(try CLI.run(["load", "--store", d + "/s", d + "/feed"]).status == 0)
+        return d + "/s"
+    }
+
+    @Test func negativeValuesFollowTheirOptions() throws {
+        let s = try store()
+        let all = try CLI.run(["query", "--store", s, "--format", "csv", "--fields", "latitude,longitude,depth,mag",
+                               "--limit", "100000"]).stdout.split(separator: "\n").dropFirst()
+            .map { $0.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) } }
+        func count(_ args: [String]) throws -> Int {
+            let r = try CLI.run(["count", "--store", s] + args)
+            #expect(r.status == 0, "\(args): \(r.stderr)")
+            return Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        }
+        let south = all.filter { ($0[0] ?? 0) <= -10 && ($0[0] ?? 0) >= -40 && (($0[1] ?? 0) >= 170 || ($0[1] ?? 0) <= -170) }
+        #expect(try count(["--bbox", "-40,-10,170,-170"]) == south.count)
+        #expect(try count(["--min-mag", "-1"]) == all.filter { ($0[3] ?? -9) >= -1 }.count)
+        #expect(try count(["--min-depth", "-2"]) == all.filter { ($0[2] ?? -9) >= -2 }.count)
+        #expect(try count(["--near", "-33.45,-70.66", "--radius-km", "20000"]) == all.count)
+        let r = try CLI.run(["query", "--store", s, "--limit", "-5"])
+        #expect(r.status == 2 && r.stderr == "quakes: --limit must be >= 0 (see 'quakes query --help')\n")
+    }
+
+    @Test func versionTyposAndHelp() throws {
+        let v = try CLI.run(["--version"])
+        #expect(v.status == 0 && v.stdout.hasPrefix("quakes "))
+        let t = try CLI.run(["quer"])
+        #expect(t.status == 2 && t.stderr == "quakes: unknown command 'quer'; did you mean 'query'? (see 'quakes --help')\n")
+        let e = try CLI.run(["explain", "--help"])
+        #expect(e.status == 0 && e.stdout.contains("Run a query, count, agg or sections command"))
+        let eq = try CLI.run(["explain", "query", "--help"])
+        #expect(eq.status == 0 && eq.stdout.contains("List matching events"))
+        let ah = try CLI.run(["agg", "--help"])
+        #expect(ah.stdout.contains("table, csv, json or ndjson"))
+    }
+
+    @Test func aggregatesAsNDJSON() throws {
+        let s = try store()
+        let csv = try CLI.run(["agg", "--store", s, "--by", "year", "--format", "csv"]).stdout
+            .split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
+        let nd = try CLI.run(["agg", "--store", s, "--by", "year", "--format", "ndjson"])
+        #expect(nd.status == 0)
+        let objs = nd.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(objs.count == csv.count && !csv.isEmpty)
+        for (o, row) in zip(objs, csv) {
+            #expect(o["year"] as? String == row[0])
+            #expect((o["count"] as? NSNumber)?.intValue == Int(row[1]))
+        }
+    }
+}
