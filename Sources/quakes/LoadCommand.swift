@@ -10,8 +10,8 @@ struct LoadCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Option(help: "Partitioning of a new store: day, month or year.")
-    var partition: Partitioning = .month
+    @Option(help: "Partitioning of a new store: day, month or year (default month); an existing store keeps its own.")
+    var partition: Partitioning?
 
     @Flag(help: "Fail the whole load, committing nothing, if any row or file is rejected.")
     var strict = false
@@ -27,7 +27,12 @@ struct LoadCommand: ParsableCommand {
     }
 
     func run() throws {
-        let s = try Store.openOrCreate(path: store.path, partitioning: partition)
+        _ = try Store.feedFiles(paths)
+        let s = try Store.openOrCreate(path: store.path, partitioning: partition ?? .month)
+        if let partition, partition != s.manifest.partitioning {
+            throw ValidationError("--partition \(partition.rawValue): \(store.path) is partitioned by "
+                + "\(s.manifest.partitioning.rawValue), which a store keeps for life; drop --partition or load into a new store")
+        }
         var o = LoadOptions(strict: strict)
         let shown = Counter()
         o.onReject = { r in

@@ -58,4 +58,22 @@ import Testing
             #expect((o["count"] as? NSNumber)?.intValue == Int(row[1]))
         }
     }
+
+    @Test func loadingNothingAndWrongStores() throws {
+        let d = CLI.tempDir()
+        try FileManager.default.createDirectory(atPath: d + "/empty", withIntermediateDirectories: true)
+        let r = try CLI.run(["load", "--store", d + "/s", d + "/empty"])
+        #expect(r.status == 1)
+        #expect(r.stderr == "quakes: no feed files in \(d)/empty (looked for names containing .csv, .geojson or .json); "
+                + "nothing was loaded\n")
+        #expect(!FileManager.default.fileExists(atPath: d + "/s"))
+        FileManager.default.createFile(atPath: d + "/file", contents: Data("x".utf8))
+        let f = try CLI.run(["count", "--store", d + "/file"])
+        #expect(f.status == 1 && f.stderr == "quakes: \(d)/file is a file, not a store directory\n")
+        let s = try store()
+        let p = try CLI.run(["load", "--store", s, "--partition", "year", s + "/../feed"])
+        #expect(p.status == 2)
+        #expect(p.stderr.contains("is partitioned by month") && p.stderr.split(separator: "\n").count == 1)
+        #expect(try CLI.run(["load", "--store", s, "--partition", "month", s + "/../feed"]).status == 0)
+    }
 }

@@ -12,6 +12,10 @@ enum InputFiles {
                 out.append(p)
             }
         }
+        guard !out.isEmpty else {
+            throw .io("no feed files in \(paths.joined(separator: ", ")) "
+                + "(looked for names containing .csv, .geojson or .json); nothing was loaded")
+        }
         return out
     }
 

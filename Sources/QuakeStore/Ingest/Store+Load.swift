@@ -5,6 +5,10 @@ extension Store {
     /// Takes the writer lock for the duration. On any thrown error nothing is committed and
     /// the previous snapshot stays as it was.
     @discardableResult
+    /// The feed files `load` would read for `paths`: files as given, directories walked
+    /// (names containing `.csv`, `.geojson` or `.json`), `-` for stdin. Throws when there are none.
+    public static func feedFiles(_ paths: [String]) throws(IngestError) -> [String] { try InputFiles.expand(paths) }
+
     public func load(_ paths: [String], options: LoadOptions = LoadOptions()) throws -> LoadSummary {
         let lock = try StoreLock(storePath: path)
         defer { withExtendedLifetime(lock) {} }

@@ -26,6 +26,7 @@ public final class Store: @unchecked Sendable {
     public init(path: String) throws(StoreError) {
         self.path = path
         let m = Store.manifestPath(path)
+        if FileIO.exists(path) && !FileIO.isDirectory(path) { throw .io("\(path) is a file, not a store directory") }
         guard FileIO.exists(m) else {
             if FileIO.exists(path + "/" + ManifestV1.fileName) {
                 throw .unsupported("\(path) is a format v1 store; convert it with 'quakes migrate --store \(path)'")
