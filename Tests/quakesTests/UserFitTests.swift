@@ -76,4 +76,19 @@ import Testing
         #expect(p.stderr.contains("is partitioned by month") && p.stderr.split(separator: "\n").count == 1)
         #expect(try CLI.run(["load", "--store", s, "--partition", "month", s + "/../feed"]).status == 0)
     }
+
+    @Test func sqlStyleWhereMeansTheSame() throws {
+        let s = try store()
+        let pairs = [
+            ("net = 'us' and mag > 2", "net == \"us\" && mag > 2"),
+            ("not (net <> 'ak') OR depth >= 30", "!(net != \"ak\") || depth >= 30"),
+            ("NOT mag < 1 AND place = 'x''y'", "!(mag < 1) && place == \"x'y\""),
+        ]
+        for (sql, swift) in pairs {
+            let a = try CLI.run(["count", "--store", s, "--where", sql])
+            let b = try CLI.run(["count", "--store", s, "--where", swift])
+            #expect(a.status == 0 && a.stdout == b.stdout, "\(sql): \(a.stdout) \(a.stderr) vs \(b.stdout)")
+        }
+        #expect(try CLI.run(["count", "--store", s, "--where", "net = 'us'"]).stdout != "0\n")
+    }
 }

@@ -3,6 +3,9 @@ import Foundation
 /// Parses `--where` text in Swift-predicate syntax into a ``Filter``, e.g.
 /// `mag >= 4.5 && (place.contains("Alaska") || net == "ak") && time >= "2011-03-11"`.
 ///
+/// SQL habits are accepted too: `=`, `<>`, `and`, `or`, `not` and single-quoted strings
+/// (`net = 'us' and mag > 4`).
+///
 /// Grammar: `||`, `&&`, `!`, parentheses; comparisons `== != < <= > >=` between a field and a
 /// literal (number, string, `nil`); `FIELD.contains("…")` (case-sensitive) and
 /// `FIELD.localizedStandardContains("…")` (case- and diacritic-insensitive). Times compare
@@ -60,18 +63,29 @@ public struct WhereParser {
             if ch.isLetter || ch == "_" {
                 var s = ""
                 while i < c.count && (c[i].isLetter || c[i].isNumber || c[i] == "_") { s.append(c[i]); i += 1 }
-                tokens.append((.ident(s), col))
+                // SQL's words for the Swift operators
+                switch s.lowercased() {
+                case "and": tokens.append((.op("&&"), col))
+                case "or": tokens.append((.op("||"), col))
+                case "not": tokens.append((.op("!"), col))
+                default: tokens.append((.ident(s), col))
+                }
             } else if ch.isNumber || (ch == "-" && i + 1 < c.count && c[i + 1].isNumber) {
                 var s = String(ch)
                 i += 1
                 while i < c.count && (c[i].isNumber || c[i] == "." || c[i] == "e" || c[i] == "E") { s.append(c[i]); i += 1 }
                 guard Double(s) != nil else { throw SyntaxError(column: col, message: "bad number '\(s)'") }
                 tokens.append((.number(s), col))
-            } else if ch == "\"" {
+            } else if ch == "\"" || ch == "'" {
+                // Swift's double quotes with backslash escapes, or SQL's single quotes with '' for '
                 var s = ""
                 i += 1
-                while i < c.count && c[i] != "\"" {
-                    if c[i] == "\\" && i + 1 < c.count { i += 1 }
+                while i < c.count {
+                    if c[i] == ch {
+                        if ch == "'" && i + 1 < c.count && c[i + 1] == "'" { s.append("'"); i += 2; continue }
+                        break
+                    }
+                    if ch == "\"" && c[i] == "\\" && i + 1 < c.count { i += 1 }
                     s.append(c[i])
                     i += 1
                 }
@@ -84,6 +98,8 @@ public struct WhereParser {
             else {
                 let two = i + 1 < c.count ? String([ch, c[i + 1]]) : ""
                 if ["&&", "||", "==", "!=", "<=", ">="].contains(two) { tokens.append((.op(two), col)); i += 2 }
+                else if two == "<>" { tokens.append((.op("!="), col)); i += 2 }
+                else if ch == "=" { tokens.append((.op("=="), col)); i += 1 }
                 else if ["<", ">", "!"].contains(String(ch)) { tokens.append((.op(String(ch)), col)); i += 1 }
                 else { throw SyntaxError(column: col, message: "unexpected character '\(ch)'") }
             }
