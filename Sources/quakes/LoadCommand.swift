@@ -19,6 +19,9 @@ struct LoadCommand: ParsableCommand {
     @Flag(help: "Print the summary as JSON.")
     var json = false
 
+    @Option(help: "Write every rejected row (file:line: reason) to FILE; the terminal shows the first 100.")
+    var rejects: String?
+
     @Argument(help: "Feed files or directories; - reads standard input.")
     var paths: [String]
 
@@ -35,8 +38,10 @@ struct LoadCommand: ParsableCommand {
         }
         var o = LoadOptions(strict: strict)
         let shown = Counter()
+        let rejectFile = try rejects.map { try RejectFile(path: $0) }
         o.onReject = { r in
-            if shown.next() < 100 { printError("rejected: \(r)") } else if shown.value == 100 { printError("rejected: (further rejects not shown)") }
+            if shown.next() < LoadCommand.shownRejects { printError("rejected: \(r)") }
+            rejectFile?.write(r)
         }
         o.onMessage = { printError($0) }
         let bar = stderrIsTerminal ? ProgressBar(total: LoadCommand.totalBytes(paths)) : nil
@@ -52,6 +57,12 @@ struct LoadCommand: ParsableCommand {
             throw error
         }
         bar?.clear()
+        rejectFile?.flush()
+        if shown.value > LoadCommand.shownRejects {
+            let more = shown.value - LoadCommand.shownRejects
+            printError(rejects.map { "rejected: … and \(more) more (all \(shown.value) are in \($0))" }
+                ?? "rejected: … and \(more) more (use --rejects FILE for all)")
+        }
         if json {
             let e = JSONEncoder()
             e.outputFormatting = [.sortedKeys]
@@ -61,6 +72,9 @@ struct LoadCommand: ParsableCommand {
         }
         if summary.filesRejected > 0 || summary.rejected > 0 { throw ExitCode(1) }
     }
+
+    /// Rejects printed on the terminal; the rest are counted, and all go to `--rejects FILE`.
+    static let shownRejects = 100
 
     static func describe(_ s: LoadSummary) -> String {
         let secs = String(format: "%.2f", s.elapsedSeconds)
@@ -93,6 +107,15 @@ struct LoadCommand: ParsableCommand {
         }
         return total
     }
+}
+
+/// `--rejects FILE`: every reject, one per line, written from the loader's threads.
+final class RejectFile: @unchecked Sendable {
+    private let sink: OutputSink
+    private let lock = NSLock()
+    init(path: String) throws { sink = try OutputSink(path: path) }
+    func write(_ r: Reject) { lock.lock(); sink.write("\(r)\n"); lock.unlock() }
+    func flush() { lock.lock(); sink.flush(); lock.unlock() }
 }
 
 /// A thread-safe counter for callbacks.

@@ -91,4 +91,22 @@ import Testing
         }
         #expect(try CLI.run(["count", "--store", s, "--where", "net = 'us'"]).stdout != "0\n")
     }
+
+    @Test func rejectListsSayHowManyMoreAndGoToAFile() throws {
+        let d = CLI.tempDir()
+        var rows = ["time,latitude,longitude,depth,mag,net,id"]
+        for i in 0..<250 { rows.append("2024-01-01T00:00:00Z,999,1,1,1,us,b\(i)") }
+        rows.append("2024-01-01T00:00:00Z,1,1,1,1,us,good")
+        FileManager.default.createFile(atPath: d + "/f.csv", contents: Data((rows.joined(separator: "\n") + "\n").utf8))
+        let r = try CLI.run(["load", "--store", d + "/s", d + "/f.csv"])
+        #expect(r.status == 1)
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("rejected: \(d)/f.csv:") }.count == 100)
+        #expect(lines.last == "rejected: … and 150 more (use --rejects FILE for all)")
+        let all = try CLI.run(["load", "--store", d + "/s2", d + "/f.csv", "--rejects", d + "/rej.txt"])
+        #expect(all.stderr.split(separator: "\n").last == "rejected: … and 150 more (all 250 are in \(d)/rej.txt)")
+        let file = try String(contentsOfFile: d + "/rej.txt", encoding: .utf8).split(separator: "\n")
+        #expect(file.count == 250)
+        #expect(Set(file.map { $0.split(separator: ":")[1] }) == Set((2...251).map { Substring(String($0)) }))
+    }
 }
