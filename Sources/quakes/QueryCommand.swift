@@ -33,11 +33,11 @@ struct QueryCommand: ParsableCommand {
         let shown: [Column]
         switch format {
         case .table: shown = chosen ?? ResultWriter.tableColumns
-        case .geojson: shown = Column.allCases
+        case .geojson: shown = chosen.map { Array(Set($0).union([.latitude, .longitude, .depth, .id])) } ?? Column.csvColumns
         default: shown = chosen ?? Column.csvColumns
         }
         let writer = ResultWriter(format: format, columns: shown)
-        let cols = format == .geojson ? nil : shown
+        let cols = format == .geojson && chosen == nil ? nil : shown
         var cursor: Cursor?
         if format == .table {
             let r = try s.query(q, columns: cols)

@@ -109,4 +109,23 @@ import Testing
         #expect(file.count == 250)
         #expect(Set(file.map { $0.split(separator: ":")[1] }) == Set((2...251).map { Substring(String($0)) }))
     }
+
+    @Test func geoJSONHonoursFieldsAndStampsGenerated() throws {
+        let s = try store()
+        let r = try CLI.run(["query", "--store", s, "--format", "geojson", "--fields", "mag,place", "--limit", "3"])
+        let csv = try CLI.run(["query", "--store", s, "--format", "csv", "--fields", "id,depth,mag", "--limit", "3"]).stdout
+            .split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let d = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let meta = d?["metadata"] as? [String: Any]
+        #expect(((meta?["generated"] as? NSNumber)?.int64Value ?? 0) > 1_700_000_000_000)
+        let features = d?["features"] as? [[String: Any]] ?? []
+        #expect(features.count == 3)
+        for (f, row) in zip(features, csv) {
+            #expect(Set((f["properties"] as? [String: Any] ?? [:]).keys) == ["mag", "place"])
+            #expect(f["id"] as? String == String(row[0]))
+            let coords = (f["geometry"] as? [String: Any])?["coordinates"] as? [NSNumber]
+            #expect(coords?.count == 3)
+            #expect(coords?.last?.doubleValue == Double(row[1]))
+        }
+    }
 }

@@ -46,8 +46,8 @@ public struct ResultWriter {
                 feed = FeedWriter(format: .csv, sink: sink, columns: writer.columns)
                 feed?.begin(count: count)
             case .geojson:
-                feed = FeedWriter(format: .geojson, sink: sink)
-                feed?.begin(count: count)
+                feed = FeedWriter(format: .geojson, sink: sink, columns: writer.columns)
+                feed?.begin(count: count, generated: Int64(Date().timeIntervalSince1970 * 1000))
             case .json:
                 sink.write("{\"count\":\(count),\"cursor\":")
                 if let c = cursor { FeedWriter.jsonString(c.token.utf8, into: &sink.buffer) } else { sink.write("null") }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes events in USGS feed shape, from stored values, so that the output loads again and
 /// every field comes back exactly: CSV with the 22-column header, or a GeoJSON
 /// FeatureCollection with the standard properties (plus the CSV-only fields, so nothing is lost).
@@ -12,11 +14,18 @@ public final class FeedWriter {
     /// GeoJSON properties written after the standard ones: fields only CSV feeds carry.
     static let extraGeoJSONProperties: [Column] = [.horizontalError, .depthError, .magError, .magNst, .locationSource, .magSource]
 
-    /// `columns` picks the CSV columns (default: the 22 USGS columns).
+    /// GeoJSON properties written: all of them, or those `columns` names when it is not the default.
+    let properties: [Column]
+
+    /// `columns` picks the CSV columns, or the GeoJSON properties (default: every field; a
+    /// feature always carries its geometry and id).
     public init(format: Format, sink: OutputSink, columns: [Column] = Column.csvColumns) {
         self.format = format
         self.sink = sink
         self.columns = columns
+        let all = Column.geoJSONProperties + FeedWriter.extraGeoJSONProperties
+        let wanted = Set(columns)
+        properties = columns == Column.csvColumns ? all : all.filter { wanted.contains($0) }
     }
 
     /// Writes the header (CSV) or the collection opening (GeoJSON).
@@ -77,7 +86,7 @@ public final class FeedWriter {
         sink.write(first ? "\n{\"type\":\"Feature\",\"properties\":{" : ",\n{\"type\":\"Feature\",\"properties\":{")
         first = false
         var firstProp = true
-        for c in Column.geoJSONProperties + FeedWriter.extraGeoJSONProperties {
+        for c in properties {
             if !firstProp { sink.buffer.append(UInt8(ascii: ",")) }
             firstProp = false
             sink.buffer.append(UInt8(ascii: "\""))
@@ -133,7 +142,7 @@ extension Store {
     /// Writes every stored event, partition by partition in (time, id) order.
     public func export(format: FeedWriter.Format, to sink: OutputSink) throws {
         let w = FeedWriter(format: format, sink: sink)
-        w.begin(count: manifest.rows)
+        w.begin(count: manifest.rows, generated: Int64(Date().timeIntervalSince1970 * 1000))
         for e in manifest.partitions {
             let batch = try reader(e).readAll()
             for i in 0..<batch.count { w.write(batch, row: i) }
