@@ -30,7 +30,7 @@ struct LoadCommand: ParsableCommand {
     }
 
     func run() throws {
-        _ = try Store.feedFiles(paths)
+        let files = try Store.feedFiles(paths)
         let s = try Store.openOrCreate(path: store.path, partitioning: partition ?? .month)
         if let partition, partition != s.manifest.partitioning {
             throw ValidationError("--partition \(partition.rawValue): \(store.path) is partitioned by "
@@ -44,10 +44,10 @@ struct LoadCommand: ParsableCommand {
             rejectFile?.write(r)
         }
         o.onMessage = { printError($0) }
-        let bar = stderrIsTerminal ? ProgressBar(total: LoadCommand.totalBytes(paths)) : nil
+        let bar = stderrIsTerminal ? ProgressBar(total: LoadCommand.totalBytes(files)) : nil
         if let bar { o.onProgress = { bar.update($0) } }
         let summary: LoadSummary
-        do { summary = try s.load(paths, options: o) } catch let e as StoreError {
+        do { summary = try s.load(files, options: o) } catch let e as StoreError {
             bar?.clear()
             // the store is untouched: the snapshot before the load is still the committed one
             printError("quakes: \(e); nothing was committed")

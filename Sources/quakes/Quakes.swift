@@ -57,17 +57,18 @@ struct Quakes: ParsableCommand {
 /// Levenshtein distance, for suggesting a command name after a typo.
 func editDistance(_ a: String, _ b: String) -> Int {
     let x = Array(a), y = Array(b)
+    if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
     var row = Array(0...y.count)
-    for i in 1...max(1, x.count) where !x.isEmpty {
-        var prev = row[0]
+    for i in 1...x.count {
+        var diagonal = row[0]
         row[0] = i
-        for j in 1...max(1, y.count) where !y.isEmpty {
-            let cur = row[j]
-            row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (x[i - 1] == y[j - 1] ? 0 : 1))
-            prev = cur
+        for j in 1...y.count {
+            let above = row[j]
+            row[j] = min(above + 1, row[j - 1] + 1, diagonal + (x[i - 1] == y[j - 1] ? 0 : 1))
+            diagonal = above
         }
     }
-    return x.isEmpty ? y.count : row[y.count]
+    return row[y.count]
 }
 
 /// glibc's `mallopt`, which the Glibc module does not export.

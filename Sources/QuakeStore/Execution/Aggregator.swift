@@ -60,8 +60,10 @@ final class Aggregator {
         func name(_ i: Int64) -> String { lock.lock(); defer { lock.unlock() }; return list[Int(i)] }
     }
 
+    /// Group keys a row key holds.
+    static let maxGroups = 3
+
     init(executor: QueryExecutor, filter: Filter, groups: [GroupBy], metrics: [Metric]) {
-        precondition(groups.count <= 3, "at most three group keys")
         self.executor = executor
         self.filter = filter
         self.groups = groups
@@ -296,7 +298,9 @@ final class Aggregator {
 
 extension Store {
     /// Grouped aggregates of matching rows, sorted by group keys.
+    /// - Throws: ``FetchError/tooManyGroups(_:)`` for more than three group keys.
     public func aggregate(_ filter: Filter = .all, by groups: [GroupBy], metrics: [Metric]) throws -> ([AggregateRow], QueryStats) {
-        try Aggregator(executor: QueryExecutor(store: self), filter: filter, groups: groups, metrics: metrics).run()
+        guard groups.count <= Aggregator.maxGroups else { throw FetchError.tooManyGroups(groups.count) }
+        return try Aggregator(executor: QueryExecutor(store: self), filter: filter, groups: groups, metrics: metrics).run()
     }
 }

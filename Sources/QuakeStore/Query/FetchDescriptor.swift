@@ -20,11 +20,14 @@ public struct FetchDescriptor<T>: @unchecked Sendable {
 public enum FetchError: Error, CustomStringConvertible {
     case unsupportedSort(String)
     case unsupportedProperty(String)
+    /// More group keys than ``Store/aggregate(_:by:metrics:)`` takes.
+    case tooManyGroups(Int)
 
     public var description: String {
         switch self {
         case .unsupportedSort(let s): return "sort descriptor \(s) does not name a stored Quake property"
         case .unsupportedProperty(let s): return "property \(s) is not a stored Quake property"
+        case .tooManyGroups(let n): return "\(n) group keys; aggregate takes at most \(Aggregator.maxGroups)"
         }
     }
 }

@@ -38,14 +38,12 @@ extension Store {
         defer { withExtendedLifetime(lock) {} }
         let mpath = manifestPath(path)
         if FileIO.exists(mpath) {
-            do throws(StoreError) {
-                _ = try Manifest.read(path: mpath)
-            } catch {
+            var sound = true
+            do throws(StoreError) { _ = try Manifest.read(path: mpath) } catch {
                 guard error.isCorruption else { throw error }
+                sound = false
             }
-            if (try? Manifest.read(path: mpath)) != nil {
-                throw .io("\(mpath) is sound; nothing to repair (run 'quakes verify' to check the data files)")
-            }
+            if sound { throw .io("\(mpath) is sound; nothing to repair (run 'quakes verify' to check the data files)") }
         }
         let parts = FileIO.list(path + "/partitions").compactMap(FileName.init(partition:))
         let buckets = FileIO.list(path + "/ids").compactMap(FileName.init(bucket:))
