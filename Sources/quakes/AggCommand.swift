@@ -15,12 +15,13 @@ struct AggCommand: ParsableCommand {
     @Option(help: "Sort groups by a key or metric name, e.g. count:desc.") var sort: String?
     @Option(help: "At most this many groups.") var limit: Int?
     @Option(help: "table, csv, json or ndjson.") var format: ResultWriter.Format = .table
+    @Flag(help: "Leave out the header line (table and csv).") var noHeader = false
 
     func validate() throws {
         _ = try groups()
         _ = try metricList()
         if by.count > 3 { throw ValidationError("--by: at most three keys") }
-        if format == .geojson { throw ValidationError("--format: agg prints table, csv, json or ndjson") }
+        if format == .geojson || format == .text { throw ValidationError("--format: agg prints table, csv, json or ndjson") }
         if let sort { _ = try sortSpec(sort) }
     }
 
@@ -73,7 +74,8 @@ struct AggCommand: ParsableCommand {
             }
         }
         if let limit { rows = Array(rows.prefix(limit)) }
-        AggCommand.print(rows, keys: g.map(\.description), metrics: m.map(\.description), format: format)
+        AggCommand.print(rows, keys: g.map(\.description), metrics: m.map(\.description), format: format,
+                        header: !noHeader)
     }
 
     static func number(_ v: Double?) -> String {
@@ -82,12 +84,15 @@ struct AggCommand: ParsableCommand {
         return String(format: "%.4f", v).replacingOccurrences(of: "0+$", with: "", options: .regularExpression)
     }
 
-    static func print(_ rows: [AggregateRow], keys: [String], metrics: [String], format: ResultWriter.Format) {
+    /// Prints groups; a null key or metric is an empty csv cell and `NULL` in a table.
+    static func print(_ rows: [AggregateRow], keys: [String], metrics: [String], format: ResultWriter.Format,
+                      header showHeader: Bool = true) {
         let header = keys + metrics
-        let cells = rows.map { r in r.keys.map { $0 ?? "null" } + r.values.map { number($0) } }
+        let null = format == .csv ? "" : "NULL"
+        let cells = rows.map { r in r.keys.map { $0 ?? null } + r.values.map { $0 == nil ? null : number($0) } }
         switch format {
         case .csv:
-            Swift.print(header.joined(separator: ","))
+            if showHeader { Swift.print(header.joined(separator: ",")) }
             for c in cells { Swift.print(c.map { $0.contains(",") || $0.contains("\"") ? "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : $0 }.joined(separator: ",")) }
         case .json, .ndjson:
             let objs = rows.map { r -> [String: Any] in
@@ -110,8 +115,8 @@ struct AggCommand: ParsableCommand {
             func line(_ v: [String]) -> String {
                 v.enumerated().map { k, s in k < keys.count ? s.padding(toLength: w[k], withPad: " ", startingAt: 0) : s.leftPad(w[k]) }.joined(separator: "  ")
             }
-            Swift.print(line(header))
-            Swift.print(w.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
+            if showHeader { Swift.print(line(header)) }
+            if showHeader { Swift.print(w.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
             for c in cells { Swift.print(line(c)) }
             Swift.print("(\(rows.count) group\(rows.count == 1 ? "" : "s"))")
         }

@@ -4,31 +4,50 @@ import QuakeStore
 
 /// The filter flags shared by query, count, agg, sections and explain.
 struct FilterOptions: ParsableArguments {
-    @Option(help: "Start time, inclusive (YYYY-MM-DD or ISO date-time, UTC).") var from: String?
-    @Option(help: "End time, exclusive (YYYY-MM-DD or ISO date-time, UTC).") var to: String?
+    @Option(name: [.long, .customLong("starttime")],
+            help: "Start time, inclusive (YYYY-MM-DD or ISO date-time, UTC).") var from: String?
+    @Option(name: [.long, .customLong("endtime")],
+            help: "End time, exclusive (YYYY-MM-DD or ISO date-time, UTC).") var to: String?
     @Option(help: "One UTC day, YYYY-MM-DD.") var day: String?
     @Option(help: "The last period before now: 30m, 12h, 7d, 2w.") var last: String?
-    @Option(parsing: .unconditional, help: "Minimum magnitude (inclusive).") var minMag: Double?
-    @Option(parsing: .unconditional, help: "Maximum magnitude (inclusive).") var maxMag: Double?
-    @Option(parsing: .unconditional, help: "Minimum depth in km (inclusive).") var minDepth: Double?
-    @Option(parsing: .unconditional, help: "Maximum depth in km (inclusive).") var maxDepth: Double?
+    @Option(name: [.long, .customLong("minmagnitude")], parsing: .unconditional,
+            help: "Minimum magnitude (inclusive).") var minMag: Double?
+    @Option(name: [.long, .customLong("maxmagnitude")], parsing: .unconditional,
+            help: "Maximum magnitude (inclusive).") var maxMag: Double?
+    @Option(name: [.long, .customLong("mindepth")], parsing: .unconditional,
+            help: "Minimum depth in km (inclusive).") var minDepth: Double?
+    @Option(name: [.long, .customLong("maxdepth")], parsing: .unconditional,
+            help: "Maximum depth in km (inclusive).") var maxDepth: Double?
     @Option(parsing: .unconditional, help: "Box minLat,maxLat,minLon,maxLon; minLon > maxLon crosses the antimeridian.") var bbox: String?
     @Option(parsing: .unconditional, help: "Center lat,lon for --radius-km.") var near: String?
-    @Option(parsing: .unconditional, help: "Radius in km around --near (great-circle).") var radiusKm: Double?
+    @Option(name: [.long, .customLong("maxradiuskm")], parsing: .unconditional,
+            help: "Radius in km around --near (great-circle).") var radiusKm: Double?
     @Option(help: "Place contains TEXT (case-sensitive).") var place: String?
     @Option(help: "Place contains TEXT ignoring case and diacritics (pahala finds Pāhala).") var placeLike: String?
-    @Option(help: "Networks, comma-separated (ak,us).") var net: String?
-    @Option(help: "Magnitude types, comma-separated.") var magType: String?
-    @Option(help: "Event types, comma-separated.") var type: String?
+    @Option(name: [.long, .customLong("catalog")], help: "Networks, comma-separated (ak,us).") var net: String?
+    @Option(name: [.long, .customLong("magnitudetype")], help: "Magnitude types, comma-separated.") var magType: String?
+    @Option(name: [.long, .customLong("eventtype")], help: "Event types, comma-separated.") var type: String?
     @Option(help: "Review status, comma-separated (automatic,reviewed).") var status: String?
-    @Option(help: "Event ids, comma-separated.") var id: String?
+    @Option(name: [.long, .customLong("eventid")], help: "Event ids, comma-separated.") var id: String?
+    @Option(help: "Updated at or after this time (FDSN updatedafter).") var updatedafter: String?
+    @Option(parsing: .unconditional, help: "FDSN: southern edge of a box, degrees.") var minlatitude: Double?
+    @Option(parsing: .unconditional, help: "FDSN: northern edge of a box, degrees.") var maxlatitude: Double?
+    @Option(parsing: .unconditional, help: "FDSN: western edge of a box, degrees.") var minlongitude: Double?
+    @Option(parsing: .unconditional, help: "FDSN: eastern edge of a box, degrees.") var maxlongitude: Double?
+    @Option(parsing: .unconditional, help: "FDSN: center latitude, with --maxradiuskm or --maxradius.") var latitude: Double?
+    @Option(parsing: .unconditional, help: "FDSN: center longitude, with --maxradiuskm or --maxradius.") var longitude: Double?
+    @Option(parsing: .unconditional, help: "FDSN: radius in degrees of arc around --latitude,--longitude.")
+    var maxradius: Double?
     @Option(name: .customLong("null"), help: "FIELD is null (repeatable).") var isNull: [String] = []
     @Option(name: .customLong("not-null"), help: "FIELD is not null (repeatable).") var notNull: [String] = []
     @Option(name: .customLong("where"), help: "Swift-predicate text, e.g. 'mag >= 4.5 && place.contains(\"Alaska\")'.") var whereText: String?
 
     func validate() throws {
         for (flag, v) in [("--min-mag", minMag), ("--max-mag", maxMag), ("--min-depth", minDepth),
-                          ("--max-depth", maxDepth), ("--radius-km", radiusKm)] {
+                          ("--max-depth", maxDepth), ("--radius-km", radiusKm), ("--minlatitude", minlatitude),
+                          ("--maxlatitude", maxlatitude), ("--minlongitude", minlongitude),
+                          ("--maxlongitude", maxlongitude), ("--latitude", latitude), ("--longitude", longitude),
+                          ("--maxradius", maxradius)] {
             if let v, !v.isFinite { throw ValidationError("\(flag): expected a finite number") }
         }
         _ = try filter()
@@ -44,6 +63,53 @@ struct FilterOptions: ParsableArguments {
     private func column(_ name: String, _ flag: String) throws -> Column {
         guard let c = Column(name: name) else { throw ValidationError("\(flag): unknown field '\(name)'") }
         return c
+    }
+
+    /// `--bbox`, or the FDSN edges `--minlatitude`... (each missing edge is the globe's).
+    private func boxFilter() throws -> Filter? {
+        let fdsn = [minlatitude, maxlatitude, minlongitude, maxlongitude]
+        if let bbox {
+            guard fdsn.allSatisfy({ $0 == nil }) else {
+                throw ValidationError("--bbox cannot be combined with --minlatitude/--maxlatitude/--minlongitude/--maxlongitude")
+            }
+            let v = bbox.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard v.count == 4 else { throw ValidationError("--bbox: expected minLat,maxLat,minLon,maxLon with minLat <= maxLat") }
+            return try box(v[0], v[1], v[2], v[3], "--bbox: expected minLat,maxLat,minLon,maxLon with minLat <= maxLat")
+        }
+        guard fdsn.contains(where: { $0 != nil }) else { return nil }
+        return try box(minlatitude ?? -90, maxlatitude ?? 90, minlongitude ?? -180, maxlongitude ?? 180,
+                       "--minlatitude/--maxlatitude must lie in -90...90 with min <= max, longitudes in -180...180")
+    }
+
+    private func box(_ a: Double, _ b: Double, _ c: Double, _ d: Double, _ hint: String) throws -> Filter {
+        guard a <= b, (-90...90).contains(a), (-90...90).contains(b), (-180...180).contains(c), (-180...180).contains(d)
+        else { throw ValidationError(hint) }
+        return .box(minLatitude: a, maxLatitude: b, minLongitude: c, maxLongitude: d)
+    }
+
+    /// Kilometres in one degree of great-circle arc (mean Earth radius 6371.0088 km).
+    static let kmPerDegree = 6371.0088 * Double.pi / 180
+
+    /// `--near LAT,LON --radius-km R`, or the FDSN `--latitude --longitude --maxradiuskm|--maxradius`.
+    private func nearFilter() throws -> Filter? {
+        let fdsnCenter = latitude != nil || longitude != nil
+        guard near != nil || radiusKm != nil || fdsnCenter || maxradius != nil else { return nil }
+        if radiusKm != nil && maxradius != nil { throw ValidationError("give --radius-km (or --maxradiuskm) or --maxradius, not both") }
+        let r = radiusKm ?? maxradius.map { $0 * Self.kmPerDegree }
+        let center: [Double]
+        if fdsnCenter {
+            guard near == nil else { throw ValidationError("--near cannot be combined with --latitude/--longitude") }
+            guard let latitude, let longitude else { throw ValidationError("--latitude and --longitude go together") }
+            center = [latitude, longitude]
+        } else {
+            center = (near ?? "").split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        }
+        guard center.count == 2, (-90...90).contains(center[0]), (-180...180).contains(center[1]), let r, r >= 0 else {
+            throw ValidationError(fdsnCenter
+                ? "--latitude (-90...90) and --longitude (-180...180) need --maxradiuskm or --maxradius >= 0"
+                : "--near LAT,LON (LAT in -90...90, LON in -180...180) needs --radius-km R >= 0, and the other way round")
+        }
+        return .near(latitude: center[0], longitude: center[1], radiusKm: r)
     }
 
     /// The filter these flags describe.
@@ -63,18 +129,9 @@ struct FilterOptions: ParsableArguments {
         }
         if minMag != nil || maxMag != nil { parts.append(.numberRange(.mag, lower: minMag.map { .init($0) }, upper: maxMag.map { .init($0) })) }
         if minDepth != nil || maxDepth != nil { parts.append(.numberRange(.depth, lower: minDepth.map { .init($0) }, upper: maxDepth.map { .init($0) })) }
-        if let bbox {
-            let v = bbox.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard v.count == 4, v[0] <= v[1], (-90...90).contains(v[0]), (-90...90).contains(v[1]), (-180...180).contains(v[2]), (-180...180).contains(v[3]) else {
-                throw ValidationError("--bbox: expected minLat,maxLat,minLon,maxLon with minLat <= maxLat")
-            }
-            parts.append(.box(minLatitude: v[0], maxLatitude: v[1], minLongitude: v[2], maxLongitude: v[3]))
-        }
-        if near != nil || radiusKm != nil {
-            let v = (near ?? "").split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard v.count == 2, (-90...90).contains(v[0]), (-180...180).contains(v[1]), let r = radiusKm, r >= 0 else { throw ValidationError("--near LAT,LON (LAT in -90...90, LON in -180...180) needs --radius-km R >= 0, and the other way round") }
-            parts.append(.near(latitude: v[0], longitude: v[1], radiusKm: r))
-        }
+        if let b = try boxFilter() { parts.append(b) }
+        if let n = try nearFilter() { parts.append(n) }
+        if let updatedafter { parts.append(.timeRange(.updated, lower: try time(updatedafter, "--updatedafter"), upper: nil)) }
         if let place { parts.append(.contains(.place, place, insensitive: false)) }
         if let placeLike { parts.append(.contains(.place, placeLike, insensitive: true)) }
         for (c, v) in [(Column.net, net), (.magType, magType), (.type, type), (.status, status), (.id, id)] {
@@ -99,6 +156,7 @@ struct PageOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Page number (from 1), with --page-size.") var page: Int?
     @Option(parsing: .unconditional, help: "Rows per page (default 50 with --page).") var pageSize: Int?
     @Option(help: "Resume after a cursor printed by an earlier page.") var after: String?
+    @Option(help: "FDSN order: time, time-asc, magnitude or magnitude-asc (instead of --sort).") var orderby: String?
 
     func validate() throws {
         _ = try sortKeys()
@@ -114,6 +172,16 @@ struct PageOptions: ParsableArguments {
     }
 
     func sortKeys(default d: [SortKey] = [SortKey(.time, ascending: false)]) throws -> [SortKey] {
+        if let orderby {
+            guard sort.isEmpty else { throw ValidationError("--orderby cannot be combined with --sort") }
+            switch orderby {
+            case "time": return [SortKey(.time, ascending: false)]
+            case "time-asc": return [SortKey(.time, ascending: true)]
+            case "magnitude": return [SortKey(.mag, ascending: false)]
+            case "magnitude-asc": return [SortKey(.mag, ascending: true)]
+            default: throw ValidationError("--orderby: expected time, time-asc, magnitude or magnitude-asc")
+            }
+        }
         if sort.isEmpty { return d }
         return try sort.map { s in
             guard let k = SortKey(parsing: s) else { throw ValidationError("--sort: expected FIELD[:asc|desc] with a known field, got '\(s)'") }

@@ -12,9 +12,15 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var filters: FilterOptions
     @OptionGroup var page: PageOptions
     @Option(help: "Fields to read and print, comma-separated (USGS names).") var fields: String?
-    @Option(help: "table, csv, json, ndjson or geojson.") var format: ResultWriter.Format = .table
+    @Option(help: "table, csv, json, ndjson, geojson or text (the FDSN event service's pipe-separated text).")
+    var format: ResultWriter.Format = .table
+    @Flag(help: "Leave out the header line (table, csv and text).") var noHeader = false
+    @Flag(help: "Print the resume cursor even on the last page.") var cursor = false
 
-    func validate() throws { _ = try columns() }
+    func validate() throws {
+        _ = try columns()
+        if format == .text && fields != nil { throw ValidationError("--fields: the text format has fixed FDSN columns") }
+    }
 
     func columns() throws -> [Column]? {
         guard let fields else { return nil }
@@ -34,22 +40,42 @@ struct QueryCommand: ParsableCommand {
         switch format {
         case .table: shown = chosen ?? ResultWriter.tableColumns
         case .geojson: shown = chosen.map { Array(Set($0).union([.latitude, .longitude, .depth, .id])) } ?? Column.csvColumns
+        case .text: shown = ResultWriter.fdsnTextColumns
         default: shown = chosen ?? Column.csvColumns
         }
-        let writer = ResultWriter(format: format, columns: shown)
+        var writer = ResultWriter(format: format, columns: shown)
+        writer.header = !noHeader
+        writer.dimNulls = isatty(1) != 0
+        if page.limit != nil || page.page != nil || page.pageSize != nil { writer.moreHint = nil }
         let cols = format == .geojson && chosen == nil ? nil : shown
-        var cursor: Cursor?
+        // Rows matched past this page, counted only when the page came back full.
+        func matched(returned: Int) throws -> Int? {
+            guard let limit = q.limit, returned >= limit else { return nil }
+            return try s.count(q.effectiveFilter)
+        }
+        var next: Cursor?
         if format == .table {
             let r = try s.query(q, columns: cols)
+            writer.matched = try matched(returned: r.count).map { max(0, $0 - q.offset) }
             writer.write(r, to: OutputSink())
-            cursor = r.cursor
+            next = nextCursor(r.cursor, returned: r.count, matched: writer.matched)
         } else {
             // rows stream out in chunks: memory holds one chunk, not the whole result
             let out = writer.stream(to: OutputSink())
-            _ = try s.query(q, columns: cols, begin: { out.begin(count: $0, cursor: $1); cursor = $1 }, chunk: out.rows)
+            _ = try s.query(q, columns: cols, begin: { count, c in
+                next = nextCursor(c, returned: count, matched: try matched(returned: count).map { max(0, $0 - q.offset) })
+                out.begin(count: count, cursor: next)
+            }, chunk: out.rows)
             out.end()
         }
-        if format != .json, let c = cursor { printError("cursor: \(c.token)") }
+        if format != .json, let next { printError("cursor: \(next.token)") }
+    }
+
+    /// The cursor to print: only when another page exists, or always with `--cursor`.
+    private func nextCursor(_ c: Cursor?, returned: Int, matched: Int?) -> Cursor? {
+        if cursor { return c }
+        guard let matched, matched > returned else { return nil }
+        return c
     }
 }
 

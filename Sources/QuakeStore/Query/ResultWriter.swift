@@ -1,12 +1,20 @@
 import Foundation
 
 /// Writes query results as an aligned table, USGS CSV, JSON (with an envelope holding the
-/// count and the cursor), NDJSON or USGS GeoJSON.
+/// count and the cursor), NDJSON, USGS GeoJSON or the FDSN event service's pipe-separated text.
 public struct ResultWriter {
-    public enum Format: String, Sendable, CaseIterable { case table, csv, json, ndjson, geojson }
+    public enum Format: String, Sendable, CaseIterable { case table, csv, json, ndjson, geojson, text }
 
     public let format: Format
     public let columns: [Column]
+    /// Whether table, csv and text output start with their header line.
+    public var header = true
+    /// Whether a table shows `NULL` dimmed (ANSI faint), for a terminal.
+    public var dimNulls = false
+    /// Rows the query matched in all, when a table shows fewer: its last line then says so.
+    public var matched: Int?
+    /// What that last line suggests when rows were left out (nil: nothing).
+    public var moreHint: String? = "use --limit"
 
     public init(format: Format, columns: [Column]) {
         self.format = format
@@ -44,7 +52,9 @@ public struct ResultWriter {
             switch writer.format {
             case .csv:
                 feed = FeedWriter(format: .csv, sink: sink, columns: writer.columns)
-                feed?.begin(count: count)
+                feed?.begin(count: count, header: writer.header)
+            case .text:
+                if writer.header { sink.write(ResultWriter.fdsnTextHeader + "\n") }
             case .geojson:
                 feed = FeedWriter(format: .geojson, sink: sink, columns: writer.columns)
                 feed?.begin(count: count, generated: Int64(Date().timeIntervalSince1970 * 1000))
@@ -61,6 +71,8 @@ public struct ResultWriter {
             switch writer.format {
             case .csv, .geojson:
                 for i in 0..<r.count { feed?.write(r.batch, row: i) }
+            case .text:
+                for i in 0..<r.count { writer.fdsnText(r.batch, i, sink) }
             case .json:
                 for i in 0..<r.count {
                     if written + i > 0 { sink.write(",") }
@@ -103,45 +115,5 @@ public struct ResultWriter {
         }
         sink.write("}")
         sink.maybeFlush()
-    }
-
-    static func cell(_ b: RowBatch, _ c: Column, _ i: Int) -> String {
-        switch c.kind {
-        case .timestamp: let v = b.ints[c.rawValue][i]; return v == RowBatch.null ? "" : Timestamp.string(v)
-        case .decimal: return ScaledDecimal.string(b.ints[c.rawValue][i]) ?? ""
-        default: return b.text[c.rawValue].string(i) ?? ""
-        }
-    }
-
-    /// Widest cell a table shows; longer values end in `…` (csv and json carry them whole).
-    static let maxCellWidth = 80
-
-    /// A value cut to `maxCellWidth` characters, control characters shown as spaces.
-    static func tableCell(_ s: String) -> String {
-        let cut = s.count > maxCellWidth
-        var out = ""
-        for ch in s.prefix(cut ? maxCellWidth - 1 : maxCellWidth) { out.append(ch.isNewline || ch == "\t" ? " " : ch) }
-        if cut { out.append("…") }
-        return out
-    }
-
-    private func table(_ r: QueryResult, _ sink: OutputSink) {
-        let cells = (0..<r.count).map { i in columns.map { ResultWriter.tableCell(ResultWriter.cell(r.batch, $0, i)) } }
-        var widths = columns.map { $0.name.count }
-        for row in cells { for (k, s) in row.enumerated() { widths[k] = max(widths[k], s.count) } }
-        func line(_ values: [String]) -> String {
-            var out = values.enumerated().map { k, s in
-                let numeric = columns[k].kind == .decimal
-                let pad = String(repeating: " ", count: widths[k] - s.count)
-                return numeric ? pad + s : s + pad
-            }.joined(separator: "  ")
-            while out.last == " " { out.removeLast() }
-            return out
-        }
-        sink.write(line(columns.map(\.name)) + "\n")
-        sink.write(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n")
-        for row in cells { sink.write(line(row) + "\n") }
-        sink.write("(\(r.count) row\(r.count == 1 ? "" : "s"))\n")
-        sink.flush()
     }
 }

@@ -29,10 +29,10 @@ public final class FeedWriter {
     }
 
     /// Writes the header (CSV) or the collection opening (GeoJSON).
-    public func begin(count: Int?, generated: Int64 = 0) {
+    public func begin(count: Int?, generated: Int64 = 0, header: Bool = true) {
         switch format {
         case .csv:
-            sink.write(columns.map(\.name).joined(separator: ",") + "\n")
+            if header { sink.write(columns.map(\.name).joined(separator: ",") + "\n") }
         case .geojson:
             sink.write("{\"type\":\"FeatureCollection\",\"metadata\":{\"generated\":\(generated),\"title\":\"quakes export\",\"status\":200\(count.map { ",\"count\":\($0)" } ?? "")},\"features\":[")
         }
