@@ -16,6 +16,9 @@ struct LoadCommand: ParsableCommand {
     @Flag(help: "Fail the whole load, committing nothing, if any row or file is rejected.")
     var strict = false
 
+    @Option(help: "Unit of integer times in GeoJSON feeds: s or ms (default: decided per file, with a warning).")
+    var timeUnit: TimeUnit?
+
     @Flag(help: "Print the summary as JSON.")
     var json = false
 
@@ -37,6 +40,7 @@ struct LoadCommand: ParsableCommand {
                 + "\(s.manifest.partitioning.rawValue), which a store keeps for life; drop --partition or load into a new store")
         }
         var o = LoadOptions(strict: strict)
+        o.timeUnit = timeUnit
         let shown = Counter()
         let rejectFile = try rejects.map { try RejectFile(path: $0) }
         o.onReject = { r in
@@ -126,3 +130,5 @@ final class Counter: @unchecked Sendable {
 }
 
 extension Partitioning: ExpressibleByArgument {}
+
+extension TimeUnit: ExpressibleByArgument {}

@@ -14,11 +14,14 @@ struct SectionsCommand: ParsableCommand {
     @Option(help: "FIELD[:asc|desc] within sections, repeatable.") var sort: [String] = []
     @Option(help: "Rows shown per section.") var limitPerSection: Int?
     @Option(help: "Fields to print, comma-separated.") var fields: String?
-    @Option(help: "table or json.") var format: ResultWriter.Format = .table
+    @Option(help: "table, json or ndjson (one section per line).") var format: ResultWriter.Format = .table
+    @Flag(help: "Leave out each table's header line.") var noHeader = false
 
     func validate() throws {
         guard ["day", "month", "net", "magType"].contains(by) else { throw ValidationError("--by: expected day, month, net or magType") }
-        guard format == .table || format == .json else { throw ValidationError("--format: sections prints table or json") }
+        guard [.table, .json, .ndjson].contains(format) else {
+            throw ValidationError("--format: sections prints table, json or ndjson")
+        }
         if let l = limitPerSection, l < 0 { throw ValidationError("--limit-per-section must be >= 0") }
         _ = try keys()
         _ = try columns()
@@ -45,26 +48,9 @@ struct SectionsCommand: ParsableCommand {
         let cols = try columns()
         let sections = try s.sections(try filters.filter(), by: GroupBy(parsing: by)!, sort: try keys(),
                                       limitPerSection: limitPerSection ?? (format == .table ? 10 : nil), columns: cols)
-        let sink = OutputSink()
-        if format == .json {
-            sink.write("[")
-            for (k, sec) in sections.enumerated() {
-                sink.write(k == 0 ? "\n" : ",\n")
-                sink.write("{\"section\":\(sec.id.map { "\"\($0)\"" } ?? "null"),\"count\":\(sec.count),\"rows\":")
-                sink.flush()
-                ResultWriter(format: .json, columns: cols).write(sec.rows, to: sink)
-                sink.write("}")
-            }
-            sink.write("\n]\n")
-            sink.flush()
-            return
-        }
-        for sec in sections {
-            sink.write("== \(by) \(sec.id ?? "null")  (\(sec.count) event\(sec.count == 1 ? "" : "s"))\n")
-            ResultWriter(format: .table, columns: cols).write(sec.rows, to: sink)
-            sink.write("\n")
-        }
-        sink.write("(\(sections.count) section\(sections.count == 1 ? "" : "s"))\n")
-        sink.flush()
+        var writer = ResultWriter(format: format, columns: cols)
+        writer.header = !noHeader
+        writer.dimNulls = isatty(1) != 0
+        writer.write(sections: sections, key: by, to: OutputSink())
     }
 }

@@ -100,8 +100,24 @@ import Testing
         let rows = try f.store.fetch(slim)
         #expect(rows.count == 5 && rows.allSatisfy { $0.place != nil && $0.depth == nil && $0.url == nil })
         let sections = try f.store.fetchSections(d, by: .value(.net), limitPerSection: 2)
-        #expect(sections.reduce(0) { $0 + $1.count } == ids.count)
+        #expect(sections.reduce(0) { $0 + $1.totalCount } == ids.count)
         let agg = try f.store.aggregate(p, by: [.value(.net)], metrics: [.count])
-        #expect(agg.map { Int($0.values[0]!) } == sections.map(\.count))
+        #expect(agg.map { Int($0.values[0]!) } == sections.map(\.totalCount))
+        // named access: sections carry their key and elements, aggregate rows their names
+        #expect(agg.map { $0["net"] } == sections.map(\.id))
+        #expect(agg.map { $0.value("count") } == sections.map { Double($0.totalCount) })
+        #expect(agg.first?["mag"] == nil && agg.first?.value("avg(mag)") == nil)
+        for sec in sections {
+            #expect(sec.count == min(2, sec.totalCount))
+            #expect(sec.allSatisfy { $0.net == sec.id })
+        }
+        let avg = try f.store.aggregate(p, by: [.value(.net)], metrics: [.count, .avg(.mag)])
+        for row in avg {
+            let mags = try f.store.fetch(FetchDescriptor(predicate: p)).filter { $0.net == row["net"] }
+                .compactMap(\.magnitude)
+            if let a = row.value("avg(mag)") {
+                #expect(abs(a - mags.reduce(0, +) / Double(mags.count)) < 1e-9)
+            } else { #expect(mags.isEmpty) }
+        }
     }
 }

@@ -285,7 +285,7 @@ final class Aggregator {
                 return Aggregator.percentile(acc.values[m], p)
             }
         }
-        return AggregateRow(keys: keys, keyValues: keyValues, values: values)
+        return AggregateRow(keys: keys, keyValues: keyValues, values: values, groups: groups, metrics: metrics)
     }
 
     /// Nearest-rank percentile.

@@ -9,7 +9,8 @@ final class FeedReader: @unchecked Sendable {
     private let geojson: GeoJSONFeedReader?
 
     /// Opens `path` (`-` for stdin). `seqBase` orders this file's rows after earlier files'.
-    init(path: String, seqBase: Int64, onReject: @escaping (Reject) -> Void) throws(IngestError) {
+    init(path: String, seqBase: Int64, timeUnit: TimeUnit? = nil, strict: Bool = false,
+         onWarning: @escaping (String) -> Void = { _ in }, onReject: @escaping (Reject) -> Void) throws(IngestError) {
         input = try FeedInput(path: path)
         var first: [UInt8] = []
         while first.count < 64, let chunk = try input.next() { first.append(contentsOf: chunk) }
@@ -18,7 +19,8 @@ final class FeedReader: @unchecked Sendable {
         }
         if lead == UInt8(ascii: "{") {
             format = .geojson
-            geojson = GeoJSONFeedReader(input: input, initial: first, seqBase: seqBase, onReject: onReject)
+            geojson = GeoJSONFeedReader(input: input, initial: first, seqBase: seqBase, timeUnit: timeUnit, strict: strict,
+                                        onWarning: onWarning, onReject: onReject)
             csv = nil
         } else {
             format = .csv

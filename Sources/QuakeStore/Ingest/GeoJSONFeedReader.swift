@@ -12,16 +12,26 @@ final class GeoJSONFeedReader {
     private let onReject: (Reject) -> Void
     private var scratch: [UInt8] = []
     private var sawFeatures = false
+    /// The unit of integer times, settled on the file's first one.
+    private var timeRule: TimeUnitRule
+    private let onWarning: (String) -> Void
+    /// A file-level error met while reading a feature (raised by the next `next`).
+    private var pending: IngestError?
+    /// Which timestamp fields of the current feature held integers.
+    private var integerTimes: UInt64 = 0
 
     private enum State { case start, topKey, features(first: Bool), afterTop, done }
 
     private static let keys: [([UInt8], Column)] = (Column.geoJSONProperties + FeedWriter.extraGeoJSONProperties).map { (Array($0.name.utf8), $0) }
 
-    init(input: FeedInput, initial: [UInt8], seqBase: Int64, onReject: @escaping (Reject) -> Void) {
+    init(input: FeedInput, initial: [UInt8], seqBase: Int64, timeUnit: TimeUnit? = nil, strict: Bool = false,
+         onWarning: @escaping (String) -> Void = { _ in }, onReject: @escaping (Reject) -> Void) {
         self.input = input
         self.buf = initial
         self.seqBase = seqBase
         self.onReject = onReject
+        self.onWarning = onWarning
+        timeRule = TimeUnitRule(given: timeUnit, strict: strict, file: input.name)
     }
 
     private func refill() throws(IngestError) {
@@ -45,6 +55,7 @@ final class GeoJSONFeedReader {
                 }
                 try refill()
             }
+            if let pending { throw pending }
         }
         if case .done = state, !sawFeatures { throw malformed("no \"features\" array") }
         return batch.count == 0 ? nil : batch
@@ -114,11 +125,14 @@ final class GeoJSONFeedReader {
     private func readFeature(_ raw: UnsafeRawBufferPointer, from: Int, to: Int, into batch: inout RowBatch) {
         batch.beginRow()
         do {
+            integerTimes = 0
             let mask = try parseFeature(JSONCursor(raw, from: from, to: to), &batch)
+            if integerTimes != 0 { try convertTimes(&batch) }
             try batch.validateCurrentRow()
             batch.endRow(present: mask, seq: seqBase + Int64(featureIndex) + 1)
         } catch let e as FieldError {
             batch.abandonRow()
+            if pending != nil { return }  // the file fails whole
             onReject(Reject(file: input.name, line: featureIndex, isFeature: true, reason: e.reason))
         } catch let e as JSONCursor.Malformed {
             batch.abandonRow()
@@ -183,6 +197,25 @@ final class GeoJSONFeedReader {
         return mask
     }
 
+    /// Integer `time` and `updated` to milliseconds, by the file's unit (settled here on the
+    /// first integer time).
+    private func convertTimes(_ batch: inout RowBatch) throws {
+        let row = batch.count
+        let t = batch.ints[Column.time.rawValue][row]
+        let u: Int64? = integerTimes & Column.updated.bit != 0 ? batch.ints[Column.updated.rawValue][row] : nil
+        if integerTimes & Column.time.bit != 0 {
+            do throws(IngestError) {
+                if let w = try timeRule.decide(time: t, updated: u) { onWarning(w) }
+            } catch {
+                pending = error
+                throw FieldError(reason: "\(error)")
+            }
+        }
+        for c in [Column.time, .updated] where integerTimes & c.bit != 0 {
+            batch.setInt(c, try timeRule.milliseconds(batch.ints[c.rawValue][row], c, time: t, updated: u))
+        }
+    }
+
     private func parseProperties(_ c: inout JSONCursor, _ batch: inout RowBatch) throws -> UInt64 {
         var mask: UInt64 = 0
         var key: [UInt8] = []
@@ -210,7 +243,12 @@ final class GeoJSONFeedReader {
             if b == UInt8(ascii: "\"") {
                 try c.string(into: &scratch)
                 try scratch.withUnsafeBytes { p throws in
-                    if col.kind == .timestamp, let v = GeoJSONFeedReader.integer(p) { batch.setInt(col, v) } else { try batch.parseField(col, p) }
+                    if col.kind == .timestamp, let v = GeoJSONFeedReader.integer(p) {
+                        batch.setInt(col, v)
+                        integerTimes |= col.bit
+                    } else {
+                        try batch.parseField(col, p)
+                    }
                 }
             } else if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") {
                 try c.skipValue()
@@ -221,6 +259,7 @@ final class GeoJSONFeedReader {
                         throw FieldError(reason: "\(col): not epoch milliseconds: '\(RowBatch.show(num))'")
                     }
                     batch.setInt(col, v)
+                    integerTimes |= col.bit
                 } else if col.kind == .decimal {
                     try batch.parseField(col, num)
                 } else {

@@ -51,6 +51,8 @@ public struct LoadProgress: Sendable {
 public struct LoadOptions: Sendable {
     /// Any rejected row or file fails the whole load; nothing is committed.
     public var strict = false
+    /// The unit of integer times in GeoJSON feeds; nil decides per file (see ``TimeUnit``).
+    public var timeUnit: TimeUnit?
     /// Rows per parse batch; bounds the loader's memory.
     public var batchRows = 32768
     /// Called with every reject as it is found.

@@ -57,7 +57,9 @@ final class SpillPass {
                 spills.truncate(to: marks)
             }
             do {
-                let reader = try FeedReader(path: path, seqBase: seqBase) { r in
+                let warn = options.onMessage
+                let reader = try FeedReader(path: path, seqBase: seqBase, timeUnit: options.timeUnit,
+                                            strict: options.strict, onWarning: { warn?("warning: \($0)") }) { r in
                     counter.add()
                     onReject?(r)
                 }

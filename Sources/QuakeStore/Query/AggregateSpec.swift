@@ -88,6 +88,24 @@ public struct AggregateRow: Sendable {
     public var keyValues: [SortValue]
     /// One value per metric (nil when no non-null input).
     public var values: [Double?]
+    /// The groupings the keys follow, in order.
+    public var groups: [GroupBy] = []
+    /// The metrics the values follow, in order.
+    public var metrics: [Metric] = []
+
+    /// The display value of the group key named `name` (`row["net"]`, `row["month"]`,
+    /// `row["mag:0.5"]`), nil for the null group or a name that is not a key.
+    public subscript(name: String) -> String? {
+        guard let k = groups.firstIndex(where: { $0.description == name }) else { return nil }
+        return keys[k]
+    }
+
+    /// The value of the metric named `name` (`row.value("avg(mag)")`, `row.value("count")`),
+    /// nil when it had no input or is not one of the row's metrics.
+    public func value(_ name: String) -> Double? {
+        guard let m = Metric(parsing: name), let k = metrics.firstIndex(of: m) else { return nil }
+        return values[k]
+    }
 }
 
 extension ScaledDecimal {

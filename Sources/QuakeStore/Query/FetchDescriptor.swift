@@ -92,12 +92,13 @@ extension Store {
         }
     }
 
-    /// Sections like SwiftData's `sectionBy`: each group's id and count, with up to
+    /// Sections like SwiftData's `sectionBy`: each group's id and total count, with up to
     /// `limitPerSection` events in the descriptor's order.
+    /// - Complexity: one aggregate pass, then one top-N query per section.
     public func fetchSections(_ d: FetchDescriptor<Quake>, by key: GroupBy, limitPerSection: Int? = nil) throws
-        -> [(id: String?, count: Int, quakes: [Quake])] {
+        -> [QuakeSection] {
         try sections(d.filter, by: key, sort: try d.sortKeys(), limitPerSection: limitPerSection, columns: try d.columns())
-            .map { ($0.id, $0.count, $0.rows.quakes) }
+            .map { QuakeSection(id: $0.id, elements: $0.rows.quakes, totalCount: $0.count) }
     }
 
     /// Grouped aggregates over the events a predicate matches.

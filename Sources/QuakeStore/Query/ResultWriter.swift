@@ -96,7 +96,7 @@ public struct ResultWriter {
         }
     }
 
-    fileprivate func object(_ b: RowBatch, _ i: Int, _ sink: OutputSink) {
+    func object(_ b: RowBatch, _ i: Int, _ sink: OutputSink) {
         sink.write("{")
         for (k, c) in columns.enumerated() {
             if k > 0 { sink.write(",") }
