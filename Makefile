@@ -5,7 +5,8 @@ SWIFT ?= swift
 STORE ?= $(CURDIR)/.build/demo.store
 Q = .build/release/quakes
 
-.PHONY: demo test deps build sample clean fuzz trials
+.PHONY: demo test deps build sample clean fuzz trials install
+PREFIX ?= /usr/local
 
 deps:
 	@pkg-config --exists libzstd || { echo "installing libzstd-dev"; \
@@ -43,6 +44,11 @@ sample: build
 	rm -rf data/csv data/geojson
 	$(Q) generate --rows 6000 --file-rows 3000 --overlap 0.05 --years 2023-2025 --out data/csv --seed 7
 	$(Q) generate --rows 6000 --file-rows 3000 --overlap 0.05 --years 2023-2025 --out data/geojson --format geojson --compress gz --seed 7
+
+# Puts quakes on the PATH: make install PREFIX=$$HOME/.local
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(Q) $(DESTDIR)$(PREFIX)/bin/quakes
 
 clean:
 	rm -rf .build

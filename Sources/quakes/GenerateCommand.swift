@@ -10,14 +10,14 @@ struct GenerateCommand: ParsableCommand {
     @Option(help: "csv or geojson.") var format: FeedWriter.Format = .csv
     @Option(help: "Random seed.") var seed: UInt64 = 42
     @Option(help: "Compress files: gz or zst.") var compress: OutputSink.Compression?
-    @Option(help: "Events per snapshot file.") var fileRows: Int = 1_000_000
+    @Option(help: "Events per snapshot file, e.g. 1000000 or 1M.") var fileRows: String = "1M"
     @Option(help: "Fraction of each snapshot repeated, revised, in the next one.") var overlap: Double = 0.02
     @Option(help: "Years to cover, e.g. 2000-2025.") var years: String = "2000-2025"
 
     func validate() throws {
         guard GenerateCommand.count(rows) != nil else { throw ValidationError("--rows: expected a count like 100000, 500k or 10M") }
         guard yearRange != nil else { throw ValidationError("--years: expected FIRST-LAST, e.g. 2000-2025") }
-        guard fileRows > 0 else { throw ValidationError("--file-rows must be positive") }
+        guard let n = GenerateCommand.count(fileRows), n > 0 else { throw ValidationError("--file-rows: expected a positive count like 50000, 500k or 1M") }
         guard (0..<1).contains(overlap) else { throw ValidationError("--overlap must be in [0, 1)") }
     }
 
@@ -35,11 +35,11 @@ struct GenerateCommand: ParsableCommand {
     }
 
     func run() throws {
-        var o = GeneratorOptions(rows: GenerateCommand.count(rows)!)
+        var o = GeneratorOptions(rows: GenerateCommand.count(rows) ?? 0)
         o.format = format
         o.seed = seed
         o.compression = compress ?? .none
-        o.rowsPerFile = fileRows
+        o.rowsPerFile = GenerateCommand.count(fileRows) ?? 1_000_000
         o.overlap = overlap
         (o.firstYear, o.lastYear) = yearRange!
         let files = try FeedGenerator.generate(o, into: out)
