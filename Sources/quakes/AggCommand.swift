@@ -14,14 +14,15 @@ struct AggCommand: ParsableCommand {
     @Option(help: "Comma-separated: count,min(X),max(X),avg(X),sum(X),pNN(X).") var metrics: String = "count"
     @Option(help: "Sort groups by a key or metric name, e.g. count:desc.") var sort: String?
     @Option(help: "At most this many groups.") var limit: Int?
-    @Option(help: "table, csv, json or ndjson.") var format: ResultWriter.Format = .table
+    @Option(name: .customLong("format"), help: "Output format.") var output: AggFormat = .table
     @Flag(help: "Leave out the header line (table and csv).") var noHeader = false
+
+    var format: ResultWriter.Format { output.format }
 
     func validate() throws {
         _ = try groups()
         _ = try metricList()
         if by.count > 3 { throw ValidationError("--by: at most three keys") }
-        if format == .geojson || format == .text { throw ValidationError("--format: agg prints table, csv, json or ndjson") }
         if let sort { _ = try sortSpec(sort) }
     }
 

@@ -96,6 +96,7 @@ struct FilterOptions: ParsableArguments {
         guard near != nil || radiusKm != nil || fdsnCenter || maxradius != nil else { return nil }
         if radiusKm != nil && maxradius != nil { throw ValidationError("give --radius-km (or --maxradiuskm) or --maxradius, not both") }
         let r = radiusKm ?? maxradius.map { $0 * Self.kmPerDegree }
+        if maxradius != nil && !fdsnCenter { throw ValidationError("--maxradius needs --latitude and --longitude") }
         let center: [Double]
         if fdsnCenter {
             guard near == nil else { throw ValidationError("--near cannot be combined with --latitude/--longitude") }

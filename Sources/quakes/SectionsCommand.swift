@@ -14,14 +14,13 @@ struct SectionsCommand: ParsableCommand {
     @Option(help: "FIELD[:asc|desc] within sections, repeatable.") var sort: [String] = []
     @Option(help: "Rows shown per section.") var limitPerSection: Int?
     @Option(help: "Fields to print, comma-separated.") var fields: String?
-    @Option(help: "table, json or ndjson (one section per line).") var format: ResultWriter.Format = .table
+    @Option(name: .customLong("format"), help: "Output format (ndjson: one section per line).")
+    var output: SectionsFormat = .table
+    var format: ResultWriter.Format { output.format }
     @Flag(help: "Leave out each table's header line.") var noHeader = false
 
     func validate() throws {
         guard ["day", "month", "net", "magType"].contains(by) else { throw ValidationError("--by: expected day, month, net or magType") }
-        guard [.table, .json, .ndjson].contains(format) else {
-            throw ValidationError("--format: sections prints table, json or ndjson")
-        }
         if let l = limitPerSection, l < 0 { throw ValidationError("--limit-per-section must be >= 0") }
         _ = try keys()
         _ = try columns()
