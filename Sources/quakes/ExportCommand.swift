@@ -3,18 +3,41 @@ import Foundation
 import QuakeStore
 
 struct ExportCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "export", abstract: "Write the store back out as USGS CSV or GeoJSON, loadable again.")
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write the store (or the events the filters match) as USGS CSV or GeoJSON, loadable again, "
+            + "or as a hive-partitioned Parquet data set."
+    )
+
+    enum Format: String, CaseIterable, ExpressibleByArgument { case csv, geojson, parquet }
 
     @OptionGroup var store: StoreOptions
-    @Option(help: "csv or geojson.") var format: FeedWriter.Format = .csv
-    @Option(help: "Output file (default: standard output).") var out: String?
+    @OptionGroup var filters: FilterOptions
+    @Option(help: "Output format.") var format: Format = .csv
+    @Option(help: "Output file (csv, geojson; default: standard output) or directory (parquet, new or empty).")
+    var out: String?
+    @Option(help: "Parquet layout: DIR/year=YYYY/month=MM/part-0.parquet, DIR/year=YYYY/..., or one file.")
+    var partitionBy: ParquetLayout = .month
+
+    func validate() throws {
+        if format == .parquet && out == nil { throw ValidationError("--format parquet needs --out DIR") }
+    }
 
     func run() throws {
         let s = try store.open()
-        let sink = try out.map { try OutputSink(path: $0) } ?? OutputSink()
-        try s.export(format: format, to: sink)
-        sink.close()
+        let filter = try filters.filter()
+        switch format {
+        case .parquet:
+            let r = try s.exportParquet(to: out ?? ".", layout: partitionBy, filter: filter)
+            printError("exported \(r.rows) rows to \(r.files.count) file\(r.files.count == 1 ? "" : "s"), "
+                + "\(r.bytes) bytes")
+        case .csv, .geojson:
+            let sink = try out.map { try OutputSink(path: $0) } ?? OutputSink()
+            try s.export(format: format == .csv ? .csv : .geojson, to: sink, filter: filter)
+            sink.close()
+        }
     }
 }
 
+extension ParquetLayout: ExpressibleByArgument {}
 extension FeedWriter.Format: ExpressibleByArgument {}

@@ -139,12 +139,14 @@ public final class FeedWriter {
 }
 
 extension Store {
-    /// Writes every stored event, partition by partition in (time, id) order.
-    public func export(format: FeedWriter.Format, to sink: OutputSink) throws {
+    /// Writes the events `filter` matches (every one by default), partition by partition in
+    /// (time, id) order. Memory holds one partition.
+    public func export(format: FeedWriter.Format, to sink: OutputSink, filter: Filter = .all) throws {
         let w = FeedWriter(format: format, sink: sink)
-        w.begin(count: manifest.rows, generated: Int64(Date().timeIntervalSince1970 * 1000))
+        let count: Int? = if case .all = filter { manifest.rows } else { nil }
+        w.begin(count: count, generated: Int64(Date().timeIntervalSince1970 * 1000))
         for e in manifest.partitions {
-            let batch = try reader(e).readAll()
+            let batch = try rows(of: e, filter: filter, columns: Column.allCases)
             for i in 0..<batch.count { w.write(batch, row: i) }
         }
         w.end()

@@ -136,6 +136,21 @@ enum FileIO {
     }
 
     /// Removes a file or a directory tree.
+    /// A new file at `path` for writing (truncated), as a descriptor.
+    static func create(_ path: String) throws(StoreError) -> Int32 {
+        let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io("\(path): \(errorText())") }
+        return fd
+    }
+
+    /// Flushes `fd` to the device and closes it.
+    static func syncAndClose(_ fd: Int32, path: String) throws(StoreError) {
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw .io("\(path): \(errorText())") }
+    }
+
+    static func closeQuietly(_ fd: Int32) { close(fd) }
+
     static func remove(_ path: String) {
         if isDirectory(path) {
             for n in list(path) { remove(path + "/" + n) }
