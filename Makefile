@@ -5,7 +5,7 @@ SWIFT ?= swift
 STORE ?= $(CURDIR)/.build/demo.store
 Q = .build/release/quakes
 
-.PHONY: demo test deps build sample clean fuzz trials install
+.PHONY: demo test deps pydeps build sample clean fuzz trials install
 PREFIX ?= /usr/local
 
 deps:
@@ -16,9 +16,17 @@ deps:
 build: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product quakes
 
+# DuckDB and pyarrow from PyPI read the Parquet and Arrow output in the tests.
+VENV = $(CURDIR)/.build-venv
+pydeps:
+	@test -x $(VENV)/bin/python && $(VENV)/bin/python -c 'import duckdb, pyarrow' 2>/dev/null || { \
+	  python3 -m venv $(VENV) 2>/dev/null || { (apt-get update -qq && apt-get install -y -qq python3-venv) >/dev/null && \
+	    python3 -m venv $(VENV); }; \
+	  $(VENV)/bin/pip install -q --disable-pip-version-check duckdb pyarrow; }
+
 # Release mode: the tests compare kernels with naive references over real and generated data.
-test: deps
-	$(SWIFT) test -c release -Xswiftc -enable-testing
+test: deps pydeps
+	QUAKES_PYTHON=$(VENV)/bin/python $(SWIFT) test -c release -Xswiftc -enable-testing
 
 demo: build
 	@rm -rf $(STORE)

@@ -39,8 +39,15 @@ import Testing
         #expect(e.status == 0 && e.stdout.contains("Run a query, count, agg or sections command"))
         let eq = try CLI.run(["explain", "query", "--help"])
         #expect(eq.status == 0 && eq.stdout.contains("List matching events"))
+        func flat(_ s: String) -> String { s.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
         let ah = try CLI.run(["agg", "--help"])
-        #expect(ah.stdout.contains("table, csv, json or ndjson"))
+        #expect(flat(ah.stdout).contains("(values: table, csv, json, ndjson;"))
+        let sh = try CLI.run(["sections", "--help"])
+        #expect(flat(sh.stdout).contains("(values: table, json, ndjson;"))
+        let qh = try CLI.run(["query", "--help"])
+        #expect(flat(qh.stdout).contains("(values: table, csv, json, ndjson, geojson, text;"))
+        let xh = try CLI.run(["export", "--help"])
+        #expect(flat(xh.stdout).contains("(values: csv, geojson, parquet;"))
     }
 
     @Test func aggregatesAsNDJSON() throws {

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// Parquet out, read back by real readers (pyarrow and DuckDB from PyPI, in the venv `make test`
+/// sets up), compared field by field with the CSV export.
+@Suite struct ParquetExportTests {
+    /// The venv's python: `$QUAKES_PYTHON`, else `.build-venv/bin/python` (made by `make test`).
+    static var python: String {
+        if let p = ProcessInfo.processInfo.environment["QUAKES_PYTHON"] { return p }
+        return CLI.packageRoot.appendingPathComponent(".build-venv/bin/python").path
+    }
+
+    static func check(_ dir: String, csv: String, layout: String) throws -> CLI.Result {
+        let script = CLI.packageRoot.appendingPathComponent("Tests/quakesTests/Python/check_parquet.py").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: python)
+        p.arguments = [script, dir, csv, layout]
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return CLI.Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+                          stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    /// Exports `store` (with `filter` flags) as parquet and csv, and has the readers compare them.
+    func roundTrip(_ store: String, _ d: String, layout: String, _ filter: [String] = [], rowGroups: Bool = false) throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python),
+                "no python with duckdb and pyarrow at \(Self.python); `make test` makes it")
+        let out = d + "/pq-\(layout)-\(filter.count)"
+        let p = try CLI.run(["export", "--store", store, "--format", "parquet", "--out", out, "--partition-by", layout] + filter)
+        #expect(p.status == 0, "\(p.stderr)")
+        #expect(p.stderr.hasPrefix("exported "))
+        let c = try CLI.run(["export", "--store", store, "--format", "csv", "--out", out + ".csv"] + filter)
+        #expect(c.status == 0)
+        let r = try Self.check(out, csv: out + ".csv", layout: layout)
+        #expect(r.status == 0 && r.stdout.hasPrefix("ok rows="), "\(r.stdout)\(r.stderr)")
+        if rowGroups { #expect(!r.stdout.contains("groups=1 "), "\(r.stdout)") }
+    }
+
+    @Test func generatedDataWithOddValues() throws {
+        let d = CLI.tempDir()
+        #expect(try CLI.run(["generate", "--rows", "300k", "--out", d + "/feed", "--seed", "21"]).status == 0)
+        let odd = """
+            time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type,horizontalError,depthError,magError,magNst,status,locationSource,magSource
+            2024-06-15T01:00:00.000Z,-0.0,179.99999999999999,-0.0,-0.0,ml,,,,,ak,odd1,2024-06-15T02:00:00.001Z,"5 km N of Pāhala, Hawaiʻi — “quoted”",earthquake,,,,,reviewed,ak,ak
+            1965-03-01T00:00:00.000Z,12.345678901234567,-0.00000000000000001,0,9.1,mw,,,,,iscgem,odd2,,日本海,earthquake,,,,,reviewed,iscgem,iscgem
+
+            """
+        try odd.write(toFile: d + "/feed/odd.csv", atomically: true, encoding: .utf8)
+        #expect(try CLI.run(["load", "--store", d + "/s", d + "/feed"]).status == 0)
+        try roundTrip(d + "/s", d, layout: "month")
+        try roundTrip(d + "/s", d, layout: "year", rowGroups: true)
+        try roundTrip(d + "/s", d, layout: "none", rowGroups: true)
+        try roundTrip(d + "/s", d, layout: "month", ["--min-mag", "2.5", "--bbox", "-60,60,-180,0"])
+        let again = try CLI.run(["export", "--store", d + "/s", "--format", "parquet", "--out", d + "/pq-month-0"])
+        #expect(again.status == 1 && again.stderr.contains("not empty; export into a new or empty directory"))
+    }
+
+    @Test func realFeeds() throws {
+        let d = CLI.tempDir()
+        let usgs = CLI.packageRoot.appendingPathComponent("../shared/usgs").path
+        #expect(try CLI.run(["load", "--store", d + "/s", usgs]).status <= 1)  // the odd files carry rejects
+        try roundTrip(d + "/s", d, layout: "month")
+        try roundTrip(d + "/s", d, layout: "year", ["--place-like", "alaska"])
+    }
+
+    @Test func aKilledExportLeavesNoFileUnderAFinalName() throws {
+        let d = CLI.tempDir()
+        #expect(try CLI.run(["generate", "--rows", "2M", "--file-rows", "2M", "--out", d + "/feed", "--seed", "22"]).status == 0)
+        #expect(try CLI.run(["load", "--store", d + "/s", d + "/feed"]).status == 0)
+        for delay in [0.3, 0.8, 1.5] {
+            let out = d + "/killed-\(delay)"
+            let p = try CLI.start(["export", "--store", d + "/s", "--format", "parquet", "--out", out, "--partition-by", "none"])
+            Thread.sleep(forTimeInterval: delay)
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []
+            // either nothing, a hidden temporary, or the whole file that a reader accepts
+            for n in names where !n.hasPrefix(".") {
+                #expect(n == "part-0.parquet")
+                let r = try Self.check(out, csv: "/dev/null", layout: "none")
+                #expect(r.stdout.contains("pyarrow read 2000000 rows, the CSV export has 0"), "\(r.stdout)\(r.stderr)")
+            }
+        }
+    }
+}
