@@ -12,14 +12,17 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var filters: FilterOptions
     @OptionGroup var page: PageOptions
     @Option(help: "Fields to read and print, comma-separated (USGS names).") var fields: String?
-    @Option(help: "table, csv, json, ndjson, geojson or text (the FDSN event service's pipe-separated text).")
+    @Option(help: "Output format: text is the FDSN event service's pipe-separated text; parquet writes --out FILE; arrow is an Arrow IPC stream.")
     var format: ResultWriter.Format = .table
+    @Option(help: "The file --format parquet writes.") var out: String?
     @Flag(help: "Leave out the header line (table, csv and text).") var noHeader = false
     @Flag(help: "Print the resume cursor even on the last page.") var cursor = false
 
     func validate() throws {
         _ = try columns()
         if format == .text && fields != nil { throw ValidationError("--fields: the text format has fixed FDSN columns") }
+        if format == .parquet && out == nil { throw ValidationError("--format parquet needs --out FILE") }
+        if format != .parquet && out != nil { throw ValidationError("--out goes with --format parquet; other formats go to stdout") }
     }
 
     func columns() throws -> [Column]? {
@@ -54,7 +57,18 @@ struct QueryCommand: ParsableCommand {
             return try s.count(q.effectiveFilter)
         }
         var next: Cursor?
-        if format == .table {
+        if format == .parquet, let out {
+            let file = try ParquetResultFile(path: out, columns: shown)
+            do {
+                _ = try s.query(q, columns: cols, begin: { count, c in
+                    next = nextCursor(c, returned: count, matched: try matched(returned: count).map { max(0, $0 - q.offset) })
+                }, chunk: file.write)
+                try file.finish()
+            } catch {
+                file.abandon()
+                throw error
+            }
+        } else if format == .table {
             let r = try s.query(q, columns: cols)
             writer.matched = try matched(returned: r.count).map { max(0, $0 - q.offset) }
             writer.write(r, to: OutputSink())

@@ -3,7 +3,7 @@ import Foundation
 /// Writes query results as an aligned table, USGS CSV, JSON (with an envelope holding the
 /// count and the cursor), NDJSON, USGS GeoJSON or the FDSN event service's pipe-separated text.
 public struct ResultWriter {
-    public enum Format: String, Sendable, CaseIterable { case table, csv, json, ndjson, geojson, text }
+    public enum Format: String, Sendable, CaseIterable { case table, csv, json, ndjson, geojson, text, parquet, arrow }
 
     public let format: Format
     public let columns: [Column]
@@ -41,6 +41,7 @@ public struct ResultWriter {
         let writer: ResultWriter
         let sink: OutputSink
         private var feed: FeedWriter?
+        private var arrow: ArrowStreamWriter?
         private var written = 0
 
         init(writer: ResultWriter, sink: OutputSink) {
@@ -55,6 +56,9 @@ public struct ResultWriter {
                 feed?.begin(count: count, header: writer.header)
             case .text:
                 if writer.header { sink.write(ResultWriter.fdsnTextHeader + "\n") }
+            case .arrow:
+                arrow = ArrowStreamWriter(sink: sink, columns: writer.columns)
+                arrow?.begin()
             case .geojson:
                 feed = FeedWriter(format: .geojson, sink: sink, columns: writer.columns)
                 feed?.begin(count: count, generated: Int64(Date().timeIntervalSince1970 * 1000))
@@ -62,7 +66,7 @@ public struct ResultWriter {
                 sink.write("{\"count\":\(count),\"cursor\":")
                 if let c = cursor { FeedWriter.jsonString(c.token.utf8, into: &sink.buffer) } else { sink.write("null") }
                 sink.write(",\"rows\":[")
-            case .ndjson, .table:
+            case .ndjson, .table, .parquet:
                 break
             }
         }
@@ -73,6 +77,8 @@ public struct ResultWriter {
                 for i in 0..<r.count { feed?.write(r.batch, row: i) }
             case .text:
                 for i in 0..<r.count { writer.fdsnText(r.batch, i, sink) }
+            case .arrow:
+                arrow?.write(r)
             case .json:
                 for i in 0..<r.count {
                     if written + i > 0 { sink.write(",") }
@@ -81,6 +87,8 @@ public struct ResultWriter {
                 }
             case .ndjson, .table:
                 for i in 0..<r.count { writer.object(r.batch, i, sink); sink.write("\n") }
+            case .parquet:
+                break  // a file, not a stream: see ParquetResultFile
             }
             written += r.count
             sink.maybeFlush()
@@ -90,6 +98,7 @@ public struct ResultWriter {
             switch writer.format {
             case .geojson: feed?.end()
             case .json: sink.write("\n]}\n")
+            case .arrow: arrow?.end()
             default: break
             }
             sink.flush()

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// `query --format arrow` (an IPC stream on stdout) and `query --format parquet --out FILE`,
+/// read by pyarrow and compared with the same query's CSV output.
+@Suite struct ArrowAndParquetResultTests {
+    static func check(_ kind: String, _ path: String, csv: String) throws -> CLI.Result {
+        let script = CLI.packageRoot.appendingPathComponent("Tests/quakesTests/Python/check_result.py").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: ParquetExportTests.python)
+        p.arguments = [script, kind, path, csv]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return CLI.Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: "")
+    }
+
+    /// Runs `query` as csv, arrow (stdout captured to a file by the shell) and parquet.
+    func compare(_ s: String, _ d: String, _ args: [String]) throws {
+        let tag = String(abs(args.joined().hashValue))
+        let csv = try CLI.run(["query", "--store", s, "--format", "csv"] + args)
+        #expect(csv.status == 0)
+        try csv.stdout.write(toFile: d + "/\(tag).csv", atomically: true, encoding: .utf8)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLI.binary)
+        p.arguments = ["query", "--store", s, "--format", "arrow"] + args
+        FileManager.default.createFile(atPath: d + "/\(tag).arrow", contents: nil)
+        let f = try FileHandle(forWritingTo: URL(fileURLWithPath: d + "/\(tag).arrow"))
+        p.standardOutput = f
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        try f.close()
+        #expect(p.terminationStatus == 0)
+        let a = try Self.check("arrow", d + "/\(tag).arrow", csv: d + "/\(tag).csv")
+        #expect(a.status == 0 && a.stdout.hasPrefix("ok rows="), "\(args): \(a.stdout)")
+        let pq = try CLI.run(["query", "--store", s, "--format", "parquet", "--out", d + "/\(tag).parquet"] + args)
+        #expect(pq.status == 0, "\(pq.stderr)")
+        let r = try Self.check("parquet", d + "/\(tag).parquet", csv: d + "/\(tag).csv")
+        #expect(r.status == 0 && r.stdout.hasPrefix("ok rows="), "\(args): \(r.stdout)")
+    }
+
+    @Test func arrowAndParquetEqualTheCSV() throws {
+        let d = CLI.tempDir()
+        #expect(try CLI.run(["generate", "--rows", "200k", "--out", d + "/feed", "--seed", "31"]).status == 0)
+        #expect(try CLI.run(["load", "--store", d + "/s", d + "/feed"]).status == 0)
+        try compare(d + "/s", d, [])
+        try compare(d + "/s", d, ["--min-mag", "3", "--sort", "mag:desc", "--fields", "time,mag,place,id,updated,felt"])
+        try compare(d + "/s", d, ["--min-mag", "99"])
+        let real = CLI.tempDir("real")
+        let usgs = CLI.packageRoot.appendingPathComponent("../shared/usgs").path
+        #expect(try CLI.run(["load", "--store", real + "/s", usgs]).status <= 1)
+        try compare(real + "/s", d, ["--place-like", "alaska", "--sort", "time:asc"])
+        let bad = try CLI.run(["query", "--store", d + "/s", "--format", "parquet"])
+        #expect(bad.status == 2 && bad.stderr.hasPrefix("quakes: --format parquet needs --out FILE"))
+    }
+}
