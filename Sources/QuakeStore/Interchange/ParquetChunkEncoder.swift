@@ -20,7 +20,7 @@ struct EncodedChunk {
 /// Encodes a column of a ``RowBatch`` row range into an ``EncodedChunk``.
 enum ParquetChunkEncoder {
     static let plain: Int32 = 0, rle: Int32 = 3, rleDictionary: Int32 = 8
-    static let zstdLevel: Int32 = 3
+    static let zstdLevel: Int32 = 1
 
     static func encode(_ b: RowBatch, rows: Range<Int>, _ pc: ParquetColumn) -> EncodedChunk {
         var chunk = EncodedChunk()
@@ -128,23 +128,36 @@ enum ParquetChunkEncoder {
         return a.count < b.count
     }
 
+    /// PLAIN 8-byte values of the non-null rows, written straight into one allocation;
+    /// `bits` maps a stored value to its little-endian bit pattern.
+    @inline(__always)
+    private static func fixed(_ v: [Int64], _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
+                              _ chunk: inout EncodedChunk, _ bits: (Int64) -> UInt64) -> [UInt8] {
+        var nulls = 0
+        let out = [UInt8](unsafeUninitializedCapacity: rows.count * 8) { buf, initialized in
+            var n = 0
+            v.withUnsafeBufferPointer { p in
+                for i in rows {
+                    let x = p[i]
+                    if x == RowBatch.null { nulls += 1; defs.append(0); continue }
+                    if !required { defs.append(1) }
+                    // SAFETY: at most rows.count values of 8 bytes go into a buffer of rows.count * 8.
+                    UnsafeMutableRawPointer(buf.baseAddress! + n).storeBytes(of: bits(x).littleEndian, as: UInt64.self)
+                    n += 8
+                }
+            }
+            initialized = n
+        }
+        chunk.nulls += nulls
+        return out
+    }
+
     private static func int64s(_ v: [Int64], _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
                                _ chunk: inout EncodedChunk) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(rows.count * 8)
         var lo = Int64.max, hi = Int64.min
-        v.withUnsafeBufferPointer { p in
-            for i in rows {
-                let x = p[i]
-                if x == RowBatch.null {
-                    chunk.nulls += 1
-                    defs.append(0)
-                    continue
-                }
-                if !required { defs.append(1) }
-                lo = Swift.min(lo, x); hi = Swift.max(hi, x)
-                appendUInt64(UInt64(bitPattern: x), &out)
-            }
+        let out = fixed(v, rows, required, &defs, &chunk) { x in
+            lo = Swift.min(lo, x); hi = Swift.max(hi, x)
+            return UInt64(bitPattern: x)
         }
         if chunk.nulls < rows.count {
             var a: [UInt8] = [], b: [UInt8] = []
@@ -156,22 +169,11 @@ enum ParquetChunkEncoder {
 
     private static func doubles(_ v: [Int64], _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
                                 _ chunk: inout EncodedChunk) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(rows.count * 8)
         var lo = Double.infinity, hi = -Double.infinity
-        v.withUnsafeBufferPointer { p in
-            for i in rows {
-                let e = p[i]
-                if e == RowBatch.null {
-                    chunk.nulls += 1
-                    defs.append(0)
-                    continue
-                }
-                if !required { defs.append(1) }
-                let x = ScaledDecimal.double(e)
-                lo = Swift.min(lo, x); hi = Swift.max(hi, x)
-                appendUInt64(x.bitPattern, &out)
-            }
+        let out = fixed(v, rows, required, &defs, &chunk) { e in
+            let x = ScaledDecimal.double(e)
+            lo = Swift.min(lo, x); hi = Swift.max(hi, x)
+            return x.bitPattern
         }
         if chunk.nulls < rows.count {
             // the format's rule for signed zeros: a zero minimum is -0.0, a zero maximum +0.0

@@ -63,8 +63,14 @@ extension Store {
             guard FileIO.list(dir).isEmpty else {
                 throw StoreError.io("\(dir): not empty; export into a new or empty directory")
             }
-            for e in manifest.partitions {
-                let batch = try rows(of: e, filter: filter, columns: columns)
+            // the next partition is read on another thread while this one is encoded
+            let parts = manifest.partitions
+            let prefetch = PartitionPrefetch(count: parts.count) { [self] k in
+                defer { dropReader(parts[k]) }
+                return try rows(of: parts[k], filter: filter, columns: columns)
+            }
+            for k in parts.indices {
+                let batch = try prefetch.take(k)
                 var at = 0
                 let times = batch.ints[Column.time.rawValue]
                 while at < batch.count {

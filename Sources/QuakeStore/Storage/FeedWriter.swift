@@ -147,6 +147,7 @@ extension Store {
         w.begin(count: count, generated: Int64(Date().timeIntervalSince1970 * 1000))
         for e in manifest.partitions {
             let batch = try rows(of: e, filter: filter, columns: Column.allCases)
+            dropReader(e)
             for i in 0..<batch.count { w.write(batch, row: i) }
         }
         w.end()

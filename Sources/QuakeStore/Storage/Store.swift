@@ -82,6 +82,14 @@ public final class Store: @unchecked Sendable {
         return r
     }
 
+    /// Drops the cached reader of a partition, unmapping its file once no one else holds it:
+    /// a pass over every partition (an export) keeps one mapped at a time.
+    func dropReader(_ entry: PartitionEntry) {
+        readersLock.lock()
+        readers[entry.file] = nil
+        readersLock.unlock()
+    }
+
     /// Atomically replaces the manifest: write a temporary file, fsync, rename, fsync the folder.
     /// The bytes are read back through the reader's checks first, so no commit can leave a
     /// manifest that the next open would refuse.
