@@ -47,14 +47,20 @@ final class ParquetFileWriter {
 
     /// Writes the footer, flushes, and renames the file into place.
     func finish() throws {
+        try complete(sync: true)
+        try FileIO.rename(temporary, path)
+    }
+
+    /// Writes the footer and closes the temporary file (flushed to the device with `sync`);
+    /// the caller renames it. An export syncs the file system once for all its files instead.
+    func complete(sync: Bool) throws {
         let footer = footerBytes()
         var tail = footer
         ParquetChunkEncoder.appendUInt32(UInt32(truncatingIfNeeded: footer.count), &tail)
         tail.append(contentsOf: ParquetFileWriter.magic)
         try FileIO.pwriteAll(fd, tail, at: offset, path: temporary)
         open = false
-        try FileIO.syncAndClose(fd, path: temporary)
-        try FileIO.rename(temporary, path)
+        if sync { try FileIO.syncAndClose(fd, path: temporary) } else { FileIO.closeQuietly(fd) }
     }
 
     /// Drops the temporary file.

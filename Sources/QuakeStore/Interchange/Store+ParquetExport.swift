@@ -24,8 +24,9 @@ extension Store {
     /// `rowGroupRows` with min, max and null counts, `time` and `updated` as
     /// `TIMESTAMP(MILLIS, UTC)`, numbers as `DOUBLE`, strings as UTF-8.
     ///
-    /// Memory holds one store partition and one row group. Each file is written under a hidden
-    /// temporary name and renamed when complete.
+    /// Memory holds two store partitions and one row group. Each file is written under a hidden
+    /// temporary name; once all are complete, one file-system sync makes them durable and they
+    /// are renamed into place, so a killed or failed export leaves no file under a final name.
     /// - Complexity: one pass over the matching partitions.
     public func exportParquet(to dir: String, layout: ParquetLayout = .month, filter: Filter = .all,
                               columns: [Column] = Column.allCases,
@@ -49,13 +50,15 @@ extension Store {
                 pending = rest
             }
         }
+        var done: [(temporary: String, path: String)] = []
         func close() throws {
             try flush(true)
             guard let w = writer else { return }
-            try w.finish()
+            try w.complete(sync: false)
+            done.append((w.temporary, w.path))
             summary.files.append(w.path)
             summary.rows += w.rows
-            summary.bytes += FileIO.size(w.path)
+            summary.bytes += FileIO.size(w.temporary)
             writer = nil
         }
         do {
@@ -90,8 +93,13 @@ extension Store {
                 }
             }
             try close()
+            // one sync for every file, then the final names: all of them appear, or none
+            try FileIO.syncFilesystem(dir)
+            for f in done { try FileIO.rename(f.temporary, f.path) }
+            try FileIO.syncFilesystem(dir)
         } catch {
             writer?.abandon()
+            for f in done { FileIO.remove(f.temporary) }
             throw error
         }
         return summary
