@@ -61,6 +61,17 @@ public final class ArrowStreamWriter {
     }
 
     private func batch(_ b: RowBatch, _ rows: Range<Int>) {
+        // utf8 offsets are 32-bit: a batch whose text passes 2 GiB goes out in halves
+        if rows.count > 1, columns.contains(where: { c in
+            guard c.kind != .timestamp && c.kind != .decimal else { return false }
+            let a = b.text[c.rawValue]
+            return a.range(rows.upperBound - 1).upperBound - a.range(rows.lowerBound).lowerBound > Int(Int32.max)
+        }) {
+            let mid = rows.lowerBound + rows.count / 2
+            batch(b, rows.lowerBound..<mid)
+            batch(b, mid..<rows.upperBound)
+            return
+        }
         var body: [UInt8] = []
         var nodes: [UInt8] = [], buffers: [UInt8] = []
         var bufferCount = 0

@@ -22,7 +22,10 @@ enum ParquetChunkEncoder {
     static let plain: Int32 = 0, rle: Int32 = 3, rleDictionary: Int32 = 8
     static let zstdLevel: Int32 = 1
 
-    static func encode(_ b: RowBatch, rows: Range<Int>, _ pc: ParquetColumn) -> EncodedChunk {
+    /// Pages larger than this cannot be described by the format's 32-bit page sizes.
+    static let maxPageBytes = Int(Int32.max)
+
+    static func encode(_ b: RowBatch, rows: Range<Int>, _ pc: ParquetColumn) throws(StoreError) -> EncodedChunk {
         var chunk = EncodedChunk()
         chunk.values = rows.count
         var defs = [UInt32]()
@@ -61,7 +64,7 @@ enum ParquetChunkEncoder {
         }
         if let dictionaryValues {
             chunk.dictionaryPage = 0
-            appendPage(&chunk, type: 2, body: dictionaryValues) { h in
+            try appendPage(&chunk, pc, type: 2, body: dictionaryValues) { h in
                 h.structure(7) { d in d.i32(1, Int32(dictionaryCount)); d.i32(2, plain) }
             }
             chunk.encodings = [plain, rle, rleDictionary]
@@ -78,7 +81,7 @@ enum ParquetChunkEncoder {
         body.append(contentsOf: values)
         chunk.dataPage = chunk.bytes.count
         let encoding = dictionaryValues == nil ? plain : rleDictionary
-        appendPage(&chunk, type: 0, body: body) { h in
+        try appendPage(&chunk, pc, type: 0, body: body) { h in
             h.structure(5) { d in
                 d.i32(1, Int32(rows.count))
                 d.i32(2, encoding)
@@ -91,9 +94,12 @@ enum ParquetChunkEncoder {
 
     /// Appends a page header and the compressed body; `kind` writes the type-specific header.
     /// `type` is DATA_PAGE (0) or DICTIONARY_PAGE (2).
-    private static func appendPage(_ chunk: inout EncodedChunk, type: Int32, body: [UInt8],
-                                   _ kind: (inout ThriftCompactWriter) -> Void) {
+    private static func appendPage(_ chunk: inout EncodedChunk, _ pc: ParquetColumn, type: Int32, body: [UInt8],
+                                   _ kind: (inout ThriftCompactWriter) -> Void) throws(StoreError) {
         let compressed = Zstd.compress(body, level: zstdLevel)
+        guard body.count <= maxPageBytes, compressed.count <= maxPageBytes else {
+            throw .io("column \(pc.column): a Parquet page of \(body.count) bytes exceeds the format's 2 GiB limit")
+        }
         var h = ThriftCompactWriter()
         h.beginStruct()
         h.i32(1, type)
@@ -136,13 +142,14 @@ enum ParquetChunkEncoder {
         var nulls = 0
         let out = [UInt8](unsafeUninitializedCapacity: rows.count * 8) { buf, initialized in
             var n = 0
+            guard let base = buf.baseAddress else { initialized = 0; return }
             v.withUnsafeBufferPointer { p in
                 for i in rows {
                     let x = p[i]
                     if x == RowBatch.null { nulls += 1; defs.append(0); continue }
                     if !required { defs.append(1) }
                     // SAFETY: at most rows.count values of 8 bytes go into a buffer of rows.count * 8.
-                    UnsafeMutableRawPointer(buf.baseAddress! + n).storeBytes(of: bits(x).littleEndian, as: UInt64.self)
+                    UnsafeMutableRawPointer(base + n).storeBytes(of: bits(x).littleEndian, as: UInt64.self)
                     n += 8
                 }
             }
@@ -186,10 +193,11 @@ enum ParquetChunkEncoder {
         return out
     }
 
-    private static func byteArrays(_ a: ByteArena, _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
-                                   _ chunk: inout EncodedChunk) -> [UInt8] {
-        var out: [UInt8] = []
-        var lo: Range<Int>?, hi: Range<Int>?
+    /// Calls `body` with the byte range of every non-null value of `rows`, recording
+    /// definition levels and nulls.
+    @inline(__always)
+    private static func eachText(_ a: ByteArena, _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
+                                 _ chunk: inout EncodedChunk, _ body: (UnsafeRawBufferPointer, Range<Int>) -> Void) {
         a.bytes.withUnsafeBytes { all in
             for i in rows {
                 let r = a.range(i)
@@ -199,11 +207,20 @@ enum ParquetChunkEncoder {
                     continue
                 }
                 if !required { defs.append(1) }
-                appendLength(r.count, &out)
-                out.append(contentsOf: all[r])
-                if lo.map({ less(all, r, $0) }) ?? true { lo = r }
-                if hi.map({ less(all, $0, r) }) ?? true { hi = r }
+                body(all, r)
             }
+        }
+    }
+
+    private static func byteArrays(_ a: ByteArena, _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
+                                   _ chunk: inout EncodedChunk) -> [UInt8] {
+        var out: [UInt8] = []
+        var lo: Range<Int>?, hi: Range<Int>?
+        eachText(a, rows, required, &defs, &chunk) { all, r in
+            appendLength(r.count, &out)
+            out.append(contentsOf: all[r])
+            if lo.map({ less(all, r, $0) }) ?? true { lo = r }
+            if hi.map({ less(all, $0, r) }) ?? true { hi = r }
         }
         if let lo, let hi { chunk.min = Array(a.bytes[lo]); chunk.max = Array(a.bytes[hi]) }
         return out
@@ -214,17 +231,8 @@ enum ParquetChunkEncoder {
         var dict = ByteDictionary()
         var indices: [UInt32] = []
         indices.reserveCapacity(rows.count)
-        a.bytes.withUnsafeBytes { all in
-            for i in rows {
-                let r = a.range(i)
-                if r.isEmpty {
-                    chunk.nulls += 1
-                    defs.append(0)
-                    continue
-                }
-                if !required { defs.append(1) }
-                indices.append(dict.index(UnsafeRawBufferPointer(rebasing: all[r])))
-            }
+        eachText(a, rows, required, &defs, &chunk) { all, r in
+            indices.append(dict.index(UnsafeRawBufferPointer(rebasing: all[r])))
         }
         return (dict, indices)
     }

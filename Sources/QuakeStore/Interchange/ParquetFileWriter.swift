@@ -32,7 +32,7 @@ final class ParquetFileWriter {
     /// Writes `rows` of `b` as one row group, its columns encoded on all cores.
     func write(_ b: RowBatch, rows range: Range<Int>) throws {
         guard !range.isEmpty else { return }
-        let chunks = try parallelMap(columns) { pc in ParquetChunkEncoder.encode(b, rows: range, pc) }
+        let chunks = try parallelMap(columns) { pc in try ParquetChunkEncoder.encode(b, rows: range, pc) }
         var placed: [(EncodedChunk, start: Int)] = []
         for var c in chunks {
             try FileIO.pwriteAll(fd, c.bytes, at: offset, path: temporary)

@@ -9,6 +9,9 @@ from datetime import datetime, timezone
 import duckdb
 import pyarrow.parquet as pq
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_result import compare  # noqa: E402
+
 root, csv_path, layout = sys.argv[1], sys.argv[2], sys.argv[3]
 files = sorted(glob.glob(os.path.join(root, "**", "*.parquet"), recursive=True))
 leftovers = [p for p in glob.glob(os.path.join(root, "**", "*"), recursive=True) if os.path.isfile(p) and not p.endswith(".parquet")]
@@ -62,29 +65,7 @@ for path in files:
         if rel != want:
             fail(f"{path}: holds {t} but is under {rel}")
 
-if len(rows) != len(expected):
-    fail(f"pyarrow read {len(rows)} rows, the CSV export has {len(expected)}")
-
-
-def iso(t):
-    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
-
-
-for n, (got, want) in enumerate(zip(rows, expected)):
-    for name, text in zip(header, want):
-        v = got[name]
-        if text == "":
-            if v is not None:
-                fail(f"row {n} {name}: {v!r}, the CSV has nothing")
-        elif isinstance(v, datetime):
-            if iso(v) != text:
-                fail(f"row {n} {name}: {iso(v)} != {text}")
-        elif isinstance(v, float):
-            x = float(text)
-            if v != x or math.copysign(1, v) != math.copysign(1, x):
-                fail(f"row {n} {name}: {v!r} != {text}")
-        elif v != text:
-            fail(f"row {n} {name}: {v!r} != {text!r}")
+compare(rows, header, expected, fail)
 
 con = duckdb.connect()
 if files:

@@ -10,16 +10,31 @@ from datetime import timezone
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-kind, path, csv_path = sys.argv[1:4]
-if kind == "arrow":
-    with open(path, "rb") as f:
-        table = pa.ipc.open_stream(f).read_all()
-else:
-    table = pq.read_table(path)
-with open(csv_path, newline="", encoding="utf-8") as f:
-    reader = csv.reader(f)
-    header = next(reader, [])
-    expected = list(reader)
+
+
+def iso(v):
+    return v.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{v.microsecond // 1000:03d}Z"
+
+
+def compare(rows, header, expected, fail):
+    """Every field of `rows` (pyarrow dicts) against the CSV rows `expected` under `header`."""
+    if len(rows) != len(expected):
+        fail(f"pyarrow read {len(rows)} rows, the CSV export has {len(expected)}")
+    for n, (got, want) in enumerate(zip(rows, expected)):
+        for name, text in zip(header, want):
+            v = got[name]
+            if text == "":
+                if v is not None:
+                    fail(f"row {n} {name}: {v!r}, the CSV has nothing")
+            elif hasattr(v, "astimezone"):
+                if iso(v) != text:
+                    fail(f"row {n} {name}: {iso(v)} != {text}")
+            elif isinstance(v, float):
+                x = float(text)
+                if v != x or math.copysign(1, v) != math.copysign(1, x):
+                    fail(f"row {n} {name}: {v!r} != {text}")
+            elif v != text:
+                fail(f"row {n} {name}: {v!r} != {text!r}")
 
 
 def fail(msg):
@@ -27,25 +42,18 @@ def fail(msg):
     sys.exit(1)
 
 
-if table.column_names != header:
-    fail(f"columns {table.column_names} != {header}")
-rows = table.to_pylist()
-if len(rows) != len(expected):
-    fail(f"{len(rows)} rows, the CSV has {len(expected)}")
-for n, (got, want) in enumerate(zip(rows, expected)):
-    for name, text in zip(header, want):
-        v = got[name]
-        if text == "":
-            if v is not None:
-                fail(f"row {n} {name}: {v!r}, the CSV has nothing")
-        elif hasattr(v, "astimezone"):
-            s = v.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{v.microsecond // 1000:03d}Z"
-            if s != text:
-                fail(f"row {n} {name}: {s} != {text}")
-        elif isinstance(v, float):
-            x = float(text)
-            if v != x or math.copysign(1, v) != math.copysign(1, x):
-                fail(f"row {n} {name}: {v!r} != {text}")
-        elif v != text:
-            fail(f"row {n} {name}: {v!r} != {text!r}")
-print(f"ok rows={len(rows)} columns={len(header)}")
+if __name__ == "__main__":
+    kind, path, csv_path = sys.argv[1:4]
+    if kind == "arrow":
+        with open(path, "rb") as f:
+            table = pa.ipc.open_stream(f).read_all()
+    else:
+        table = pq.read_table(path)
+    with open(csv_path, newline="", encoding="utf-8") as f:
+        reader = csv.reader(f)
+        header = next(reader, [])
+        expected = list(reader)
+    if table.column_names != header:
+        fail(f"columns {table.column_names} != {header}")
+    compare(table.to_pylist(), header, expected, fail)
+    print(f"ok rows={len(expected)} columns={len(header)}")
