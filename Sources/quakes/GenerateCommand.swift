@@ -30,7 +30,8 @@ struct GenerateCommand: ParsableCommand {
         let l = s.lowercased()
         if let v = Int(l) { return v >= 0 ? v : nil }
         let mult: Double = l.hasSuffix("k") ? 1e3 : l.hasSuffix("m") ? 1e6 : 0
-        guard mult > 0, let v = Double(l.dropLast()), v >= 0 else { return nil }
+        // a count past 10^12 is no feed this machine can write, and Int(1e306) would trap
+        guard mult > 0, let v = Double(l.dropLast()), v >= 0, v * mult <= 1e12 else { return nil }
         return Int(v * mult)
     }
 

@@ -6,35 +6,18 @@ import Testing
 @Suite struct ArrowAndParquetResultTests {
     static func check(_ kind: String, _ path: String, csv: String) throws -> CLI.Result {
         let script = CLI.packageRoot.appendingPathComponent("Tests/quakesTests/Python/check_result.py").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: ParquetExportTests.python)
-        p.arguments = [script, kind, path, csv]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return CLI.Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: "")
+        return try CLI.exec(ParquetExportTests.python, [script, kind, path, csv])
     }
 
-    /// Runs `query` as csv, arrow (stdout captured to a file by the shell) and parquet.
+    /// Runs `query` as csv, arrow (stdout written to a file) and parquet, and compares them.
     func compare(_ s: String, _ d: String, _ args: [String]) throws {
-        let tag = String(abs(args.joined().hashValue))
+        let tag = String(args.joined().hashValue.magnitude)
         let csv = try CLI.run(["query", "--store", s, "--format", "csv"] + args)
         #expect(csv.status == 0)
         try csv.stdout.write(toFile: d + "/\(tag).csv", atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLI.binary)
-        p.arguments = ["query", "--store", s, "--format", "arrow"] + args
-        FileManager.default.createFile(atPath: d + "/\(tag).arrow", contents: nil)
-        let f = try FileHandle(forWritingTo: URL(fileURLWithPath: d + "/\(tag).arrow"))
-        p.standardOutput = f
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        try f.close()
-        #expect(p.terminationStatus == 0)
+        let arrow = try CLI.exec(CLI.binary, ["query", "--store", s, "--format", "arrow"] + args,
+                                 stdoutFile: d + "/\(tag).arrow")
+        #expect(arrow.status == 0, "\(arrow.stderr)")
         let a = try Self.check("arrow", d + "/\(tag).arrow", csv: d + "/\(tag).csv")
         #expect(a.status == 0 && a.stdout.hasPrefix("ok rows="), "\(args): \(a.stdout)")
         let pq = try CLI.run(["query", "--store", s, "--format", "parquet", "--out", d + "/\(tag).parquet"] + args)

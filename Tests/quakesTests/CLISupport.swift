@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Runs the built `quakes` binary as a subprocess.
 enum CLI {
@@ -22,23 +23,61 @@ enum CLI {
 
     @discardableResult
     static func run(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) throws -> Result {
+        try exec(binary, args, stdin: stdin, env: env)
+    }
+
+    /// Runs `executable` (a path, or a name looked up on PATH) and collects its output; stderr
+    /// is drained on another thread so neither pipe can fill up and stall the child.
+    /// `stdoutFile` sends standard output to a file instead (binary output such as Arrow).
+    @discardableResult
+    static func exec(_ executable: String, _ args: [String], stdin: String? = nil, env: [String: String] = [:],
+                     stdoutFile: String? = nil) throws -> Result {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = args
+        if executable.contains("/") {
+            p.executableURL = URL(fileURLWithPath: executable)
+            p.arguments = args
+        } else {
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = [executable] + args
+        }
         var e = ProcessInfo.processInfo.environment
         for (k, v) in env { e[k] = v }
         p.environment = e
         let out = Pipe(), err = Pipe(), inp = Pipe()
-        p.standardOutput = out
+        var file: FileHandle?
+        if let stdoutFile {
+            FileManager.default.createFile(atPath: stdoutFile, contents: nil)
+            file = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutFile))
+            p.standardOutput = file
+        } else {
+            p.standardOutput = out
+        }
         p.standardError = err
         p.standardInput = inp
         try p.run()
+        let errData = Drained()
+        let drained = DispatchSemaphore(value: 0)
+        let errReader = err.fileHandleForReading
+        DispatchQueue.global().async {
+            errData.data = errReader.readDataToEndOfFile()  // read before the semaphore: ordered
+            drained.signal()
+        }
         if let stdin { inp.fileHandleForWriting.write(Data(stdin.utf8)) }
         try inp.fileHandleForWriting.close()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let r = err.fileHandleForReading.readDataToEndOfFile()
+        let o = file == nil ? out.fileHandleForReading.readDataToEndOfFile() : Data()
+        drained.wait()
         p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: r, as: UTF8.self))
+        try file?.close()
+        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+                      stderr: String(decoding: errData.data, as: UTF8.self))
+    }
+
+    /// A store loaded from a generated feed of `rows` events.
+    static func generatedStore(rows: String = "3000", seed: Int, tag: String = #function) throws -> String {
+        let d = tempDir(tag)
+        #expect(try run(["generate", "--rows", rows, "--out", d + "/feed", "--seed", String(seed)]).status == 0)
+        #expect(try run(["load", "--store", d + "/s", d + "/feed"]).status == 0)
+        return d + "/s"
     }
 
     /// Starts the binary in the background, output discarded.
@@ -57,4 +96,9 @@ enum CLI {
         try? FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
         return p
     }
+}
+
+/// Standard error collected on another thread; read only after its semaphore is signalled.
+private final class Drained: @unchecked Sendable {
+    var data = Data()
 }

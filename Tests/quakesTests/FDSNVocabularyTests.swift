@@ -3,13 +3,6 @@ import Testing
 
 /// The FDSN event service's parameter names as flags, its text format, and epoch-seconds feeds.
 @Suite struct FDSNVocabularyTests {
-    private func store(_ tag: String = #function) throws -> String {
-        let d = CLI.tempDir(tag)
-        #expect(try CLI.run(["generate", "--rows", "3000", "--out", d + "/feed", "--seed", "11"]).status == 0)
-        #expect(try CLI.run(["load", "--store", d + "/s", d + "/feed"]).status == 0)
-        return d + "/s"
-    }
-
     private func count(_ s: String, _ args: [String]) throws -> Int {
         let r = try CLI.run(["count", "--store", s] + args)
         #expect(r.status == 0, "\(args): \(r.stderr)")
@@ -17,7 +10,7 @@ import Testing
     }
 
     @Test func aliasesMatchTheNativeFlags() throws {
-        let s = try store()
+        let s = try CLI.generatedStore(rows: "3000", seed: 11)
         let pairs: [([String], [String])] = [
             (["--starttime", "2024-03-01", "--endtime", "2024-09-01"], ["--from", "2024-03-01", "--to", "2024-09-01"]),
             (["--minmagnitude", "2.5", "--maxmagnitude", "4"], ["--min-mag", "2.5", "--max-mag", "4"]),
@@ -62,7 +55,7 @@ import Testing
     }
 
     @Test func textFormatIsTheServicesPipeFormat() throws {
-        let s = try store()
+        let s = try CLI.generatedStore(rows: "3000", seed: 11)
         let text = try CLI.run(["query", "--store", s, "--format", "text", "--sort", "mag:desc", "--limit", "50"])
         #expect(text.status == 0)
         let lines = text.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)

@@ -12,17 +12,7 @@ import Testing
 
     static func check(_ dir: String, csv: String, layout: String) throws -> CLI.Result {
         let script = CLI.packageRoot.appendingPathComponent("Tests/quakesTests/Python/check_parquet.py").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = [script, dir, csv, layout]
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return CLI.Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                          stderr: String(decoding: e, as: UTF8.self))
+        return try CLI.exec(python, [script, dir, csv, layout])
     }
 
     /// Exports `store` (with `filter` flags) as parquet and csv, and has the readers compare them.

@@ -13,17 +13,8 @@ import Glibc
 
     /// Runs a tmux client and returns what it printed.
     static func tmux(_ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["tmux", "-S", socket] + args
-        p.standardInput = FileHandle.nullDevice
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let d = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: d, as: UTF8.self)
+        let r = try CLI.exec("tmux", ["-S", socket] + args)
+        return r.stdout + r.stderr
     }
 
     /// Starts a detached session with plain `posix_spawnp`: a server started through

@@ -30,16 +30,9 @@ import Testing
             """
         try manifest.write(toFile: d + "/Package.swift", atomically: true, encoding: .utf8)
         try code.write(toFile: d + "/Sources/client/main.swift", atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["swift", "build", "--package-path", d, "--scratch-path", d + "/.build", "--product", "client"]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let log = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "the README's example does not build:\n\(log.suffix(4000))")
+        let build = try CLI.exec("swift", ["build", "--package-path", d, "--scratch-path", d + "/.build",
+                                           "--product", "client"])
+        #expect(build.status == 0, "the README's example does not build:\n\((build.stdout + build.stderr).suffix(4000))")
         try? FileManager.default.removeItem(atPath: d)
     }
 }

@@ -4,15 +4,8 @@ import Testing
 /// The CLI under hostile input and damage: usage errors exit 2 with one line, data errors
 /// exit 1 with one line naming the file, nothing traps.
 @Suite struct ReliabilityCommandTests {
-    private func sampleStore() throws -> String {
-        let d = CLI.tempDir()
-        #expect(try CLI.run(["generate", "--rows", "2000", "--out", d + "/feed", "--seed", "3"]).status == 0)
-        #expect(try CLI.run(["load", "--store", d + "/s", d + "/feed"]).status == 0)
-        return d + "/s"
-    }
-
     @Test func inputThatUsedToTrapGivesUsageErrors() throws {
-        let s = try sampleStore()
+        let s = try CLI.generatedStore(rows: "2000", seed: 3)
         let deep = String(repeating: "(", count: 60_000) + "mag > 1" + String(repeating: ")", count: 60_000)
         let cases: [[String]] = [
             ["count", "--where", "time > 9.3e18"],
@@ -32,10 +25,15 @@ import Testing
         #expect(r.status == 0 && r.stdout == "2000\n")
         let big = try CLI.run(["query", "--store", s, "--offset", "9223372036854775800", "--limit", "10", "--format", "csv"])
         #expect(big.status == 0 && big.stdout.split(separator: "\n").count == 1)
+        for rows in ["1e300m", "infk", "nank"] {
+            let g = try CLI.run(["generate", "--rows", rows, "--out", CLI.tempDir("gen")])
+            #expect(g.status == 2 && g.stderr == "quakes: --rows: expected a count like 100000, 500k or 10M "
+                + "(see 'quakes generate --help')\n")
+        }
     }
 
     @Test func lostManifestIsRefusedByLoadAndRepaired() throws {
-        let s = try sampleStore()
+        let s = try CLI.generatedStore(rows: "2000", seed: 3)
         let before = try CLI.run(["query", "--store", s, "--format", "csv", "--sort", "id"]).stdout
         try FileManager.default.removeItem(atPath: s + "/manifest.qkm")
         let extra = CLI.tempDir()
@@ -54,7 +52,7 @@ import Testing
     }
 
     @Test func lockMessageIsOneLine() throws {
-        let s = try sampleStore()
+        let s = try CLI.generatedStore(rows: "2000", seed: 3)
         let fd = open(s + "/LOCK", O_RDWR)
         #expect(fd >= 0)
         defer { close(fd) }

@@ -4,13 +4,6 @@ import Testing
 /// Table and csv habits of duckdb and sqlite3: row-cap footers, NULL cells, header-less output,
 /// and a cursor only when there is another page.
 @Suite struct TableOutputTests {
-    private func store(_ tag: String = #function) throws -> String {
-        let d = CLI.tempDir(tag)
-        #expect(try CLI.run(["generate", "--rows", "3000", "--out", d + "/feed", "--seed", "12"]).status == 0)
-        #expect(try CLI.run(["load", "--store", d + "/s", d + "/feed"]).status == 0)
-        return d + "/s"
-    }
-
     static func grouped(_ n: Int) -> String {
         let f = NumberFormatter()
         f.numberStyle = .decimal
@@ -19,7 +12,7 @@ import Testing
     }
 
     @Test func cappedTablesSayHowManyMatched() throws {
-        let s = try store()
+        let s = try CLI.generatedStore(rows: "3000", seed: 12)
         let n = Int(try CLI.run(["count", "--store", s, "--min-mag", "1"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         #expect(n > 1000)
         let r = try CLI.run(["query", "--store", s, "--min-mag", "1"])
@@ -63,7 +56,7 @@ import Testing
     }
 
     @Test func cursorOnlyWhenAnotherPageExists() throws {
-        let s = try store()
+        let s = try CLI.generatedStore(rows: "3000", seed: 12)
         let n = Int(try CLI.run(["count", "--store", s, "--min-mag", "3"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         #expect(n > 20)
         let first = try CLI.run(["query", "--store", s, "--min-mag", "3", "--limit", "20", "--format", "csv"])

@@ -4,15 +4,8 @@ import Testing
 /// Habits of duckdb, sqlite3 and FDSN users: negative coordinates after options, version,
 /// typos, help for every subcommand, ndjson aggregates.
 @Suite struct UserFitTests {
-    private func store() throws -> String {
-        let d = CLI.tempDir()
-        #expect(try CLI.run(["generate", "--rows", "3000", "--out", d + "/feed", "--seed", "8"]).status == 0)
-        #expect(try CLI.run(["load", "--store", d + "/s", d + "/feed"]).status == 0)
-        return d + "/s"
-    }
-
     @Test func negativeValuesFollowTheirOptions() throws {
-        let s = try store()
+        let s = try CLI.generatedStore(rows: "3000", seed: 8)
         let all = try CLI.run(["query", "--store", s, "--format", "csv", "--fields", "latitude,longitude,depth,mag",
                                "--limit", "100000"]).stdout.split(separator: "\n").dropFirst()
             .map { $0.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) } }
@@ -51,7 +44,7 @@ import Testing
     }
 
     @Test func aggregatesAsNDJSON() throws {
-        let s = try store()
+        let s = try CLI.generatedStore(rows: "3000", seed: 8)
         let csv = try CLI.run(["agg", "--store", s, "--by", "year", "--format", "csv"]).stdout
             .split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
         let nd = try CLI.run(["agg", "--store", s, "--by", "year", "--format", "ndjson"])
@@ -77,7 +70,7 @@ import Testing
         FileManager.default.createFile(atPath: d + "/file", contents: Data("x".utf8))
         let f = try CLI.run(["count", "--store", d + "/file"])
         #expect(f.status == 1 && f.stderr == "quakes: \(d)/file is a file, not a store directory\n")
-        let s = try store()
+        let s = try CLI.generatedStore(rows: "3000", seed: 8)
         let p = try CLI.run(["load", "--store", s, "--partition", "year", s + "/../feed"])
         #expect(p.status == 2)
         #expect(p.stderr.contains("is partitioned by month") && p.stderr.split(separator: "\n").count == 1)
@@ -85,7 +78,7 @@ import Testing
     }
 
     @Test func sqlStyleWhereMeansTheSame() throws {
-        let s = try store()
+        let s = try CLI.generatedStore(rows: "3000", seed: 8)
         let pairs = [
             ("net = 'us' and mag > 2", "net == \"us\" && mag > 2"),
             ("not (net <> 'ak') OR depth >= 30", "!(net != \"ak\") || depth >= 30"),
@@ -118,7 +111,7 @@ import Testing
     }
 
     @Test func geoJSONHonoursFieldsAndStampsGenerated() throws {
-        let s = try store()
+        let s = try CLI.generatedStore(rows: "3000", seed: 8)
         let r = try CLI.run(["query", "--store", s, "--format", "geojson", "--fields", "mag,place", "--limit", "3"])
         let csv = try CLI.run(["query", "--store", s, "--format", "csv", "--fields", "id,depth,mag", "--limit", "3"]).stdout
             .split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }

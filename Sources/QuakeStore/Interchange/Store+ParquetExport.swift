@@ -21,7 +21,7 @@ extension Store {
 
     /// Writes the events `filter` matches as a hive-partitioned Parquet data set under `dir`,
     /// in (time, id) order: zstd pages, dictionary-encoded categories, row groups of
-    /// `rowGroupRows` with min, max and null counts, `time` and `updated` as
+    /// `rowGroupRows` (1 to 4,194,304) with min, max and null counts, `time` and `updated` as
     /// `TIMESTAMP(MILLIS, UTC)`, numbers as `DOUBLE`, strings as UTF-8.
     ///
     /// Memory holds two store partitions and one row group. Each file is written under a hidden
@@ -35,7 +35,8 @@ extension Store {
         var writer: ParquetFileWriter?
         var key = ""
         var pending = RowBatch()
-        let groupRows = Swift.max(1, rowGroupRows)
+        // at most 4 M rows per group: page headers and dictionary indices stay far inside 32 bits
+        let groupRows = Swift.min(Swift.max(1, rowGroupRows), 1 << 22)
         func flush(_ all: Bool) throws {
             guard let w = writer else { return }
             var start = 0
