@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${FUZZ_SECONDS:-1800}
 JOBS=${FUZZ_JOBS:-2}
-TARGETS=${FUZZ_TARGETS:-"csv geojson gzip where chunk manifest"}
+TARGETS=${FUZZ_TARGETS:-"csv geojson gzip where chunk manifest history"}
 USGS=${USGS:-../shared/usgs}
 OUT=.build-fuzz/work
 BIN=.build-fuzz/release/quakes-fuzz

@@ -63,7 +63,7 @@ struct AggCommand: ParsableCommand {
     func run() throws {
         let s = try store.open()
         let g = try groups(), m = try metricList()
-        var (rows, _) = try s.aggregate(try filters.filter(), by: g, metrics: m)
+        var (rows, _) = try s.aggregate(try filters.filter(in: s), by: g, metrics: m)
         if let sort {
             let (name, asc) = try sortSpec(sort)
             if let k = by.firstIndex(of: name) {

@@ -115,20 +115,20 @@ struct BenchCommand: ParsableCommand {
                 switch words[0] {
                 case "query":
                     let c = try QueryCommand.parse(rest)
-                    let spec = try c.page.spec(filter: try c.filters.filter())
+                    let spec = try c.page.spec(filter: try c.filters.filter(in: s))
                     let cols = try c.columns() ?? ResultWriter.tableColumns
                     out.append(BenchCase(name: line, run: { try s.query(spec, columns: cols).count },
                                          workload: { s.workload(spec.filter, columns: Set(cols).union(spec.filter.columns)) }))
                 case "count":
-                    let f = try CountCommand.parse(rest).filters.filter()
+                    let f = try CountCommand.parse(rest).filters.filter(in: s)
                     out.append(BenchCase(name: line, run: { try s.count(f) }, workload: { s.workload(f, columns: f.columns) }))
                 case "open":
                     // open --day D (or any filter): open the store anew and plan, no scan
-                    let f = try CountCommand.parse(rest).filters.filter()
+                    let f = try CountCommand.parse(rest).filters.filter(in: s)
                     out.append(Store.openAndPlanCase(path: s.path, filter: f, name: line))
                 case "agg":
                     let c = try AggCommand.parse(rest)
-                    let f = try c.filters.filter(), g = try c.groups(), m = try c.metricList()
+                    let f = try c.filters.filter(in: s), g = try c.groups(), m = try c.metricList()
                     out.append(BenchCase(name: line, run: { try s.aggregate(f, by: g, metrics: m).0.count },
                                          workload: { s.workload(f, columns: f.columns.union(m.compactMap(\.column))) }))
                 default:

@@ -8,6 +8,7 @@ struct CountCommand: ParsableCommand {
     @OptionGroup var filters: FilterOptions
 
     func run() throws {
-        print(try store.open().count(try filters.filter()))
+        let s = try store.open()
+        print(try s.count(try filters.filter(in: s)))
     }
 }

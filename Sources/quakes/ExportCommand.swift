@@ -25,7 +25,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         let s = try store.open()
-        let filter = try filters.filter()
+        let filter = try filters.filter(in: s)
         switch format {
         case .parquet:
             let r = try s.exportParquet(to: out ?? ".", layout: partitionBy, filter: filter)

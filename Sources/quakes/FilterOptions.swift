@@ -41,6 +41,9 @@ struct FilterOptions: ParsableArguments {
     @Option(name: .customLong("null"), help: "FIELD is null (repeatable).") var isNull: [String] = []
     @Option(name: .customLong("not-null"), help: "FIELD is not null (repeatable).") var notNull: [String] = []
     @Option(name: .customLong("where"), help: "Swift-predicate text, e.g. 'mag >= 4.5 && place.contains(\"Alaska\")'.") var whereText: String?
+    @Option(name: .customLong("changed-since"),
+            help: "Only events inserted or updated by loads after GEN (a generation) or after a time (see 'quakes history').")
+    var changedSince: String?
 
     func validate() throws {
         for (flag, v) in [("--min-mag", minMag), ("--max-mag", maxMag), ("--min-depth", minDepth),
@@ -50,7 +53,18 @@ struct FilterOptions: ParsableArguments {
                           ("--maxradius", maxradius)] {
             if let v, !v.isFinite { throw ValidationError("\(flag): expected a finite number") }
         }
-        _ = try filter()
+        _ = try flagFilter()
+        if let changedSince { _ = try HistoryPoint(parsing: changedSince, flag: "--changed-since") }
+    }
+
+    /// The filter these flags describe on `store`: the flags, and `--changed-since` from its history.
+    func filter(in store: Store) throws -> Filter {
+        let f = try flagFilter()
+        guard let changedSince else { return f }
+        switch try HistoryPoint(parsing: changedSince, flag: "--changed-since") {
+        case .generation(let g): return .conjunction([f, try store.changedFilter(since: HistoryToken(generation: g))])
+        case .time(let d): return .conjunction([f, try store.changedFilter(since: d)])
+        }
     }
 
     private func time(_ s: String, _ flag: String) throws -> Int64 {
@@ -113,8 +127,8 @@ struct FilterOptions: ParsableArguments {
         return .near(latitude: center[0], longitude: center[1], radiusKm: r)
     }
 
-    /// The filter these flags describe.
-    func filter() throws -> Filter {
+    /// The filter the flags other than `--changed-since` describe.
+    func flagFilter() throws -> Filter {
         var parts: [Filter] = []
         if let from { parts.append(.timeRange(.time, lower: try time(from, "--from"), upper: nil)) }
         if let to { parts.append(.timeRange(.time, lower: nil, upper: try time(to, "--to"))) }

@@ -22,6 +22,8 @@ struct InfoCommand: ParsableCommand {
         print("time span    \(info.firstTime ?? "-") .. \(info.lastTime ?? "-")")
         print("format       v\(info.format)")
         print("on disk      \(info.diskBytes) bytes (directories and granule index \(info.indexBytes), id index \(info.idIndexBytes))")
+        print("history      \(info.historyTransactions) transactions, \(info.historyBytes) bytes "
+            + "(complete after generation \(info.historyCompleteAfter); 'quakes history')")
         print("")
         print("column".padding(toLength: 16, withPad: " ", startingAt: 0) + "disk bytes".leftPad(14) + "  codecs")
         for c in info.columns {

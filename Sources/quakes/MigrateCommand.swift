@@ -12,6 +12,6 @@ struct MigrateCommand: ParsableCommand {
         let r = try Store.migrate(path: store.path) { key in
             if stderrIsTerminal { printError("migrating \(key)") }
         }
-        print("migrated \(store.path): \(r.partitions) partitions, \(r.rows) rows, now format v\(Manifest.version)")
+        print("migrated \(store.path): \(r.partitions) partitions, \(r.rows) rows, now format v\(Manifest.storeFormat)")
     }
 }

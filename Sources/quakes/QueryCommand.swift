@@ -37,7 +37,7 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         let s = try store.open()
-        let q = try page.spec(filter: try filters.filter(), defaultLimit: format == .table ? 100 : nil)
+        let q = try page.spec(filter: try filters.filter(in: s), defaultLimit: format == .table ? 100 : nil)
         let chosen = try columns()
         let shown: [Column]
         switch format {

@@ -45,7 +45,7 @@ struct SectionsCommand: ParsableCommand {
     func run() throws {
         let s = try store.open()
         let cols = try columns()
-        let sections = try s.sections(try filters.filter(), by: GroupBy(parsing: by)!, sort: try keys(),
+        let sections = try s.sections(try filters.filter(in: s), by: GroupBy(parsing: by)!, sort: try keys(),
                                       limitPerSection: limitPerSection ?? (format == .table ? 10 : nil), columns: cols)
         var writer = ResultWriter(format: format, columns: cols)
         writer.header = !noHeader

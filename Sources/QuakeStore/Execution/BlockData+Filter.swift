@@ -12,6 +12,11 @@ extension BlockData {
             return (0..<rows).map { Geo.distanceKm(la, lo, lat[$0], lon[$0]) <= r }
         case .oneOf(let c, let values):
             return try oneOf(c, values)
+        case .ids(let set):
+            let t = try text(.id)
+            return t.bytes.withUnsafeBytes { raw in
+                (0..<rows).map { set.contains(UnsafeRawBufferPointer(rebasing: raw[t.range($0)])) }
+            }
         case .contains(let c, let s, let insensitive):
             return try contains(c, s, insensitive)
         case .isNull(let c):

@@ -14,7 +14,7 @@ protocol FuzzHarness {
 /// Every harness, by name.
 let fuzzHarnesses: [any FuzzHarness.Type] = [
     CSVHarness.self, GeoJSONHarness.self, GzipHarness.self, WhereHarness.self, ChunkHarness.self,
-    ManifestHarness.self,
+    ManifestHarness.self, HistoryHarness.self,
 ]
 
 /// A scratch directory of this process, for harnesses that must go through a file.

@@ -40,6 +40,9 @@ enum ManifestHarness: FuzzHarness {
         }
         m.idBuckets[3] = "03.g7.idx"
         m.retired = ["partitions/old.g6.qkp"]
+        m.history.baseGeneration = 1
+        m.history.baseTime = 1_699_000_000_000
+        m.history.ranges = [2...4, 6...7]
         let enc = m.encoded()
         seeds.append([0] + Array(enc[8..<(enc.count - 8)]))
         var r = IdRecords()

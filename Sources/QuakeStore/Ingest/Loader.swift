@@ -56,7 +56,16 @@ final class Loader {
         mark("merged")
         if options.strict && summary.rejected > 0 { throw Loader.strictFailure(rejected: summary.rejected) }
         summary.elapsedSeconds = Date().timeIntervalSince(start)
-        return (summary, newManifest(merged.changed, buckets: resolved.buckets))
+        var next = newManifest(merged.changed, buckets: resolved.buckets)
+        if next.partitions != old.partitions || next.idBuckets != old.idBuckets {
+            // the transaction is written before the commit names it; an uncommitted one is garbage
+            let committed = Int64(Date().timeIntervalSince1970 * 1000)
+            _ = try HistoryFile.write(store: storePath, generation: generation, committed: committed,
+                                      previous: old.history.latest, files: files, changes: merged.history)
+            next.history.append(generation)
+            if next.history.baseTime == HistoryRetention.unknownTime { next.history.baseTime = committed }
+        }
+        return (summary, next)
     }
 
     /// Reports progress of a phase after reading, with the read counts of `summary`.

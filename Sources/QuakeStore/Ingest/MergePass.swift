@@ -14,6 +14,8 @@ struct MergePass {
         var changed: [Int: PartitionEntry?] = [:]
         var updated = 0
         var unchanged = 0
+        /// Per partition with events inserted, updated or seen unchanged, in partition order.
+        var history: [EncodedChanges] = []
     }
 
     /// Partitions the run will merge (the spilled ones and the sources of moves).
@@ -45,13 +47,17 @@ struct MergePass {
         let bulk = !resolved.repeatsIds
         let results = try parallelMap(touched) { o in
             defer { onPartition() }
-            return (o, try mergePartition(o, existing: existing[o], movedOut: movedOut[o], bulk: bulk))
+            var r = try mergePartition(o, existing: existing[o], movedOut: movedOut[o], bulk: bulk)
+            if !r.changes.isEmpty { r.history = r.changes.encoded(key: partitioning.key(ordinal: o)) }
+            r.changes = ChangeSet()
+            return (o, r)
         }
         var out = Output()
         for (o, r) in results {
             out.updated += r.updated
             out.unchanged += r.unchanged
             if r.changed { out.changed[o] = r.entry }
+            if let h = r.history { out.history.append(h) }
         }
         return out
     }
@@ -71,6 +77,8 @@ struct MergePass {
         var entry: PartitionEntry?
         var updated = 0
         var unchanged = 0
+        var changes = ChangeSet()
+        var history: EncodedChanges?
     }
 
     private func mergePartition(_ o: Int, existing: PartitionEntry?, movedOut: SliceInterner?, bulk: Bool) throws -> PartitionResult {
@@ -81,6 +89,11 @@ struct MergePass {
             // bulk path: every row is a distinct event, so nothing to fold; sort unless in order
             guard rows.count > storedRows else { return result }
             result.changed = true
+            let ids = rows.text[Column.id.rawValue], times = rows.ints[Column.time.rawValue]
+            for i in storedRows..<rows.count {
+                result.changes.inserted.append(from: ids, row: i)
+                result.changes.touch(times[i])
+            }
             result.entry = try write(rows.isTimeIdOrdered() ? rows : rows.gather(rows.timeIdOrder()), partition: o)
             return result
         }
@@ -103,7 +116,10 @@ struct MergePass {
         for g in groups {
             if g.count == 1 {
                 keep.append(g[0])
-                if g[0] >= storedRows { result.changed = true }
+                if g[0] >= storedRows {
+                    result.changed = true
+                    if rows.seq[g[0]] != Int64.min { noteInserted(&result.changes, rows, g[0]) }
+                }
                 continue
             }
             let upd = rows.ints[Column.updated.rawValue]
@@ -116,12 +132,21 @@ struct MergePass {
                 acc = next
             }
             let storedHere = g.first { $0 < storedRows }
-            let storedAnywhere = g.contains { rows.seq[$0] == Int64.min }
+            let stored = g.first { rows.seq[$0] == Int64.min }
             if let s = storedHere, acc.sameContent(0, rows, s) {
                 result.unchanged += 1
                 keep.append(s)
+                result.changes.unchanged.append(from: ids, row: s)
             } else {
-                if storedAnywhere { result.updated += 1 }
+                if let s = stored {
+                    result.updated += 1
+                    result.changes.updated.append(from: ids, row: s)
+                    result.changes.changedColumns.append(acc.changedColumns(0, rows, s))
+                    result.changes.touch(rows.ints[Column.time.rawValue][s])
+                    result.changes.touch(acc.ints[Column.time.rawValue][0])
+                } else {
+                    noteInserted(&result.changes, acc, 0)
+                }
                 result.changed = true
                 folded.append(from: acc, row: 0)
             }
@@ -137,6 +162,11 @@ struct MergePass {
         }
         result.entry = try write(sorted, partition: o)
         return result
+    }
+
+    private func noteInserted(_ c: inout ChangeSet, _ rows: RowBatch, _ i: Int) {
+        c.inserted.append(from: rows.text[Column.id.rawValue], row: i)
+        c.touch(rows.ints[Column.time.rawValue][i])
     }
 
     private func write(_ sorted: RowBatch, partition o: Int) throws -> PartitionEntry {

@@ -31,6 +31,13 @@ struct ByteArena: Sendable, Equatable {
 
     mutating func appendNull() { ends.append(bytes.count) }
 
+    /// Appends every value of `other`.
+    mutating func append(contentsOf other: ByteArena) {
+        let base = bytes.count
+        bytes.append(contentsOf: other.bytes)
+        ends.append(contentsOf: other.ends.lazy.map { $0 + base })
+    }
+
     /// Null (empty) values among `rows`.
     func nullCount(_ rows: Range<Int>) -> Int {
         var n = 0

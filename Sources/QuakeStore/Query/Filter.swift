@@ -20,6 +20,8 @@ public indirect enum Filter: Sendable, CustomStringConvertible {
     case contains(Column, String, insensitive: Bool)
     /// The column is null (empty).
     case isNull(Column)
+    /// The event id is in the set (used by `--changed-since`).
+    case ids(EventIdSet)
     case and([Filter])
     case or([Filter])
     case not(Filter)
@@ -53,6 +55,7 @@ public indirect enum Filter: Sendable, CustomStringConvertible {
         case .oneOf(let c, let v): return v.count == 1 ? "\(c) == \"\(v[0])\"" : "\(c) in \(v)"
         case .contains(let c, let s, let i): return i ? "\(c).localizedStandardContains(\"\(s)\")" : "\(c).contains(\"\(s)\")"
         case .isNull(let c): return "\(c) == nil"
+        case .ids(let set): return "id in {\(set)}"
         case .and(let f): return "(" + f.map(\.description).joined(separator: " && ") + ")"
         case .or(let f): return "(" + f.map(\.description).joined(separator: " || ") + ")"
         case .not(let f): return "!\(f)"
@@ -116,6 +119,7 @@ public indirect enum Filter: Sendable, CustomStringConvertible {
         case .all, .none: return []
         case .timeRange(let c, _, _), .numberRange(let c, _, _), .oneOf(let c, _), .contains(let c, _, _), .isNull(let c): return [c]
         case .box, .near: return [.latitude, .longitude]
+        case .ids: return [.id]
         case .and(let f), .or(let f): return f.reduce(into: Set<Column>()) { $0.formUnion($1.columns) }
         case .not(let f): return f.columns
         case .after(let c): return Set(c.sort.map(\.column)).union([.id])

@@ -3,12 +3,17 @@
 /// Stored as `manifest.qkm`, a small binary file read at every start:
 /// `"QKMANIF2"`, `u32 version`, `u8 partitioning`, `u32 block rows`, `u64 generation`,
 /// `u64 rows`, the partitions (`key, file, u64 rows, i64 min time, i64 max time, u64 bytes`),
-/// the id-index buckets, the retired files, then a checksum of all of it. Strings are
+/// the id-index buckets, the retired files, the load history's retention (revision 3: base
+/// generation, base time, the generation ranges with a transaction file), then a checksum of
+/// all of it. Revision 2 manifests (no history) are read as history starting now. Strings are
 /// `u16 length` + UTF-8. A flipped byte fails the checksum; a manifest that passes it is
 /// still checked for order, spans and row totals before it is trusted.
 public struct Manifest: Sendable, Equatable {
     public static let fileName = "manifest.qkm"
-    public static let version = 2
+    /// The manifest revision this build writes (3 adds the load history); it reads 2 and 3.
+    public static let version = 3
+    /// The store format (partition files, id index): v2 since the engine rewrite.
+    public static let storeFormat = 2
     static let magic: [UInt8] = Array("QKMANIF2".utf8)
 
     public internal(set) var partitioning: Partitioning
@@ -22,6 +27,8 @@ public struct Manifest: Sendable, Equatable {
     public internal(set) var idBuckets: [String?]
     /// Files the last commit replaced, kept one more generation for readers still on it.
     public internal(set) var retired: [String]
+    /// Which loads' transactions are kept under `history/`.
+    var history = HistoryRetention()
 
     public static let idBucketCount = 64
     public static let defaultBlockRows = 65536
@@ -40,6 +47,7 @@ public struct Manifest: Sendable, Equatable {
     var liveFiles: Set<String> {
         var s = Set(partitions.map { "partitions/" + $0.file })
         for b in idBuckets { if let b { s.insert("ids/" + b) } }
+        for g in history.generations { s.insert("history/" + HistoryFile.name(generation: g)) }
         return s
     }
 
@@ -62,6 +70,7 @@ public struct Manifest: Sendable, Equatable {
         for b in idBuckets { w.string(b ?? "") }
         w.u32(UInt32(retired.count))
         for r in retired { w.string(r) }
+        history.encode(into: &w)
         w.u64(Checksum.hash(w.bytes))
         return w.bytes
     }
@@ -81,7 +90,7 @@ public struct Manifest: Sendable, Equatable {
         var r = ByteReader(body, at: 8)
         do throws(StoreError) {
             let version = Int(try r.u32())
-            guard version == Manifest.version else {
+            guard version == Manifest.version || version == 2 else {
                 throw StoreError.unsupported("\(path): manifest version \(version) is not supported by this build")
             }
             let code = Int(try r.u8())
@@ -126,6 +135,8 @@ public struct Manifest: Sendable, Equatable {
             let retired = Int(try r.u32())
             guard retired <= r.remaining / 2 else { throw bad("lists \(retired) retired files") }
             for _ in 0..<retired { m.retired.append(try r.string()) }
+            m.history = version == 2 ? HistoryRetention(startingAt: m.generation)
+                : try HistoryRetention.decode(&r, generation: m.generation)
             guard r.remaining == 0 else { throw bad("\(r.remaining) stray bytes") }
             return m
         } catch {

@@ -20,6 +20,11 @@ public struct StoreInfo: Codable, Sendable {
     public var indexBytes: Int
     public var idIndexBytes: Int
     public var columns: [ColumnSize]
+    /// Load transactions kept under `history/`, their bytes, and the generation after which
+    /// the history is complete.
+    public var historyTransactions: Int
+    public var historyBytes: Int
+    public var historyCompleteAfter: Int
 }
 
 extension Store {
@@ -48,10 +53,12 @@ extension Store {
             StoreInfo.ColumnSize(column: c.name, diskBytes: disk[c.rawValue],
                                  codecs: codecUse[c.rawValue].sorted { $0.value > $1.value }.map(\.key.name))
         }
-        return StoreInfo(path: path, format: Manifest.version, partitioning: manifest.partitioning.rawValue,
+        let h = historyExtent
+        return StoreInfo(path: path, format: Manifest.storeFormat, partitioning: manifest.partitioning.rawValue,
                          generation: manifest.generation, partitions: manifest.partitions.count, rows: manifest.rows,
                          firstTime: manifest.partitions.first.map { Timestamp.string($0.minTime) },
                          lastTime: manifest.partitions.last.map { Timestamp.string($0.maxTime) },
-                         diskBytes: files + ids, indexBytes: index, idIndexBytes: ids, columns: cols)
+                         diskBytes: files + ids, indexBytes: index, idIndexBytes: ids, columns: cols,
+                         historyTransactions: h.transactions, historyBytes: h.bytes, historyCompleteAfter: h.completeAfter)
     }
 }

@@ -20,6 +20,7 @@ extension Store {
         var m = Manifest(partitioning: old.partitioning, blockRows: old.blockRows)
         m.generation = old.generation + 1
         m.idBuckets = old.idBuckets
+        m.history = HistoryRetention(startingAt: m.generation)   // v1 kept no history
         for e in old.partitions {
             progress?(e.key)
             let batch = try old.readPartition(storePath: path, e)

@@ -113,6 +113,9 @@ extension Store {
         var seen = [Bool](repeating: false, count: indexTime.count)
         var m = Manifest(partitioning: partitioning)
         m.generation = g
+        // transactions cannot be told complete without the manifest that named them: the
+        // history restarts after the restored generation (older transaction files are collected)
+        m.history = HistoryRetention(startingAt: g)
         var blockRows: Int?
         for key in byKey.keys.sorted() {
             guard let f = byKey[key] else { continue }

@@ -107,7 +107,7 @@ public final class Store: @unchecked Sendable {
     static func collectGarbage(_ m: Manifest, storePath: String) {
         var keep = m.liveFiles
         for r in m.retired { keep.insert(r) }
-        for sub in ["partitions", "ids"] {
+        for sub in ["partitions", "ids", "history"] {
             for name in FileIO.list(storePath + "/" + sub) where !keep.contains(sub + "/" + name) {
                 FileIO.remove(storePath + "/" + sub + "/" + name)
             }

@@ -1,0 +1,82 @@
+import Foundation
+
+/// A point in a store's load history to resume from, like SwiftData's `HistoryToken`: the
+/// generation a caller has seen. Keep its ``description`` and pass it back to
+/// ``Store/history(since:identifiers:)`` or `--changed-since`.
+public struct HistoryToken: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    public let generation: Int
+
+    public init(generation: Int) { self.generation = generation }
+
+    public var description: String { "\(generation)" }
+
+    public static func < (a: HistoryToken, b: HistoryToken) -> Bool { a.generation < b.generation }
+}
+
+/// An event a load updated, with the fields whose values changed.
+public struct HistoryUpdate: Sendable, Hashable {
+    public var id: String
+    public var changedFields: [Column]
+}
+
+/// One committed load, like SwiftData's `DefaultHistoryTransaction`: its generation, commit
+/// time, input files, and the events it inserted, updated and left unchanged.
+public struct HistoryTransaction: Sendable, Identifiable {
+    /// The generation the load committed.
+    public var generation: Int
+    public var id: Int { generation }
+    /// Resume after this transaction.
+    public var token: HistoryToken { HistoryToken(generation: generation) }
+    public var committed: Date
+    /// Commit time, epoch milliseconds.
+    public var committedMillis: Int64
+    /// The feed files the load read, as given.
+    public var files: [String]
+    public var insertedCount: Int
+    public var updatedCount: Int
+    /// Events in the input whose stored version did not change.
+    public var unchangedCount: Int
+    /// Partitions holding the inserted and updated events.
+    public var partitions: [String]
+    /// Earliest and latest event time the load changed, old versions and new (nil: none).
+    public var timeSpan: ClosedRange<Int64>?
+    /// Size of the transaction's file.
+    public var bytes: Int
+    /// Inserted ids, in partition order and sorted within each partition (empty unless asked for).
+    public var inserted: [String] = []
+    /// Updated ids with their changed fields (empty unless asked for).
+    public var updated: [HistoryUpdate] = []
+    /// Deleted ids: always empty, since a load is an upsert and nothing else removes events.
+    public var deleted: [String] = []
+}
+
+/// One event of a transaction, as ``Store/forEachChange(generation:includeUnchanged:_:)``
+/// passes it.
+public struct HistoryChange: Sendable, Hashable {
+    public enum Kind: String, Sendable { case inserted, updated, unchanged }
+    public var kind: Kind
+    public var id: String
+    /// The fields that changed (updated events only).
+    public var changedFields: [Column]
+    /// The partition holding the event's new version.
+    public var partition: String
+}
+
+/// Why the history cannot answer.
+public enum HistoryError: Error, CustomStringConvertible, Equatable {
+    /// The transactions asked for were pruned, or predate history: an answer would be incomplete.
+    case unavailable(String)
+    /// No transaction has that generation.
+    case noTransaction(String)
+
+    public var description: String {
+        switch self {
+        case .unavailable(let s), .noTransaction(let s): return s
+        }
+    }
+}
+
+extension Column {
+    /// The columns whose bits are set in `mask`, in storage order.
+    static func columns(in mask: UInt64) -> [Column] { allCases.filter { mask & $0.bit != 0 } }
+}

@@ -1,0 +1,194 @@
+import Foundation
+
+/// The load history of a store: what each committed load inserted, updated and left unchanged.
+extension Store {
+    /// Where the snapshot this handle reads stands in the history; resume from it later.
+    public var historyToken: HistoryToken { HistoryToken(generation: manifest.generation) }
+
+    /// Retained transactions, their total size on disk, and from where history is complete.
+    public var historyExtent: (transactions: Int, bytes: Int, completeAfter: Int) {
+        let gens = manifest.history.generations
+        let bytes = gens.reduce(0) { $0 + FileIO.size(HistoryFile.path(store: path, generation: $1)) }
+        return (gens.count, bytes, manifest.history.baseGeneration)
+    }
+
+    /// Committed loads after `token`, oldest first, like SwiftData's `fetchHistory` with a
+    /// `HistoryDescriptor`. With no token, every retained transaction.
+    ///
+    /// - Parameter identifiers: also read each transaction's inserted and updated ids.
+    /// - Throws: ``HistoryError/unavailable(_:)`` when transactions after `token` were pruned
+    ///   or predate history (the answer would be incomplete); ``StoreError`` on a damaged file.
+    /// - Complexity: reads one header per transaction, and with `identifiers` its id lists.
+    public func history(since token: HistoryToken? = nil, identifiers: Bool = true,
+                        limit: Int? = nil) throws -> [HistoryTransaction] {
+        if let token { try checkCovered(after: token.generation) }
+        var out: [HistoryTransaction] = []
+        for g in manifest.history.generations where g > (token?.generation ?? Int.min) {
+            if let limit, out.count >= limit { break }
+            out.append(try transaction(generation: g, identifiers: identifiers))
+        }
+        return out
+    }
+
+    /// Committed loads after `date`, oldest first.
+    /// - Throws: ``HistoryError/unavailable(_:)`` when history does not reach back to `date`.
+    public func history(since date: Date, identifiers: Bool = true, limit: Int? = nil) throws -> [HistoryTransaction] {
+        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        try checkCovered(afterTime: ms)
+        var out: [HistoryTransaction] = []
+        for g in manifest.history.generations {
+            if let limit, out.count >= limit { break }
+            let h = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
+            if h.committed > ms { out.append(try transaction(h, identifiers: identifiers)) }
+        }
+        return out
+    }
+
+    /// The transaction that committed generation `g`.
+    public func transaction(generation g: Int, identifiers: Bool = false) throws -> HistoryTransaction {
+        guard manifest.history.generations.contains(g) else {
+            throw HistoryError.noTransaction(noTransactionReason(g))
+        }
+        return try transaction(HistoryFile.read(path: HistoryFile.path(store: path, generation: g)), identifiers: identifiers)
+    }
+
+    /// Calls `body` with every event of transaction `g`: inserted, then updated, then (with
+    /// `includeUnchanged`) unchanged, partition by partition, ids sorted within a partition.
+    /// Memory holds one partition's lists at a time.
+    public func forEachChange(generation g: Int, includeUnchanged: Bool = true,
+                              _ body: (HistoryChange) throws -> Void) throws {
+        guard manifest.history.generations.contains(g) else { throw HistoryError.noTransaction(noTransactionReason(g)) }
+        let h = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
+        for (i, s) in h.sections.enumerated() {
+            let c = try h.changes(i)
+            for k in 0..<c.inserted.count {
+                try body(HistoryChange(kind: .inserted, id: c.inserted.string(k) ?? "", changedFields: [], partition: s.key))
+            }
+            for k in 0..<c.updated.count {
+                try body(HistoryChange(kind: .updated, id: c.updated.string(k) ?? "",
+                                       changedFields: Column.columns(in: c.changedColumns[k]), partition: s.key))
+            }
+            if includeUnchanged {
+                for k in 0..<c.unchanged.count {
+                    try body(HistoryChange(kind: .unchanged, id: c.unchanged.string(k) ?? "", changedFields: [],
+                                           partition: s.key))
+                }
+            }
+        }
+    }
+
+    /// A filter matching the events inserted or updated after `token`: the local counterpart
+    /// of the event service's `updatedafter`. Combine it with any other filter.
+    /// - Throws: ``HistoryError/unavailable(_:)`` when that part of the history is gone.
+    /// - Complexity: reads the id lists of every transaction after `token`; the set holds
+    ///   each changed id once.
+    public func changedFilter(since token: HistoryToken) throws -> Filter {
+        try checkCovered(after: token.generation)
+        return try changedFilter(manifest.history.generations.filter { $0 > token.generation }.map { g in
+            try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
+        })
+    }
+
+    /// A filter matching the events inserted or updated by loads committed after `date`.
+    public func changedFilter(since date: Date) throws -> Filter {
+        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        try checkCovered(afterTime: ms)
+        return try changedFilter(manifest.history.generations.compactMap { g in
+            let h = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
+            return h.committed > ms ? h : nil
+        })
+    }
+
+    private func changedFilter(_ files: [HistoryFile]) throws -> Filter {
+        var ids = ByteArena()
+        var lo = Int64.max, hi = Int64.min
+        for h in files {
+            for (i, s) in h.sections.enumerated() where s.inserted + s.updated > 0 {
+                let c = try h.changes(i)
+                ids.append(contentsOf: c.inserted)
+                ids.append(contentsOf: c.updated)
+                lo = min(lo, s.minTime)
+                hi = max(hi, s.maxTime)
+            }
+        }
+        if ids.count == 0 { return .none }
+        // the span bounds the partitions to read; every changed event's current time lies in it
+        let upper = hi < Int64.max ? hi + 1 : nil
+        return .conjunction([.timeRange(.time, lower: lo, upper: upper), .ids(EventIdSet(ids))])
+    }
+
+    /// Drops the transactions of generations before `g` (never data), as one commit.
+    /// - Returns: the transactions removed and their bytes.
+    @discardableResult
+    public func pruneHistory(before g: Int) throws -> (transactions: Int, bytes: Int) {
+        let lock = try StoreLock(storePath: path)
+        defer { withExtendedLifetime(lock) {} }
+        try refresh()
+        let old = manifest
+        let gone = old.history.generations.filter { $0 < g }
+        if gone.isEmpty { return (0, 0) }
+        let bytes = gone.reduce(0) { $0 + FileIO.size(HistoryFile.path(store: path, generation: $1)) }
+        let newest = gone.last.flatMap { try? HistoryFile.read(path: HistoryFile.path(store: path, generation: $0)) }
+        var m = old
+        m.generation = old.generation + 1
+        // when the newest pruned file is unreadable, its time is unknown: history restarts now
+        m.history.prune(before: g, newestPrunedTime: newest?.committed ?? Int64(Date().timeIntervalSince1970 * 1000))
+        m.retired = Array(old.liveFiles.subtracting(m.liveFiles)).sorted()
+        Store.collectGarbage(old, storePath: path)
+        try Store.commit(m, storePath: path)
+        Store.collectGarbage(m, storePath: path)
+        try refresh()
+        return (gone.count, bytes)
+    }
+
+    private func transaction(_ h: HistoryFile, identifiers: Bool) throws -> HistoryTransaction {
+        let span: ClosedRange<Int64>? = h.minTime <= h.maxTime ? h.minTime...h.maxTime : nil
+        var t = HistoryTransaction(generation: h.generation, committed: Date(timeIntervalSince1970: Double(h.committed) / 1000),
+                                   committedMillis: h.committed, files: h.files, insertedCount: h.inserted,
+                                   updatedCount: h.updated, unchangedCount: h.unchanged,
+                                   partitions: h.sections.filter { $0.inserted + $0.updated > 0 }.map(\.key),
+                                   timeSpan: span, bytes: FileIO.size(HistoryFile.path(store: path, generation: h.generation)))
+        guard identifiers else { return t }
+        for i in h.sections.indices {
+            let c = try h.changes(i)
+            for k in 0..<c.inserted.count { t.inserted.append(c.inserted.string(k) ?? "") }
+            for k in 0..<c.updated.count {
+                t.updated.append(HistoryUpdate(id: c.updated.string(k) ?? "", changedFields: Column.columns(in: c.changedColumns[k])))
+            }
+        }
+        return t
+    }
+
+    /// Throws unless every load committed after generation `g` has its transaction.
+    private func checkCovered(after g: Int) throws {
+        guard g >= 0, g <= manifest.generation else {
+            throw HistoryError.noTransaction("generation \(g) is not one of this store's (it is at generation \(manifest.generation))")
+        }
+        let base = manifest.history.baseGeneration
+        guard g >= base else {
+            throw HistoryError.unavailable("history before generation \(base + 1) is not kept (pruned, or the store "
+                + "predates history); changes since generation \(g) cannot be listed completely")
+        }
+    }
+
+    /// Throws unless every load committed after `ms` has its transaction.
+    private func checkCovered(afterTime ms: Int64) throws {
+        let base = manifest.history.baseTime
+        if base == HistoryRetention.unknownTime {
+            throw HistoryError.unavailable("this store's history starts with its next load (it predates history); "
+                + "changes since a time cannot be listed completely yet")
+        }
+        guard ms >= base else {
+            throw HistoryError.unavailable("history before \(Timestamp.string(base)) is not kept; changes since "
+                + "\(Timestamp.string(ms)) cannot be listed completely")
+        }
+    }
+
+    private func noTransactionReason(_ g: Int) -> String {
+        if g <= manifest.history.baseGeneration && g >= 1 {
+            return "the transaction of generation \(g) is not kept (history is complete after generation \(manifest.history.baseGeneration))"
+        }
+        if g > manifest.generation { return "no generation \(g): the store is at generation \(manifest.generation)" }
+        return "generation \(g) was not committed by a load (repair, migrate or a history prune), so it has no transaction"
+    }
+}

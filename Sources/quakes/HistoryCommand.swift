@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import QuakeStore
+
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "List committed loads (transactions), show one with its event ids, or prune old history.",
+        discussion: """
+            quakes history                     every kept transaction, one row each
+            quakes history --since 12          transactions after generation 12 (or after a time)
+            quakes history 14                  transaction 14: files, counts, inserted and updated ids
+            quakes history --prune-before 10   drop transactions older than generation 10 (never data)
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: "A generation: show that transaction's events.") var generation: Int?
+    @Option(help: "Only transactions after GEN (a generation) or after a time (YYYY-MM-DD or ISO date-time).")
+    var since: String?
+    @Option(help: "At most this many transactions (or events, for one transaction's table).") var limit: Int?
+    @Option(help: "Output format.") var format: HistoryWriter.Format = .table
+    @Flag(help: "With a generation, also list the events the load left unchanged.") var unchanged = false
+    @Flag(help: "Leave out the header line (table and csv).") var noHeader = false
+    @Option(name: .customLong("prune-before"), help: "Drop the transactions of generations before GEN; data is kept.")
+    var pruneBefore: Int?
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must be >= 0") }
+        if let generation, generation < 1 { throw ValidationError("a generation counts from 1") }
+        if let pruneBefore, pruneBefore < 1 { throw ValidationError("--prune-before counts from generation 1") }
+        if pruneBefore != nil && (generation != nil || since != nil) {
+            throw ValidationError("--prune-before goes alone (no generation or --since)")
+        }
+        if generation != nil && since != nil { throw ValidationError("give a generation or --since, not both") }
+        if let since { _ = try HistoryPoint(parsing: since, flag: "--since") }
+    }
+
+    func run() throws {
+        let s = try store.open()
+        let sink = OutputSink()
+        defer { sink.flush() }
+        var writer = HistoryWriter(format: format)
+        writer.header = !noHeader
+        if let pruneBefore {
+            let r = try s.pruneHistory(before: pruneBefore)
+            let e = s.historyExtent
+            print("pruned \(r.transactions) transaction\(r.transactions == 1 ? "" : "s") (\(r.bytes) bytes); "
+                + "\(e.transactions) kept (\(e.bytes) bytes), history complete after generation \(e.completeAfter)")
+            return
+        }
+        if let generation {
+            let t = try s.transaction(generation: generation)
+            if let limit { writer.tableLimit = limit }
+            try writer.writeTransaction(t, events: { body in
+                try s.forEachChange(generation: generation, includeUnchanged: unchanged, body)
+            }, to: sink)
+            return
+        }
+        let list: [HistoryTransaction]
+        switch try since.map({ try HistoryPoint(parsing: $0, flag: "--since") }) {
+        case .generation(let g): list = try s.history(since: HistoryToken(generation: g), identifiers: false, limit: limit)
+        case .time(let d): list = try s.history(since: d, identifiers: false, limit: limit)
+        case nil: list = try s.history(identifiers: false, limit: limit)
+        }
+        writer.writeList(list, to: sink)
+        if format == .table {
+            let e = s.historyExtent
+            sink.write("(\(list.count) transaction\(list.count == 1 ? "" : "s") shown; \(e.transactions) kept, "
+                + "\(e.bytes) bytes; history complete after generation \(e.completeAfter))\n")
+        }
+    }
+}
+
+/// A point in the history given on the command line: a generation number or a time.
+enum HistoryPoint {
+    case generation(Int)
+    case time(Date)
+
+    init(parsing s: String, flag: String) throws {
+        if let g = Int(s) {
+            guard g >= 0 else { throw ValidationError("\(flag): a generation is >= 0") }
+            self = .generation(g)
+        } else if let t = DateParsing.parse(s) {
+            self = .time(Date(timeIntervalSince1970: Double(t) / 1000))
+        } else {
+            throw ValidationError("\(flag): expected a generation number or a time (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ), got '\(s)'")
+        }
+    }
+}
+
+extension HistoryWriter.Format: ExpressibleByArgument {}
