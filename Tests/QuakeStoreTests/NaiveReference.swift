@@ -94,6 +94,7 @@ enum Naive {
             return insensitive ? bytesContain(fold(s), fold(needle)) : bytesContain(s, needle)
         case .isNull(let c):
             return value(q, c) == .null
+        case .ids(let set): return set.contains(q.id)
         case .and(let fs): return try fs.allSatisfy { try matches($0, q) }
         case .or(let fs): return try fs.contains { try matches($0, q) }
         case .not(let g): return try !matches(g, q)

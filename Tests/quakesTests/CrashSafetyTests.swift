@@ -28,6 +28,12 @@ import Testing
             let now = try CLI.run(["export", "--store", d + "/s"]).stdout
             #expect(now == previous || now == complete, "after kill at \(delay)s the store is neither snapshot")
             if now == previous { killedBeforeCommit += 1 }
+            // history agrees with the data: one transaction per committed load, the newest
+            // naming the store's generation, and its inserted counts summing to the rows
+            let h = try Self.history(d + "/s")
+            #expect(h.count == (now == complete ? 2 : 1), "after kill at \(delay)s: \(h)")
+            #expect(h.map(\.inserted).reduce(0, +) == now.split(separator: "\n").count - 1)
+            #expect(h.last?.generation == (now == complete ? 2 : 1))
             previous = now
         }
         #expect(killedBeforeCommit > 0)
@@ -35,5 +41,17 @@ import Testing
         #expect(try CLI.run(["load", "--store", d + "/s", d + "/big"]).status == 0)
         #expect(try CLI.run(["export", "--store", d + "/s"]).stdout == complete)
         #expect(!FileManager.default.fileExists(atPath: d + "/s/tmp"))
+        #expect(try Self.history(d + "/s").map(\.inserted) == (try Self.history(d + "/full").map(\.inserted)))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: d + "/s/history").count == 2,
+                "transactions of loads killed before their commit are collected")
+    }
+
+    /// `quakes history --format csv`: generation and inserted count of each transaction.
+    static func history(_ store: String) throws -> [(generation: Int, inserted: Int)] {
+        let out = try CLI.run(["history", "--store", store, "--format", "csv", "--no-header"]).stdout
+        return out.split(separator: "\n").map { line in
+            let f = line.split(separator: ",")
+            return (Int(f[0]) ?? -1, Int(f[3]) ?? -1)
+        }
     }
 }

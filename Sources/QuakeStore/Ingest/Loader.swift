@@ -63,7 +63,11 @@ final class Loader {
             _ = try HistoryFile.write(store: storePath, generation: generation, committed: committed,
                                       previous: old.history.latest, files: files, changes: merged.history)
             next.history.append(generation)
-            if next.history.baseTime == HistoryRetention.unknownTime { next.history.baseTime = committed }
+            if next.history.baseTime == HistoryRetention.unknownTime {
+                // a store from before history: every earlier commit happened by the time the
+                // manifest being replaced was written
+                next.history.baseTime = min(committed, FileIO.modifiedMillis(Store.manifestPath(storePath)) ?? committed)
+            }
         }
         return (summary, next)
     }

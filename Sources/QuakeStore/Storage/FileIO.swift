@@ -130,6 +130,13 @@ enum FileIO {
         return stat(path, &st) == 0 ? Int(st.st_size) : 0
     }
 
+    /// Last modification time in epoch milliseconds, rounded up; nil when it cannot be read.
+    static func modifiedMillis(_ path: String) -> Int64? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return Int64(st.st_mtim.tv_sec) * 1000 + (Int64(st.st_mtim.tv_nsec) + 999_999) / 1_000_000
+    }
+
     static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR

@@ -8,8 +8,9 @@ public struct VerifyFailure: Error, CustomStringConvertible {
 
 extension Store {
     /// Reads every block of every file and checks checksums and invariants: row counts, zone
-    /// maps, (time, id) order, partition time spans, and that every id is stored once and
-    /// indexed. Throws the first failure.
+    /// maps, (time, id) order, partition time spans, that every id is stored once and
+    /// indexed, and that every kept history transaction reads whole and names only stored
+    /// events (loads never delete). Throws the first failure.
     public func verify(progress: ((String) -> Void)? = nil) throws -> (partitions: Int, rows: Int, blocks: Int) {
         var blocksRead = 0
         var indexed = SliceInterner(capacity: manifest.rows)
@@ -33,6 +34,7 @@ extension Store {
         guard indexed.count == manifest.rows else {
             throw VerifyFailure(file: "ids/", block: nil, reason: "index holds \(indexed.count) ids, manifest \(manifest.rows) rows")
         }
+        try verifyHistory(indexed)
         var seen = [Bool](repeating: false, count: indexed.count)
         for e in manifest.partitions {
             progress?(e.file)
@@ -107,5 +109,27 @@ extension Store {
             }
         }
         return (manifest.partitions.count, manifest.rows, blocksRead)
+    }
+
+    /// Every kept transaction decodes, its counts add up, and every id it inserted or
+    /// updated is in the id index.
+    private func verifyHistory(_ indexed: SliceInterner) throws {
+        for g in manifest.history.generations {
+            let file = "history/" + HistoryFile.name(generation: g)
+            func fail(_ why: String) -> VerifyFailure { VerifyFailure(file: file, block: nil, reason: why) }
+            do {
+                let h = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
+                guard h.generation == g else { throw fail("holds generation \(h.generation)") }
+                for i in h.sections.indices {
+                    let c = try h.changes(i)
+                    for list in [c.inserted, c.updated] {
+                        let missing = list.bytes.withUnsafeBytes { raw in
+                            (0..<list.count).first { indexed.lookup(UnsafeRawBufferPointer(rebasing: raw[list.range($0)])) == nil }
+                        }
+                        if let k = missing { throw fail("event \(list.string(k) ?? "") is not in the store") }
+                    }
+                }
+            } catch let f as VerifyFailure { throw f } catch { throw fail("\(error)") }
+        }
     }
 }

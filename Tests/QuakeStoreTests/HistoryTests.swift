@@ -1,0 +1,219 @@
+import Foundation
+import Testing
+@testable import QuakeStore
+
+/// Load history against a naive diff of the store's rows before and after each load, on real
+/// overlapping USGS snapshots and on edited copies that move events across partitions.
+@Suite struct HistoryTests {
+    /// Every stored event: id -> every column's value as text ("" for null).
+    static func snapshot(_ s: Store) throws -> [String: [String]] {
+        let b = try TestSupport.allRows(s)
+        var out: [String: [String]] = [:]
+        for i in 0..<b.count {
+            let row = Column.allCases.map { ResultWriter.cell(b, $0, i) ?? "" }
+            out[row[Column.id.rawValue]] = row
+        }
+        return out
+    }
+
+    /// The event ids of a feed file, read naively (CSV by header, GeoJSON by JSONSerialization).
+    static func inputIds(_ path: String) throws -> Set<String> {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        if path.hasSuffix(".geojson") {
+            let obj = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let features = obj?["features"] as? [[String: Any]] ?? []
+            return Set(features.compactMap { $0["id"] as? String })
+        }
+        let rows = NaiveCSV.parse(String(decoding: data, as: UTF8.self))
+        guard let k = rows.first?.firstIndex(of: "id") else { return [] }
+        return Set(rows.dropFirst().compactMap { $0.count > k ? $0[k] : nil })
+    }
+
+    /// A copy of a real CSV with some rows revised: magnitude up, `updated` later, and every
+    /// fifth revised event moved by `shift` ms (across partitions with day partitioning).
+    static func revised(_ path: String, into dir: String, every: Int, shift: Int64) throws -> String {
+        let rows = NaiveCSV.parse(try String(contentsOfFile: path, encoding: .utf8))
+        let h = rows[0]
+        func col(_ n: String) -> Int { h.firstIndex(of: n) ?? 0 }
+        var out = [h.joined(separator: ",")]
+        for (k, r) in rows.dropFirst().enumerated() where k % every == 0 {
+            var r = r
+            r[col("mag")] = String(format: "%.2f", (Double(r[col("mag")]) ?? 1) + 0.1)
+            r[col("updated")] = Timestamp.string((Timestamp.parse(r[col("updated")]) ?? 0) + 86_400_000)
+            if k % (every * 5) == 0, let t = Timestamp.parse(r[col("time")]) { r[col("time")] = Timestamp.string(t + shift) }
+            out.append(r.map { $0.contains(",") || $0.contains("\"") ? "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : $0 }
+                .joined(separator: ","))
+        }
+        let p = dir + "/revised-\(every).csv"
+        TestSupport.write(out.joined(separator: "\n") + "\n", to: p)
+        return p
+    }
+
+    @Test(arguments: [Partitioning.month, .day])
+    func historyEqualsTheNaiveDiffOfEachLoad(_ partitioning: Partitioning) throws {
+        guard let a = TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"),
+              let b = TestSupport.usgs("csv_2019-06-30_2019-07-07_5834.csv"),
+              let c = TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"),
+              let e = TestSupport.usgs("geojson_2019-01-29_2019-01-30_233.geojson"),
+              FileManager.default.fileExists(atPath: a) else { return }
+        let d = TestSupport.tempDir()
+        let r1 = try Self.revised(b, into: d, every: 7, shift: 2 * 86_400_000)
+        let r2 = try Self.revised(a, into: d, every: 3, shift: -3 * 86_400_000)
+        let s = try Store.openOrCreate(path: d + "/s", partitioning: partitioning)
+        // per committed generation, the ids its load inserted or updated (naive diff)
+        var changedAt: [Int: Set<String>] = [:]
+        var transactions = 0
+        for file in [a, b, c, a, e, r1, r2, c] {
+            let before = try Self.snapshot(s)
+            let genBefore = s.manifest.generation
+            let summary = try s.load([file])
+            let after = try Self.snapshot(s)
+            let inserted = Set(after.keys).subtracting(before.keys)
+            let updated = Set(before.keys.filter { after[$0] != before[$0] })
+            let unchanged = Self.inputIdsOrEmpty(file).intersection(before.keys).subtracting(updated)
+            if inserted.isEmpty && updated.isEmpty {
+                #expect(!summary.committed && s.manifest.generation == genBefore, "\(file): a no-op load commits nothing")
+                continue
+            }
+            transactions += 1
+            changedAt[s.manifest.generation] = inserted.union(updated)
+            let t = try #require(try s.history(since: HistoryToken(generation: genBefore)).first)
+            #expect(t.generation == s.manifest.generation && t.files == [file])
+            #expect(Set(t.inserted) == inserted && t.inserted.count == inserted.count, "\(file): inserted")
+            #expect(Set(t.updated.map(\.id)) == updated && t.updated.count == updated.count, "\(file): updated")
+            #expect(t.insertedCount == summary.new && t.updatedCount == summary.updated)
+            #expect(t.unchangedCount == unchanged.count && t.unchangedCount == summary.unchanged, "\(file): unchanged")
+            for u in t.updated {
+                let old = before[u.id] ?? [], new = after[u.id] ?? []
+                let naive = Column.allCases.filter { old[$0.rawValue] != new[$0.rawValue] }
+                #expect(u.changedFields == naive, "\(u.id): changed fields")
+            }
+            var unchangedSeen = Set<String>()
+            try s.forEachChange(generation: t.generation) { ch in if ch.kind == .unchanged { unchangedSeen.insert(ch.id) } }
+            #expect(unchangedSeen == unchanged)
+        }
+        #expect(try s.history().count == transactions && transactions >= 5)
+        try s.verify()
+        // --changed-since g: the union of the naive diffs of the loads after g (an event
+        // updated and later reverted was still updated)
+        let all = try s.query(QuerySpec(filter: .all, sort: [SortKey(.time)], limit: nil)).quakes
+        for g in 0...s.manifest.generation {
+            let naive = changedAt.filter { $0.key > g }.values.reduce(into: Set<String>()) { $0.formUnion($1) }
+            let f = try s.changedFilter(since: HistoryToken(generation: g))
+            let got = try s.query(QuerySpec(filter: f, sort: [SortKey(.time)], limit: nil)).quakes.map(\.id)
+            #expect(Set(got) == naive && got.count == naive.count, "changed since \(g)")
+            let strong = Filter.conjunction([f, .numberRange(.mag, lower: .init(2.5), upper: nil)])
+            let expect = try all.filter { try Naive.matches(strong, $0) && naive.contains($0.id) }.map(\.id)
+            #expect(try s.query(QuerySpec(filter: strong, sort: [SortKey(.time)], limit: nil)).quakes.map(\.id) == expect)
+            #expect(try s.count(f) == naive.count)
+        }
+    }
+
+    static func inputIdsOrEmpty(_ p: String) -> Set<String> { (try? inputIds(p)) ?? [] }
+
+    @Test func pruneDropsHistoryNotDataAndRefusesIncompleteAnswers() throws {
+        guard let a = TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"),
+              let c = TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"),
+              let e = TestSupport.usgs("geojson_2019-01-29_2019-01-30_233.geojson"),
+              FileManager.default.fileExists(atPath: a) else { return }
+        let d = TestSupport.tempDir()
+        let s = try Store.openOrCreate(path: d + "/s")
+        for f in [a, c, e] { try s.load([f]) }
+        let rows = s.manifest.rows
+        let before = s.historyExtent
+        #expect(before.transactions == 3 && before.completeAfter == 0)
+        let r = try s.pruneHistory(before: 3)
+        #expect(r.transactions == 2 && r.bytes > 0)
+        #expect(s.manifest.rows == rows && s.historyExtent.transactions == 1 && s.historyExtent.completeAfter == 2)
+        #expect(s.historyExtent.bytes == before.bytes - r.bytes)
+        #expect(throws: HistoryError.self) { try s.changedFilter(since: HistoryToken(generation: 1)) }
+        #expect(throws: HistoryError.self) { try s.history(since: HistoryToken(generation: 0)) }
+        #expect(throws: HistoryError.self) { try s.changedFilter(since: Date(timeIntervalSince1970: 0)) }
+        #expect(try s.count(try s.changedFilter(since: HistoryToken(generation: 2))) == 233)
+        #expect(throws: HistoryError.self) { try s.transaction(generation: 1) }
+        try s.verify()
+        // the pruned files are kept one generation for readers still on the old snapshot, then collected
+        #expect(FileManager.default.fileExists(atPath: HistoryFile.path(store: s.path, generation: 1)))
+        try s.load([a])   // a no-op load collects garbage
+        #expect(!FileManager.default.fileExists(atPath: HistoryFile.path(store: s.path, generation: 1)))
+        #expect(try s.count(.all) == rows)
+    }
+
+    @Test func aDamagedTransactionIsAnErrorNeverAWrongAnswer() throws {
+        guard let a = TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"),
+              let c = TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"),
+              FileManager.default.fileExists(atPath: a) else { return }
+        let d = TestSupport.tempDir()
+        let s = try Store.openOrCreate(path: d + "/s")
+        for f in [a, c] { try s.load([f]) }
+        let path = HistoryFile.path(store: s.path, generation: 2)
+        let good = try Data(contentsOf: URL(fileURLWithPath: path))
+        for offset in [20, good.count / 2, good.count - 3] {
+            var bad = good
+            bad[offset] ^= 0x40
+            try bad.write(to: URL(fileURLWithPath: path))
+            #expect(throws: (any Error).self, "flip at \(offset)") {
+                let f = try s.changedFilter(since: HistoryToken(generation: 1))
+                _ = try s.count(f)
+            }
+            #expect(throws: (any Error).self) { try s.verify() }
+        }
+        try FileManager.default.removeItem(atPath: path)
+        #expect(throws: (any Error).self) { try s.history(since: HistoryToken(generation: 1)) }
+    }
+
+    @Test func aRevisionTwoManifestStartsHistoryAtItsNextLoad() throws {
+        guard let a = TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"),
+              let c = TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"),
+              FileManager.default.fileExists(atPath: a) else { return }
+        let d = TestSupport.tempDir()
+        var s = try Store.openOrCreate(path: d + "/s")
+        try s.load([a])
+        // rewrite the manifest as revision 2 wrote it: no history section, version 2
+        var m = s.manifest
+        m.history = HistoryRetention()
+        var bytes = m.encoded()
+        bytes.removeLast(8 + 8 + 8 + 4)   // checksum, base generation, base time, range count
+        bytes.replaceSubrange(8..<12, with: [2, 0, 0, 0])
+        var w = ByteWriter()
+        w.bytes = bytes
+        w.u64(Checksum.hash(bytes))
+        try Data(w.bytes).write(to: URL(fileURLWithPath: d + "/s/" + Manifest.fileName))
+        s = try Store(path: d + "/s")
+        #expect(s.manifest.history.baseGeneration == 1 && s.manifest.history.ranges.isEmpty)
+        #expect(throws: HistoryError.self) { try s.changedFilter(since: HistoryToken(generation: 0)) }
+        #expect(throws: HistoryError.self) { try s.changedFilter(since: Date(timeIntervalSince1970: 0)) }
+        let start = Date()
+        try s.load([c])
+        #expect(try s.count(try s.changedFilter(since: HistoryToken(generation: 1))) == 3121)
+        // history is complete from its first transaction's commit on, not before
+        let t = try #require(try s.history().first)
+        #expect(t.generation == 2)
+        #expect(try s.count(try s.changedFilter(since: t.committed.addingTimeInterval(-0.001))) == 3121)
+        #expect(try s.count(try s.changedFilter(since: t.committed)) == 0)
+        #expect(throws: HistoryError.self) { try s.changedFilter(since: start.addingTimeInterval(-1)) }
+    }
+
+    @Test func idListsRoundTripSortedWithMasks() throws {
+        var gen = SplitMix64(seed: 9)
+        var ids = ByteArena()
+        var masks: [UInt64] = []
+        for _ in 0..<5000 {
+            let n = Int(gen.next() % 12)
+            ids.append((0..<n).map { _ in UInt8(97 + gen.next() % 4) })
+            masks.append(gen.next())
+        }
+        let enc = HistoryIdList.encode(ids, masks: masks)
+        let dec = try enc.bytes.withStoreBytes { (b) throws(StoreError) in
+            try HistoryIdList.decode(b, rawSize: enc.rawSize, masks: true, count: ids.count)
+        }
+        let naive = (0..<ids.count).map { (Array(ids.bytes[ids.range($0)]), masks[$0]) }
+            .sorted { $0.0.lexicographicallyPrecedes($1.0) }
+        #expect(dec.ids.count == naive.count)
+        for (k, e) in naive.enumerated() {
+            #expect(Array(dec.ids.bytes[dec.ids.range(k)]) == e.0)
+        }
+        // equal ids may come in either order, so compare masks as multisets per id
+        #expect(dec.masks.sorted() == masks.sorted())
+    }
+}
