@@ -5,7 +5,7 @@ SWIFT ?= swift
 STORE ?= $(CURDIR)/.build/demo.store
 Q = .build/release/quakes
 
-.PHONY: demo test deps pydeps build sample clean fuzz trials install
+.PHONY: demo test deps pydeps tools build sample clean fuzz trials install
 PREFIX ?= /usr/local
 
 deps:
@@ -24,8 +24,14 @@ pydeps:
 	    python3 -m venv $(VENV); }; \
 	  $(VENV)/bin/pip install -q --disable-pip-version-check duckdb pyarrow; }
 
+# Tools the tests drive: tmux (the progress line in a real terminal), rsvg-convert (the SVG map).
+tools:
+	@command -v tmux >/dev/null && command -v rsvg-convert >/dev/null || { echo "installing tmux and librsvg2-bin"; \
+	  (apt-get update -qq && apt-get install -y -qq tmux librsvg2-bin) >/dev/null || \
+	  { echo "could not install tmux and librsvg2-bin; install them with your package manager"; exit 1; }; }
+
 # Release mode: the tests compare kernels with naive references over real and generated data.
-test: deps pydeps
+test: deps pydeps tools
 	QUAKES_PYTHON=$(VENV)/bin/python $(SWIFT) test -c release -Xswiftc -enable-testing
 
 demo: build

@@ -12,9 +12,11 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var filters: FilterOptions
     @OptionGroup var page: PageOptions
     @Option(help: "Fields to read and print, comma-separated (USGS names).") var fields: String?
-    @Option(help: "Output format: text is the FDSN event service's pipe-separated text; parquet writes --out FILE; arrow is an Arrow IPC stream.")
+    @Option(help: "Output format: text is the FDSN event service's pipe-separated text; parquet writes --out FILE; arrow is an Arrow IPC stream; svg draws a map.")
     var format: ResultWriter.Format = .table
-    @Option(help: "The file --format parquet writes.") var out: String?
+    @Option(help: "The file --format parquet (or svg) writes.") var out: String?
+    @Option(help: "With --format svg: world, or fit (the events' bounding box).") var region: MapPicture.Region = .world
+    @Option(help: "With --format svg: colour circles by depth or age.") var colorBy: MapPicture.Coloring = .depth
     @Flag(help: "Leave out the header line (table, csv and text).") var noHeader = false
     @Flag(help: "Print the resume cursor even on the last page.") var cursor = false
 
@@ -22,7 +24,15 @@ struct QueryCommand: ParsableCommand {
         _ = try columns()
         if format == .text && fields != nil { throw ValidationError("--fields: the text format has fixed FDSN columns") }
         if format == .parquet && out == nil { throw ValidationError("--format parquet needs --out FILE") }
-        if format != .parquet && out != nil { throw ValidationError("--out goes with --format parquet; other formats go to stdout") }
+        if format != .parquet && format != .svg && out != nil {
+            throw ValidationError("--out goes with --format parquet or svg; other formats go to stdout")
+        }
+        if format == .svg {
+            if !page.sort.isEmpty || page.orderby != nil {
+                throw ValidationError("--format svg draws the largest magnitudes first; --sort and --orderby do not apply")
+            }
+            if fields != nil { throw ValidationError("--fields: the svg map reads its own fields") }
+        }
     }
 
     func columns() throws -> [Column]? {
@@ -37,6 +47,7 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         let s = try store.open()
+        if format == .svg { try drawMap(s); return }
         let q = try page.spec(filter: try filters.filter(in: s), defaultLimit: format == .table ? 100 : nil)
         let chosen = try columns()
         let shown: [Column]
@@ -94,3 +105,5 @@ struct QueryCommand: ParsableCommand {
 }
 
 extension ResultWriter.Format: ExpressibleByArgument {}
+extension MapPicture.Region: ExpressibleByArgument {}
+extension MapPicture.Coloring: ExpressibleByArgument {}

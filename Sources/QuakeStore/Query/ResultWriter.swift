@@ -3,7 +3,7 @@ import Foundation
 /// Writes query results as an aligned table, USGS CSV, JSON (with an envelope holding the
 /// count and the cursor), NDJSON, USGS GeoJSON or the FDSN event service's pipe-separated text.
 public struct ResultWriter {
-    public enum Format: String, Sendable, CaseIterable { case table, csv, json, ndjson, geojson, text, parquet, arrow }
+    public enum Format: String, Sendable, CaseIterable { case table, csv, json, ndjson, geojson, text, parquet, arrow, svg }
 
     public let format: Format
     public let columns: [Column]
@@ -66,7 +66,7 @@ public struct ResultWriter {
                 sink.write("{\"count\":\(count),\"cursor\":")
                 if let c = cursor { FeedWriter.jsonString(c.token.utf8, into: &sink.buffer) } else { sink.write("null") }
                 sink.write(",\"rows\":[")
-            case .ndjson, .table, .parquet:
+            case .ndjson, .table, .parquet, .svg:
                 break
             }
         }
@@ -87,8 +87,8 @@ public struct ResultWriter {
                 }
             case .ndjson, .table:
                 for i in 0..<r.count { writer.object(r.batch, i, sink); sink.write("\n") }
-            case .parquet:
-                break  // a file, not a stream: see ParquetResultFile
+            case .parquet, .svg:
+                break  // a file or a picture, not a stream: see ParquetResultFile and MapPicture
             }
             written += r.count
             sink.maybeFlush()

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import QuakeStore
+
+extension QueryCommand {
+    /// Most circles a map draws unless `--limit` says otherwise.
+    static let defaultMapCap = 5000
+
+    /// `--format svg`: the matching events by descending magnitude, capped, drawn as a map.
+    func drawMap(_ s: Store) throws {
+        let filter = try filters.filter(in: s)
+        var q = try page.spec(filter: filter, defaultLimit: Self.defaultMapCap)
+        q.sort = [SortKey(.mag, ascending: false)]
+        let r = try s.query(q, columns: MapPicture.columns)
+        let matched = r.count < (q.limit ?? Int.max) ? r.count + q.offset : try s.count(q.effectiveFilter)
+        var map = MapPicture()
+        map.region = region
+        map.coloring = colorBy
+        map.title = "quakes query " + Self.titleArguments(Array(CommandLine.arguments.dropFirst(2)))
+        let svg = map.svg(r, matched: max(0, matched - q.offset))
+        if let out {
+            do { try Data(svg.utf8).write(to: URL(fileURLWithPath: out)) } catch {
+                throw StoreError.io("\(out): \(error.localizedDescription)")
+            }
+        } else {
+            let sink = OutputSink()
+            sink.write(svg)
+            sink.flush()
+        }
+    }
+
+    /// The query's own arguments for the title: without the store, the output and map options or the
+    /// cap (the legend states it).
+    static func titleArguments(_ args: [String]) -> String {
+        let dropWithValue: Set = ["--store", "--format", "--out", "--region", "--color-by", "--limit"]
+        var out: [String] = []
+        var skip = false
+        for a in args {
+            if skip { skip = false; continue }
+            if dropWithValue.contains(a) { skip = true; continue }
+            if dropWithValue.contains(where: { a.hasPrefix($0 + "=") }) { continue }
+            out.append(a.contains(" ") ? "'\(a)'" : a)
+        }
+        return out.joined(separator: " ")
+    }
+}
