@@ -16,6 +16,7 @@ struct AggCommand: ParsableCommand {
     @Option(help: "At most this many groups.") var limit: Int?
     @Option(name: .customLong("format"), help: "Output format.") var output: AggFormat = .table
     @Flag(help: "Leave out the header line (table and csv).") var noHeader = false
+    @OptionGroup var live: WatchOptions
 
     var format: ResultWriter.Format { output.format }
 
@@ -62,6 +63,14 @@ struct AggCommand: ParsableCommand {
 
     func run() throws {
         let s = try store.open()
+        guard live.watch else { try emit(s, generation: nil); return }
+        try WatchLoop.run(s, filter: try filters.flagFilter()) { g in
+            try emit(s, generation: format == .ndjson && !WatchLoop.isTerminal ? g : nil)
+        }
+    }
+
+    /// Prints the groups once; with `generation`, ndjson is one line holding them all.
+    private func emit(_ s: Store, generation: Int?) throws {
         let g = try groups(), m = try metricList()
         var (rows, _) = try s.aggregate(try filters.filter(in: s), by: g, metrics: m)
         if let sort {
@@ -76,7 +85,7 @@ struct AggCommand: ParsableCommand {
         }
         if let limit { rows = Array(rows.prefix(limit)) }
         AggCommand.print(rows, keys: g.map(\.description), metrics: m.map(\.description), format: format,
-                        header: !noHeader)
+                        header: !noHeader, generation: generation)
     }
 
     static func number(_ v: Double?) -> String {
@@ -87,7 +96,7 @@ struct AggCommand: ParsableCommand {
 
     /// Prints groups; a null key or metric is an empty csv cell and `NULL` in a table.
     static func print(_ rows: [AggregateRow], keys: [String], metrics: [String], format: ResultWriter.Format,
-                      header showHeader: Bool = true) {
+                      header showHeader: Bool = true, generation: Int? = nil) {
         let header = keys + metrics
         let null = format == .csv ? "" : "NULL"
         let cells = rows.map { r in r.keys.map { $0 ?? null } + r.values.map { $0 == nil ? null : number($0) } }
@@ -102,7 +111,12 @@ struct AggCommand: ParsableCommand {
                 for (k, name) in metrics.enumerated() { o[name] = r.values[k] ?? NSNull() }
                 return o
             }
-            if format == .ndjson {
+            if format == .ndjson, let generation {
+                let line: [String: Any] = ["generation": generation, "groups": objs]
+                if let d = try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]) {
+                    Swift.print(String(decoding: d, as: UTF8.self))
+                }
+            } else if format == .ndjson {
                 for o in objs {
                     guard let d = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]) else { continue }
                     Swift.print(String(decoding: d, as: UTF8.self))

@@ -6,9 +6,11 @@ struct CountCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var filters: FilterOptions
+    @OptionGroup var live: WatchOptions
 
     func run() throws {
         let s = try store.open()
-        print(try s.count(try filters.filter(in: s)))
+        guard live.watch else { print(try s.count(try filters.filter(in: s))); return }
+        try WatchLoop.run(s, filter: try filters.flagFilter()) { _ in print(try s.count(try filters.filter(in: s))) }
     }
 }

@@ -92,9 +92,9 @@ func printError(_ s: String) {
 /// True when standard error is a terminal.
 var stderrIsTerminal: Bool { isatty(2) == 1 }
 
-/// Columns of the terminal on standard error (80 when unknown).
-func terminalWidth() -> Int {
+/// Columns of the terminal on `fd` (standard error by default; 80 when unknown).
+func terminalWidth(fd: Int32 = 2) -> Int {
     var w = winsize()
-    if ioctl(2, UInt(TIOCGWINSZ), &w) == 0 && w.ws_col > 0 { return Int(w.ws_col) }
+    if ioctl(fd, UInt(TIOCGWINSZ), &w) == 0 && w.ws_col > 0 { return Int(w.ws_col) }
     return 80
 }

@@ -7,7 +7,7 @@ extension QueryCommand {
     static let defaultMapCap = 5000
 
     /// `--format svg`: the matching events by descending magnitude, capped, drawn as a map.
-    func drawMap(_ s: Store) throws {
+    func drawMap(_ s: Store, to sink: OutputSink) throws {
         let filter = try filters.filter(in: s)
         var q = try page.spec(filter: filter, defaultLimit: Self.defaultMapCap)
         q.sort = [SortKey(.mag, ascending: false)]
@@ -23,9 +23,7 @@ extension QueryCommand {
                 throw StoreError.io("\(out): \(error.localizedDescription)")
             }
         } else {
-            let sink = OutputSink()
             sink.write(svg)
-            sink.flush()
         }
     }
 

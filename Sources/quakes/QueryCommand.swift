@@ -19,6 +19,7 @@ struct QueryCommand: ParsableCommand {
     @Option(help: "With --format svg: colour circles by depth or age.") var colorBy: MapPicture.Coloring = .depth
     @Flag(help: "Leave out the header line (table, csv and text).") var noHeader = false
     @Flag(help: "Print the resume cursor even on the last page.") var cursor = false
+    @OptionGroup var live: WatchOptions
 
     func validate() throws {
         _ = try columns()
@@ -47,7 +48,24 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         let s = try store.open()
-        if format == .svg { try drawMap(s); return }
+        guard live.watch else { try emit(s, format: format, to: OutputSink()); return }
+        try WatchLoop.run(s, filter: try filters.flagFilter(), writesFile: out != nil) { g in
+            if format == .ndjson && !WatchLoop.isTerminal {
+                // one line per result: the json envelope, flattened, with the generation
+                let sink = OutputSink(capturing: ())
+                try emit(s, format: .json, to: sink)
+                WatchLoop.printLine(sink, generation: g)
+            } else {
+                try emit(s, format: format, to: OutputSink())
+                if let out { printError("wrote \(out) (generation \(g))") }
+            }
+        }
+    }
+
+    /// Prints (or writes) the answer once, in `format`, to `sink`.
+    private func emit(_ s: Store, format: ResultWriter.Format, to sink: OutputSink) throws {
+        defer { sink.flush() }
+        if format == .svg { try drawMap(s, to: sink); return }
         let q = try page.spec(filter: try filters.filter(in: s), defaultLimit: format == .table ? 100 : nil)
         let chosen = try columns()
         let shown: [Column]
@@ -82,11 +100,11 @@ struct QueryCommand: ParsableCommand {
         } else if format == .table {
             let r = try s.query(q, columns: cols)
             writer.matched = try matched(returned: r.count).map { max(0, $0 - q.offset) }
-            writer.write(r, to: OutputSink())
+            writer.write(r, to: sink)
             next = nextCursor(r.cursor, returned: r.count, matched: writer.matched)
         } else {
             // rows stream out in chunks: memory holds one chunk, not the whole result
-            let out = writer.stream(to: OutputSink())
+            let out = writer.stream(to: sink)
             _ = try s.query(q, columns: cols, begin: { count, c in
                 next = nextCursor(c, returned: count, matched: try matched(returned: count).map { max(0, $0 - q.offset) })
                 out.begin(count: count, cursor: next)

@@ -7,6 +7,9 @@ import Darwin
 
 #if os(Linux)
 @_silgen_name("syncfs") private func linuxSyncfs(_ fd: Int32) -> Int32
+@_silgen_name("inotify_init1") private func linuxInotifyInit(_ flags: Int32) -> Int32
+@_silgen_name("inotify_add_watch") private func linuxInotifyAddWatch(_ fd: Int32, _ path: UnsafePointer<CChar>,
+                                                                     _ mask: UInt32) -> Int32
 #endif
 
 /// Durable file operations for commits: write + fsync, directory fsync, atomic rename.
@@ -128,6 +131,41 @@ enum FileIO {
     static func size(_ path: String) -> Int {
         var st = stat()
         return stat(path, &st) == 0 ? Int(st.st_size) : 0
+    }
+
+    /// What identifies one version of a file: inode, size and modification time (ns); nil
+    /// when it cannot be read. A rename over the file changes the inode.
+    static func identity(_ path: String) -> [Int64]? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return [Int64(st.st_ino), Int64(st.st_size), Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec)]
+    }
+
+    /// A descriptor that becomes readable when an entry of `directory` is created, written
+    /// or renamed into it (Linux inotify); nil where inotify is unavailable.
+    static func watchDirectory(_ directory: String) -> Int32? {
+        #if os(Linux)
+        let fd = linuxInotifyInit(Int32(O_NONBLOCK | O_CLOEXEC))
+        guard fd >= 0 else { return nil }
+        let inCloseWrite: UInt32 = 0x08, inMovedTo: UInt32 = 0x80, inCreate: UInt32 = 0x100
+        guard linuxInotifyAddWatch(fd, directory, inCloseWrite | inMovedTo | inCreate) >= 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
+        #else
+        return nil
+        #endif
+    }
+
+    /// Waits up to `milliseconds` for `fd` to become readable, then drains what it holds.
+    /// Returns true when something arrived.
+    static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, milliseconds) > 0 else { return false }
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while buf.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
+        return true
     }
 
     /// Last modification time in epoch milliseconds, rounded up; nil when it cannot be read.

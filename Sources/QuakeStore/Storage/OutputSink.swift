@@ -23,6 +23,13 @@ public final class OutputSink {
     /// Standard output.
     public init() { fd = 1; owns = false; buffer.reserveCapacity(1 << 20) }
 
+    /// A sink that keeps what is written in memory (``captured``), for output that must be
+    /// reshaped before it is printed.
+    public init(capturing: Void) { fd = -1; owns = false }
+
+    /// What a capturing sink has received, once flushed.
+    public private(set) var captured: [UInt8] = []
+
     /// A new file at `path` (truncated).
     public init(path: String, compression: Compression = .none) throws(StoreError) {
         let f = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o644)
@@ -74,6 +81,7 @@ public final class OutputSink {
     }
 
     private func writeAll(_ bytes: [UInt8]) {
+        if fd < 0 { captured.append(contentsOf: bytes); return }
         var off = 0
         while off < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, $0.count - off) }

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Waits for commits that could change a filter's answer: the engine of `--watch` and of
+/// ``ResultsObserver``.
+///
+/// It watches the manifest only (inotify on the store directory on Linux, else a stat of
+/// `manifest.qkm` every 200 ms), never the data. When a new snapshot lands it decides from
+/// the load history whether the filter can see the change: a transaction counts when the
+/// time span of the events it inserted or updated (old and new versions) meets the filter's
+/// time bounds. A commit with no transaction (repair, migrate, a history prune) counts when
+/// it replaced a partition the filter's time bounds reach.
+public final class ChangeFeed: @unchecked Sendable {
+    private let store: Store
+    private let bounds: (lower: Int64?, upper: Int64?)
+    private let watchFD: Int32?
+    private var identity: [Int64]?
+    private let lock = NSLock()
+    private var stopped = false
+
+    /// How often the fallback looks at the manifest, and the longest a stop waits.
+    static let pollMilliseconds: Int32 = 200
+
+    /// A feed for `filter` on `store`. Moves the store handle to the latest snapshot, so an
+    /// answer computed next is current and every later commit is seen.
+    public init(store: Store, filter: Filter) throws {
+        self.store = store
+        bounds = filter.timeBounds
+        watchFD = FileIO.watchDirectory(store.path)
+        identity = FileIO.identity(Store.manifestPath(store.path))
+        try store.refresh()
+    }
+
+    deinit { if let watchFD { close(watchFD) } }
+
+    /// The generation of the snapshot the feed has reached.
+    public var generation: Int { store.manifest.generation }
+
+    /// Ends a pending or later ``next()`` (from any thread; Ctrl-C handlers call it).
+    public func stop() {
+        lock.lock()
+        stopped = true
+        lock.unlock()
+    }
+
+    private var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
+
+    /// Blocks until a commit that could change the filter's answer lands, moves the store
+    /// handle to it, and returns its generation; nil once ``stop()`` was called.
+    /// Commits that cannot matter are passed over (the handle still moves to them).
+    public func next() throws -> Int? {
+        while !isStopped {
+            if let fd = watchFD {
+                _ = FileIO.waitReadable(fd, milliseconds: Self.pollMilliseconds)
+            } else {
+                usleep(UInt32(Self.pollMilliseconds) * 1000)
+            }
+            let now = FileIO.identity(Store.manifestPath(store.path))
+            if now == identity { continue }
+            identity = now
+            let old = store.manifest
+            try store.refresh()
+            let new = store.manifest
+            if new.generation != old.generation, try couldAffect(from: old, to: new) { return new.generation }
+        }
+        return nil
+    }
+
+    /// Whether the commits from `old` to `new` can change an answer within the time bounds.
+    func couldAffect(from old: Manifest, to new: Manifest) throws -> Bool {
+        let kept = Set(new.history.generations)
+        var needsPartitionCheck = false
+        for g in (old.generation + 1)...max(old.generation + 1, new.generation) where g <= new.generation {
+            guard kept.contains(g) else { needsPartitionCheck = true; continue }
+            let h = try HistoryFile.read(path: HistoryFile.path(store: store.path, generation: g))
+            if h.inserted + h.updated > 0 && meets(h.minTime, h.maxTime) { return true }
+        }
+        guard needsPartitionCheck else { return false }
+        let before = Dictionary(old.partitions.map { ($0.key, $0.file) }, uniquingKeysWith: { a, _ in a })
+        let after = Dictionary(new.partitions.map { ($0.key, $0.file) }, uniquingKeysWith: { a, _ in a })
+        for e in old.partitions + new.partitions where before[e.key] != after[e.key] {
+            if meets(e.minTime, e.maxTime) { return true }
+        }
+        return false
+    }
+
+    /// Whether `lo...hi` meets the filter's time window `[lower, upper)`.
+    private func meets(_ lo: Int64, _ hi: Int64) -> Bool {
+        guard lo <= hi else { return false }
+        if let l = bounds.lower, hi < l { return false }
+        if let u = bounds.upper, lo >= u { return false }
+        return true
+    }
+}

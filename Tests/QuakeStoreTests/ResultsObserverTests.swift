@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import QuakeStore
+
+/// The library's `ResultsObserver`: an answer now, and again only after commits that could
+/// change it, judged from the history and the descriptor's time bounds.
+@Suite struct ResultsObserverTests {
+    final class Updates: @unchecked Sendable {
+        private let lock = NSLock()
+        private var items: [(Int, Int)] = []
+        func add(_ g: Int, _ n: Int) { lock.lock(); items.append((g, n)); lock.unlock() }
+        var all: [(Int, Int)] { lock.lock(); defer { lock.unlock() }; return items }
+        func wait(for n: Int, timeout: Double) async -> Bool {
+            let start = Date()
+            while Date().timeIntervalSince(start) < timeout {
+                if all.count >= n { return true }
+                try? await Task.sleep(nanoseconds: 20_000_000)
+            }
+            return false
+        }
+    }
+
+    @Test func observerYieldsOnlyForCommitsThatMatter() async throws {
+        guard let a = TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"),
+              let c = TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"),
+              let other = TestSupport.usgs("geojson_2019-01-29_2019-01-30_233.geojson"),
+              FileManager.default.fileExists(atPath: a) else { return }
+        let d = TestSupport.tempDir()
+        let s = try Store.openOrCreate(path: d + "/s")
+        try s.load([a])
+        let lo = Date(timeIntervalSince1970: 1_562_371_200)   // 2019-07-06
+        let hi = lo.addingTimeInterval(86_400)
+        let descriptor = FetchDescriptor<Quake>(predicate: #Predicate { $0.time >= lo && $0.time < hi })
+        let expected = try s.fetchCount(descriptor)
+        let updates = Updates()
+        let task = Task {
+            for try await u in s.countResults(for: descriptor) { updates.add(u.generation, u.result) }
+        }
+        #expect(await updates.wait(for: 1, timeout: 10))
+        try s.load([other])       // commits, other days only
+        try s.load([a])           // commits nothing
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        #expect(updates.all.count == 1)
+        try s.load([c])           // revises the day
+        #expect(await updates.wait(for: 2, timeout: 5))
+        // a history prune commits without touching data: no update
+        try s.pruneHistory(before: 3)
+        try await Task.sleep(nanoseconds: 800_000_000)
+        task.cancel()
+        _ = await task.result
+        let all = updates.all
+        #expect(all.map(\.0) == [1, 3] && all.map(\.1) == [expected, expected], "\(all)")
+        #expect(try s.fetchCount(descriptor) == expected)
+    }
+
+    @Test func feedJudgesCommitsFromHistoryAndPartitions() throws {
+        guard let a = TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"),
+              let other = TestSupport.usgs("geojson_2019-01-29_2019-01-30_233.geojson"),
+              FileManager.default.fileExists(atPath: a) else { return }
+        let d = TestSupport.tempDir()
+        let s = try Store.openOrCreate(path: d + "/s")
+        try s.load([a])
+        let m1 = s.manifest
+        try s.load([other])
+        let m2 = s.manifest
+        try s.pruneHistory(before: 2)
+        let m3 = s.manifest
+        let july = Filter.timeRange(.time, lower: Timestamp.parse("2019-07-01T00:00:00.000Z"), upper: nil)
+        let january = Filter.timeRange(.time, lower: Timestamp.parse("2019-01-29T00:00:00.000Z"),
+                                       upper: Timestamp.parse("2019-01-30T00:00:00.000Z"))
+        for (f, expect12, expect23) in [(july, false, false), (january, true, false), (Filter.all, true, false)] {
+            let feed = try ChangeFeed(store: s, filter: f)
+            #expect(try feed.couldAffect(from: m1, to: m2) == expect12, "\(f)")
+            #expect(try feed.couldAffect(from: m2, to: m3) == expect23, "\(f): a prune changes no answer")
+        }
+    }
+}
