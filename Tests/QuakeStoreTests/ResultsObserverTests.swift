@@ -10,17 +10,31 @@ import Testing
         private var items: [(Int, Int)] = []
         func add(_ g: Int, _ n: Int) { lock.lock(); items.append((g, n)); lock.unlock() }
         var all: [(Int, Int)] { lock.lock(); defer { lock.unlock() }; return items }
-        func wait(for n: Int, timeout: Double) async -> Bool {
+        private var ended = false
+        func end() { lock.lock(); ended = true; lock.unlock() }
+        var hasEnded: Bool { lock.lock(); defer { lock.unlock() }; return ended }
+        func wait(for n: Int, timeout: Double) -> Bool {
             let start = Date()
             while Date().timeIntervalSince(start) < timeout {
                 if all.count >= n { return true }
-                try? await Task.sleep(nanoseconds: 20_000_000)
+                Thread.sleep(forTimeInterval: 0.02)
             }
             return false
         }
     }
 
-    @Test func observerYieldsOnlyForCommitsThatMatter() async throws {
+    /// Runs its jobs on GCD, not the cooperative pool, which other tests may hold blocked: the
+    /// consuming task must run however busy the test process is.
+    final class DispatchExecutor: TaskExecutor {
+        let queue = DispatchQueue(label: "observer-test")
+        func enqueue(_ job: consuming ExecutorJob) {
+            let j = UnownedJob(job)
+            let me = asUnownedTaskExecutor()
+            queue.async { j.runSynchronously(on: me) }
+        }
+    }
+
+    @Test func observerYieldsOnlyForCommitsThatMatter() throws {
         guard let a = TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"),
               let c = TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"),
               let other = TestSupport.usgs("geojson_2019-01-29_2019-01-30_233.geojson"),
@@ -33,21 +47,24 @@ import Testing
         let descriptor = FetchDescriptor<Quake>(predicate: #Predicate { $0.time >= lo && $0.time < hi })
         let expected = try s.fetchCount(descriptor)
         let updates = Updates()
-        let task = Task {
+        let task = Task(executorPreference: DispatchExecutor()) {
+            defer { updates.end() }
             for try await u in s.countResults(for: descriptor) { updates.add(u.generation, u.result) }
         }
-        #expect(await updates.wait(for: 1, timeout: 10))
+        #expect(updates.wait(for: 1, timeout: 10))
         try s.load([other])       // commits, other days only
         try s.load([a])           // commits nothing
-        try await Task.sleep(nanoseconds: 1_000_000_000)
+        Thread.sleep(forTimeInterval: 1.0)
         #expect(updates.all.count == 1)
         try s.load([c])           // revises the day
-        #expect(await updates.wait(for: 2, timeout: 5))
+        #expect(updates.wait(for: 2, timeout: 5))
         // a history prune commits without touching data: no update
         try s.pruneHistory(before: 3)
-        try await Task.sleep(nanoseconds: 800_000_000)
+        Thread.sleep(forTimeInterval: 0.8)
         task.cancel()
-        _ = await task.result
+        let start = Date()
+        while !updates.hasEnded && Date().timeIntervalSince(start) < 5 { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(updates.hasEnded, "cancelling the task ends the iteration")
         let all = updates.all
         #expect(all.map(\.0) == [1, 3] && all.map(\.1) == [expected, expected], "\(all)")
         #expect(try s.fetchCount(descriptor) == expected)
