@@ -62,8 +62,9 @@ struct FilterOptions: ParsableArguments {
         let f = try flagFilter()
         guard let changedSince else { return f }
         switch try HistoryPoint(parsing: changedSince, flag: "--changed-since") {
-        case .generation(let g): return .conjunction([f, try store.changedFilter(since: HistoryToken(generation: g))])
-        case .time(let d): return .conjunction([f, try store.changedFilter(since: d)])
+        case .generation(let g):
+            return .conjunction([f, try store.changedFilter(since: HistoryToken(generation: g), within: f)])
+        case .time(let d): return .conjunction([f, try store.changedFilter(since: d, within: f)])
         }
     }
 

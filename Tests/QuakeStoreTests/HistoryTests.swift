@@ -106,6 +106,12 @@ import Testing
             let expect = try all.filter { try Naive.matches(strong, $0) && naive.contains($0.id) }.map(\.id)
             #expect(try s.query(QuerySpec(filter: strong, sort: [SortKey(.time)], limit: nil)).quakes.map(\.id) == expect)
             #expect(try s.count(f) == naive.count)
+            // reading only the changes within a filter's time bounds gives the same answer
+            let july = Filter.timeRange(.time, lower: Timestamp.parse("2019-07-01T00:00:00.000Z"),
+                                        upper: Timestamp.parse("2019-07-06T00:00:00.000Z"))
+            let narrow = try s.changedFilter(since: HistoryToken(generation: g), within: july)
+            let want = all.filter { (try? Naive.matches(july, $0)) == true && naive.contains($0.id) }.count
+            #expect(try s.count(.conjunction([july, narrow])) == want && want <= naive.count, "within, since \(g)")
         }
     }
 

@@ -78,32 +78,36 @@ extension Store {
     }
 
     /// A filter matching the events inserted or updated after `token`: the local counterpart
-    /// of the event service's `updatedafter`. Combine it with any other filter.
+    /// of the event service's `updatedafter`. Combine it with any other filter; pass that
+    /// filter as `within` so that only the changes inside its time bounds are read.
     /// - Throws: ``HistoryError/unavailable(_:)`` when that part of the history is gone.
-    /// - Complexity: reads the id lists of every transaction after `token`; the set holds
-    ///   each changed id once.
-    public func changedFilter(since token: HistoryToken) throws -> Filter {
+    /// - Complexity: reads the id lists of the transactions after `token` whose partitions meet
+    ///   `within`'s time bounds; the set holds each of those changed ids once.
+    public func changedFilter(since token: HistoryToken, within: Filter = .all) throws -> Filter {
         try checkCovered(after: token.generation)
         return try changedFilter(manifest.history.generations.filter { $0 > token.generation }.map { g in
             try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
-        })
+        }, bounds: within.timeBounds)
     }
 
     /// A filter matching the events inserted or updated by loads committed after `date`.
-    public func changedFilter(since date: Date) throws -> Filter {
+    public func changedFilter(since date: Date, within: Filter = .all) throws -> Filter {
         let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         try checkCovered(afterTime: ms)
         return try changedFilter(manifest.history.generations.compactMap { g in
             let h = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
             return h.committed > ms ? h : nil
-        })
+        }, bounds: within.timeBounds)
     }
 
-    private func changedFilter(_ files: [HistoryFile]) throws -> Filter {
+    private func changedFilter(_ files: [HistoryFile], bounds: (lower: Int64?, upper: Int64?)) throws -> Filter {
         var ids = ByteArena()
         var lo = Int64.max, hi = Int64.min
         for h in files {
             for (i, s) in h.sections.enumerated() where s.inserted + s.updated > 0 {
+                // a section whose changed events all lie outside the bounds cannot match
+                if let l = bounds.lower, s.maxTime < l { continue }
+                if let u = bounds.upper, s.minTime >= u { continue }
                 let c = try h.changes(i)
                 ids.append(contentsOf: c.inserted)
                 ids.append(contentsOf: c.updated)
