@@ -71,10 +71,10 @@ public final class ChangeFeed: @unchecked Sendable {
 
     /// Whether the commits from `old` to `new` can change an answer within the time bounds.
     func couldAffect(from old: Manifest, to new: Manifest) throws -> Bool {
-        let kept = Set(new.history.generations)
-        var needsPartitionCheck = false
-        for g in (old.generation + 1)...max(old.generation + 1, new.generation) where g <= new.generation {
-            guard kept.contains(g) else { needsPartitionCheck = true; continue }
+        let loads = new.history.generations.filter { $0 > old.generation && $0 <= new.generation }
+        // a generation without a transaction (repair, migrate, prune) is judged by its partitions
+        let needsPartitionCheck = loads.count < new.generation - old.generation
+        for g in loads {
             let h = try HistoryFile.read(path: HistoryFile.path(store: store.path, generation: g))
             if h.inserted + h.updated > 0 && meets(h.minTime, h.maxTime) { return true }
         }

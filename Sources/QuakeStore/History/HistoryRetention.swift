@@ -14,6 +14,9 @@ struct HistoryRetention: Sendable, Equatable {
     var ranges: [ClosedRange<Int>] = []
 
     static let unknownTime = Int64.max
+    /// More transactions than any store keeps (a load a minute for 30 years); a manifest
+    /// listing more is damaged.
+    static let maxTransactions = 1 << 24
 
     init() {}
 
@@ -76,6 +79,7 @@ struct HistoryRetention: Sendable, Equatable {
             h.ranges.append(Int(lo)...Int(hi))
             floor = Int(hi) + 1
         }
+        guard h.count <= maxTransactions else { throw .corrupt("history lists \(h.count) transactions") }
         return h
     }
 }

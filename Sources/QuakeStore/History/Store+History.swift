@@ -33,7 +33,7 @@ extension Store {
     /// Committed loads after `date`, oldest first.
     /// - Throws: ``HistoryError/unavailable(_:)`` when history does not reach back to `date`.
     public func history(since date: Date, identifiers: Bool = true, limit: Int? = nil) throws -> [HistoryTransaction] {
-        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let ms = Int64(saturating: (date.timeIntervalSince1970 * 1000).rounded(.down))
         try checkCovered(afterTime: ms)
         var out: [HistoryTransaction] = []
         for g in manifest.history.generations {
@@ -92,7 +92,7 @@ extension Store {
 
     /// A filter matching the events inserted or updated by loads committed after `date`.
     public func changedFilter(since date: Date, within: Filter = .all) throws -> Filter {
-        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let ms = Int64(saturating: (date.timeIntervalSince1970 * 1000).rounded(.down))
         try checkCovered(afterTime: ms)
         return try changedFilter(manifest.history.generations.compactMap { g in
             let h = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))

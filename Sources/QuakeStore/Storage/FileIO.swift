@@ -138,7 +138,7 @@ enum FileIO {
     static func identity(_ path: String) -> [Int64]? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        return [Int64(st.st_ino), Int64(st.st_size), Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec)]
+        return [Int64(truncatingIfNeeded: st.st_ino), Int64(st.st_size), Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec)]
     }
 
     /// A descriptor that becomes readable when an entry of `directory` is created, written
