@@ -18,7 +18,8 @@ struct HistoryCommand: ParsableCommand {
     @Argument(help: "A generation: show that transaction's events.") var generation: Int?
     @Option(help: "Only transactions after GEN (a generation) or after a time (YYYY-MM-DD or ISO date-time).")
     var since: String?
-    @Option(help: "At most this many transactions (or events, for one transaction's table).") var limit: Int?
+    @Option(help: "At most this many transactions: the newest, or the first after --since (for one transaction's table, events).")
+    var limit: Int?
     @Option(help: "Output format.") var format: HistoryWriter.Format = .table
     @Flag(help: "With a generation, also list the events the load left unchanged.") var unchanged = false
     @Flag(help: "Leave out the header line (table and csv).") var noHeader = false
@@ -61,7 +62,10 @@ struct HistoryCommand: ParsableCommand {
         switch try since.map({ try HistoryPoint(parsing: $0, flag: "--since") }) {
         case .generation(let g): list = try s.history(since: HistoryToken(generation: g), identifiers: false, limit: limit)
         case .time(let d): list = try s.history(since: d, identifiers: false, limit: limit)
-        case nil: list = try s.history(identifiers: false, limit: limit)
+        case nil:
+            // like `git log -n`: without --since, --limit keeps the newest transactions
+            let all = try s.history(identifiers: false)
+            list = limit.map { Array(all.suffix($0)) } ?? all
         }
         writer.writeList(list, to: sink)
         if format == .table {

@@ -26,8 +26,10 @@ import Testing
         // --since and --limit
         let since = try CLI.run(["history", "--store", s, "--since", "1", "--format", "csv", "--no-header"])
         #expect(since.stdout.split(separator: "\n").map { $0.prefix(2) } == ["2,", "3,"])
-        #expect(try CLI.run(["history", "--store", s, "--limit", "1", "--format", "ndjson"]).stdout
-            .split(separator: "\n").count == 1)
+        let newest = try CLI.run(["history", "--store", s, "--limit", "1", "--format", "ndjson"]).stdout.split(separator: "\n")
+        #expect(newest.count == 1 && newest[0].hasPrefix("{\"generation\":3,"), "--limit keeps the newest")
+        let firstAfter = try CLI.run(["history", "--store", s, "--since", "0", "--limit", "1", "--format", "ndjson"])
+        #expect(firstAfter.stdout.hasPrefix("{\"generation\":1,"), "with --since, --limit pages forward")
         // one transaction: ndjson events with the changed fields, every updated id once
         let events = try CLI.run(["history", "3", "--store", s, "--format", "ndjson"]).stdout.split(separator: "\n")
         #expect(events.count == 3121)
