@@ -36,7 +36,8 @@ test: deps pydeps tools
 
 demo: build
 	@rm -rf $(STORE)
-	$(Q) load --store $(STORE) data/csv data/geojson
+	$(Q) load --store $(STORE) data/csv
+	$(Q) load --store $(STORE) data/geojson
 	$(Q) info --store $(STORE)
 	$(Q) verify --store $(STORE)
 	$(Q) count --store $(STORE) --min-mag 4.5
@@ -44,6 +45,11 @@ demo: build
 	$(Q) query --store $(STORE) --place-like 'pahala' --sort time:desc --limit 5 --fields time,mag,place
 	$(Q) agg --store $(STORE) --from 2024-01-01 --to 2025-01-01 --by month --metrics 'count,avg(mag),max(mag)'
 	$(Q) agg --store $(STORE) --by net --metrics 'count,avg(mag),max(depth)' --sort count:desc
+	$(Q) history --store $(STORE)
+	$(Q) history 2 --store $(STORE) --limit 5
+	$(Q) count --store $(STORE) --changed-since 1
+	$(Q) query --store $(STORE) --min-mag 2.5 --format svg --region fit --out .build/demo-map.svg
+	@echo "map of the M2.5+ events: .build/demo-map.svg"
 
 # libFuzzer harnesses, FUZZ_SECONDS each (default 1800); not part of CI. See Fuzz/README.md.
 fuzz: deps

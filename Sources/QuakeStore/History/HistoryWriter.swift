@@ -56,7 +56,8 @@ public struct HistoryWriter {
                          ("inserted", ResultWriter.grouped(t.insertedCount)),
                          ("updated", ResultWriter.grouped(t.updatedCount)),
                          ("unchanged", ResultWriter.grouped(t.unchangedCount)),
-                         ("partitions", t.partitions.isEmpty ? "-" : t.partitions.joined(separator: ", "))]
+                         ("partitions", t.partitions.count > 6 ? HistoryWriter.partitionSpan(t.partitions)
+                            : t.partitions.isEmpty ? "-" : t.partitions.joined(separator: ", "))]
             for (k, v) in lines { sink.write(k.padding(11) + v + "\n") }
             var rows: [[String]] = []
             var total = 0
