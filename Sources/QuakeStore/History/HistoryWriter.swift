@@ -76,9 +76,17 @@ public struct HistoryWriter {
             }
         case .csv:
             if header { sink.write("generation,kind,id,partition,changed\n") }
+            let prefix = "\(t.generation),"
             try events { c in
-                let f = ["\(t.generation)", c.kind.rawValue, c.id, c.partition, c.changedFields.map(\.name).joined(separator: ";")]
-                sink.write(f.map(HistoryWriter.csvField).joined(separator: ",") + "\n")
+                sink.write(prefix)
+                sink.write(c.kind.rawValue)
+                sink.write(",")
+                sink.write(HistoryWriter.csvField(c.id))
+                sink.write(",")
+                sink.write(HistoryWriter.csvField(c.partition))
+                sink.write(",")
+                if !c.changedFields.isEmpty { sink.write(c.changedFields.map(\.name).joined(separator: ";")) }
+                sink.write("\n")
             }
         case .json:
             sink.write("{\"transaction\":")
@@ -144,7 +152,8 @@ public struct HistoryWriter {
     }
 
     static func csvField(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        // bytes, not Characters: a quote, comma or line break is one ASCII byte in UTF-8
+        guard s.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else { return s }
         return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
