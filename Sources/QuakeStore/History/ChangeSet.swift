@@ -30,19 +30,15 @@ struct ChangeSet: Sendable {
             w.u64(UInt64(raw.bytes.count))
             w.bytes.append(contentsOf: raw.bytes)
         }
-        return EncodedChanges(key: key, minTime: minTime, maxTime: maxTime, inserted: inserted.count,
-                              updated: updated.count, unchanged: unchanged.count, body: w.bytes)
+        return EncodedChanges(section: HistoryFile.Section(
+            key: key, minTime: minTime, maxTime: maxTime, inserted: inserted.count, updated: updated.count,
+            unchanged: unchanged.count, offset: 0, length: w.bytes.count, checksum: Checksum.hash(w.bytes)), body: w.bytes)
     }
 }
 
-/// A ``ChangeSet`` as a history file section: its counts and span, and its encoded lists.
+/// A ``ChangeSet`` as a history file section: its header entry (offset still 0) and its bytes.
 struct EncodedChanges: Sendable {
-    var key: String
-    var minTime: Int64
-    var maxTime: Int64
-    var inserted: Int
-    var updated: Int
-    var unchanged: Int
+    var section: HistoryFile.Section
     var body: [UInt8]
 }
 

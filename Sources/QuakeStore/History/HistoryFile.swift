@@ -14,7 +14,7 @@ struct HistoryFile {
     static let fileExtension = "qkh"
 
     /// One partition's part of the transaction.
-    struct Section: Equatable {
+    struct Section: Equatable, Sendable {
         var key: String
         var minTime: Int64
         var maxTime: Int64
@@ -55,12 +55,12 @@ struct HistoryFile {
         var offset = 0
         var lo = Int64.max, hi = Int64.min
         for c in changes {
-            sections.append(Section(key: c.key, minTime: c.minTime, maxTime: c.maxTime, inserted: c.inserted,
-                                    updated: c.updated, unchanged: c.unchanged, offset: offset, length: c.body.count,
-                                    checksum: Checksum.hash(c.body)))
+            var section = c.section
+            section.offset = offset
+            sections.append(section)
             offset += c.body.count
-            lo = min(lo, c.minTime)
-            hi = max(hi, c.maxTime)
+            lo = min(lo, section.minTime)
+            hi = max(hi, section.maxTime)
         }
         let header = HistoryFile(generation: g, committed: committed, previous: previous, minTime: lo, maxTime: hi,
                                  files: files, sections: sections, mapped: nil).headerBytes()
