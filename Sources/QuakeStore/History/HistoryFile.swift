@@ -163,7 +163,9 @@ struct HistoryFile {
         var out = ChangeSet(minTime: s.minTime, maxTime: s.maxTime)
         for (k, expected) in [s.inserted, s.updated, s.unchanged].enumerated() {
             let raw = try r.u64(), comp = try r.u64()
-            guard comp <= UInt64(r.remaining), raw <= comp * 1024 + 65536 else { throw .corrupt("\(path): section \(s.key) list \(k)") }
+            guard comp <= UInt64(r.remaining), raw <= comp * 1024 + 65536 else {
+                throw .corrupt("\(path): section \(s.key) list \(k) has impossible sizes")
+            }
             let bytes = UnsafeRawBufferPointer(rebasing: body[r.pos..<(r.pos + Int(comp))])
             r.pos += Int(comp)
             let list = try HistoryIdList.decode(bytes, rawSize: Int(raw), masks: k == 1, count: expected)

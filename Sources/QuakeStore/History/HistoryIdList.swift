@@ -44,7 +44,9 @@ enum HistoryIdList {
         return try raw.withStoreBytes { (b) throws(StoreError) in
             var r = VarintReader(b)
             let n = try r.varint()
-            guard n == UInt64(expected), n <= UInt64(rawSize) else { throw .corrupt("id list holds \(n) ids, expected \(expected)") }
+            guard n == UInt64(expected), n <= UInt64(rawSize) else {
+                throw .corrupt("id list holds \(n) ids, expected \(expected)")
+            }
             var ids = ByteArena()
             var out: [UInt64] = []
             ids.ends.reserveCapacity(Int(n))

@@ -157,7 +157,8 @@ extension Store {
             let c = try h.changes(i)
             for k in 0..<c.inserted.count { t.inserted.append(c.inserted.string(k) ?? "") }
             for k in 0..<c.updated.count {
-                t.updated.append(HistoryUpdate(id: c.updated.string(k) ?? "", changedFields: Column.columns(in: c.changedColumns[k])))
+                t.updated.append(HistoryUpdate(id: c.updated.string(k) ?? "",
+                                               changedFields: Column.columns(in: c.changedColumns[k])))
             }
         }
         return t
@@ -166,7 +167,8 @@ extension Store {
     /// Throws unless every load committed after generation `g` has its transaction.
     private func checkCovered(after g: Int) throws {
         guard g >= 0, g <= manifest.generation else {
-            throw HistoryError.noTransaction("generation \(g) is not one of this store's (it is at generation \(manifest.generation))")
+            throw HistoryError.noTransaction(
+                "generation \(g) is not one of this store's (it is at generation \(manifest.generation))")
         }
         let base = manifest.history.baseGeneration
         guard g >= base else {
@@ -190,7 +192,8 @@ extension Store {
 
     private func noTransactionReason(_ g: Int) -> String {
         if g <= manifest.history.baseGeneration && g >= 1 {
-            return "the transaction of generation \(g) is not kept (history is complete after generation \(manifest.history.baseGeneration))"
+            return "the transaction of generation \(g) is not kept "
+                + "(history is complete after generation \(manifest.history.baseGeneration))"
         }
         if g > manifest.generation { return "no generation \(g): the store is at generation \(manifest.generation)" }
         return "generation \(g) was not committed by a load (repair, migrate or a history prune), so it has no transaction"

@@ -48,10 +48,13 @@ public struct MapPicture {
         s += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
         s += "<text x=\"\(f(left))\" y=\"22\" font-size=\"16\" font-weight=\"bold\">\(xml(title))</text>\n"
         let drawn = b.count
-        let sub = drawn < matched ? "\(ResultWriter.grouped(matched)) events matched; the \(ResultWriter.grouped(drawn)) largest drawn"
+        let sub = drawn < matched
+            ? "\(ResultWriter.grouped(matched)) events matched; the \(ResultWriter.grouped(drawn)) largest drawn"
             : "\(ResultWriter.grouped(matched)) event\(matched == 1 ? "" : "s")"
-        s += "<text x=\"\(f(left))\" y=\"42\" font-size=\"12\" fill=\"#444\">\(xml(sub)) · \(region.rawValue) · colour by \(coloring.rawValue)</text>\n"
-        s += "<rect id=\"map\" x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(mapH))\" fill=\"#eaf2f8\" stroke=\"#888\"/>\n"
+        s += "<text x=\"\(f(left))\" y=\"42\" font-size=\"12\" fill=\"#444\">"
+            + "\(xml(sub)) · \(region.rawValue) · colour by \(coloring.rawValue)</text>\n"
+        s += "<rect id=\"map\" x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(mapH))\" "
+            + "fill=\"#eaf2f8\" stroke=\"#888\"/>\n"
         s += graticule(box, x: x, y: y, top: top, bottom: top + mapH, left: left, right: left + width)
         s += "<g id=\"quakes\" stroke=\"#222\" stroke-width=\"0.5\" fill-opacity=\"0.8\">\n"
         let newest = time.filter { $0 != RowBatch.null }.max() ?? 0
@@ -112,13 +115,15 @@ public struct MapPicture {
         var lo = (box.minLon / step).rounded(.up) * step
         while lo <= box.maxLon {
             s += "<line x1=\"\(f(x(lo)))\" y1=\"\(f(top))\" x2=\"\(f(x(lo)))\" y2=\"\(f(bottom))\"/>"
-            s += "<text x=\"\(f(x(lo)))\" y=\"\(f(bottom + 14))\" text-anchor=\"middle\" stroke=\"none\">\(degrees(lo, "E", "W"))</text>\n"
+            s += "<text x=\"\(f(x(lo)))\" y=\"\(f(bottom + 14))\" text-anchor=\"middle\" stroke=\"none\">"
+                + "\(degrees(lo, "E", "W"))</text>\n"
             lo += step
         }
         var la = (box.minLat / step).rounded(.up) * step
         while la <= box.maxLat {
             s += "<line x1=\"\(f(left))\" y1=\"\(f(y(la)))\" x2=\"\(f(right))\" y2=\"\(f(y(la)))\"/>"
-            s += "<text x=\"\(f(left - 4))\" y=\"\(f(y(la) + 3))\" text-anchor=\"end\" stroke=\"none\">\(degrees(la, "N", "S"))</text>\n"
+            s += "<text x=\"\(f(left - 4))\" y=\"\(f(y(la) + 3))\" text-anchor=\"end\" stroke=\"none\">"
+                + "\(degrees(la, "N", "S"))</text>\n"
             la += step
         }
         return s + "</g>\n"
@@ -135,14 +140,18 @@ public struct MapPicture {
             cx += 2 * r + 18
         }
         var kx = cx + 30
-        s += "<text x=\"\(f(kx))\" y=\"\(f(top + 12))\" font-weight=\"bold\">\(coloring == .depth ? "Depth" : "Age (before the newest drawn)")</text>\n"
-        let bands = coloring == .depth ? MapPicture.depthBands.map { ($0.color, $0.label) } : MapPicture.ageBands.map { ($0.color, $0.label) }
+        let key = coloring == .depth ? "Depth" : "Age (before the newest drawn)"
+        s += "<text x=\"\(f(kx))\" y=\"\(f(top + 12))\" font-weight=\"bold\">\(key)</text>\n"
+        let bands = coloring == .depth ? MapPicture.depthBands.map { ($0.color, $0.label) }
+            : MapPicture.ageBands.map { ($0.color, $0.label) }
         for (color, label) in bands {
-            s += "<rect x=\"\(f(kx))\" y=\"\(f(top + 24))\" width=\"14\" height=\"14\" fill=\"\(color)\" stroke=\"#333\" stroke-width=\"0.5\"/>"
+            s += "<rect x=\"\(f(kx))\" y=\"\(f(top + 24))\" width=\"14\" height=\"14\" fill=\"\(color)\" "
+                + "stroke=\"#333\" stroke-width=\"0.5\"/>"
             s += "<text x=\"\(f(kx + 18))\" y=\"\(f(top + 35))\">\(xml(label))</text>\n"
             kx += 24 + Double(label.count) * 6.5
         }
-        let note = capped ? "Only the \(ResultWriter.grouped(drawn)) largest are drawn (largest first, behind); raise --limit for more."
+        let note = capped
+            ? "Only the \(ResultWriter.grouped(drawn)) largest are drawn (largest first, behind); raise --limit for more."
             : "Larger circles are drawn first, behind the smaller."
         s += "<text id=\"cap-note\" x=\"\(f(cx + 30))\" y=\"\(f(top + 70))\" fill=\"#444\">\(xml(note))</text>\n"
         return s + "</g>\n"
