@@ -112,19 +112,19 @@ public struct MapPicture {
         let span = max(box.maxLat - box.minLat, box.maxLon - box.minLon)
         let step = [1.0, 2, 5, 10, 15, 30, 60].first { span / $0 <= 12 } ?? 60
         var s = "<g id=\"graticule\" stroke=\"#b8c8d8\" stroke-width=\"0.6\" font-size=\"10\" fill=\"#667\">\n"
-        var lo = (box.minLon / step).rounded(.up) * step
-        while lo <= box.maxLon {
+        /// The multiples of `step` within `lo...hi`, where grid lines go.
+        func stops(_ lo: Double, _ hi: Double) -> StrideThrough<Double> {
+            stride(from: (lo / step).rounded(.up) * step, through: hi, by: step)
+        }
+        for lo in stops(box.minLon, box.maxLon) {
             s += "<line x1=\"\(f(x(lo)))\" y1=\"\(f(top))\" x2=\"\(f(x(lo)))\" y2=\"\(f(bottom))\"/>"
             s += "<text x=\"\(f(x(lo)))\" y=\"\(f(bottom + 14))\" text-anchor=\"middle\" stroke=\"none\">"
                 + "\(degrees(lo, "E", "W"))</text>\n"
-            lo += step
         }
-        var la = (box.minLat / step).rounded(.up) * step
-        while la <= box.maxLat {
+        for la in stops(box.minLat, box.maxLat) {
             s += "<line x1=\"\(f(left))\" y1=\"\(f(y(la)))\" x2=\"\(f(right))\" y2=\"\(f(y(la)))\"/>"
             s += "<text x=\"\(f(left - 4))\" y=\"\(f(y(la) + 3))\" text-anchor=\"end\" stroke=\"none\">"
                 + "\(degrees(la, "N", "S"))</text>\n"
-            la += step
         }
         return s + "</g>\n"
     }
