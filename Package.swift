@@ -2,6 +2,9 @@
 import PackageDescription
 import Foundation
 
+/// Every library target: `any` spelled out for existentials.
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
 let package = Package(
     name: "quakes",
     platforms: [.macOS(.v15)],
@@ -19,22 +22,42 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
         ),
+        // format: the model, codecs, partition/manifest/history files and the one I/O layer.
+        .target(
+            name: "QuakeFormat",
+            dependencies: ["CZstd"],
+            swiftSettings: strict
+        ),
+        // engine: the filter IR, planning, execution, ingest, history and observers; the public API.
         .target(
             name: "QuakeStore",
             dependencies: [
-                "CZstd",
+                "QuakeFormat",
                 .product(name: "HeapModule", package: "swift-collections"),
-            ]
+            ],
+            swiftSettings: strict
+        ),
+        // interchange: CSV/GeoJSON/text/Arrow/Parquet writers, history output, the SVG map.
+        .target(
+            name: "QuakeInterchange",
+            dependencies: ["QuakeStore", "QuakeFormat"],
+            swiftSettings: strict
+        ),
+        // test support: the feed generator, fuzz harnesses and bench cases (generate, bench and the tests only).
+        .target(
+            name: "QuakeTestSupport",
+            dependencies: ["QuakeInterchange", "QuakeStore", "QuakeFormat"],
+            swiftSettings: strict
         ),
         .executableTarget(
             name: "quakes",
             dependencies: [
-                "QuakeStore",
+                "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "QuakeStoreTests", dependencies: ["QuakeStore"]),
-        .testTarget(name: "quakesTests", dependencies: ["quakes", "QuakeStore"]),
+        .testTarget(name: "QuakeStoreTests", dependencies: ["QuakeStore", "QuakeFormat", "QuakeInterchange", "QuakeTestSupport"]),
+        .testTarget(name: "quakesTests", dependencies: ["quakes", "QuakeStore", "QuakeFormat", "QuakeInterchange", "QuakeTestSupport"]),
     ]
 )
 
@@ -44,7 +67,7 @@ if ProcessInfo.processInfo.environment["QUAKES_FUZZ"] == "1" {
     package.products.append(.executable(name: "quakes-fuzz", targets: ["quakes-fuzz"]))
     package.targets.append(.executableTarget(
         name: "quakes-fuzz",
-        dependencies: ["QuakeStore"],
+        dependencies: ["QuakeStore", "QuakeFormat", "QuakeTestSupport"],
         path: "Fuzz/Harness",
         swiftSettings: [.unsafeFlags(["-parse-as-library"])]
     ))

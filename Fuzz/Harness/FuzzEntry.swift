@@ -2,6 +2,8 @@
 // (see Fuzz/README.md). One binary holds every harness; QUAKES_FUZZ_TARGET picks one, and
 // QUAKES_FUZZ_SEEDS=DIR writes that harness's generated seeds to DIR instead of fuzzing.
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeTestSupport
 import Foundation
 
 nonisolated(unsafe) var selected: (any FuzzHarness.Type)?

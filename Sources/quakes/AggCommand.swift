@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 struct AggCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -102,8 +105,8 @@ struct AggCommand: ParsableCommand {
         let cells = rows.map { r in r.keys.map { $0 ?? null } + r.values.map { $0 == nil ? null : number($0) } }
         switch format {
         case .csv:
-            if showHeader { Swift.print(header.joined(separator: ",")) }
-            for c in cells { Swift.print(c.map { $0.contains(",") || $0.contains("\"") ? "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : $0 }.joined(separator: ",")) }
+            if showHeader { writeLine(header.joined(separator: ",")) }
+            for c in cells { writeLine(c.map { $0.contains(",") || $0.contains("\"") ? "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : $0 }.joined(separator: ",")) }
         case .json, .ndjson:
             let objs = rows.map { r -> [String: Any] in
                 var o: [String: Any] = [:]
@@ -114,15 +117,15 @@ struct AggCommand: ParsableCommand {
             if format == .ndjson, let generation {
                 let line: [String: Any] = ["generation": generation, "groups": objs]
                 if let d = try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]) {
-                    Swift.print(String(decoding: d, as: UTF8.self))
+                    writeLine(String(decoding: d, as: UTF8.self))
                 }
             } else if format == .ndjson {
                 for o in objs {
                     guard let d = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]) else { continue }
-                    Swift.print(String(decoding: d, as: UTF8.self))
+                    writeLine(String(decoding: d, as: UTF8.self))
                 }
             } else if let d = try? JSONSerialization.data(withJSONObject: ["groups": objs], options: [.sortedKeys]) {
-                Swift.print(String(decoding: d, as: UTF8.self))
+                writeLine(String(decoding: d, as: UTF8.self))
             }
         default:
             var w = header.map(\.count)
@@ -130,10 +133,10 @@ struct AggCommand: ParsableCommand {
             func line(_ v: [String]) -> String {
                 v.enumerated().map { k, s in k < keys.count ? s.padding(toLength: w[k], withPad: " ", startingAt: 0) : s.leftPad(w[k]) }.joined(separator: "  ")
             }
-            if showHeader { Swift.print(line(header)) }
-            if showHeader { Swift.print(w.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
-            for c in cells { Swift.print(line(c)) }
-            Swift.print("(\(rows.count) group\(rows.count == 1 ? "" : "s"))")
+            if showHeader { writeLine(line(header)) }
+            if showHeader { writeLine(w.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+            for c in cells { writeLine(line(c)) }
+            writeLine("(\(rows.count) group\(rows.count == 1 ? "" : "s"))")
         }
     }
 }

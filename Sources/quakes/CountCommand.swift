@@ -1,5 +1,8 @@
 import ArgumentParser
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 struct CountCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "count", abstract: "Print the number of matching events.")

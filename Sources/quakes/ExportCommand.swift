@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,9 +35,9 @@ struct ExportCommand: ParsableCommand {
             printError("exported \(r.rows) rows to \(r.files.count) file\(r.files.count == 1 ? "" : "s"), "
                 + "\(r.bytes) bytes")
         case .csv, .geojson:
-            let sink = try out.map { try OutputSink(path: $0) } ?? OutputSink()
+            let sink = try out.map { try OutputSink(path: $0) } ?? Console.out
             try s.export(format: format == .csv ? .csv : .geojson, to: sink, filter: filter)
-            sink.close()
+            try sink.finish()
         }
     }
 }

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 /// The filter flags shared by query, count, agg, sections and explain.
 struct FilterOptions: ParsableArguments {
@@ -157,7 +160,7 @@ struct FilterOptions: ParsableArguments {
         for n in notNull { parts.append(.not(.isNull(try column(n, "--not-null")))) }
         if let whereText {
             do { parts.append(try WhereParser.parse(whereText)) } catch let e as WhereParser.SyntaxError {
-                throw ValidationError(e.description)
+                throw ValidationError("--where: " + e.description)
             }
         }
         return .conjunction(parts)

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 struct GenerateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "generate", abstract: "Write realistic synthetic USGS feed archives.")

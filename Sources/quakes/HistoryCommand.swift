@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -39,7 +42,7 @@ struct HistoryCommand: ParsableCommand {
 
     func run() throws {
         let s = try store.open()
-        let sink = OutputSink()
+        let sink = Console.out
         defer { sink.flush() }
         var writer = HistoryWriter(format: format)
         writer.header = !noHeader

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "info", abstract: "Show partitions, rows, time span and bytes per column.")

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 struct LoadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -44,24 +47,24 @@ struct LoadCommand: ParsableCommand {
         let shown = Counter()
         let rejectFile = try rejects.map { try RejectFile(path: $0) }
         o.onReject = { r in
-            if shown.next() < LoadCommand.shownRejects { printError("rejected: \(r)") }
+            if shown.next() < LoadCommand.shownRejects { printError("rejected: " + ErrorMessage.flags("\(r)")) }
             rejectFile?.write(r)
         }
-        o.onMessage = { printError($0) }
+        o.onMessage = { printError(ErrorMessage.flags($0)) }
         let bar = stderrIsTerminal ? ProgressBar(total: LoadCommand.totalBytes(files)) : nil
         if let bar { o.onProgress = { bar.update($0) } }
         let summary: LoadSummary
         do { summary = try s.load(files, options: o) } catch let e as StoreError {
             bar?.clear()
             // the store is untouched: the snapshot before the load is still the committed one
-            printError("quakes: \(e); nothing was committed")
+            printError("quakes: \(ErrorMessage.line(e)); nothing was committed")
             throw ExitCode(1)
         } catch {
             bar?.clear()
             throw error
         }
         bar?.clear()
-        rejectFile?.flush()
+        try rejectFile?.finish()
         if shown.value > LoadCommand.shownRejects {
             let more = shown.value - LoadCommand.shownRejects
             printError(rejects.map { "rejected: … and \(more) more (all \(shown.value) are in \($0))" }
@@ -118,8 +121,8 @@ final class RejectFile: @unchecked Sendable {
     private let sink: OutputSink
     private let lock = NSLock()
     init(path: String) throws { sink = try OutputSink(path: path) }
-    func write(_ r: Reject) { lock.lock(); sink.write("\(r)\n"); lock.unlock() }
-    func flush() { lock.lock(); sink.flush(); lock.unlock() }
+    func write(_ r: Reject) { lock.lock(); sink.write(ErrorMessage.flags("\(r)") + "\n"); lock.unlock() }
+    func finish() throws { lock.lock(); defer { lock.unlock() }; try sink.finish() }
 }
 
 /// A thread-safe counter for callbacks.

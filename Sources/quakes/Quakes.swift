@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 /// The `quakes` command: load USGS earthquake feeds into a column store and query them.
 @main
@@ -32,12 +35,25 @@ struct Quakes: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
+            try Console.out.finish()
         } catch {
             exitWithError(error)
         }
     }
 
-    static func exitWithError(_ error: Error) -> Never {
+    static func exitWithError(_ error: any Error) -> Never {
+        // What was printed before the error still goes out; a failed write of it is the error to report
+        // only when nothing else went wrong.
+        let pending: QuakeError? = { () -> QuakeError? in
+            do throws(QuakeError) { try Console.out.finish(); return nil } catch { return error }
+        }()
+        if let e = (error as? QuakeError) ?? pending, e.path == "stdout", e.errno == EPIPE {
+            Foundation.exit(0)   // the reader went away (SIGPIPE ignored): as `head` expects, not an error
+        }
+        if let e = error as? QuakeError {
+            FileHandle.standardError.write(Data("quakes: \(ErrorMessage.line(e))\n".utf8))
+            Foundation.exit(1)
+        }
         let code = exitCode(for: error)
         if code == .validationFailure {
             let first = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
@@ -48,7 +64,13 @@ struct Quakes: ParsableCommand {
         if code == .success || error is CleanExit {
             exit(withError: error)
         }
-        if let e = error as? ExitCode { Foundation.exit(e.rawValue) }
+        if let e = error as? ExitCode {
+            if e.rawValue == 0, let pending {
+                FileHandle.standardError.write(Data("quakes: \(ErrorMessage.line(pending))\n".utf8))
+                Foundation.exit(1)
+            }
+            Foundation.exit(e.rawValue)
+        }
         FileHandle.standardError.write(Data("quakes: \(error)\n".utf8))
         Foundation.exit(1)
     }
@@ -90,11 +112,7 @@ func printError(_ s: String) {
 }
 
 /// True when standard error is a terminal.
-var stderrIsTerminal: Bool { isatty(2) == 1 }
+var stderrIsTerminal: Bool { FileIO.isTerminal(2) }
 
 /// Columns of the terminal on `fd` (standard error by default; 80 when unknown).
-func terminalWidth(fd: Int32 = 2) -> Int {
-    var w = winsize()
-    if ioctl(fd, UInt(TIOCGWINSZ), &w) == 0 && w.ws_col > 0 { return Int(w.ws_col) }
-    return 80
-}
+func terminalWidth(fd: Int32 = 2) -> Int { FileIO.terminalColumns(fd) ?? 80 }

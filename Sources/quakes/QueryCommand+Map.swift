@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 extension QueryCommand {
     /// Most circles a map draws unless `--limit` says otherwise.
@@ -19,9 +22,9 @@ extension QueryCommand {
         map.title = "quakes query " + Self.titleArguments(Array(CommandLine.arguments.dropFirst(2)))
         let svg = map.svg(r, matched: max(0, matched - q.offset))
         if let out {
-            do { try Data(svg.utf8).write(to: URL(fileURLWithPath: out)) } catch {
-                throw StoreError.io("\(out): \(error.localizedDescription)")
-            }
+            let file = try OutputSink(path: out)
+            file.write(svg)
+            try file.finish()
         } else {
             sink.write(svg)
         }

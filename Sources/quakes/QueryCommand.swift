@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -48,7 +51,7 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         let s = try store.open()
-        guard live.watch else { try emit(s, format: format, to: OutputSink()); return }
+        guard live.watch else { try emit(s, format: format, to: Console.out); return }
         try WatchLoop.run(s, filter: try filters.flagFilter(), writesFile: out != nil) { g in
             if format == .ndjson && !WatchLoop.isTerminal {
                 // one line per result: the json envelope, flattened, with the generation
@@ -56,7 +59,7 @@ struct QueryCommand: ParsableCommand {
                 try emit(s, format: .json, to: sink)
                 WatchLoop.printLine(sink, generation: g)
             } else {
-                try emit(s, format: format, to: OutputSink())
+                try emit(s, format: format, to: Console.out)
                 if let out { printError("wrote \(out) (generation \(g))") }
             }
         }
@@ -77,7 +80,7 @@ struct QueryCommand: ParsableCommand {
         }
         var writer = ResultWriter(format: format, columns: shown)
         writer.header = !noHeader
-        writer.dimNulls = isatty(1) != 0
+        writer.dimNulls = FileIO.isTerminal(1)
         if page.limit != nil || page.page != nil || page.pageSize != nil { writer.moreHint = nil }
         let cols = format == .geojson && chosen == nil ? nil : shown
         // Rows matched past this page, counted only when the page came back full.

@@ -1,5 +1,8 @@
 import ArgumentParser
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 struct RepairCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 struct SectionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -49,7 +52,7 @@ struct SectionsCommand: ParsableCommand {
                                       limitPerSection: limitPerSection ?? (format == .table ? 10 : nil), columns: cols)
         var writer = ResultWriter(format: format, columns: cols)
         writer.header = !noHeader
-        writer.dimNulls = isatty(1) != 0
-        writer.write(sections: sections, key: by, to: OutputSink())
+        writer.dimNulls = FileIO.isTerminal(1)
+        writer.write(sections: sections, key: by, to: Console.out)
     }
 }

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "verify", abstract: "Read every block and check checksums and invariants.")

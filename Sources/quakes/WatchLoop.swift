@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
 
 /// `--watch` on query, count and agg.
 struct WatchOptions: ParsableArguments {
@@ -14,7 +17,7 @@ struct WatchOptions: ParsableArguments {
 /// a line naming the generation; piped, each answer follows the last (`--format ndjson` makes
 /// each one line). Commits are found by watching the manifest (see ``ChangeFeed``).
 enum WatchLoop {
-    static var isTerminal: Bool { isatty(1) != 0 }
+    static var isTerminal: Bool { FileIO.isTerminal(1) }
 
     /// - Parameters:
     ///   - filter: the filter whose time bounds decide which commits matter.
@@ -41,10 +44,10 @@ enum WatchLoop {
                 var head = "generation \(g) · \(when) UTC · Ctrl-C to stop · quakes \(args)"
                 let width = max(20, terminalWidth(fd: 1))
                 if head.count >= width { head = String(head.prefix(width - 2)) + "…" }
-                FileHandle.standardOutput.write(Data("\u{1B}[H\u{1B}[2J\u{1B}[2m\(head)\u{1B}[0m\n\n".utf8))
+                Console.out.write("\u{1B}[H\u{1B}[2J\u{1B}[2m\(head)\u{1B}[0m\n\n")
             }
             try render(g)
-            fflush(nil)
+            try Console.flush()
             generation = try feed.next()
         }
     }
@@ -55,6 +58,6 @@ enum WatchLoop {
         var line = sink.captured.filter { $0 != 0x0A && $0 != 0x0D }
         if line.first == UInt8(ascii: "{") { line.removeFirst() }
         let out = Array("{\"generation\":\(generation),".utf8) + line + [0x0A]
-        FileHandle.standardOutput.write(Data(out))
+        Console.out.append(out)
     }
 }

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// Malformed input: clear errors with file and line, and nothing lost or half-committed.
 @Suite struct BadInputTests {

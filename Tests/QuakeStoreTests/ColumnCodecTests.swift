@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// One generic round trip for every v2 codec, over whole chunks and row ranges, plus range
 /// selection on encoded values against decode-then-compare.

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// The execution v2 access paths against full scans and the naive reference: framed and
 /// place-code chunks, granule verdicts and histogram counts, selections, and queries over

@@ -1,5 +1,8 @@
 import Foundation
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// Stores shared by the query tests, built once per test run.
 enum Fixtures {

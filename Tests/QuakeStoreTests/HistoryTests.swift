@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// Load history against a naive diff of the store's rows before and after each load, on real
 /// overlapping USGS snapshots and on edited copies that move events across partitions.

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 @Suite struct MigrateTests {
     @Test func migrateFromV1GivesIdenticalExports() throws {

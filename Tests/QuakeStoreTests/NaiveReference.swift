@@ -1,5 +1,8 @@
 import Foundation
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// Straightforward reference implementations the engine's kernels are compared against:
 /// filters evaluated field by field on `Quake` values, sorts with `sorted(by:)`, and groups

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// Foundation `#Predicate` and `SortDescriptor` through the SwiftData-shaped API: each
 /// recognised shape compiles to kernels and returns what `Predicate.evaluate` returns; an

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// Every filter, sort, page, cursor and count kind against the naive reference, on generated
 /// data and on the real USGS files, with randomized queries and the edge cases.

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// Loads every real USGS file in `../shared/usgs` and checks counts, round trips and the
 /// documented outcome of each odd file.

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// Damage, loss and hostile input: a store answers right or gives an error naming the file,
 /// never a wrong answer or a trap; a lost manifest is rebuilt, not replaced by a new store.
@@ -117,7 +120,7 @@ import Testing
         try FileManager.default.removeItem(atPath: path + "/manifest.qkm")
         // load must not start a new store over the old files
         #expect { _ = try Store.openOrCreate(path: path) } throws: { e in
-            "\(e)".contains("no manifest.qkm") && "\(e)".contains("quakes repair")
+            (e as? QuakeError)?.kind == .noManifest && "\(e)".contains("no manifest.qkm")
         }
         #expect(FileIO.list(path + "/partitions").count > 0)
         let report = try Store.repair(path: path)

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// The library's `ResultsObserver`: an answer now, and again only after commits that could
 /// change it, judged from the history and the descriptor's time bounds.

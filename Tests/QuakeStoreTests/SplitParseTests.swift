@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// A file parsed in pieces on several threads must load exactly what one thread loads: the same
 /// rows, the same rejects with the same line numbers, whatever the cuts hit.

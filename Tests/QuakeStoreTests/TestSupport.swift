@@ -1,5 +1,8 @@
 import Foundation
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// Temporary directories and the shared real USGS files for tests.
 enum TestSupport {

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// Dedupe across snapshots, partition moves and field keeping, against hand-computed answers.
 @Suite struct UpsertTests {

@@ -1,5 +1,8 @@
 import Foundation
 @testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
 
 /// Writes a store in format v1 (JSON manifest, one zstd column file per column) from rows,
 /// exactly as the v1 code did, so that `migrate` can be tested without the old build.

@@ -1,34 +1,35 @@
 import Foundation
+import QuakeFormat
 
 /// Grouped aggregates over matching rows, without materializing rows: per block, group keys
 /// are computed into plain `Int64` arrays (time buckets, global category ids, bins) and
 /// metrics folded into per-group accumulators. Count-only time groupings take whole blocks
 /// from zone maps when the block matches fully and lies in one bucket. Partitions run on
 /// all cores and their partial groups are merged.
-final class Aggregator {
-    let executor: QueryExecutor
-    let filter: Filter
-    let groups: [GroupBy]
-    let metrics: [Metric]
+package final class Aggregator {
+    package let executor: QueryExecutor
+    package let filter: Filter
+    package let groups: [GroupBy]
+    package let metrics: [Metric]
     private let names = Names()
 
-    struct Key: Hashable {
-        var a: Int64 = 0, b: Int64 = 0, c: Int64 = 0
-        subscript(i: Int) -> Int64 {
+    package struct Key: Hashable {
+        package var a: Int64 = 0, b: Int64 = 0, c: Int64 = 0
+        package subscript(i: Int) -> Int64 {
             get { i == 0 ? a : i == 1 ? b : c }
             set { if i == 0 { a = newValue } else if i == 1 { b = newValue } else { c = newValue } }
         }
     }
 
-    struct Acc {
-        var count = 0
-        var n: [Int]
-        var mins: [Double]
-        var maxs: [Double]
-        var sums: [Double]
-        var values: [[Double]]
+    package struct Acc {
+        package var count = 0
+        package var n: [Int]
+        package var mins: [Double]
+        package var maxs: [Double]
+        package var sums: [Double]
+        package var values: [[Double]]
 
-        init(_ m: Int) {
+        package init(_ m: Int) {
             n = Array(repeating: 0, count: m)
             mins = Array(repeating: .infinity, count: m)
             maxs = Array(repeating: -.infinity, count: m)
@@ -36,7 +37,7 @@ final class Aggregator {
             values = Array(repeating: [], count: m)
         }
 
-        mutating func merge(_ o: Acc) {
+        package mutating func merge(_ o: Acc) {
             count += o.count
             for k in 0..<n.count {
                 n[k] += o.n[k]; mins[k] = Swift.min(mins[k], o.mins[k]); maxs[k] = Swift.max(maxs[k], o.maxs[k]); sums[k] += o.sums[k]
@@ -46,31 +47,31 @@ final class Aggregator {
     }
 
     /// Global ids for group values seen in block dictionaries (0 is null).
-    final class Names: @unchecked Sendable {
+    package final class Names: @unchecked Sendable {
         private let lock = NSLock()
         private var ids: [String: Int64] = [:]
-        private(set) var list: [String] = [""]
-        func id(_ s: String) -> Int64 {
+        package private(set) var list: [String] = [""]
+        package func id(_ s: String) -> Int64 {
             lock.lock(); defer { lock.unlock() }
             if let i = ids[s] { return i }
             list.append(s)
             ids[s] = Int64(list.count - 1)
             return Int64(list.count - 1)
         }
-        func name(_ i: Int64) -> String { lock.lock(); defer { lock.unlock() }; return list[Int(i)] }
+        package func name(_ i: Int64) -> String { lock.lock(); defer { lock.unlock() }; return list[Int(i)] }
     }
 
     /// Group keys a row key holds.
-    static let maxGroups = 3
+    package static let maxGroups = 3
 
-    init(executor: QueryExecutor, filter: Filter, groups: [GroupBy], metrics: [Metric]) {
+    package init(executor: QueryExecutor, filter: Filter, groups: [GroupBy], metrics: [Metric]) {
         self.executor = executor
         self.filter = filter
         self.groups = groups
         self.metrics = metrics
     }
 
-    static func bucket(_ t: Int64, _ b: GroupBy.TimeBucket) -> Int64 {
+    package static func bucket(_ t: Int64, _ b: GroupBy.TimeBucket) -> Int64 {
         let day = (t >= 0 ? t : t - 86_399_999) / 86_400_000
         switch b {
         case .hour: return (t >= 0 ? t : t - 3_599_999) / 3_600_000 * 3_600_000
@@ -87,7 +88,7 @@ final class Aggregator {
         }
     }
 
-    func run() throws -> ([AggregateRow], QueryStats) {
+    package func run() throws -> ([AggregateRow], QueryStats) {
         var stats = QueryStats()
         stats.strategy = "hash aggregate"
         let parts = executor.partitions(for: filter, stats: &stats)
@@ -235,11 +236,11 @@ final class Aggregator {
     }
 
     /// Selected rows by position: a list, or every row of the window.
-    struct RowList {
-        let picked: [Int]?
-        let count: Int
-        @inline(__always) subscript(j: Int) -> Int { picked?[j] ?? j }
-        func enumerated() -> LazyMapSequence<Range<Int>, (offset: Int, element: Int)> {
+    package struct RowList {
+        package let picked: [Int]?
+        package let count: Int
+        @inline(__always) package subscript(j: Int) -> Int { picked?[j] ?? j }
+        package func enumerated() -> LazyMapSequence<Range<Int>, (offset: Int, element: Int)> {
             (0..<count).lazy.map { ($0, self[$0]) }
         }
     }
@@ -289,7 +290,7 @@ final class Aggregator {
     }
 
     /// Nearest-rank percentile.
-    static func percentile(_ v: [Double], _ p: Double) -> Double {
+    package static func percentile(_ v: [Double], _ p: Double) -> Double {
         let s = v.sorted()
         let rank = max(1, Int((p / 100 * Double(s.count)).rounded(.up)))
         return s[min(s.count, rank) - 1]
@@ -299,7 +300,7 @@ final class Aggregator {
 extension Store {
     /// Grouped aggregates of matching rows, sorted by group keys.
     /// - Throws: ``FetchError/tooManyGroups(_:)`` for more than three group keys.
-    public func aggregate(_ filter: Filter = .all, by groups: [GroupBy], metrics: [Metric]) throws -> ([AggregateRow], QueryStats) {
+    package func aggregate(_ filter: Filter = .all, by groups: [GroupBy], metrics: [Metric]) throws -> ([AggregateRow], QueryStats) {
         guard groups.count <= Aggregator.maxGroups else { throw FetchError.tooManyGroups(groups.count) }
         return try Aggregator(executor: QueryExecutor(store: self), filter: filter, groups: groups, metrics: metrics).run()
     }

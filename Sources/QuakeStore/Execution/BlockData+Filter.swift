@@ -1,11 +1,12 @@
 import Foundation
+import QuakeFormat
 
 /// Per-row masks over a window's plain arrays, for the filter leaves that have no selection
 /// kernel (distance, text and numeric `oneOf`, prefix-touching place search, nulls, cursors).
 extension BlockData {
     /// One flag per row of the window for the leaves ``select(_:_:)`` has no kernel of its own
     /// for; anything else goes through the selection kernels.
-    func mask(_ f: Filter) throws -> [Bool] {
+    package func mask(_ f: Filter) throws -> [Bool] {
         switch f {
         case .near(let la, let lo, let r):
             let lat = try doubles(.latitude), lon = try doubles(.longitude)
@@ -114,20 +115,20 @@ infix operator &&&: LogicalConjunctionPrecedence
 infix operator |||: LogicalDisjunctionPrecedence
 
 /// Branch-free Boolean and/or (both sides always evaluated), so kernel loops vectorize.
-@inline(__always) func &&& (a: Bool, b: Bool) -> Bool {
+@inline(__always) package func &&& (a: Bool, b: Bool) -> Bool {
     unsafeBitCast(unsafeBitCast(a, to: UInt8.self) & unsafeBitCast(b, to: UInt8.self), to: Bool.self)
 }
 
-@inline(__always) func ||| (a: Bool, b: Bool) -> Bool {
+@inline(__always) package func ||| (a: Bool, b: Bool) -> Bool {
     unsafeBitCast(unsafeBitCast(a, to: UInt8.self) | unsafeBitCast(b, to: UInt8.self), to: Bool.self)
 }
 
 /// Great-circle distance.
-enum Geo {
-    static let earthRadiusKm = 6371.0088
+package enum Geo {
+    package static let earthRadiusKm = 6371.0088
 
     @inline(__always)
-    static func distanceKm(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+    package static func distanceKm(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
         let r = Double.pi / 180
         let dlat = (lat2 - lat1) * r, dlon = (lon2 - lon1) * r
         let a = sin(dlat / 2) * sin(dlat / 2) + cos(lat1 * r) * cos(lat2 * r) * sin(dlon / 2) * sin(dlon / 2)

@@ -1,9 +1,10 @@
+import QuakeFormat
 /// Filter evaluation as selection narrowing: each kernel takes the rows still selected and
 /// keeps those that pass. Ranges on a fully selected window run on the encoded values (packed
 /// integers compared against bounds translated once); on a narrowed selection they check only
 /// its rows. Terms with no kernel of their own fall back to the per-row masks.
 extension BlockData {
-    func select(_ f: Filter, _ sel: Selection) throws -> Selection {
+    package func select(_ f: Filter, _ sel: Selection) throws -> Selection {
         if sel.isEmpty { return sel }
         switch f {
         case .all: return sel
@@ -76,7 +77,7 @@ extension BlockData {
     }
 
     /// Cheap kernels first, row-by-row predicates last.
-    static func order(_ fs: [Filter]) -> [Filter] {
+    package static func order(_ fs: [Filter]) -> [Filter] {
         func cost(_ f: Filter) -> Int {
             switch f {
             case .timeRange, .numberRange: return 0

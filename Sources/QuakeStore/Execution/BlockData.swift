@@ -1,21 +1,22 @@
+import QuakeFormat
 /// The decoded columns of a window of rows (whole granules) of one block of one partition,
 /// decoded on first use and kept for the window's lifetime. Kernels read these plain arrays;
 /// row numbers are window-relative.
-final class BlockData {
-    let reader: PartitionReader
-    let block: Int
+package final class BlockData {
+    package let reader: PartitionReader
+    package let block: Int
     /// The window's rows within its block.
-    let window: Range<Int>
-    let rows: Int
+    package let window: Range<Int>
+    package let rows: Int
     /// Row number of the window's first row within its partition.
-    let firstRow: Int
+    package let firstRow: Int
     /// Decoded columns: slot `2 * column` holds the stored form, `2 * column + 1` doubles.
     private var cache: [ColumnVector?] = Array(repeating: nil, count: 2 * Column.count)
-    private(set) var decodedColumns = Set<Column>()
+    package private(set) var decodedColumns = Set<Column>()
     /// Place codes of the window, and whether the dictionary beside them was read.
     private var placeCodesCache: (dictionary: ByteArena, codes: [UInt32], complete: Bool)?
 
-    init(reader: PartitionReader, block: Int, window: Range<Int>, firstRow: Int) {
+    package init(reader: PartitionReader, block: Int, window: Range<Int>, firstRow: Int) {
         self.reader = reader
         self.block = block
         self.window = window
@@ -24,7 +25,7 @@ final class BlockData {
     }
 
     /// Whether column `c` was decoded already (in either form).
-    func isDecoded(_ c: Column) -> Bool { cache[2 * c.rawValue] != nil || cache[2 * c.rawValue + 1] != nil }
+    package func isDecoded(_ c: Column) -> Bool { cache[2 * c.rawValue] != nil || cache[2 * c.rawValue + 1] != nil }
 
     /// Column `c` decoded in `form`, once per window.
     private func vector(_ c: Column, _ form: VectorForm) throws -> ColumnVector {
@@ -37,57 +38,57 @@ final class BlockData {
             v = try reader.decode(c, block: block, rows: window, as: form)
             decodedColumns.insert(c)
         }
-        guard v.count == rows else { throw StoreError.corrupt("\(reader.path): column \(c) block \(block) decodes to \(v.count) rows") }
+        guard v.count == rows else { throw StoreError.corrupt(reader.path, "column \(c) block \(block) decodes to \(v.count) rows") }
         cache[slot] = v
         return v
     }
 
-    func doubles(_ c: Column) throws -> [Double] {
+    package func doubles(_ c: Column) throws -> [Double] {
         switch try vector(c, .doubles) {
         case .doubles(let v): return v
         case .ints(let v): return v.map { $0 == RowBatch.null ? .nan : ScaledDecimal.double($0) }
-        default: throw StoreError.corrupt("\(reader.path): column \(c) is not numeric")
+        default: throw StoreError.corrupt(reader.path, "column \(c) is not numeric")
         }
     }
 
-    func ints(_ c: Column) throws -> [Int64] {
-        guard case .ints(let v) = try vector(c, .stored) else { throw StoreError.corrupt("\(reader.path): column \(c) is not numeric") }
+    package func ints(_ c: Column) throws -> [Int64] {
+        guard case .ints(let v) = try vector(c, .stored) else { throw StoreError.corrupt(reader.path, "column \(c) is not numeric") }
         return v
     }
 
-    func category(_ c: Column) throws -> CategoryBlock {
-        guard case .category(let v) = try vector(c, .stored) else { throw StoreError.corrupt("\(reader.path): column \(c) is not a category") }
+    package func category(_ c: Column) throws -> CategoryBlock {
+        guard case .category(let v) = try vector(c, .stored) else { throw StoreError.corrupt(reader.path, "column \(c) is not a category") }
         return v
     }
 
-    func text(_ c: Column) throws -> ByteArena {
+    package func text(_ c: Column) throws -> ByteArena {
         switch try vector(c, .stored) {
         case .category(let b): return b.arena()
         case .text(let a): return a
         case .place(let p): return p.arena()
-        default: throw StoreError.corrupt("\(reader.path): column \(c) is not a string column")
+        default: throw StoreError.corrupt(reader.path, "column \(c) is not a string column")
         }
     }
 
     /// The place column's locality dictionary and codes, without distances or directions.
     /// With `dictionary` false the dictionary may come back empty (the codes alone are wanted).
-    func placeCodes(dictionary: Bool = true) throws -> (ByteArena, [UInt32]) {
+    package func placeCodes(dictionary: Bool = true) throws -> (ByteArena, [UInt32]) {
         if let p = placeCodesCache, p.complete || !dictionary { return (p.dictionary, p.codes) }
         if case .place(let b)? = cache[2 * Column.place.rawValue] { return (b.localities, b.locality) }
         let (dict, codes) = try reader.placeCodes(block: block, rows: window, dictionary: dictionary)
-        guard codes.count == rows else { throw StoreError.corrupt("\(reader.path): place block \(block) decodes to \(codes.count) rows") }
+        guard codes.count == rows else { throw StoreError.corrupt(reader.path, "place block \(block) decodes to \(codes.count) rows") }
         decodedColumns.insert(.place)
         placeCodesCache = (dict, codes, dictionary)
         return (dict, codes)
     }
 
-    func place() throws -> PlaceBlock {
-        guard case .place(let p) = try vector(.place, .stored) else { throw StoreError.corrupt("\(reader.path): place column") }
+    package func place() throws -> PlaceBlock {
+        guard case .place(let p) = try vector(.place, .stored) else { throw StoreError.corrupt(reader.path, "place column") }
         return p
     }
 
     /// The string value of a string column at `row` (block-relative), or nil for null.
-    func string(_ c: Column, _ row: Int) throws -> String? {
+    package func string(_ c: Column, _ row: Int) throws -> String? {
         switch c.kind {
         case .category:
             let b = try category(c)
@@ -109,7 +110,7 @@ final class BlockData {
     }
 
     /// The sort value of column `c` at `row`.
-    func sortValue(_ c: Column, _ row: Int) throws -> SortValue {
+    package func sortValue(_ c: Column, _ row: Int) throws -> SortValue {
         switch c.kind {
         case .timestamp, .decimal:
             let d = try doubles(c)[row]
@@ -120,7 +121,7 @@ final class BlockData {
     }
 
     /// The whole event at `row`, for the slow path.
-    func quake(_ row: Int) throws -> Quake {
+    package func quake(_ row: Int) throws -> Quake {
         var b = RowBatch()
         b.beginRow()
         for c in Column.allCases {

@@ -1,11 +1,12 @@
 import Foundation
+import QuakeFormat
 
 /// Substring search over bytes, and the folding used by case- and diacritic-insensitive
 /// matching (Foundation's `.caseInsensitive` + `.diacriticInsensitive`, as
 /// `localizedStandardContains` does).
-enum ByteSearch {
+package enum ByteSearch {
     @inline(__always)
-    static func contains(_ hay: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+    package static func contains(_ hay: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
         let n = needle.count, h = hay.count
         if n == 0 { return true }
         if n > h { return false }
@@ -22,20 +23,20 @@ enum ByteSearch {
         }
     }
 
-    static func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
+    package static func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         hay.withUnsafeBytes { contains($0, needle) }
     }
 
-    static func hasPrefix(_ hay: [UInt8], _ prefix: ArraySlice<UInt8>) -> Bool {
+    package static func hasPrefix(_ hay: [UInt8], _ prefix: ArraySlice<UInt8>) -> Bool {
         hay.count >= prefix.count && hay.prefix(prefix.count).elementsEqual(prefix)
     }
 
     /// Case- and diacritic-folded UTF-8 bytes.
-    static func fold(_ s: String) -> [UInt8] {
+    package static func fold(_ s: String) -> [UInt8] {
         Array(s.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).utf8)
     }
 
-    static func fold(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func fold(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var ascii = true
         for b in bytes where b >= 0x80 { ascii = false; break }
         if ascii { return bytes.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 } }

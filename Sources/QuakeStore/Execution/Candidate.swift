@@ -1,15 +1,16 @@
+import QuakeFormat
 /// A row competing for a place in a sorted result: its sort values, id and location.
-struct Candidate: Comparable {
-    var values: [SortValue]
-    var id: String
-    var ref: RowRef
+package struct Candidate: Comparable {
+    package var values: [SortValue]
+    package var id: String
+    package var ref: RowRef
     /// Bit k set when sort key k is descending.
-    var descending: UInt64
+    package var descending: UInt64
 
-    static func < (a: Candidate, b: Candidate) -> Bool { order(a, b) < 0 }
-    static func == (a: Candidate, b: Candidate) -> Bool { order(a, b) == 0 }
+    package static func < (a: Candidate, b: Candidate) -> Bool { order(a, b) < 0 }
+    package static func == (a: Candidate, b: Candidate) -> Bool { order(a, b) == 0 }
 
-    static func order(_ a: Candidate, _ b: Candidate) -> Int {
+    package static func order(_ a: Candidate, _ b: Candidate) -> Int {
         for k in 0..<a.values.count {
             let c = SortValue.compare(a.values[k], b.values[k], ascending: a.descending & (1 << UInt64(k)) == 0)
             if c != 0 { return c }

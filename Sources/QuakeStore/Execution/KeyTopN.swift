@@ -1,5 +1,6 @@
 import HeapModule
 import Synchronization
+import QuakeFormat
 
 /// Top-N (or a full sort) on one numeric key with fixed-width keys and no per-row allocation.
 /// Granules are visited best zone-map bound first from one shared cursor by every thread; each
@@ -7,22 +8,22 @@ import Synchronization
 /// shared cut-off: a granule whose bound is worse is never read, and within a granule only rows
 /// whose key can still place are passed to the filter. Rows that tie on the key are ordered by
 /// id at the end, fetching ids for those rows only.
-struct KeyTopN {
-    let executor: QueryExecutor
-    let spec: QuerySpec
-    let filter: Filter
+package struct KeyTopN {
+    package let executor: QueryExecutor
+    package let spec: QuerySpec
+    package let filter: Filter
 
     private struct Entry {
-        var key: UInt64
-        var ref: RowRef
+        package var key: UInt64
+        package var ref: RowRef
     }
 
     /// State the threads share: the unit cursor and the cut-off.
     private final class Shared: Sendable {
-        let next = Atomic<Int>(0)
-        let cutoff = Atomic<UInt64>(UInt64.max)
+        package let next = Atomic<Int>(0)
+        package let cutoff = Atomic<UInt64>(UInt64.max)
 
-        func lower(to k: UInt64) {
+        package func lower(to k: UInt64) {
             var cur = cutoff.load(ordering: .relaxed)
             while k < cur {
                 let (done, now) = cutoff.compareExchange(expected: cur, desired: k, ordering: .relaxed)
@@ -32,7 +33,7 @@ struct KeyTopN {
         }
     }
 
-    func run(_ stats: inout QueryStats) throws -> ([RowRef], QueryStats) {
+    package func run(_ stats: inout QueryStats) throws -> ([RowRef], QueryStats) {
         let key = spec.sort[0]
         let K = spec.limit.map { spec.offset.saturatingAdd($0) }
         var units: [(u: ScanUnit, bound: UInt64)] = []

@@ -1,12 +1,13 @@
+import QuakeFormat
 /// Builds the final page: only the referenced rows, only the requested columns, decoding only
 /// the granules (4,096 rows, one zstd frame of text) the rows fall in, each once.
-struct Materializer {
-    let executor: QueryExecutor
+package struct Materializer {
+    package let executor: QueryExecutor
 
     /// The rows `refs` point at, in the order of `refs`. They are read in storage order, one
     /// granule at a time, so memory holds the output and one decoded granule, never a cache of
     /// every granule a large result touches; then put in result order.
-    func rows(_ refs: [RowRef], columns: Set<Column>) throws -> RowBatch {
+    package func rows(_ refs: [RowRef], columns: Set<Column>) throws -> RowBatch {
         let order = refs.indices.sorted {
             refs[$0].partition != refs[$1].partition ? refs[$0].partition < refs[$1].partition : refs[$0].row < refs[$1].row
         }
@@ -52,34 +53,34 @@ struct Materializer {
 
 /// The answer to a query: the page's rows (only the requested columns filled), a cursor
 /// after its last row, and what the engine did.
-public struct QueryResult: Sendable {
-    var batch: RowBatch
-    public let columns: [Column]
-    public let cursor: Cursor?
-    public let stats: QueryStats
+package struct QueryResult: Sendable {
+    package var batch: RowBatch
+    package let columns: [Column]
+    package let cursor: Cursor?
+    package let stats: QueryStats
 
-    public var count: Int { batch.count }
+    package var count: Int { batch.count }
 
     /// The rows as ``Quake`` values (fields not fetched are nil).
-    public var quakes: [Quake] {
+    package var quakes: [Quake] {
         let want = Set(columns)
         return (0..<batch.count).map { Quake(batch: batch, row: $0, columns: want) }
     }
 
     /// Event ids in result order.
-    public var ids: [String] { (0..<batch.count).map { batch.text[Column.id.rawValue].string($0) ?? "" } }
+    package var ids: [String] { (0..<batch.count).map { batch.text[Column.id.rawValue].string($0) ?? "" } }
 }
 
 extension Store {
     /// Counts matching rows without materializing any.
-    public func count(_ filter: Filter) throws -> Int { try QueryExecutor(store: self).count(filter).0 }
+    package func count(_ filter: Filter) throws -> Int { try QueryExecutor(store: self).count(filter).0 }
 
     /// Count plus what the engine did.
-    public func explainCount(_ filter: Filter) throws -> (Int, QueryStats) { try QueryExecutor(store: self).count(filter) }
+    package func explainCount(_ filter: Filter) throws -> (Int, QueryStats) { try QueryExecutor(store: self).count(filter) }
 
     /// Runs a query; `columns` limits what is materialized (id, time and the sort keys are
     /// always read).
-    public func query(_ q: QuerySpec, columns: [Column]? = nil) throws -> QueryResult {
+    package func query(_ q: QuerySpec, columns: [Column]? = nil) throws -> QueryResult {
         let ex = QueryExecutor(store: self)
         let (refs, stats) = try ex.run(q)
         let shown = columns ?? Column.allCases
@@ -91,7 +92,7 @@ extension Store {
     }
 
     /// The resume cursor after `row` of `batch` under `sort`.
-    static func cursor(_ batch: RowBatch, row last: Int, sort: [SortKey]) -> Cursor {
+    package static func cursor(_ batch: RowBatch, row last: Int, sort: [SortKey]) -> Cursor {
         let values = sort.map { key -> SortValue in
             switch key.column.kind {
             case .timestamp:

@@ -1,12 +1,13 @@
+import QuakeFormat
 /// Fixed-width sort keys, after DuckDB's normalized keys: one `UInt64` per row whose unsigned
 /// order is the sort order (ascending or descending), with nulls last as `UInt64.max`. Ties
 /// on the key are broken by event id only at the end, for the few rows that tie.
-enum NormalizedKey {
-    static let null = UInt64.max
+package enum NormalizedKey {
+    package static let null = UInt64.max
 
     /// The key of a decoded decimal (NaN for null); `-0.0` and `0.0` are one key.
     @inline(__always)
-    static func double(_ d: Double, ascending: Bool) -> UInt64 {
+    package static func double(_ d: Double, ascending: Bool) -> UInt64 {
         if d.isNaN { return null }
         let b = (d + 0.0).bitPattern
         // negative values flip every bit, positive ones set the sign: ascending in [1, max - 1)
@@ -16,7 +17,7 @@ enum NormalizedKey {
 
     /// The key of a stored timestamp (`RowBatch.null` for null).
     @inline(__always)
-    static func time(_ v: Int64, ascending: Bool) -> UInt64 {
+    package static func time(_ v: Int64, ascending: Bool) -> UInt64 {
         if v == RowBatch.null { return null }
         // v > Int64.min, so asc lies in [0, max - 1)
         let asc = UInt64(bitPattern: v ^ Int64.min) &- 1
@@ -25,7 +26,7 @@ enum NormalizedKey {
 
     /// The best key a zone can hold for column `c` (its min ascending, its max descending),
     /// or `null` when every row is null.
-    static func bound(_ z: ZoneStats, _ c: Column, ascending: Bool) -> UInt64 {
+    package static func bound(_ z: ZoneStats, _ c: Column, ascending: Bool) -> UInt64 {
         if z.nulls >= z.rows { return null }
         if c.kind == .timestamp { return time(ascending ? z.min : z.max, ascending: ascending) }
         return double(ascending ? z.minDouble : z.maxDouble, ascending: ascending)
@@ -33,7 +34,7 @@ enum NormalizedKey {
 
     /// The values of column `c` whose key is at most `cut` (never null), as a range the codecs
     /// can test on encoded values; nil when every value passes (`cut` is the null key).
-    static func range(upTo cut: UInt64, _ c: Column, ascending: Bool) -> RangePredicate? {
+    package static func range(upTo cut: UInt64, _ c: Column, ascending: Bool) -> RangePredicate? {
         if cut == null { return nil }
         if c.kind == .timestamp {
             let asc = ascending ? cut : (UInt64.max - 1) &- cut

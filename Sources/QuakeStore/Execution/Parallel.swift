@@ -1,21 +1,22 @@
 import Foundation
+import QuakeFormat
 
 /// Work shared by the threads of ``parallelMap(_:_:)``: a cursor, results and the first error.
 private final class ParallelState<T, R>: @unchecked Sendable {
-    let items: [T]
-    let body: (T) throws -> R
-    let lock = NSLock()
-    var results: [R?]
-    var next = 0
-    var firstError: Error?
+    package let items: [T]
+    package let body: (T) throws -> R
+    package let lock = NSLock()
+    package var results: [R?]
+    package var next = 0
+    package var firstError: Error?
 
-    init(items: [T], body: @escaping (T) throws -> R) {
+    package init(items: [T], body: @escaping (T) throws -> R) {
         self.items = items
         self.body = body
         results = Array(repeating: nil, count: items.count)
     }
 
-    func work() {
+    package func work() {
         while true {
             lock.lock()
             let i = next
@@ -34,11 +35,11 @@ private final class ParallelState<T, R>: @unchecked Sendable {
 }
 
 /// The number of worker threads scans and loads use: the machine's cores, at most 8.
-let workerCount = max(1, min(8, ProcessInfo.processInfo.activeProcessorCount))
+package let workerCount = max(1, min(8, ProcessInfo.processInfo.activeProcessorCount))
 
 /// Runs `body` over `items` on all cores, returning results in item order; rethrows the
 /// first error.
-func parallelMap<T, R>(_ items: [T], _ body: @escaping (T) throws -> R) throws -> [R] {
+package func parallelMap<T, R>(_ items: [T], _ body: @escaping (T) throws -> R) throws -> [R] {
     if items.isEmpty { return [] }
     if items.count == 1 { return [try body(items[0])] }
     let state = ParallelState(items: items, body: body)

@@ -1,13 +1,14 @@
+import QuakeFormat
 /// Substring search over pattern-encoded places. The needle is tested once against each
 /// locality of the block's dictionary; only when the needle could start inside a
 /// `<N> km <DIR> of ` prefix are rows checked one by one, with the prefix built on the stack.
-struct PlaceMatcher {
-    let needle: [UInt8]
-    let insensitive: Bool
+package struct PlaceMatcher {
+    package let needle: [UInt8]
+    package let insensitive: Bool
     /// Whether a match can start inside the generated prefix.
-    let mayTouchPrefix: Bool
+    package let mayTouchPrefix: Bool
 
-    init(_ needle: String, insensitive: Bool) {
+    package init(_ needle: String, insensitive: Bool) {
         self.insensitive = insensitive
         self.needle = insensitive ? ByteSearch.fold(needle) : Array(needle.utf8)
         let alphabet = Set("0123456789 kmNSEWof".utf8).union(insensitive ? Set("nsew".utf8) : [])
@@ -16,7 +17,7 @@ struct PlaceMatcher {
 
     /// Whether the needle lies inside each locality (by code; slot 0, null, never does). For a
     /// needle that cannot touch the prefix this decides every row.
-    func table(_ dict: ByteArena) -> [Bool] {
+    package func table(_ dict: ByteArena) -> [Bool] {
         var inside = [Bool](repeating: false, count: dict.count + 1)
         for k in 0..<dict.count {
             let bytes = Array(dict.bytes[dict.range(k)])
@@ -26,7 +27,7 @@ struct PlaceMatcher {
     }
 
     /// One flag per row of the block.
-    func mask(_ p: PlaceBlock) -> [Bool] {
+    package func mask(_ p: PlaceBlock) -> [Bool] {
         let dict = p.localities
         let inside = table(dict)
         let folded: [[UInt8]] = mayTouchPrefix ? (0..<dict.count).map { k in

@@ -1,4 +1,5 @@
 import HeapModule
+import QuakeFormat
 
 /// Runs filters, counts and sorted, paged queries over one snapshot. Partitions are pruned by
 /// the time index, then granules (4,096 rows) by their zone maps and mag histograms; kernels
@@ -6,19 +7,19 @@ import HeapModule
 /// Counts come from statistics where a granule matches fully or its histogram decides it,
 /// time order is read straight from the partitions' (time, id) order, and top-N by a numeric
 /// key walks granules best bound first (``KeyTopN``).
-final class QueryExecutor {
-    let store: Store
-    let manifest: Manifest
+package final class QueryExecutor {
+    package let store: Store
+    package let manifest: Manifest
 
-    init(store: Store) {
+    package init(store: Store) {
         self.store = store
         self.manifest = store.manifest
     }
 
-    func reader(_ p: Int) -> PartitionReader { store.reader(manifest.partitions[p]) }
+    package func reader(_ p: Int) -> PartitionReader { store.reader(manifest.partitions[p]) }
 
     /// Partitions whose time span can hold matches.
-    func partitions(for f: Filter, stats: inout QueryStats) -> [Int] {
+    package func partitions(for f: Filter, stats: inout QueryStats) -> [Int] {
         let (lo, hi) = f.timeBounds
         stats.partitionsTotal = manifest.partitions.count
         var out: [Int] = []
@@ -37,7 +38,7 @@ final class QueryExecutor {
     /// Number of matching rows: granules that match fully count from the directory, granules
     /// whose only undecided terms are mag ranges count from their histograms, the rest run
     /// the kernels over their rows.
-    func count(_ f: Filter) throws -> (Int, QueryStats) {
+    package func count(_ f: Filter) throws -> (Int, QueryStats) {
         var stats = QueryStats()
         let parts = partitions(for: f, stats: &stats)
         let results = try parallelMap(parts) { p -> (Int, Int, QueryStats) in
@@ -83,7 +84,7 @@ final class QueryExecutor {
 
     // MARK: sorted queries
 
-    func run(_ q: QuerySpec) throws -> ([RowRef], QueryStats) {
+    package func run(_ q: QuerySpec) throws -> ([RowRef], QueryStats) {
         let f = q.effectiveFilter
         var stats = QueryStats()
         if let l = q.limit, l <= 0 { return ([], stats) }
@@ -146,7 +147,7 @@ final class QueryExecutor {
 
     /// Rows read in (time desc) order from (time asc, id asc) storage: each run of equal times
     /// is turned back to id ascending.
-    static func restoreIdOrder(_ rows: inout [Int], _ times: [Int64]) {
+    package static func restoreIdOrder(_ rows: inout [Int], _ times: [Int64]) {
         var start = 0
         while start < rows.count {
             var end = start + 1

@@ -1,22 +1,23 @@
+import QuakeFormat
 /// A run of whole granules inside one block of one partition that a scan reads as one
 /// window, with what the zone maps said about it.
-struct ScanUnit {
-    let partition: Int
-    let block: Int
+package struct ScanUnit {
+    package let partition: Int
+    package let block: Int
     /// Rows within the block.
-    let rows: Range<Int>
+    package let rows: Range<Int>
     /// Row number of the block's first row within its partition.
-    let blockStart: Int
-    let verdict: ZoneVerdict
+    package let blockStart: Int
+    package let verdict: ZoneVerdict
     /// The granule when the unit is exactly one.
-    let granule: Int?
+    package let granule: Int?
 }
 
 extension QueryExecutor {
     /// The units of partition `p` that can hold rows matching `f`: granules that the granule
     /// zone maps (and mag histograms) rule out are dropped; with `merge`, neighbouring
     /// granules with the same verdict in one block become one unit.
-    func units(_ p: Int, _ f: Filter, merge: Bool, stats: inout QueryStats) throws -> [ScanUnit] {
+    package func units(_ p: Int, _ f: Filter, merge: Bool, stats: inout QueryStats) throws -> [ScanUnit] {
         let r = store.reader(manifest.partitions[p])
         let d = try r.directory()
         let idx = d.granules
@@ -53,11 +54,11 @@ extension QueryExecutor {
 
     /// The granule holding partition row `ref.row`, as a window of its block: the block, the
     /// window's rows within it, and the row where the block starts.
-    func granuleWindow(_ ref: RowRef) throws -> (block: Int, rows: Range<Int>, blockStart: Int) {
+    package func granuleWindow(_ ref: RowRef) throws -> (block: Int, rows: Range<Int>, blockStart: Int) {
         let r = reader(ref.partition)
         let d = try r.directory()
         let k = ref.row / d.blockRows
-        guard ref.row >= 0, k < d.blockSizes.count else { throw StoreError.corrupt("\(r.path): no row \(ref.row)") }
+        guard ref.row >= 0, k < d.blockSizes.count else { throw StoreError.corrupt(r.path, "no row \(ref.row)") }
         let start = k * d.blockRows
         let g = GranuleIndex.granuleRows
         let lo = (ref.row - start) / g * g
@@ -65,13 +66,13 @@ extension QueryExecutor {
     }
 
     /// The decoded window of unit `u`.
-    func data(_ u: ScanUnit) -> BlockData {
+    package func data(_ u: ScanUnit) -> BlockData {
         BlockData(reader: store.reader(manifest.partitions[u.partition]), block: u.block, window: u.rows,
                   firstRow: u.blockStart + u.rows.lowerBound)
     }
 
     /// The matching rows of unit `u` (window-relative), with its window.
-    func scan(_ u: ScanUnit, _ f: Filter, _ stats: inout QueryStats) throws -> (BlockData, Selection) {
+    package func scan(_ u: ScanUnit, _ f: Filter, _ stats: inout QueryStats) throws -> (BlockData, Selection) {
         let d = data(u)
         stats.rowsEstimated += u.rows.count
         if u.verdict == .all {

@@ -1,26 +1,27 @@
+import QuakeFormat
 /// The rows of a scan window still in play: every row, or a sorted list of window-relative
 /// row numbers. Each kernel narrows it in turn, so a conjunction checks only the rows its
 /// earlier terms kept, and a window that matches fully allocates nothing.
-enum Selection: Equatable {
+package enum Selection: Equatable {
     /// Every row of a window of this many rows.
     case all(Int)
     /// These rows, ascending.
     case rows([UInt32])
 
-    static let none = Selection.rows([])
+    package static let none = Selection.rows([])
 
-    var count: Int {
+    package var count: Int {
         switch self {
         case .all(let n): return n
         case .rows(let r): return r.count
         }
     }
 
-    var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     /// Calls `body` with each selected row, ascending.
     @inline(__always)
-    func forEach(_ body: (Int) throws -> Void) rethrows {
+    package func forEach(_ body: (Int) throws -> Void) rethrows {
         switch self {
         case .all(let n): for i in 0..<n { try body(i) }
         case .rows(let r): for i in r { try body(Int(i)) }
@@ -28,7 +29,7 @@ enum Selection: Equatable {
     }
 
     /// The selected rows as a list.
-    var list: [UInt32] {
+    package var list: [UInt32] {
         switch self {
         case .all(let n): return (0..<UInt32(n)).map { $0 }
         case .rows(let r): return r
@@ -37,7 +38,7 @@ enum Selection: Equatable {
 
     /// The selected rows for which `keep` holds.
     @inline(__always)
-    func filter(_ keep: (Int) throws -> Bool) rethrows -> Selection {
+    package func filter(_ keep: (Int) throws -> Bool) rethrows -> Selection {
         var out: [UInt32] = []
         switch self {
         case .all(let n):
@@ -52,7 +53,7 @@ enum Selection: Equatable {
     }
 
     /// Rows selected by both (both ascending: one merge pass).
-    func intersection(_ o: Selection) -> Selection {
+    package func intersection(_ o: Selection) -> Selection {
         switch (self, o) {
         case (.all, _): return o
         case (_, .all): return self
@@ -68,7 +69,7 @@ enum Selection: Equatable {
     }
 
     /// Rows selected by either, within a window of `n` rows.
-    func union(_ o: Selection, window n: Int) -> Selection {
+    package func union(_ o: Selection, window n: Int) -> Selection {
         switch (self, o) {
         case (.all, _), (_, .all): return .all(n)
         case (.rows(let a), .rows(let b)):
@@ -89,7 +90,7 @@ enum Selection: Equatable {
     }
 
     /// Rows of a window of `n` rows that are not selected.
-    func complement(window n: Int) -> Selection {
+    package func complement(window n: Int) -> Selection {
         switch self {
         case .all: return .none
         case .rows(let r):

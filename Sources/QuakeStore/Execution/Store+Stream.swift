@@ -1,6 +1,7 @@
+import QuakeFormat
 extension Store {
     /// Rows materialized at once by ``query(_:columns:chunkRows:begin:chunk:)``.
-    public static let streamChunkRows = 1 << 19
+    package static let streamChunkRows = 1 << 19
 
     /// Runs a query and hands its rows over in chunks, in result order, so that only one chunk
     /// of materialized rows is in memory at once: a full sort of millions of rows with every
@@ -8,7 +9,7 @@ extension Store {
     ///
     /// `begin` gets the row count and the cursor after the last row before any chunk.
     /// - Complexity: the query's own cost, plus decoding the granules each chunk touches.
-    public func query(_ q: QuerySpec, columns: [Column]? = nil, chunkRows: Int = Store.streamChunkRows,
+    package func query(_ q: QuerySpec, columns: [Column]? = nil, chunkRows: Int = Store.streamChunkRows,
                       begin: (_ count: Int, _ cursor: Cursor?) throws -> Void,
                       chunk: (QueryResult) throws -> Void) throws -> QueryStats {
         let ex = QueryExecutor(store: self)

@@ -1,15 +1,16 @@
+import QuakeFormat
 /// What zone maps say about a filter over some rows: no row can match, every row matches, or
 /// the rows must be read.
-enum ZoneVerdict: Equatable {
+package enum ZoneVerdict: Equatable {
     case none, all, some
 
-    static func and(_ a: ZoneVerdict, _ b: ZoneVerdict) -> ZoneVerdict {
+    package static func and(_ a: ZoneVerdict, _ b: ZoneVerdict) -> ZoneVerdict {
         if a == .none || b == .none { return .none }
         if a == .all && b == .all { return .all }
         return .some
     }
 
-    static func or(_ a: ZoneVerdict, _ b: ZoneVerdict) -> ZoneVerdict {
+    package static func or(_ a: ZoneVerdict, _ b: ZoneVerdict) -> ZoneVerdict {
         if a == .all || b == .all { return .all }
         if a == .none && b == .none { return .none }
         return .some
@@ -18,25 +19,25 @@ enum ZoneVerdict: Equatable {
 
 /// One column's statistics over some rows: min and max (`Int64` for timestamps, `Double` bit
 /// patterns for decimals), nulls, and the number of rows they cover.
-struct ZoneStats {
-    var min: Int64
-    var max: Int64
-    var nulls: Int
-    var rows: Int
-    var minDouble: Double { Double(bitPattern: UInt64(bitPattern: min)) }
-    var maxDouble: Double { Double(bitPattern: UInt64(bitPattern: max)) }
+package struct ZoneStats {
+    package var min: Int64
+    package var max: Int64
+    package var nulls: Int
+    package var rows: Int
+    package var minDouble: Double { Double(bitPattern: UInt64(bitPattern: min)) }
+    package var maxDouble: Double { Double(bitPattern: UInt64(bitPattern: max)) }
 }
 
 /// Decides filters from zone maps alone: a block's (per column), or a granule's (time,
 /// coordinates, depth and mag per 4,096 rows, with the block's for other columns) where the
 /// granule's mag histogram decides mag ranges exactly.
-struct ZoneMap {
+package struct ZoneMap {
     /// Statistics of column `c` over the rows in question.
-    let stats: (Column) throws -> ZoneStats
+    package let stats: (Column) throws -> ZoneStats
     /// Exact number of rows whose mag passes a range, when a histogram knows.
-    let magCount: ((RangePredicate) -> Int)?
+    package let magCount: ((RangePredicate) -> Int)?
 
-    func verdict(_ f: Filter) throws -> ZoneVerdict {
+    package func verdict(_ f: Filter) throws -> ZoneVerdict {
         switch f {
         case .all: return .all
         case .none: return .none
@@ -95,7 +96,7 @@ struct ZoneMap {
 
     /// The exact count of a granule's matching rows from its mag histogram, when every term of
     /// `f` other than mag ranges matches the whole granule; nil otherwise.
-    func histogramCount(_ f: Filter, index: GranuleIndex, granule g: Int) throws -> Int? {
+    package func histogramCount(_ f: Filter, index: GranuleIndex, granule g: Int) throws -> Int? {
         guard index.hasMagHistogram else { return nil }
         var ranges: [RangePredicate] = []
         let terms: [Filter]
@@ -116,7 +117,7 @@ struct ZoneMap {
 
 extension PartitionReader {
     /// The zone map of block `k`.
-    func zoneMap(block k: Int) throws -> ZoneMap {
+    package func zoneMap(block k: Int) throws -> ZoneMap {
         let d = try directory()
         return ZoneMap(stats: { c in
             let b = d.chunks[c.rawValue][k]
@@ -126,7 +127,7 @@ extension PartitionReader {
 
     /// The zone map of granule `g` (inside block `k`): granule statistics where kept, the
     /// block's otherwise, and the exact mag histogram.
-    func zoneMap(granule g: Int, block k: Int) throws -> ZoneMap {
+    package func zoneMap(granule g: Int, block k: Int) throws -> ZoneMap {
         let d = try directory()
         let idx = d.granules
         let rows = idx.range(g).count
@@ -142,5 +143,5 @@ extension PartitionReader {
     }
 
     /// Decides `f` for block `k` from zone maps alone, without decoding.
-    func verdict(_ f: Filter, block k: Int) throws -> ZoneVerdict { try zoneMap(block: k).verdict(f) }
+    package func verdict(_ f: Filter, block k: Int) throws -> ZoneVerdict { try zoneMap(block: k).verdict(f) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import QuakeFormat
 
 /// Waits for commits that could change a filter's answer: the engine of `--watch` and of
 /// ``ResultsObserver``.
@@ -9,7 +10,7 @@ import Foundation
 /// time span of the events it inserted or updated (old and new versions) meets the filter's
 /// time bounds. A commit with no transaction (repair, migrate, a history prune) counts when
 /// it replaced a partition the filter's time bounds reach.
-public final class ChangeFeed: @unchecked Sendable {
+package final class ChangeFeed: @unchecked Sendable {
     private let store: Store
     private let bounds: (lower: Int64?, upper: Int64?)
     private let watchFD: Int32?
@@ -18,11 +19,11 @@ public final class ChangeFeed: @unchecked Sendable {
     private var stopped = false
 
     /// How often the fallback looks at the manifest, and the longest a stop waits.
-    static let pollMilliseconds: Int32 = 200
+    package static let pollMilliseconds: Int32 = 200
 
     /// A feed for `filter` on `store`. Moves the store handle to the latest snapshot, so an
     /// answer computed next is current and every later commit is seen.
-    public init(store: Store, filter: Filter) throws {
+    package init(store: Store, filter: Filter) throws {
         self.store = store
         bounds = filter.timeBounds
         watchFD = FileIO.watchDirectory(store.path)
@@ -30,13 +31,13 @@ public final class ChangeFeed: @unchecked Sendable {
         try store.refresh()
     }
 
-    deinit { if let watchFD { close(watchFD) } }
+    deinit { if let watchFD { FileIO.close(watchFD) } }
 
     /// The generation of the snapshot the feed has reached.
-    public var generation: Int { store.manifest.generation }
+    package var generation: Int { store.manifest.generation }
 
     /// Ends a pending or later ``next()`` (from any thread; Ctrl-C handlers call it).
-    public func stop() {
+    package func stop() {
         lock.lock()
         stopped = true
         lock.unlock()
@@ -51,7 +52,7 @@ public final class ChangeFeed: @unchecked Sendable {
     /// Blocks until a commit that could change the filter's answer lands, moves the store
     /// handle to it, and returns its generation; nil once ``stop()`` was called.
     /// Commits that cannot matter are passed over (the handle still moves to them).
-    public func next() throws -> Int? {
+    package func next() throws -> Int? {
         while !isStopped {
             if let fd = watchFD {
                 _ = FileIO.waitReadable(fd, milliseconds: Self.pollMilliseconds)
@@ -70,7 +71,7 @@ public final class ChangeFeed: @unchecked Sendable {
     }
 
     /// Whether the commits from `old` to `new` can change an answer within the time bounds.
-    func couldAffect(from old: Manifest, to new: Manifest) throws -> Bool {
+    package func couldAffect(from old: Manifest, to new: Manifest) throws -> Bool {
         let loads = new.history.generations.filter { $0 > old.generation && $0 <= new.generation }
         // a generation without a transaction (repair, migrate, prune) is judged by its partitions
         let needsPartitionCheck = loads.count < new.generation - old.generation

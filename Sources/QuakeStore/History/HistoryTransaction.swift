@@ -1,4 +1,5 @@
 import Foundation
+import QuakeFormat
 
 /// A point in a store's load history to resume from, like SwiftData's `HistoryToken`: the
 /// generation a caller has seen. Keep its ``description`` and pass it back to
@@ -29,7 +30,7 @@ public struct HistoryTransaction: Sendable, Identifiable {
     public var token: HistoryToken { HistoryToken(generation: generation) }
     public var committed: Date
     /// Commit time, epoch milliseconds.
-    public var committedMillis: Int64
+    package var committedMillis: Int64
     /// The feed files the load read, as given.
     public var files: [String]
     public var insertedCount: Int
@@ -39,7 +40,7 @@ public struct HistoryTransaction: Sendable, Identifiable {
     /// Partitions holding the inserted and updated events.
     public var partitions: [String]
     /// Earliest and latest event time the load changed, old versions and new (nil: none).
-    public var timeSpan: ClosedRange<Int64>?
+    package var timeSpan: ClosedRange<Int64>?
     /// Size of the transaction's file.
     public var bytes: Int
     /// Inserted ids, in partition order and sorted within each partition (empty unless asked for).
@@ -52,31 +53,17 @@ public struct HistoryTransaction: Sendable, Identifiable {
 
 /// One event of a transaction, as ``Store/forEachChange(generation:includeUnchanged:_:)``
 /// passes it.
-public struct HistoryChange: Sendable, Hashable {
-    public enum Kind: String, Sendable { case inserted, updated, unchanged }
-    public var kind: Kind
+package struct HistoryChange: Sendable, Hashable {
+    package enum Kind: String, Sendable { case inserted, updated, unchanged }
+    package var kind: Kind
     public var id: String
     /// The fields that changed (updated events only).
     public var changedFields: [Column]
     /// The partition holding the event's new version.
-    public var partition: String
-}
-
-/// Why the history cannot answer.
-public enum HistoryError: Error, CustomStringConvertible, Equatable {
-    /// The transactions asked for were pruned, or predate history: an answer would be incomplete.
-    case unavailable(String)
-    /// No transaction has that generation.
-    case noTransaction(String)
-
-    public var description: String {
-        switch self {
-        case .unavailable(let s), .noTransaction(let s): return s
-        }
-    }
+    package var partition: String
 }
 
 extension Column {
     /// The columns whose bits are set in `mask`, in storage order.
-    static func columns(in mask: UInt64) -> [Column] { allCases.filter { mask & $0.bit != 0 } }
+    package static func columns(in mask: UInt64) -> [Column] { allCases.filter { mask & $0.bit != 0 } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import QuakeFormat
 
 /// A query's answer kept current as loads commit, like SwiftData's `ResultsObserver` and
 /// `@Query`: an `AsyncSequence` that yields the answer at once, then again after each commit
@@ -20,9 +21,9 @@ public struct ResultsObserver<Result: Sendable>: AsyncSequence, Sendable {
 
     public typealias Element = Update
 
-    let path: String
-    let filter: Filter
-    let evaluate: @Sendable (Store) throws -> Result
+    package let path: String
+    package let filter: Filter
+    package let evaluate: @Sendable (Store) throws -> Result
 
     public func makeAsyncIterator() -> AsyncThrowingStream<Update, Error>.Iterator {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Update.self, throwing: Error.self)
@@ -48,20 +49,20 @@ public struct ResultsObserver<Result: Sendable>: AsyncSequence, Sendable {
     }
 
     /// The feed of a running iteration, stopped when the consumer goes away.
-    final class FeedBox: @unchecked Sendable {
+    package final class FeedBox: @unchecked Sendable {
         private let lock = NSLock()
         private var feed: ChangeFeed?
         private var stopped = false
 
         /// Keeps `f`; false when the consumer has already gone.
-        func set(_ f: ChangeFeed) -> Bool {
+        package func set(_ f: ChangeFeed) -> Bool {
             lock.lock()
             defer { lock.unlock() }
             feed = f
             return !stopped
         }
 
-        func stop() {
+        package func stop() {
             lock.lock()
             stopped = true
             let f = feed

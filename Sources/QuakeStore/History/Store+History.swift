@@ -1,4 +1,5 @@
 import Foundation
+import QuakeFormat
 
 /// The load history of a store: what each committed load inserted, updated and left unchanged.
 extension Store {
@@ -6,7 +7,7 @@ extension Store {
     public var historyToken: HistoryToken { HistoryToken(generation: manifest.generation) }
 
     /// Retained transactions, their total size on disk, and from where history is complete.
-    public var historyExtent: (transactions: Int, bytes: Int, completeAfter: Int) {
+    package var historyExtent: (transactions: Int, bytes: Int, completeAfter: Int) {
         let gens = manifest.history.generations
         let bytes = gens.reduce(0) { $0 + FileIO.size(HistoryFile.path(store: path, generation: $1)) }
         return (gens.count, bytes, manifest.history.baseGeneration)
@@ -45,7 +46,7 @@ extension Store {
     }
 
     /// The transaction that committed generation `g`.
-    public func transaction(generation g: Int, identifiers: Bool = false) throws -> HistoryTransaction {
+    package func transaction(generation g: Int, identifiers: Bool = false) throws -> HistoryTransaction {
         guard manifest.history.generations.contains(g) else {
             throw HistoryError.noTransaction(noTransactionReason(g))
         }
@@ -55,7 +56,7 @@ extension Store {
     /// Calls `body` with every event of transaction `g`: inserted, then updated, then (with
     /// `includeUnchanged`) unchanged, partition by partition, ids sorted within a partition.
     /// Memory holds one partition's lists at a time.
-    public func forEachChange(generation g: Int, includeUnchanged: Bool = true,
+    package func forEachChange(generation g: Int, includeUnchanged: Bool = true,
                               _ body: (HistoryChange) throws -> Void) throws {
         guard manifest.history.generations.contains(g) else { throw HistoryError.noTransaction(noTransactionReason(g)) }
         let h = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
@@ -83,7 +84,7 @@ extension Store {
     /// - Throws: ``HistoryError/unavailable(_:)`` when that part of the history is gone.
     /// - Complexity: reads the id lists of the transactions after `token` whose partitions meet
     ///   `within`'s time bounds; the set holds each of those changed ids once.
-    public func changedFilter(since token: HistoryToken, within: Filter = .all) throws -> Filter {
+    package func changedFilter(since token: HistoryToken, within: Filter = .all) throws -> Filter {
         try checkCovered(after: token.generation)
         return try changedFilter(manifest.history.generations.filter { $0 > token.generation }.map { g in
             try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
@@ -91,7 +92,7 @@ extension Store {
     }
 
     /// A filter matching the events inserted or updated by loads committed after `date`.
-    public func changedFilter(since date: Date, within: Filter = .all) throws -> Filter {
+    package func changedFilter(since date: Date, within: Filter = .all) throws -> Filter {
         let ms = Int64(saturating: (date.timeIntervalSince1970 * 1000).rounded(.down))
         try checkCovered(afterTime: ms)
         return try changedFilter(manifest.history.generations.compactMap { g in
@@ -124,7 +125,7 @@ extension Store {
     /// Drops the transactions of generations before `g` (never data), as one commit.
     /// - Returns: the transactions removed and their bytes.
     @discardableResult
-    public func pruneHistory(before g: Int) throws -> (transactions: Int, bytes: Int) {
+    package func pruneHistory(before g: Int) throws -> (transactions: Int, bytes: Int) {
         let lock = try StoreLock(storePath: path)
         defer { withExtendedLifetime(lock) {} }
         try refresh()

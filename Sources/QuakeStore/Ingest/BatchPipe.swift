@@ -1,9 +1,10 @@
 import Foundation
+import QuakeFormat
 
 /// A bounded hand-off of parsed batches from the parsing thread to the loader, so parsing
 /// and spilling run on both cores while at most `capacity` batches wait in memory.
-final class BatchPipe: @unchecked Sendable {
-    enum Item {
+package final class BatchPipe: @unchecked Sendable {
+    package enum Item {
         /// A parsed batch and the file's raw bytes read so far.
         case batch(RowBatch, Int)
         case end
@@ -15,11 +16,11 @@ final class BatchPipe: @unchecked Sendable {
     private var closed = false
     private let capacity: Int
 
-    init(capacity: Int) { self.capacity = capacity }
+    package init(capacity: Int) { self.capacity = capacity }
 
     /// Blocks while full; false once the consumer has gone.
     @discardableResult
-    func put(_ item: Item) -> Bool {
+    package func put(_ item: Item) -> Bool {
         cond.lock()
         defer { cond.unlock() }
         while items.count >= capacity && !closed { cond.wait() }
@@ -29,7 +30,7 @@ final class BatchPipe: @unchecked Sendable {
         return true
     }
 
-    func take() -> Item {
+    package func take() -> Item {
         cond.lock()
         defer { cond.unlock() }
         while items.isEmpty { cond.wait() }
@@ -39,7 +40,7 @@ final class BatchPipe: @unchecked Sendable {
     }
 
     /// The consumer is done: wakes and stops the producer.
-    func close() {
+    package func close() {
         cond.lock()
         closed = true
         items.removeAll()

@@ -1,9 +1,10 @@
+import QuakeFormat
 /// A hand-written streaming reader for USGS summary CSV (RFC 4180).
 ///
 /// Columns are found by header name, so the 22-column, the older 15-column and reduced layouts
 /// all load; unknown columns are ignored with one warning. Quoted fields may hold commas, quotes
 /// and newlines. LF or CRLF, with or without a final newline.
-final class CSVFeedReader {
+package final class CSVFeedReader {
     private let input: FeedInput
     private var buf: [UInt8]
     private var pos = 0
@@ -19,15 +20,15 @@ final class CSVFeedReader {
     private var fields: [Field] = []
     private var scratch: [UInt8] = []
     /// Messages about the file as a whole (ignored columns).
-    private(set) var warnings: [String] = []
+    package private(set) var warnings: [String] = []
 
     private struct Field {
-        var start: Int
-        var end: Int
-        var escaped: Bool
+        package var start: Int
+        package var end: Int
+        package var escaped: Bool
     }
 
-    static let unterminated = "unterminated quoted field"
+    package static let unterminated = "unterminated quoted field"
 
     private enum Scan {
         case record(next: Int, newlines: Int, malformed: String?)
@@ -35,7 +36,7 @@ final class CSVFeedReader {
         case end
     }
 
-    init(input: FeedInput, initial: [UInt8], seqBase: Int64, onReject: @escaping (Reject) -> Void) throws(IngestError) {
+    package init(input: FeedInput, initial: [UInt8], seqBase: Int64, onReject: @escaping (Reject) -> Void) throws(IngestError) {
         self.input = input
         self.buf = initial
         self.seqBase = seqBase
@@ -45,22 +46,22 @@ final class CSVFeedReader {
     }
 
     /// The columns the header named, for the workers of a split parse.
-    struct Header: Sendable {
-        var mapping: [Column?]
-        var present: UInt64
+    package struct Header: Sendable {
+        package var mapping: [Column?]
+        package var present: UInt64
     }
 
-    var header: Header { Header(mapping: mapping, present: present) }
+    package var header: Header { Header(mapping: mapping, present: present) }
 
     /// Bytes of the file the header took (the split parse starts after them), when the header
     /// holds no quote; nil otherwise.
-    var headerBytes: Int? { headerEnd }
+    package var headerBytes: Int? { headerEnd }
     private var headerEnd: Int?
 
     /// A reader for a piece of a file that starts at a record boundary after the header. Line
     /// numbers count from 1 within the piece; the loader shifts them once the pieces before it
     /// are known.
-    init(input: FeedInput, header: Header, seqBase: Int64, onReject: @escaping (Reject) -> Void) {
+    package init(input: FeedInput, header: Header, seqBase: Int64, onReject: @escaping (Reject) -> Void) {
         self.input = input
         self.buf = []
         self.seqBase = seqBase
@@ -71,10 +72,10 @@ final class CSVFeedReader {
 
     /// True when the last record read ended with a newline, outside any quoted field: a piece
     /// of a split parse that ends this way ended where a one-thread parse has a record boundary.
-    private(set) var endedOnRecordBoundary = true
+    package private(set) var endedOnRecordBoundary = true
 
     /// Newlines read so far.
-    var linesRead: Int { line - 1 }
+    package var linesRead: Int { line - 1 }
 
     private func readHeader() throws(IngestError) {
         while true {
@@ -123,7 +124,7 @@ final class CSVFeedReader {
     }
 
     /// Reads up to `maxRows` rows; nil at the end of the file.
-    func next(maxRows: Int) throws(IngestError) -> RowBatch? {
+    package func next(maxRows: Int) throws(IngestError) -> RowBatch? {
         var batch = RowBatch()
         while batch.count < maxRows {
             switch scan() {
@@ -248,7 +249,7 @@ final class CSVFeedReader {
 }
 
 extension String {
-    var trimmingSpaces: String {
+    package var trimmingSpaces: String {
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\r" || f == "\u{FEFF}" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\r" { s.removeLast() }

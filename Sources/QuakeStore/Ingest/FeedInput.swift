@@ -1,3 +1,4 @@
+import QuakeFormat
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,18 +9,18 @@ import Darwin
 ///
 /// Compression is detected from the first bytes (gzip `1F 8B`, zstd `28 B5 2F FD`), not from
 /// the file name. ``next()`` yields chunks of decompressed bytes.
-final class FeedInput {
+package final class FeedInput {
     /// The name used in messages: the path, or `-` for stdin.
-    let name: String
+    package let name: String
     private let fd: Int32
     private let ownsFD: Bool
     private var codec: Codec = .plain
     private var peeked: [UInt8]?
     private var finished = false
     /// Raw bytes read from the file so far.
-    private(set) var bytesRead = 0
+    package private(set) var bytesRead = 0
     /// Size of the file on disk, when known.
-    let fileSize: Int?
+    package let fileSize: Int?
 
     private enum Codec {
         case plain
@@ -27,22 +28,20 @@ final class FeedInput {
         case zstd(ZstdStreamDecoder)
     }
 
-    static let chunkSize = 1 << 20
+    package static let chunkSize = 1 << 20
 
     /// Opens `path`; `-` reads standard input.
-    init(path: String) throws(IngestError) {
+    package init(path: String) throws(IngestError) {
         name = path
         if path == "-" {
             fd = 0
             ownsFD = false
             fileSize = nil
         } else {
-            let f = open(path, O_RDONLY)
-            guard f >= 0 else { throw .io("\(path): \(String(cString: strerror(errno)))") }
+            let f = try FileIO.openForReading(path)
             fd = f
             ownsFD = true
-            var st = stat()
-            fileSize = fstat(f, &st) == 0 ? Int(st.st_size) : nil
+            fileSize = try? FileIO.size(of: f, path: path)
         }
         let first = try readRaw()
         peeked = first
@@ -54,11 +53,9 @@ final class FeedInput {
     }
 
     /// Opens bytes `range` of a plain (uncompressed) file, for one worker of a split parse.
-    init(path: String, range: Range<Int>) throws(IngestError) {
+    package init(path: String, range: Range<Int>) throws(IngestError) {
         name = path
-        let f = open(path, O_RDONLY)
-        guard f >= 0 else { throw .io("\(path): \(String(cString: strerror(errno)))") }
-        fd = f
+        fd = try FileIO.openForReading(path)
         ownsFD = true
         fileSize = range.count
         window = range
@@ -67,10 +64,10 @@ final class FeedInput {
     /// The byte range a split-parse worker reads (nil: the whole stream).
     private var window: Range<Int>?
 
-    deinit { if ownsFD { close(fd) } }
+    deinit { if ownsFD { FileIO.close(fd) } }
 
     /// The compression detected: "gzip", "zstd" or "none".
-    var compression: String {
+    package var compression: String {
         switch codec {
         case .plain: return "none"
         case .gzip: return "gzip"
@@ -87,16 +84,15 @@ final class FeedInput {
             if left < buf.count { buf.removeLast(buf.count - left) }
         }
         while filled < buf.count {
-            let n = buf.withUnsafeMutableBytes { b -> Int in
+            let at = window.map { $0.lowerBound + bytesRead + filled }
+            let r = buf.withUnsafeMutableBytes { b -> Result<Int, QuakeError> in
                 // SAFETY: filled < b.count, so the destination stays inside buf.
-                guard let base = b.baseAddress else { return 0 }
-                if let w = window { return pread(fd, base + filled, b.count - filled, off_t(w.lowerBound + bytesRead + filled)) }
-                return read(fd, base + filled, b.count - filled)
+                guard let base = b.baseAddress else { return .success(0) }
+                return Result { () throws(QuakeError) in
+                    try FileIO.read(fd, into: base + filled, count: b.count - filled, at: at, path: name)
+                }
             }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io("\(name): \(String(cString: strerror(errno)))")
-            }
+            let n = try r.get()
             if n == 0 { break }
             filled += n
         }
@@ -112,7 +108,7 @@ final class FeedInput {
     }
 
     /// The next chunk of decompressed bytes, or nil at the end.
-    func next() throws(IngestError) -> [UInt8]? {
+    package func next() throws(IngestError) -> [UInt8]? {
         if finished { return nil }
         do throws(IngestError) {
             switch codec {
@@ -138,7 +134,7 @@ final class FeedInput {
                 return out.isEmpty && finished ? nil : out
             }
         } catch {
-            if case .decompression(let m) = error { throw .decompression("\(name): \(m)") }
+            if error.kind == .decompression { throw error.at(name) }
             throw error
         }
     }

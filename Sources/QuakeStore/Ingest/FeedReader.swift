@@ -1,15 +1,16 @@
+import QuakeFormat
 /// Reads one feed file of either format, detected from its content. Used by one thread at a
 /// time (the loader's parsing thread), hence `@unchecked Sendable`.
-final class FeedReader: @unchecked Sendable {
-    enum Format: String { case csv, geojson }
+package final class FeedReader: @unchecked Sendable {
+    package enum Format: String { case csv, geojson }
 
-    let format: Format
-    let input: FeedInput
+    package let format: Format
+    package let input: FeedInput
     private let csv: CSVFeedReader?
     private let geojson: GeoJSONFeedReader?
 
     /// Opens `path` (`-` for stdin). `seqBase` orders this file's rows after earlier files'.
-    init(path: String, seqBase: Int64, timeUnit: TimeUnit? = nil, strict: Bool = false,
+    package init(path: String, seqBase: Int64, timeUnit: TimeUnit? = nil, strict: Bool = false,
          onWarning: @escaping (String) -> Void = { _ in }, onReject: @escaping (Reject) -> Void) throws(IngestError) {
         input = try FeedInput(path: path)
         var first: [UInt8] = []
@@ -30,13 +31,13 @@ final class FeedReader: @unchecked Sendable {
     }
 
     /// The CSV reader, for planning a split parse.
-    var csvReader: CSVFeedReader? { csv }
+    package var csvReader: CSVFeedReader? { csv }
 
     /// Warnings about the file as a whole.
-    var warnings: [String] { csv?.warnings ?? [] }
+    package var warnings: [String] { csv?.warnings ?? [] }
 
     /// The next batch of up to `maxRows` rows, or nil at the end.
-    func next(maxRows: Int) throws(IngestError) -> RowBatch? {
+    package func next(maxRows: Int) throws(IngestError) -> RowBatch? {
         if let csv { return try csv.next(maxRows: maxRows) }
         if let geojson { return try geojson.next(maxRows: maxRows) }
         return nil

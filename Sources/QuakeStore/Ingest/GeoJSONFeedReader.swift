@@ -1,7 +1,8 @@
+import QuakeFormat
 /// A hand-written streaming reader for USGS GeoJSON FeatureCollection feeds, compact or
 /// pretty-printed. Each feature is cut out of the stream by bracket matching and read with
 /// ``JSONCursor``; no document tree is built.
-final class GeoJSONFeedReader {
+package final class GeoJSONFeedReader {
     private let input: FeedInput
     private var buf: [UInt8]
     private var pos = 0
@@ -22,9 +23,9 @@ final class GeoJSONFeedReader {
 
     private enum State { case start, topKey, features(first: Bool), afterTop, done }
 
-    private static let keys: [([UInt8], Column)] = (Column.geoJSONProperties + FeedWriter.extraGeoJSONProperties).map { (Array($0.name.utf8), $0) }
+    private static let keys: [([UInt8], Column)] = (Column.geoJSONProperties + Column.extraGeoJSONProperties).map { (Array($0.name.utf8), $0) }
 
-    init(input: FeedInput, initial: [UInt8], seqBase: Int64, timeUnit: TimeUnit? = nil, strict: Bool = false,
+    package init(input: FeedInput, initial: [UInt8], seqBase: Int64, timeUnit: TimeUnit? = nil, strict: Bool = false,
          onWarning: @escaping (String) -> Void = { _ in }, onReject: @escaping (Reject) -> Void) {
         self.input = input
         self.buf = initial
@@ -44,7 +45,7 @@ final class GeoJSONFeedReader {
     }
 
     /// Reads up to `maxRows` features; nil at the end of the collection.
-    func next(maxRows: Int) throws(IngestError) -> RowBatch? {
+    package func next(maxRows: Int) throws(IngestError) -> RowBatch? {
         var batch = RowBatch()
         while batch.count < maxRows {
             if case .done = state { break }

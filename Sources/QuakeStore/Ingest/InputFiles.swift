@@ -1,11 +1,12 @@
+import QuakeFormat
 /// Expands load arguments: files as given, directories walked recursively (sorted; hidden
 /// files and names without `.csv`, `.geojson` or `.json` skipped), `-` for stdin.
-enum InputFiles {
-    static func expand(_ paths: [String]) throws(IngestError) -> [String] {
+package enum InputFiles {
+    package static func expand(_ paths: [String]) throws(IngestError) -> [String] {
         var out: [String] = []
         for p in paths {
             if p == "-" { out.append(p); continue }
-            guard FileIO.exists(p) else { throw .io("\(p): no such file or directory") }
+            guard FileIO.exists(p) else { throw .io(p, "no such file or directory") }
             if FileIO.isDirectory(p) {
                 walk(p, into: &out)
             } else {
@@ -19,7 +20,7 @@ enum InputFiles {
         return out
     }
 
-    static func looksLikeFeed(_ name: String) -> Bool {
+    package static func looksLikeFeed(_ name: String) -> Bool {
         let n = name.lowercased()
         return n.contains(".csv") || n.contains(".geojson") || n.contains(".json")
     }

@@ -1,20 +1,21 @@
+import QuakeFormat
 /// A minimal JSON tokenizer over a byte slice, for reading GeoJSON features without building
 /// a document tree. Strings are unescaped into a caller's scratch buffer; numbers stay raw text.
-struct JSONCursor {
-    let p: UnsafeRawBufferPointer
-    var i: Int
-    let end: Int
+package struct JSONCursor {
+    package let p: UnsafeRawBufferPointer
+    package var i: Int
+    package let end: Int
 
-    struct Malformed: Error { let reason: String }
+    package struct Malformed: Error { let reason: String }
 
-    init(_ p: UnsafeRawBufferPointer, from: Int, to: Int) {
+    package init(_ p: UnsafeRawBufferPointer, from: Int, to: Int) {
         self.p = p
         self.i = from
         self.end = to
     }
 
     @inline(__always)
-    mutating func skipSpace() {
+    package mutating func skipSpace() {
         while i < end {
             let b = p[i]
             if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { i += 1 } else { break }
@@ -22,18 +23,18 @@ struct JSONCursor {
     }
 
     @inline(__always)
-    mutating func peek() -> UInt8? {
+    package mutating func peek() -> UInt8? {
         skipSpace()
         return i < end ? p[i] : nil
     }
 
-    mutating func expect(_ b: UInt8) throws(Malformed) {
+    package mutating func expect(_ b: UInt8) throws(Malformed) {
         guard peek() == b else { throw Malformed(reason: "expected '\(Character(Unicode.Scalar(b)))' at offset \(i)") }
         i += 1
     }
 
     /// After a member or element: true when another follows (`,`), false at the closer.
-    mutating func more(closer: UInt8) throws(Malformed) -> Bool {
+    package mutating func more(closer: UInt8) throws(Malformed) -> Bool {
         guard let b = peek() else { throw Malformed(reason: "unexpected end of input") }
         i += 1
         if b == UInt8(ascii: ",") { return true }
@@ -42,7 +43,7 @@ struct JSONCursor {
     }
 
     /// Reads a string into `out` (unescaped); the cursor must be at the opening quote.
-    mutating func string(into out: inout [UInt8]) throws(Malformed) {
+    package mutating func string(into out: inout [UInt8]) throws(Malformed) {
         out.removeAll(keepingCapacity: true)
         try expect(UInt8(ascii: "\""))
         while i < end {
@@ -98,7 +99,7 @@ struct JSONCursor {
     }
 
     /// Reads a number's raw text; the cursor must be at its first byte.
-    mutating func number() -> UnsafeRawBufferPointer {
+    package mutating func number() -> UnsafeRawBufferPointer {
         skipSpace()
         let s = i
         while i < end {
@@ -110,7 +111,7 @@ struct JSONCursor {
     }
 
     /// Consumes `null`, `true` or `false` when next; returns which.
-    mutating func literal() throws(Malformed) -> UInt8? {
+    package mutating func literal() throws(Malformed) -> UInt8? {
         guard let b = peek() else { throw Malformed(reason: "unexpected end of input") }
         let word: StaticString
         switch b {
@@ -127,14 +128,14 @@ struct JSONCursor {
     }
 
     /// Skips any value.
-    mutating func skipValue() throws(Malformed) {
+    package mutating func skipValue() throws(Malformed) {
         skipSpace()
         guard let e = JSONCursor.valueEnd(p, from: i, to: end) else { throw Malformed(reason: "unexpected end of input") }
         i = e
     }
 
     /// The end of the value starting at `from` (after leading space), or nil when the slice ends first.
-    static func valueEnd(_ p: UnsafeRawBufferPointer, from: Int, to end: Int) -> Int? {
+    package static func valueEnd(_ p: UnsafeRawBufferPointer, from: Int, to end: Int) -> Int? {
         var i = from
         var depth = 0
         while i < end {

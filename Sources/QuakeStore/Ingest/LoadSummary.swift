@@ -1,3 +1,4 @@
+import QuakeFormat
 /// What a load did.
 public struct LoadSummary: Sendable, Equatable, Codable {
     /// Input files read (including rejected ones).
@@ -54,7 +55,7 @@ public struct LoadOptions: Sendable {
     /// The unit of integer times in GeoJSON feeds; nil decides per file (see ``TimeUnit``).
     public var timeUnit: TimeUnit?
     /// Rows per parse batch; bounds the loader's memory.
-    public var batchRows = 32768
+    package var batchRows = 32768
     /// Called with every reject as it is found.
     public var onReject: (@Sendable (Reject) -> Void)?
     /// Called with file-level warnings and errors.
@@ -62,11 +63,11 @@ public struct LoadOptions: Sendable {
     /// Called now and then while reading.
     public var onProgress: (@Sendable (LoadProgress) -> Void)?
     /// A plain CSV file at least this large is parsed by ``parseWorkers`` threads at once.
-    var splitBytes = SplitParse.minimumBytes
+    package var splitBytes = SplitParse.minimumBytes
     /// Threads for one large file (the cores, by default).
-    var parseWorkers = workerCount
+    package var parseWorkers = workerCount
     /// Test hook: called between phases (after spilling, before commit).
-    public var onPhase: (@Sendable (String) -> Void)?
+    package var onPhase: (@Sendable (String) -> Void)?
 
     public init(strict: Bool = false) { self.strict = strict }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import QuakeFormat
 
 /// Bulk upsert of feed files into a store: a thin orchestrator of three passes, each a value
 /// that takes and returns values, with memory bounded by batch and partition size:
@@ -9,14 +10,14 @@ import Foundation
 /// 3. ``MergePass`` (per partition): fold versions, compare, and write changed partitions.
 ///
 /// Nothing is visible until the manifest is atomically replaced at the end.
-final class Loader {
-    let storePath: String
-    let old: Manifest
-    let options: LoadOptions
-    let generation: Int
+package final class Loader {
+    package let storePath: String
+    package let old: Manifest
+    package let options: LoadOptions
+    package let generation: Int
     private let start = Date()
 
-    init(storePath: String, manifest: Manifest, options: LoadOptions) {
+    package init(storePath: String, manifest: Manifest, options: LoadOptions) {
         self.storePath = storePath
         self.old = manifest
         self.options = options
@@ -24,11 +25,11 @@ final class Loader {
     }
 
     /// The one message for a `--strict` load that met rejects.
-    static func strictFailure(rejected n: Int) -> IngestError {
-        .strict("--strict: \(n) row\(n == 1 ? "" : "s") rejected; nothing committed")
+    package static func strictFailure(rejected n: Int) -> IngestError {
+        .strict("\(n) row\(n == 1 ? "" : "s") rejected; nothing committed")
     }
 
-    func run(_ paths: [String]) throws -> (LoadSummary, Manifest?) {
+    package func run(_ paths: [String]) throws -> (LoadSummary, Manifest?) {
         let files = try InputFiles.expand(paths)
         let trace = ProcessInfo.processInfo.environment["QUAKES_TRACE"] != nil
         func mark(_ phase: String) {
@@ -82,11 +83,11 @@ final class Loader {
     }
 
     /// A count shared by worker threads.
-    final class Tally: @unchecked Sendable {
+    package final class Tally: @unchecked Sendable {
         private let lock = NSLock()
         private var n = 0
         /// Adds one; returns the new count.
-        func add() -> Int { lock.lock(); defer { lock.unlock() }; n += 1; return n }
+        package func add() -> Int { lock.lock(); defer { lock.unlock() }; n += 1; return n }
     }
 
     private func newManifest(_ changed: [Int: PartitionEntry?], buckets: [Int: String]) -> Manifest {

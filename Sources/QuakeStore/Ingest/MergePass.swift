@@ -1,28 +1,29 @@
+import QuakeFormat
 /// Pass 3 of a load, per partition and on every core: carry moved events to their winner's
 /// partition, fold each event's versions oldest to newest (fields the newer source lacks keep
 /// their older values), compare with the stored row, and write each changed partition to one new
 /// file. When no id repeats (the bulk path), it only concatenates, sorts if needed and writes.
-struct MergePass {
-    let storePath: String
-    let old: Manifest
-    let generation: Int
-    let spills: SpillSet
-    var partitioning: Partitioning { old.partitioning }
+package struct MergePass {
+    package let storePath: String
+    package let old: Manifest
+    package let generation: Int
+    package let spills: SpillSet
+    package var partitioning: Partitioning { old.partitioning }
 
-    struct Output {
+    package struct Output {
         /// Per changed partition ordinal, its new entry (nil: the partition is now empty).
-        var changed: [Int: PartitionEntry?] = [:]
-        var updated = 0
-        var unchanged = 0
+        package var changed: [Int: PartitionEntry?] = [:]
+        package var updated = 0
+        package var unchanged = 0
         /// Per partition with events inserted, updated or seen unchanged, in partition order.
-        var history: [EncodedChanges] = []
+        package var history: [EncodedChanges] = []
     }
 
     /// Partitions the run will merge (the spilled ones and the sources of moves).
-    func partitions(_ resolved: ResolvePass.Output) -> Int { Set(spills.partitions.keys).union(resolved.moves.keys).count }
+    package func partitions(_ resolved: ResolvePass.Output) -> Int { Set(spills.partitions.keys).union(resolved.moves.keys).count }
 
     /// - Parameter onPartition: called after each partition, from any thread.
-    func run(_ resolved: ResolvePass.Output, onPartition: @escaping @Sendable () -> Void = {}) throws -> Output {
+    package func run(_ resolved: ResolvePass.Output, onPartition: @escaping @Sendable () -> Void = {}) throws -> Output {
         let moves = resolved.moves
         var existing: [Int: PartitionEntry] = [:]
         for e in old.partitions { existing[partitioning.ordinal(e.minTime)] = e }
@@ -73,12 +74,12 @@ struct MergePass {
     }
 
     private struct PartitionResult {
-        var changed = false
-        var entry: PartitionEntry?
-        var updated = 0
-        var unchanged = 0
-        var changes = ChangeSet()
-        var history: EncodedChanges?
+        package var changed = false
+        package var entry: PartitionEntry?
+        package var updated = 0
+        package var unchanged = 0
+        package var changes = ChangeSet()
+        package var history: EncodedChanges?
     }
 
     private func mergePartition(_ o: Int, existing: PartitionEntry?, movedOut: SliceInterner?, bulk: Bool) throws -> PartitionResult {

@@ -1,3 +1,4 @@
+import QuakeFormat
 /// A feed row the loader could not store: where it is and why.
 public struct Reject: Sendable, Equatable, CustomStringConvertible {
     /// The input file (`-` for stdin).
@@ -14,6 +15,6 @@ public struct Reject: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why a single field could not be parsed.
-struct FieldError: Error {
-    let reason: String
+package struct FieldError: Error {
+    public let reason: String
 }

@@ -1,43 +1,44 @@
 import Foundation
+import QuakeFormat
 
 /// Pass 2 of a load, per id-hash bucket and on every core: join the new id records with the
 /// stored id index, pick each event's winning version (highest `updated`, then the later file),
 /// list the events whose other versions sit in another partition than the winner (moves), and
 /// write each changed index bucket under the new generation.
-struct ResolvePass {
-    let storePath: String
-    let old: Manifest
-    let generation: Int
-    var partitioning: Partitioning { old.partitioning }
+package struct ResolvePass {
+    package let storePath: String
+    package let old: Manifest
+    package let generation: Int
+    package var partitioning: Partitioning { old.partitioning }
 
     /// An event to carry out of a partition, by id, to its winner's partition.
-    struct Move: Sendable {
-        var id: [UInt8]
-        var to: Int
+    package struct Move: Sendable {
+        package var id: [UInt8]
+        package var to: Int
     }
 
-    struct Output {
+    package struct Output {
         /// Events the store did not hold before.
-        var new = 0
+        package var new = 0
         /// True when some id has more than one version among the stored and new records; when
         /// false, merge only concatenates and sorts (the bulk path).
-        var repeatsIds = false
+        package var repeatsIds = false
         /// Per changed bucket, its new file.
-        var buckets: [Int: String] = [:]
+        package var buckets: [Int: String] = [:]
         /// Per source partition, the events to move out.
-        var moves: [Int: [Move]] = [:]
+        package var moves: [Int: [Move]] = [:]
     }
 
     private struct BucketResult {
-        var new = 0
+        package var new = 0
         /// Records beyond the first of each id.
-        var repeated = 0
-        var file: String?
-        var moves: [Int: [Move]] = [:]
+        package var repeated = 0
+        package var file: String?
+        package var moves: [Int: [Move]] = [:]
     }
 
     /// - Parameter onBucket: called after each bucket, from any thread.
-    func run(_ idSpills: [SpillFile], onBucket: @escaping @Sendable () -> Void = {}) throws -> Output {
+    package func run(_ idSpills: [SpillFile], onBucket: @escaping @Sendable () -> Void = {}) throws -> Output {
         let results = try parallelMap(Array(0..<idSpills.count)) { b in
             defer { onBucket() }
             return try resolveBucket(b, idSpills[b])

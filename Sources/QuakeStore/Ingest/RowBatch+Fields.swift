@@ -1,6 +1,7 @@
+import QuakeFormat
 extension RowBatch {
     /// Parses feed text for column `c` into the row being built. An empty field is null.
-    mutating func parseField(_ c: Column, _ p: UnsafeRawBufferPointer) throws(FieldError) {
+    package mutating func parseField(_ c: Column, _ p: UnsafeRawBufferPointer) throws(FieldError) {
         if p.isEmpty { return }
         switch c.kind {
         case .timestamp:
@@ -18,7 +19,7 @@ extension RowBatch {
     }
 
     /// Checks the row being built: required fields, coordinate ranges.
-    func validateCurrentRow() throws(FieldError) {
+    package func validateCurrentRow() throws(FieldError) {
         let r = count
         let t = ints[Column.time.rawValue][r]
         if t == RowBatch.null { throw FieldError(reason: "time: missing") }
@@ -36,13 +37,13 @@ extension RowBatch {
         if !(lon >= -180 && lon <= 180) { throw FieldError(reason: "longitude: \(lon) out of range [-180, 180]") }
     }
 
-    static func show(_ p: UnsafeRawBufferPointer) -> String {
+    package static func show(_ p: UnsafeRawBufferPointer) -> String {
         String(decoding: p.prefix(40), as: UTF8.self)
     }
 
     /// UTF-8 validity, with an ASCII fast path.
     @inline(__always)
-    static func validUTF8(_ p: UnsafeRawBufferPointer) -> Bool {
+    package static func validUTF8(_ p: UnsafeRawBufferPointer) -> Bool {
         var ascii = true
         for b in p where b >= 0x80 { ascii = false; break }
         if ascii { return true }

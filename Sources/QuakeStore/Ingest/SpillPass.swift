@@ -1,20 +1,21 @@
 import Foundation
+import QuakeFormat
 
 /// Pass 1 of a load: parse every file in batches and stage the rows on disk, one spill per time
 /// partition, and `(id, time, updated, seq)` records one spill per id-hash bucket, so memory
 /// stays bounded by batch size. A file that fails is rolled back out of the spills whole.
-final class SpillPass {
+package final class SpillPass {
     /// Rows a partition buffer collects before it becomes one spill frame.
-    static let partitionFrameRows = 16384
+    package static let partitionFrameRows = 16384
     /// Rows all partition buffers may hold together before every one is flushed.
-    static let bufferedRowsLimit = 262_144
+    package static let bufferedRowsLimit = 262_144
     /// Id records a bucket buffer collects before it becomes one spill frame.
-    static let idFrameRows = 16384
+    package static let idFrameRows = 16384
 
-    let spills: SpillSet
-    let partitioning: Partitioning
-    let options: LoadOptions
-    let start: Date
+    package let spills: SpillSet
+    package let partitioning: Partitioning
+    package let options: LoadOptions
+    package let start: Date
     private var partBuffers: [Int: RowBatch] = [:]
     private var bufferedRows = 0
     private var idBuffers: [IdRecords]
@@ -22,14 +23,14 @@ final class SpillPass {
     private let rejectCounter = Counter()
 
     /// Counts rejects from the parsing threads.
-    final class Counter: @unchecked Sendable {
+    package final class Counter: @unchecked Sendable {
         private let lock = NSLock()
         private var n = 0
-        func add() { lock.lock(); n += 1; lock.unlock() }
-        var value: Int { lock.lock(); defer { lock.unlock() }; return n }
+        package func add() { lock.lock(); n += 1; lock.unlock() }
+        package var value: Int { lock.lock(); defer { lock.unlock() }; return n }
     }
 
-    init(spills: SpillSet, partitioning: Partitioning, options: LoadOptions, start: Date) {
+    package init(spills: SpillSet, partitioning: Partitioning, options: LoadOptions, start: Date) {
         self.spills = spills
         self.partitioning = partitioning
         self.options = options
@@ -39,7 +40,7 @@ final class SpillPass {
 
     /// Reads every file and stages its rows; returns the counts so far (files, rows, bytes,
     /// rejects).
-    func run(_ files: [String]) throws -> LoadSummary {
+    package func run(_ files: [String]) throws -> LoadSummary {
         for (fi, path) in files.enumerated() {
             summary.files += 1
             try flushAll()
@@ -48,13 +49,13 @@ final class SpillPass {
             let counter = rejectCounter
             let onReject = options.onReject
             let seqBase = Int64(fi + 1) << 40
-            func rollBack() {
+            func rollBack() throws(StoreError) {
                 summary.rowsRead = before.rows
                 summary.bytesRead = before.bytes
                 partBuffers = [:]
                 bufferedRows = 0
                 for b in 0..<idBuffers.count { idBuffers[b] = IdRecords() }
-                spills.truncate(to: marks)
+                try spills.truncate(to: marks)
             }
             do {
                 let warn = options.onMessage
@@ -72,7 +73,7 @@ final class SpillPass {
                         summary.bytesRead += reader.input.fileSize ?? 0
                     } else {
                         // a quoted newline straddled a cut: parse the file again on one thread
-                        rollBack()
+                        try rollBack()
                         let again = try FeedReader(path: path, seqBase: seqBase) { r in counter.add(); onReject?(r) }
                         try consumeSequential(path, again)
                     }
@@ -83,8 +84,8 @@ final class SpillPass {
             } catch let e as IngestError {
                 // the file is rejected whole: drop everything it contributed
                 summary.filesRejected += 1
-                rollBack()
-                if options.strict { throw IngestError.strict("--strict: \(e); nothing committed") }
+                try rollBack()
+                if options.strict { throw IngestError.strict("\(e); nothing committed") }
                 options.onMessage?("error: \(e); file skipped, nothing from it is loaded")
             }
             if options.strict && rejectCounter.value > 0 { throw Loader.strictFailure(rejected: rejectCounter.value) }

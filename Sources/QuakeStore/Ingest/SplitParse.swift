@@ -1,4 +1,5 @@
 import Foundation
+import QuakeFormat
 
 /// Parses one large plain CSV file on several threads: the file is cut after a newline near
 /// each `1/n` mark, and every piece is parsed by its own reader straight into row batches.
@@ -10,27 +11,27 @@ import Foundation
 /// parses the file again on one thread, so the result is always exactly the one-thread parse.
 /// Rejects are held per piece and released in file order, with their real line numbers, only
 /// when every cut was right.
-final class SplitParse: @unchecked Sendable {
+package final class SplitParse: @unchecked Sendable {
     /// Smallest file worth splitting.
-    static let minimumBytes = 32 << 20
+    package static let minimumBytes = 32 << 20
 
-    struct Piece {
-        var range: Range<Int>
+    package struct Piece {
+        package var range: Range<Int>
         /// Newlines the piece held, and its rejects (lines relative to the piece).
-        var lines = 0
-        var rejects: [Reject] = []
-        var endedOnRecordBoundary = true
+        package var lines = 0
+        package var rejects: [Reject] = []
+        package var endedOnRecordBoundary = true
     }
 
-    let path: String
-    let header: CSVFeedReader.Header
-    let seqBase: Int64
-    private(set) var pieces: [Piece]
+    package let path: String
+    package let header: CSVFeedReader.Header
+    package let seqBase: Int64
+    package private(set) var pieces: [Piece]
     private let lock = NSLock()
     private var bytes = 0
 
     /// Plans the pieces, or nil when the file is not worth or not safe to split.
-    init?(path: String, reader: FeedReader, seqBase: Int64, workers: Int, minimumBytes: Int = SplitParse.minimumBytes) {
+    package init?(path: String, reader: FeedReader, seqBase: Int64, workers: Int, minimumBytes: Int = SplitParse.minimumBytes) {
         guard workers > 1, reader.format == .csv, reader.input.compression == "none", path != "-",
               let size = reader.input.fileSize, size >= minimumBytes,
               let csv = reader.csvReader, let start = csv.headerBytes else { return nil }
@@ -52,7 +53,7 @@ final class SplitParse: @unchecked Sendable {
     }
 
     /// Parses every piece on its own thread, handing batches to `pipe`; `.end` once per piece.
-    func start(_ pipe: BatchPipe, batchRows: Int) {
+    package func start(_ pipe: BatchPipe, batchRows: Int) {
         for k in 0..<pieces.count {
             let range = pieces[k].range
             Thread.detachNewThread { [self] in
@@ -89,14 +90,14 @@ final class SplitParse: @unchecked Sendable {
     }
 
     /// True when every cut fell on a record boundary of the one-thread parse.
-    var cutsWereRight: Bool {
+    package var cutsWereRight: Bool {
         lock.lock()
         defer { lock.unlock() }
         return pieces.dropLast().allSatisfy(\.endedOnRecordBoundary)
     }
 
     /// Every piece's rejects in file order, with file line numbers (the header is line 1).
-    var rejects: [Reject] {
+    package var rejects: [Reject] {
         lock.lock()
         defer { lock.unlock() }
         var out: [Reject] = []

@@ -1,3 +1,4 @@
+import QuakeFormat
 extension Store {
     /// Loads feed files (CSV or GeoJSON; plain, gzip or zstd; directories walked; `-` is stdin)
     /// as an upsert keyed by event id, and commits the result as one new snapshot.
@@ -7,7 +8,7 @@ extension Store {
     @discardableResult
     /// The feed files `load` would read for `paths`: files as given, directories walked
     /// (names containing `.csv`, `.geojson` or `.json`), `-` for stdin. Throws when there are none.
-    public static func feedFiles(_ paths: [String]) throws(IngestError) -> [String] { try InputFiles.expand(paths) }
+    package static func feedFiles(_ paths: [String]) throws(IngestError) -> [String] { try InputFiles.expand(paths) }
 
     public func load(_ paths: [String], options: LoadOptions = LoadOptions()) throws -> LoadSummary {
         let lock = try StoreLock(storePath: path)

@@ -1,3 +1,4 @@
+import QuakeFormat
 /// The unit of integer times (`time`, `updated`) in a GeoJSON feed: USGS writes epoch
 /// milliseconds, but feeds re-saved by other tools sometimes carry epoch seconds.
 public enum TimeUnit: String, Sendable, CaseIterable {
@@ -16,27 +17,27 @@ public enum TimeUnit: String, Sendable, CaseIterable {
 /// milliseconds, or a milliseconds-shaped one in a file of seconds) are rejected with the
 /// reason, never silently placed in 1970. `--time-unit s|ms` replaces the guess; under
 /// `--strict`, guessing seconds is an error unless `--time-unit` says which.
-struct TimeUnitRule {
+package struct TimeUnitRule {
     /// The unit given by the user, if any.
-    let given: TimeUnit?
-    let strict: Bool
-    let file: String
-    private(set) var unit: TimeUnit?
+    package let given: TimeUnit?
+    package let strict: Bool
+    package let file: String
+    package private(set) var unit: TimeUnit?
 
-    init(given: TimeUnit?, strict: Bool, file: String) {
+    package init(given: TimeUnit?, strict: Bool, file: String) {
         self.given = given
         self.strict = strict
         self.file = file
         unit = given
     }
 
-    static let smallLimit: Int64 = 10_000_000_000
+    package static let smallLimit: Int64 = 10_000_000_000
 
-    static func small(_ v: Int64) -> Bool { v > -smallLimit && v < smallLimit }
+    package static func small(_ v: Int64) -> Bool { v > -smallLimit && v < smallLimit }
 
     /// Whether one row's integer `time` (and `updated`, nil when missing or not an integer)
     /// look like seconds.
-    static func looksLikeSeconds(time t: Int64, updated u: Int64?) -> Bool {
+    package static func looksLikeSeconds(time t: Int64, updated u: Int64?) -> Bool {
         guard small(t) else { return false }
         guard let u, !small(u) else { return true }
         return t * 1000 <= u
@@ -44,34 +45,34 @@ struct TimeUnitRule {
 
     /// Settles the file's unit on its first integer time. Returns the one warning line to
     /// print when the file is read as seconds by guess; throws under `--strict`.
-    mutating func decide(time t: Int64, updated u: Int64?) throws(IngestError) -> String? {
+    package mutating func decide(time t: Int64, updated u: Int64?) throws(IngestError) -> String? {
         guard unit == nil else { return nil }
         guard TimeUnitRule.looksLikeSeconds(time: t, updated: u) else { unit = .milliseconds; return nil }
         let asSeconds = Timestamp.string(t * 1000), asMillis = Timestamp.string(t)
         if strict {
             throw .format("\(file): integer times look like epoch seconds (\(t) is \(asSeconds) in seconds, "
-                + "\(asMillis) in milliseconds); say which with --time-unit s or --time-unit ms")
+                + "\(asMillis) in milliseconds); say which time unit the file uses")
         }
         unit = .seconds
         return "\(file): reading integer times as epoch seconds (\(t) is \(asSeconds); in milliseconds it "
-            + "would be \(asMillis)); pass --time-unit ms if that is wrong"
+            + "would be \(asMillis)); set the time unit to milliseconds if that is wrong"
     }
 
     /// `v` in milliseconds, for a field that held an integer; throws when the row disagrees
     /// with the file's unit (only when the unit was guessed).
-    func milliseconds(_ v: Int64, _ c: Column, time t: Int64, updated u: Int64?) throws(FieldError) -> Int64 {
+    package func milliseconds(_ v: Int64, _ c: Column, time t: Int64, updated u: Int64?) throws(FieldError) -> Int64 {
         switch unit ?? .milliseconds {
         case .milliseconds:
             if given == nil, c == .time, TimeUnitRule.looksLikeSeconds(time: t, updated: u) {
                 throw FieldError(reason: "time: \(v) looks like epoch seconds in a file of milliseconds "
                     + "(\(Timestamp.string(v.multipliedReportingOverflow(by: 1000).partialValue))); "
-                    + "use --time-unit to say which")
+                    + "say which time unit the file uses")
             }
             return v
         case .seconds:
             if given == nil, !TimeUnitRule.small(v) {
                 throw FieldError(reason: "\(c): \(v) looks like epoch milliseconds in a file of seconds; "
-                    + "use --time-unit to say which")
+                    + "say which time unit the file uses")
             }
             let (ms, overflow) = v.multipliedReportingOverflow(by: 1000)
             if overflow { throw FieldError(reason: "\(c): \(v) seconds is out of range") }

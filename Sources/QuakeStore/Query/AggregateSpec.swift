@@ -1,4 +1,5 @@
 import Foundation
+import QuakeFormat
 
 /// A grouping dimension for aggregates.
 public enum GroupBy: Sendable, Equatable, CustomStringConvertible {
@@ -72,7 +73,7 @@ public enum Metric: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The column the metric reads (nil for count).
-    public var column: Column? {
+    package var column: Column? {
         switch self {
         case .count: return nil
         case .min(let c), .max(let c), .avg(let c), .sum(let c), .percentile(_, let c): return c
@@ -85,7 +86,7 @@ public struct AggregateRow: Sendable {
     /// Display values of the group keys (nil for the null group).
     public var keys: [String?]
     /// Sortable values of the group keys.
-    public var keyValues: [SortValue]
+    package var keyValues: [SortValue]
     /// One value per metric (nil when no non-null input).
     public var values: [Double?]
     /// The groupings the keys follow, in order.
@@ -110,7 +111,7 @@ public struct AggregateRow: Sendable {
 
 extension ScaledDecimal {
     /// A double as short text (`0.5`, `10`).
-    static func trimmed(_ v: Double) -> String {
+    package static func trimmed(_ v: Double) -> String {
         v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
     }
 }

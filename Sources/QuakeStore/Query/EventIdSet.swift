@@ -1,18 +1,19 @@
+import QuakeFormat
 /// A set of event ids a filter can test rows against without allocating: an open-addressing
 /// table over the ids' bytes, built once. ``Filter/ids(_:)`` holds one; `--changed-since`
 /// builds one from the load history.
-public final class EventIdSet: @unchecked Sendable, CustomStringConvertible {
+package final class EventIdSet: @unchecked Sendable, CustomStringConvertible {
     // Never mutated after init, so sharing it across query threads is safe.
     private let table: SliceInterner
 
     /// The set of `ids` (duplicates count once).
-    public convenience init(_ ids: some Sequence<String>) {
+    package convenience init(_ ids: some Sequence<String>) {
         var arena = ByteArena()
         for id in ids { arena.append(Array(id.utf8)) }
         self.init(arena)
     }
 
-    init(_ ids: ByteArena) {
+    package init(_ ids: ByteArena) {
         var t = SliceInterner(capacity: ids.count)
         ids.bytes.withUnsafeBytes { raw in
             for i in 0..<ids.count { _ = t.intern(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])) }
@@ -21,17 +22,17 @@ public final class EventIdSet: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Distinct ids in the set.
-    public var count: Int { table.count }
+    package var count: Int { table.count }
 
     /// True when the id whose UTF-8 bytes are `p` is in the set.
     @inline(__always)
-    func contains(_ p: UnsafeRawBufferPointer) -> Bool { table.lookup(p) != nil }
+    package func contains(_ p: UnsafeRawBufferPointer) -> Bool { table.lookup(p) != nil }
 
     /// True when `id` is in the set.
-    public func contains(_ id: String) -> Bool {
+    package func contains(_ id: String) -> Bool {
         var s = id
         return s.withUTF8 { table.lookup(UnsafeRawBufferPointer($0)) != nil }
     }
 
-    public var description: String { "\(count) ids" }
+    package var description: String { "\(count) ids" }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import QuakeFormat
 
 /// A fetch request shaped like SwiftData's `FetchDescriptor`: a Foundation `Predicate`,
 /// Foundation `SortDescriptor`s, a limit, an offset and the properties to read.
@@ -33,16 +34,16 @@ public enum FetchError: Error, CustomStringConvertible {
 }
 
 extension FetchDescriptor where T == Quake {
-    var filter: Filter { predicate.map { PredicateTranslator.filter($0) } ?? .all }
+    package var filter: Filter { predicate.map { PredicateTranslator.filter($0) } ?? .all }
 
-    func sortKeys() throws -> [SortKey] {
+    package func sortKeys() throws -> [SortKey] {
         try sortBy.map { sd in
             guard let kp = sd.keyPath, let c = Quake.column(for: kp) else { throw FetchError.unsupportedSort(String(describing: sd)) }
             return SortKey(c, ascending: sd.order == .forward)
         }
     }
 
-    func columns() throws -> [Column]? {
+    package func columns() throws -> [Column]? {
         if propertiesToFetch.isEmpty { return nil }
         return try propertiesToFetch.map { kp in
             guard let c = Quake.column(for: kp) else { throw FetchError.unsupportedProperty(String(describing: kp)) }
@@ -50,7 +51,7 @@ extension FetchDescriptor where T == Quake {
         }
     }
 
-    func spec() throws -> QuerySpec {
+    package func spec() throws -> QuerySpec {
         QuerySpec(filter: filter, sort: try sortKeys(), limit: fetchLimit, offset: fetchOffset ?? 0)
     }
 }

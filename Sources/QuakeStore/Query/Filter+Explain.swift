@@ -1,6 +1,7 @@
+import QuakeFormat
 extension Filter {
     /// The filter's leaves: those run as column kernels, and those on the exact slow path.
-    public var plan: (kernels: [String], slowPath: [String]) {
+    package var plan: (kernels: [String], slowPath: [String]) {
         switch self {
         case .all, .none: return ([], [])
         case .and(let fs), .or(let fs):
@@ -22,7 +23,7 @@ extension Filter {
 
 extension QueryStats {
     /// Human-readable `explain` text.
-    public func report(filter: Filter) -> String {
+    package func report(filter: Filter) -> String {
         let p = filter.plan
         var lines: [String] = []
         lines.append("strategy:    \(strategy)")

@@ -1,9 +1,10 @@
 import Foundation
+import QuakeFormat
 
 /// The one filter IR every front end compiles to: CLI flags, `--where` text and Foundation
 /// `Predicate<Quake>`. Recognised shapes run as column kernels; `.predicate` is the exact
 /// row-by-row slow path for anything else.
-public indirect enum Filter: Sendable, CustomStringConvertible {
+package indirect enum Filter: Sendable, CustomStringConvertible {
     case all
     case none
     /// `lower <= value < upper` on a timestamp column (epoch ms; nil is unbounded). Null fails.
@@ -30,17 +31,10 @@ public indirect enum Filter: Sendable, CustomStringConvertible {
     /// A Foundation predicate (or part of one) evaluated row by row.
     case predicate(RowPredicate)
 
-    /// One end of a numeric range.
-    public struct Bound: Sendable, Equatable {
-        public var value: Double
-        public var inclusive: Bool
-        public init(_ value: Double, inclusive: Bool = true) {
-            self.value = value
-            self.inclusive = inclusive
-        }
-    }
+    /// One end of a numeric range (defined beside the codecs that compare against it).
+    package typealias Bound = RangeBound
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .all: return "true"
         case .none: return "false"
@@ -65,7 +59,7 @@ public indirect enum Filter: Sendable, CustomStringConvertible {
     }
 
     /// Conjunction that drops `.all` and collapses on `.none`.
-    public static func conjunction(_ parts: [Filter]) -> Filter {
+    package static func conjunction(_ parts: [Filter]) -> Filter {
         var out: [Filter] = []
         for p in parts {
             switch p {
@@ -79,7 +73,7 @@ public indirect enum Filter: Sendable, CustomStringConvertible {
     }
 
     /// The time window every matching row lies in, for partition pruning.
-    var timeBounds: (lower: Int64?, upper: Int64?) {
+    package var timeBounds: (lower: Int64?, upper: Int64?) {
         switch self {
         case .none: return (0, 0)
         case .timeRange(.time, let lo, let hi): return (lo, hi)
@@ -104,7 +98,7 @@ public indirect enum Filter: Sendable, CustomStringConvertible {
     }
 
     /// True when the filter has a slow-path part.
-    var usesSlowPath: Bool {
+    package var usesSlowPath: Bool {
         switch self {
         case .predicate: return true
         case .and(let f), .or(let f): return f.contains { $0.usesSlowPath }
@@ -114,7 +108,7 @@ public indirect enum Filter: Sendable, CustomStringConvertible {
     }
 
     /// Columns the filter reads.
-    public var columns: Set<Column> {
+    package var columns: Set<Column> {
         switch self {
         case .all, .none: return []
         case .timeRange(let c, _, _), .numberRange(let c, _, _), .oneOf(let c, _), .contains(let c, _, _), .isNull(let c): return [c]
@@ -129,11 +123,11 @@ public indirect enum Filter: Sendable, CustomStringConvertible {
 }
 
 /// A predicate over one event, evaluated exactly, row by row.
-public struct RowPredicate: @unchecked Sendable {
-    public let label: String
-    let evaluate: (Quake) throws -> Bool
+package struct RowPredicate: @unchecked Sendable {
+    package let label: String
+    package let evaluate: (Quake) throws -> Bool
 
-    public init(label: String, _ evaluate: @escaping (Quake) throws -> Bool) {
+    package init(label: String, _ evaluate: @escaping (Quake) throws -> Bool) {
         self.label = label
         self.evaluate = evaluate
     }

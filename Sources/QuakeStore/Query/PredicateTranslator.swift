@@ -1,41 +1,42 @@
 import Foundation
+import QuakeFormat
 
 /// Compiles a Foundation `Predicate<Quake>` into the ``Filter`` IR by walking its
 /// `PredicateExpressions` tree. Recognised shapes (comparisons, ==/!=, &&, ||, !,
 /// `contains`, optional chaining with `??`, `!` and `if let`, captured values) become column
 /// kernels; any other subtree becomes a `.predicate` node that evaluates it exactly, row by row.
-public struct PredicateTranslator {
-    let root: PredicateExpressions.Variable<Quake>
-    var bound: [PredicateExpressions.VariableID: Column] = [:]
+package struct PredicateTranslator {
+    package let root: PredicateExpressions.Variable<Quake>
+    package var bound: [PredicateExpressions.VariableID: Column] = [:]
 
     /// The filter for `p`.
-    public static func filter(_ p: Predicate<Quake>) -> Filter {
+    package static func filter(_ p: Predicate<Quake>) -> Filter {
         let t = PredicateTranslator(root: p.variable)
         if let f = t.recognised(p.expression) { return f }
         return .predicate(RowPredicate(label: PredicateTranslator.label(p.expression)) { q in try p.evaluate(q) })
     }
 
     /// A row-by-row filter for an untranslated subtree.
-    func slow<E: StandardPredicateExpression<Bool>>(_ e: E) -> Filter {
+    package func slow<E: StandardPredicateExpression<Bool>>(_ e: E) -> Filter {
         let root = self.root
         return .predicate(RowPredicate(label: PredicateTranslator.label(e)) { q in try e.evaluate(PredicateBindings((root, q))) })
     }
 
-    func filter<E: StandardPredicateExpression<Bool>>(_ e: E) -> Filter {
+    package func filter<E: StandardPredicateExpression<Bool>>(_ e: E) -> Filter {
         recognised(e) ?? slow(e)
     }
 
     /// The filter for a Boolean node, when recognised: a kernel shape, or a constant.
-    func recognised(_ e: Any) -> Filter? {
+    package func recognised(_ e: Any) -> Filter? {
         guard let node = e as? any QuakeExpression else { return nil }
         if let f = node.filter(self) { return f }
         if case .constant(let v)? = node.operand(self), let b = v as? Bool { return b ? .all : Filter.none }
         return nil
     }
 
-    func operand(_ e: Any) -> Operand? { (e as? any QuakeExpression)?.operand(self) }
+    package func operand(_ e: Any) -> Operand? { (e as? any QuakeExpression)?.operand(self) }
 
-    static func label(_ e: Any) -> String {
+    package static func label(_ e: Any) -> String {
         let s = String(describing: type(of: e))
         return s.count > 120 ? String(s.prefix(117)) + "..." : s
     }
@@ -43,14 +44,14 @@ public struct PredicateTranslator {
 
 /// A value position in a predicate: a stored column (with a `??` default), a constant, or
 /// the predicate's own variable.
-enum Operand {
+package enum Operand {
     case column(Column, coalesce: Any?)
     case constant(Any)
     case root
 }
 
 /// Predicate expression nodes the translator understands.
-protocol QuakeExpression {
+package protocol QuakeExpression {
     /// The node as a filter, when it is Boolean and recognised.
     func filter(_ t: PredicateTranslator) -> Filter?
     /// The node as a value operand, when recognised.
@@ -58,12 +59,12 @@ protocol QuakeExpression {
 }
 
 extension QuakeExpression {
-    func filter(_ t: PredicateTranslator) -> Filter? { nil }
-    func operand(_ t: PredicateTranslator) -> Operand? { nil }
+    package func filter(_ t: PredicateTranslator) -> Filter? { nil }
+    package func operand(_ t: PredicateTranslator) -> Operand? { nil }
 }
 
 extension PredicateExpressions.Variable: QuakeExpression {
-    func operand(_ t: PredicateTranslator) -> Operand? {
+    package func operand(_ t: PredicateTranslator) -> Operand? {
         if key == t.root.key { return .root }
         if let c = t.bound[key] { return .column(c, coalesce: nil) }
         return nil
@@ -71,11 +72,11 @@ extension PredicateExpressions.Variable: QuakeExpression {
 }
 
 extension PredicateExpressions.Value: QuakeExpression {
-    func operand(_ t: PredicateTranslator) -> Operand? { .constant(value) }
+    package func operand(_ t: PredicateTranslator) -> Operand? { .constant(value) }
 }
 
 extension PredicateExpressions.UnaryMinus: QuakeExpression where Wrapped: StandardPredicateExpression {
-    func operand(_ t: PredicateTranslator) -> Operand? {
+    package func operand(_ t: PredicateTranslator) -> Operand? {
         guard case .constant(let v)? = t.operand(wrapped) else { return nil }
         switch v {
         case let d as Double: return .constant(-d)
@@ -86,11 +87,11 @@ extension PredicateExpressions.UnaryMinus: QuakeExpression where Wrapped: Standa
 }
 
 extension PredicateExpressions.NilLiteral: QuakeExpression {
-    func operand(_ t: PredicateTranslator) -> Operand? { .constant(Leaf.NilValue()) }
+    package func operand(_ t: PredicateTranslator) -> Operand? { .constant(Leaf.NilValue()) }
 }
 
 extension PredicateExpressions.KeyPath: QuakeExpression {
-    func operand(_ t: PredicateTranslator) -> Operand? {
+    package func operand(_ t: PredicateTranslator) -> Operand? {
         switch t.operand(root) {
         case .root?:
             return Quake.column(for: keyPath).map { .column($0, coalesce: nil) }
@@ -104,12 +105,12 @@ extension PredicateExpressions.KeyPath: QuakeExpression {
 }
 
 extension PredicateExpressions.NilCoalesce: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
-    func operand(_ t: PredicateTranslator) -> Operand? {
+    package func operand(_ t: PredicateTranslator) -> Operand? {
         guard case .column(let c, nil)? = t.operand(lhs), case .constant(let d)? = t.operand(rhs) else { return nil }
         return .column(c, coalesce: d)
     }
 
-    func filter(_ t: PredicateTranslator) -> Filter? {
+    package func filter(_ t: PredicateTranslator) -> Filter? {
         // `if let x = q.field { body } else { default }` and `q.field.map { body } ?? default`
         guard let body = lhs as? any OptionalBody, case .constant(let d)? = t.operand(rhs), let dflt = d as? Bool,
               let (f, c) = body.bodyFilter(t) else { return nil }
@@ -118,19 +119,19 @@ extension PredicateExpressions.NilCoalesce: QuakeExpression where LHS: StandardP
 }
 
 extension PredicateExpressions.ForcedUnwrap: QuakeExpression where Inner: StandardPredicateExpression {
-    func operand(_ t: PredicateTranslator) -> Operand? {
+    package func operand(_ t: PredicateTranslator) -> Operand? {
         if case .column(let c, nil)? = t.operand(inner) { return .column(c, coalesce: nil) }
         return nil
     }
 }
 
 /// An optional-chaining body whose result is a Boolean about the unwrapped column value.
-protocol OptionalBody {
+package protocol OptionalBody {
     func bodyFilter(_ t: PredicateTranslator) -> (Filter, Column)?
 }
 
 extension PredicateExpressions.OptionalFlatMap: QuakeExpression, OptionalBody where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
-    func bodyFilter(_ t: PredicateTranslator) -> (Filter, Column)? {
+    package func bodyFilter(_ t: PredicateTranslator) -> (Filter, Column)? {
         guard case .column(let c, nil)? = t.operand(wrapped) else { return nil }
         var inner = t
         inner.bound[variable.key] = c
@@ -140,11 +141,11 @@ extension PredicateExpressions.OptionalFlatMap: QuakeExpression, OptionalBody wh
 }
 
 extension PredicateExpressions.Conjunction: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
-    func filter(_ t: PredicateTranslator) -> Filter? { .conjunction([t.filter(lhs), t.filter(rhs)]) }
+    package func filter(_ t: PredicateTranslator) -> Filter? { .conjunction([t.filter(lhs), t.filter(rhs)]) }
 }
 
 extension PredicateExpressions.Disjunction: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
-    func filter(_ t: PredicateTranslator) -> Filter? {
+    package func filter(_ t: PredicateTranslator) -> Filter? {
         let l = t.filter(lhs), r = t.filter(rhs)
         if case .all = l { return .all }
         if case .all = r { return .all }
@@ -155,7 +156,7 @@ extension PredicateExpressions.Disjunction: QuakeExpression where LHS: StandardP
 }
 
 extension PredicateExpressions.Negation: QuakeExpression where Wrapped: StandardPredicateExpression {
-    func filter(_ t: PredicateTranslator) -> Filter? {
+    package func filter(_ t: PredicateTranslator) -> Filter? {
         switch t.filter(wrapped) {
         case .all: return Filter.none
         case .none: return .all
@@ -165,7 +166,7 @@ extension PredicateExpressions.Negation: QuakeExpression where Wrapped: Standard
 }
 
 extension PredicateExpressions.Comparison: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
-    func filter(_ t: PredicateTranslator) -> Filter? {
+    package func filter(_ t: PredicateTranslator) -> Filter? {
         let l = t.operand(lhs), r = t.operand(rhs)
         let o: String
         switch op {
@@ -182,16 +183,16 @@ extension PredicateExpressions.Comparison: QuakeExpression where LHS: StandardPr
 }
 
 extension PredicateExpressions.Equal: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
-    func filter(_ t: PredicateTranslator) -> Filter? { Leaf.equality(t, lhs, rhs, equal: true) }
+    package func filter(_ t: PredicateTranslator) -> Filter? { Leaf.equality(t, lhs, rhs, equal: true) }
 }
 
 extension PredicateExpressions.NotEqual: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
-    func filter(_ t: PredicateTranslator) -> Filter? { Leaf.equality(t, lhs, rhs, equal: false) }
+    package func filter(_ t: PredicateTranslator) -> Filter? { Leaf.equality(t, lhs, rhs, equal: false) }
 }
 
 extension PredicateExpressions.CollectionContainsCollection: QuakeExpression
     where Base: StandardPredicateExpression, Other: StandardPredicateExpression {
-    func filter(_ t: PredicateTranslator) -> Filter? {
+    package func filter(_ t: PredicateTranslator) -> Filter? {
         guard case .column(let c, let d)? = t.operand(base), case .constant(let v)? = t.operand(other), let needle = v as? String,
               c.kind == .place || c.kind == .category || c.kind == .text else { return nil }
         if let d { guard let s = d as? String, s.isEmpty else { return nil } }
@@ -202,7 +203,7 @@ extension PredicateExpressions.CollectionContainsCollection: QuakeExpression
 
 #if canImport(Darwin)
 extension PredicateExpressions.StringLocalizedStandardContains: QuakeExpression where Root: StandardPredicateExpression, Other: StandardPredicateExpression {
-    func filter(_ t: PredicateTranslator) -> Filter? {
+    package func filter(_ t: PredicateTranslator) -> Filter? {
         guard case .column(let c, let d)? = t.operand(root), case .constant(let v)? = t.operand(other), let needle = v as? String else { return nil }
         if let d { guard let s = d as? String, s.isEmpty else { return nil } }
         return .contains(c, needle, insensitive: true)
@@ -211,21 +212,21 @@ extension PredicateExpressions.StringLocalizedStandardContains: QuakeExpression 
 #endif
 
 /// Leaf filters from (column, `??` default, operator, constant).
-enum Leaf {
-    static func flipped(_ o: String) -> String { ["<": ">", "<=": ">=", ">": "<", ">=": "<="][o] ?? o }
+package enum Leaf {
+    package static func flipped(_ o: String) -> String { ["<": ">", "<=": ">=", ">": "<", ">=": "<="][o] ?? o }
 
     /// Marks a `nil` literal.
-    struct NilValue {}
+    package struct NilValue {}
 
     /// The wrapped value of an optional held in `Any` (nil for `.none`), or the value itself.
-    static func unwrap(_ v: Any) -> Any? {
+    package static func unwrap(_ v: Any) -> Any? {
         if v is NilValue { return nil }
         let m = Mirror(reflecting: v)
         guard m.displayStyle == .optional else { return v }
         return m.children.first.map { unwrap($0.value) } ?? nil
     }
 
-    static func number(_ any: Any) -> Double? {
+    package static func number(_ any: Any) -> Double? {
         guard let v = unwrap(any) else { return nil }
         switch v {
         case let d as Double: return d
@@ -237,7 +238,7 @@ enum Leaf {
         }
     }
 
-    static func holds(_ a: Double, _ o: String, _ b: Double) -> Bool {
+    package static func holds(_ a: Double, _ o: String, _ b: Double) -> Bool {
         switch o {
         case "<": return a < b
         case "<=": return a <= b
@@ -249,7 +250,7 @@ enum Leaf {
     }
 
     /// `column <op> constant`, with null rows taking the `??` default when there is one.
-    static func compare(_ c: Column, _ coalesce: Any?, _ o: String, _ v: Any) -> Filter? {
+    package static func compare(_ c: Column, _ coalesce: Any?, _ o: String, _ v: Any) -> Filter? {
         let f: Filter
         let nullsMatch: Bool
         if c.kind == .timestamp {
@@ -277,7 +278,7 @@ enum Leaf {
         return nullsMatch ? .or([f, .isNull(c)]) : f
     }
 
-    static func equality<L: StandardPredicateExpression, R: StandardPredicateExpression>(_ t: PredicateTranslator, _ lhs: L, _ rhs: R, equal: Bool) -> Filter? {
+    package static func equality<L: StandardPredicateExpression, R: StandardPredicateExpression>(_ t: PredicateTranslator, _ lhs: L, _ rhs: R, equal: Bool) -> Filter? {
         // `q.place?.contains("x") == true`
         if let body = lhs as? any OptionalBody, case .constant(let v)? = t.operand(rhs), let b = v as? Bool?, let flag = b, let (f, _) = body.bodyFilter(t) {
             return flag == equal ? f : .not(f)

@@ -1,4 +1,5 @@
 import Foundation
+import QuakeFormat
 
 extension Quake {
     /// The stored column behind each property key path.
@@ -13,7 +14,7 @@ extension Quake {
     ]
 
     /// The column a key path reads, if it is a stored property.
-    public static func column(for keyPath: AnyKeyPath) -> Column? { columnsByKeyPath[keyPath] }
+    package static func column(for keyPath: AnyKeyPath) -> Column? { columnsByKeyPath[keyPath] }
 
     /// The seed app's search: one UTC day, plus place text when `searchText` is not empty.
     /// It feeds the map (sorted by magnitude, largest first) and the list (by time or magnitude).

@@ -1,3 +1,4 @@
+import QuakeFormat
 /// One section of ``Store/fetchSections(_:by:limitPerSection:)``, as SwiftData's sectioned
 /// results have them: an `id` (the section key, nil for the null group) and its elements,
 /// in the descriptor's order. The section is a collection of those elements; `totalCount` is
@@ -10,7 +11,7 @@ public struct QuakeSection: Identifiable, RandomAccessCollection, Sendable {
     /// Every event in the section, shown or not.
     public let totalCount: Int
 
-    public init(id: String?, elements: [Quake], totalCount: Int) {
+    package init(id: String?, elements: [Quake], totalCount: Int) {
         self.id = id
         self.elements = elements
         self.totalCount = totalCount

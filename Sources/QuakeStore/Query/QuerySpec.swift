@@ -1,13 +1,14 @@
+import QuakeFormat
 /// A query: filter, order and page. The event id always breaks ties last.
-public struct QuerySpec: Sendable {
-    public var filter: Filter = .all
-    public var sort: [SortKey] = [SortKey(.time)]
-    public var limit: Int?
-    public var offset = 0
+package struct QuerySpec: Sendable {
+    package var filter: Filter = .all
+    package var sort: [SortKey] = [SortKey(.time)]
+    package var limit: Int?
+    package var offset = 0
     /// Resume after this keyset cursor (its sort must equal `sort`).
-    public var after: Cursor?
+    package var after: Cursor?
 
-    public init(filter: Filter = .all, sort: [SortKey] = [SortKey(.time)], limit: Int? = nil, offset: Int = 0, after: Cursor? = nil) {
+    package init(filter: Filter = .all, sort: [SortKey] = [SortKey(.time)], limit: Int? = nil, offset: Int = 0, after: Cursor? = nil) {
         self.filter = filter
         self.sort = sort.isEmpty ? [SortKey(.time)] : sort
         self.limit = limit
@@ -16,7 +17,7 @@ public struct QuerySpec: Sendable {
     }
 
     /// The filter as executed: `filter` with the cursor condition folded in.
-    public var effectiveFilter: Filter {
+    package var effectiveFilter: Filter {
         guard let c = after else { return filter }
         var parts = [filter, .after(c)]
         // let the time index prune partitions before the cursor
@@ -28,50 +29,50 @@ public struct QuerySpec: Sendable {
 }
 
 /// A row of a snapshot: partition index in the manifest and row within the partition.
-public struct RowRef: Sendable, Hashable {
-    public var partition: Int
-    public var row: Int
+package struct RowRef: Sendable, Hashable {
+    package var partition: Int
+    package var row: Int
 }
 
 /// What the planner and executor did, for `explain`.
-public struct QueryStats: Sendable, Codable {
-    public var partitionsTotal = 0
-    public var partitionsPruned = 0
-    public var blocksTotal = 0
+package struct QueryStats: Sendable, Codable {
+    package var partitionsTotal = 0
+    package var partitionsPruned = 0
+    package var blocksTotal = 0
     /// Blocks skipped because their zone maps rule every row out.
-    public var blocksPruned = 0
+    package var blocksPruned = 0
     /// Blocks answered from zone maps alone (every row matches).
-    public var blocksFromStatistics = 0
-    public var blocksScanned = 0
+    package var blocksFromStatistics = 0
+    package var blocksScanned = 0
     /// Blocks skipped by the top-N threshold.
-    public var blocksSkippedByTopN = 0
-    public var granulesTotal = 0
+    package var blocksSkippedByTopN = 0
+    package var granulesTotal = 0
     /// Granules skipped because their zone maps or mag histograms rule every row out.
-    public var granulesPruned = 0
+    package var granulesPruned = 0
     /// Granules answered from statistics alone (every row matches, or a histogram counts them).
-    public var granulesFromStatistics = 0
-    public var granulesScanned = 0
+    package var granulesFromStatistics = 0
+    package var granulesScanned = 0
     /// Granules the top-N walk never read: its shared cut-off beat their best value.
-    public var granulesSkippedByTopN = 0
+    package var granulesSkippedByTopN = 0
     /// Rows in the partitions and blocks left after pruning.
-    public var rowsEstimated = 0
-    public var rowsMatched = 0
-    public var rowsReturned = 0
+    package var rowsEstimated = 0
+    package var rowsMatched = 0
+    package var rowsReturned = 0
     /// Predicates that ran as column kernels.
-    public var kernels: [String] = []
+    package var kernels: [String] = []
     /// Predicates evaluated row by row (exact slow path).
-    public var slowPath: [String] = []
-    public var strategy = ""
-    public var columnsRead: [String] = []
+    package var slowPath: [String] = []
+    package var strategy = ""
+    package var columnsRead: [String] = []
 
-    mutating func noteColumns(_ cs: Set<Column>) {
+    package mutating func noteColumns(_ cs: Set<Column>) {
         if cs.isEmpty { return }
         let names = cs.map(\.name)
         if names.allSatisfy(columnsRead.contains) { return }
         columnsRead = Array(Set(columnsRead).union(names)).sorted()
     }
 
-    mutating func merge(_ o: QueryStats) {
+    package mutating func merge(_ o: QueryStats) {
         blocksTotal += o.blocksTotal
         blocksPruned += o.blocksPruned
         blocksFromStatistics += o.blocksFromStatistics

@@ -1,20 +1,21 @@
 import Foundation
+import QuakeFormat
 
 /// One sort key. Nulls sort last in either direction; the event id is always the final
 /// tie-breaker, so every order is total and stable.
-public struct SortKey: Sendable, Equatable, Codable, CustomStringConvertible {
-    public var column: Column
-    public var ascending: Bool
+package struct SortKey: Sendable, Equatable, Codable, CustomStringConvertible {
+    package var column: Column
+    package var ascending: Bool
 
-    public init(_ column: Column, ascending: Bool = true) {
+    package init(_ column: Column, ascending: Bool = true) {
         self.column = column
         self.ascending = ascending
     }
 
-    public var description: String { "\(column.name):\(ascending ? "asc" : "desc")" }
+    package var description: String { "\(column.name):\(ascending ? "asc" : "desc")" }
 
     /// Parses `FIELD[:asc|desc]`.
-    public init?(parsing s: String) {
+    package init?(parsing s: String) {
         let parts = s.split(separator: ":", maxSplits: 1).map(String.init)
         guard let c = Column(name: parts[0]) else { return nil }
         column = c
@@ -31,26 +32,26 @@ public struct SortKey: Sendable, Equatable, Codable, CustomStringConvertible {
 }
 
 extension Column: Codable {
-    public init(from decoder: Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let s = try decoder.singleValueContainer().decode(String.self)
         guard let c = Column(name: s) else { throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown column \(s)")) }
         self = c
     }
 
-    public func encode(to encoder: Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(name)
     }
 }
 
 /// A sort value of one row: numbers (and times) as doubles, strings as strings, or null.
-public enum SortValue: Sendable, Hashable, Codable {
+package enum SortValue: Sendable, Hashable, Codable {
     case number(Double)
     case text(String)
     case null
 
     /// Ordering for one key: nulls last whatever the direction.
-    public static func compare(_ a: SortValue, _ b: SortValue, ascending: Bool) -> Int {
+    package static func compare(_ a: SortValue, _ b: SortValue, ascending: Bool) -> Int {
         switch (a, b) {
         case (.null, .null): return 0
         case (.null, _): return 1
@@ -69,13 +70,13 @@ public enum SortValue: Sendable, Hashable, Codable {
 
 /// A keyset cursor: the sort values and id of the last row of a page. Pages resume after it
 /// exactly, even when loads happen in between.
-public struct Cursor: Sendable, Codable, Equatable {
-    public var sort: [SortKey]
-    public var values: [SortValue]
-    public var id: String
+package struct Cursor: Sendable, Codable, Equatable {
+    package var sort: [SortKey]
+    package var values: [SortValue]
+    package var id: String
 
     /// The opaque text form printed by the CLI.
-    public var token: String {
+    package var token: String {
         let e = JSONEncoder()
         e.outputFormatting = .sortedKeys
         let data = try! e.encode(self)
@@ -83,13 +84,13 @@ public struct Cursor: Sendable, Codable, Equatable {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    public init(sort: [SortKey], values: [SortValue], id: String) {
+    package init(sort: [SortKey], values: [SortValue], id: String) {
         self.sort = sort
         self.values = values
         self.id = id
     }
 
-    public init?(token: String) {
+    package init?(token: String) {
         var s = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while s.count % 4 != 0 { s += "=" }
         guard let d = Data(base64Encoded: s), let c = try? JSONDecoder().decode(Cursor.self, from: d), c.values.count == c.sort.count else { return nil }
@@ -97,7 +98,7 @@ public struct Cursor: Sendable, Codable, Equatable {
     }
 
     /// True when a row with `values` and `id` comes strictly after the cursor.
-    func isBefore(_ values: [SortValue], id: String) -> Bool {
+    package func isBefore(_ values: [SortValue], id: String) -> Bool {
         for (k, key) in sort.enumerated() {
             let c = SortValue.compare(self.values[k], values[k], ascending: key.ascending)
             if c != 0 { return c < 0 }

@@ -1,16 +1,17 @@
+import QuakeFormat
 /// One section of a sectioned fetch (like SwiftData's `sectionBy`): its id, its row count and
 /// its first rows.
-public struct Section: Sendable {
-    public var id: String?
-    public var count: Int
-    public var rows: QueryResult
+package struct Section: Sendable {
+    package var id: String?
+    package var count: Int
+    package var rows: QueryResult
 }
 
 extension Store {
     /// Groups matching rows into sections by day, month, net or magType (or any `GroupBy`),
     /// each with its count and up to `limitPerSection` rows in `sort` order. Sections follow
     /// their key, newest first when the sort's primary key is time descending.
-    public func sections(_ filter: Filter, by key: GroupBy, sort: [SortKey], limitPerSection: Int?, columns: [Column]? = nil) throws -> [Section] {
+    package func sections(_ filter: Filter, by key: GroupBy, sort: [SortKey], limitPerSection: Int?, columns: [Column]? = nil) throws -> [Section] {
         let (groups, _) = try aggregate(filter, by: [key], metrics: [.count])
         var ordered = groups
         if sort.first.map({ $0.column == .time && !$0.ascending }) == true, case .time = key { ordered.reverse() }
@@ -33,7 +34,7 @@ extension Store {
     }
 
     /// A span that lands inside the next bucket when added to a bucket start.
-    static func bucketSpan(_ b: GroupBy.TimeBucket) -> Int64 {
+    package static func bucketSpan(_ b: GroupBy.TimeBucket) -> Int64 {
         switch b {
         case .hour: return 3_600_000
         case .day: return 86_400_000

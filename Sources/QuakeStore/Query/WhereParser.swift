@@ -1,4 +1,5 @@
 import Foundation
+import QuakeFormat
 
 /// Parses `--where` text in Swift-predicate syntax into a ``Filter``, e.g.
 /// `mag >= 4.5 && (place.contains("Alaska") || net == "ak") && time >= "2011-03-11"`.
@@ -10,12 +11,12 @@ import Foundation
 /// literal (number, string, `nil`); `FIELD.contains("…")` (case-sensitive) and
 /// `FIELD.localizedStandardContains("…")` (case- and diacritic-insensitive). Times compare
 /// with ISO dates or date-times in quotes.
-public struct WhereParser {
+package struct WhereParser {
     /// A syntax error with the 1-based column of the offending token.
-    public struct SyntaxError: Error, CustomStringConvertible {
-        public let column: Int
-        public let message: String
-        public var description: String { "--where: column \(column): \(message)" }
+    package struct SyntaxError: Error, CustomStringConvertible {
+        package let column: Int
+        package let message: String
+        package var description: String { "column \(column): \(message)" }
     }
 
     private enum Token: Equatable {
@@ -26,9 +27,9 @@ public struct WhereParser {
     private var pos = 0
     private var depth = 0
     /// Deepest nesting of parentheses and `!` accepted; deeper text is refused, not recursed into.
-    static let maxDepth = 200
+    package static let maxDepth = 200
 
-    public static func parse(_ text: String) throws -> Filter {
+    package static func parse(_ text: String) throws -> Filter {
         var p = WhereParser()
         try p.tokenize(text)
         let f = try p.parseOr()
@@ -233,14 +234,14 @@ public struct WhereParser {
 }
 
 /// Dates as the CLI takes them: `YYYY-MM-DD` or a full ISO-8601 UTC date-time.
-public enum DateParsing {
-    public static func parse(_ s: String) -> Int64? {
+package enum DateParsing {
+    package static func parse(_ s: String) -> Int64? {
         if let t = Timestamp.parse(s) { return t }
         return nil
     }
 
     /// `7d`, `12h`, `2w`, `30m` as milliseconds.
-    public static func duration(_ s: String) -> Int64? {
+    package static func duration(_ s: String) -> Int64? {
         guard let unit = s.last, let n = Double(s.dropLast()), n >= 0, n.isFinite else { return nil }
         let ms: Double
         switch unit {

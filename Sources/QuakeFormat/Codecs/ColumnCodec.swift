@@ -1,0 +1,142 @@
+/// The contract every column codec of format v2 follows (after DuckDB's `CompressionFunction`):
+/// estimate, encode one chunk and compute its statistics, and decode the whole chunk or any row
+/// range of it. A chunk is one block of one column; its codec id sits in the chunk directory.
+package protocol ColumnCodec {
+    /// The in-memory column the codec encodes from: `[Int64]` or ``ByteArena``.
+    associatedtype Values
+    static var id: CodecID { get }
+    /// Bytes `encode` would write for `rows` of `values`.
+    static func analyze(_ values: Values, rows: Range<Int>) -> Int
+    /// Appends the encoded chunk for `rows` of `values` to `out` and returns its statistics.
+    static func encode(_ values: Values, rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats
+    /// Decodes rows `rows` of a chunk holding `count` rows.
+    static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
+                       as form: VectorForm) throws(StoreError) -> ColumnVector
+}
+
+/// A numeric codec that can evaluate a range predicate on encoded values, without decoding.
+package protocol RangeSelectingCodec: ColumnCodec {
+    /// Appends to `out` the chunk-relative rows in `rows` whose value lies in `range` (nulls fail).
+    /// Returns false when the chunk cannot answer on encoded values; the caller then decodes.
+    static func select(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>, _ range: RangePredicate,
+                       into out: inout [UInt32]) throws(StoreError) -> Bool
+}
+
+/// Codec ids as stored in the chunk directory.
+package enum CodecID: UInt8, CaseIterable, Sendable {
+    /// Frame of reference with bit packing, per 1024-row miniblock, plain or delta (timestamps).
+    case forInteger = 1
+    /// Scaled decimals brought to one scale, then frame of reference (hot numeric columns).
+    case forDecimal = 2
+    /// Category dictionary with bit-packed codes.
+    case dictionary = 3
+    /// Lengths and bytes, zstd-compressed (ids, urls, titles).
+    case zstdText = 4
+    /// Place pattern (distance, direction, locality dictionary), zstd-compressed.
+    case zstdPlace = 5
+    /// Byte planes of scaled decimals, zstd-compressed (rarely read numeric columns).
+    case zstdDecimal = 6
+    /// Frames of 4096 rows of one of the zstd codecs, each decodable alone.
+    case zstdFramed = 7
+    /// Place names: raw locality dictionary, bit-packed codes, zstd frames of distances.
+    case placeCodes = 8
+
+    package var name: String {
+        switch self {
+        case .forInteger: return "for-int"
+        case .forDecimal: return "for-decimal"
+        case .dictionary: return "dictionary"
+        case .zstdText: return "zstd-text"
+        case .zstdPlace: return "zstd-place"
+        case .zstdDecimal: return "zstd-decimal"
+        case .zstdFramed: return "zstd-framed"
+        case .placeCodes: return "place-codes"
+        }
+    }
+
+    /// Decodes a chunk with this codec.
+    package func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
+                as form: VectorForm) throws(StoreError) -> ColumnVector {
+        switch self {
+        case .forInteger: return try ForIntegerCodec.decode(chunk, count: count, rows: rows, as: form)
+        case .forDecimal: return try ForDecimalCodec.decode(chunk, count: count, rows: rows, as: form)
+        case .dictionary: return try DictionaryCodec.decode(chunk, count: count, rows: rows, as: form)
+        case .zstdText: return try ZstdTextCodec.decode(chunk, count: count, rows: rows, as: form)
+        case .zstdPlace: return try ZstdPlaceCodec.decode(chunk, count: count, rows: rows, as: form)
+        case .zstdDecimal: return try ZstdDecimalCodec.decode(chunk, count: count, rows: rows, as: form)
+        case .zstdFramed: return try FramedCodec.decode(chunk, count: count, rows: rows, as: form)
+        case .placeCodes: return try PlaceCodesCodec.decode(chunk, count: count, rows: rows, as: form)
+        }
+    }
+
+    /// Rows of `rows` whose value lies in `range`, on encoded values where the codec can.
+    package func select(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>, _ range: RangePredicate,
+                into out: inout [UInt32]) throws(StoreError) -> Bool {
+        switch self {
+        case .forInteger: return try ForIntegerCodec.select(chunk, count: count, rows: rows, range, into: &out)
+        case .forDecimal: return try ForDecimalCodec.select(chunk, count: count, rows: rows, range, into: &out)
+        default: return false
+        }
+    }
+}
+
+/// Which in-memory form a numeric chunk decodes to.
+package enum VectorForm: Sendable {
+    /// The stored form: `Int64` timestamps or scaled decimals, strings as their blocks.
+    case stored
+    /// Decimals as `Double` (NaN for null); other columns as stored.
+    case doubles
+}
+
+/// A decoded row range of one column.
+package enum ColumnVector: Sendable {
+    case ints([Int64])
+    case doubles([Double])
+    case category(CategoryBlock)
+    case text(ByteArena)
+    case place(PlaceBlock)
+
+    package var count: Int {
+        switch self {
+        case .ints(let v): return v.count
+        case .doubles(let v): return v.count
+        case .category(let b): return b.codes.count
+        case .text(let a): return a.count
+        case .place(let p): return p.locality.count
+        }
+    }
+}
+
+/// Statistics of one chunk, computed by its codec while encoding.
+package struct ChunkStats: Sendable, Equatable {
+    package var nulls: Int
+    /// Smallest and largest non-null value: `Int64` for timestamps, `Double` bit pattern for
+    /// decimals, 0 for strings (and for an all-null chunk).
+    package var min: Int64
+    package var max: Int64
+
+    package static let none = ChunkStats(nulls: 0, min: 0, max: 0)
+}
+
+/// A range on a numeric column, as the kernels and codecs see it: timestamps compare as
+/// `Int64` (`lower <= v < upper`), decimals as `Double` with inclusive or exclusive ends.
+package enum RangePredicate: Sendable, Equatable {
+    case time(lower: Int64?, upper: Int64?)
+    case number(lower: RangeBound?, upper: RangeBound?)
+
+    /// True when `v` (a decoded double, NaN for null) lies in the range.
+    @inline(__always)
+    package func contains(_ v: Double) -> Bool {
+        guard case .number(let lo, let hi) = self else { return false }
+        if let lo { if lo.inclusive ? !(v >= lo.value) : !(v > lo.value) { return false } }
+        if let hi { if hi.inclusive ? !(v <= hi.value) : !(v < hi.value) { return false } }
+        return !v.isNaN
+    }
+
+    /// True when `v` (a stored timestamp, `RowBatch.null` for null) lies in the range.
+    @inline(__always)
+    package func contains(_ v: Int64) -> Bool {
+        guard case .time(let lo, let hi) = self, v != RowBatch.null else { return false }
+        return v >= (lo ?? Int64.min) && v < (hi ?? Int64.max)
+    }
+}

@@ -1,0 +1,31 @@
+/// Joining decoded row ranges of one column (the frames of a ``FramedCodec`` chunk).
+extension ColumnVector {
+    /// The rows of `parts` end to end; every part must have the same form.
+    package static func concatenating(_ parts: [ColumnVector]) throws(StoreError) -> ColumnVector {
+        guard let head = parts.first else { throw .corrupt("no frames to join") }
+        if parts.count == 1 { return head }
+        switch head {
+        case .ints:
+            var out: [Int64] = []
+            for p in parts { guard case .ints(let v) = p else { throw mixed }; out.append(contentsOf: v) }
+            return .ints(out)
+        case .doubles:
+            var out: [Double] = []
+            for p in parts { guard case .doubles(let v) = p else { throw mixed }; out.append(contentsOf: v) }
+            return .doubles(out)
+        case .text:
+            var out = ByteArena()
+            for p in parts {
+                guard case .text(let a) = p else { throw mixed }
+                let base = out.bytes.count
+                out.bytes.append(contentsOf: a.bytes)
+                out.ends.append(contentsOf: a.ends.lazy.map { $0 + base })
+            }
+            return .text(out)
+        case .place, .category:
+            throw .corrupt("place and category chunks are not framed")
+        }
+    }
+
+    private static var mixed: StoreError { .corrupt("frames of one chunk decode to different forms") }
+}

@@ -1,0 +1,250 @@
+/// Hot decimal columns (latitude, longitude, depth, mag, ...): every value is brought to the
+/// chunk's largest scale `S` (`M = mantissa * 10^(S - scale)`), the per-row scale shift is
+/// bit-packed (0 bits when every row has one scale), and `M` goes through
+/// ``FrameOfReference``. The written text still comes back exactly (`2.50` keeps its scale),
+/// and a double is `Double(M) / 10^S`, the same correctly rounded value parsing gives.
+///
+/// Chunk: null header (flags: ``raw``, ``exactDoubles``), then unless all null:
+/// `u8 S, u8 shift width`, packed shifts, `u32 n` and `n` u32 rows holding `-0`, then the body.
+/// Values that cannot be brought to one scale in 62 bits are stored raw instead (flag ``raw``).
+package enum ForDecimalCodec: RangeSelectingCodec {
+    package static let id = CodecID.forDecimal
+    /// The body holds the stored `Int64` values, not normalized mantissas.
+    package static let raw: UInt8 = 4
+    /// Every `|M| <= 2^53`: `Double(M) / 10^S` is exact, and ranges can be decided on `M`.
+    package static let exactDoubles: UInt8 = 8
+
+    private static let pow10: [Int64] = (0...18).map { k in (0..<k).reduce(Int64(1)) { r, _ in r * 10 } }
+    private static let exactLimit: Int64 = 1 << 53
+
+    private struct Prepared {
+        package var m: [Int64]
+        package var shifts: [UInt64]
+        package var negZero: [UInt32]
+        package var scale: Int
+        package var shiftWidth: Int
+        package var raw: Bool
+        package var exact: Bool
+        package var stats: ChunkStats
+    }
+
+    private static func prepare(_ v: [Int64], rows: Range<Int>) -> Prepared {
+        var p = Prepared(m: [Int64](repeating: 0, count: rows.count), shifts: [UInt64](repeating: 0, count: rows.count),
+                         negZero: [], scale: 0, shiftWidth: 0, raw: false, exact: true, stats: .none)
+        for i in rows where v[i] != RowBatch.null { p.scale = Swift.max(p.scale, Int(v[i] & 31)) }
+        var prev: Int64 = 0, seen = false, maxShift = 0
+        for (k, i) in rows.enumerated() {
+            let x = v[i]
+            if x == RowBatch.null { p.stats.nulls += 1; p.m[k] = prev; continue }
+            let s = Int(x & 31), mant = x >> 6
+            let shift = p.scale - s
+            var big: Int64 = 0
+            if mant != 0 {
+                guard shift < pow10.count else { p.raw = true; break }
+                let (r, o) = mant.multipliedReportingOverflow(by: pow10[shift])
+                guard !o, r.magnitude < 1 << 62 else { p.raw = true; break }
+                big = r
+            }
+            if big.magnitude > UInt64(exactLimit) { p.exact = false }
+            if x & 32 != 0 { p.negZero.append(UInt32(k)) }
+            p.m[k] = big
+            p.shifts[k] = UInt64(shift)
+            maxShift = Swift.max(maxShift, shift)
+            if !seen { for j in 0..<k { p.m[j] = big }; seen = true }
+            prev = big
+        }
+        var lo = Double.infinity, hi = -Double.infinity
+        if p.exact && !p.raw {
+            // min and max on the normalized mantissas: one division each instead of one a row
+            // (-0.0 and 0.0 are one value to a zone map: both compare equal)
+            var mlo = Int64.max, mhi = Int64.min
+            for (k, i) in rows.enumerated() where v[i] != RowBatch.null {
+                let m = p.m[k]
+                if m < mlo { mlo = m }
+                if m > mhi { mhi = m }
+            }
+            if mlo <= mhi {
+                lo = Double(mlo) / ScaledDecimal.pow10[p.scale]
+                hi = Double(mhi) / ScaledDecimal.pow10[p.scale]
+            }
+        } else {
+            for i in rows where v[i] != RowBatch.null {
+                let d = ScaledDecimal.double(v[i])
+                lo = Swift.min(lo, d); hi = Swift.max(hi, d)
+            }
+        }
+        if p.raw {
+            // the stored values themselves, nulls replaced by a neighbour
+            var last: Int64 = 0
+            var first = true
+            for (k, i) in rows.enumerated() {
+                if v[i] == RowBatch.null { p.m[k] = last; continue }
+                if first { for j in 0..<k { p.m[j] = v[i] }; first = false }
+                p.m[k] = v[i]; last = v[i]
+            }
+            p.stats.nulls = rows.reduce(0) { $0 + (v[$1] == RowBatch.null ? 1 : 0) }
+            p.exact = false
+            p.negZero = []
+            p.scale = 0
+            maxShift = 0
+        }
+        p.shiftWidth = BitPacking.width(UInt64(maxShift))
+        if p.stats.nulls == rows.count {
+            lo = .nan; hi = .nan
+        }
+        p.stats.min = Int64(bitPattern: lo.bitPattern)
+        p.stats.max = Int64(bitPattern: hi.bitPattern)
+        return p
+    }
+
+    package static func analyze(_ values: [Int64], rows: Range<Int>) -> Int {
+        let p = prepare(values, rows: rows)
+        let n = rows.count
+        let bitmap = p.stats.nulls > 0 && p.stats.nulls < n ? (n + 7) / 8 : 0
+        if p.stats.nulls == n { return 5 }
+        return 5 + bitmap + 6 + BitPacking.bytes(n, width: p.shiftWidth) + 4 * p.negZero.count
+            + p.m.withUnsafeBufferPointer { FrameOfReference.size($0) }
+    }
+
+    package static func encode(_ values: [Int64], rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
+        let p = prepare(values, rows: rows)
+        var w = ByteWriter()
+        let lo = rows.lowerBound
+        let flags = (p.raw ? raw : 0) | (p.exact ? exactDoubles : 0)
+        _ = NullBitmap.write(rows.count, into: &w, extraFlags: flags) { values[lo + $0] == RowBatch.null }
+        if p.stats.nulls == rows.count {
+            out.append(contentsOf: w.bytes)
+            return p.stats
+        }
+        w.u8(UInt8(p.scale))
+        w.u8(UInt8(p.shiftWidth))
+        p.shifts.withUnsafeBufferPointer { BitPacking.pack($0, width: p.shiftWidth, into: &w.bytes) }
+        w.u32(UInt32(p.negZero.count))
+        for r in p.negZero { w.u32(r) }
+        out.append(contentsOf: w.bytes)
+        p.m.withUnsafeBufferPointer { FrameOfReference.encode($0, into: &out) }
+        return p.stats
+    }
+
+    /// A parsed chunk.
+    private struct Parsed {
+        package var flags: UInt8
+        package var bitmap: UnsafeRawBufferPointer?
+        package var scale = 0
+        package var shiftWidth = 0
+        package var shifts = UnsafeRawBufferPointer(start: nil, count: 0)
+        package var negZero: [UInt32] = []
+        package var body: FrameOfReference.Body?
+    }
+
+    private static func parse(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> Parsed {
+        var r = ByteReader(chunk)
+        let (flags, bitmap) = try NullBitmap.read(&r, count: count)
+        var p = Parsed(flags: flags, bitmap: bitmap)
+        if flags & NullBitmap.allNull != 0 { return p }
+        p.scale = Int(try r.u8())
+        p.shiftWidth = Int(try r.u8())
+        guard p.scale <= ScaledDecimal.maxScale, p.shiftWidth <= 5 else { throw .corrupt("decimal chunk scale \(p.scale)") }
+        let size = BitPacking.bytes(count, width: p.shiftWidth)
+        try r.need(size)
+        p.shifts = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + size)])
+        r.pos += size
+        let nz = Int(try r.u32())
+        guard nz <= count else { throw .corrupt("decimal chunk lists \(nz) negative zeros") }
+        p.negZero = try r.raw(nz, as: UInt32.self).map { UInt32(littleEndian: $0) }
+        for z in p.negZero where Int(z) >= count { throw .corrupt("decimal chunk: negative zero at row \(z)") }
+        p.body = try FrameOfReference.Body(UnsafeRawBufferPointer(rebasing: chunk[r.pos...]), count: count)
+        return p
+    }
+
+    private static func mantissas(_ p: Parsed, _ rows: Range<Int>) -> [Int64] {
+        [Int64](unsafeUninitializedCapacity: rows.count) { buf, n in
+            // SAFETY: buf has rows.count slots; decode writes exactly that many.
+            if let b = buf.baseAddress, let body = p.body { body.decode(rows, into: b) }
+            n = rows.count
+        }
+    }
+
+    package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
+                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+        guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
+        let p = try parse(chunk, count: count)
+        let n = rows.count, base = rows.lowerBound
+        if p.flags & NullBitmap.allNull != 0 {
+            return form == .doubles ? .doubles([Double](repeating: .nan, count: n)) : .ints([Int64](repeating: RowBatch.null, count: n))
+        }
+        let m = mantissas(p, rows)
+        if form == .doubles && p.flags & exactDoubles != 0 {
+            var out = [Double](unsafeUninitializedCapacity: n) { buf, k in
+                let div = ScaledDecimal.pow10[p.scale]
+                for i in 0..<n { buf[i] = Double(m[i]) / div }
+                k = n
+            }
+            for z in p.negZero where rows.contains(Int(z)) { out[Int(z) - base] = -0.0 }
+            if let bm = p.bitmap { for i in rows where NullBitmap.isNull(bm, i) { out[i - base] = .nan } }
+            return .doubles(out)
+        }
+        var out = m
+        if p.flags & raw == 0 {
+            for i in 0..<n {
+                let shift = p.shiftWidth == 0 ? 0 : Int(BitPacking.value(p.shifts, width: p.shiftWidth, row: base + i))
+                guard shift <= p.scale, m[i] == 0 || shift < pow10.count else {
+                    throw .corrupt("decimal chunk: scale shift \(shift)")
+                }
+                let mant = m[i] == 0 ? 0 : m[i] / pow10[shift]
+                out[i] = mant &<< 6 | Int64(p.scale - shift)
+            }
+            for z in p.negZero where rows.contains(Int(z)) { out[Int(z) - base] |= 32 }
+        }
+        if let bm = p.bitmap { for i in rows where NullBitmap.isNull(bm, i) { out[i - base] = RowBatch.null } }
+        if form == .doubles { return .doubles(out.map { $0 == RowBatch.null ? .nan : ScaledDecimal.double($0) }) }
+        return .ints(out)
+    }
+
+    /// The smallest `M` (lower end) or largest `M` (upper end) whose double passes `b`, found
+    /// from an estimate and corrected step by step (`Double(M) / 10^S` is monotonic in `M`).
+    private static func edge(_ b: RangeBound, scale: Int, lower: Bool) -> Int64? {
+        let div = ScaledDecimal.pow10[scale]
+        let cap = exactLimit + 2
+        func pass(_ m: Int64) -> Bool {
+            let d = Double(m) / div
+            if lower { return b.inclusive ? d >= b.value : d > b.value }
+            return b.inclusive ? d <= b.value : d < b.value
+        }
+        if b.value.isNaN { return nil }
+        let est = b.value * div
+        var c: Int64 = est >= Double(cap) ? cap : est <= -Double(cap) ? -cap : Int64(est.rounded(.down))
+        var steps = 0
+        if lower {
+            while c > -cap && pass(c - 1) { c -= 1; steps += 1; if steps > 64 { return nil } }
+            while c < cap && !pass(c) { c += 1; steps += 1; if steps > 64 { return nil } }
+        } else {
+            while c < cap && pass(c + 1) { c += 1; steps += 1; if steps > 64 { return nil } }
+            while c > -cap && !pass(c) { c -= 1; steps += 1; if steps > 64 { return nil } }
+        }
+        return c
+    }
+
+    package static func select(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>, _ range: RangePredicate,
+                       into out: inout [UInt32]) throws(StoreError) -> Bool {
+        guard case .number(let lo, let hi) = range, rows.lowerBound >= 0, rows.upperBound <= count else { return false }
+        let p = try parse(chunk, count: count)
+        if p.flags & NullBitmap.allNull != 0 { return true }
+        guard p.flags & exactDoubles != 0, p.flags & raw == 0 else { return false }
+        var l = -exactLimit - 2, h = exactLimit + 2
+        if let lo { guard let e = edge(lo, scale: p.scale, lower: true) else { return false }; l = e }
+        if let hi { guard let e = edge(hi, scale: p.scale, lower: false) else { return false }; h = e }
+        if l > h { return true }
+        let m = mantissas(p, rows)
+        let base = rows.lowerBound
+        let span = UInt64(bitPattern: h &- l)
+        if let bm = p.bitmap {
+            for i in 0..<m.count where UInt64(bitPattern: m[i] &- l) <= span && !NullBitmap.isNull(bm, base + i) {
+                out.append(UInt32(base + i))
+            }
+        } else {
+            for i in 0..<m.count where UInt64(bitPattern: m[i] &- l) <= span { out.append(UInt32(base + i)) }
+        }
+        return true
+    }
+}

@@ -1,0 +1,77 @@
+/// Timestamps (`time`, `updated`): a null bitmap, then ``FrameOfReference`` over the values
+/// with each null replaced by the value before it (so it costs no bits). Sorted times pack as
+/// deltas in a few bits a row; any row range decodes from its 1024-row miniblock.
+package enum ForIntegerCodec: RangeSelectingCodec {
+    package static let id = CodecID.forInteger
+
+    /// The values with nulls replaced by their predecessor, and the statistics.
+    private static func filled(_ v: [Int64], rows: Range<Int>) -> ([Int64], ChunkStats) {
+        var out = [Int64](repeating: 0, count: rows.count)
+        var prev: Int64 = 0
+        var seen = false
+        var stats = ChunkStats(nulls: 0, min: Int64.max, max: Int64.min)
+        for (k, i) in rows.enumerated() {
+            let x = v[i]
+            if x == RowBatch.null {
+                stats.nulls += 1
+                out[k] = prev
+                continue
+            }
+            if !seen {
+                // nulls before the first value take it too
+                for j in 0..<k { out[j] = x }
+                seen = true
+            }
+            out[k] = x
+            prev = x
+            if x < stats.min { stats.min = x }
+            if x > stats.max { stats.max = x }
+        }
+        if !seen { stats.min = 0; stats.max = 0 }
+        return (out, stats)
+    }
+
+    package static func analyze(_ values: [Int64], rows: Range<Int>) -> Int {
+        let (v, s) = filled(values, rows: rows)
+        let bitmap = s.nulls > 0 && s.nulls < rows.count ? (rows.count + 7) / 8 : 0
+        return 5 + bitmap + v.withUnsafeBufferPointer { FrameOfReference.size($0) }
+    }
+
+    package static func encode(_ values: [Int64], rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
+        let (v, stats) = filled(values, rows: rows)
+        var w = ByteWriter()
+        let lo = rows.lowerBound
+        _ = NullBitmap.write(rows.count, into: &w) { values[lo + $0] == RowBatch.null }
+        out.append(contentsOf: w.bytes)
+        if stats.nulls < rows.count { v.withUnsafeBufferPointer { FrameOfReference.encode($0, into: &out) } }
+        return stats
+    }
+
+    package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
+                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+        guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
+        var r = ByteReader(chunk)
+        let (flags, bitmap) = try NullBitmap.read(&r, count: count)
+        if flags & NullBitmap.allNull != 0 { return .ints([Int64](repeating: RowBatch.null, count: rows.count)) }
+        let body = try FrameOfReference.Body(UnsafeRawBufferPointer(rebasing: chunk[r.pos...]), count: count)
+        var out = [Int64](unsafeUninitializedCapacity: rows.count) { buf, n in
+            // SAFETY: buf has rows.count slots; decode writes exactly that many.
+            if let p = buf.baseAddress { body.decode(rows, into: p) }
+            n = rows.count
+        }
+        if let bitmap {
+            for i in rows where NullBitmap.isNull(bitmap, i) { out[i - rows.lowerBound] = RowBatch.null }
+        }
+        return .ints(out)
+    }
+
+    package static func select(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>, _ range: RangePredicate,
+                       into out: inout [UInt32]) throws(StoreError) -> Bool {
+        guard case .time(let lo, let hi) = range else { return false }
+        guard case .ints(let v) = try decode(chunk, count: count, rows: rows, as: .stored) else { return false }
+        let l = lo ?? Int64.min, h = hi ?? Int64.max
+        let base = rows.lowerBound
+        for (k, x) in v.enumerated() where x != RowBatch.null && x >= l && x < h { out.append(UInt32(base + k)) }
+        return true
+    }
+}

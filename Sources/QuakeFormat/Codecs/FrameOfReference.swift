@@ -1,0 +1,154 @@
+/// Frame-of-reference bit packing of `Int64` values in miniblocks of 1024 rows, the body that
+/// ``ForIntegerCodec`` and ``ForDecimalCodec`` share.
+///
+/// Each miniblock is packed plain (`value - min`) or as deltas (`v[i] - v[i-1] - minDelta`),
+/// whichever needs fewer bits, so sorted times cost a few bits a row and any row range decodes
+/// from its miniblock's start. Layout:
+/// `u32 miniblocks`, then per miniblock `i64 first, i64 reference, u8 width, u8 mode, u16 0,
+/// u32 data offset`, then the packed data. All arithmetic wraps, so damaged bytes decode to wrong
+/// numbers that the chunk checksum has already ruled out, never to a trap.
+package enum FrameOfReference {
+    package static let miniblockRows = 1024
+    package static let headerSize = 24
+
+    private enum Mode: UInt8 { case plain = 0, delta = 1 }
+
+    /// Bytes `encode` writes for `values`.
+    package static func size(_ values: UnsafeBufferPointer<Int64>) -> Int {
+        var total = 4
+        var start = 0
+        while start < values.count {
+            let end = Swift.min(values.count, start + miniblockRows)
+            let (_, _, width, _) = choose(UnsafeBufferPointer(rebasing: values[start..<end]))
+            total += headerSize + BitPacking.bytes(end - start, width: width)
+            start = end
+        }
+        return total
+    }
+
+    /// The cheaper of plain and delta packing for one miniblock.
+    private static func choose(_ v: UnsafeBufferPointer<Int64>) -> (mode: Mode, reference: Int64, width: Int, first: Int64) {
+        guard let first = v.first else { return (.plain, 0, 0, 0) }
+        var lo = first, hi = first
+        var dlo = Int64.max, dhi = Int64.min
+        var deltasFit = true
+        for i in 0..<v.count {
+            let x = v[i]
+            if x < lo { lo = x }
+            if x > hi { hi = x }
+            if i > 0 && deltasFit {
+                let (d, o) = x.subtractingReportingOverflow(v[i - 1])
+                if o { deltasFit = false } else {
+                    if d < dlo { dlo = d }
+                    if d > dhi { dhi = d }
+                }
+            }
+        }
+        let plainWidth = BitPacking.width(UInt64(bitPattern: hi &- lo))
+        if deltasFit && v.count > 1 {
+            let deltaWidth = BitPacking.width(UInt64(bitPattern: dhi &- dlo))
+            if deltaWidth < plainWidth { return (.delta, dlo, deltaWidth, first) }
+        }
+        return (.plain, lo, plainWidth, first)
+    }
+
+    /// Appends the packed form of `values` to `out`.
+    package static func encode(_ values: UnsafeBufferPointer<Int64>, into out: inout [UInt8]) {
+        let n = values.count
+        let blocks = (n + miniblockRows - 1) / miniblockRows
+        var w = ByteWriter()
+        w.u32(UInt32(blocks))
+        var data: [UInt8] = []
+        var scratch = [UInt64](repeating: 0, count: miniblockRows)
+        var start = 0
+        while start < n {
+            let end = Swift.min(n, start + miniblockRows)
+            let v = UnsafeBufferPointer(rebasing: values[start..<end])
+            let (mode, ref, width, first) = choose(v)
+            w.i64(first); w.i64(ref); w.u8(UInt8(width)); w.u8(mode.rawValue); w.u8(0); w.u8(0)
+            w.u32(UInt32(data.count))
+            scratch.withUnsafeMutableBufferPointer { s in
+                var k = 0
+                if mode == .plain {
+                    for x in v { s[k] = UInt64(bitPattern: x &- ref); k += 1 }
+                } else {
+                    s[0] = 0
+                    k = 1
+                    for i in 1..<v.count { s[k] = UInt64(bitPattern: v[i] &- v[i - 1] &- ref); k += 1 }
+                }
+                BitPacking.pack(UnsafeBufferPointer(rebasing: s[0..<k]), width: width, into: &data)
+            }
+            start = end
+        }
+        out.append(contentsOf: w.bytes)
+        out.append(contentsOf: data)
+    }
+
+    /// A parsed body: miniblock headers and the packed data, bounds-checked.
+    package struct Body {
+        package let headers: UnsafeRawBufferPointer
+        package let data: UnsafeRawBufferPointer
+        package let count: Int
+
+        package init(_ raw: UnsafeRawBufferPointer, count: Int) throws(StoreError) {
+            var r = ByteReader(raw)
+            let blocks = Int(try r.u32())
+            guard blocks == (count + FrameOfReference.miniblockRows - 1) / FrameOfReference.miniblockRows else {
+                throw .corrupt("frame-of-reference body has \(blocks) miniblocks for \(count) rows")
+            }
+            try r.need(blocks * FrameOfReference.headerSize)
+            headers = UnsafeRawBufferPointer(rebasing: raw[r.pos..<(r.pos + blocks * FrameOfReference.headerSize)])
+            data = UnsafeRawBufferPointer(rebasing: raw[(r.pos + blocks * FrameOfReference.headerSize)...])
+            self.count = count
+            for b in 0..<blocks {
+                let h = b * FrameOfReference.headerSize
+                let width = Int(headers[h + 16]), mode = headers[h + 17]
+                let offset = Int(UInt32(littleEndian: headers.loadUnaligned(fromByteOffset: h + 20, as: UInt32.self)))
+                let rows = Swift.min(FrameOfReference.miniblockRows, count - b * FrameOfReference.miniblockRows)
+                guard width <= 64, mode <= 1, offset + BitPacking.bytes(rows, width: width) <= data.count else {
+                    throw .corrupt("frame-of-reference miniblock \(b) runs past its chunk")
+                }
+            }
+        }
+
+        /// Decodes rows `rows` into `out[0..<rows.count]`.
+        package func decode(_ rows: Range<Int>, into out: UnsafeMutablePointer<Int64>) {
+            let m = FrameOfReference.miniblockRows
+            var done = 0
+            var row = rows.lowerBound
+            var scratch = [UInt64](repeating: 0, count: m)
+            while row < rows.upperBound {
+                let b = row / m
+                let h = b * FrameOfReference.headerSize
+                let first = headers.loadUnaligned(fromByteOffset: h, as: Int64.self)
+                let ref = headers.loadUnaligned(fromByteOffset: h + 8, as: Int64.self)
+                let width = Int(headers[h + 16]), delta = headers[h + 17] == 1
+                let offset = Int(UInt32(littleEndian: headers.loadUnaligned(fromByteOffset: h + 20, as: UInt32.self)))
+                let blockStart = b * m
+                let lo = row - blockStart
+                let hi = Swift.min(rows.upperBound, Swift.min(count, blockStart + m)) - blockStart
+                let packed = UnsafeRawBufferPointer(rebasing: data[offset...])
+                if !delta {
+                    // SAFETY: out has room for rows.count values; hi - lo more fit at `done`.
+                    out.advanced(by: done).withMemoryRebound(to: UInt64.self, capacity: hi - lo) { p in
+                        BitPacking.unpack(packed, width: width, rows: lo..<hi, reference: UInt64(bitPattern: ref), into: p)
+                    }
+                } else {
+                    scratch.withUnsafeMutableBufferPointer { s in
+                        // SAFETY: scratch holds a whole miniblock (m values), and hi <= m.
+                        if let sp = s.baseAddress {
+                            BitPacking.unpack(packed, width: width, rows: 0..<hi, reference: UInt64(bitPattern: ref), into: sp)
+                        }
+                        var v = first
+                        for i in 0..<hi {
+                            if i > 0 { v = v &+ Int64(bitPattern: s[i]) }
+                            if i >= lo { out[done + i - lo] = v }
+                        }
+                    }
+                }
+                done += hi - lo
+                row = blockStart + hi
+            }
+        }
+    }
+}

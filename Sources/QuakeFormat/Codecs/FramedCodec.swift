@@ -1,0 +1,92 @@
+/// A chunk cut into independent frames of ``frameRows`` rows, each frame a whole chunk of an
+/// inner zstd codec, so that a row range decompresses only the frames it touches. Frames line
+/// up with the granules of ``GranuleIndex`` (blocks start at multiples of the frame size), so a
+/// day or a page materializes one granule's text instead of the whole block's.
+///
+/// Chunk: `u8 inner codec, u8 0, u16 0, u32 frame rows, u32 frames`, then `frames + 1` u32
+/// offsets into the frame data that follows (the first 0, the last its length), then the frames.
+package enum FramedCodec {
+    package static let id = CodecID.zstdFramed
+    package static let frameRows = GranuleIndex.granuleRows
+    /// The codecs a frame may use (place has its own framing, ``PlaceCodesCodec``).
+    package static let inner: Set<CodecID> = [.zstdText, .zstdDecimal]
+
+    /// Appends a framed chunk for `rows`, each frame encoded by `encodeFrame`, and returns the
+    /// summed statistics (`merge` combines two frames' min and max).
+    package static func encode(inner codec: CodecID, rows: Range<Int>, into out: inout [UInt8],
+                       merge: (ChunkStats, ChunkStats) -> ChunkStats,
+                       encodeFrame: (Range<Int>, inout [UInt8]) -> ChunkStats) -> ChunkStats {
+        let frames = Swift.max(1, (rows.count + frameRows - 1) / frameRows)
+        var data: [UInt8] = []
+        var ends: [UInt32] = []
+        var stats: ChunkStats?
+        for f in 0..<frames {
+            let lo = rows.lowerBound + f * frameRows
+            let s = encodeFrame(lo..<Swift.min(rows.upperBound, lo + frameRows), &data)
+            ends.append(UInt32(data.count))
+            stats = stats.map { merge($0, s) } ?? s
+        }
+        var w = ByteWriter()
+        w.u8(codec.rawValue); w.u8(0); w.u8(0); w.u8(0)
+        w.u32(UInt32(frameRows)); w.u32(UInt32(frames))
+        FrameTable.write(ends: ends, into: &w)
+        out.append(contentsOf: w.bytes)
+        out.append(contentsOf: data)
+        return stats ?? .none
+    }
+
+    /// Zone-map merge for string chunks: null counts add up.
+    package static func mergeCounts(_ a: ChunkStats, _ b: ChunkStats) -> ChunkStats {
+        ChunkStats(nulls: a.nulls + b.nulls, min: 0, max: 0)
+    }
+
+    /// Zone-map merge for decimal chunks (min and max are `Double` bit patterns, NaN when all null).
+    package static func mergeDecimals(_ a: ChunkStats, _ b: ChunkStats) -> ChunkStats {
+        let amin = Double(bitPattern: UInt64(bitPattern: a.min)), bmin = Double(bitPattern: UInt64(bitPattern: b.min))
+        let amax = Double(bitPattern: UInt64(bitPattern: a.max)), bmax = Double(bitPattern: UInt64(bitPattern: b.max))
+        let lo = amin.isNaN ? bmin : bmin.isNaN ? amin : Swift.min(amin, bmin)
+        let hi = amax.isNaN ? bmax : bmax.isNaN ? amax : Swift.max(amax, bmax)
+        return ChunkStats(nulls: a.nulls + b.nulls, min: Int64(bitPattern: lo.bitPattern),
+                          max: Int64(bitPattern: hi.bitPattern))
+    }
+
+    /// The parsed header: the inner codec and each frame's bytes.
+    private struct Header {
+        package var inner: CodecID
+        package var frameRows: Int
+        package var table: FrameTable
+    }
+
+    private static func header(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> Header {
+        var r = ByteReader(chunk)
+        let code = try r.u8()
+        _ = try r.u8(); _ = try r.u8(); _ = try r.u8()
+        guard let inner = CodecID(rawValue: code), Self.inner.contains(inner) else {
+            throw .corrupt("framed chunk names inner codec \(code)")
+        }
+        let frameRows = Int(try r.u32()), frames = Int(try r.u32())
+        guard frameRows >= 1, frames == Swift.max(1, (count + frameRows - 1) / frameRows) else {
+            throw .corrupt("framed chunk holds \(frames) frames of \(frameRows) rows for \(count) rows")
+        }
+        return Header(inner: inner, frameRows: frameRows, table: try FrameTable(chunk, at: &r, frames: frames))
+    }
+
+    /// Decodes rows `rows`, decompressing only the frames they touch.
+    package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
+                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+        guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
+        let h = try header(chunk, count: count)
+        if rows.isEmpty {
+            return try h.inner.decode(h.table.frame(0), count: Swift.min(count, h.frameRows), rows: 0..<0, as: form)
+        }
+        var parts: [ColumnVector] = []
+        let first = rows.lowerBound / h.frameRows, last = (rows.upperBound - 1) / h.frameRows
+        for f in first...last {
+            let start = f * h.frameRows
+            let n = Swift.min(count, start + h.frameRows) - start
+            let lo = Swift.max(rows.lowerBound, start) - start, hi = Swift.min(rows.upperBound, start + n) - start
+            parts.append(try h.inner.decode(h.table.frame(f), count: n, rows: lo..<hi, as: form))
+        }
+        return try ColumnVector.concatenating(parts)
+    }
+}

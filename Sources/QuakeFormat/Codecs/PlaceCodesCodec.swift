@@ -1,0 +1,162 @@
+/// Place names with their locality codes in the open: the ``PlacePayload`` split, but the
+/// locality dictionary is stored raw and the per-row codes bit-packed, outside any compression,
+/// so that a place search reads the dictionary once and compares codes (no decompression at
+/// all unless the needle can touch the `<N> km <DIR> of ` prefix). Distances and directions,
+/// needed only to print a place, sit in zstd frames of 4,096 rows.
+///
+/// Chunk: `u8 code width, u8 0, u16 0`, the dictionary (``CategoryPayload`` layout), the packed
+/// codes, then `u32 frames` and `frames + 1` u32 offsets, then the frames: each a
+/// ``ZstdFrame`` of the frame's direction bytes followed by its distances as `Int32`.
+package enum PlaceCodesCodec: ColumnCodec {
+    package static let id = CodecID.placeCodes
+    package static let frameRows = GranuleIndex.granuleRows
+
+    private static func split(_ a: ByteArena, rows: Range<Int>) -> (SliceInterner, [UInt64], [UInt8], [Int32]) {
+        var dict = SliceInterner()
+        var dist = [Int32](repeating: 0, count: rows.count)
+        var dirs = [UInt8](repeating: PlacePayload.noPattern, count: rows.count)
+        var loc = [UInt64](repeating: 0, count: rows.count)
+        a.bytes.withUnsafeBytes { b in
+            for (k, i) in rows.enumerated() {
+                let r = a.range(i)
+                if r.isEmpty { continue }
+                let p = UnsafeRawBufferPointer(rebasing: b[r])
+                if let s = PlacePayload.split(p) {
+                    dist[k] = s.dist
+                    dirs[k] = s.dir
+                    loc[k] = UInt64(dict.intern(UnsafeRawBufferPointer(rebasing: p[s.rest])) + 1)
+                } else {
+                    loc[k] = UInt64(dict.intern(p) + 1)
+                }
+            }
+        }
+        return (dict, loc, dirs, dist)
+    }
+
+    package static func analyze(_ values: ByteArena, rows: Range<Int>) -> Int {
+        var out: [UInt8] = []
+        _ = encode(values, rows: rows, into: &out)
+        return out.count
+    }
+
+    package static func encode(_ values: ByteArena, rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
+        let (dict, loc, dirs, dist) = split(values, rows: rows)
+        let width = BitPacking.width(UInt64(dict.count))
+        var w = ByteWriter()
+        w.u8(UInt8(width)); w.u8(0); w.u8(0); w.u8(0)
+        CategoryPayload.writeDictionary(dict.values, into: &w)
+        loc.withUnsafeBufferPointer { BitPacking.pack($0, width: width, into: &w.bytes) }
+        let frames = Swift.max(1, (rows.count + frameRows - 1) / frameRows)
+        var data: [UInt8] = []
+        var ends: [UInt32] = []
+        for f in 0..<frames {
+            let r = (f * frameRows)..<Swift.min(rows.count, (f + 1) * frameRows)
+            var payload = Array(dirs[r])
+            for d in dist[r] { withUnsafeBytes(of: d.littleEndian) { payload.append(contentsOf: $0) } }
+            ZstdFrame.wrap(payload, into: &data)
+            ends.append(UInt32(data.count))
+        }
+        w.u32(UInt32(frames))
+        FrameTable.write(ends: ends, into: &w)
+        out.append(contentsOf: w.bytes)
+        out.append(contentsOf: data)
+        return ChunkStats(nulls: values.nullCount(rows), min: 0, max: 0)
+    }
+
+    /// The chunk's parts, bounds-checked.
+    package struct Parsed {
+        /// The dictionary (empty when parsed without it).
+        package var dictionary: ByteArena
+        package var dictionaryCount: Int
+        package var width: Int
+        package var codes: UnsafeRawBufferPointer
+        package var frames: FrameTable
+        package var count: Int
+
+        /// The codes of `rows`, each checked against the dictionary.
+        package func codes(_ rows: Range<Int>) throws(StoreError) -> [UInt32] {
+            var wide = [UInt64](repeating: 0, count: rows.count)
+            wide.withUnsafeMutableBufferPointer { p in
+                // SAFETY: p holds rows.count values; `codes` holds the packed run of `count` rows,
+                // checked at parse, and rows lies inside 0..<count.
+                if let b = p.baseAddress { BitPacking.unpack(codes, width: width, rows: rows, reference: 0, into: b) }
+            }
+            var out = [UInt32](repeating: 0, count: rows.count)
+            let n = UInt64(dictionaryCount)
+            for i in 0..<wide.count {
+                guard wide[i] <= n else { throw .corrupt("place code \(wide[i]) outside its dictionary") }
+                out[i] = UInt32(truncatingIfNeeded: wide[i])
+            }
+            return out
+        }
+
+        /// The code of one row (inside `0..<count`), checked against the dictionary.
+        package func code(_ row: Int) throws(StoreError) -> UInt32 {
+            let v = BitPacking.value(codes, width: width, row: row)
+            guard v <= UInt64(dictionaryCount) else { throw .corrupt("place code \(v) outside its dictionary") }
+            return UInt32(truncatingIfNeeded: v)
+        }
+
+        /// Directions and distances of `rows`, decompressing only the frames they touch.
+        package func patterns(_ rows: Range<Int>) throws(StoreError) -> ([UInt8], [Int32]) {
+            var dirs: [UInt8] = [], dist: [Int32] = []
+            dirs.reserveCapacity(rows.count)
+            dist.reserveCapacity(rows.count)
+            if rows.isEmpty { return (dirs, dist) }
+            for f in (rows.lowerBound / frameRows)...((rows.upperBound - 1) / frameRows) {
+                let start = f * frameRows
+                let n = Swift.min(count, start + frameRows) - start
+                let raw = try ZstdFrame.unwrap(frames.frame(f))
+                guard raw.count == 5 * n else { throw .corrupt("place frame \(f) holds \(raw.count) bytes for \(n) rows") }
+                let lo = Swift.max(rows.lowerBound, start) - start, hi = Swift.min(rows.upperBound, start + n) - start
+                raw.withUnsafeBytes { p in
+                    for i in lo..<hi {
+                        dirs.append(p[i])
+                        dist.append(Int32(littleEndian: p.loadUnaligned(fromByteOffset: n + 4 * i, as: Int32.self)))
+                    }
+                }
+            }
+            try PlacePayload.checkDirections(dirs)
+            return (dirs, dist)
+        }
+    }
+
+    /// The chunk's parts; with `dictionary` false the dictionary is skipped, not copied.
+    package static func parse(_ chunk: UnsafeRawBufferPointer, count: Int, dictionary: Bool = true) throws(StoreError) -> Parsed {
+        var r = ByteReader(chunk)
+        let width = Int(try r.u8())
+        _ = try r.u8(); _ = try r.u8(); _ = try r.u8()
+        var dict = ByteArena()
+        let entries: Int
+        if dictionary {
+            dict = try CategoryPayload.readDictionary(&r)
+            entries = dict.count
+        } else {
+            entries = Int(try r.u32())
+            guard entries <= r.remaining / 4 else { throw .corrupt("dictionary size \(entries)") }
+            var total = 0
+            for _ in 0..<entries { total += Int(try r.u32()) }
+            try r.need(total)
+            r.pos += total
+        }
+        guard width == BitPacking.width(UInt64(entries)) else { throw .corrupt("place code width \(width)") }
+        let packed = BitPacking.bytes(count, width: width)
+        try r.need(packed)
+        let codes = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + packed)])
+        r.pos += packed
+        let frames = Int(try r.u32())
+        guard frames == Swift.max(1, (count + frameRows - 1) / frameRows) else {
+            throw .corrupt("place chunk holds \(frames) frames for \(count) rows")
+        }
+        let table = try FrameTable(chunk, at: &r, frames: frames)
+        return Parsed(dictionary: dict, dictionaryCount: entries, width: width, codes: codes, frames: table, count: count)
+    }
+
+    package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
+                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+        guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
+        let p = try parse(chunk, count: count)
+        let (dirs, dist) = try p.patterns(rows)
+        return .place(PlaceBlock(localities: p.dictionary, locality: try p.codes(rows), direction: dirs, distance: dist))
+    }
+}

@@ -1,0 +1,127 @@
+/// Pattern-encodes place names. Most USGS places read `<N> km <DIR> of <locality>` (older feeds
+/// `<N>km ...`): those become a distance, a direction byte and a code into a small locality
+/// dictionary. Any other place is a dictionary entry whole. The text comes back byte for byte.
+package enum PlacePayload {
+    package static let directions: [String] = ["N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW", "WSW", "W", "WNW", "NW", "NNW"]
+    package static let directionBytes: [[UInt8]] = directions.map { Array($0.utf8) }
+    /// Direction byte of a place that does not follow the pattern.
+    package static let noPattern: UInt8 = 0xFF
+    package static let spaceFlag: UInt8 = 0x10
+
+    /// Splits `<N>[ ]km <DIR> of <rest>`; nil when `p` does not follow the pattern exactly.
+    @inline(__always)
+    package static func split(_ p: UnsafeRawBufferPointer) -> (dist: Int32, dir: UInt8, rest: Range<Int>)? {
+        let n = p.count
+        var i = 0
+        var dist: Int32 = 0
+        while i < n, i < 7, p[i] >= 48, p[i] <= 57 { dist = dist * 10 + Int32(p[i] - 48); i += 1 }
+        guard i > 0, i < 7, !(i > 1 && p[0] == 48) else { return nil }
+        var dir: UInt8 = 0
+        if i < n && p[i] == 0x20 { dir = spaceFlag; i += 1 }
+        guard i + 3 <= n, p[i] == UInt8(ascii: "k"), p[i + 1] == UInt8(ascii: "m"), p[i + 2] == 0x20 else { return nil }
+        i += 3
+        let ds = i
+        while i < n, i - ds < 4, p[i] == 78 || p[i] == 83 || p[i] == 69 || p[i] == 87 { i += 1 }
+        let dlen = i - ds
+        guard dlen >= 1, dlen <= 3 else { return nil }
+        var code = -1
+        for (k, d) in directionBytes.enumerated() where d.count == dlen {
+            var same = true
+            for j in 0..<dlen where d[j] != p[ds + j] { same = false; break }
+            if same { code = k; break }
+        }
+        guard code >= 0, i + 4 < n, p[i] == 0x20, p[i + 1] == UInt8(ascii: "o"), p[i + 2] == UInt8(ascii: "f"), p[i + 3] == 0x20 else { return nil }
+        return (dist, dir | UInt8(code), (i + 4)..<n)
+    }
+
+    package static func encode(_ a: ByteArena, rows: Range<Int>) -> [UInt8] {
+        var dict = SliceInterner()
+        var dist = [Int32](repeating: 0, count: rows.count)
+        var dirs = [UInt8](repeating: noPattern, count: rows.count)
+        var loc = [UInt32](repeating: 0, count: rows.count)
+        a.bytes.withUnsafeBytes { b in
+            for (k, i) in rows.enumerated() {
+                let r = a.range(i)
+                if r.isEmpty { continue }
+                let p = UnsafeRawBufferPointer(rebasing: b[r])
+                if let s = split(p) {
+                    dist[k] = s.dist
+                    dirs[k] = s.dir
+                    loc[k] = UInt32(dict.intern(UnsafeRawBufferPointer(rebasing: p[s.rest])) + 1)
+                } else {
+                    loc[k] = UInt32(dict.intern(p) + 1)
+                }
+            }
+        }
+        var w = ByteWriter()
+        CategoryPayload.writeDictionary(dict.values, into: &w)
+        CategoryPayload.writeCodes(loc, maxCode: dict.count, into: &w)
+        w.raw(dirs)
+        w.raw(dist.map { $0.littleEndian })
+        return w.bytes
+    }
+
+    /// A direction byte is ``noPattern`` or a direction index (0 to 15) with at most the space flag.
+    package static func checkDirections(_ dirs: [UInt8]) throws(StoreError) {
+        for d in dirs where d != noPattern && d & ~(spaceFlag | 0x0F) != 0 { throw .corrupt("place direction byte \(d)") }
+    }
+
+    package static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(StoreError) -> PlaceBlock {
+        var r = ByteReader(raw)
+        let dict = try CategoryPayload.readDictionary(&r)
+        let loc = try CategoryPayload.readCodes(&r, rows: rows, dictionarySize: dict.count)
+        let dirs = try r.raw(rows, as: UInt8.self)
+        let dist = try r.raw(rows, as: Int32.self).map { Int32(littleEndian: $0) }
+        try checkDirections(dirs)
+        return PlaceBlock(localities: dict, locality: loc, direction: dirs, distance: dist)
+    }
+}
+
+/// A decoded place block: a locality dictionary and, per row, its code, direction and distance.
+package struct PlaceBlock: Sendable {
+    /// Distinct localities (or whole places that do not follow the pattern).
+    package var localities: ByteArena
+    /// Per row: 0 for null, k for `localities` entry k - 1.
+    package var locality: [UInt32]
+    /// Per row: direction index | space flag, or ``PlacePayload/noPattern``.
+    package var direction: [UInt8]
+    package var distance: [Int32]
+
+    /// Appends the full place text of `row` to `out`.
+    package func write(_ row: Int, into out: inout [UInt8]) {
+        let c = locality[row]
+        if c == 0 { return }
+        let d = direction[row]
+        if d != PlacePayload.noPattern {
+            prefix(row, into: &out)
+        }
+        out.append(contentsOf: localities.bytes[localities.range(Int(c) - 1)])
+    }
+
+    /// Appends `<N>[ ]km <DIR> of ` for a patterned row.
+    @inline(__always)
+    package func prefix(_ row: Int, into out: inout [UInt8]) {
+        let d = direction[row]
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0)
+        var n = 0
+        var v = Int(distance[row])
+        withUnsafeMutableBytes(of: &digits) { dp in
+            repeat { dp[n] = UInt8(48 + v % 10); v /= 10; n += 1 } while v > 0
+            for k in stride(from: n - 1, through: 0, by: -1) { out.append(dp[k]) }
+        }
+        if d & PlacePayload.spaceFlag != 0 { out.append(0x20) }
+        out.append(contentsOf: [UInt8(ascii: "k"), UInt8(ascii: "m"), 0x20])
+        out.append(contentsOf: PlacePayload.directionBytes[Int(d & 0x0F)])
+        out.append(contentsOf: [0x20, UInt8(ascii: "o"), UInt8(ascii: "f"), 0x20])
+    }
+
+    package func arena() -> ByteArena {
+        var out = ByteArena()
+        out.ends.reserveCapacity(locality.count)
+        for i in 0..<locality.count {
+            write(i, into: &out.bytes)
+            out.ends.append(out.bytes.count)
+        }
+        return out
+    }
+}

@@ -1,0 +1,37 @@
+/// Rarely read decimals (`nst`, `gap`, error columns, ...): ``BytePlanes`` (zigzag values split
+/// into byte planes) with zstd on top, chosen over ``ForDecimalCodec`` when smaller. A row range
+/// decodes the whole chunk and keeps the range.
+package enum ZstdDecimalCodec: ColumnCodec {
+    package static let id = CodecID.zstdDecimal
+
+    package static func analyze(_ values: [Int64], rows: Range<Int>) -> Int {
+        Zstd.compress(BytePlanes.encode(values[rows], delta: false), level: ZstdFrame.level).count + 4
+    }
+
+    package static func encode(_ values: [Int64], rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
+        ZstdFrame.wrap(BytePlanes.encode(values[rows], delta: false), into: &out)
+        var s = ChunkStats(nulls: 0, min: 0, max: 0)
+        var lo = Double.infinity, hi = -Double.infinity
+        for i in rows {
+            if values[i] == RowBatch.null { s.nulls += 1; continue }
+            let d = ScaledDecimal.double(values[i])
+            lo = Swift.min(lo, d); hi = Swift.max(hi, d)
+        }
+        if s.nulls == rows.count { lo = .nan; hi = .nan }
+        s.min = Int64(bitPattern: lo.bitPattern)
+        s.max = Int64(bitPattern: hi.bitPattern)
+        return s
+    }
+
+    package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
+                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+        guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
+        let p = try ZstdFrame.unwrap(chunk)
+        if form == .doubles {
+            let all = try p.withStoreBytes { (b) throws(StoreError) in try BytePlanes.decodeDoubles(b, rows: count) }
+            return .doubles(rows.count == count ? all : Array(all[rows]))
+        }
+        let all = try p.withStoreBytes { (b) throws(StoreError) in try BytePlanes.decode(b, rows: count) }
+        return .ints(rows.count == count ? all : Array(all[rows]))
+    }
+}

@@ -1,0 +1,24 @@
+/// The zstd wrapping the zstd codecs share: `u32 raw length`, then one frame with its content
+/// checksum on.
+package enum ZstdFrame {
+    package static let level: Int32 = 3
+
+    package static func wrap(_ payload: [UInt8], into out: inout [UInt8]) {
+        var w = ByteWriter()
+        w.u32(UInt32(payload.count))
+        out.append(contentsOf: w.bytes)
+        out.append(contentsOf: Zstd.compress(payload, level: level))
+    }
+
+    package static func unwrap(_ chunk: UnsafeRawBufferPointer) throws(StoreError) -> [UInt8] {
+        var r = ByteReader(chunk)
+        let n = Int(try r.u32())
+        guard n <= 1 << 31 else { throw .corrupt("zstd chunk claims \(n) bytes") }
+        return try Zstd.decompress(UnsafeRawBufferPointer(rebasing: chunk[4...]), expectedSize: n)
+    }
+
+    /// The frame's raw length, without decompressing.
+    package static func rawLength(_ chunk: UnsafeRawBufferPointer) -> Int {
+        chunk.count < 4 ? 0 : Int(UInt32(littleEndian: chunk.loadUnaligned(as: UInt32.self)))
+    }
+}

@@ -1,0 +1,22 @@
+/// Free strings (`id`, `url`, `detail`, `title`, ...): lengths and bytes end to end, zstd on
+/// top. A row range decodes the whole chunk and keeps the range.
+package enum ZstdTextCodec: ColumnCodec {
+    package static let id = CodecID.zstdText
+
+    package static func analyze(_ values: ByteArena, rows: Range<Int>) -> Int {
+        Zstd.compress(TextPayload.encode(values, rows: rows), level: ZstdFrame.level).count + 4
+    }
+
+    package static func encode(_ values: ByteArena, rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
+        ZstdFrame.wrap(TextPayload.encode(values, rows: rows), into: &out)
+        return ChunkStats(nulls: values.nullCount(rows), min: 0, max: 0)
+    }
+
+    package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
+                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+        guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
+        let p = try ZstdFrame.unwrap(chunk)
+        let all = try p.withStoreBytes { (b) throws(StoreError) in try TextPayload.decode(b, rows: count) }
+        return .text(rows.count == count ? all : all.gather(Array(rows)))
+    }
+}

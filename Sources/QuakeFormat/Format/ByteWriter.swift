@@ -1,0 +1,112 @@
+/// Appends little-endian integers and raw arrays to a byte buffer.
+package struct ByteWriter {
+    package var bytes: [UInt8] = []
+    package init() {}
+
+    @inline(__always) package mutating func u8(_ v: UInt8) { bytes.append(v) }
+
+    @inline(__always) package mutating func u32(_ v: UInt32) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always) package mutating func u64(_ v: UInt64) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always) package mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+
+    package mutating func raw<T: BitwiseCopyable>(_ a: [T]) {
+        a.withUnsafeBytes { bytes.append(contentsOf: $0) }
+    }
+
+    package mutating func blob(_ b: [UInt8]) {
+        u32(UInt32(b.count))
+        bytes.append(contentsOf: b)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Calls `body` with the array's bytes, keeping `body`'s typed error.
+    package func withStoreBytes<T>(_ body: (UnsafeRawBufferPointer) throws(StoreError) -> T) throws(StoreError) -> T {
+        let r = withUnsafeBytes { raw in Result { () throws(StoreError) -> T in try body(raw) } }
+        return try r.get()
+    }
+}
+
+/// Reads what ``ByteWriter`` wrote, with bounds checks that report corruption instead of trapping.
+package struct ByteReader {
+    package let bytes: UnsafeRawBufferPointer
+    package var pos: Int
+
+    package init(_ bytes: UnsafeRawBufferPointer, at pos: Int = 0) {
+        self.bytes = bytes
+        self.pos = pos
+    }
+
+    package var remaining: Int { bytes.count - pos }
+
+    @inline(__always) package mutating func need(_ n: Int) throws(StoreError) {
+        guard n >= 0, pos + n <= bytes.count else { throw .corrupt("record runs past the end of its block") }
+    }
+
+    package mutating func u8() throws(StoreError) -> UInt8 {
+        try need(1)
+        defer { pos += 1 }
+        return bytes[pos]
+    }
+
+    package mutating func u32() throws(StoreError) -> UInt32 {
+        try need(4)
+        defer { pos += 4 }
+        return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt32.self))
+    }
+
+    package mutating func u64() throws(StoreError) -> UInt64 {
+        try need(8)
+        defer { pos += 8 }
+        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt64.self))
+    }
+
+    package mutating func i64() throws(StoreError) -> Int64 { Int64(bitPattern: try u64()) }
+
+    package mutating func raw<T: BitwiseCopyable>(_ count: Int, as: T.Type) throws(StoreError) -> [T] {
+        let n = count * MemoryLayout<T>.stride
+        try need(n)
+        let out = [T](unsafeUninitializedCapacity: count) { buf, initialized in
+            UnsafeMutableRawBufferPointer(buf).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + n)]))
+            initialized = count
+        }
+        pos += n
+        return out
+    }
+
+    package mutating func blob() throws(StoreError) -> [UInt8] {
+        let n = Int(try u32())
+        return try raw(n, as: UInt8.self)
+    }
+}
+
+/// A fast 64-bit checksum of a byte range (8 bytes per step, multiply-xorshift mixing).
+package enum Checksum {
+    package static func hash(_ p: UnsafeRawBufferPointer, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> UInt64 {
+        var h = seed ^ UInt64(p.count)
+        var i = 0
+        let n = p.count
+        while i + 8 <= n {
+            var k = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            k &*= 0xFF51_AFD7_ED55_8CCD
+            k ^= k >> 33
+            h = (h ^ k) &* 0xC4CE_B9FE_1A85_EC53
+            h ^= h >> 29
+            i += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < n { tail |= UInt64(p[i]) << shift; shift += 8; i += 1 }
+        h = (h ^ tail) &* 0xFF51_AFD7_ED55_8CCD
+        h ^= h >> 32
+        return h
+    }
+
+    package static func hash(_ a: [UInt8]) -> UInt64 { a.withUnsafeBytes { hash($0) } }
+}

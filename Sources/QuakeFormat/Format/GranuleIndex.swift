@@ -1,0 +1,167 @@
+/// Fine zone maps inside a partition: min, max and null count per granule of
+/// ``GranuleIndex/granuleRows`` rows for the columns queries range over, and an exact histogram
+/// of `mag` values per granule (counts per distinct value), so that a day or a box touches only
+/// its granules and a magnitude range count needs no decoding.
+package struct GranuleIndex: Sendable, Equatable {
+    package static let granuleRows = 4096
+    /// The columns with per-granule statistics.
+    package static let columns: [Column] = [.time, .latitude, .longitude, .depth, .mag]
+    /// Where a column sits in ``columns`` (nil when it has no granule statistics).
+    package static func slot(_ c: Column) -> Int? {
+        switch c {
+        case .time: return 0
+        case .latitude: return 1
+        case .longitude: return 2
+        case .depth: return 3
+        case .mag: return 4
+        default: return nil
+        }
+    }
+
+    package struct Stats: Sendable, Equatable {
+        /// `Int64` for time, `Double` bit pattern for decimals (NaN when all null).
+        package var min: Int64
+        package var max: Int64
+        package var nulls: UInt32
+        package var minDouble: Double { Double(bitPattern: UInt64(bitPattern: min)) }
+        package var maxDouble: Double { Double(bitPattern: UInt64(bitPattern: max)) }
+    }
+
+    package var rows: Int
+    /// `stats[slot][granule]`.
+    package var stats: [[Stats]]
+    /// Distinct non-null mag values, ascending (`-0.0` counts as `0.0`).
+    package var magValues: [Double]
+    /// Per granule, (index into ``magValues``, count) pairs.
+    package var magCounts: [[(value: UInt16, count: UInt16)]]
+
+    package var granules: Int { (rows + GranuleIndex.granuleRows - 1) / GranuleIndex.granuleRows }
+
+    package func range(_ g: Int) -> Range<Int> {
+        (g * GranuleIndex.granuleRows)..<Swift.min(rows, (g + 1) * GranuleIndex.granuleRows)
+    }
+
+    package static func == (a: GranuleIndex, b: GranuleIndex) -> Bool {
+        a.rows == b.rows && a.stats == b.stats && a.magValues == b.magValues
+            && a.magCounts.count == b.magCounts.count
+            && zip(a.magCounts, b.magCounts).allSatisfy { x, y in
+                x.count == y.count && zip(x, y).allSatisfy { $0.value == $1.value && $0.count == $1.count }
+            }
+    }
+
+    /// Computes the index of a partition's sorted rows.
+    package init(_ batch: RowBatch) {
+        rows = batch.count
+        let g = (rows + GranuleIndex.granuleRows - 1) / GranuleIndex.granuleRows
+        stats = []
+        for c in GranuleIndex.columns {
+            let v = batch.ints[c.rawValue]
+            var out: [Stats] = []
+            out.reserveCapacity(g)
+            for k in 0..<g {
+                let r = (k * GranuleIndex.granuleRows)..<Swift.min(rows, (k + 1) * GranuleIndex.granuleRows)
+                var nulls: UInt32 = 0
+                if c.kind == .timestamp {
+                    var lo = Int64.max, hi = Int64.min
+                    for i in r { let x = v[i]; if x == RowBatch.null { nulls += 1 } else { lo = Swift.min(lo, x); hi = Swift.max(hi, x) } }
+                    out.append(Int(nulls) == r.count ? Stats(min: 0, max: 0, nulls: nulls) : Stats(min: lo, max: hi, nulls: nulls))
+                } else {
+                    var lo = Double.infinity, hi = -Double.infinity
+                    for i in r {
+                        if v[i] == RowBatch.null { nulls += 1; continue }
+                        let d = ScaledDecimal.double(v[i])
+                        lo = Swift.min(lo, d); hi = Swift.max(hi, d)
+                    }
+                    if Int(nulls) == r.count { lo = .nan; hi = .nan }
+                    out.append(Stats(min: Int64(bitPattern: lo.bitPattern), max: Int64(bitPattern: hi.bitPattern), nulls: nulls))
+                }
+            }
+            stats.append(out)
+        }
+        // exact mag histogram: distinct values, then counts per granule
+        let mags = batch.ints[Column.mag.rawValue]
+        var distinct = Set<UInt64>()
+        for x in mags where x != RowBatch.null { distinct.insert((ScaledDecimal.double(x) + 0.0).bitPattern) }
+        magValues = distinct.map { Double(bitPattern: $0) }.sorted()
+        magCounts = []
+        guard magValues.count <= Int(UInt16.max) else { magValues = []; return }
+        var code: [UInt64: UInt16] = [:]
+        for (k, v) in magValues.enumerated() { code[v.bitPattern] = UInt16(k) }
+        var counts = [UInt16](repeating: 0, count: magValues.count)
+        for k in 0..<g {
+            let r = (k * GranuleIndex.granuleRows)..<Swift.min(rows, (k + 1) * GranuleIndex.granuleRows)
+            var used: [UInt16] = []
+            for i in r where mags[i] != RowBatch.null {
+                guard let c = code[(ScaledDecimal.double(mags[i]) + 0.0).bitPattern] else { continue }
+                if counts[Int(c)] == 0 { used.append(c) }
+                counts[Int(c)] += 1
+            }
+            used.sort()
+            magCounts.append(used.map { (value: $0, count: counts[Int($0)]) })
+            for c in used { counts[Int(c)] = 0 }
+        }
+    }
+
+    /// True when the mag histogram is present (it is unless a partition holds over 65,535
+    /// distinct magnitudes).
+    package var hasMagHistogram: Bool { magCounts.count == granules }
+
+    /// Rows of granule `g` whose mag passes `range`, from the histogram alone.
+    package func magCount(granule g: Int, _ range: RangePredicate) -> Int {
+        var n = 0
+        for e in magCounts[g] where range.contains(magValues[Int(e.value)]) { n += Int(e.count) }
+        return n
+    }
+
+    package func write(into w: inout ByteWriter) {
+        w.u32(UInt32(granules))
+        for slot in stats {
+            for s in slot { w.i64(s.min); w.i64(s.max); w.u32(s.nulls) }
+        }
+        w.u32(hasMagHistogram ? UInt32(magValues.count) : UInt32.max)
+        guard hasMagHistogram else { return }
+        for v in magValues { w.u64(v.bitPattern) }
+        for g in magCounts {
+            w.u32(UInt32(g.count))
+            for e in g { w.u32(UInt32(e.value) | UInt32(e.count) << 16) }
+        }
+    }
+
+    package init(reading r: inout ByteReader, rows: Int) throws(StoreError) {
+        self.rows = rows
+        let g = Int(try r.u32())
+        guard g == (rows + GranuleIndex.granuleRows - 1) / GranuleIndex.granuleRows else {
+            throw .corrupt("granule index holds \(g) granules for \(rows) rows")
+        }
+        try r.need(g * 20 * GranuleIndex.columns.count)
+        stats = []
+        for _ in GranuleIndex.columns {
+            var out: [Stats] = []
+            out.reserveCapacity(g)
+            for _ in 0..<g { out.append(Stats(min: try r.i64(), max: try r.i64(), nulls: try r.u32())) }
+            stats.append(out)
+        }
+        let distinct = try r.u32()
+        magValues = []
+        magCounts = []
+        if distinct == UInt32.max { return }
+        guard Int(distinct) <= r.remaining / 8 else { throw .corrupt("mag histogram holds \(distinct) values") }
+        magValues = try r.raw(Int(distinct), as: UInt64.self).map { Double(bitPattern: UInt64(littleEndian: $0)) }
+        for k in 0..<g {
+            let n = Int(try r.u32())
+            guard n <= magValues.count else { throw .corrupt("mag histogram granule \(k) lists \(n) values") }
+            var list: [(value: UInt16, count: UInt16)] = []
+            list.reserveCapacity(n)
+            var total = 0
+            for _ in 0..<n {
+                let e = try r.u32()
+                let v = UInt16(truncatingIfNeeded: e), c = UInt16(truncatingIfNeeded: e >> 16)
+                guard Int(v) < magValues.count else { throw .corrupt("mag histogram granule \(k): value \(v)") }
+                total += Int(c)
+                list.append((v, c))
+            }
+            guard total <= GranuleIndex.granuleRows else { throw .corrupt("mag histogram granule \(k) counts \(total) rows") }
+            magCounts.append(list)
+        }
+    }
+}

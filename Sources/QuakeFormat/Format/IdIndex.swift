@@ -1,0 +1,135 @@
+/// Event-id records: the id, its time and `updated`, and load order. The store keeps one
+/// sorted file of these per id-hash bucket (`ids/NN.gG.idx`) so a load finds an event's
+/// stored version, and so its partition, without scanning the store.
+package struct IdRecords: Sendable {
+    package var ids = ByteArena()
+    package var time: [Int64] = []
+    package var updated: [Int64] = []
+    package var seq: [Int64] = []
+
+    package var count: Int { ids.count }
+
+    package mutating func append(id p: UnsafeRawBufferPointer, time t: Int64, updated u: Int64, seq s: Int64) {
+        ids.append(p)
+        time.append(t)
+        updated.append(u)
+        seq.append(s)
+    }
+
+    package mutating func append(from other: IdRecords, _ i: Int) {
+        ids.append(from: other.ids, row: i)
+        time.append(other.time[i])
+        updated.append(other.updated[i])
+        seq.append(other.seq[i])
+    }
+
+    package func serialized() -> [UInt8] {
+        var w = ByteWriter()
+        w.u32(UInt32(count))
+        w.raw(ids.ends.map { UInt32($0) })
+        w.blob(ids.bytes)
+        w.raw(time)
+        w.raw(updated)
+        w.raw(seq)
+        return w.bytes
+    }
+
+    package init() {}
+
+    package init(serialized p: UnsafeRawBufferPointer) throws(StoreError) {
+        var r = ByteReader(p)
+        let n = Int(try r.u32())
+        ids.ends = try r.raw(n, as: UInt32.self).map { Int($0) }
+        ids.bytes = try r.blob()
+        guard ids.ends.last ?? 0 == ids.bytes.count else { throw .corrupt("id records: lengths do not add up") }
+        time = try r.raw(n, as: Int64.self)
+        updated = try r.raw(n, as: Int64.self)
+        seq = try r.raw(n, as: Int64.self)
+    }
+
+    /// The bucket of an id.
+    package static func bucket(_ p: UnsafeRawBufferPointer) -> Int {
+        Int(Checksum.hash(p, seed: 0x51_7CC1_B727_220A) % UInt64(Manifest.idBucketCount))
+    }
+
+    // MARK: bucket files: [zstd frame][raw length u32][checksum u64][magic]
+
+    /// Format v1 bucket files: the spill layout (with load order) under zstd. Still read, since
+    /// `migrate` keeps a v1 store's id index as it is.
+    package static let magicV1: [UInt8] = Array("QKIDX001".utf8)
+    /// Format v2 bucket files: records in time order; ids as lengths and bytes, times and
+    /// `updated` through ``ForIntegerCodec``; zstd over all of it. No load order: it is only
+    /// meaningful within one load.
+    package static let magic: [UInt8] = Array("QKIDX002".utf8)
+
+    private func compactPayload() -> [UInt8] {
+        let order = (0..<count).sorted { time[$0] != time[$1] ? time[$0] < time[$1] : ids.compare($0, ids, $1) < 0 }
+        let sortedIds = ids.gather(order)
+        var out: [UInt8] = []
+        withUnsafeBytes(of: UInt32(count).littleEndian) { out.append(contentsOf: $0) }
+        let text = TextPayload.encode(sortedIds, rows: 0..<count)
+        withUnsafeBytes(of: UInt32(text.count).littleEndian) { out.append(contentsOf: $0) }
+        out.append(contentsOf: text)
+        for column in [order.map { time[$0] }, order.map { updated[$0] }] {
+            var chunk: [UInt8] = []
+            _ = ForIntegerCodec.encode(column, rows: 0..<count, into: &chunk)
+            withUnsafeBytes(of: UInt32(chunk.count).littleEndian) { out.append(contentsOf: $0) }
+            out.append(contentsOf: chunk)
+        }
+        return out
+    }
+
+    private init(compact p: UnsafeRawBufferPointer) throws(StoreError) {
+        var r = ByteReader(p)
+        let n = Int(try r.u32())
+        guard n <= p.count else { throw .corrupt("id records: count \(n)") }
+        func part() throws(StoreError) -> UnsafeRawBufferPointer {
+            let len = Int(try r.u32())
+            try r.need(len)
+            defer { r.pos += len }
+            return UnsafeRawBufferPointer(rebasing: p[r.pos..<(r.pos + len)])
+        }
+        ids = try TextPayload.decode(try part(), rows: n)
+        for k in 0..<2 {
+            guard case .ints(let v) = try ForIntegerCodec.decode(try part(), count: n, rows: 0..<n, as: .stored) else {
+                throw .corrupt("id records: times")
+            }
+            if k == 0 { time = v } else { updated = v }
+        }
+        seq = Array(repeating: Int64.min, count: n)
+        guard r.remaining == 0 else { throw .corrupt("id records: \(r.remaining) stray bytes") }
+    }
+
+    package func fileBytes() -> [UInt8] {
+        let payload = compactPayload()
+        var w = ByteWriter()
+        w.bytes = Zstd.compress(payload, level: 3)
+        let sum = Checksum.hash(w.bytes)
+        w.u32(UInt32(payload.count))
+        w.u64(sum)
+        w.bytes.append(contentsOf: IdRecords.magic)
+        return w.bytes
+    }
+
+    package static func read(path: String) throws(StoreError) -> IdRecords {
+        let f = try MappedFile(path: path)
+        return try decode(f.bytes, path: path)
+    }
+
+    /// Checks and decodes the bytes of a bucket file; `path` names it in errors.
+    package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> IdRecords {
+        guard b.count >= 20 else { throw .corrupt(path, "not an id index file") }
+        let tail = Array(b[(b.count - 8)...])
+        guard tail == magic || tail == magicV1 else { throw .corrupt(path, "not an id index file") }
+        var r = ByteReader(b, at: b.count - 20)
+        let rawLen = Int(try r.u32())
+        let sum = try r.u64()
+        let frame = UnsafeRawBufferPointer(rebasing: b[0..<(b.count - 20)])
+        guard Checksum.hash(frame) == sum else { throw .corrupt(path, "checksum mismatch") }
+        let payload = try Zstd.decompress(frame, expectedSize: rawLen)
+        let res = payload.withUnsafeBytes { p in
+            Result { () throws(StoreError) in tail == magic ? try IdRecords(compact: p) : try IdRecords(serialized: p) }
+        }
+        do { return try res.get() } catch { throw .corrupt(path, "\(error)") }
+    }
+}

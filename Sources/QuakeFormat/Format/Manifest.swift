@@ -1,0 +1,193 @@
+/// The root of a snapshot: everything a reader needs, replaced atomically by each commit.
+///
+/// Stored as `manifest.qkm`, a small binary file read at every start:
+/// `"QKMANIF2"`, `u32 version`, `u8 partitioning`, `u32 block rows`, `u64 generation`,
+/// `u64 rows`, the partitions (`key, file, u64 rows, i64 min time, i64 max time, u64 bytes`),
+/// the id-index buckets, the retired files, the load history's retention (revision 3: base
+/// generation, base time, the generation ranges with a transaction file), then a checksum of
+/// all of it. Revision 2 manifests (no history) are read as history starting now. Strings are
+/// `u16 length` + UTF-8. A flipped byte fails the checksum; a manifest that passes it is
+/// still checked for order, spans and row totals before it is trusted.
+package struct Manifest: Sendable, Equatable {
+    package static let fileName = "manifest.qkm"
+    /// The manifest revision this build writes (3 adds the load history); it reads 2 and 3.
+    package static let version = 3
+    /// The store format (partition files, id index): v2 since the engine rewrite.
+    package static let storeFormat = 2
+    package static let magic: [UInt8] = Array("QKMANIF2".utf8)
+
+    package var partitioning: Partitioning
+    package var blockRows: Int
+    /// Incremented by every commit; new files carry it in their names.
+    package var generation: Int
+    package var rows: Int
+    /// Sorted by key (and so by time).
+    package var partitions: [PartitionEntry]
+    /// Per id-index bucket, its file under `ids/` (nil while empty).
+    package var idBuckets: [String?]
+    /// Files the last commit replaced, kept one more generation for readers still on it.
+    package var retired: [String]
+    /// Which loads' transactions are kept under `history/`.
+    package var history = HistoryRetention()
+
+    package static let idBucketCount = 64
+    package static let defaultBlockRows = 65536
+
+    package init(partitioning: Partitioning, blockRows: Int = Manifest.defaultBlockRows) {
+        self.partitioning = partitioning
+        self.blockRows = blockRows
+        generation = 0
+        rows = 0
+        partitions = []
+        idBuckets = Array(repeating: nil, count: Manifest.idBucketCount)
+        retired = []
+    }
+
+    /// Paths, relative to the store, of every file this snapshot uses.
+    package var liveFiles: Set<String> {
+        var s = Set(partitions.map { "partitions/" + $0.file })
+        for b in idBuckets { if let b { s.insert("ids/" + b) } }
+        for g in history.generations { s.insert("history/" + HistoryFile.name(generation: g)) }
+        return s
+    }
+
+    private static let partitioningCodes: [Partitioning] = [.day, .month, .year]
+
+    package func encoded() -> [UInt8] {
+        var w = ByteWriter()
+        w.bytes.append(contentsOf: Manifest.magic)
+        w.u32(UInt32(Manifest.version))
+        w.u8(UInt8(Manifest.partitioningCodes.firstIndex(of: partitioning) ?? 1))
+        w.u32(UInt32(blockRows))
+        w.u64(UInt64(generation))
+        w.u64(UInt64(rows))
+        w.u32(UInt32(partitions.count))
+        for p in partitions {
+            w.string(p.key); w.string(p.file)
+            w.u64(UInt64(p.rows)); w.i64(p.minTime); w.i64(p.maxTime); w.u64(UInt64(p.bytes))
+        }
+        w.u32(UInt32(idBuckets.count))
+        for b in idBuckets { w.string(b ?? "") }
+        w.u32(UInt32(retired.count))
+        for r in retired { w.string(r) }
+        history.encode(into: &w)
+        w.u64(Checksum.hash(w.bytes))
+        return w.bytes
+    }
+
+    /// Reads and checks `manifest.qkm` at `path`.
+    package static func read(path: String) throws(StoreError) -> Manifest {
+        let f = try MappedFile(path: path)
+        return try decode(f.bytes, path: path)
+    }
+
+    package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> Manifest {
+        func bad(_ why: String) -> StoreError { .corrupt(path, why) }
+        guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else { throw bad("not a quakes manifest (bad magic)") }
+        let body = UnsafeRawBufferPointer(rebasing: b[0..<(b.count - 8)])
+        var tail = ByteReader(b, at: b.count - 8)
+        guard Checksum.hash(body) == (try tail.u64()) else { throw bad("manifest checksum mismatch") }
+        var r = ByteReader(body, at: 8)
+        do throws(StoreError) {
+            let version = Int(try r.u32())
+            guard version == Manifest.version || version == 2 else {
+                throw StoreError.unsupported("\(path): manifest version \(version) is not supported by this build")
+            }
+            let code = Int(try r.u8())
+            guard code < partitioningCodes.count else { throw bad("partitioning code \(code)") }
+            var m = Manifest(partitioning: partitioningCodes[code], blockRows: Int(try r.u32()))
+            guard m.blockRows >= 1 else { throw bad("block rows \(m.blockRows)") }
+            let gen = try r.u64(), rows = try r.u64()
+            guard gen < 1 << 48, rows < 1 << 48 else { throw bad("generation \(gen) or row count \(rows) out of range") }
+            m.generation = Int(gen)
+            m.rows = Int(rows)
+            let n = Int(try r.u32())
+            guard n <= r.remaining / 36 else { throw bad("lists \(n) partitions") }
+            var total = 0
+            var files = Set<String>()
+            for i in 0..<n {
+                let key = try r.string(), file = try r.string()
+                let pr = try r.u64(), lo = try r.i64(), hi = try r.i64(), bytes = try r.u64()
+                guard pr >= 1, pr < 1 << 40, bytes < 1 << 48, lo <= hi, Manifest.isPlainName(file) else {
+                    throw bad("partition \(i) (\(key)) has impossible values")
+                }
+                guard Timestamp.storable.contains(lo), Timestamp.storable.contains(hi) else {
+                    throw bad("partition \(key) has times outside years 0000-9999")
+                }
+                let span = m.partitioning.span(lo)
+                guard hi < span.end else { throw bad("partition \(key) spans \(lo)...\(hi)") }
+                guard key == m.partitioning.key(lo) else { throw bad("partition \(key) holds times of \(m.partitioning.key(lo))") }
+                guard files.insert(file).inserted else { throw bad("file \(file) is listed twice") }
+                if let last = m.partitions.last, last.maxTime >= lo || last.key == key {
+                    throw bad("partitions \(last.key) and \(key) out of order")
+                }
+                m.partitions.append(PartitionEntry(key: key, file: file, rows: Int(pr), minTime: lo, maxTime: hi, bytes: Int(bytes)))
+                total += Int(pr)
+            }
+            guard total == m.rows else { throw bad("partitions hold \(total) rows, manifest says \(m.rows)") }
+            let buckets = Int(try r.u32())
+            guard buckets == idBucketCount else { throw bad("\(buckets) id buckets") }
+            for k in 0..<buckets {
+                let s = try r.string()
+                guard s.isEmpty || Manifest.isPlainName(s) else { throw bad("id bucket \(k) names \(s)") }
+                m.idBuckets[k] = s.isEmpty ? nil : s
+            }
+            let retired = Int(try r.u32())
+            guard retired <= r.remaining / 2 else { throw bad("lists \(retired) retired files") }
+            for _ in 0..<retired { m.retired.append(try r.string()) }
+            m.history = version == 2 ? HistoryRetention(startingAt: m.generation)
+                : try HistoryRetention.decode(&r, generation: m.generation)
+            guard r.remaining == 0 else { throw bad("\(r.remaining) stray bytes") }
+            return m
+        } catch {
+            if error.kind == .corrupt { throw error.at(path) }
+            throw error
+        }
+    }
+
+    /// A file name with no path separators or dot segments.
+    package static func isPlainName(_ s: String) -> Bool {
+        let u = s.utf8
+        return !u.isEmpty && u.count < 256 && !u.contains(UInt8(ascii: "/")) && s != "." && s != ".."
+    }
+}
+
+/// One partition in a manifest: its file, row count and time span.
+package struct PartitionEntry: Sendable, Equatable {
+    package var key: String
+    /// File name under `partitions/`.
+    package var file: String
+    package var rows: Int
+    package var minTime: Int64
+    package var maxTime: Int64
+    /// Size of the partition file.
+    package var bytes: Int
+
+    package init(key: String, file: String, rows: Int, minTime: Int64, maxTime: Int64, bytes: Int) {
+        self.key = key
+        self.file = file
+        self.rows = rows
+        self.minTime = minTime
+        self.maxTime = maxTime
+        self.bytes = bytes
+    }
+}
+
+extension ByteWriter {
+    package mutating func string(_ s: String) {
+        let u = Array(s.utf8.prefix(Int(UInt16.max)))
+        withUnsafeBytes(of: UInt16(u.count).littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: u)
+    }
+}
+
+extension ByteReader {
+    package mutating func string() throws(StoreError) -> String {
+        try need(2)
+        let n = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt16.self)))
+        pos += 2
+        let b = try raw(n, as: UInt8.self)
+        guard let s = String(validating: b, as: UTF8.self) else { throw .corrupt("a name is not valid UTF-8") }
+        return s
+    }
+}

@@ -1,0 +1,217 @@
+/// Format v2 keeps a whole partition in one file, `partitions/<key>.g<generation>.qkp`:
+///
+/// ```
+/// [chunk]...                      one per column per block, codec-encoded
+/// [directory]                     u32 columns, u32 blocks, u32 block rows, u32 0, u64 rows,
+///                                 u32 rows per block, ChunkInfo per column per block,
+///                                 then the GranuleIndex
+/// [footer, 32 bytes]              u64 directory offset, u64 directory length,
+///                                 u64 directory checksum, magic "QKPART02"
+/// ```
+/// Every chunk carries a checksum in the directory, checked before the chunk is first decoded.
+package enum PartitionFile {
+    package static let magic: [UInt8] = Array("QKPART02".utf8)
+    package static let footerSize = 32
+    package static let fileExtension = "qkp"
+
+    /// Location, codec and statistics of one chunk.
+    package struct ChunkInfo: Sendable, Equatable {
+        package var codec: CodecID
+        package var offset: Int
+        package var length: Int
+        package var rows: Int
+        package var stats: ChunkStats
+        package var checksum: UInt64
+        package static let size = 40
+
+        package var nulls: Int { stats.nulls }
+        package var min: Int64 { stats.min }
+        package var max: Int64 { stats.max }
+
+        package var minDouble: Double { Double(bitPattern: UInt64(bitPattern: stats.min)) }
+        package var maxDouble: Double { Double(bitPattern: UInt64(bitPattern: stats.max)) }
+    }
+
+    /// What a written partition file holds, for the manifest and `info`.
+    package struct Written {
+        package var bytes: [UInt8]
+        package var columnBytes: [Int]
+    }
+
+    /// The codec a column's chunks use. Hot numeric columns and categories take lightweight
+    /// codecs (no decompressor, any row range); free text takes zstd; other decimals take
+    /// whichever of frame-of-reference and zstd byte planes is smaller for the chunk.
+    package static func encodeChunk(_ c: Column, _ batch: RowBatch, rows: Range<Int>, into out: inout [UInt8]) -> (CodecID, ChunkStats) {
+        switch c.kind {
+        case .timestamp:
+            return (.forInteger, ForIntegerCodec.encode(batch.ints[c.rawValue], rows: rows, into: &out))
+        case .decimal:
+            let v = batch.ints[c.rawValue]
+            switch c {
+            case .latitude, .longitude, .depth, .mag:
+                return (.forDecimal, ForDecimalCodec.encode(v, rows: rows, into: &out))
+            default:
+                var f: [UInt8] = [], z: [UInt8] = []
+                let fs = ForDecimalCodec.encode(v, rows: rows, into: &f)
+                if f.count <= 64 { out.append(contentsOf: f); return (.forDecimal, fs) }
+                let (zc, zs) = framed(.zstdDecimal, rows, &z, FramedCodec.mergeDecimals) { r, o in
+                    ZstdDecimalCodec.encode(v, rows: r, into: &o)
+                }
+                if z.count < f.count { out.append(contentsOf: z); return (zc, zs) }
+                out.append(contentsOf: f)
+                return (.forDecimal, fs)
+            }
+        case .category:
+            return (.dictionary, DictionaryCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
+        case .text:
+            let a = batch.text[c.rawValue]
+            return framed(.zstdText, rows, &out, FramedCodec.mergeCounts) { r, o in ZstdTextCodec.encode(a, rows: r, into: &o) }
+        case .place:
+            return (.placeCodes, PlaceCodesCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
+        }
+    }
+
+    /// A zstd chunk for `rows` and its codec: `inner` alone when the rows fit in one frame, else
+    /// a ``FramedCodec`` chunk of `inner` frames.
+    private static func framed(_ inner: CodecID, _ rows: Range<Int>, _ out: inout [UInt8],
+                               _ merge: (ChunkStats, ChunkStats) -> ChunkStats,
+                               _ encode: (Range<Int>, inout [UInt8]) -> ChunkStats) -> (CodecID, ChunkStats) {
+        if rows.count <= FramedCodec.frameRows { return (inner, encode(rows, &out)) }
+        return (.zstdFramed, FramedCodec.encode(inner: inner, rows: rows, into: &out, merge: merge, encodeFrame: encode))
+    }
+
+    /// Encodes a partition's rows (sorted by time, id) as one file image.
+    package static func encode(_ batch: RowBatch, blockRows: Int) -> Written {
+        var out: [UInt8] = []
+        let blocks = Swift.max(1, (batch.count + blockRows - 1) / blockRows)
+        var infos: [[ChunkInfo]] = []
+        var columnBytes = [Int](repeating: 0, count: Column.count)
+        for c in Column.allCases {
+            var list: [ChunkInfo] = []
+            for k in 0..<blocks {
+                let rows = (k * blockRows)..<Swift.min(batch.count, (k + 1) * blockRows)
+                let start = out.count
+                let (codec, stats) = encodeChunk(c, batch, rows: rows, into: &out)
+                let sum = out.withUnsafeBytes { Checksum.hash(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+                list.append(ChunkInfo(codec: codec, offset: start, length: out.count - start, rows: rows.count,
+                                      stats: stats, checksum: sum))
+                columnBytes[c.rawValue] += out.count - start
+            }
+            infos.append(list)
+        }
+        var w = ByteWriter()
+        w.u32(UInt32(Column.count)); w.u32(UInt32(blocks)); w.u32(UInt32(blockRows)); w.u32(0)
+        w.u64(UInt64(batch.count))
+        for k in 0..<blocks { w.u32(UInt32(infos[0][k].rows)) }
+        for list in infos {
+            for i in list {
+                w.u8(i.codec.rawValue); w.u8(0); w.u8(0); w.u8(0)
+                w.u32(UInt32(i.length)); w.u64(UInt64(i.offset)); w.u32(UInt32(i.stats.nulls)); w.u32(0)
+                w.i64(i.stats.min); w.i64(i.stats.max)
+                // the checksum goes last: 40 bytes with it
+            }
+        }
+        for list in infos { for i in list { w.u64(i.checksum) } }
+        GranuleIndex(batch).write(into: &w)
+        let dirOffset = out.count
+        let dirSum = Checksum.hash(w.bytes)
+        out.append(contentsOf: w.bytes)
+        var f = ByteWriter()
+        f.u64(UInt64(dirOffset)); f.u64(UInt64(w.bytes.count)); f.u64(dirSum)
+        f.bytes.append(contentsOf: magic)
+        out.append(contentsOf: f.bytes)
+        return Written(bytes: out, columnBytes: columnBytes)
+    }
+
+    /// A parsed, checked directory.
+    package struct Directory: Sendable {
+        package var rows: Int
+        package var blockRows: Int
+        package var blockSizes: [Int]
+        /// `chunks[column][block]`.
+        package var chunks: [[ChunkInfo]]
+        package var granules: GranuleIndex
+    }
+
+    /// The row count a partition file's directory records (for `repair`, which has no manifest
+    /// to say it); the directory is then read with the usual checks.
+    package static func storedRows(_ b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> Int {
+        guard b.count >= footerSize + 24 else { throw .corrupt(path, "too short for a partition file") }
+        var r = ByteReader(b, at: b.count - footerSize)
+        let off = try r.u64()
+        guard off <= UInt64(b.count - footerSize - 24) else { throw .corrupt(path, "directory offset \(off) out of range") }
+        var d = ByteReader(b, at: Int(off) + 16)
+        let rows = try d.u64()
+        guard rows >= 1, rows < 1 << 40 else { throw .corrupt(path, "directory lists \(rows) rows") }
+        return Int(rows)
+    }
+
+    /// Reads and checks the footer and directory of a mapped partition file.
+    package static func directory(_ b: UnsafeRawBufferPointer, path: String, rows expected: Int) throws(StoreError) -> Directory {
+        guard b.count >= footerSize else { throw .corrupt(path, "too short for a partition file") }
+        guard (0..<8).allSatisfy({ b[b.count - 8 + $0] == magic[$0] }) else {
+            throw .corrupt(path, "bad footer magic (not a v2 partition file)")
+        }
+        var r = ByteReader(b, at: b.count - footerSize)
+        let off = try r.u64(), len = try r.u64(), sum = try r.u64()
+        guard off <= UInt64(b.count - footerSize), len == UInt64(b.count - footerSize) - off else {
+            throw .corrupt(path, "directory offset \(off) and length \(len) do not fit the file")
+        }
+        let dir = UnsafeRawBufferPointer(rebasing: b[Int(off)..<(b.count - footerSize)])
+        guard Checksum.hash(dir) == sum else { throw .corrupt(path, "directory checksum mismatch") }
+        do {
+            return try parse(dir, dataEnd: Int(off), rows: expected)
+        } catch {
+            throw .corrupt(path, "\(error.description.replacingPrefix("corrupt store: "))")
+        }
+    }
+
+    private static func parse(_ dir: UnsafeRawBufferPointer, dataEnd: Int, rows expected: Int) throws(StoreError) -> Directory {
+        var r = ByteReader(dir)
+        let cols = Int(try r.u32()), blocks = Int(try r.u32()), blockRows = Int(try r.u32())
+        _ = try r.u32()
+        let storedRows = try r.u64()
+        guard cols == Column.count else { throw .corrupt("directory lists \(cols) columns") }
+        guard storedRows == UInt64(expected) else { throw .corrupt("holds \(storedRows) rows, manifest says \(expected)") }
+        let rows = expected
+        guard blocks >= 1, blocks <= rows / Swift.max(1, blockRows) + 1, blockRows >= 1 else {
+            throw .corrupt("directory lists \(blocks) blocks of \(blockRows) rows")
+        }
+        var sizes: [Int] = []
+        var total = 0
+        for _ in 0..<blocks { let n = Int(try r.u32()); sizes.append(n); total += n }
+        guard total == rows else { throw .corrupt("blocks hold \(total) rows, directory says \(rows)") }
+        // readers find a row's block as row / blockRows: every block but the last is full
+        for (k, n) in sizes.enumerated() where k < blocks - 1 ? n != blockRows : n > blockRows {
+            throw .corrupt("block \(k) holds \(n) rows, blocks hold \(blockRows)")
+        }
+        var chunks: [[ChunkInfo]] = []
+        try r.need(cols * blocks * (ChunkInfo.size + 8))
+        for _ in 0..<cols {
+            var list: [ChunkInfo] = []
+            for k in 0..<blocks {
+                let code = try r.u8()
+                r.pos += 3
+                let length = Int(try r.u32()), offset = try r.u64()
+                let nulls = Int(try r.u32())
+                _ = try r.u32()
+                let mn = try r.i64(), mx = try r.i64()
+                guard let codec = CodecID(rawValue: code) else { throw .corrupt("unknown codec \(code)") }
+                guard offset <= UInt64(dataEnd), UInt64(length) <= UInt64(dataEnd) - offset, nulls <= sizes[k] else {
+                    throw .corrupt("chunk \(k) lies outside the data area")
+                }
+                list.append(ChunkInfo(codec: codec, offset: Int(offset), length: length, rows: sizes[k],
+                                      stats: ChunkStats(nulls: nulls, min: mn, max: mx), checksum: 0))
+            }
+            chunks.append(list)
+        }
+        for c in 0..<cols { for k in 0..<blocks { chunks[c][k].checksum = try r.u64() } }
+        let granules = try GranuleIndex(reading: &r, rows: rows)
+        guard r.remaining == 0 else { throw .corrupt("\(r.remaining) stray bytes after the directory") }
+        return Directory(rows: rows, blockRows: blockRows, blockSizes: sizes, chunks: chunks, granules: granules)
+    }
+}
+
+extension String {
+    package func replacingPrefix(_ p: String) -> String { hasPrefix(p) ? String(dropFirst(p.count)) : self }
+}

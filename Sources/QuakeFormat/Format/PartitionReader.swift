@@ -1,0 +1,180 @@
+import Foundation
+
+/// Read access to one v2 partition file: mapped on first use, its directory parsed and checked
+/// once, each chunk's checksum checked before its first decode.
+package final class PartitionReader: @unchecked Sendable {
+    package let entry: PartitionEntry
+    package let path: String
+    private var mapped: MappedFile?
+    private var dir: PartitionFile.Directory?
+    /// Per column and block, whether the chunk's checksum was checked.
+    private var checked: [Bool] = []
+    /// Per-chunk results derived from a place chunk's dictionary (a search needle's verdict
+    /// per locality code), so that granules of one chunk share them; bounded.
+    private var placeTables: [String: [Bool]] = [:]
+    /// Guards the lazily filled state: a partition may be read by both scan threads.
+    private let lock = NSLock()
+
+    package init(storePath: String, entry: PartitionEntry) {
+        self.entry = entry
+        self.path = storePath + "/partitions/" + entry.file
+    }
+
+    /// The checked directory (chunks, zone maps, granules).
+    package func directory() throws(StoreError) -> PartitionFile.Directory {
+        lock.lock()
+        defer { lock.unlock() }
+        if let dir { return dir }
+        let f = try MappedFile(path: path)
+        let d = try PartitionFile.directory(f.bytes, path: path, rows: entry.rows)
+        mapped = f
+        dir = d
+        checked = Array(repeating: false, count: Column.count * d.blockSizes.count)
+        return d
+    }
+
+    /// The zone maps of column `c`, one per block.
+    package func blocks(_ c: Column) throws(StoreError) -> [PartitionFile.ChunkInfo] { try directory().chunks[c.rawValue] }
+
+    /// The fine zone maps and mag histogram.
+    package func granules() throws(StoreError) -> GranuleIndex { try directory().granules }
+
+    /// The bytes of chunk (`c`, `k`), checksum-checked on first use.
+    private func chunk(_ c: Column, _ k: Int) throws(StoreError) -> (UnsafeRawBufferPointer, PartitionFile.ChunkInfo) {
+        let d = try directory()
+        guard k >= 0, k < d.blockSizes.count else { throw .corrupt(path, "no block \(k)") }
+        let info = d.chunks[c.rawValue][k]
+        lock.lock()
+        let bytes = mapped?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        let seen = checked[c.rawValue * d.blockSizes.count + k]
+        lock.unlock()
+        let p = UnsafeRawBufferPointer(rebasing: bytes[info.offset..<(info.offset + info.length)])
+        if !seen {
+            guard Checksum.hash(p) == info.checksum else {
+                throw .corrupt(path, "column \(c) block \(k): checksum mismatch")
+            }
+            lock.lock()
+            checked[c.rawValue * d.blockSizes.count + k] = true
+            lock.unlock()
+        }
+        return (p, info)
+    }
+
+    /// Decodes rows `rows` (all rows when nil) of block `k` of column `c`.
+    package func decode(_ c: Column, block k: Int, rows: Range<Int>? = nil, as form: VectorForm = .stored) throws(StoreError) -> ColumnVector {
+        let (p, info) = try chunk(c, k)
+        do {
+            return try info.codec.decode(p, count: info.rows, rows: rows ?? 0..<info.rows, as: form)
+        } catch {
+            throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
+        }
+    }
+
+    /// Block-relative rows of `rows` whose value of `c` lies in `range`, evaluated on encoded
+    /// values; nil when the chunk's codec cannot, and the caller must decode.
+    package func select(_ c: Column, block k: Int, rows: Range<Int>, _ range: RangePredicate) throws(StoreError) -> [UInt32]? {
+        let (p, info) = try chunk(c, k)
+        var out: [UInt32] = []
+        do {
+            return try info.codec.select(p, count: info.rows, rows: rows, range, into: &out) ? out : nil
+        } catch {
+            throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
+        }
+    }
+
+    /// The locality dictionary and per-row locality codes of rows `rows` of the place column
+    /// (0 for null): read from the open codes of a ``PlaceCodesCodec`` chunk without
+    /// decompressing anything, or decoded from older place chunks.
+    package func placeCodes(block k: Int, rows: Range<Int>, dictionary: Bool = true) throws(StoreError) -> (ByteArena, [UInt32]) {
+        let (p, info) = try chunk(.place, k)
+        do throws(StoreError) {
+            if info.codec == .placeCodes {
+                guard rows.lowerBound >= 0, rows.upperBound <= info.rows else { throw .corrupt("row range \(rows) outside chunk") }
+                let parsed = try PlaceCodesCodec.parse(p, count: info.rows, dictionary: dictionary)
+                return (parsed.dictionary, try parsed.codes(rows))
+            }
+            guard case .place(let b) = try info.codec.decode(p, count: info.rows, rows: rows, as: .stored) else {
+                throw .corrupt("not a place chunk")
+            }
+            return (b.localities, b.locality)
+        } catch {
+            throw .corrupt(path, "column place block \(k): \(error.description.replacingPrefix("corrupt store: "))")
+        }
+    }
+
+    /// Locality codes of single rows of block `k` (`base` plus each of `rows`), read one by one
+    /// from a ``PlaceCodesCodec`` chunk; nil for older codecs.
+    package func placeCodes(block k: Int, base: Int, rows: [UInt32]) throws(StoreError) -> [UInt32]? {
+        let (p, info) = try chunk(.place, k)
+        guard info.codec == .placeCodes else { return nil }
+        do throws(StoreError) {
+            let parsed = try PlaceCodesCodec.parse(p, count: info.rows, dictionary: false)
+            var out: [UInt32] = []
+            out.reserveCapacity(rows.count)
+            for r in rows {
+                let row = base + Int(r)
+                guard row < info.rows else { throw .corrupt("row \(row) outside chunk") }
+                out.append(try parsed.code(row))
+            }
+            return out
+        } catch {
+            throw .corrupt(path, "column place block \(k): \(error.description.replacingPrefix("corrupt store: "))")
+        }
+    }
+
+    /// A table over the place dictionary of block `k`, built once per chunk and `key` when the
+    /// chunk's dictionary covers the whole chunk (``PlaceCodesCodec``); nil for older codecs,
+    /// whose dictionaries differ by row range.
+    package func placeTable(block k: Int, key: String, build: (ByteArena) -> [Bool]) throws(StoreError) -> [Bool]? {
+        let d = try directory()
+        guard k >= 0, k < d.blockSizes.count, d.chunks[Column.place.rawValue][k].codec == .placeCodes else { return nil }
+        let full = "\(k)|" + key
+        lock.lock()
+        let hit = placeTables[full]
+        lock.unlock()
+        if let hit { return hit }
+        let (dict, _) = try placeCodes(block: k, rows: 0..<0)
+        let t = build(dict)
+        lock.lock()
+        if placeTables.count > 256 { placeTables.removeAll() }
+        placeTables[full] = t
+        lock.unlock()
+        return t
+    }
+
+    /// Raw `Int64` values of a timestamp or decimal column block.
+    package func ints(_ c: Column, block k: Int) throws(StoreError) -> [Int64] {
+        guard case .ints(let v) = try decode(c, block: k) else { throw .corrupt(path, "column \(c) is not numeric") }
+        return v
+    }
+
+    /// A column block as strings in a ``ByteArena`` (category, text or place columns).
+    package func arena(_ c: Column, block k: Int) throws(StoreError) -> ByteArena {
+        switch try decode(c, block: k) {
+        case .category(let b): return b.arena()
+        case .text(let a): return a
+        case .place(let p): return p.arena()
+        default: throw .corrupt(path, "column \(c) is not a string column")
+        }
+    }
+
+    /// Every row of the partition, all columns (stored rows: every field present, oldest seq).
+    package func readAll() throws(StoreError) -> RowBatch {
+        var batch = RowBatch()
+        let n = try directory().blockSizes.count
+        for c in Column.allCases {
+            for k in 0..<n {
+                if RowBatch.isInt(c) { batch.ints[c.rawValue].append(contentsOf: try ints(c, block: k)) } else {
+                    let a = try arena(c, block: k)
+                    let base = batch.text[c.rawValue].bytes.count
+                    batch.text[c.rawValue].bytes.append(contentsOf: a.bytes)
+                    batch.text[c.rawValue].ends.append(contentsOf: a.ends.map { $0 + base })
+                }
+            }
+        }
+        batch.count = entry.rows
+        batch.present = Array(repeating: Column.allMask, count: entry.rows)
+        batch.seq = Array(repeating: Int64.min, count: entry.rows)
+        return batch
+    }
+}

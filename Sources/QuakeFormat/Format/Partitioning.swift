@@ -1,0 +1,63 @@
+/// How events are bucketed into partitions by their time (UTC).
+public enum Partitioning: String, Codable, Sendable, CaseIterable {
+    case day, month, year
+
+    /// A dense number for the partition holding `t`: day number, `year * 12 + month - 1`, or year.
+    @inline(__always)
+    package func ordinal(_ t: Int64) -> Int {
+        let day = Int((t >= 0 ? t : t - 86_400_000 + 1) / 86_400_000)
+        if self == .day { return day }
+        let (y, m, _) = Timestamp.civil(days: day)
+        return self == .month ? y * 12 + m - 1 : y
+    }
+
+    /// The first instant of partition `o`, in epoch milliseconds.
+    package func start(ordinal o: Int) -> Int64 {
+        switch self {
+        case .day: return Int64(o) * 86_400_000
+        case .month:
+            let y = o >= 0 ? o / 12 : (o - 11) / 12
+            return Int64(Timestamp.days(year: y, month: o - y * 12 + 1, day: 1)) * 86_400_000
+        case .year: return Int64(Timestamp.days(year: o, month: 1, day: 1)) * 86_400_000
+        }
+    }
+
+    /// The key of partition `o`.
+    package func key(ordinal o: Int) -> String { key(start(ordinal: o)) }
+
+    /// The partition key of an epoch-milliseconds time: `2011-03-11`, `2011-03` or `2011`.
+    package func key(_ t: Int64) -> String {
+        let day = Int((t >= 0 ? t : t - 86_400_000 + 1) / 86_400_000)
+        let (y, m, d) = Timestamp.civil(days: day)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let year = String(format4: y)
+        switch self {
+        case .day: return "\(year)-\(two(m))-\(two(d))"
+        case .month: return "\(year)-\(two(m))"
+        case .year: return year
+        }
+    }
+
+    /// The start of the partition holding `t`, and of the next one, in epoch milliseconds.
+    package func span(_ t: Int64) -> (start: Int64, end: Int64) {
+        let day = Int((t >= 0 ? t : t - 86_400_000 + 1) / 86_400_000)
+        let (y, m, _) = Timestamp.civil(days: day)
+        let ms: (Int) -> Int64 = { Int64($0) * 86_400_000 }
+        switch self {
+        case .day: return (ms(day), ms(day + 1))
+        case .month:
+            let s = Timestamp.days(year: y, month: m, day: 1)
+            let e = m == 12 ? Timestamp.days(year: y + 1, month: 1, day: 1) : Timestamp.days(year: y, month: m + 1, day: 1)
+            return (ms(s), ms(e))
+        case .year:
+            return (ms(Timestamp.days(year: y, month: 1, day: 1)), ms(Timestamp.days(year: y + 1, month: 1, day: 1)))
+        }
+    }
+}
+
+extension String {
+    package init(format4 v: Int) {
+        let s = String(abs(v))
+        self = (v < 0 ? "-" : "") + String(repeating: "0", count: Swift.max(0, 4 - s.count)) + s
+    }
+}

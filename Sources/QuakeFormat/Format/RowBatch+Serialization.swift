@@ -1,0 +1,34 @@
+extension RowBatch {
+    /// A flat binary image of the batch, for spill files.
+    package func serialized() -> [UInt8] {
+        var w = ByteWriter()
+        w.u32(UInt32(count))
+        for c in Column.allCases {
+            if RowBatch.isInt(c) { w.raw(ints[c.rawValue]) } else {
+                let a = text[c.rawValue]
+                w.raw(a.ends.map { UInt32($0) })
+                w.blob(a.bytes)
+            }
+        }
+        w.raw(present)
+        w.raw(seq)
+        return w.bytes
+    }
+
+    package init(serialized p: UnsafeRawBufferPointer) throws(StoreError) {
+        self.init()
+        var r = ByteReader(p)
+        let n = Int(try r.u32())
+        count = n
+        for c in Column.allCases {
+            if RowBatch.isInt(c) { ints[c.rawValue] = try r.raw(n, as: Int64.self) } else {
+                var a = ByteArena()
+                a.ends = try r.raw(n, as: UInt32.self).map { Int($0) }
+                a.bytes = try r.blob()
+                text[c.rawValue] = a
+            }
+        }
+        present = try r.raw(n, as: UInt64.self)
+        seq = try r.raw(n, as: Int64.self)
+    }
+}

@@ -1,0 +1,72 @@
+/// Assigns dense codes to distinct byte strings without allocating per lookup: an
+/// open-addressing hash table over the bytes of one ``ByteArena`` of distinct values.
+package struct SliceInterner {
+    package private(set) var values = ByteArena()
+    private var slots: [Int32]
+    private var hashes: [UInt64] = []
+    private var mask: Int
+
+    package init(capacity: Int = 64) {
+        var cap = 16
+        while cap < capacity * 2 { cap <<= 1 }
+        slots = Array(repeating: -1, count: cap)
+        mask = cap - 1
+    }
+
+    package var count: Int { values.count }
+
+    /// The code of `p`, adding it when new. Codes count from 0 in first-seen order.
+    package mutating func intern(_ p: UnsafeRawBufferPointer) -> Int {
+        let h = Checksum.hash(p)
+        var s = Int(truncatingIfNeeded: h) & mask
+        while true {
+            let k = Int(slots[s])
+            if k < 0 { break }
+            if hashes[k] == h && equal(k, p) { return k }
+            s = (s + 1) & mask
+        }
+        let code = values.count
+        values.append(p)
+        hashes.append(h)
+        slots[s] = Int32(code)
+        if values.count * 2 > slots.count { grow() }
+        return code
+    }
+
+    /// The code of `p`, or nil when absent.
+    package func lookup(_ p: UnsafeRawBufferPointer) -> Int? {
+        let h = Checksum.hash(p)
+        var s = Int(truncatingIfNeeded: h) & mask
+        while true {
+            let k = Int(slots[s])
+            if k < 0 { return nil }
+            if hashes[k] == h && equal(k, p) { return k }
+            s = (s + 1) & mask
+        }
+    }
+
+    private func equal(_ k: Int, _ p: UnsafeRawBufferPointer) -> Bool {
+        let r = values.range(k)
+        guard r.count == p.count else { return false }
+        return values.bytes.withUnsafeBytes { b in
+            p.count == 0 || memcmp(b.baseAddress! + r.lowerBound, p.baseAddress!, p.count) == 0
+        }
+    }
+
+    private mutating func grow() {
+        let cap = slots.count * 2
+        slots = Array(repeating: -1, count: cap)
+        mask = cap - 1
+        for k in 0..<hashes.count {
+            var s = Int(truncatingIfNeeded: hashes[k]) & mask
+            while slots[s] >= 0 { s = (s + 1) & mask }
+            slots[s] = Int32(k)
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,123 @@
+import CZstd
+import Foundation
+
+/// Thin, safe wrapper over libzstd's one-shot and streaming APIs.
+package enum Zstd {
+    /// Compresses `input` into one zstd frame with the content checksum flag on.
+    package static func compress(_ input: [UInt8], level: Int32 = 3) -> [UInt8] {
+        let cctx = ZSTD_createCCtx()!
+        defer { ZSTD_freeCCtx(cctx) }
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)
+        let bound = ZSTD_compressBound(input.count)
+        var out = [UInt8](repeating: 0, count: bound)
+        let n = out.withUnsafeMutableBytes { dst in
+            input.withUnsafeBytes { src in
+                ZSTD_compress2(cctx, dst.baseAddress, bound, src.baseAddress, input.count)
+            }
+        }
+        precondition(ZSTD_isError(n) == 0, "zstd compress failed: \(String(cString: ZSTD_getErrorName(n)))")
+        out.removeLast(bound - n)
+        return out
+    }
+
+    /// Decompresses one frame whose content size is recorded in its header, with this
+    /// thread's reusable decompression context, into an uninitialized buffer.
+    package static func decompress(_ input: UnsafeRawBufferPointer, expectedSize: Int) throws(StoreError) -> [UInt8] {
+        let size = ZSTD_getFrameContentSize(input.baseAddress, input.count)
+        guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN, UInt64(exactly: expectedSize) == size else {
+            throw .corrupt("zstd frame header does not match the block footer")
+        }
+        let dctx = DecompressionContext.current
+        var result = 0
+        let out = [UInt8](unsafeUninitializedCapacity: expectedSize) { buf, initialized in
+            result = ZSTD_decompressDCtx(dctx, buf.baseAddress, expectedSize, input.baseAddress, input.count)
+            initialized = ZSTD_isError(result) != 0 ? 0 : min(result, expectedSize)
+        }
+        if ZSTD_isError(result) != 0 {
+            throw .corrupt("zstd: \(String(cString: ZSTD_getErrorName(result)))")
+        }
+        guard result == expectedSize else { throw .corrupt("zstd frame decoded to \(result) bytes, expected \(expectedSize)") }
+        return out
+    }
+}
+
+/// One zstd decompression context per thread, reused by every block read on that thread.
+package final class DecompressionContext: @unchecked Sendable {
+    package let dctx: OpaquePointer
+    private init() { dctx = ZSTD_createDCtx()! }
+    deinit { ZSTD_freeDCtx(dctx) }
+
+    package static var current: OpaquePointer {
+        let key = "quakes.zstd.dctx"
+        if let c = Thread.current.threadDictionary[key] as? DecompressionContext { return c.dctx }
+        let c = DecompressionContext()
+        Thread.current.threadDictionary[key] = c
+        return c.dctx
+    }
+}
+
+/// Streaming zstd decompression for `.zst` input files.
+package final class ZstdStreamDecoder {
+    private let dctx: OpaquePointer
+    private var lastResult = 0
+
+    package init() { dctx = ZSTD_createDCtx()! }
+    deinit { ZSTD_freeDCtx(dctx) }
+
+    /// Feeds `input` and appends the decompressed bytes to `output`.
+    package func decode(_ input: UnsafeRawBufferPointer, into output: inout [UInt8]) throws(IngestError) {
+        var inBuf = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
+        var chunk = [UInt8](repeating: 0, count: 1 << 17)
+        repeat {
+            let (r, produced): (Int, Int) = chunk.withUnsafeMutableBytes { dst in
+                var outBuf = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: 0)
+                let r = ZSTD_decompressStream(dctx, &outBuf, &inBuf)
+                return (r, outBuf.pos)
+            }
+            if ZSTD_isError(r) != 0 {
+                throw .decompression("zstd: \(String(cString: ZSTD_getErrorName(r)))")
+            }
+            lastResult = r
+            output.append(contentsOf: chunk[0..<produced])
+            if produced < chunk.count && inBuf.pos == inBuf.size { break }
+        } while true
+    }
+
+    /// Throws when the stream ended inside a frame.
+    package func finish() throws(IngestError) {
+        if lastResult != 0 { throw .decompression("truncated zstd stream") }
+    }
+}
+
+/// Streaming zstd compression for writing `.zst` archives.
+package final class ZstdStreamEncoder {
+    private let cctx: OpaquePointer
+
+    package init(level: Int32 = 3) {
+        cctx = ZSTD_createCCtx()!
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)
+    }
+
+    deinit { ZSTD_freeCCtx(cctx) }
+
+    package func compress(_ input: [UInt8], end: Bool = false) -> [UInt8] {
+        var result: [UInt8] = []
+        input.withUnsafeBytes { src in
+            var inBuf = ZSTD_inBuffer(src: src.baseAddress, size: src.count, pos: 0)
+            var chunk = [UInt8](repeating: 0, count: 1 << 17)
+            while true {
+                let (r, produced): (Int, Int) = chunk.withUnsafeMutableBytes { dst in
+                    var outBuf = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: 0)
+                    let r = ZSTD_compressStream2(cctx, &outBuf, &inBuf, end ? ZSTD_e_end : ZSTD_e_continue)
+                    return (r, outBuf.pos)
+                }
+                precondition(ZSTD_isError(r) == 0, "zstd stream compression failed")
+                result.append(contentsOf: chunk[0..<produced])
+                if end ? r == 0 : inBuf.pos == inBuf.size { break }
+            }
+        }
+        return result
+    }
+}

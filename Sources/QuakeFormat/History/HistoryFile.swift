@@ -1,0 +1,183 @@
+import Foundation
+
+/// One load's transaction on disk: `history/tx.gN.qkh`, written before the commit that makes
+/// generation N current and named by that commit's manifest, so history and data change
+/// together or not at all.
+///
+/// Layout: `"QKHIST01"`, `u32 header length`, the header, `u64 header checksum`, then one
+/// section per partition the load changed. The header holds the generation, the commit time,
+/// the generation of the transaction before it, the changed events' time span, the three
+/// counts, the input files, and per section its partition key, time span, counts, offset,
+/// length and checksum. Listing reads headers only; a section is checked when it is read.
+package struct HistoryFile {
+    package static let magic: [UInt8] = Array("QKHIST01".utf8)
+    package static let fileExtension = "qkh"
+
+    /// One partition's part of the transaction.
+    package struct Section: Equatable, Sendable {
+        package var key: String
+        package var minTime: Int64
+        package var maxTime: Int64
+        package var inserted: Int
+        package var updated: Int
+        package var unchanged: Int
+        package var offset: Int
+        package var length: Int
+        package var checksum: UInt64
+    }
+
+    package var generation: Int
+    /// Commit time, epoch milliseconds.
+    package var committed: Int64
+    /// The transaction before this one when it was written (its generation, or the history's
+    /// base generation when there was none).
+    package var previous: Int
+    package var minTime: Int64
+    package var maxTime: Int64
+    package var files: [String]
+    package var sections: [Section]
+    /// The mapped file (nil for a header built in memory).
+    private var mapped: MappedFile?
+
+    package var inserted: Int { sections.reduce(0) { $0 + $1.inserted } }
+    package var updated: Int { sections.reduce(0) { $0 + $1.updated } }
+    package var unchanged: Int { sections.reduce(0) { $0 + $1.unchanged } }
+
+    package static func name(generation g: Int) -> String { "tx.g\(g).\(fileExtension)" }
+    package static func path(store: String, generation g: Int) -> String { store + "/history/" + name(generation: g) }
+
+    /// Writes the transaction of generation `g` from each changed partition's encoded
+    /// ``ChangeSet`` (in partition order), and returns its size. Not synced: the commit syncs the store
+    /// before it renames the manifest.
+    package static func write(store: String, generation g: Int, committed: Int64, previous: Int, files: [String],
+                      changes: [EncodedChanges]) throws(StoreError) -> Int {
+        var sections: [Section] = []
+        var offset = 0
+        var lo = Int64.max, hi = Int64.min
+        for c in changes {
+            var section = c.section
+            section.offset = offset
+            sections.append(section)
+            offset += c.body.count
+            lo = min(lo, section.minTime)
+            hi = max(hi, section.maxTime)
+        }
+        let header = HistoryFile(generation: g, committed: committed, previous: previous, minTime: lo, maxTime: hi,
+                                 files: files, sections: sections, mapped: nil).headerBytes()
+        var w = ByteWriter()
+        w.bytes.append(contentsOf: magic)
+        w.u32(UInt32(header.count))
+        w.bytes.append(contentsOf: header)
+        w.u64(Checksum.hash(header))
+        for c in changes { w.bytes.append(contentsOf: c.body) }
+        try FileIO.makeDirectory(store + "/history")
+        try FileIO.writeFile(path(store: store, generation: g), w.bytes)
+        return w.bytes.count
+    }
+
+    private func headerBytes() -> [UInt8] {
+        var w = ByteWriter()
+        w.u64(UInt64(generation))
+        w.i64(committed)
+        w.u64(UInt64(previous))
+        w.i64(minTime)
+        w.i64(maxTime)
+        w.u32(UInt32(files.count))
+        for f in files { w.string(f) }
+        w.u32(UInt32(sections.count))
+        for s in sections {
+            w.string(s.key)
+            w.i64(s.minTime); w.i64(s.maxTime)
+            w.u64(UInt64(s.inserted)); w.u64(UInt64(s.updated)); w.u64(UInt64(s.unchanged))
+            w.u64(UInt64(s.offset)); w.u64(UInt64(s.length)); w.u64(s.checksum)
+        }
+        return w.bytes
+    }
+
+    /// Reads and checks the header of the transaction file at `path`.
+    package static func read(path: String) throws(StoreError) -> HistoryFile {
+        let f = try MappedFile(path: path)
+        var h = try decode(f.bytes, path: path)
+        h.mapped = f
+        return h
+    }
+
+    /// Decodes and checks a transaction's header; sections are checked when read.
+    package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> HistoryFile {
+        func bad(_ why: String) -> StoreError { .corrupt(path, why) }
+        guard b.count >= 20, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else { throw bad("not a history file") }
+        var r = ByteReader(b, at: 8)
+        let n = Int(try r.u32())
+        guard n <= b.count - 20 else { throw bad("header runs past the end") }
+        let header = UnsafeRawBufferPointer(rebasing: b[12..<(12 + n)])
+        var tail = ByteReader(b, at: 12 + n)
+        guard Checksum.hash(header) == (try tail.u64()) else { throw bad("header checksum mismatch") }
+        let bodyStart = 12 + n + 8
+        do throws(StoreError) {
+            var h = ByteReader(header)
+            let g = try h.u64(), committed = try h.i64(), previous = try h.u64()
+            guard g < 1 << 48, previous < g else { throw bad("generation \(g) after \(previous)") }
+            let lo = try h.i64(), hi = try h.i64()
+            let nf = Int(try h.u32())
+            guard nf <= h.remaining / 2 else { throw bad("lists \(nf) files") }
+            var files: [String] = []
+            for _ in 0..<nf { files.append(try h.string()) }
+            let ns = Int(try h.u32())
+            guard ns <= h.remaining / 66 else { throw bad("lists \(ns) sections") }
+            var sections: [Section] = []
+            var end = bodyStart
+            for _ in 0..<ns {
+                let key = try h.string()
+                let smin = try h.i64(), smax = try h.i64()
+                let ni = try h.u64(), nu = try h.u64(), nn = try h.u64()
+                let off = try h.u64(), len = try h.u64(), sum = try h.u64()
+                guard ni < 1 << 40, nu < 1 << 40, nn < 1 << 40, off == UInt64(end - bodyStart),
+                      len <= UInt64(b.count - end) else { throw bad("section \(key) has impossible values") }
+                sections.append(Section(key: key, minTime: smin, maxTime: smax, inserted: Int(ni), updated: Int(nu),
+                                        unchanged: Int(nn), offset: Int(off), length: Int(len), checksum: sum))
+                end += Int(len)
+            }
+            guard h.remaining == 0, end == b.count else { throw bad("\(b.count - end) stray bytes") }
+            return HistoryFile(generation: Int(g), committed: committed, previous: Int(previous), minTime: lo,
+                               maxTime: hi, files: files, sections: sections, mapped: nil)
+        } catch {
+            if error.kind == .corrupt { throw error.at(path) }
+            throw error
+        }
+    }
+
+    /// The ids of section `i`, checked against the section's checksum and counts.
+    package func changes(_ i: Int) throws(StoreError) -> ChangeSet {
+        guard let mapped else { throw .corrupt("history section \(i) is not mapped") }
+        return try changes(i, in: mapped.bytes, path: mapped.path)
+    }
+
+    /// The ids of section `i` of the whole file `b`.
+    package func changes(_ i: Int, in b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> ChangeSet {
+        guard sections.indices.contains(i) else { throw .corrupt(path, "no history section \(i)") }
+        let s = sections[i]
+        let headerEnd = b.count - sections.reduce(0) { $0 + $1.length }
+        let body = UnsafeRawBufferPointer(rebasing: b[(headerEnd + s.offset)..<(headerEnd + s.offset + s.length)])
+        guard Checksum.hash(body) == s.checksum else { throw .corrupt(path, "section \(s.key) checksum mismatch") }
+        var r = ByteReader(body)
+        var out = ChangeSet()
+        out.minTime = s.minTime
+        out.maxTime = s.maxTime
+        for (k, expected) in [s.inserted, s.updated, s.unchanged].enumerated() {
+            let raw = try r.u64(), comp = try r.u64()
+            guard comp <= UInt64(r.remaining), raw <= comp * 1024 + 65536 else {
+                throw .corrupt(path, "section \(s.key) list \(k) has impossible sizes")
+            }
+            let bytes = UnsafeRawBufferPointer(rebasing: body[r.pos..<(r.pos + Int(comp))])
+            r.pos += Int(comp)
+            let list = try HistoryIdList.decode(bytes, rawSize: Int(raw), masks: k == 1, count: expected)
+            switch k {
+            case 0: out.inserted = list.ids
+            case 1: out.updated = list.ids; out.changedColumns = list.masks
+            default: out.unchanged = list.ids
+            }
+        }
+        guard r.remaining == 0 else { throw .corrupt(path, "section \(s.key) has stray bytes") }
+        return out
+    }
+}

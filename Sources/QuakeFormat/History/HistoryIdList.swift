@@ -1,0 +1,113 @@
+/// A sorted list of event ids (optionally each with a mask of changed columns), front-coded
+/// and zstd-compressed: the id sets of a history transaction.
+///
+/// Encoded form before compression: `varint count`, then per id `varint shared prefix`,
+/// `varint suffix length`, the suffix bytes and, for update lists, `varint column mask`.
+/// Sorted ids share long prefixes (`us7000…`, `ci3…`), so this and zstd keep a million ids in
+/// a few megabytes.
+package enum HistoryIdList {
+    /// Encodes `ids` (in any order; sorted here) with their `masks` (empty, or one per id).
+    package static func encode(_ ids: ByteArena, masks: [UInt64] = []) -> (bytes: [UInt8], rawSize: Int) {
+        let order = sortedOrder(ids)
+        var w = VarintWriter()
+        w.varint(UInt64(order.count))
+        var previous = 0..<0
+        for i in order {
+            let r = ids.range(i)
+            var shared = 0
+            while shared < previous.count && shared < r.count
+                && ids.bytes[previous.lowerBound + shared] == ids.bytes[r.lowerBound + shared] { shared += 1 }
+            w.varint(UInt64(shared))
+            w.varint(UInt64(r.count - shared))
+            w.bytes.append(contentsOf: ids.bytes[(r.lowerBound + shared)..<r.upperBound])
+            if !masks.isEmpty { w.varint(masks[i]) }
+            previous = r
+        }
+        return (Zstd.compress(w.bytes, level: 6), w.bytes.count)
+    }
+
+    /// Indices of `ids` in byte order.
+    package static func sortedOrder(_ ids: ByteArena) -> [Int] {
+        ids.bytes.withUnsafeBytes { raw in
+            (0..<ids.count).sorted { a, b in
+                let x = raw[ids.range(a)], y = raw[ids.range(b)]
+                return x.lexicographicallyPrecedes(y)
+            }
+        }
+    }
+
+    /// Decodes a list written by ``encode(_:masks:)``: its ids and, with `masks`, their masks.
+    /// Throws `.corrupt` on anything that does not add up (never traps on damaged bytes).
+    package static func decode(_ compressed: UnsafeRawBufferPointer, rawSize: Int, masks: Bool,
+                       count expected: Int) throws(StoreError) -> (ids: ByteArena, masks: [UInt64]) {
+        let raw = try Zstd.decompress(compressed, expectedSize: rawSize)
+        return try raw.withStoreBytes { (b) throws(StoreError) in
+            var r = VarintReader(b)
+            let n = try r.varint()
+            guard n == UInt64(expected), n <= UInt64(rawSize) else {
+                throw .corrupt("id list holds \(n) ids, expected \(expected)")
+            }
+            var ids = ByteArena()
+            var out: [UInt64] = []
+            ids.ends.reserveCapacity(Int(n))
+            var previous: [UInt8] = []
+            for _ in 0..<Int(n) {
+                let shared = try r.varint(), suffix = try r.varint()
+                guard shared <= UInt64(previous.count), suffix <= UInt64(r.remaining) else {
+                    throw .corrupt("id list entry runs past its bounds")
+                }
+                previous.removeLast(previous.count - Int(shared))
+                previous.append(contentsOf: try r.bytes(Int(suffix)))
+                ids.append(previous)
+                if masks { out.append(try r.varint()) }
+            }
+            guard r.remaining == 0 else { throw .corrupt("id list has \(r.remaining) stray bytes") }
+            return (ids, out)
+        }
+    }
+}
+
+/// LEB128 unsigned varints into a byte buffer.
+package struct VarintWriter {
+    package var bytes: [UInt8] = []
+    package init() {}
+
+    package mutating func varint(_ v: UInt64) {
+        var v = v
+        while v >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(truncatingIfNeeded: v))
+    }
+}
+
+/// Reads what ``VarintWriter`` wrote, reporting damage instead of trapping.
+package struct VarintReader {
+    package let buffer: UnsafeRawBufferPointer
+    package var pos = 0
+
+    package init(_ buffer: UnsafeRawBufferPointer) { self.buffer = buffer }
+
+    package var remaining: Int { buffer.count - pos }
+
+    package mutating func varint() throws(StoreError) -> UInt64 {
+        var v: UInt64 = 0
+        var shift: UInt64 = 0
+        while pos < buffer.count {
+            let b = buffer[pos]
+            pos += 1
+            guard shift < 64 else { break }
+            v |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return v }
+            shift += 7
+        }
+        throw .corrupt("a varint runs past the end of its list")
+    }
+
+    package mutating func bytes(_ n: Int) throws(StoreError) -> UnsafeRawBufferPointer.SubSequence {
+        guard n >= 0, n <= remaining else { throw .corrupt("a value runs past the end of its list") }
+        defer { pos += n }
+        return buffer[pos..<(pos + n)]
+    }
+}

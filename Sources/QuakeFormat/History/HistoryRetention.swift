@@ -1,0 +1,85 @@
+/// What a manifest says about the load history: which generations have a transaction file
+/// under `history/`, and from where the history is complete.
+///
+/// History is complete for generations after ``baseGeneration`` and for commits after
+/// ``baseTime``: every load committed since then has its transaction. Commits that are not
+/// loads (repair, migrate, prune) have none, so the ranges have gaps.
+package struct HistoryRetention: Sendable, Equatable {
+    /// Complete after this generation (0 for a store made with history).
+    package var baseGeneration = 0
+    /// Complete for commits after this time, epoch ms: `Int64.min` from the start, `Int64.max`
+    /// while unknown (a store from before history, until its first load with history).
+    package var baseTime = Int64.min
+    /// Inclusive ranges of generations with a transaction, ascending and disjoint.
+    package var ranges: [ClosedRange<Int>] = []
+
+    package static let unknownTime = Int64.max
+    /// More transactions than any store keeps (a load a minute for 30 years); a manifest
+    /// listing more is damaged.
+    package static let maxTransactions = 1 << 24
+
+    package init() {}
+
+    /// History of a store that had none: complete only after `generation`, from a time the
+    /// next load sets.
+    package init(startingAt generation: Int) {
+        baseGeneration = generation
+        baseTime = HistoryRetention.unknownTime
+    }
+
+    /// Every generation with a transaction, oldest first.
+    package var generations: [Int] { ranges.flatMap { Array($0) } }
+
+    package var count: Int { ranges.reduce(0) { $0 + $1.count } }
+
+    /// The newest generation with a transaction, or the base.
+    package var latest: Int { ranges.last?.upperBound ?? baseGeneration }
+
+    package mutating func append(_ g: Int) {
+        if let last = ranges.last, last.upperBound == g - 1 {
+            ranges[ranges.count - 1] = last.lowerBound...g
+        } else {
+            ranges.append(g...g)
+        }
+    }
+
+    /// Drops transactions older than `g`; history is then complete only after `g - 1`.
+    package mutating func prune(before g: Int, newestPrunedTime: Int64?) {
+        ranges = ranges.compactMap { r in
+            r.upperBound < g ? nil : max(r.lowerBound, g)...r.upperBound
+        }
+        baseGeneration = max(baseGeneration, g - 1)
+        if let t = newestPrunedTime { baseTime = max(baseTime, t) }
+    }
+
+    package func encode(into w: inout ByteWriter) {
+        w.u64(UInt64(baseGeneration))
+        w.i64(baseTime)
+        w.u32(UInt32(ranges.count))
+        for r in ranges {
+            w.u64(UInt64(r.lowerBound))
+            w.u64(UInt64(r.upperBound))
+        }
+    }
+
+    package static func decode(_ r: inout ByteReader, generation: Int) throws(StoreError) -> HistoryRetention {
+        var h = HistoryRetention()
+        let base = try r.u64()
+        guard base <= UInt64(generation) else { throw .corrupt("history base \(base) is past generation \(generation)") }
+        h.baseGeneration = Int(base)
+        h.baseTime = try r.i64()
+        let n = Int(try r.u32())
+        guard n <= r.remaining / 16 else { throw .corrupt("lists \(n) history ranges") }
+        var floor = h.baseGeneration
+        for _ in 0..<n {
+            let lo = try r.u64(), hi = try r.u64()
+            guard lo > UInt64(floor), lo <= hi, hi <= UInt64(generation) else {
+                throw .corrupt("history range \(lo)...\(hi) is out of order or past generation \(generation)")
+            }
+            h.ranges.append(Int(lo)...Int(hi))
+            floor = Int(hi) + 1
+        }
+        guard h.count <= maxTransactions else { throw .corrupt("history lists \(h.count) transactions") }
+        return h
+    }
+}

@@ -1,0 +1,332 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// The C calls whose names FileIO's own members shadow, spelled once per platform module.
+@inline(__always) private func cOpen(_ p: String, _ f: Int32, _ m: mode_t) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.open(p, f, m)
+    #else
+    Darwin.open(p, f, m)
+    #endif
+}
+@inline(__always) private func cClose(_ fd: Int32) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.close(fd)
+    #else
+    Darwin.close(fd)
+    #endif
+}
+@inline(__always) private func cRead(_ fd: Int32, _ b: UnsafeMutableRawPointer?, _ n: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.read(fd, b, n)
+    #else
+    Darwin.read(fd, b, n)
+    #endif
+}
+@inline(__always) private func cWrite(_ fd: Int32, _ b: UnsafeRawPointer?, _ n: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(fd, b, n)
+    #else
+    Darwin.write(fd, b, n)
+    #endif
+}
+@inline(__always) private func cFsync(_ fd: Int32) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.fsync(fd)
+    #else
+    Darwin.fsync(fd)
+    #endif
+}
+@inline(__always) private func cRename(_ a: String, _ b: String) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.rename(a, b)
+    #else
+    Darwin.rename(a, b)
+    #endif
+}
+
+#if os(Linux)
+@_silgen_name("syncfs") private func linuxSyncfs(_ fd: Int32) -> Int32
+@_silgen_name("inotify_init1") private func linuxInotifyInit(_ flags: Int32) -> Int32
+@_silgen_name("inotify_add_watch") private func linuxInotifyAddWatch(_ fd: Int32, _ path: UnsafePointer<CChar>,
+                                                                     _ mask: UInt32) -> Int32
+#endif
+
+/// The one I/O layer: every system call the package makes on files goes through here (the
+/// CLI's terminal questions too). Each call that can be interrupted is retried on `EINTR` by
+/// ``retrying(_:)``; each failure is a ``QuakeError`` of kind `.io` carrying the path and `errno`.
+package enum FileIO {
+    /// Runs `call` until it does not fail with `EINTR`; returns its result (negative on failure,
+    /// with `errno` set).
+    @inline(__always)
+    package static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
+        while true {
+            let r = call()
+            if r < 0 && errno == EINTR { continue }
+            return r
+        }
+    }
+
+    /// Opens `path` with `flags` (and `mode` when creating); the descriptor is close-on-exec.
+    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(QuakeError) -> Int32 {
+        let fd = retrying { cOpen(path, flags | O_CLOEXEC, mode) }
+        guard fd >= 0 else { throw .system(path, errno) }
+        return fd
+    }
+
+    /// Opens `path` for reading, or nil with the errno when it cannot be opened.
+    package static func openForReading(_ path: String) throws(QuakeError) -> Int32 { try open(path, O_RDONLY) }
+
+    /// Closes a descriptor; a failure to close a descriptor only read from loses nothing.
+    package static func close(_ fd: Int32) { _ = cClose(fd) }
+
+    /// Reads up to `count` bytes into `base` (at `offset` when given); 0 at the end; an error names `path`.
+    package static func read(_ fd: Int32, into base: UnsafeMutableRawPointer, count: Int, at offset: Int? = nil,
+                             path: String) throws(QuakeError) -> Int {
+        let n = retrying { offset.map { pread(fd, base, count, off_t($0)) } ?? cRead(fd, base, count) }
+        guard n >= 0 else { throw .system(path, errno) }
+        return n
+    }
+
+    /// Writes all of `bytes` to `fd` (at `offset` when given), retrying short writes. A failed
+    /// write, or a device that takes no more bytes, is an error naming `path` (`stdout` for 1).
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int? = nil,
+                                 path: String) throws(QuakeError) {
+        guard let base = bytes.baseAddress else { return }
+        var done = 0
+        while done < bytes.count {
+            // SAFETY: done < bytes.count, so [base + done, base + bytes.count) lies inside bytes.
+            let n = retrying {
+                offset.map { pwrite(fd, base + done, bytes.count - done, off_t($0 + done)) }
+                    ?? cWrite(fd, base + done, bytes.count - done)
+            }
+            if n < 0 { throw .system(path, errno) }
+            if n == 0 { throw .system(path, ENOSPC) }
+            done += n
+        }
+    }
+
+    /// Flushes `fd` to the device.
+    package static func fsync(_ fd: Int32, path: String) throws(QuakeError) {
+        guard retrying({ cFsync(fd) }) == 0 else { throw .system(path, errno, call: "fsync") }
+    }
+
+    /// Cuts the file behind `fd` to `size` bytes.
+    package static func truncate(_ fd: Int32, to size: Int, path: String) throws(QuakeError) {
+        guard retrying({ ftruncate(fd, off_t(size)) }) == 0 else { throw .system(path, errno, call: "ftruncate") }
+    }
+
+    /// Takes an exclusive `flock` without waiting: false when another process holds it.
+    package static func tryLockExclusive(_ fd: Int32, path: String) throws(QuakeError) -> Bool {
+        if retrying({ flock(fd, LOCK_EX | LOCK_NB) }) == 0 { return true }
+        if errno == EWOULDBLOCK { return false }
+        throw .system(path, errno, call: "flock")
+    }
+
+    /// Releases a `flock` (closing the descriptor releases it too).
+    package static func unlock(_ fd: Int32) { _ = flock(fd, LOCK_UN) }
+
+    /// The size of the open file behind `fd`.
+    package static func size(of fd: Int32, path: String) throws(QuakeError) -> Int {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw .system(path, errno, call: "fstat") }
+        return Int(st.st_size)
+    }
+
+    /// Maps `count` bytes of `fd` read-only.
+    package static func mapReadOnly(_ fd: Int32, count: Int, path: String) throws(QuakeError) -> UnsafeRawBufferPointer {
+        guard let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
+            throw .system(path, errno, call: "mmap")
+        }
+        return UnsafeRawBufferPointer(start: p, count: count)
+    }
+
+    /// Unmaps what ``mapReadOnly(_:count:path:)`` mapped.
+    package static func unmap(_ bytes: UnsafeRawBufferPointer) {
+        // SAFETY: bytes came from mmap with this exact length and is unmapped once, by its owner.
+        if let b = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: b), bytes.count) }
+    }
+
+    /// The process id, for the lock file.
+    package static var processID: Int32 { getpid() }
+
+    /// True when `fd` is a terminal.
+    package static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    /// Columns of the terminal on `fd`, or nil when it is not a terminal.
+    package static func terminalColumns(_ fd: Int32) -> Int? {
+        var w = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &w) == 0, w.ws_col > 0 else { return nil }
+        return Int(w.ws_col)
+    }
+
+    /// Flushes every dirty file of the filesystem holding `path` (Linux `syncfs`), so a
+    /// commit pays one flush instead of one `fsync` per column file.
+    package static func syncFilesystem(_ path: String) throws(StoreError) {
+        let fd = try open(path, O_RDONLY | O_DIRECTORY)
+        defer { close(fd) }
+        #if os(Linux)
+        guard retrying({ linuxSyncfs(fd) }) == 0 else { throw .system(path, errno, call: "syncfs") }
+        #else
+        try fsync(fd, path: path)
+        #endif
+    }
+
+    /// Writes a file without flushing it; a later ``syncFilesystem(_:)`` makes it durable.
+    package static func writeFile(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
+        try write(path, bytes, sync: false)
+    }
+
+    /// Writes a file and fsyncs it.
+    package static func writeDurably(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
+        try write(path, bytes, sync: true)
+    }
+
+    private static func write(_ path: String, _ bytes: [UInt8], sync: Bool) throws(StoreError) {
+        let fd = try open(path, O_CREAT | O_TRUNC | O_WRONLY)
+        defer { close(fd) }
+        try bytes.withStoreBytes { (b) throws(QuakeError) in try writeAll(fd, b, path: path) }
+        if sync { try fsync(fd, path: path) }
+    }
+
+    /// Writes all of `bytes` at `offset`, retrying short writes; a full disk is an error naming `path`.
+    package static func pwriteAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(StoreError) {
+        try bytes.withStoreBytes { (b) throws(QuakeError) in try writeAll(fd, b, at: offset, path: path) }
+    }
+
+    /// Reads exactly `count` bytes at `offset`; a short read is an error naming `path`.
+    package static func preadExactly(_ fd: Int32, count: Int, at offset: Int, path: String) throws(StoreError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var got = 0
+        while got < count {
+            let r = out.withUnsafeMutableBytes { b -> Result<Int, QuakeError> in
+                // SAFETY: got < b.count, so the destination range stays inside out.
+                guard let base = b.baseAddress else { return .success(0) }
+                return Result { () throws(QuakeError) in
+                    try read(fd, into: base + got, count: b.count - got, at: offset + got, path: path)
+                }
+            }
+            let n = try r.get()
+            if n == 0 { throw .io(path, "ends after \(offset + got) bytes, expected \(offset + count)") }
+            got += n
+        }
+        return out
+    }
+
+    package static func fsyncDirectory(_ path: String) throws(StoreError) {
+        let fd = try open(path, O_RDONLY | O_DIRECTORY)
+        defer { close(fd) }
+        try fsync(fd, path: path)
+    }
+
+    /// Creates a directory and any missing parents.
+    package static func makeDirectory(_ path: String) throws(StoreError) {
+        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+        if errno == ENOENT {
+            let parent = (path as NSString).deletingLastPathComponent
+            if !parent.isEmpty && parent != path {
+                try makeDirectory(parent)
+                if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+            }
+        }
+        throw .system(path, errno)
+    }
+
+    package static func rename(_ from: String, _ to: String) throws(StoreError) {
+        guard cRename(from, to) == 0 else { throw QuakeError(.io, path: to, errno: errno, detail: "rename from \(from)") }
+    }
+
+    package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// Names in a directory (not `.` or `..`); empty when it does not exist.
+    package static func list(_ path: String) -> [String] {
+        guard let d = opendir(path) else { return [] }
+        defer { closedir(d) }
+        var out: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if name != "." && name != ".." { out.append(name) }
+        }
+        return out.sorted()
+    }
+
+    /// Size of a file in bytes; 0 when it cannot be read.
+    package static func size(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : 0
+    }
+
+    /// What identifies one version of a file: inode, size and modification time (ns); nil
+    /// when it cannot be read. A rename over the file changes the inode.
+    package static func identity(_ path: String) -> [Int64]? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return [Int64(truncatingIfNeeded: st.st_ino), Int64(st.st_size), Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec)]
+    }
+
+    /// A descriptor that becomes readable when an entry of `directory` is created, written
+    /// or renamed into it (Linux inotify); nil where inotify is unavailable.
+    package static func watchDirectory(_ directory: String) -> Int32? {
+        #if os(Linux)
+        let fd = linuxInotifyInit(Int32(O_NONBLOCK | O_CLOEXEC))
+        guard fd >= 0 else { return nil }
+        let inCloseWrite: UInt32 = 0x08, inMovedTo: UInt32 = 0x80, inCreate: UInt32 = 0x100
+        guard linuxInotifyAddWatch(fd, directory, inCloseWrite | inMovedTo | inCreate) >= 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
+        #else
+        return nil
+        #endif
+    }
+
+    /// Waits up to `milliseconds` for `fd` to become readable, then drains what it holds.
+    /// Returns true when something arrived.
+    package static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, milliseconds) > 0 else { return false }
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while buf.withUnsafeMutableBytes({ cRead(fd, $0.baseAddress, $0.count) }) > 0 {}
+        return true
+    }
+
+    /// Last modification time in epoch milliseconds, rounded up; nil when it cannot be read.
+    package static func modifiedMillis(_ path: String) -> Int64? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return Int64(st.st_mtim.tv_sec) * 1000 + (Int64(st.st_mtim.tv_nsec) + 999_999) / 1_000_000
+    }
+
+    package static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// A new file at `path` for writing (truncated), as a descriptor.
+    package static func create(_ path: String) throws(StoreError) -> Int32 {
+        try open(path, O_CREAT | O_TRUNC | O_WRONLY)
+    }
+
+    /// Flushes `fd` to the device and closes it.
+    package static func syncAndClose(_ fd: Int32, path: String) throws(StoreError) {
+        defer { close(fd) }
+        try fsync(fd, path: path)
+    }
+
+    package static func closeQuietly(_ fd: Int32) { close(fd) }
+
+    /// Removes a file or a directory tree; what cannot be removed stays (a later collection retries).
+    package static func remove(_ path: String) {
+        if isDirectory(path) {
+            for n in list(path) { remove(path + "/" + n) }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
+    }
+}

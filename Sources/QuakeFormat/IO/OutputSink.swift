@@ -1,0 +1,139 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Buffered output to standard output or to a file, flushed in 1 MiB writes through ``FileIO``.
+///
+/// Writers append to ``buffer`` without checking each write; the first failed write is kept
+/// (``failure``), later output is dropped, and ``finish()`` throws it, naming the path (`stdout`
+/// for standard output). ``check()`` lets a long writer stop early. A file sink writes a temporary
+/// name beside `path` and renames it into place only in ``finish()``, so a failed or interrupted
+/// write leaves nothing under the final name.
+package final class OutputSink {
+    private let fd: Int32
+    /// The name errors use: the final path, or `stdout`.
+    package let path: String
+    /// Where a file sink writes until ``finish()`` renames it to ``path``.
+    private let temporaryPath: String?
+    package var buffer: [UInt8] = []
+    private var compressor: Compressor = .none
+    private var finished = false
+    /// The first write that failed; once set, nothing more is written.
+    package private(set) var failure: QuakeError?
+
+    /// Compression applied to what is written to a file.
+    package enum Compression: String, Sendable, CaseIterable { case none, gz, zst }
+    private enum Compressor {
+        case none
+        case gzip(GzipEncoder)
+        case zstd(ZstdStreamEncoder)
+    }
+
+    /// Standard output. The CLI keeps one, so that all it prints stays in order.
+    package init() {
+        fd = 1
+        path = "stdout"
+        temporaryPath = nil
+        buffer.reserveCapacity(1 << 20)
+    }
+
+    /// A sink that keeps what is written in memory (``captured``), for output that must be
+    /// reshaped before it is printed.
+    package init(capturing: Void) {
+        fd = -1
+        path = "memory"
+        temporaryPath = nil
+    }
+
+    /// What a capturing sink has received, once flushed.
+    package private(set) var captured: [UInt8] = []
+
+    /// A new file at `path`, written under a temporary name in the same directory until ``finish()``.
+    package init(path: String, compression: Compression = .none) throws(QuakeError) {
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let tmp = dir + "." + name + ".tmp-\(FileIO.processID)"
+        fd = try FileIO.open(tmp, O_CREAT | O_TRUNC | O_WRONLY)
+        self.path = path
+        temporaryPath = tmp
+        buffer.reserveCapacity(1 << 20)
+        switch compression {
+        case .none: compressor = .none
+        case .gz: compressor = .gzip(GzipEncoder())
+        case .zst: compressor = .zstd(ZstdStreamEncoder())
+        }
+    }
+
+    deinit {
+        // A file sink never finished (an error upstream) leaves nothing behind.
+        if !finished, let temporaryPath {
+            FileIO.close(fd)
+            FileIO.remove(temporaryPath)
+        }
+    }
+
+    /// Flushes, ends the compressed stream, and for a file syncs it and renames it into place.
+    /// Throws the first write error, if any; after an error the temporary file is removed.
+    package func finish() throws(QuakeError) {
+        if finished { if let failure { throw failure }; return }
+        flush()
+        switch compressor {
+        case .none: break
+        case .gzip(let g): writeAll(g.finish())
+        case .zstd(let z): writeAll(z.compress([], end: true))
+        }
+        finished = true
+        guard let temporaryPath else {
+            if let failure { throw failure }
+            return
+        }
+        defer { FileIO.close(fd) }
+        do throws(QuakeError) {
+            if let failure { throw failure }
+            try FileIO.fsync(fd, path: path)
+            try FileIO.rename(temporaryPath, path)
+        } catch {
+            FileIO.remove(temporaryPath)
+            throw error
+        }
+    }
+
+    /// Throws the first write error, so a long writer can stop instead of computing output that
+    /// cannot be written.
+    package func check() throws(QuakeError) {
+        if let failure { throw failure }
+    }
+
+    @inline(__always)
+    package func append(_ bytes: some Sequence<UInt8>) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 20 { flush() }
+    }
+
+    package func write(_ s: String) { append(s.utf8) }
+
+    package func maybeFlush() { if buffer.count >= 1 << 20 { flush() } }
+
+    /// Writes what is buffered; a failure is kept in ``failure`` and thrown by ``finish()``.
+    package func flush() {
+        switch compressor {
+        case .none: writeAll(buffer)
+        case .gzip(let g): writeAll(g.compress(buffer))
+        case .zstd(let z): writeAll(z.compress(buffer))
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeAll(_ bytes: [UInt8]) {
+        if fd < 0 { captured.append(contentsOf: bytes); return }
+        guard failure == nil, !bytes.isEmpty else { return }
+        do {
+            try bytes.withStoreBytes { (b) throws(QuakeError) in try FileIO.writeAll(fd, b, path: path) }
+        } catch {
+            failure = error
+        }
+    }
+}

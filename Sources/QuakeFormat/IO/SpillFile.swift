@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An append-only scratch file of zstd frames, each `[u32 length][frame]`, used by the loader
+/// to stage rows on disk so memory stays bounded by batch size.
+package final class SpillFile {
+    package let path: String
+    private let fd: Int32
+    package private(set) var size = 0
+
+    package init(path: String) throws(StoreError) {
+        self.path = path
+        fd = try FileIO.open(path, O_CREAT | O_TRUNC | O_RDWR)
+    }
+
+    deinit { FileIO.close(fd) }
+
+    package func append(_ payload: [UInt8]) throws(StoreError) {
+        var w = ByteWriter()
+        let frame = Zstd.compress(payload, level: 1)
+        w.u32(UInt32(frame.count))
+        w.u32(UInt32(payload.count))
+        w.bytes.append(contentsOf: frame)
+        try FileIO.pwriteAll(fd, w.bytes, at: size, path: path)
+        size += w.bytes.count
+    }
+
+    /// Drops everything appended after `mark` (a failed input file).
+    package func truncate(to mark: Int) throws(StoreError) {
+        try FileIO.truncate(fd, to: mark, path: path)
+        size = mark
+    }
+
+    /// Calls `body` with each frame's decompressed payload, in order.
+    package func forEach(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        var off = 0
+        while off < size {
+            let head = try FileIO.preadExactly(fd, count: 8, at: off, path: path)
+            let clen = Int(head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 0, as: UInt32.self) })
+            let rlen = Int(head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self) })
+            let frame = try FileIO.preadExactly(fd, count: clen, at: off + 8, path: path)
+            let payload = try frame.withUnsafeBytes { (p) throws(StoreError) in try Zstd.decompress(p, expectedSize: rlen) }
+            try payload.withUnsafeBytes { try body($0) }
+            off += 8 + clen
+        }
+    }
+}

@@ -1,0 +1,102 @@
+/// A column of byte strings stored end to end: one allocation for all values, no per-row `String`.
+///
+/// An empty value stands for null (feeds write an empty field for a missing value).
+package struct ByteArena: Sendable, Equatable {
+    package var bytes: [UInt8] = []
+    package var ends: [Int] = []
+
+    package init() {}
+
+    package init(bytes: [UInt8], ends: [Int]) {
+        self.bytes = bytes
+        self.ends = ends
+    }
+
+    package var count: Int { ends.count }
+
+    @inline(__always)
+    package func range(_ i: Int) -> Range<Int> { (i == 0 ? 0 : ends[i - 1])..<ends[i] }
+
+    @inline(__always)
+    package func isNull(_ i: Int) -> Bool { range(i).isEmpty }
+
+    package mutating func append(_ value: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: value)
+        ends.append(bytes.count)
+    }
+
+    package mutating func append(_ value: some Collection<UInt8>) {
+        bytes.append(contentsOf: value)
+        ends.append(bytes.count)
+    }
+
+    package mutating func append(from other: ByteArena, row: Int) {
+        let r = other.range(row)
+        bytes.append(contentsOf: other.bytes[r])
+        ends.append(bytes.count)
+    }
+
+    package mutating func appendNull() { ends.append(bytes.count) }
+
+    /// Appends every value of `other`.
+    package mutating func append(contentsOf other: ByteArena) {
+        let base = bytes.count
+        bytes.append(contentsOf: other.bytes)
+        ends.append(contentsOf: other.ends.lazy.map { $0 + base })
+    }
+
+    /// Null (empty) values among `rows`.
+    package func nullCount(_ rows: Range<Int>) -> Int {
+        var n = 0
+        for i in rows where isNull(i) { n += 1 }
+        return n
+    }
+
+    /// The value as a Swift string, or nil when empty.
+    package func string(_ i: Int) -> String? {
+        let r = range(i)
+        if r.isEmpty { return nil }
+        return String(decoding: bytes[r], as: UTF8.self)
+    }
+
+    /// True when row `i` of `self` and row `j` of `other` hold the same bytes.
+    package func equal(_ i: Int, _ other: ByteArena, _ j: Int) -> Bool {
+        let a = range(i), b = other.range(j)
+        guard a.count == b.count else { return false }
+        return bytes.withUnsafeBufferPointer { p in
+            other.bytes.withUnsafeBufferPointer { q in
+                memcmp(p.baseAddress! + a.lowerBound, q.baseAddress! + b.lowerBound, a.count) == 0
+            }
+        }
+    }
+
+    /// Lexicographic byte order of row `i` against row `j` of `other`.
+    package func compare(_ i: Int, _ other: ByteArena, _ j: Int) -> Int {
+        let a = range(i), b = other.range(j)
+        let n = min(a.count, b.count)
+        let c: Int32 = n == 0 ? 0 : bytes.withUnsafeBufferPointer { p in
+            other.bytes.withUnsafeBufferPointer { q in
+                memcmp(p.baseAddress! + a.lowerBound, q.baseAddress! + b.lowerBound, n)
+            }
+        }
+        if c != 0 { return Int(c) }
+        return a.count - b.count
+    }
+
+    /// A new arena holding the rows at `order`, in that order.
+    package func gather(_ order: [Int]) -> ByteArena {
+        var out = ByteArena()
+        out.ends.reserveCapacity(order.count)
+        var total = 0
+        for i in order { total += range(i).count }
+        out.bytes.reserveCapacity(total)
+        for i in order { out.append(from: self, row: i) }
+        return out
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,183 @@
+/// A batch of events held column by column, as plain arrays.
+///
+/// The loader parses into batches, spills them, merges them with stored partitions and writes
+/// them back out; a partition read for export decodes into one. Decimal and timestamp columns
+/// are `Int64` (see ``ScaledDecimal``; `Int64.min` is null); string columns are ``ByteArena``s.
+package struct RowBatch: Sendable, Equatable {
+    package var count = 0
+    package var ints: [[Int64]]
+    package var text: [ByteArena]
+    /// Per row, the columns its source format carries (a CSV row lacks `felt`, `tz`, ...).
+    package var present: [UInt64] = []
+    /// Per row, load order: on equal `updated`, the higher sequence wins.
+    package var seq: [Int64] = []
+
+    package static let null = Int64.min
+
+    package init() {
+        ints = Array(repeating: [], count: Column.count)
+        text = Array(repeating: ByteArena(), count: Column.count)
+    }
+
+    package static func isInt(_ c: Column) -> Bool {
+        switch c.kind {
+        case .timestamp, .decimal: return true
+        default: return false
+        }
+    }
+
+    /// Appends row `i` of `other`.
+    package mutating func append(from other: RowBatch, row i: Int) {
+        for c in Column.allCases {
+            if RowBatch.isInt(c) { ints[c.rawValue].append(other.ints[c.rawValue][i]) }
+            else { text[c.rawValue].append(from: other.text[c.rawValue], row: i) }
+        }
+        present.append(other.present[i])
+        seq.append(other.seq[i])
+        count += 1
+    }
+
+    /// Appends rows `range` of `other` (contiguous copies, no per-row work).
+    package mutating func append(contentsOf other: RowBatch, range: Range<Int>) {
+        if range.isEmpty { return }
+        for c in Column.allCases {
+            if RowBatch.isInt(c) { ints[c.rawValue].append(contentsOf: other.ints[c.rawValue][range]) } else {
+                let src = other.text[c.rawValue]
+                let lo = range.lowerBound == 0 ? 0 : src.ends[range.lowerBound - 1]
+                let hi = src.ends[range.upperBound - 1]
+                let shift = text[c.rawValue].bytes.count - lo
+                text[c.rawValue].bytes.append(contentsOf: src.bytes[lo..<hi])
+                text[c.rawValue].ends.append(contentsOf: src.ends[range].lazy.map { $0 + shift })
+            }
+        }
+        present.append(contentsOf: other.present[range])
+        seq.append(contentsOf: other.seq[range])
+        count += range.count
+    }
+
+    /// Appends every row of `other`.
+    package mutating func append(contentsOf other: RowBatch) {
+        for c in Column.allCases {
+            if RowBatch.isInt(c) { ints[c.rawValue].append(contentsOf: other.ints[c.rawValue]) } else {
+                let base = text[c.rawValue].bytes.count
+                text[c.rawValue].bytes.append(contentsOf: other.text[c.rawValue].bytes)
+                text[c.rawValue].ends.append(contentsOf: other.text[c.rawValue].ends.lazy.map { $0 + base })
+            }
+        }
+        present.append(contentsOf: other.present)
+        seq.append(contentsOf: other.seq)
+        count += other.count
+    }
+
+    /// Appends the fields of a newer version `new` (row `j` of `newer`) over an older one
+    /// (row `i` of `older`): columns the newer source lacks keep the older values.
+    package mutating func appendMerged(older: RowBatch, _ i: Int, newer: RowBatch, _ j: Int) {
+        let mask = newer.present[j]
+        for c in Column.allCases {
+            let fromNew = mask & c.bit != 0
+            if RowBatch.isInt(c) {
+                ints[c.rawValue].append(fromNew ? newer.ints[c.rawValue][j] : older.ints[c.rawValue][i])
+            } else if fromNew {
+                text[c.rawValue].append(from: newer.text[c.rawValue], row: j)
+            } else {
+                text[c.rawValue].append(from: older.text[c.rawValue], row: i)
+            }
+        }
+        present.append(mask | older.present[i])
+        seq.append(newer.seq[j])
+        count += 1
+    }
+
+    /// True when row `i` and row `j` of `other` hold the same field values.
+    package func sameContent(_ i: Int, _ other: RowBatch, _ j: Int) -> Bool {
+        for c in Column.allCases {
+            if RowBatch.isInt(c) {
+                if ints[c.rawValue][i] != other.ints[c.rawValue][j] { return false }
+            } else if !text[c.rawValue].equal(i, other.text[c.rawValue], j) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The rows at `order`, in that order.
+    package func gather(_ order: [Int]) -> RowBatch {
+        var out = RowBatch()
+        out.count = order.count
+        for c in Column.allCases {
+            if RowBatch.isInt(c) {
+                let src = ints[c.rawValue]
+                out.ints[c.rawValue] = order.map { src[$0] }
+            } else {
+                out.text[c.rawValue] = text[c.rawValue].gather(order)
+            }
+        }
+        out.present = order.map { present[$0] }
+        out.seq = order.map { seq[$0] }
+        return out
+    }
+
+    /// True when the rows are already in (time, id) order.
+    package func isTimeIdOrdered() -> Bool {
+        let t = ints[Column.time.rawValue]
+        let ids = text[Column.id.rawValue]
+        for i in stride(from: 1, to: count, by: 1) where t[i - 1] > t[i] || (t[i - 1] == t[i] && ids.compare(i - 1, ids, i) >= 0) {
+            return false
+        }
+        return true
+    }
+
+    /// Row indices sorted by (time, id): the order rows take inside a partition.
+    package func timeIdOrder() -> [Int] { timeIdOrder(of: Array(0..<count)) }
+
+    /// `rows` sorted by (time, id).
+    package func timeIdOrder(of rows: [Int]) -> [Int] {
+        let t = ints[Column.time.rawValue]
+        let ids = text[Column.id.rawValue]
+        return rows.sorted { a, b in
+            if t[a] != t[b] { return t[a] < t[b] }
+            return ids.compare(a, ids, b) < 0
+        }
+    }
+
+    // MARK: building rows
+
+    /// Starts a row; every column is null until set. Call ``endRow(present:seq:)`` to finish.
+    package mutating func beginRow() {
+        for c in Column.allCases {
+            if RowBatch.isInt(c) { ints[c.rawValue].append(RowBatch.null) } else { text[c.rawValue].appendNull() }
+        }
+    }
+
+    @inline(__always)
+    package mutating func setInt(_ c: Column, _ v: Int64) { ints[c.rawValue][count] = v }
+
+    package mutating func setText(_ c: Column, _ bytes: UnsafeRawBufferPointer) {
+        text[c.rawValue].bytes.append(contentsOf: bytes)
+        text[c.rawValue].ends[count] = text[c.rawValue].bytes.count
+    }
+
+    package mutating func setText(_ c: Column, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { setText(c, $0) }
+    }
+
+    package func int(_ c: Column, _ row: Int) -> Int64 { ints[c.rawValue][row] }
+
+    package mutating func endRow(present mask: UInt64, seq s: Int64) {
+        present.append(mask)
+        seq.append(s)
+        count += 1
+    }
+
+    /// Drops a row begun with ``beginRow()`` (a rejected row).
+    package mutating func abandonRow() {
+        for c in Column.allCases {
+            if RowBatch.isInt(c) { ints[c.rawValue].removeLast() } else {
+                let a = text[c.rawValue]
+                text[c.rawValue].ends.removeLast()
+                let keep = a.ends.count > 1 ? a.ends[a.ends.count - 2] : 0
+                text[c.rawValue].bytes.removeLast(a.bytes.count - keep)
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+/// Decimal numbers held as scaled integers so that the feed's text comes back exactly.
+///
+/// Encoding: `mantissa << 6 | negativeZero << 5 | scale`, where the value is
+/// `mantissa / 10^scale` and `scale` is the count of digits after the point as written
+/// ("2.50" keeps scale 2). `Int64.min` is null. Decoding to `Double` divides two exactly
+/// representable doubles, so it gives the same correctly rounded value as parsing the text.
+package enum ScaledDecimal {
+    package static let null = Int64.min
+    package static let maxMantissa: Int64 = (1 << 57) - 1
+    package static let maxScale = 22
+
+    package static let pow10: [Double] = (0...31).map { i in (0..<i).reduce(1.0) { r, _ in r * 10 } }
+
+    /// Why a field is not a decimal.
+    package enum ParseError: Error { case empty, notANumber, tooManyDigits }
+
+    /// Parses `[+-]digits[.digits]` from raw bytes.
+    @inline(__always)
+    package static func parse(_ p: UnsafeRawBufferPointer) throws(ParseError) -> Int64 {
+        var i = 0
+        let n = p.count
+        guard n > 0 else { throw .empty }
+        var negative = false
+        if p[0] == UInt8(ascii: "-") { negative = true; i = 1 } else if p[0] == UInt8(ascii: "+") { i = 1 }
+        var mantissa: Int64 = 0
+        var digits = 0
+        var scale = -1
+        while i < n {
+            let b = p[i]
+            if b >= 48 && b <= 57 {
+                guard mantissa < maxMantissa / 10 else { throw .tooManyDigits }
+                mantissa = mantissa * 10 + Int64(b - 48)
+                digits += 1
+                if scale >= 0 { scale += 1 }
+            } else if b == UInt8(ascii: ".") && scale < 0 {
+                scale = 0
+            } else if (b == UInt8(ascii: "e") || b == UInt8(ascii: "E")) && digits > 0 {
+                return try exponent(p, from: i + 1, mantissa: mantissa, scale: max(scale, 0), negative: negative)
+            } else {
+                throw .notANumber
+            }
+            i += 1
+        }
+        guard digits > 0 else { throw .notANumber }
+        if scale < 0 { scale = 0 }
+        guard scale <= maxScale else { throw .tooManyDigits }
+        let negZero: Int64 = negative && mantissa == 0 ? 32 : 0
+        let m = negative ? -mantissa : mantissa
+        return m << 6 | negZero | Int64(scale)
+    }
+
+    private static func exponent(_ p: UnsafeRawBufferPointer, from start: Int, mantissa: Int64, scale: Int, negative: Bool) throws(ParseError) -> Int64 {
+        var i = start
+        var expNeg = false
+        if i < p.count && (p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+")) { expNeg = p[i] == UInt8(ascii: "-"); i += 1 }
+        guard i < p.count else { throw .notANumber }
+        var e = 0
+        while i < p.count {
+            let d = Int(p[i]) - 48
+            guard d >= 0 && d <= 9, e < 100 else { throw .notANumber }
+            e = e * 10 + d
+            i += 1
+        }
+        var s = scale - (expNeg ? -e : e)
+        var m = mantissa
+        while s < 0 {
+            guard m < maxMantissa / 10 else { throw .tooManyDigits }
+            m *= 10
+            s += 1
+        }
+        guard s <= maxScale else { throw .tooManyDigits }
+        return (negative ? -m : m) << 6 | Int64(s)
+    }
+
+    /// Encodes an integer (scale 0).
+    package static func fromInteger(_ v: Int64) -> Int64 { v << 6 }
+
+    /// The value as a `Double` (NaN for null).
+    @inline(__always)
+    package static func double(_ e: Int64) -> Double {
+        if e == null { return .nan }
+        let scale = Int(e & 31)
+        let m = e >> 6
+        if m == 0 && e & 32 != 0 { return -0.0 }
+        if m.magnitude > 1 << 53 { return preciseDouble(e) }
+        return Double(m) / pow10[scale]
+    }
+
+    /// Mantissas past 2^53 are not exact doubles: parse the text instead (rare: 17-digit values).
+    private static func preciseDouble(_ e: Int64) -> Double {
+        var out: [UInt8] = []
+        format(e, into: &out)
+        return Double(String(decoding: out, as: UTF8.self)) ?? .nan
+    }
+
+    /// The value as text exactly as it was written, appended to `out`.
+    package static func format(_ e: Int64, into out: inout [UInt8]) {
+        let scale = Int(e & 31)
+        let m = e >> 6
+        if m < 0 || e & 32 != 0 { out.append(UInt8(ascii: "-")) }
+        var digits: [UInt8] = []
+        var v = m.magnitude
+        repeat { digits.append(UInt8(48 + v % 10)); v /= 10 } while v > 0
+        while digits.count <= scale { digits.append(48) }
+        for k in stride(from: digits.count - 1, through: 0, by: -1) {
+            out.append(digits[k])
+            if k == scale && scale > 0 { out.append(UInt8(ascii: ".")) }
+        }
+    }
+
+    /// The value as text exactly as it was written.
+    package static func string(_ e: Int64) -> String? {
+        if e == null { return nil }
+        var out: [UInt8] = []
+        format(e, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+}

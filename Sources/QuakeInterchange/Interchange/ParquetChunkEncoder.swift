@@ -1,0 +1,241 @@
+import Foundation
+import QuakeFormat
+import QuakeStore
+
+/// One column chunk of one row group, encoded and compressed: an optional dictionary page and
+/// one data page (format v1 headers), zstd-compressed, with min, max and null count.
+package struct EncodedChunk {
+    package var bytes: [UInt8] = []
+    /// Offsets of the pages inside `bytes`.
+    package var dictionaryPage: Int?
+    package var dataPage = 0
+    package var uncompressedSize = 0
+    /// Bytes of `bytes` once written (the pages themselves are dropped then).
+    package var compressedSize = 0
+    package var values = 0
+    package var nulls = 0
+    package var min: [UInt8]?
+    package var max: [UInt8]?
+    package var encodings: [Int32] = []
+}
+
+/// Encodes a column of a ``RowBatch`` row range into an ``EncodedChunk``.
+package enum ParquetChunkEncoder {
+    package static let plain: Int32 = 0, rle: Int32 = 3, rleDictionary: Int32 = 8
+    package static let zstdLevel: Int32 = 1
+
+    /// Pages larger than this cannot be described by the format's 32-bit page sizes.
+    package static let maxPageBytes = Int(Int32.max)
+
+    package static func encode(_ b: RowBatch, rows: Range<Int>, _ pc: ParquetColumn) throws(StoreError) -> EncodedChunk {
+        var chunk = EncodedChunk()
+        chunk.values = rows.count
+        var defs = [UInt32]()
+        if !pc.required { defs.reserveCapacity(rows.count) }
+        var values: [UInt8] = []
+        var dictionaryValues: [UInt8]?
+        var dictionaryCount = 0
+        switch pc.physical {
+        case .int64: values = int64s(b.ints[pc.column.rawValue], rows, pc.required, &defs, &chunk)
+        case .double: values = doubles(b.ints[pc.column.rawValue], rows, pc.required, &defs, &chunk)
+        case .byteArray:
+            let a = b.text[pc.column.rawValue]
+            if pc.dictionary {
+                let (dict, indices) = dictionaryIndices(a, rows, pc.required, &defs, &chunk)
+                dictionaryCount = dict.count
+                var page: [UInt8] = []
+                var lo: Range<Int>?, hi: Range<Int>?
+                dict.arena.bytes.withUnsafeBytes { all in
+                    for k in 0..<dict.count {
+                        let r = dict.arena.range(k)
+                        appendLength(r.count, &page)
+                        page.append(contentsOf: all[r])
+                        if lo.map({ less(all, r, $0) }) ?? true { lo = r }
+                        if hi.map({ less(all, $0, r) }) ?? true { hi = r }
+                    }
+                }
+                if let lo, let hi { chunk.min = Array(dict.arena.bytes[lo]); chunk.max = Array(dict.arena.bytes[hi]) }
+                dictionaryValues = page
+                let width = Swift.max(1, HybridEncoder.width(dict.count - 1))
+                var enc = HybridEncoder(bitWidth: width)
+                indices.withUnsafeBufferPointer { enc.encode($0) }
+                values = [UInt8(width)] + enc.bytes
+            } else {
+                values = byteArrays(a, rows, pc.required, &defs, &chunk)
+            }
+        }
+        if let dictionaryValues {
+            chunk.dictionaryPage = 0
+            try appendPage(&chunk, pc, type: 2, body: dictionaryValues) { h in
+                h.structure(7) { d in d.i32(1, Int32(dictionaryCount)); d.i32(2, plain) }
+            }
+            chunk.encodings = [plain, rle, rleDictionary]
+        } else {
+            chunk.encodings = [plain, rle]
+        }
+        var body: [UInt8] = []
+        if !pc.required {
+            var enc = HybridEncoder(bitWidth: 1)
+            defs.withUnsafeBufferPointer { enc.encode($0) }
+            appendUInt32(UInt32(enc.bytes.count), &body)
+            body.append(contentsOf: enc.bytes)
+        }
+        body.append(contentsOf: values)
+        chunk.dataPage = chunk.bytes.count
+        let encoding = dictionaryValues == nil ? plain : rleDictionary
+        try appendPage(&chunk, pc, type: 0, body: body) { h in
+            h.structure(5) { d in
+                d.i32(1, Int32(rows.count))
+                d.i32(2, encoding)
+                d.i32(3, rle)
+                d.i32(4, rle)
+            }
+        }
+        return chunk
+    }
+
+    /// Appends a page header and the compressed body; `kind` writes the type-specific header.
+    /// `type` is DATA_PAGE (0) or DICTIONARY_PAGE (2).
+    private static func appendPage(_ chunk: inout EncodedChunk, _ pc: ParquetColumn, type: Int32, body: [UInt8],
+                                   _ kind: (inout ThriftCompactWriter) -> Void) throws(StoreError) {
+        let compressed = Zstd.compress(body, level: zstdLevel)
+        guard body.count <= maxPageBytes, compressed.count <= maxPageBytes else {
+            throw .io("column \(pc.column): a Parquet page of \(body.count) bytes exceeds the format's 2 GiB limit")
+        }
+        var h = ThriftCompactWriter()
+        h.beginStruct()
+        h.i32(1, type)
+        h.i32(2, Int32(body.count))
+        h.i32(3, Int32(compressed.count))
+        kind(&h)
+        h.endStruct()
+        chunk.bytes.append(contentsOf: h.bytes)
+        chunk.bytes.append(contentsOf: compressed)
+        chunk.uncompressedSize += h.bytes.count + body.count
+    }
+
+    package static func appendUInt32(_ v: UInt32, _ out: inout [UInt8]) {
+        out.append(UInt8(v & 0xFF)); out.append(UInt8(v >> 8 & 0xFF))
+        out.append(UInt8(v >> 16 & 0xFF)); out.append(UInt8(v >> 24))
+    }
+
+    package static func appendLength(_ n: Int, _ out: inout [UInt8]) { appendUInt32(UInt32(truncatingIfNeeded: n), &out) }
+
+    package static func appendUInt64(_ v: UInt64, _ out: inout [UInt8]) {
+        withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) }
+    }
+
+    /// Unsigned lexicographic order of two ranges of `all`.
+    package static func less(_ all: UnsafeRawBufferPointer, _ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        let n = Swift.min(a.count, b.count)
+        if n > 0, let base = all.baseAddress {
+            // SAFETY: both ranges lie inside `all`, and n is at most either length.
+            let c = memcmp(base + a.lowerBound, base + b.lowerBound, n)
+            if c != 0 { return c < 0 }
+        }
+        return a.count < b.count
+    }
+
+    /// PLAIN 8-byte values of the non-null rows, written straight into one allocation;
+    /// `bits` maps a stored value to its little-endian bit pattern.
+    @inline(__always)
+    private static func fixed(_ v: [Int64], _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
+                              _ chunk: inout EncodedChunk, _ bits: (Int64) -> UInt64) -> [UInt8] {
+        var nulls = 0
+        let out = [UInt8](unsafeUninitializedCapacity: rows.count * 8) { buf, initialized in
+            var n = 0
+            guard let base = buf.baseAddress else { initialized = 0; return }
+            v.withUnsafeBufferPointer { p in
+                for i in rows {
+                    let x = p[i]
+                    if x == RowBatch.null { nulls += 1; defs.append(0); continue }
+                    if !required { defs.append(1) }
+                    // SAFETY: at most rows.count values of 8 bytes go into a buffer of rows.count * 8.
+                    UnsafeMutableRawPointer(base + n).storeBytes(of: bits(x).littleEndian, as: UInt64.self)
+                    n += 8
+                }
+            }
+            initialized = n
+        }
+        chunk.nulls += nulls
+        return out
+    }
+
+    private static func int64s(_ v: [Int64], _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
+                               _ chunk: inout EncodedChunk) -> [UInt8] {
+        var lo = Int64.max, hi = Int64.min
+        let out = fixed(v, rows, required, &defs, &chunk) { x in
+            lo = Swift.min(lo, x); hi = Swift.max(hi, x)
+            return UInt64(bitPattern: x)
+        }
+        if chunk.nulls < rows.count {
+            var a: [UInt8] = [], b: [UInt8] = []
+            appendUInt64(UInt64(bitPattern: lo), &a); appendUInt64(UInt64(bitPattern: hi), &b)
+            chunk.min = a; chunk.max = b
+        }
+        return out
+    }
+
+    private static func doubles(_ v: [Int64], _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
+                                _ chunk: inout EncodedChunk) -> [UInt8] {
+        var lo = Double.infinity, hi = -Double.infinity
+        let out = fixed(v, rows, required, &defs, &chunk) { e in
+            let x = ScaledDecimal.double(e)
+            lo = Swift.min(lo, x); hi = Swift.max(hi, x)
+            return x.bitPattern
+        }
+        if chunk.nulls < rows.count {
+            // the format's rule for signed zeros: a zero minimum is -0.0, a zero maximum +0.0
+            if lo == 0 { lo = -0.0 }
+            if hi == 0 { hi = 0.0 }
+            var a: [UInt8] = [], b: [UInt8] = []
+            appendUInt64(lo.bitPattern, &a); appendUInt64(hi.bitPattern, &b)
+            chunk.min = a; chunk.max = b
+        }
+        return out
+    }
+
+    /// Calls `body` with the byte range of every non-null value of `rows`, recording
+    /// definition levels and nulls.
+    @inline(__always)
+    private static func eachText(_ a: ByteArena, _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
+                                 _ chunk: inout EncodedChunk, _ body: (UnsafeRawBufferPointer, Range<Int>) -> Void) {
+        a.bytes.withUnsafeBytes { all in
+            for i in rows {
+                let r = a.range(i)
+                if r.isEmpty {
+                    chunk.nulls += 1
+                    defs.append(0)
+                    continue
+                }
+                if !required { defs.append(1) }
+                body(all, r)
+            }
+        }
+    }
+
+    private static func byteArrays(_ a: ByteArena, _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
+                                   _ chunk: inout EncodedChunk) -> [UInt8] {
+        var out: [UInt8] = []
+        var lo: Range<Int>?, hi: Range<Int>?
+        eachText(a, rows, required, &defs, &chunk) { all, r in
+            appendLength(r.count, &out)
+            out.append(contentsOf: all[r])
+            if lo.map({ less(all, r, $0) }) ?? true { lo = r }
+            if hi.map({ less(all, $0, r) }) ?? true { hi = r }
+        }
+        if let lo, let hi { chunk.min = Array(a.bytes[lo]); chunk.max = Array(a.bytes[hi]) }
+        return out
+    }
+
+    private static func dictionaryIndices(_ a: ByteArena, _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
+                                          _ chunk: inout EncodedChunk) -> (ByteDictionary, [UInt32]) {
+        var dict = ByteDictionary()
+        var indices: [UInt32] = []
+        indices.reserveCapacity(rows.count)
+        eachText(a, rows, required, &defs, &chunk) { all, r in
+            indices.append(dict.index(UnsafeRawBufferPointer(rebasing: all[r])))
+        }
+        return (dict, indices)
+    }
+}

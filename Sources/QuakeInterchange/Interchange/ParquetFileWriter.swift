@@ -1,0 +1,120 @@
+import QuakeFormat
+import QuakeStore
+/// Writes one Parquet file, row group by row group, with the footer (parquet.thrift
+/// `FileMetaData`) at the end. The file is written under a hidden temporary name beside its
+/// final one and renamed by ``finish()``, so a killed export leaves no half file under a
+/// final name (and readers globbing `*.parquet` never see the temporary one).
+package final class ParquetFileWriter {
+    package let path: String
+    package let temporary: String
+    private let fd: Int32
+    private let columns: [ParquetColumn]
+    private var offset = 4
+    private var groups: [(rows: Int, chunks: [(EncodedChunk, start: Int)])] = []
+    package private(set) var rows = 0
+    private var open = true
+
+    package static let magic: [UInt8] = Array("PAR1".utf8)
+
+    package init(path: String, columns: [Column]) throws(StoreError) {
+        self.path = path
+        let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        temporary = (dir.isEmpty ? "" : dir + "/") + "." + name + ".inprogress"
+        self.columns = columns.map(ParquetColumn.init)
+        fd = try FileIO.create(temporary)
+        do { try FileIO.pwriteAll(fd, ParquetFileWriter.magic, at: 0, path: temporary) } catch {
+            abandon()
+            throw error
+        }
+    }
+
+    deinit { if open { abandon() } }
+
+    /// Writes `rows` of `b` as one row group, its columns encoded on all cores.
+    package func write(_ b: RowBatch, rows range: Range<Int>) throws {
+        guard !range.isEmpty else { return }
+        let chunks = try parallelMap(columns) { pc in try ParquetChunkEncoder.encode(b, rows: range, pc) }
+        var placed: [(EncodedChunk, start: Int)] = []
+        for var c in chunks {
+            try FileIO.pwriteAll(fd, c.bytes, at: offset, path: temporary)
+            c.compressedSize = c.bytes.count
+            c.bytes = []  // keep the metadata only: memory stays one row group
+            placed.append((c, offset))
+            offset += c.compressedSize
+        }
+        groups.append((range.count, placed))
+        rows += range.count
+    }
+
+    /// Writes the footer, flushes, and renames the file into place.
+    package func finish() throws {
+        try complete(sync: true)
+        try FileIO.rename(temporary, path)
+    }
+
+    /// Writes the footer and closes the temporary file (flushed to the device with `sync`);
+    /// the caller renames it. An export syncs the file system once for all its files instead.
+    package func complete(sync: Bool) throws {
+        let footer = footerBytes()
+        var tail = footer
+        ParquetChunkEncoder.appendUInt32(UInt32(truncatingIfNeeded: footer.count), &tail)
+        tail.append(contentsOf: ParquetFileWriter.magic)
+        try FileIO.pwriteAll(fd, tail, at: offset, path: temporary)
+        open = false
+        if sync { try FileIO.syncAndClose(fd, path: temporary) } else { FileIO.closeQuietly(fd) }
+    }
+
+    /// Drops the temporary file.
+    package func abandon() {
+        guard open else { return }
+        open = false
+        FileIO.closeQuietly(fd)
+        FileIO.remove(temporary)
+    }
+
+    private func footerBytes() -> [UInt8] {
+        var w = ThriftCompactWriter()
+        w.beginStruct()
+        w.i32(1, 1)
+        w.list(2, structs: columns.count + 1) { e, k in
+            if k == 0 {
+                e.string(4, "schema")
+                e.i32(5, Int32(columns.count))
+            } else {
+                columns[k - 1].schemaElement(&e)
+            }
+        }
+        w.i64(3, Int64(rows))
+        w.list(4, structs: groups.count) { g, k in
+            let group = groups[k]
+            g.list(1, structs: group.chunks.count) { cc, j in
+                let (c, start) = group.chunks[j]
+                let pc = columns[j]
+                cc.i64(2, Int64(start))
+                cc.structure(3) { m in
+                    m.i32(1, pc.physical.rawValue)
+                    m.list(2, i32: c.encodings)
+                    m.list(3, strings: [pc.column.name])
+                    m.i32(4, 6)  // ZSTD
+                    m.i64(5, Int64(c.values))
+                    m.i64(6, Int64(c.uncompressedSize))
+                    m.i64(7, Int64(c.compressedSize))
+                    m.i64(9, Int64(start + c.dataPage))
+                    if let d = c.dictionaryPage { m.i64(11, Int64(start + d)) }
+                    m.structure(12) { s in
+                        s.i64(3, Int64(c.nulls))
+                        if let max = c.max { s.binary(5, max) }
+                        if let min = c.min { s.binary(6, min) }
+                    }
+                }
+            }
+            g.i64(2, Int64(group.chunks.reduce(0) { $0 + $1.0.uncompressedSize }))
+            g.i64(3, Int64(group.rows))
+        }
+        w.string(6, "quakes 0.3.0")
+        w.list(7, structs: columns.count) { o, _ in o.structure(1) { _ in } }  // TYPE_ORDER
+        w.endStruct()
+        return w.bytes
+    }
+}

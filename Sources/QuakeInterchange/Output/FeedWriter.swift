@@ -1,0 +1,155 @@
+import Foundation
+import QuakeFormat
+import QuakeStore
+
+/// Writes events in USGS feed shape, from stored values, so that the output loads again and
+/// every field comes back exactly: CSV with the 22-column header, or a GeoJSON
+/// FeatureCollection with the standard properties (plus the CSV-only fields, so nothing is lost).
+package final class FeedWriter {
+    package enum Format: String, Sendable, CaseIterable { case csv, geojson }
+
+    package let format: Format
+    package let sink: OutputSink
+    package let columns: [Column]
+    private var first = true
+
+    /// GeoJSON properties written after the standard ones: fields only CSV feeds carry.
+    /// GeoJSON properties written: all of them, or those `columns` names when it is not the default.
+    package let properties: [Column]
+
+    /// `columns` picks the CSV columns, or the GeoJSON properties (default: every field; a
+    /// feature always carries its geometry and id).
+    package init(format: Format, sink: OutputSink, columns: [Column] = Column.csvColumns) {
+        self.format = format
+        self.sink = sink
+        self.columns = columns
+        let all = Column.geoJSONProperties + Column.extraGeoJSONProperties
+        let wanted = Set(columns)
+        properties = columns == Column.csvColumns ? all : all.filter { wanted.contains($0) }
+    }
+
+    /// Writes the header (CSV) or the collection opening (GeoJSON).
+    package func begin(count: Int?, generated: Int64 = 0, header: Bool = true) {
+        switch format {
+        case .csv:
+            if header { sink.write(columns.map(\.name).joined(separator: ",") + "\n") }
+        case .geojson:
+            sink.write("{\"type\":\"FeatureCollection\",\"metadata\":{\"generated\":\(generated),\"title\":\"quakes export\",\"status\":200\(count.map { ",\"count\":\($0)" } ?? "")},\"features\":[")
+        }
+    }
+
+    package func end() {
+        if format == .geojson { sink.write(first ? "]}\n" : "\n]}\n") }
+        sink.flush()
+    }
+
+    /// Writes row `i` of `b`.
+    package func write(_ b: RowBatch, row i: Int) {
+        switch format {
+        case .csv: writeCSV(b, i)
+        case .geojson: writeFeature(b, i)
+        }
+        sink.maybeFlush()
+    }
+
+    private func writeCSV(_ b: RowBatch, _ i: Int) {
+        for (k, c) in columns.enumerated() {
+            if k > 0 { sink.buffer.append(UInt8(ascii: ",")) }
+            switch c.kind {
+            case .timestamp:
+                let v = b.ints[c.rawValue][i]
+                if v != RowBatch.null { Timestamp.format(v, into: &sink.buffer) }
+            case .decimal:
+                let v = b.ints[c.rawValue][i]
+                if v != RowBatch.null { ScaledDecimal.format(v, into: &sink.buffer) }
+            default:
+                let a = b.text[c.rawValue]
+                let r = a.range(i)
+                var needsQuote = false
+                for x in a.bytes[r] where x == UInt8(ascii: ",") || x == UInt8(ascii: "\"") || x == 10 || x == 13 { needsQuote = true; break }
+                if needsQuote {
+                    sink.buffer.append(UInt8(ascii: "\""))
+                    for x in a.bytes[r] {
+                        sink.buffer.append(x)
+                        if x == UInt8(ascii: "\"") { sink.buffer.append(x) }
+                    }
+                    sink.buffer.append(UInt8(ascii: "\""))
+                } else {
+                    sink.buffer.append(contentsOf: a.bytes[r])
+                }
+            }
+        }
+        sink.buffer.append(10)
+    }
+
+    private func writeFeature(_ b: RowBatch, _ i: Int) {
+        sink.write(first ? "\n{\"type\":\"Feature\",\"properties\":{" : ",\n{\"type\":\"Feature\",\"properties\":{")
+        first = false
+        var firstProp = true
+        for c in properties {
+            if !firstProp { sink.buffer.append(UInt8(ascii: ",")) }
+            firstProp = false
+            sink.buffer.append(UInt8(ascii: "\""))
+            sink.buffer.append(contentsOf: c.name.utf8)
+            sink.buffer.append(contentsOf: "\":".utf8)
+            writeValue(b, c, i)
+        }
+        sink.write("},\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
+        writeValue(b, .longitude, i)
+        sink.buffer.append(UInt8(ascii: ","))
+        writeValue(b, .latitude, i)
+        sink.buffer.append(UInt8(ascii: ","))
+        writeValue(b, .depth, i)
+        sink.write("]},\"id\":")
+        writeValue(b, .id, i)
+        sink.buffer.append(UInt8(ascii: "}"))
+    }
+
+    private func writeValue(_ b: RowBatch, _ c: Column, _ i: Int) {
+        switch c.kind {
+        case .timestamp, .decimal:
+            let v = b.ints[c.rawValue][i]
+            if v == RowBatch.null { sink.buffer.append(contentsOf: "null".utf8); return }
+            if c.kind == .timestamp { sink.buffer.append(contentsOf: String(v).utf8) } else { ScaledDecimal.format(v, into: &sink.buffer) }
+        default:
+            let a = b.text[c.rawValue]
+            let r = a.range(i)
+            if r.isEmpty { sink.buffer.append(contentsOf: "null".utf8); return }
+            FeedWriter.jsonString(a.bytes[r], into: &sink.buffer)
+        }
+    }
+
+    package static func jsonString(_ s: some Collection<UInt8>, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for x in s {
+            switch x {
+            case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
+            case 92: out.append(contentsOf: [92, 92])
+            case 10: out.append(contentsOf: [92, UInt8(ascii: "n")])
+            case 13: out.append(contentsOf: [92, UInt8(ascii: "r")])
+            case 9: out.append(contentsOf: [92, UInt8(ascii: "t")])
+            case 0..<32:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(x >> 4)], hex[Int(x & 15)]])
+            default: out.append(x)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
+
+extension Store {
+    /// Writes the events `filter` matches (every one by default), partition by partition in
+    /// (time, id) order. Memory holds one partition.
+    package func export(format: FeedWriter.Format, to sink: OutputSink, filter: Filter = .all) throws {
+        let w = FeedWriter(format: format, sink: sink)
+        let count: Int? = if case .all = filter { manifest.rows } else { nil }
+        w.begin(count: count, generated: Int64(Date().timeIntervalSince1970 * 1000))
+        for e in manifest.partitions {
+            let batch = try rows(of: e, filter: filter, columns: Column.allCases)
+            dropReader(e)
+            for i in 0..<batch.count { w.write(batch, row: i) }
+        }
+        w.end()
+    }
+}

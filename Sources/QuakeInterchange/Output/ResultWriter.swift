@@ -1,0 +1,130 @@
+import Foundation
+import QuakeFormat
+import QuakeStore
+
+/// Writes query results as an aligned table, USGS CSV, JSON (with an envelope holding the
+/// count and the cursor), NDJSON, USGS GeoJSON or the FDSN event service's pipe-separated text.
+package struct ResultWriter {
+    package enum Format: String, Sendable, CaseIterable { case table, csv, json, ndjson, geojson, text, parquet, arrow, svg }
+
+    package let format: Format
+    package let columns: [Column]
+    /// Whether table, csv and text output start with their header line.
+    package var header = true
+    /// Whether a table shows `NULL` dimmed (ANSI faint), for a terminal.
+    package var dimNulls = false
+    /// Rows the query matched in all, when a table shows fewer: its last line then says so.
+    package var matched: Int?
+    /// What that last line suggests when rows were left out (nil: nothing).
+    package var moreHint: String? = "use --limit"
+
+    package init(format: Format, columns: [Column]) {
+        self.format = format
+        self.columns = columns
+    }
+
+    /// Default columns of the table format.
+    package static let tableColumns: [Column] = [.time, .mag, .magType, .depth, .place, .id]
+
+    package func write(_ r: QueryResult, to sink: OutputSink) {
+        if format == .table { table(r, sink); return }
+        let s = stream(to: sink)
+        s.begin(count: r.count, cursor: r.cursor)
+        s.rows(r)
+        s.end()
+    }
+
+    /// A writer that takes a result in chunks (csv, json, ndjson, geojson; not table, whose
+    /// column widths need every row).
+    package func stream(to sink: OutputSink) -> Stream { Stream(writer: self, sink: sink) }
+
+    /// Writes the envelope once and rows chunk by chunk.
+    package final class Stream {
+        package let writer: ResultWriter
+        package let sink: OutputSink
+        private var feed: FeedWriter?
+        private var arrow: ArrowStreamWriter?
+        private var written = 0
+
+        package init(writer: ResultWriter, sink: OutputSink) {
+            self.writer = writer
+            self.sink = sink
+        }
+
+        package func begin(count: Int, cursor: Cursor?) {
+            switch writer.format {
+            case .csv:
+                feed = FeedWriter(format: .csv, sink: sink, columns: writer.columns)
+                feed?.begin(count: count, header: writer.header)
+            case .text:
+                if writer.header { sink.write(ResultWriter.fdsnTextHeader + "\n") }
+            case .arrow:
+                arrow = ArrowStreamWriter(sink: sink, columns: writer.columns)
+                arrow?.begin()
+            case .geojson:
+                feed = FeedWriter(format: .geojson, sink: sink, columns: writer.columns)
+                feed?.begin(count: count, generated: Int64(Date().timeIntervalSince1970 * 1000))
+            case .json:
+                sink.write("{\"count\":\(count),\"cursor\":")
+                if let c = cursor { FeedWriter.jsonString(c.token.utf8, into: &sink.buffer) } else { sink.write("null") }
+                sink.write(",\"rows\":[")
+            case .ndjson, .table, .parquet, .svg:
+                break
+            }
+        }
+
+        package func rows(_ r: QueryResult) {
+            switch writer.format {
+            case .csv, .geojson:
+                for i in 0..<r.count { feed?.write(r.batch, row: i) }
+            case .text:
+                for i in 0..<r.count { writer.fdsnText(r.batch, i, sink) }
+            case .arrow:
+                arrow?.write(r)
+            case .json:
+                for i in 0..<r.count {
+                    if written + i > 0 { sink.write(",") }
+                    sink.write("\n")
+                    writer.object(r.batch, i, sink)
+                }
+            case .ndjson, .table:
+                for i in 0..<r.count { writer.object(r.batch, i, sink); sink.write("\n") }
+            case .parquet, .svg:
+                break  // a file or a picture, not a stream: see ParquetResultFile and MapPicture
+            }
+            written += r.count
+            sink.maybeFlush()
+        }
+
+        package func end() {
+            switch writer.format {
+            case .geojson: feed?.end()
+            case .json: sink.write("\n]}\n")
+            case .arrow: arrow?.end()
+            default: break
+            }
+            sink.flush()
+        }
+    }
+
+    package func object(_ b: RowBatch, _ i: Int, _ sink: OutputSink) {
+        sink.write("{")
+        for (k, c) in columns.enumerated() {
+            if k > 0 { sink.write(",") }
+            sink.write("\"\(c.name)\":")
+            switch c.kind {
+            case .timestamp:
+                let v = b.ints[c.rawValue][i]
+                if v == RowBatch.null { sink.write("null") } else { sink.write("\"\(Timestamp.string(v))\"") }
+            case .decimal:
+                let v = b.ints[c.rawValue][i]
+                if v == RowBatch.null { sink.write("null") } else { ScaledDecimal.format(v, into: &sink.buffer) }
+            default:
+                let a = b.text[c.rawValue]
+                if a.isNull(i) { sink.write("null") } else { FeedWriter.jsonString(a.bytes[a.range(i)], into: &sink.buffer) }
+            }
+        }
+        sink.write("}")
+        sink.maybeFlush()
+    }
+}

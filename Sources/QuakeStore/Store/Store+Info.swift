@@ -1,0 +1,65 @@
+import QuakeFormat
+/// Sizes and spans of a store, for `quakes info`.
+package struct StoreInfo: Codable, Sendable {
+    package struct ColumnSize: Codable, Sendable {
+        package var column: String
+        package var diskBytes: Int
+        /// The codecs its chunks use, most used first.
+        package var codecs: [String]
+    }
+    package var path: String
+    package var format: Int
+    package var partitioning: String
+    package var generation: Int
+    package var partitions: Int
+    package var rows: Int
+    package var firstTime: String?
+    package var lastTime: String?
+    /// Partition files and id index together.
+    package var diskBytes: Int
+    /// Chunk directories, zone maps, granule statistics and mag histograms.
+    package var indexBytes: Int
+    package var idIndexBytes: Int
+    package var columns: [ColumnSize]
+    /// Load transactions kept under `history/`, their bytes, and the generation after which
+    /// the history is complete.
+    package var historyTransactions: Int
+    package var historyBytes: Int
+    package var historyCompleteAfter: Int
+}
+
+extension Store {
+    /// Partitions, rows, time span and per-column sizes and codecs of the current snapshot.
+    /// - Complexity: reads every partition's directory.
+    package func info() throws(StoreError) -> StoreInfo {
+        var disk = [Int](repeating: 0, count: Column.count)
+        var codecUse = [[CodecID: Int]](repeating: [:], count: Column.count)
+        var index = 0, files = 0
+        for e in manifest.partitions {
+            let d = try reader(e).directory()
+            var chunks = 0
+            for c in Column.allCases {
+                for i in d.chunks[c.rawValue] {
+                    disk[c.rawValue] += i.length
+                    chunks += i.length
+                    codecUse[c.rawValue][i.codec, default: 0] += 1
+                }
+            }
+            index += e.bytes - chunks
+            files += e.bytes
+        }
+        var ids = 0
+        for b in manifest.idBuckets { if let b { ids += FileIO.size(path + "/ids/" + b) } }
+        let cols = Column.allCases.map { c in
+            StoreInfo.ColumnSize(column: c.name, diskBytes: disk[c.rawValue],
+                                 codecs: codecUse[c.rawValue].sorted { $0.value > $1.value }.map(\.key.name))
+        }
+        let h = historyExtent
+        return StoreInfo(path: path, format: Manifest.storeFormat, partitioning: manifest.partitioning.rawValue,
+                         generation: manifest.generation, partitions: manifest.partitions.count, rows: manifest.rows,
+                         firstTime: manifest.partitions.first.map { Timestamp.string($0.minTime) },
+                         lastTime: manifest.partitions.last.map { Timestamp.string($0.maxTime) },
+                         diskBytes: files + ids, indexBytes: index, idIndexBytes: ids, columns: cols,
+                         historyTransactions: h.transactions, historyBytes: h.bytes, historyCompleteAfter: h.completeAfter)
+    }
+}

@@ -1,0 +1,215 @@
+import QuakeFormat
+/// What `repair` found and did.
+package struct RepairReport: Sendable, CustomStringConvertible {
+    /// The generation of the rebuilt manifest.
+    package let generation: Int
+    package let partitions: Int
+    package let rows: Int
+    /// Newer generations passed over because their files were incomplete or disagreed.
+    package let skipped: [String]
+    /// Where the damaged manifest was moved, when there was one.
+    package let movedAside: String?
+
+    package var description: String {
+        var s = "rebuilt \(Manifest.fileName) at generation \(generation): \(partitions) partitions, \(rows) rows"
+        if let movedAside { s += "; the damaged manifest is kept as \(movedAside)" }
+        if !skipped.isEmpty { s += "\nrolled back past newer generations whose files are damaged or incomplete:" }
+        for k in skipped { s += "\n  \(k)" }
+        return s
+    }
+}
+
+extension Store {
+    /// Rebuilds a lost or damaged manifest from the newest complete generation of files.
+    ///
+    /// Every file carries its generation in its name (`KEY.gN.qkp`, `NN.gN.idx`), and a commit
+    /// writes all of a generation's files before it renames the manifest. So the snapshot of
+    /// generation `G` is, per partition key and per id bucket, the newest file of a generation
+    /// at most `G`. Candidates are tried from the newest generation down; one is taken when
+    /// every file passes its checksums and the id index and the partitions agree exactly
+    /// (every id stored once, at the time the index gives). A partition file older than `G`
+    /// whose every row the index places elsewhere is one that generation `G` emptied and
+    /// retired, and is left out. The result is committed atomically, then fully verified.
+    ///
+    /// Refuses when the manifest is sound (nothing to repair). Takes the writer lock.
+    /// - Complexity: reads the id and time columns of every candidate partition: O(rows).
+    package static func repair(path: String) throws(StoreError) -> RepairReport {
+        guard FileIO.isDirectory(path) else { throw .io("\(path) is not a store directory") }
+        let lock = try StoreLock(storePath: path)
+        defer { withExtendedLifetime(lock) {} }
+        let mpath = manifestPath(path)
+        if FileIO.exists(mpath) {
+            var sound = true
+            do throws(StoreError) { _ = try Manifest.read(path: mpath) } catch {
+                guard error.isCorruption else { throw error }
+                sound = false
+            }
+            if sound { throw QuakeError(.nothingToRepair, path: mpath, detail: "sound; nothing to repair") }
+        }
+        let parts = FileIO.list(path + "/partitions").compactMap(FileName.init(partition:))
+        let buckets = FileIO.list(path + "/ids").compactMap(FileName.init(bucket:))
+        guard !parts.isEmpty || !buckets.isEmpty else {
+            throw .io("\(path) holds no partition or id-index files; there is nothing to rebuild a manifest from")
+        }
+        let generations = Set(parts.map(\.generation) + buckets.map(\.generation)).sorted(by: >)
+        var skipped: [String] = []
+        for g in generations {
+            do throws(StoreError) {
+                let m = try candidate(path: path, generation: g, parts: parts, buckets: buckets)
+                var moved: String?
+                if FileIO.exists(mpath) {
+                    moved = Manifest.fileName + ".damaged"
+                    try FileIO.rename(mpath, path + "/" + Manifest.fileName + ".damaged")
+                }
+                try commit(m, storePath: path)
+                do { _ = try Store(path: path).verify() } catch {
+                    throw .corrupt("the rebuilt manifest of generation \(g) does not verify: \(error)")
+                }
+                return RepairReport(generation: g, partitions: m.partitions.count, rows: m.rows,
+                                    skipped: skipped, movedAside: moved)
+            } catch {
+                guard error.isCorruption else { throw error }
+                skipped.append("generation \(g): \(error.message)")
+            }
+        }
+        throw .corrupt("no generation of \(path) is complete and consistent:\n  " + skipped.joined(separator: "\n  "))
+    }
+
+    /// The snapshot of generation `g`, checked file by file; throws `.corrupt` when it is not whole.
+    private static func candidate(path: String, generation g: Int, parts: [FileName],
+                                  buckets: [FileName]) throws(StoreError) -> Manifest {
+        // newest file per key and per bucket, of a generation at most g
+        var byKey: [String: FileName] = [:]
+        for p in parts where p.generation <= g {
+            if let o = byKey[p.stem], o.generation >= p.generation { continue }
+            byKey[p.stem] = p
+        }
+        var byBucket: [Int: FileName] = [:]
+        for b in buckets where b.generation <= g {
+            guard let k = Int(b.stem), k >= 0, k < Manifest.idBucketCount else { continue }
+            if let o = byBucket[k], o.generation >= b.generation { continue }
+            byBucket[k] = b
+        }
+        guard let partitioning = Partitioning(keyShape: byKey.keys.first ?? "2000-01") else {
+            throw .corrupt("partition keys of an unknown shape")
+        }
+        // the id index of generation g: id -> time
+        var index = SliceInterner(capacity: 1024)
+        var indexTime: [Int64] = []
+        var idFiles = [String?](repeating: nil, count: Manifest.idBucketCount)
+        for (k, f) in byBucket {
+            let recs = try IdRecords.read(path: path + "/ids/" + f.name)
+            let problem: String? = recs.ids.bytes.withUnsafeBytes { raw in
+                for i in 0..<recs.count {
+                    let p = UnsafeRawBufferPointer(rebasing: raw[recs.ids.range(i)])
+                    guard IdRecords.bucket(p) == k else { return "an id in the wrong bucket" }
+                    guard index.intern(p) == indexTime.count else { return "an id listed twice" }
+                    indexTime.append(recs.time[i])
+                }
+                return nil
+            }
+            if let problem { throw .corrupt("ids/\(f.name): \(problem)") }
+            idFiles[k] = f.name
+        }
+        var seen = [Bool](repeating: false, count: indexTime.count)
+        var m = Manifest(partitioning: partitioning)
+        m.generation = g
+        // transactions cannot be told complete without the manifest that named them: the
+        // history restarts after the restored generation (older transaction files are collected)
+        m.history = HistoryRetention(startingAt: g)
+        var blockRows: Int?
+        for key in byKey.keys.sorted() {
+            guard let f = byKey[key] else { continue }
+            let scan = try scanPartition(store: path, file: f.name, index: index, indexTime: indexTime, seen: &seen)
+            if scan.matched == 0 && f.generation < g { continue }  // emptied and retired by a later generation
+            guard scan.matched == scan.rows else {
+                throw .corrupt("partitions/\(f.name): \(scan.rows - scan.matched) of \(scan.rows) rows disagree with the id index")
+            }
+            guard key == partitioning.key(scan.minTime) else { throw .corrupt("partitions/\(f.name) holds other times") }
+            if let b = blockRows, b != scan.blockRows { throw .corrupt("partitions/\(f.name): another block size") }
+            blockRows = scan.blockRows
+            m.partitions.append(PartitionEntry(key: key, file: f.name, rows: scan.rows, minTime: scan.minTime,
+                                               maxTime: scan.maxTime, bytes: FileIO.size(path + "/partitions/" + f.name)))
+            m.rows += scan.rows
+        }
+        guard m.rows == indexTime.count else {
+            throw .corrupt("the id index holds \(indexTime.count) ids, the partitions \(m.rows) rows")
+        }
+        m.blockRows = blockRows ?? Manifest.defaultBlockRows
+        m.idBuckets = idFiles
+        m.partitions.sort { $0.minTime < $1.minTime }
+        return m
+    }
+
+    private struct PartitionScan {
+        package var rows = 0, matched = 0, blockRows = 0
+        package var minTime = Int64.max, maxTime = Int64.min
+    }
+
+    /// Reads a partition's ids and times and counts the rows the id index places there.
+    private static func scanPartition(store: String, file: String, index: SliceInterner, indexTime: [Int64],
+                                      seen: inout [Bool]) throws(StoreError) -> PartitionScan {
+        let path = store + "/partitions/" + file
+        let mapped = try MappedFile(path: path)
+        let rows = try withExtendedLifetime(mapped) { () throws(StoreError) in
+            try PartitionFile.storedRows(mapped.bytes, path: path)
+        }
+        let r = PartitionReader(storePath: store, entry: PartitionEntry(key: "", file: file, rows: rows, minTime: 0,
+                                                                        maxTime: 0, bytes: 0))
+        let d = try r.directory()
+        var s = PartitionScan(rows: rows, blockRows: d.blockRows)
+        for k in 0..<d.blockSizes.count {
+            let t = try r.ints(.time, block: k), ids = try r.arena(.id, block: k)
+            guard t.count == ids.count else { throw .corrupt(path, "block \(k) columns disagree") }
+            let twice: Bool = ids.bytes.withUnsafeBytes { raw in
+                for i in 0..<t.count {
+                    s.minTime = min(s.minTime, t[i]); s.maxTime = max(s.maxTime, t[i])
+                    guard let j = index.lookup(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])),
+                          indexTime[j] == t[i] else { continue }
+                    if seen[j] { return true }
+                    seen[j] = true
+                    s.matched += 1
+                }
+                return false
+            }
+            if twice { throw .corrupt(path, "an id stored twice") }
+        }
+        return s
+    }
+}
+
+/// A store file name: `STEM.gN.EXT`.
+package struct FileName {
+    package let name: String
+    package let stem: String
+    package let generation: Int
+
+    package init?(partition name: String) { self.init(name, ext: PartitionFile.fileExtension) }
+    package init?(bucket name: String) { self.init(name, ext: "idx") }
+
+    private init?(_ name: String, ext: String) {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[2] == ext, parts[1].hasPrefix("g"), let g = Int(parts[1].dropFirst()), g >= 0,
+              !parts[0].isEmpty else { return nil }
+        self.name = name
+        stem = String(parts[0])
+        generation = g
+    }
+}
+
+extension Partitioning {
+    /// The partitioning whose keys look like `key`: `2011`, `2011-03` or `2011-03-11`.
+    package init?(keyShape key: String) {
+        switch key.utf8.count {
+        case 4: self = .year
+        case 7: self = .month
+        case 10: self = .day
+        default: return nil
+        }
+    }
+}
+
+extension StoreError {
+    /// Damage (as opposed to a missing file, a lock or an unsupported format).
+    package var isCorruption: Bool { kind == .corrupt }
+}

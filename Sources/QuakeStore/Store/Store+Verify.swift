@@ -1,0 +1,136 @@
+import QuakeFormat
+/// A problem `verify` found: the file (and block) and what is wrong.
+package struct VerifyFailure: Error, CustomStringConvertible {
+    package let file: String
+    package let block: Int?
+    package let reason: String
+    package var description: String { block.map { "\(file) block \($0): \(reason)" } ?? "\(file): \(reason)" }
+}
+
+extension Store {
+    /// Reads every block of every file and checks checksums and invariants: row counts, zone
+    /// maps, (time, id) order, partition time spans, that every id is stored once and
+    /// indexed, and that every kept history transaction reads whole and names only stored
+    /// events (loads never delete). Throws the first failure.
+    package func verify(progress: ((String) -> Void)? = nil) throws -> (partitions: Int, rows: Int, blocks: Int) {
+        var blocksRead = 0
+        var indexed = SliceInterner(capacity: manifest.rows)
+        var indexedTime: [Int64] = []
+        for (b, f) in manifest.idBuckets.enumerated() {
+            guard let f else { continue }
+            let recs: IdRecords
+            do { recs = try IdRecords.read(path: path + "/ids/" + f) } catch {
+                throw VerifyFailure(file: "ids/" + f, block: nil, reason: "\(error)")
+            }
+            try recs.ids.bytes.withUnsafeBytes { (raw) throws in
+                for i in 0..<recs.count {
+                    let p = UnsafeRawBufferPointer(rebasing: raw[recs.ids.range(i)])
+                    guard IdRecords.bucket(p) == b else { throw VerifyFailure(file: "ids/" + f, block: nil, reason: "id in the wrong bucket") }
+                    let k = indexed.intern(p)
+                    guard k == indexedTime.count else { throw VerifyFailure(file: "ids/" + f, block: nil, reason: "id listed twice") }
+                    indexedTime.append(recs.time[i])
+                }
+            }
+        }
+        guard indexed.count == manifest.rows else {
+            throw VerifyFailure(file: "ids/", block: nil, reason: "index holds \(indexed.count) ids, manifest \(manifest.rows) rows")
+        }
+        try verifyHistory(indexed)
+        var seen = [Bool](repeating: false, count: indexed.count)
+        for e in manifest.partitions {
+            progress?(e.file)
+            let r = PartitionReader(storePath: path, entry: e)
+            let span = manifest.partitioning.span(e.minTime)
+            for c in Column.allCases {
+                let file = "partitions/\(e.file) column \(c.name)"
+                func fail(_ k: Int?, _ why: String) -> VerifyFailure { VerifyFailure(file: file, block: k, reason: why) }
+                let blocks: [PartitionFile.ChunkInfo]
+                do { blocks = try r.blocks(c) } catch { throw fail(nil, "\(error)") }
+                for (k, info) in blocks.enumerated() {
+                    blocksRead += 1
+                    do {
+                        switch c.kind {
+                        case .timestamp, .decimal:
+                            let v = try r.ints(c, block: k)
+                            var nulls = 0
+                            var lo = Int64.max, hi = Int64.min
+                            var dlo = Double.infinity, dhi = -Double.infinity
+                            for x in v {
+                                if x == RowBatch.null { nulls += 1; continue }
+                                lo = min(lo, x); hi = max(hi, x)
+                                let d = ScaledDecimal.double(x); dlo = min(dlo, d); dhi = max(dhi, d)
+                            }
+                            guard nulls == Int(info.nulls) else { throw fail(k, "zone map says \(info.nulls) nulls, block has \(nulls)") }
+                            if c.kind == .decimal, case .doubles(let d) = try r.decode(c, block: k, as: .doubles) {
+                                for i in 0..<v.count where v[i] != RowBatch.null && d[i].bitPattern != ScaledDecimal.double(v[i]).bitPattern {
+                                    throw fail(k, "row \(i) decodes to \(d[i]) as a double, \(ScaledDecimal.string(v[i]) ?? "null") as written")
+                                }
+                            }
+                            if nulls < v.count {
+                                let ok = c.kind == .timestamp ? (lo == info.min && hi == info.max) : (dlo == info.minDouble && dhi == info.maxDouble)
+                                guard ok else { throw fail(k, "zone map min/max do not match the values") }
+                            }
+                        default:
+                            let a = try r.arena(c, block: k)
+                            guard a.count == Int(info.rows) else { throw fail(k, "decoded \(a.count) rows, footer says \(info.rows)") }
+                            var nulls = 0
+                            for i in 0..<a.count where a.isNull(i) { nulls += 1 }
+                            guard nulls == Int(info.nulls) else { throw fail(k, "zone map says \(info.nulls) nulls, block has \(nulls)") }
+                            if !a.bytes.withUnsafeBytes({ RowBatch.validUTF8($0) }) { throw fail(k, "invalid UTF-8") }
+                        }
+                    } catch let f as VerifyFailure { throw f } catch { throw fail(k, "\(error)") }
+                }
+            }
+            // row order, spans and ids
+            let batch: RowBatch
+            do { batch = try r.readAll() } catch { throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)") }
+            do {
+                guard try r.granules() == GranuleIndex(batch) else {
+                    throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "granule index does not match the rows")
+                }
+            } catch let f as VerifyFailure { throw f } catch {
+                throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)")
+            }
+            let t = batch.ints[Column.time.rawValue]
+            let ids = batch.text[Column.id.rawValue]
+            let file = "partitions/\(e.file)"
+            guard t.first == e.minTime, t.last == e.maxTime else { throw VerifyFailure(file: file, block: nil, reason: "time span differs from the manifest") }
+            for i in 0..<batch.count {
+                guard t[i] >= span.start, t[i] < span.end else { throw VerifyFailure(file: file, block: i / manifest.blockRows, reason: "row \(i) lies outside partition \(e.key)") }
+                if i > 0 {
+                    guard t[i - 1] < t[i] || (t[i - 1] == t[i] && ids.compare(i - 1, ids, i) < 0) else {
+                        throw VerifyFailure(file: file, block: i / manifest.blockRows, reason: "rows \(i - 1) and \(i) are out of (time, id) order")
+                    }
+                }
+                let k = ids.bytes.withUnsafeBytes { indexed.lookup(UnsafeRawBufferPointer(rebasing: $0[ids.range(i)])) }
+                guard let k else { throw VerifyFailure(file: "partitions/\(e.file)", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") is not in the id index") }
+                guard !seen[k] else { throw VerifyFailure(file: "partitions/\(e.file)", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") is stored twice") }
+                guard indexedTime[k] == t[i] else { throw VerifyFailure(file: "partitions/\(e.file)", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") has another time in the index") }
+                seen[k] = true
+            }
+        }
+        return (manifest.partitions.count, manifest.rows, blocksRead)
+    }
+
+    /// Every kept transaction decodes, its counts add up, and every id it inserted or
+    /// updated is in the id index.
+    private func verifyHistory(_ indexed: SliceInterner) throws {
+        for g in manifest.history.generations {
+            let file = "history/" + HistoryFile.name(generation: g)
+            func fail(_ why: String) -> VerifyFailure { VerifyFailure(file: file, block: nil, reason: why) }
+            do {
+                let h = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
+                guard h.generation == g else { throw fail("holds generation \(h.generation)") }
+                for i in h.sections.indices {
+                    let c = try h.changes(i)
+                    for list in [c.inserted, c.updated] {
+                        let missing = list.bytes.withUnsafeBytes { raw in
+                            (0..<list.count).first { indexed.lookup(UnsafeRawBufferPointer(rebasing: raw[list.range($0)])) == nil }
+                        }
+                        if let k = missing { throw fail("event \(list.string(k) ?? "") is not in the store") }
+                    }
+                }
+            } catch let f as VerifyFailure { throw f } catch { throw fail("\(error)") }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import QuakeFormat
+
+/// A quakes store: a directory holding a manifest, one file per time partition and an
+/// event-id index. Readers work on one immutable ``Manifest`` snapshot; a writer holds the
+/// lock, writes new files, then atomically replaces `manifest.qkm`.
+public final class Store: @unchecked Sendable {
+    /// The store directory.
+    public let path: String
+    /// The snapshot this handle reads.
+    package private(set) var manifest: Manifest
+    private var readers: [String: PartitionReader] = [:]
+    private let readersLock = NSLock()
+
+    /// Where the CLI finds a store: `--store`, else `$QUAKES_STORE`, else `./quakes.store`.
+    package static func defaultPath(explicit: String?) -> String {
+        if let explicit { return explicit }
+        if let env = ProcessInfo.processInfo.environment["QUAKES_STORE"], !env.isEmpty { return env }
+        return "quakes.store"
+    }
+
+    package static func manifestPath(_ store: String) -> String { store + "/" + Manifest.fileName }
+
+    /// Opens an existing store.
+    /// - Complexity: reads and checks the manifest only, O(partitions); partition files are
+    ///   opened when a query first needs them.
+    public init(path: String) throws(QuakeError) {
+        self.path = path
+        let m = Store.manifestPath(path)
+        if FileIO.exists(path) && !FileIO.isDirectory(path) { throw .io("\(path) is a file, not a store directory") }
+        guard FileIO.exists(m) else {
+            if FileIO.exists(path + "/" + ManifestV1.fileName) {
+                throw QuakeError(.needsMigration, path: path, detail: "a format v1 store")
+            }
+            throw QuakeError(.notFound, path: path, detail: "no store (no \(Manifest.fileName))")
+        }
+        manifest = try Manifest.read(path: m)
+    }
+
+    /// Opens the store at `path`, creating an empty one with `partitioning` when none exists.
+    /// Refuses a directory that holds store files but no manifest, rather than starting over.
+    public static func openOrCreate(path: String, partitioning: Partitioning = .month) throws(QuakeError) -> Store {
+        try openOrCreate(path: path, partitioning: partitioning, blockRows: Manifest.defaultBlockRows)
+    }
+
+    /// As the package one, with the rows per block of a new store (tests use small blocks).
+    package static func openOrCreate(path: String, partitioning: Partitioning, blockRows: Int) throws(StoreError) -> Store {
+        if FileIO.exists(manifestPath(path)) || FileIO.exists(path + "/" + ManifestV1.fileName) { return try Store(path: path) }
+        if FileIO.exists(path) && !FileIO.isDirectory(path) { throw .io("\(path) is a file, not a store directory") }
+        try FileIO.makeDirectory(path)
+        let lock = try StoreLock(storePath: path)
+        defer { withExtendedLifetime(lock) {} }
+        if !FileIO.exists(manifestPath(path)) {
+            let orphans = FileIO.list(path + "/partitions").count + FileIO.list(path + "/ids").count
+            if orphans > 0 {
+                throw QuakeError(.noManifest, path: path, detail: "holds \(orphans) partition or id-index files but no "
+                    + "\(Manifest.fileName); nothing was changed")
+            }
+            try FileIO.makeDirectory(path + "/partitions")
+            try FileIO.makeDirectory(path + "/ids")
+            try commit(Manifest(partitioning: partitioning, blockRows: blockRows), storePath: path)
+        }
+        return try Store(path: path)
+    }
+
+    /// Re-reads the manifest to see the latest committed snapshot.
+    public func refresh() throws(QuakeError) {
+        let m = try Manifest.read(path: Store.manifestPath(path))
+        readersLock.lock()
+        manifest = m
+        readers = [:]
+        readersLock.unlock()
+    }
+
+    /// A reader for one partition of the current snapshot.
+    package func reader(_ entry: PartitionEntry) -> PartitionReader {
+        readersLock.lock()
+        defer { readersLock.unlock() }
+        if let r = readers[entry.file] { return r }
+        let r = PartitionReader(storePath: path, entry: entry)
+        readers[entry.file] = r
+        return r
+    }
+
+    /// Drops the cached reader of a partition, unmapping its file once no one else holds it:
+    /// a pass over every partition (an export) keeps one mapped at a time.
+    package func dropReader(_ entry: PartitionEntry) {
+        readersLock.lock()
+        readers[entry.file] = nil
+        readersLock.unlock()
+    }
+
+    /// Atomically replaces the manifest: write a temporary file, fsync, rename, fsync the folder.
+    /// The bytes are read back through the reader's checks first, so no commit can leave a
+    /// manifest that the next open would refuse.
+    package static func commit(_ m: Manifest, storePath: String) throws(StoreError) {
+        let tmp = manifestPath(storePath) + ".tmp"
+        let bytes = m.encoded()
+        _ = try bytes.withStoreBytes { (b) throws(StoreError) in try Manifest.decode(b, path: tmp) }
+        try FileIO.writeDurably(tmp, bytes)
+        try FileIO.rename(tmp, manifestPath(storePath))
+        try FileIO.fsyncDirectory(storePath)
+    }
+
+    /// Deletes files that neither the snapshot `m` nor its retired list names (older snapshots,
+    /// leftovers of a crashed load or migration). Runs under the writer lock.
+    package static func collectGarbage(_ m: Manifest, storePath: String) {
+        var keep = m.liveFiles
+        for r in m.retired { keep.insert(r) }
+        for sub in ["partitions", "ids", "history"] {
+            for name in FileIO.list(storePath + "/" + sub) where !keep.contains(sub + "/" + name) {
+                FileIO.remove(storePath + "/" + sub + "/" + name)
+            }
+        }
+        FileIO.remove(storePath + "/tmp")
+        FileIO.remove(storePath + "/" + ManifestV1.fileName)
+    }
+}

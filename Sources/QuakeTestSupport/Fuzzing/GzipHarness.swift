@@ -1,0 +1,38 @@
+import QuakeFormat
+import QuakeStore
+import QuakeInterchange
+
+
+/// Feeds the input to the hand-written gzip/DEFLATE decoder in pieces and drains it.
+package enum GzipHarness: FuzzHarness {
+    package static let name = "gzip"
+
+    package static func run(_ data: UnsafeRawBufferPointer) {
+        // the first byte sets the size of the pieces the decoder pulls, to cover refills
+        guard let first = data.first else { return }
+        let piece = Int(first) * 37 + 1
+        var pos = 1
+        let bytes = Array(data)
+        let g = GzipDecoder(pull: { () throws(IngestError) -> [UInt8]? in
+            guard pos < bytes.count else { return nil }
+            let end = min(bytes.count, pos + piece)
+            defer { pos = end }
+            return Array(bytes[pos..<end])
+        })
+        var out = 0
+        while out < 64 << 20, let c = try? g.read(minimum: 4096) { out += c.count }
+    }
+
+    package static func seeds() -> [[UInt8]] {
+        // gzip members written by quakes' own encoder (fixed-Huffman blocks);
+        // the make script adds members from the system's gzip with dynamic Huffman blocks
+        let texts = ["", "time,latitude\n", String(repeating: "2024-01-01T00:00:00.000Z,1.5,-2.25\n", count: 200)]
+        return texts.map { t in
+            let e = GzipEncoder()
+            var out: [UInt8] = [0x40]
+            out += e.compress(Array(t.utf8))
+            out += e.finish()
+            return out
+        }
+    }
+}
