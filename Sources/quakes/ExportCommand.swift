@@ -36,8 +36,13 @@ struct ExportCommand: ParsableCommand {
                 + "\(r.bytes) bytes")
         case .csv, .geojson:
             let sink = try out.map { try OutputSink(path: $0) } ?? Console.out
-            try s.export(format: format == .csv ? .csv : .geojson, to: sink, filter: filter)
-            try sink.finish()
+            do {
+                try s.export(format: format == .csv ? .csv : .geojson, to: sink, filter: filter)
+                try sink.finish()
+            } catch {
+                sink.discard()
+                throw error
+            }
         }
     }
 }

@@ -15,6 +15,9 @@ enum TestSupport {
         return FileManager.default.fileExists(atPath: u.path) ? u : nil
     }()
 
+    /// True when `../shared/usgs` is there; tests that need it are skipped, out loud, when it is not.
+    static let hasRealFeeds = usgsDirectory != nil
+
     static func usgs(_ name: String) -> String? { usgsDirectory?.appendingPathComponent(name).path }
 
     static var usgsFiles: [String] {
@@ -61,7 +64,7 @@ enum TestSupport {
         let path = tempDir() + "/export." + f.rawValue
         let sink = try OutputSink(path: path)
         try s.export(format: f, to: sink)
-        sink.close()
+        try sink.finish()
         // the GeoJSON envelope stamps the export time; the rest must match byte for byte
         return try String(contentsOfFile: path, encoding: .utf8)
             .replacingOccurrences(of: "\"generated\":[0-9]+", with: "\"generated\":0", options: .regularExpression)

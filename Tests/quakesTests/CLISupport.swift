@@ -5,6 +5,10 @@ import Testing
 enum CLI {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// True when `../shared/usgs` is there; tests that need it are skipped, out loud, when it is not.
+    static let hasRealFeeds = FileManager.default.fileExists(
+        atPath: packageRoot.deletingLastPathComponent().appendingPathComponent("shared/usgs").path)
+
     static var binary: String {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("quakes").path
         if FileManager.default.isExecutableFile(atPath: beside) { return beside }

@@ -25,11 +25,11 @@ import Glibc
         return nil
     }
 
-    @Test(arguments: [["count"], ["query", "--format", "ndjson", "--limit", "3"], ["agg", "--by", "net", "--format", "ndjson"]])
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs"), arguments: [["count"], ["query", "--format", "ndjson", "--limit", "3"], ["agg", "--by", "net", "--format", "ndjson"]])
     func watchReprintsAfterACommitThatMatters(_ command: [String]) throws {
         let a = Self.usgs + "/csv_2019-06-19_2019-07-19_3121.csv", c = Self.usgs + "/geojson_2019-06-19_2019-07-19_3121.geojson"
         let other = Self.usgs + "/geojson_2019-01-29_2019-01-30_233.geojson"
-        guard FileManager.default.fileExists(atPath: a) else { return }
+        guard FileManager.default.fileExists(atPath: a) else { Issue.record("a real feed is missing from ../shared/usgs"); return }
         let d = CLI.tempDir()
         let s = d + "/s"
         #expect(try CLI.run(["load", "--store", s, a]).status == 0)
@@ -70,9 +70,9 @@ import Glibc
         if !p.isRunning { #expect(p.terminationStatus == 0 && p.terminationReason == .exit) }
     }
 
-    @Test func onATerminalTheAnswerIsRedrawnInPlace() throws {
+    @Test(.enabled(if: CLI.hasRealFeeds && ProgressTerminalTests.hasTmux, "needs ../shared/usgs and tmux")) func onATerminalTheAnswerIsRedrawnInPlace() throws {
         let a = Self.usgs + "/csv_2019-06-19_2019-07-19_3121.csv", c = Self.usgs + "/geojson_2019-06-19_2019-07-19_3121.geojson"
-        guard FileManager.default.fileExists(atPath: a), ProgressTerminalTests.hasTmux else { return }
+        guard FileManager.default.fileExists(atPath: a), ProgressTerminalTests.hasTmux else { Issue.record("a real feed is missing from ../shared/usgs"); return }
         let d = CLI.tempDir()
         let s = d + "/s"
         #expect(try CLI.run(["load", "--store", s, a]).status == 0)

@@ -101,6 +101,17 @@ package final class OutputSink {
         }
     }
 
+    /// Gives up on a file sink: closes it and removes the temporary file, leaving nothing under
+    /// ``path``. For the error path of a command that exits before the sink is released.
+    package func discard() {
+        guard !finished else { return }
+        finished = true
+        if let temporaryPath {
+            FileIO.close(fd)
+            FileIO.remove(temporaryPath)
+        }
+    }
+
     /// Throws the first write error, so a long writer can stop instead of computing output that
     /// cannot be written.
     package func check() throws(QuakeError) {

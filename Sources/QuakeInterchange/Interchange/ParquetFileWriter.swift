@@ -23,7 +23,7 @@ package final class ParquetFileWriter {
         temporary = (dir.isEmpty ? "" : dir + "/") + "." + name + ".inprogress"
         self.columns = columns.map(ParquetColumn.init)
         fd = try FileIO.create(temporary)
-        do { try FileIO.pwriteAll(fd, ParquetFileWriter.magic, at: 0, path: temporary) } catch {
+        do { try FileIO.pwriteAll(fd, ParquetFileWriter.magic, at: 0, path: path) } catch {
             abandon()
             throw error
         }
@@ -37,7 +37,7 @@ package final class ParquetFileWriter {
         let chunks = try parallelMap(columns) { pc in try ParquetChunkEncoder.encode(b, rows: range, pc) }
         var placed: [(EncodedChunk, start: Int)] = []
         for var c in chunks {
-            try FileIO.pwriteAll(fd, c.bytes, at: offset, path: temporary)
+            try FileIO.pwriteAll(fd, c.bytes, at: offset, path: path)
             c.compressedSize = c.bytes.count
             c.bytes = []  // keep the metadata only: memory stays one row group
             placed.append((c, offset))
@@ -60,9 +60,9 @@ package final class ParquetFileWriter {
         var tail = footer
         ParquetChunkEncoder.appendUInt32(UInt32(truncatingIfNeeded: footer.count), &tail)
         tail.append(contentsOf: ParquetFileWriter.magic)
-        try FileIO.pwriteAll(fd, tail, at: offset, path: temporary)
+        try FileIO.pwriteAll(fd, tail, at: offset, path: path)
         open = false
-        if sync { try FileIO.syncAndClose(fd, path: temporary) } else { FileIO.closeQuietly(fd) }
+        if sync { try FileIO.syncAndClose(fd, path: path) } else { FileIO.closeQuietly(fd) }
     }
 
     /// Drops the temporary file.

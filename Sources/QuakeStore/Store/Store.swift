@@ -4,11 +4,19 @@ import QuakeFormat
 /// A quakes store: a directory holding a manifest, one file per time partition and an
 /// event-id index. Readers work on one immutable ``Manifest`` snapshot; a writer holds the
 /// lock, writes new files, then atomically replaces `manifest.qkm`.
+// @unchecked: the mutable state (`current`, `readers`) is read and written only under `readersLock`;
+// `path` is immutable. A query takes one manifest snapshot when it starts (`QueryExecutor`).
 public final class Store: @unchecked Sendable {
     /// The store directory.
     public let path: String
-    /// The snapshot this handle reads.
-    package private(set) var manifest: Manifest
+    /// The snapshot this handle reads. Read and replaced under `readersLock`, so a query running
+    /// while another thread calls ``refresh()`` sees one whole manifest, never a torn one.
+    package var manifest: Manifest {
+        readersLock.lock()
+        defer { readersLock.unlock() }
+        return current
+    }
+    private var current: Manifest
     private var readers: [String: PartitionReader] = [:]
     private let readersLock = NSLock()
 
@@ -34,7 +42,7 @@ public final class Store: @unchecked Sendable {
             }
             throw QuakeError(.notFound, path: path, detail: "no store (no \(Manifest.fileName))")
         }
-        manifest = try Manifest.read(path: m)
+        current = try Manifest.read(path: m)
     }
 
     /// Opens the store at `path`, creating an empty one with `partitioning` when none exists.
@@ -67,7 +75,7 @@ public final class Store: @unchecked Sendable {
     public func refresh() throws(QuakeError) {
         let m = try Manifest.read(path: Store.manifestPath(path))
         readersLock.lock()
-        manifest = m
+        current = m
         readers = [:]
         readersLock.unlock()
     }
