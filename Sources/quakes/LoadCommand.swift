@@ -57,7 +57,7 @@ struct LoadCommand: ParsableCommand {
         do { summary = try s.load(files, options: o) } catch let e as StoreError {
             bar?.clear()
             // the store is untouched: the snapshot before the load is still the committed one
-            printError("quakes: \(ErrorMessage.line(e)); nothing was committed")
+            printError("quakes: \(ErrorMessage.line(e))" + (e.kind == .strict ? "" : "; nothing was committed"))
             throw ExitCode(1)
         } catch {
             bar?.clear()

@@ -21,7 +21,7 @@ import Testing
             _ = try Store(path: v1)
             Issue.record("a v1 store opened without migration")
         } catch {
-            #expect(error.description.contains("quakes migrate"), "\(error)")
+            #expect(error.kind == .needsMigration && error.description.contains("format v1"), "\(error)")
         }
         let r = try Store.migrate(path: v1)
         #expect(r.rows == rows.count)
