@@ -15,6 +15,11 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // the server only: Hummingbird without its default traits (no swift-configuration, no full Foundation)
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -22,10 +27,15 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         // format: the model, codecs, partition/manifest/history files and the one I/O layer.
         .target(
             name: "QuakeFormat",
-            dependencies: ["CZstd"],
+            dependencies: ["CZstd", "CZlib"],
             swiftSettings: strict
         ),
         // engine: the filter IR, planning, execution, ingest, history and observers; the public API.
@@ -43,6 +53,20 @@ let package = Package(
             dependencies: ["QuakeStore", "QuakeFormat"],
             swiftSettings: strict
         ),
+        // server: the FDSN event service and the quake browser page, on Hummingbird (`quakes serve`).
+        .target(
+            name: "QuakeServer",
+            dependencies: [
+                "QuakeInterchange", "QuakeStore", "QuakeFormat",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["Assets/README.md"],
+            resources: [.embedInCode("Assets/index.html"), .embedInCode("Assets/app.js"), .embedInCode("Assets/app.css")],
+            swiftSettings: strict
+        ),
         // test support: the feed generator, fuzz harnesses and bench cases (generate, bench and the tests only).
         .target(
             name: "QuakeTestSupport",
@@ -52,11 +76,13 @@ let package = Package(
         .executableTarget(
             name: "quakes",
             dependencies: [
-                "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeTestSupport",
+                "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeTestSupport", "QuakeServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "QuakeStoreTests", dependencies: ["QuakeStore", "QuakeFormat", "QuakeInterchange", "QuakeTestSupport"]),
+        .testTarget(name: "QuakeStoreTests", dependencies: [
+            "QuakeStore", "QuakeFormat", "QuakeInterchange", "QuakeTestSupport", "QuakeServer",
+        ]),
         .testTarget(name: "quakesTests", dependencies: ["quakes", "QuakeStore", "QuakeFormat", "QuakeInterchange", "QuakeTestSupport"]),
     ]
 )

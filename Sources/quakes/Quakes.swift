@@ -14,7 +14,7 @@ struct Quakes: ParsableCommand {
         version: "quakes 0.3.0 (store format v2)",
         subcommands: [
             LoadCommand.self, QueryCommand.self, CountCommand.self, AggCommand.self, SectionsCommand.self, ExplainCommand.self,
-            InfoCommand.self, HistoryCommand.self, VerifyCommand.self, RepairCommand.self, MigrateCommand.self, ExportCommand.self, GenerateCommand.self, BenchCommand.self,
+            InfoCommand.self, HistoryCommand.self, ServeCommand.self, VerifyCommand.self, RepairCommand.self, MigrateCommand.self, ExportCommand.self, GenerateCommand.self, BenchCommand.self,
         ]
     )
 

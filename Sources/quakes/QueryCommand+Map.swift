@@ -19,6 +19,7 @@ extension QueryCommand {
         var map = MapPicture()
         map.region = region
         map.coloring = colorBy
+        map.coastlines = try? Coastlines()
         map.title = "quakes query " + Self.titleArguments(Array(CommandLine.arguments.dropFirst(2)))
         let svg = map.svg(r, matched: max(0, matched - q.offset))
         if let out {

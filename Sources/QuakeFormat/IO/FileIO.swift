@@ -194,6 +194,15 @@ package enum FileIO {
     }
 
     /// Writes all of `bytes` at `offset`, retrying short writes; a full disk is an error naming `path`.
+    /// The whole file at `path`, refusing one larger than `limit` bytes.
+    package static func readFile(_ path: String, limit: Int = 1 << 28) throws(StoreError) -> [UInt8] {
+        let fd = try openForReading(path)
+        defer { close(fd) }
+        let n = try size(of: fd, path: path)
+        guard n <= limit else { throw QuakeError(.format, path: path, detail: "larger than \(limit) bytes") }
+        return try preadExactly(fd, count: n, at: 0, path: path)
+    }
+
     package static func pwriteAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(StoreError) {
         try bytes.withStoreBytes { (b) throws(QuakeError) in try writeAll(fd, b, at: offset, path: path) }
     }

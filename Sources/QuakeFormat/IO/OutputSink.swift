@@ -50,6 +50,16 @@ package final class OutputSink {
     /// What a capturing sink has received, once flushed.
     package private(set) var captured: [UInt8] = []
 
+    /// Everything a capturing sink holds, flushed or not, handed over and cleared: a server
+    /// sends it as one piece of a streamed body.
+    package func takeCaptured() -> [UInt8] {
+        precondition(fd < 0, "takeCaptured() is for capturing sinks")
+        var out = captured
+        captured = []
+        if out.isEmpty { swap(&out, &buffer) } else { out.append(contentsOf: buffer); buffer.removeAll(keepingCapacity: true) }
+        return out
+    }
+
     /// A new file at `path`, written under a temporary name in the same directory until ``finish()``.
     package init(path: String, compression: Compression = .none) throws(QuakeError) {
         let slash = path.lastIndex(of: "/")

@@ -22,6 +22,8 @@ package struct MapPicture {
     package var width = 1200.0
     /// The first line of the title (what was asked for).
     package var title = "quakes"
+    /// The coastlines drawn under the events; nil draws the graticule alone and says so.
+    package var coastlines: Coastlines?
 
     package init() {}
 
@@ -58,6 +60,17 @@ package struct MapPicture {
         s += "<rect id=\"map\" x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(mapH))\" "
             + "fill=\"#eaf2f8\" stroke=\"#888\"/>\n"
         s += graticule(box, x: x, y: y, top: top, bottom: top + mapH, left: left, right: left + width)
+        if let coastlines {
+            s += "<clipPath id=\"map-clip\"><rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" "
+                + "height=\"\(f(mapH))\"/></clipPath>\n"
+            let d = coastlines.svgPath(minLon: box.minLon, maxLon: box.maxLon, minLat: box.minLat, maxLat: box.maxLat,
+                                       x: x, y: y)
+            s += "<path id=\"coastlines\" clip-path=\"url(#map-clip)\" fill=\"none\" stroke=\"#5d7283\" "
+                + "stroke-width=\"0.8\" d=\"\(d)\"/>\n"
+        } else {
+            s += "<text id=\"no-coastlines\" x=\"\(f(left + 8))\" y=\"\(f(top + mapH - 8))\" font-size=\"11\" "
+                + "fill=\"#666\">No coastline dataset (install Debian's python-cartopy-data): graticule only</text>\n"
+        }
         s += "<g id=\"quakes\" stroke=\"#222\" stroke-width=\"0.5\" fill-opacity=\"0.8\">\n"
         let newest = time.filter { $0 != RowBatch.null }.max() ?? 0
         for i in 0..<b.count {

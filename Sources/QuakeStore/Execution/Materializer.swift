@@ -73,7 +73,9 @@ package struct QueryResult: Sendable {
 
 extension Store {
     /// Counts matching rows without materializing any.
-    package func count(_ filter: Filter) throws -> Int { try QueryExecutor(store: self).count(filter).0 }
+    package func count(_ filter: Filter, snapshot: Manifest? = nil) throws -> Int {
+        try QueryExecutor(store: self, snapshot: snapshot).count(filter).0
+    }
 
     /// Count plus what the engine did.
     package func explainCount(_ filter: Filter) throws -> (Int, QueryStats) { try QueryExecutor(store: self).count(filter) }

@@ -11,9 +11,10 @@ package final class QueryExecutor {
     package let store: Store
     package let manifest: Manifest
 
-    package init(store: Store) {
+    /// An executor over `snapshot`, or the store's current manifest.
+    package init(store: Store, snapshot: Manifest? = nil) {
         self.store = store
-        self.manifest = store.manifest
+        self.manifest = snapshot ?? store.manifest
     }
 
     package func reader(_ p: Int) -> PartitionReader { store.reader(manifest.partitions[p]) }

@@ -9,10 +9,12 @@ extension Store {
     ///
     /// `begin` gets the row count and the cursor after the last row before any chunk.
     /// - Complexity: the query's own cost, plus decoding the granules each chunk touches.
+    /// `snapshot` fixes the manifest the query reads (default: the current one).
     package func query(_ q: QuerySpec, columns: [Column]? = nil, chunkRows: Int = Store.streamChunkRows,
+                      snapshot: Manifest? = nil,
                       begin: (_ count: Int, _ cursor: Cursor?) throws -> Void,
                       chunk: (QueryResult) throws -> Void) throws -> QueryStats {
-        let ex = QueryExecutor(store: self)
+        let ex = QueryExecutor(store: self, snapshot: snapshot)
         let (refs, stats) = try ex.run(q)
         let shown = columns ?? Column.allCases
         var need = Set(shown).union([.id, .time]).union(q.sort.map(\.column))

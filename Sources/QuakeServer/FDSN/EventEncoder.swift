@@ -1,0 +1,75 @@
+import QuakeFormat
+import QuakeInterchange
+import QuakeStore
+
+/// Writes the rows of an FDSN answer in the requested format into a capturing sink: QuakeML,
+/// GeoJSON (wrapped in `callback(...)` for JSONP), USGS CSV or FDSN text.
+struct EventEncoder {
+    let format: FDSNRequest.Format
+    let sink: OutputSink
+    let callback: String?
+    private let quakeml: QuakeMLWriter?
+    private let feed: FeedWriter?
+    private let text: ResultWriter?
+
+    init(_ r: FDSNRequest, sink: OutputSink) {
+        format = r.format
+        self.sink = sink
+        callback = r.callback
+        quakeml = r.format == .quakeml ? QuakeMLWriter(sink: sink) : nil
+        switch r.format {
+        case .geojson: feed = FeedWriter(format: .geojson, sink: sink)
+        case .csv: feed = FeedWriter(format: .csv, sink: sink)
+        default: feed = nil
+        }
+        text = r.format == .text ? ResultWriter(format: .text, columns: ResultWriter.fdsnTextColumns) : nil
+    }
+
+    /// The columns a row needs.
+    var columns: [Column] {
+        switch format {
+        case .quakeml: return QuakeMLWriter.columns
+        case .text: return ResultWriter.fdsnTextColumns
+        case .geojson, .csv: return Column.allCases
+        }
+    }
+
+    var contentType: String {
+        switch format {
+        case .quakeml: return "application/xml; charset=utf-8"
+        case .geojson: return callback == nil ? "application/json; charset=utf-8" : "application/javascript; charset=utf-8"
+        case .csv: return "text/csv; charset=utf-8"
+        case .text: return "text/plain; charset=utf-8"
+        }
+    }
+
+    func begin(count: Int, generated: Int64) {
+        switch format {
+        case .quakeml: quakeml?.begin()
+        case .geojson:
+            if let callback { sink.write(callback + "(") }
+            feed?.begin(count: count, generated: generated)
+        case .csv: feed?.begin(count: count)
+        case .text: sink.write(ResultWriter.fdsnTextHeader + "\n")
+        }
+    }
+
+    func row(_ b: RowBatch, _ i: Int) {
+        switch format {
+        case .quakeml: quakeml?.write(b, row: i)
+        case .geojson, .csv: feed?.write(b, row: i)
+        case .text: text?.fdsnText(b, i, sink)
+        }
+    }
+
+    func end() {
+        switch format {
+        case .quakeml: quakeml?.end()
+        case .geojson:
+            feed?.end()
+            if callback != nil { sink.write(");\n") }
+        case .csv: feed?.end()
+        case .text: break
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import QuakeFormat
+import QuakeInterchange
+import QuakeStore
+
+/// The FDSN event service (fdsnws-event 1.2) at `/fdsnws/event/1/`: `query`, `count`,
+/// `version`, `application.wadl`, `catalogs` and `contributors`, over the store's newest snapshot.
+struct FDSNService: Sendable {
+    /// The specification version the service implements.
+    static let version = "1.2.0"
+    static let root = "/fdsnws/event/1/"
+
+    let source: SnapshotSource
+    let maxEvents: Int
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/fdsnws/event/1/") { r, _ in Self.plain(Self.usage(r)) }
+        router.get("/fdsnws/event/1/version") { _, _ in Self.plain(Self.version + "\n") }
+        router.get("/fdsnws/event/1/application.wadl") { r, _ in
+            Response(status: .ok, headers: [.contentType: "application/xml; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(string: FDSNWadl.document(base: Self.base(r)))))
+        }
+        router.get("/fdsnws/event/1/catalogs") { r, _ in try await self.names(r, root: "Catalogs", item: "Catalog") }
+        router.get("/fdsnws/event/1/contributors") { r, _ in
+            try await self.names(r, root: "Contributors", item: "Contributor")
+        }
+        router.get("/fdsnws/event/1/query") { r, _ in await self.query(r) }
+        router.get("/fdsnws/event/1/count") { r, _ in await self.count(r) }
+    }
+
+    // MARK: query
+
+    func query(_ r: Request) async -> Response {
+        let parsed: FDSNRequest
+        do { parsed = try Self.parse(r, maxEvents: maxEvents) } catch { return Self.error(error, r) }
+        let snap: SnapshotSource.Snapshot
+        do { snap = try source.current() } catch { return Self.storeError(error, r) }
+        let gzip = StreamedBody.acceptsGzip(r)
+        let channel = PieceChannel()
+        let maxEvents = maxEvents
+        channel.start { ch in
+            let out = PieceWriter(channel: ch, gzip: gzip)
+            let enc = EventEncoder(parsed, sink: out.sink)
+            if parsed.limit == nil {
+                let n = try snap.store.count(parsed.filter, snapshot: snap.manifest)
+                if n - parsed.skip > maxEvents {
+                    throw FDSNError.badRequest("\(n - parsed.skip) matching events exceeds search limit of "
+                        + "\(maxEvents). Modify the search to match fewer events.")
+                }
+            }
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            _ = try snap.store.query(parsed.spec, columns: enc.columns, chunkRows: 2048, snapshot: snap.manifest,
+                                     begin: { count, _ in
+                try ch.push(.head(count))
+                if count > 0 { enc.begin(count: count, generated: now) }
+            }, chunk: { result in
+                let b = result.batch
+                for i in 0..<b.count {
+                    enc.row(b, i)
+                    if i & 63 == 63 { try out.send() }
+                }
+                try out.send()
+            })
+            enc.end()
+            try out.finish()
+        }
+        let head: PieceChannel.Message?
+        do { head = try await channel.next() } catch {
+            channel.cancel()
+            return Self.error(error, r)
+        }
+        guard case .head(let count)? = head else {
+            channel.cancel()
+            return Self.error(FDSNError(status: 500, detail: "the query ended before its answer began"), r)
+        }
+        if count == 0 {
+            channel.cancel()
+            return noData(parsed, r, generation: snap.generation)
+        }
+        var headers: HTTPFields = [.contentType: EventEncoder(parsed, sink: OutputSink(capturing: ())).contentType]
+        headers[Self.generationHeader] = String(snap.generation)
+        headers[Self.rowsHeader] = String(count)
+        if gzip { headers[.contentEncoding] = "gzip" }
+        headers[.vary] = "Accept-Encoding"
+        return Response(status: .ok, headers: headers, body: StreamedBody.body(channel))
+    }
+
+    func count(_ r: Request) async -> Response {
+        let parsed: FDSNRequest
+        do { parsed = try Self.parse(r, maxEvents: maxEvents) } catch { return Self.error(error, r) }
+        do {
+            let snap = try source.current()
+            let n = try await Blocking.run { try snap.store.count(parsed.filter, snapshot: snap.manifest) }
+            var headers: HTTPFields = [:]
+            headers[Self.generationHeader] = String(snap.generation)
+            let body: String
+            if parsed.format == .geojson {
+                headers[.contentType] = "application/json; charset=utf-8"
+                let json = "{\"count\":\(n),\"maxAllowed\":\(maxEvents)}"
+                body = parsed.callback.map { "\($0)(\(json));\n" } ?? json + "\n"
+            } else {
+                headers[.contentType] = "text/plain; charset=utf-8"
+                body = "\(n)\n"
+            }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+        } catch {
+            return Self.storeError(error, r)
+        }
+    }
+
+    /// `catalogs` and `contributors`: the networks of the stored events, as XML.
+    func names(_ r: Request, root: String, item: String) async throws -> Response {
+        guard (r.uri.query ?? "").isEmpty else {
+            return Self.error(FDSNError.badRequest("\(r.uri.path) takes no parameters"), r)
+        }
+        do {
+            let snap = try source.current()
+            let nets = try await Blocking.run { try NetworkList.names(snap) }
+            var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<\(root)>\n"
+            for n in nets { xml += "<\(item)>\(Self.xmlEscaped(n))</\(item)>\n" }
+            xml += "</\(root)>\n"
+            var headers: HTTPFields = [.contentType: "application/xml; charset=utf-8"]
+            headers[Self.generationHeader] = String(snap.generation)
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: xml)))
+        } catch {
+            return Self.storeError(error, r)
+        }
+    }
+
+    // MARK: helpers
+
+    static let generationHeader = HTTPField.Name("X-Quakes-Generation")!
+    static let rowsHeader = HTTPField.Name("X-Quakes-Rows")!
+
+    static func parse(_ r: Request, maxEvents: Int) throws(FDSNError) -> FDSNRequest {
+        guard let items = QueryString.parse(r.uri.query) else {
+            throw .badRequest("The query string has a malformed %-escape or is not UTF-8")
+        }
+        return try FDSNRequest(items, maxEvents: maxEvents)
+    }
+
+    /// Whether the request asked for JSON errors (read from the raw parameters, so that it holds
+    /// even when another parameter is bad).
+    static func wantsJSONError(_ r: Request) -> Bool {
+        (QueryString.parse(r.uri.query) ?? []).contains { $0.name.lowercased() == "jsonerror" && $0.value == "true" }
+    }
+
+    func noData(_ p: FDSNRequest, _ r: Request, generation: Int) -> Response {
+        var headers: HTTPFields = [:]
+        headers[Self.generationHeader] = String(generation)
+        headers[Self.rowsHeader] = "0"
+        guard p.noData == 404 else { return Response(status: .noContent, headers: headers) }
+        let e = FDSNError(status: 404, detail: "No data matches the request")
+        var response = Self.error(e, r)
+        response.headers[Self.generationHeader] = String(generation)
+        return response
+    }
+
+    /// The specification's error response for `error` (an ``FDSNError``, or anything else as a 500).
+    static func error(_ error: any Error, _ r: Request) -> Response {
+        let e = error as? FDSNError ?? FDSNError(status: 500, detail: "\(error)")
+        let json = wantsJSONError(r)
+        let request = base(r) + r.uri.description
+        let body = json ? e.json(request: request) : e.text(request: request, usage: base(r) + Self.root)
+        return Response(status: .init(code: e.status),
+                        headers: [.contentType: json ? "application/json; charset=utf-8" : "text/plain; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// A store that cannot be read (damaged, or replaced by something that is not a store):
+    /// the service is unavailable, and says why.
+    static func storeError(_ error: any Error, _ r: Request) -> Response {
+        if error is FDSNError { return Self.error(error, r) }
+        let detail = (error as? QuakeError)?.description ?? "\(error)"
+        return Self.error(FDSNError(status: 503, detail: "The store cannot be read: " + detail), r)
+    }
+
+    static func base(_ r: Request) -> String {
+        "http://" + (r.head.authority ?? "127.0.0.1")
+    }
+
+    static func plain(_ s: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+                 body: .init(byteBuffer: ByteBuffer(string: s)))
+    }
+
+    static func redirect(_ to: String) -> Response {
+        Response(status: .movedPermanently, headers: [.location: to])
+    }
+
+    static func usage(_ r: Request) -> String {
+        let b = base(r) + root
+        return """
+        quakes FDSN event service (fdsnws-event \(version))
+
+        \(b)query?starttime=2024-01-01&endtime=2024-01-02&minmagnitude=4&format=geojson
+        \(b)count?minmagnitude=6
+        \(b)version
+        \(b)application.wadl
+        \(b)catalogs
+        \(b)contributors
+
+        Parameters: \(FDSNRequest.parameters.joined(separator: ", "))
+        offset counts from 1; orderby is time, time-asc, magnitude or magnitude-asc; format is xml
+        (QuakeML 1.2, the default), quakeml, geojson, csv or text; nodata is 204 or 404.
+
+        """
+    }
+
+    static func xmlEscaped(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// Hands the output of a blocking producer (a query running on a thread of its own) to an async
+/// response writer, in pieces, with backpressure: the producer waits while `depth` pieces are
+/// queued, so a slow client holds at most `depth` pieces in memory, whatever the answer's size.
+///
+/// The first message is the head (the row count, known before any row is written); then come
+/// body pieces, then the end. When the client goes away the consumer calls ``cancel()``: the
+/// producer's next ``push(_:)`` throws ``Cancelled`` and the scan stops.
+// @unchecked: every stored property is read and written only under `condition`'s lock.
+package final class PieceChannel: @unchecked Sendable {
+    /// Thrown by ``push(_:)`` once the consumer has gone away.
+    package struct Cancelled: Error {}
+
+    package enum Message: Sendable {
+        case head(Int)
+        case piece([UInt8])
+    }
+
+    private let condition = NSCondition()
+    private let depth: Int
+    private var queue: [Message] = []
+    private var ended = false
+    private var failure: (any Error)?
+    private var cancelled = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    /// Whether the consumer has gone away.
+    package var isCancelled: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return cancelled
+    }
+
+    package init(depth: Int = 4) { self.depth = max(1, depth) }
+
+    /// Producer: queues a message, waiting while the queue is full.
+    package func push(_ m: Message) throws(Cancelled) {
+        condition.lock()
+        while queue.count >= depth && !cancelled { condition.wait() }
+        if cancelled {
+            condition.unlock()
+            throw Cancelled()
+        }
+        queue.append(m)
+        let w = waiter
+        waiter = nil
+        condition.unlock()
+        w?.resume()
+    }
+
+    /// Producer: the end of the output, or the error that cut it short.
+    package func finish(_ error: (any Error)? = nil) {
+        condition.lock()
+        ended = true
+        failure = error
+        let w = waiter
+        waiter = nil
+        condition.unlock()
+        w?.resume()
+    }
+
+    /// Consumer: no more messages are wanted; a waiting producer wakes and stops.
+    package func cancel() {
+        condition.lock()
+        cancelled = true
+        queue.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Consumer: the next message, nil at the end.
+    /// - Throws: the producer's error.
+    package func next() async throws -> Message? {
+        while true {
+            switch take() {
+            case .message(let m): return m
+            case .end: return nil
+            case .failed(let e): throw e
+            case .empty:
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in park(c) }
+            }
+        }
+    }
+
+    private enum Take { case message(Message), end, failed(any Error), empty }
+
+    private func take() -> Take {
+        condition.lock()
+        defer { condition.unlock() }
+        if !queue.isEmpty {
+            let m = queue.removeFirst()
+            condition.signal()
+            return .message(m)
+        }
+        if ended { return failure.map { .failed($0) } ?? .end }
+        return .empty
+    }
+
+    /// Keeps `c` to be resumed by the next push or finish, or resumes it now if one came already.
+    private func park(_ c: CheckedContinuation<Void, Never>) {
+        condition.lock()
+        if !queue.isEmpty || ended {
+            condition.unlock()
+            c.resume()
+            return
+        }
+        waiter = c
+        condition.unlock()
+    }
+
+    /// Runs `produce` off the cooperative pool (it blocks: a query, a file read), finishing the
+    /// channel with its outcome: on a dispatch queue, or on a thread of its own for a producer
+    /// that lives as long as its client (a live feed), so that such producers never starve queries.
+    package func start(dedicatedThread: Bool = false, _ produce: @escaping @Sendable (PieceChannel) throws -> Void) {
+        let work: @Sendable () -> Void = { [self] in
+            do {
+                try produce(self)
+                finish()
+            } catch {
+                finish(error)
+            }
+        }
+        if dedicatedThread { Thread.detachNewThread(work) } else { DispatchQueue.global(qos: .userInitiated).async(execute: work) }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Hummingbird
+import QuakeFormat
+
+/// Builds a streamed response body from a ``PieceChannel``: pieces become chunks of a chunked
+/// body, gzip-compressed by the producer when the client accepts it.
+enum StreamedBody {
+    /// Cancels the channel when the body is dropped unsent (a HEAD request, a failed write), so
+    /// that its producer never waits for a reader that is gone.
+    final class Guard: Sendable {
+        let channel: PieceChannel
+        init(_ c: PieceChannel) { channel = c }
+        deinit { channel.cancel() }
+    }
+
+    /// The body that drains `channel` after its head was taken.
+    static func body(_ channel: PieceChannel) -> ResponseBody {
+        let guardian = Guard(channel)
+        return ResponseBody { writer in
+            do {
+                while let m = try await guardian.channel.next() {
+                    if case .piece(let bytes) = m, !bytes.isEmpty {
+                        try await writer.write(ByteBuffer(bytes: bytes))
+                    }
+                }
+                try await writer.finish(nil)
+            } catch {
+                // the client went away, or the producer failed mid-answer: stop the scan and drop
+                // the connection, so that no client takes a cut document for a whole one
+                guardian.channel.cancel()
+                throw error
+            }
+        }
+    }
+
+    /// Whether the request's Accept-Encoding admits gzip.
+    static func acceptsGzip(_ request: Request) -> Bool {
+        guard let v = request.headers[.acceptEncoding]?.lowercased() else { return false }
+        for part in v.split(separator: ",") {
+            let fields = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard fields.first == "gzip" || fields.first == "*" else { continue }
+            if fields.dropFirst().contains(where: { $0.replacingOccurrences(of: " ", with: "") == "q=0" }) { continue }
+            return true
+        }
+        return false
+    }
+}
+
+/// What a producer writes through: a capturing sink whose contents go out as pieces,
+/// compressed when asked.
+final class PieceWriter {
+    let sink = OutputSink(capturing: ())
+    private let channel: PieceChannel
+    private let gzip: GzipStream?
+    /// Bytes gathered before a piece is sent.
+    static let pieceBytes = 1 << 16
+
+    init(channel: PieceChannel, gzip: Bool) {
+        self.channel = channel
+        self.gzip = gzip ? GzipStream(level: 1) : nil
+    }
+
+    /// Sends what the sink holds once it passes ``pieceBytes`` (or always, with `force`).
+    func send(force: Bool = false) throws(PieceChannel.Cancelled) {
+        guard force || sink.buffer.count + sink.captured.count >= Self.pieceBytes else { return }
+        let bytes = sink.takeCaptured()
+        let out = gzip.map { $0.compress(bytes) } ?? bytes
+        if !out.isEmpty { try channel.push(.piece(out)) }
+    }
+
+    /// Sends the rest, ending the gzip stream.
+    func finish() throws(PieceChannel.Cancelled) {
+        let bytes = sink.takeCaptured()
+        let out = gzip.map { $0.compress(bytes, final: true) } ?? bytes
+        if !out.isEmpty { try channel.push(.piece(out)) }
+    }
+}

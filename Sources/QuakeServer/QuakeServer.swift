@@ -1,0 +1,53 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import QuakeFormat
+import QuakeStore
+
+/// `quakes serve`: the FDSN event service and the quake browser page over one store, read-only.
+/// Each request answers from the newest committed snapshot, named in `X-Quakes-Generation`.
+package struct QuakeServer: Sendable {
+    package struct Options: Sendable {
+        package var host = "127.0.0.1"
+        package var port = 8080
+        /// The most events a `query` answers without a `limit` (USGS: 20,000).
+        package var maxEvents = 20_000
+        /// One log line per request on stderr, in this style; nil logs nothing.
+        package var log: String? = "text"
+        /// Seconds a connection may stay idle (a slow client) before it is closed.
+        package var idleTimeout = 30
+        package init() {}
+    }
+
+    package let source: SnapshotSource
+    package let options: Options
+
+    package init(store: Store, options: Options) {
+        source = SnapshotSource(store: store)
+        self.options = options
+    }
+
+    /// Serves until SIGINT or SIGTERM; `ready` gets the bound port (useful with port 0).
+    package func run(ready: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        let router = Router()
+        router.add(middleware: RequestLog(style: options.log.flatMap(RequestLog.Style.init(rawValue:))))
+        FDSNService(source: source, maxEvents: options.maxEvents).register(on: router)
+        PageService(source: source, coastlines: CoastlineCache()).register(on: router)
+        var logger = Logger(label: "quakes")
+        logger.logLevel = .error
+        let app = Application(
+            router: router,
+            // request lines and headers are capped; an idle (slow) client is dropped
+            server: .http1(configuration: .init(
+                idleTimeout: TimeAmount.seconds(Int64(options.idleTimeout)),
+                httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024,
+                                                maxHeaderFieldCount: 100)
+            )),
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: "quakes"),
+            onServerRunning: { channel in ready(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        try await app.runService()
+    }
+}
