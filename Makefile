@@ -9,26 +9,32 @@ Q = .build/release/quakes
 PREFIX ?= /usr/local
 
 deps:
-	@pkg-config --exists libzstd || { echo "installing libzstd-dev"; \
-	  (apt-get update -qq && apt-get install -y -qq libzstd-dev pkg-config) >/dev/null || \
-	  { echo "could not install libzstd-dev; install it with your package manager"; exit 1; }; }
+	@pkg-config --exists libzstd && pkg-config --exists zlib || { echo "installing libzstd-dev and zlib1g-dev"; \
+	  (apt-get update -qq && apt-get install -y -qq libzstd-dev zlib1g-dev pkg-config) >/dev/null || \
+	  { echo "could not install libzstd-dev and zlib1g-dev; install them with your package manager"; exit 1; }; }
+	@test -f /usr/share/cartopy/data/shapefiles/gshhs/c/GSHHS_c_L1.shp || { echo "installing python-cartopy-data (coastlines)"; \
+	  (apt-get update -qq && apt-get install -y -qq python-cartopy-data) >/dev/null || \
+	  echo "could not install python-cartopy-data: maps draw a graticule only"; }
 
 build: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product quakes
 
-# DuckDB and pyarrow from PyPI read the Parquet and Arrow output in the tests.
+# From PyPI for the tests: DuckDB and pyarrow read the Parquet and Arrow output; ObsPy's FDSN
+# client and Selenium (driving Debian's chromium) talk to quakes serve.
 VENV = $(CURDIR)/.build-venv
 pydeps:
-	@test -x $(VENV)/bin/python && $(VENV)/bin/python -c 'import duckdb, pyarrow' 2>/dev/null || { \
-	  python3 -m venv $(VENV) 2>/dev/null || { (apt-get update -qq && apt-get install -y -qq python3-venv) >/dev/null && \
-	    python3 -m venv $(VENV); }; \
-	  $(VENV)/bin/pip install -q --disable-pip-version-check duckdb pyarrow; }
+	@test -x $(VENV)/bin/python && $(VENV)/bin/python -c 'import duckdb, pyarrow, obspy, selenium' 2>/dev/null || { \
+	  test -x $(VENV)/bin/python || python3 -m venv $(VENV) 2>/dev/null || \
+	    { (apt-get update -qq && apt-get install -y -qq python3-venv) >/dev/null && python3 -m venv $(VENV); }; \
+	  $(VENV)/bin/pip install -q --disable-pip-version-check duckdb pyarrow obspy selenium; }
 
-# Tools the tests drive: tmux (the progress line in a real terminal), rsvg-convert (the SVG map).
+# Tools the tests drive: tmux (the progress line in a real terminal), rsvg-convert (the SVG map),
+# chromium and chromedriver (the page in a real browser).
 tools:
-	@command -v tmux >/dev/null && command -v rsvg-convert >/dev/null || { echo "installing tmux and librsvg2-bin"; \
-	  (apt-get update -qq && apt-get install -y -qq tmux librsvg2-bin) >/dev/null || \
-	  { echo "could not install tmux and librsvg2-bin; install them with your package manager"; exit 1; }; }
+	@command -v tmux >/dev/null && command -v rsvg-convert >/dev/null && command -v chromium >/dev/null && \
+	  command -v chromedriver >/dev/null || { echo "installing tmux, librsvg2-bin, chromium and chromium-driver"; \
+	  (apt-get update -qq && apt-get install -y -qq tmux librsvg2-bin chromium chromium-driver) >/dev/null || \
+	  { echo "could not install tmux, librsvg2-bin, chromium and chromium-driver; install them with your package manager"; exit 1; }; }
 
 # Release mode: the tests compare kernels with naive references over real and generated data.
 test: deps pydeps tools
@@ -50,6 +56,7 @@ demo: build
 	$(Q) count --store $(STORE) --changed-since 1
 	$(Q) query --store $(STORE) --min-mag 2.5 --format svg --region fit --out .build/demo-map.svg
 	@echo "map of the M2.5+ events: .build/demo-map.svg"
+	@echo "browse it and fetch it over FDSN:  $(Q) serve --store $(STORE)   (then open http://127.0.0.1:8080/)"
 
 # libFuzzer harnesses, FUZZ_SECONDS each (default 1800); not part of CI. See Fuzz/README.md.
 fuzz: deps

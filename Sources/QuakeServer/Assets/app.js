@@ -305,6 +305,11 @@ function subscribe() {
   source.onerror = () => $("live").classList.remove("on");
 }
 
+// a page leaving (or entering the back-forward cache) gives its connection back: browsers allow
+// six HTTP/1.1 connections per server, and a live feed holds one
+window.addEventListener("pagehide", () => { if (live) { live.source.close(); live = null; } });
+window.addEventListener("pageshow", (e) => { if (e.persisted && state.day) load(); });
+
 // ---------- controls ----------
 
 function shiftDay(days) {
