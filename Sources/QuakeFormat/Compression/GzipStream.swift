@@ -31,6 +31,17 @@ package final class GzipStream {
     /// (possibly nothing until enough input has arrived).
     package func compress(_ input: [UInt8], final: Bool = false) -> [UInt8] {
         guard !ended else { return [] }
+        // zlib counts in 32 bits: feed larger inputs in pieces
+        if input.count > 1 << 30 {
+            var out: [UInt8] = []
+            var at = 0
+            while at < input.count {
+                let end = Swift.min(input.count, at + (1 << 30))
+                out += compress(Array(input[at..<end]), final: final && end == input.count)
+                at = end
+            }
+            return out
+        }
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: max(1 << 14, input.count / 2 + 64))
         var status = Z_OK

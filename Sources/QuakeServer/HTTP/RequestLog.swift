@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import QuakeFormat
 
 /// Logs one line per request to stderr: method, path, status, milliseconds to the response
 /// head, and the rows the answer carries (`-` when it carries none).
@@ -36,6 +37,7 @@ struct RequestLog: RouterMiddleware {
             line = "{\"method\":\"\(r.method.rawValue)\",\"path\":\(FDSNError.quoted(path)),\"status\":\(status),"
                 + "\"ms\":\(msText),\"rows\":\(rows ?? "null")}\n"
         }
-        FileHandle.standardError.write(Data(line.utf8))
+        // through the one I/O layer; a log line that cannot be written must not fail the request
+        try? Array(line.utf8).withStoreBytes { (b) throws(QuakeError) in try FileIO.writeAll(2, b, path: "stderr") }
     }
 }
