@@ -38,17 +38,26 @@ struct PageService: Sendable {
     // MARK: /api/day
 
     func day(_ r: Request) async -> Response {
+        // the whole answer is made off the cooperative pool; the async part stays a single await
+        // (Swift 6.3's optimizer crashed splitting a larger coroutine here)
+        let source = source
+        let gzip = StreamedBody.acceptsGzip(r)
+        let query = r.uri.query
+        return (try? await Blocking.run { Self.dayResponse(query: query, gzip: gzip, source: source) })
+            ?? Self.jsonError(FDSNError(status: 503, detail: "the request could not be run"))
+    }
+
+    static func dayResponse(query: String?, gzip: Bool, source: SnapshotSource) -> Response {
         let req: DayRequest
         do {
-            guard let items = QueryString.parse(r.uri.query) else { throw FDSNError.badRequest("malformed query string") }
+            guard let items = QueryString.parse(query) else { throw FDSNError.badRequest("malformed query string") }
             req = try DayRequest(items)
         } catch {
-            return Self.jsonError(error)
+            return jsonError(error)
         }
         do {
             let snap = try source.current()
-            let gzip = StreamedBody.acceptsGzip(r)
-            let (body, rows) = try await Blocking.run { try Self.dayJSON(req, snap) }
+            let (body, rows) = try dayJSON(req, snap)
             var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
             headers[FDSNService.generationHeader] = String(snap.generation)
             headers[FDSNService.rowsHeader] = String(rows)
@@ -60,7 +69,7 @@ struct PageService: Sendable {
             headers[.vary] = "Accept-Encoding"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         } catch {
-            return Self.jsonError(FDSNError(status: 503, detail: "The store cannot be read: \(error)"))
+            return jsonError(FDSNError(status: 503, detail: "The store cannot be read: \(error)"))
         }
     }
 
