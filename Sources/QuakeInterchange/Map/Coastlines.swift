@@ -52,7 +52,8 @@ package struct Coastlines: Sendable {
 
     private static func rounded(_ v: Double) -> String {
         let r = (v * 100).rounded() / 100
-        return r == r.rounded() ? String(Int(r)) : String(r)
+        // a whole number prints without ".0"; huge values (a projected, not geographic, file) as they are
+        return r.magnitude < 1e15 && r == r.rounded() ? String(Int64(r)) : String(r)
     }
 
     /// SVG path data of the rings, projected by `x` and `y`; rings wholly outside the box are left out.

@@ -170,7 +170,7 @@ package struct FDSNRequest: Sendable {
         }
         if let v = p["nodata"] {
             guard v == "204" || v == "404" else { throw .badRequest("Bad nodata value '\(v)': use 204 or 404") }
-            noData = Int(v)!
+            noData = v == "404" ? 404 : 204
         }
         if let v = p["jsonerror"] { jsonError = try Self.bool(v, "jsonerror") }
         if let v = p["callback"] {
