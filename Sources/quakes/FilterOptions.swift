@@ -151,8 +151,8 @@ struct FilterOptions: ParsableArguments {
         if let b = try boxFilter() { parts.append(b) }
         if let n = try nearFilter() { parts.append(n) }
         if let updatedafter { parts.append(.timeRange(.updated, lower: try time(updatedafter, "--updatedafter"), upper: nil)) }
-        if let place { parts.append(.contains(.place, place, insensitive: false)) }
-        if let placeLike { parts.append(.contains(.place, placeLike, insensitive: true)) }
+        if let place { parts.append(.contains(.place, CanonicalText.nfc(place), insensitive: false)) }
+        if let placeLike { parts.append(.contains(.place, CanonicalText.nfc(placeLike), insensitive: true)) }
         for (c, v) in [(Column.net, net), (.magType, magType), (.type, type), (.status, status), (.id, id)] {
             if let l = list(v) { parts.append(.oneOf(c, l)) }
         }

@@ -45,6 +45,7 @@ struct HistoryCommand: ParsableCommand {
         let sink = Console.out
         defer { sink.flush() }
         var writer = HistoryWriter(format: format)
+        writer.displayPath = DisplayPath.relative
         writer.header = !noHeader
         if let pruneBefore {
             let r = try s.pruneHistory(before: pruneBefore)

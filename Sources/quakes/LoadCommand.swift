@@ -16,14 +16,25 @@ struct LoadCommand: ParsableCommand {
     @Option(help: "Partitioning of a new store: day, month or year (default month); an existing store keeps its own.")
     var partition: Partitioning?
 
-    @Flag(help: "Fail the whole load, committing nothing, if any row or file is rejected.")
+    @Flag(help: "Fail the whole load, committing nothing and exiting 1, if any row or file is rejected.")
     var strict = false
 
     @Option(help: "Unit of integer times in GeoJSON feeds: s or ms (default: decided per file, with a warning).")
     var timeUnit: TimeUnit?
 
-    @Flag(help: "Print the summary as JSON.")
+    @Option(help: ArgumentHelp("Read CSV times that are not ISO 8601 with this strptime pattern, as DuckDB's: "
+        + "%Y %y %m %d %b %H %I %M %S %f %p %z %T (e.g. '%d-%m-%y %H:%M'); %y reads 00-68 as 20xx, 69-99 as 19xx; "
+        + "ISO 8601 times still load.", valueName: "pattern"))
+    var timeFormat: String?
+
+    @Flag(help: "Repair double-encoded UTF-8 text (mojibake such as 'SerdÃ¡n' for 'Serdán') while loading.")
+    var fixText = false
+
+    @Flag(help: "Print the summary as JSON (with a per-file breakdown).")
     var json = false
+
+    @Flag(name: .shortAndLong, help: "Print a per-file table under the summary.")
+    var verbose = false
 
     @Option(help: "Write every rejected row (file:line: reason) to FILE; the terminal shows the first 100.")
     var rejects: String?
@@ -33,29 +44,58 @@ struct LoadCommand: ParsableCommand {
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one file, directory or -") }
+        _ = try parsedTimeFormat()
     }
 
+    private func parsedTimeFormat() throws -> TimeFormat? {
+        guard let timeFormat else { return nil }
+        do { return try TimeFormat(timeFormat) } catch { throw ValidationError("--time-format: \(LoadCommand.text(error))") }
+    }
+
+    private static func text(_ e: TimeFormat.Error) -> String {
+        switch e { case .badPattern(let s): return s }
+    }
+
+    /// Exit status: 0 when the load committed (or found nothing new), rejects or not; 1 when
+    /// nothing could be loaded (every file or every row rejected), with `--strict` on any reject,
+    /// and on data or I/O errors; 130 when interrupted. Nothing is committed unless it exits 0.
     func run() throws {
         let files = try Store.feedFiles(paths)
+        let existed = FileIO.exists(Store.manifestPath(store.path))
+        let createdDirectory = !FileIO.exists(store.path)
         let s = try Store.openOrCreate(path: store.path, partitioning: partition ?? .month)
+        // a load that commits nothing to a store it created leaves no store behind
+        var keepNewStore = false
+        defer { if !existed && !keepNewStore { s.discardNew(removingDirectory: createdDirectory) } }
         if let partition, partition != s.manifest.partitioning {
             throw ValidationError("--partition \(partition.rawValue): \(store.path) is partitioned by "
                 + "\(s.manifest.partitioning.rawValue), which a store keeps for life; drop --partition or load into a new store")
         }
         var o = LoadOptions(strict: strict)
         o.timeUnit = timeUnit
-        let shown = Counter()
+        o.timeFormat = try parsedTimeFormat()
+        o.fixText = fixText
+        let report = RejectReport()
         let rejectFile = try rejects.map { try RejectFile(path: $0) }
         o.onReject = { r in
-            if shown.next() < LoadCommand.shownRejects { printError("rejected: " + ErrorMessage.flags("\(r)")) }
+            report.add(r)
             rejectFile?.write(r)
         }
         o.onMessage = { printError(ErrorMessage.flags($0)) }
+        let interrupt = Interrupt.install()
+        defer { interrupt.uninstall() }
+        o.isCancelled = { interrupt.fired }
         let bar = stderrIsTerminal ? ProgressBar(total: LoadCommand.totalBytes(files)) : nil
         if let bar { o.onProgress = { bar.update($0) } }
         let summary: LoadSummary
         do { summary = try s.load(files, options: o) } catch let e as StoreError {
             bar?.clear()
+            try? rejectFile?.finish()
+            if e.kind == .interrupted {
+                printError("quakes: interrupted; nothing committed")
+                throw ExitCode(130)
+            }
+            for line in report.lines(LoadSummary(), rejectsFile: rejects) { printError(line) }
             // the store is untouched: the snapshot before the load is still the committed one
             printError("quakes: \(ErrorMessage.line(e))" + (e.kind == .strict ? "" : "; nothing was committed"))
             throw ExitCode(1)
@@ -65,36 +105,63 @@ struct LoadCommand: ParsableCommand {
         }
         bar?.clear()
         try rejectFile?.finish()
-        if shown.value > LoadCommand.shownRejects {
-            let more = shown.value - LoadCommand.shownRejects
-            printError(rejects.map { "rejected: … and \(more) more (all \(shown.value) are in \($0))" }
-                ?? "rejected: … and \(more) more (use --rejects FILE for all)")
-        }
+        for line in report.lines(summary, rejectsFile: rejects) { printError(line) }
+        let loadedNothing = summary.files > 0 && summary.filesRejected == summary.files
+        keepNewStore = summary.committed || !loadedNothing
         if json {
             let e = JSONEncoder()
             e.outputFormatting = [.sortedKeys]
             print(String(decoding: try e.encode(summary), as: UTF8.self))
         } else {
             print(LoadCommand.describe(summary))
+            if verbose { print(LoadCommand.fileTable(summary)) }
         }
-        if summary.filesRejected > 0 || summary.rejected > 0 { throw ExitCode(1) }
+        if loadedNothing {
+            printError("quakes: nothing loaded: " + (summary.files == 1 ? "the file was rejected" : "every file was rejected")
+                + (summary.committed ? "" : "; nothing was committed"))
+            throw ExitCode(1)
+        }
     }
-
-    /// Rejects printed on the terminal; the rest are counted, and all go to `--rejects FILE`.
-    static let shownRejects = 100
 
     static func describe(_ s: LoadSummary) -> String {
         let secs = String(format: "%.2f", s.elapsedSeconds)
-        return """
-        files      \(s.files)\(s.filesRejected > 0 ? " (\(s.filesRejected) rejected)" : "")
-        rows read  \(s.rowsRead)
-        new        \(s.new)
-        updated    \(s.updated)
-        unchanged  \(s.unchanged)
-        rejected   \(s.rejected)
-        elapsed    \(secs) s  (\(Int(s.rowsPerSecond)) rows/s, \(String(format: "%.1f", s.megabytesPerSecond)) MB/s)
-        \(s.committed ? "committed" : "nothing to commit")
-        """
+        func n(_ v: Int) -> String { v.formatted() }
+        let width = [s.rowsRead, s.rejected, s.duplicates, s.new, s.updated, s.unchanged].map { n($0).count }.max() ?? 1
+        func row(_ label: String, _ v: Int, _ note: String = "") -> String {
+            label.padding(toLength: 14, withPad: " ", startingAt: 0)
+                + String(repeating: " ", count: width - n(v).count) + n(v) + note
+        }
+        return [
+            "files         \(s.files)\(s.filesRejected > 0 ? " (\(s.filesRejected) loaded nothing)" : "")",
+            row("rows read", s.rowsRead, "  = rejected + duplicates + new + updated + unchanged"),
+            row("  rejected", s.rejected),
+            row("  duplicates", s.duplicates, s.duplicates > 0 ? "  (older or repeated versions within this load)" : ""),
+            row("  new", s.new),
+            row("  updated", s.updated),
+            row("  unchanged", s.unchanged),
+            "elapsed       \(secs) s  (\(Int(s.rowsPerSecond)) rows/s, \(String(format: "%.1f", s.megabytesPerSecond)) MB/s)",
+            s.committed ? "committed" : "nothing to commit",
+        ].joined(separator: "\n")
+    }
+
+    /// `--verbose`: one line per input file.
+    static func fileTable(_ s: LoadSummary) -> String {
+        let rows = s.perFile.map { f -> [String] in
+            let status = f.error.map { "skipped: " + $0 } ?? (f.loadedNothing ? "every row rejected"
+                : f.repairedText > 0 ? "\(f.repairedText) texts repaired"
+                : f.garbledText > 0 ? "\(f.garbledText) garbled texts" : "loaded")
+            return [DisplayPath.relative(f.path), f.rows.formatted(), f.rejected.formatted(), f.bytes.formatted(), status]
+        }
+        let header = ["file", "rows", "rejected", "bytes", "status"]
+        var widths = header.map(\.count)
+        for r in rows { for (k, c) in r.enumerated() where k < 4 { widths[k] = max(widths[k], c.count) } }
+        func line(_ r: [String]) -> String {
+            r.enumerated().map { k, c in
+                k == 4 ? c : k == 0 ? c.padding(toLength: widths[k], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[k] - c.count) + c
+            }.joined(separator: "  ")
+        }
+        return ([line(header)] + rows.map(line)).joined(separator: "\n")
     }
 
     static func totalBytes(_ paths: [String]) -> Int? {
@@ -123,13 +190,6 @@ final class RejectFile: @unchecked Sendable {
     init(path: String) throws { sink = try OutputSink(path: path) }
     func write(_ r: Reject) { lock.lock(); sink.write(ErrorMessage.flags("\(r)") + "\n"); lock.unlock() }
     func finish() throws { lock.lock(); defer { lock.unlock() }; try sink.finish() }
-}
-
-/// A thread-safe counter for callbacks.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var value = 0
-    func next() -> Int { lock.lock(); defer { value += 1; lock.unlock() }; return value }
 }
 
 extension Partitioning: ExpressibleByArgument {}

@@ -56,7 +56,7 @@ struct Quakes: ParsableCommand {
         }
         let code = exitCode(for: error)
         if code == .validationFailure {
-            let first = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
+            let first = oneLine(fullMessage(for: error))
             let sub = CommandLine.arguments.dropFirst().first { !$0.hasPrefix("-") }.map { " \($0)" } ?? ""
             FileHandle.standardError.write(Data("quakes: \(first.replacingOccurrences(of: "Error: ", with: "")) (see 'quakes\(sub) --help')\n".utf8))
             Foundation.exit(2)
@@ -74,6 +74,18 @@ struct Quakes: ParsableCommand {
         FileHandle.standardError.write(Data("quakes: \(error)\n".utf8))
         Foundation.exit(1)
     }
+}
+
+/// ArgumentParser's message on one line: a list of choices ("one of the following:" then
+/// "  - x" lines) is folded into the line that introduces it.
+func oneLine(_ message: String) -> String {
+    let lines = message.split(separator: "\n").map(String.init)
+    guard var first = lines.first else { return "invalid usage" }
+    let choices = lines.dropFirst().prefix { $0.hasPrefix("  - ") }.map { $0.dropFirst(4) }
+    if !choices.isEmpty, first.hasSuffix(" the following:") {
+        first = first.dropLast(" the following:".count) + ": " + choices.joined(separator: ", ")
+    }
+    return first
 }
 
 /// Levenshtein distance, for suggesting a command name after a typo.

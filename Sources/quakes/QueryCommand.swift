@@ -81,11 +81,14 @@ struct QueryCommand: ParsableCommand {
         var writer = ResultWriter(format: format, columns: shown)
         writer.header = !noHeader
         writer.dimNulls = FileIO.isTerminal(1)
+        if sink === Console.out && FileIO.isTerminal(1) { writer.maxWidth = FileIO.terminalColumns(1) }
         if page.limit != nil || page.page != nil || page.pageSize != nil { writer.moreHint = nil }
         let cols = format == .geojson && chosen == nil ? nil : shown
-        // Rows matched past this page, counted only when the page came back full.
+        writer.offset = q.offset
+        // Rows matched in all: counted only when the page came back full or starts past the first row.
         func matched(returned: Int) throws -> Int? {
-            guard let limit = q.limit, returned >= limit else { return nil }
+            let full = q.limit.map { returned >= $0 } ?? false
+            guard full || q.offset > 0 else { return returned }
             return try s.count(q.effectiveFilter)
         }
         var next: Cursor?
@@ -102,15 +105,16 @@ struct QueryCommand: ParsableCommand {
             }
         } else if format == .table {
             let r = try s.query(q, columns: cols)
-            writer.matched = try matched(returned: r.count).map { max(0, $0 - q.offset) }
+            writer.matched = try matched(returned: r.count)
             writer.write(r, to: sink)
-            next = nextCursor(r.cursor, returned: r.count, matched: writer.matched)
+            next = nextCursor(r.cursor, returned: r.count, matched: writer.matched.map { max(0, $0 - q.offset) })
         } else {
             // rows stream out in chunks: memory holds one chunk, not the whole result
             let out = writer.stream(to: sink)
             _ = try s.query(q, columns: cols, begin: { count, c in
-                next = nextCursor(c, returned: count, matched: try matched(returned: count).map { max(0, $0 - q.offset) })
-                out.begin(count: count, cursor: next)
+                let total = try matched(returned: count)
+                next = nextCursor(c, returned: count, matched: total.map { max(0, $0 - q.offset) })
+                out.begin(count: count, cursor: next, total: total)
             }, chunk: out.rows)
             out.end()
         }

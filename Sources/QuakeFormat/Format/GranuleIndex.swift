@@ -35,9 +35,9 @@ package struct GranuleIndex: Sendable, Equatable {
     /// Per granule, (index into ``magValues``, count) pairs.
     package var magCounts: [[(value: UInt16, count: UInt16)]]
 
-    package var granules: Int { (rows + GranuleIndex.granuleRows - 1) / GranuleIndex.granuleRows }
+    @inlinable package var granules: Int { (rows + GranuleIndex.granuleRows - 1) / GranuleIndex.granuleRows }
 
-    package func range(_ g: Int) -> Range<Int> {
+    @inlinable package func range(_ g: Int) -> Range<Int> {
         (g * GranuleIndex.granuleRows)..<Swift.min(rows, (g + 1) * GranuleIndex.granuleRows)
     }
 
@@ -104,9 +104,10 @@ package struct GranuleIndex: Sendable, Equatable {
 
     /// True when the mag histogram is present (it is unless a partition holds over 65,535
     /// distinct magnitudes).
-    package var hasMagHistogram: Bool { magCounts.count == granules }
+    @inlinable package var hasMagHistogram: Bool { magCounts.count == granules }
 
     /// Rows of granule `g` whose mag passes `range`, from the histogram alone.
+    @inlinable
     package func magCount(granule g: Int, _ range: RangePredicate) -> Int {
         var n = 0
         for e in magCounts[g] where range.contains(magValues[Int(e.value)]) { n += Int(e.count) }

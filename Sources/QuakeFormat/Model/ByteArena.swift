@@ -70,6 +70,18 @@ package struct ByteArena: Sendable, Equatable {
         }
     }
 
+    /// True when row `i` is row `j` of `other` double-encoded (see ``Mojibake``).
+    package func garbles(_ i: Int, of other: ByteArena, _ j: Int) -> Bool {
+        let a = range(i), b = other.range(j)
+        // cheap exits: mojibake is longer than its original, and the original is not empty
+        guard a.count > b.count, !b.isEmpty else { return false }
+        return bytes.withUnsafeBytes { p in
+            other.bytes.withUnsafeBytes { q in
+                Mojibake.garbles(UnsafeRawBufferPointer(rebasing: p[a]), of: UnsafeRawBufferPointer(rebasing: q[b]))
+            }
+        }
+    }
+
     /// Lexicographic byte order of row `i` against row `j` of `other`.
     package func compare(_ i: Int, _ other: ByteArena, _ j: Int) -> Int {
         let a = range(i), b = other.range(j)

@@ -77,9 +77,10 @@ package struct RowBatch: Sendable, Equatable {
             let fromNew = mask & c.bit != 0
             if RowBatch.isInt(c) {
                 ints[c.rawValue].append(fromNew ? newer.ints[c.rawValue][j] : older.ints[c.rawValue][i])
-            } else if fromNew {
+            } else if fromNew && !newer.text[c.rawValue].garbles(j, of: older.text[c.rawValue], i) {
                 text[c.rawValue].append(from: newer.text[c.rawValue], row: j)
             } else {
+                // absent from the newer version, or its double-encoded (mojibake) copy: keep the older text
                 text[c.rawValue].append(from: older.text[c.rawValue], row: i)
             }
         }

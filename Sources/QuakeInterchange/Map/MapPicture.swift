@@ -42,7 +42,11 @@ package struct MapPicture {
         let mapH = min(900, max(240, (width * (box.maxLat - box.minLat) / (box.maxLon - box.minLon)).rounded()))
         let top = 56.0, left = 44.0, legendH = 96.0
         let W = left + width + 16, H = top + mapH + 28 + legendH
-        func x(_ lo: Double) -> Double { left + (lo - box.minLon) / (box.maxLon - box.minLon) * width }
+        // a box across the antimeridian runs past 180°: western longitudes are drawn 360° further east
+        func x(_ lo: Double) -> Double {
+            let east = box.maxLon > 180 && lo < box.minLon ? lo + 360 : lo
+            return left + (east - box.minLon) / (box.maxLon - box.minLon) * width
+        }
         func y(_ la: Double) -> Double { top + (box.maxLat - la) / (box.maxLat - box.minLat) * mapH }
         var s = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(f(W))" height="\(f(H))" viewBox="0 0 \(f(W)) \(f(H))" \
@@ -63,8 +67,12 @@ package struct MapPicture {
         if let coastlines {
             s += "<clipPath id=\"map-clip\"><rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" "
                 + "height=\"\(f(mapH))\"/></clipPath>\n"
-            let d = coastlines.svgPath(minLon: box.minLon, maxLon: box.maxLon, minLat: box.minLat, maxLat: box.maxLat,
-                                       x: x, y: y)
+            var d = coastlines.svgPath(minLon: box.minLon, maxLon: min(180, box.maxLon), minLat: box.minLat,
+                                       maxLat: box.maxLat, x: x, y: y)
+            if box.maxLon > 180 {
+                d += coastlines.svgPath(minLon: -180, maxLon: box.maxLon - 360, minLat: box.minLat, maxLat: box.maxLat,
+                                        x: { x($0 + 360) }, y: y)
+            }
             s += "<path id=\"coastlines\" clip-path=\"url(#map-clip)\" fill=\"none\" stroke=\"#5d7283\" "
                 + "stroke-width=\"0.8\" d=\"\(d)\"/>\n"
         } else {
@@ -117,21 +125,42 @@ package struct MapPicture {
         guard region == .fit, let a = lats.min(), let b = lats.max(), let c = lons.min(), let e = lons.max() else {
             return (-90, 90, -180, 180)
         }
-        let padLat = max(1, (b - a) * 0.1), padLon = max(1, (e - c) * 0.1)
-        return (max(-90, a - padLat), min(90, b + padLat), max(-180, c - padLon), min(180, e + padLon))
+        let padLat = max(1, (b - a) * 0.1)
+        let (west, east) = MapPicture.longitudeSpan(lons)
+        let padLon = max(1, (east - west) * 0.1)
+        let lat = (max(-90, a - padLat), min(90, b + padLat))
+        if east <= 180 { return (lat.0, lat.1, max(-180, west - padLon), min(180, east + padLon)) }
+        // across the antimeridian: east runs past 180
+        return (lat.0, lat.1, max(-180, west - padLon), min(west + 360, east + padLon))
+    }
+
+    /// The shortest span of longitudes holding all of `lons`: the circle minus its widest gap
+    /// between events. `east` is above 180 when the span crosses the antimeridian (170...190
+    /// for events from 170°E to 170°W).
+    package static func longitudeSpan(_ lons: [Double]) -> (west: Double, east: Double) {
+        let sorted = lons.sorted()
+        guard let first = sorted.first, let last = sorted.last else { return (-180, 180) }
+        // the gap across the antimeridian, from the easternmost to the westernmost
+        var widest = first + 360 - last, west = first, east = last
+        for k in 1..<max(1, sorted.count) where sorted[k] - sorted[k - 1] > widest {
+            widest = sorted[k] - sorted[k - 1]
+            west = sorted[k]
+            east = sorted[k - 1] + 360
+        }
+        return (west, east)
     }
 
     private func graticule(_ box: (minLat: Double, maxLat: Double, minLon: Double, maxLon: Double),
                            x: (Double) -> Double, y: (Double) -> Double,
                            top: Double, bottom: Double, left: Double, right: Double) -> String {
-        let span = max(box.maxLat - box.minLat, box.maxLon - box.minLon)
-        let step = [1.0, 2, 5, 10, 15, 30, 60].first { span / $0 <= 12 } ?? 60
         var s = "<g id=\"graticule\" stroke=\"#b8c8d8\" stroke-width=\"0.6\" font-size=\"10\" fill=\"#667\">\n"
-        /// The multiples of `step` within `lo...hi`, where grid lines go.
+        /// The multiples of a round step within `lo...hi` (at least two of them, at most 12), where grid lines go.
         func stops(_ lo: Double, _ hi: Double) -> StrideThrough<Double> {
-            stride(from: (lo / step).rounded(.up) * step, through: hi, by: step)
+            let step = [0.5, 1.0, 2, 5, 10, 15, 30, 60].first { (hi - lo) / $0 <= 12 } ?? 60
+            return stride(from: (lo / step).rounded(.up) * step, through: hi, by: step)
         }
-        for lo in stops(box.minLon, box.maxLon) {
+        for east in stops(box.minLon, box.maxLon) {
+            let lo = east > 180 ? east - 360 : east
             s += "<line x1=\"\(f(x(lo)))\" y1=\"\(f(top))\" x2=\"\(f(x(lo)))\" y2=\"\(f(bottom))\"/>"
             s += "<text x=\"\(f(x(lo)))\" y=\"\(f(bottom + 14))\" text-anchor=\"middle\" stroke=\"none\">"
                 + "\(degrees(lo, "E", "W"))</text>\n"
@@ -173,7 +202,9 @@ package struct MapPicture {
     }
 
     private func degrees(_ v: Double, _ pos: String, _ neg: String) -> String {
-        v == 0 ? "0°" : "\(Int(abs(v).rounded()))°\(v > 0 ? pos : neg)"
+        let a = abs(v)
+        let text = a == a.rounded() ? "\(Int(a))" : String(format: "%.1f", a)
+        return v == 0 ? "0°" : "\(text)°\(v > 0 ? pos : neg)"
     }
 
     private func f(_ v: Double) -> String { String(format: "%.1f", v) }

@@ -29,12 +29,15 @@ package final class FeedWriter {
     }
 
     /// Writes the header (CSV) or the collection opening (GeoJSON).
-    package func begin(count: Int?, generated: Int64 = 0, header: Bool = true) {
+    /// Starts the output; for GeoJSON, `count` is the features that follow (USGS's meaning) and
+    /// `total` (when given) how many the query matched before a limit or offset.
+    package func begin(count: Int?, total: Int? = nil, generated: Int64 = 0, header: Bool = true) {
         switch format {
         case .csv:
             if header { sink.write(columns.map(\.name).joined(separator: ",") + "\n") }
         case .geojson:
-            sink.write("{\"type\":\"FeatureCollection\",\"metadata\":{\"generated\":\(generated),\"title\":\"quakes export\",\"status\":200\(count.map { ",\"count\":\($0)" } ?? "")},\"features\":[")
+            sink.write("{\"type\":\"FeatureCollection\",\"metadata\":{\"generated\":\(generated),\"title\":\"quakes export\",\"status\":200\(count.map { ",\"count\":\($0)" } ?? "")\(total.map { ",\"total\":\($0)" } ?? "")},"
+                       + "\"features\":[")
         }
     }
 

@@ -10,6 +10,9 @@ package struct HistoryWriter {
     /// Most events a table of one transaction shows (csv, json and ndjson write them all).
     package var tableLimit = 100
 
+    /// How a table shows an input path (the CLI shows it relative to the working directory).
+    package var displayPath: (String) -> String = { $0 }
+
     package init(format: Format) { self.format = format }
 
     /// Column names of the list; csv begins `generation,committed,files,inserted,updated,unchanged`.
@@ -21,7 +24,9 @@ package struct HistoryWriter {
         switch format {
         case .table:
             let rows = ts.map { t -> [String] in
-                let shown = t.files.first.map { t.files.count > 1 ? "\($0) (+\(t.files.count - 1) more)" : $0 } ?? ""
+                let shown = t.files.first.map(displayPath).map {
+                    t.files.count > 1 ? "\($0) (+\(t.files.count - 1) more)" : $0
+                } ?? ""
                 return ["\(t.generation)", Timestamp.string(t.committedMillis), "\(t.files.count)",
                         ResultWriter.grouped(t.insertedCount), ResultWriter.grouped(t.updatedCount),
                         ResultWriter.grouped(t.unchangedCount), ResultWriter.grouped(t.bytes),
@@ -54,7 +59,7 @@ package struct HistoryWriter {
         switch format {
         case .table:
             let lines = [("generation", "\(t.generation)"), ("committed", Timestamp.string(t.committedMillis)),
-                         ("files", t.files.isEmpty ? "-" : t.files.joined(separator: ", ")),
+                         ("files", t.files.isEmpty ? "-" : t.files.map(displayPath).joined(separator: ", ")),
                          ("inserted", ResultWriter.grouped(t.insertedCount)),
                          ("updated", ResultWriter.grouped(t.updatedCount)),
                          ("unchanged", ResultWriter.grouped(t.unchangedCount)),

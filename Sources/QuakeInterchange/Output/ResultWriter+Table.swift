@@ -25,6 +25,33 @@ extension ResultWriter {
         return out
     }
 
+    /// Narrowest a shortened text column gets before columns are dropped instead.
+    package static let minTextWidth = 16
+
+    /// Fits a table into `maxWidth` characters, as DuckDB's CLI does: first the widest text
+    /// column (the place) is shortened with `…`, down to ``minTextWidth``; then columns are
+    /// dropped from the right (never the first) and named in `dropped`.
+    static func fit(_ maxWidth: Int, _ columns: inout [Column], _ widths: inout [Int], _ cells: inout [[String?]],
+                    _ dropped: inout [Column]) {
+        func total() -> Int { widths.reduce(0, +) + 2 * max(0, widths.count - 1) }
+        guard total() > maxWidth else { return }
+        if let k = columns.indices.filter({ columns[$0].kind == .place || columns[$0].kind == .text })
+            .max(by: { widths[$0] < widths[$1] }), widths[k] > minTextWidth {
+            let target = max(minTextWidth, widths[k] - (total() - maxWidth), columns[k].name.count)
+            if target < widths[k] {
+                widths[k] = target
+                for i in cells.indices {
+                    if let s = cells[i][k], s.count > target { cells[i][k] = String(s.prefix(target - 1)) + "…" }
+                }
+            }
+        }
+        while total() > maxWidth && columns.count > 1 {
+            dropped.insert(columns.removeLast(), at: 0)
+            widths.removeLast()
+            for i in cells.indices { cells[i].removeLast() }
+        }
+    }
+
     /// `1746` as `1,746`.
     package static func grouped(_ n: Int) -> String {
         let digits = String(n.magnitude)
@@ -39,12 +66,17 @@ extension ResultWriter {
     /// An aligned table: numbers right-aligned, nulls as `NULL`, and a last line with the row
     /// count (and how many matched, when the table shows fewer).
     package func table(_ r: QueryResult, _ sink: OutputSink) {
-        let cells = (0..<r.count).map { i in
+        var columns = self.columns
+        var cells = (0..<r.count).map { i in
             columns.map { c in ResultWriter.cell(r.batch, c, i).map(ResultWriter.tableCell) }
         }
         var widths = columns.map { header ? $0.name.count : 0 }
         for row in cells {
             for (k, s) in row.enumerated() { widths[k] = max(widths[k], (s ?? ResultWriter.nullText).count) }
+        }
+        var dropped: [Column] = []
+        if let maxWidth {
+            ResultWriter.fit(maxWidth, &columns, &widths, &cells, &dropped)
         }
         func line(_ values: [String?]) -> String {
             var out = values.enumerated().map { k, s in
@@ -61,8 +93,18 @@ extension ResultWriter {
             sink.write(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n")
         }
         for row in cells { sink.write(line(row) + "\n") }
-        if let matched, matched > r.count {
+        if !dropped.isEmpty {
+            sink.write("(\(dropped.count) column\(dropped.count == 1 ? "" : "s") not shown to fit the terminal: "
+                + dropped.map(\.name).joined(separator: ", ") + "; use --fields, or pipe the output for every column)\n")
+        }
+        if let matched, offset > 0, r.count > 0 {
+            // a later page: which rows these are, of how many
+            let first = ResultWriter.grouped(offset + 1), last = ResultWriter.grouped(offset + r.count)
+            sink.write("(rows \(first)–\(last) of \(ResultWriter.grouped(matched)))\n")
+        } else if let matched, matched > r.count {
             sink.write("(\(ResultWriter.grouped(r.count)) of \(ResultWriter.grouped(matched)) rows\(moreHint.map { "; " + $0 } ?? ""))\n")
+        } else if let matched, offset > 0 {
+            sink.write("(0 rows: the page starts after all \(ResultWriter.grouped(matched)))\n")
         } else {
             sink.write("(\(ResultWriter.grouped(r.count)) row\(r.count == 1 ? "" : "s"))\n")
         }

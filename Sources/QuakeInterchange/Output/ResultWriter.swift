@@ -13,8 +13,13 @@ package struct ResultWriter {
     package var header = true
     /// Whether a table shows `NULL` dimmed (ANSI faint), for a terminal.
     package var dimNulls = false
-    /// Rows the query matched in all, when a table shows fewer: its last line then says so.
+    /// Rows the query matched in all, before its limit and offset, when known: a table's last
+    /// line, the json envelope's `total` and GeoJSON's `metadata.total` give it.
     package var matched: Int?
+    /// Widest a table may be (the terminal's width); nil writes every column whole.
+    package var maxWidth: Int?
+    /// Rows skipped before the first one written (the page's offset), for the table's last line.
+    package var offset = 0
     /// What that last line suggests when rows were left out (nil: nothing).
     package var moreHint: String? = "use --limit"
 
@@ -29,7 +34,7 @@ package struct ResultWriter {
     package func write(_ r: QueryResult, to sink: OutputSink) {
         if format == .table { table(r, sink); return }
         let s = stream(to: sink)
-        s.begin(count: r.count, cursor: r.cursor)
+        s.begin(count: r.count, cursor: r.cursor, total: matched)
         s.rows(r)
         s.end()
     }
@@ -51,7 +56,8 @@ package struct ResultWriter {
             self.sink = sink
         }
 
-        package func begin(count: Int, cursor: Cursor?) {
+        /// Writes the envelope: `count` rows follow; `total` (when known) the query matched in all.
+        package func begin(count: Int, cursor: Cursor?, total: Int? = nil) {
             switch writer.format {
             case .csv:
                 feed = FeedWriter(format: .csv, sink: sink, columns: writer.columns)
@@ -63,9 +69,9 @@ package struct ResultWriter {
                 arrow?.begin()
             case .geojson:
                 feed = FeedWriter(format: .geojson, sink: sink, columns: writer.columns)
-                feed?.begin(count: count, generated: Int64(Date().timeIntervalSince1970 * 1000))
+                feed?.begin(count: count, total: total, generated: Int64(Date().timeIntervalSince1970 * 1000))
             case .json:
-                sink.write("{\"count\":\(count),\"cursor\":")
+                sink.write("{\"count\":\(count),\(total.map { "\"total\":\($0)," } ?? "")\"cursor\":")
                 if let c = cursor { FeedWriter.jsonString(c.token.utf8, into: &sink.buffer) } else { sink.write("null") }
                 sink.write(",\"rows\":[")
             case .ndjson, .table, .parquet, .svg:

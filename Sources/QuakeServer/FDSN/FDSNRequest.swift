@@ -124,7 +124,7 @@ package struct FDSNRequest: Sendable {
         // a quakes addition: place search ignoring case and diacritics (the page's search field)
         if let v = p["placecontains"], !v.isEmpty {
             guard v.utf8.count <= 200 else { throw .badRequest("Bad placecontains value: at most 200 bytes") }
-            parts.append(.contains(.place, v, insensitive: true))
+            parts.append(.contains(.place, CanonicalText.nfc(v), insensitive: true))
         }
         if let v = p["eventid"] {
             guard !v.isEmpty, v.utf8.count <= 200 else { throw .badRequest("Bad eventid value '\(v)'") }

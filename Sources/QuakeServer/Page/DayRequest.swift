@@ -65,7 +65,7 @@ struct DayRequest: Sendable {
     /// The day, searched and filtered.
     var filter: Filter {
         var parts = [dayFilter]
-        if let search { parts.append(.contains(.place, search, insensitive: true)) }
+        if let search { parts.append(.contains(.place, CanonicalText.nfc(search), insensitive: true)) }
         if let minMagnitude { parts.append(.numberRange(.mag, lower: .init(minMagnitude), upper: nil)) }
         return .conjunction(parts)
     }

@@ -19,6 +19,8 @@ package final class CSVFeedReader {
     private let onReject: (Reject) -> Void
     private var fields: [Field] = []
     private var scratch: [UInt8] = []
+    /// Time format and text rules, and what they met (double-encoded text).
+    package var rules = FieldRules()
     /// Messages about the file as a whole (ignored columns).
     package private(set) var warnings: [String] = []
 
@@ -49,9 +51,10 @@ package final class CSVFeedReader {
     package struct Header: Sendable {
         package var mapping: [Column?]
         package var present: UInt64
+        package var rules: FieldRules
     }
 
-    package var header: Header { Header(mapping: mapping, present: present) }
+    package var header: Header { Header(mapping: mapping, present: present, rules: FieldRules(timeFormat: rules.timeFormat, fixText: rules.fixText)) }
 
     /// Bytes of the file the header took (the split parse starts after them), when the header
     /// holds no quote; nil otherwise.
@@ -68,6 +71,7 @@ package final class CSVFeedReader {
         self.onReject = onReject
         self.mapping = header.mapping
         self.present = header.present
+        self.rules = header.rules
     }
 
     /// True when the last record read ended with a newline, outside any quoted field: a piece
@@ -174,11 +178,11 @@ package final class CSVFeedReader {
                     scratch.append(b)
                     i += (b == UInt8(ascii: "\"")) ? 2 : 1
                 }
-                let r = scratch.withUnsafeBytes { p in Result { () throws(FieldError) in try batch.parseField(c, p) } }
+                let r = scratch.withUnsafeBytes { p in Result { () throws(FieldError) in try batch.parseField(c, p, &rules) } }
                 try r.get()
             } else {
                 let r = buf.withUnsafeBytes { p in
-                    Result { () throws(FieldError) in try batch.parseField(c, UnsafeRawBufferPointer(rebasing: p[f.start..<f.end])) }
+                    Result { () throws(FieldError) in try batch.parseField(c, UnsafeRawBufferPointer(rebasing: p[f.start..<f.end]), &rules) }
                 }
                 try r.get()
             }

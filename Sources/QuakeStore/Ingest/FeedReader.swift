@@ -10,7 +10,7 @@ package final class FeedReader: @unchecked Sendable {
     private let geojson: GeoJSONFeedReader?
 
     /// Opens `path` (`-` for stdin). `seqBase` orders this file's rows after earlier files'.
-    package init(path: String, seqBase: Int64, timeUnit: TimeUnit? = nil, strict: Bool = false,
+    package init(path: String, seqBase: Int64, timeUnit: TimeUnit? = nil, strict: Bool = false, rules: FieldRules = FieldRules(),
          onWarning: @escaping (String) -> Void = { _ in }, onReject: @escaping (Reject) -> Void) throws(IngestError) {
         input = try FeedInput(path: path)
         var first: [UInt8] = []
@@ -22,10 +22,12 @@ package final class FeedReader: @unchecked Sendable {
             format = .geojson
             geojson = GeoJSONFeedReader(input: input, initial: first, seqBase: seqBase, timeUnit: timeUnit, strict: strict,
                                         onWarning: onWarning, onReject: onReject)
+            geojson?.rules = rules
             csv = nil
         } else {
             format = .csv
             csv = try CSVFeedReader(input: input, initial: first, seqBase: seqBase, onReject: onReject)
+            csv?.rules = rules
             geojson = nil
         }
     }
@@ -35,6 +37,9 @@ package final class FeedReader: @unchecked Sendable {
 
     /// Warnings about the file as a whole.
     package var warnings: [String] { csv?.warnings ?? [] }
+
+    /// What the text rules met in this reader's rows so far.
+    package var rulesMet: FieldRules { csv?.rules ?? geojson?.rules ?? FieldRules() }
 
     /// The next batch of up to `maxRows` rows, or nil at the end.
     package func next(maxRows: Int) throws(IngestError) -> RowBatch? {

@@ -12,6 +12,8 @@ package final class GeoJSONFeedReader {
     private let seqBase: Int64
     private let onReject: (Reject) -> Void
     private var scratch: [UInt8] = []
+    /// Text rules and what they met (double-encoded text).
+    package var rules = FieldRules()
     private var sawFeatures = false
     /// The unit of integer times, settled on the file's first one.
     private var timeRule: TimeUnitRule
@@ -160,7 +162,7 @@ package final class GeoJSONFeedReader {
             } else if key.elementsEqual("id".utf8) {
                 if try c.literal() == nil {
                     try c.string(into: &scratch)
-                    try scratch.withUnsafeBytes { try batch.parseField(.id, $0) }
+                    try scratch.withUnsafeBytes { try batch.parseField(.id, $0, &rules) }
                     mask |= Column.id.bit
                 }
             } else {
@@ -185,7 +187,7 @@ package final class GeoJSONFeedReader {
                 if c.peek() != UInt8(ascii: "]") {
                     repeat {
                         if k < 3 {
-                            if try c.literal() == nil { try batch.parseField(cols[k], c.number()) }
+                            if try c.literal() == nil { try batch.parseField(cols[k], c.number(), &rules) }
                             mask |= cols[k].bit
                         } else { try c.skipValue() }
                         k += 1
@@ -248,7 +250,7 @@ package final class GeoJSONFeedReader {
                         batch.setInt(col, v)
                         integerTimes |= col.bit
                     } else {
-                        try batch.parseField(col, p)
+                        try batch.parseField(col, p, &rules)
                     }
                 }
             } else if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") {
@@ -262,9 +264,9 @@ package final class GeoJSONFeedReader {
                     batch.setInt(col, v)
                     integerTimes |= col.bit
                 } else if col.kind == .decimal {
-                    try batch.parseField(col, num)
+                    try batch.parseField(col, num, &rules)
                 } else {
-                    try batch.parseField(col, num)
+                    try batch.parseField(col, num, &rules)
                 }
             }
         } while try c.more(closer: UInt8(ascii: "}"))

@@ -1,10 +1,13 @@
 import QuakeFormat
-/// What a load did.
+/// What a load did. The row counts add up: `rowsRead == rejected + duplicates + new + updated +
+/// unchanged`, over the files that were not rejected whole.
 public struct LoadSummary: Sendable, Equatable, Codable {
     /// Input files read (including rejected ones).
     public var files = 0
-    /// Files rejected whole (missing required columns, truncated, not a feed).
+    /// Files that loaded nothing: rejected whole (missing required columns, truncated, not a
+    /// feed), or with every row rejected.
     public var filesRejected = 0
+    /// Data rows read from the files not rejected whole (rejected rows included).
     public var rowsRead = 0
     /// Events not in the store before.
     public var new = 0
@@ -12,16 +15,45 @@ public struct LoadSummary: Sendable, Equatable, Codable {
     public var updated = 0
     /// Events whose stored version did not change (identical or older versions).
     public var unchanged = 0
+    /// Rows that lost to another version of the same event in this load (the same file loaded
+    /// twice, or overlapping feeds).
+    public var duplicates = 0
     /// Rows rejected (malformed), reported with file and line.
     public var rejected = 0
+    /// Per input file, in the order read.
+    public var perFile: [FileLoad] = []
     /// Bytes read from input files (compressed size for compressed input).
     public var bytesRead = 0
     /// Wall-clock duration of the load.
     public var elapsedSeconds = 0.0
     public var committed = false
 
+    public init() {}
+
     public var rowsPerSecond: Double { elapsedSeconds > 0 ? Double(rowsRead) / elapsedSeconds : 0 }
     public var megabytesPerSecond: Double { elapsedSeconds > 0 ? Double(bytesRead) / 1e6 / elapsedSeconds : 0 }
+}
+
+/// What a load did with one input file.
+public struct FileLoad: Sendable, Equatable, Codable {
+    /// The file as named on input (`-` for stdin).
+    public var path: String
+    /// Data rows read, rejected ones included (0 for a file rejected whole).
+    public var rows = 0
+    /// Rows rejected.
+    public var rejected = 0
+    /// Bytes read (compressed size for compressed input).
+    public var bytes = 0
+    /// Why the whole file was skipped, when it was.
+    public var error: String?
+    /// Text fields that held double-encoded UTF-8, and how many of them were repaired.
+    public var garbledText = 0
+    public var repairedText = 0
+
+    /// True when nothing of the file was loaded.
+    public var loadedNothing: Bool { error != nil || (rows > 0 && rejected == rows) }
+
+    public init(path: String) { self.path = path }
 }
 
 /// Progress of a running load, for a progress bar.
@@ -54,6 +86,12 @@ public struct LoadOptions: Sendable {
     public var strict = false
     /// The unit of integer times in GeoJSON feeds; nil decides per file (see ``TimeUnit``).
     public var timeUnit: TimeUnit?
+    /// A strptime pattern for CSV times that are not ISO 8601 (`"%d-%m-%y %H:%M"`); ISO 8601
+    /// times still load. See ``TimeFormat`` for the codes and the `%y` century rule.
+    package var timeFormat: TimeFormat?
+    /// Repair double-encoded UTF-8 text (mojibake) on load. Without it, such text is counted
+    /// and reported per file, and never replaces a stored text it garbles.
+    public var fixText = false
     /// Rows per parse batch; bounds the loader's memory.
     package var batchRows = 32768
     /// Called with every reject as it is found.
@@ -68,6 +106,14 @@ public struct LoadOptions: Sendable {
     package var parseWorkers = workerCount
     /// Test hook: called between phases (after spilling, before commit).
     package var onPhase: (@Sendable (String) -> Void)?
+    /// Asked between batches, id buckets and partitions; when it returns true the load stops,
+    /// removes what it wrote and throws ``QuakeError/Kind/interrupted``, committing nothing.
+    public var isCancelled: (@Sendable () -> Bool)?
+
+    /// Throws when the caller has cancelled the load.
+    package func checkCancelled() throws(QuakeError) {
+        if isCancelled?() == true { throw QuakeError(.interrupted, detail: "interrupted") }
+    }
 
     public init(strict: Bool = false) { self.strict = strict }
 }

@@ -42,12 +42,17 @@ package final class Loader {
         let report = progress(summary)
         report(.resolve, 0, Manifest.idBucketCount)
         let buckets = Tally()
-        let resolved = try ResolvePass(storePath: storePath, old: old, generation: generation).run(spills.idBuckets) {
+        try options.checkCancelled()
+        let resolve = ResolvePass(storePath: storePath, old: old, generation: generation, isCancelled: options.isCancelled)
+        let resolved = try resolve.run(spills.idBuckets) {
             report(.resolve, buckets.add(), Manifest.idBucketCount)
         }
         summary.new = resolved.new
+        summary.duplicates = resolved.duplicates
         mark("resolved")
-        let merge = MergePass(storePath: storePath, old: old, generation: generation, spills: spills)
+        try options.checkCancelled()
+        var merge = MergePass(storePath: storePath, old: old, generation: generation, spills: spills)
+        merge.isCancelled = options.isCancelled
         let total = merge.partitions(resolved)
         report(.merge, 0, total)
         let parts = Tally()
@@ -55,6 +60,7 @@ package final class Loader {
         summary.updated = merged.updated
         summary.unchanged = merged.unchanged
         mark("merged")
+        try options.checkCancelled()
         if options.strict && summary.rejected > 0 { throw Loader.strictFailure(rejected: summary.rejected) }
         summary.elapsedSeconds = Date().timeIntervalSince(start)
         var next = newManifest(merged.changed, buckets: resolved.buckets)

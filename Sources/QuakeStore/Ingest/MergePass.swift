@@ -8,6 +8,8 @@ package struct MergePass {
     package let old: Manifest
     package let generation: Int
     package let spills: SpillSet
+    /// Asked before each partition: a cancelled load stops (see ``LoadOptions/isCancelled``).
+    package var isCancelled: (@Sendable () -> Bool)?
     package var partitioning: Partitioning { old.partitioning }
 
     package struct Output {
@@ -48,6 +50,7 @@ package struct MergePass {
         let bulk = !resolved.repeatsIds
         let results = try parallelMap(touched) { o in
             defer { onPartition() }
+            if isCancelled?() == true { throw QuakeError(.interrupted, detail: "interrupted") }
             var r = try mergePartition(o, existing: existing[o], movedOut: movedOut[o], bulk: bulk)
             if !r.changes.isEmpty { r.history = r.changes.encoded(key: partitioning.key(ordinal: o)) }
             r.changes = ChangeSet()

@@ -9,6 +9,8 @@ package struct ResolvePass {
     package let storePath: String
     package let old: Manifest
     package let generation: Int
+    /// Asked before each bucket: a cancelled load stops (see ``LoadOptions/isCancelled``).
+    package var isCancelled: (@Sendable () -> Bool)?
     package var partitioning: Partitioning { old.partitioning }
 
     /// An event to carry out of a partition, by id, to its winner's partition.
@@ -20,6 +22,8 @@ package struct ResolvePass {
     package struct Output {
         /// Events the store did not hold before.
         package var new = 0
+        /// Rows of this load beyond the first for their event (another version in the same load).
+        package var duplicates = 0
         /// True when some id has more than one version among the stored and new records; when
         /// false, merge only concatenates and sorts (the bulk path).
         package var repeatsIds = false
@@ -31,6 +35,7 @@ package struct ResolvePass {
 
     private struct BucketResult {
         package var new = 0
+        package var duplicates = 0
         /// Records beyond the first of each id.
         package var repeated = 0
         package var file: String?
@@ -41,11 +46,13 @@ package struct ResolvePass {
     package func run(_ idSpills: [SpillFile], onBucket: @escaping @Sendable () -> Void = {}) throws -> Output {
         let results = try parallelMap(Array(0..<idSpills.count)) { b in
             defer { onBucket() }
+            if isCancelled?() == true { throw QuakeError(.interrupted, detail: "interrupted") }
             return try resolveBucket(b, idSpills[b])
         }
         var out = Output()
         for (b, r) in results.enumerated() {
             out.new += r.new
+            out.duplicates += r.duplicates
             if r.repeated > 0 { out.repeatsIds = true }
             if let file = r.file { out.buckets[b] = file }
             for (o, list) in r.moves { out.moves[o, default: []].append(contentsOf: list) }
@@ -82,6 +89,11 @@ package struct ResolvePass {
             }
         }
         result.new = interner.count - storedCount
+        // events this load names: the new ones, and the stored ones it has a record for
+        var touched = [Bool](repeating: false, count: storedCount)
+        for i in storedCount..<all.count where code[i] < storedCount { touched[code[i]] = true }
+        let distinct = result.new + touched.lazy.filter { $0 }.count
+        result.duplicates = (all.count - storedCount) - distinct
         result.repeated = all.count - interner.count
         var out = IdRecords()
         for k in 0..<interner.count { out.append(from: all, winner[k]) }

@@ -1,11 +1,17 @@
 import QuakeFormat
 extension RowBatch {
-    /// Parses feed text for column `c` into the row being built. An empty field is null.
-    package mutating func parseField(_ c: Column, _ p: UnsafeRawBufferPointer) throws(FieldError) {
+    /// Parses feed text for column `c` into the row being built. An empty field is null. Text is
+    /// stored in Unicode's composed form (NFC); `rules` says how to read times and whether to
+    /// repair double-encoded text, and counts what it met.
+    package mutating func parseField(_ c: Column, _ p: UnsafeRawBufferPointer, _ rules: inout FieldRules) throws(FieldError) {
         if p.isEmpty { return }
         switch c.kind {
         case .timestamp:
+            if let f = rules.timeFormat, let t = f.parse(p) { setInt(c, t); return }
             do { setInt(c, try Timestamp.parse(p)) } catch {
+                if let f = rules.timeFormat {
+                    throw FieldError(reason: "\(c): matches neither --time-format '\(f.pattern)' nor ISO 8601: '\(RowBatch.show(p))'")
+                }
                 throw FieldError(reason: "\(c): not an ISO-8601 time: '\(RowBatch.show(p))'")
             }
         case .decimal:
@@ -14,7 +20,7 @@ extension RowBatch {
             }
         case .category, .text, .place:
             guard RowBatch.validUTF8(p) else { throw FieldError(reason: "\(c): invalid UTF-8") }
-            setText(c, p)
+            if let text = rules.normalized(p) { text.withUnsafeBytes { setText(c, $0) } } else { setText(c, p) }
         }
     }
 

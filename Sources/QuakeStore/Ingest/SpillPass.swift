@@ -20,6 +20,8 @@ package final class SpillPass {
     private var bufferedRows = 0
     private var idBuffers: [IdRecords]
     private var summary = LoadSummary()
+    /// Row rejects of files then rejected whole: reported, but not counted in the summary.
+    private var droppedRejects = 0
     private let rejectCounter = Counter()
 
     /// Counts rejects from the parsing threads.
@@ -59,8 +61,10 @@ package final class SpillPass {
             }
             do {
                 let warn = options.onMessage
-                let reader = try FeedReader(path: path, seqBase: seqBase, timeUnit: options.timeUnit,
-                                            strict: options.strict, onWarning: { warn?("warning: \($0)") }) { r in
+                let rules = FieldRules(timeFormat: options.timeFormat, fixText: options.fixText)
+                var met = FieldRules()
+                let reader = try FeedReader(path: path, seqBase: seqBase, timeUnit: options.timeUnit, strict: options.strict,
+                                            rules: rules, onWarning: { warn?("warning: \($0)") }) { r in
                     counter.add()
                     onReject?(r)
                 }
@@ -71,27 +75,50 @@ package final class SpillPass {
                     if split.cutsWereRight {
                         for r in split.rejects { counter.add(); onReject?(r) }
                         summary.bytesRead += reader.input.fileSize ?? 0
+                        met = split.rulesMet
                     } else {
                         // a quoted newline straddled a cut: parse the file again on one thread
                         try rollBack()
-                        let again = try FeedReader(path: path, seqBase: seqBase) { r in counter.add(); onReject?(r) }
+                        let again = try FeedReader(path: path, seqBase: seqBase, timeUnit: options.timeUnit,
+                                                   strict: options.strict, rules: rules) { r in counter.add(); onReject?(r) }
                         try consumeSequential(path, again)
+                        met = again.rulesMet
                     }
                 } else {
                     try consumeSequential(path, reader)
+                    met = reader.rulesMet
                 }
                 summary.rowsRead += counter.value - before.rejects
+                var file = FileLoad(path: path)
+                file.rows = summary.rowsRead - before.rows
+                file.rejected = counter.value - before.rejects
+                file.bytes = summary.bytesRead - before.bytes
+                file.garbledText = met.garbled
+                file.repairedText = met.repaired
+                if met.garbled > 0, let sample = met.firstGarbled {
+                    let fixed = met.repaired == met.garbled ? "; all repaired"
+                        : options.fixText ? "; \(met.garbled - met.repaired) could not be repaired (a byte was lost)"
+                        : "; they never replace a stored text they garble; the text repair option repairs them on load"
+                    options.onMessage?("warning: \(path): \(met.garbled) text field\(met.garbled == 1 ? "" : "s") hold "
+                        + "double-encoded UTF-8 (mojibake), such as '\(sample)'\(fixed)")
+                }
+                if file.loadedNothing { summary.filesRejected += 1 }
+                summary.perFile.append(file)
             } catch let e as IngestError {
-                // the file is rejected whole: drop everything it contributed
+                // the file is rejected whole: drop everything it contributed, its row rejects included
                 summary.filesRejected += 1
+                droppedRejects += counter.value - before.rejects
                 try rollBack()
+                var file = FileLoad(path: path)
+                file.error = "\(e)"
+                summary.perFile.append(file)
                 if options.strict { throw IngestError.strict("\(e); nothing committed") }
                 options.onMessage?("error: \(e); file skipped, nothing from it is loaded")
             }
             if options.strict && rejectCounter.value > 0 { throw Loader.strictFailure(rejected: rejectCounter.value) }
         }
         try flushAll()
-        summary.rejected = rejectCounter.value
+        summary.rejected = rejectCounter.value - droppedRejects
         return summary
     }
 
@@ -133,6 +160,7 @@ package final class SpillPass {
     }
 
     private func route(_ batch: RowBatch) throws {
+        try options.checkCancelled()
         let times = batch.ints[Column.time.rawValue]
         var lo: Int64 = 1, hi: Int64 = 0, ord = 0
         // runs of consecutive rows in one partition are copied as ranges: feeds are time-ordered,

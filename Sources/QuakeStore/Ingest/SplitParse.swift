@@ -21,6 +21,7 @@ package final class SplitParse: @unchecked Sendable {
         package var lines = 0
         package var rejects: [Reject] = []
         package var endedOnRecordBoundary = true
+        package var rules = FieldRules()
     }
 
     package let path: String
@@ -73,6 +74,7 @@ package final class SplitParse: @unchecked Sendable {
                     pieces[k].lines = reader.linesRead
                     pieces[k].endedOnRecordBoundary = reader.endedOnRecordBoundary
                     pieces[k].rejects = rejects
+                    pieces[k].rules = reader.rules
                     lock.unlock()
                     pipe.put(.end)
                 } catch {
@@ -94,6 +96,15 @@ package final class SplitParse: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return pieces.dropLast().allSatisfy(\.endedOnRecordBoundary)
+    }
+
+    /// What the text rules met, over every piece.
+    package var rulesMet: FieldRules {
+        lock.lock()
+        defer { lock.unlock() }
+        var out = FieldRules()
+        for p in pieces { out.add(p.rules) }
+        return out
     }
 
     /// Every piece's rejects in file order, with file line numbers (the header is line 1).

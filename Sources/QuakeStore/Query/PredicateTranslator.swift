@@ -197,7 +197,7 @@ extension PredicateExpressions.CollectionContainsCollection: QuakeExpression
               c.kind == .place || c.kind == .category || c.kind == .text else { return nil }
         if let d { guard let s = d as? String, s.isEmpty else { return nil } }
         if needle.isEmpty { return d == nil ? .not(.isNull(c)) : .all }
-        return .contains(c, needle, insensitive: false)
+        return .contains(c, CanonicalText.nfc(needle), insensitive: false)
     }
 }
 
@@ -206,7 +206,7 @@ extension PredicateExpressions.StringLocalizedStandardContains: QuakeExpression 
     package func filter(_ t: PredicateTranslator) -> Filter? {
         guard case .column(let c, let d)? = t.operand(root), case .constant(let v)? = t.operand(other), let needle = v as? String else { return nil }
         if let d { guard let s = d as? String, s.isEmpty else { return nil } }
-        return .contains(c, needle, insensitive: true)
+        return .contains(c, CanonicalText.nfc(needle), insensitive: true)
     }
 }
 #endif
@@ -307,7 +307,7 @@ package enum Leaf {
             if let d = coalesce { guard let dd = number(d) else { return nil }; nullsMatch = dd == x }
         default:
             guard let s = v as? String else { return nil }
-            f = .oneOf(c, [s])
+            f = .oneOf(c, [CanonicalText.nfc(s)])
             if let d = coalesce { guard let dd = d as? String else { return nil }; nullsMatch = dd == s }
         }
         let eq: Filter = nullsMatch ? .or([f, .isNull(c)]) : f

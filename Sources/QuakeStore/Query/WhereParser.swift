@@ -4,8 +4,13 @@ import QuakeFormat
 /// Parses `--where` text in Swift-predicate syntax into a ``Filter``, e.g.
 /// `mag >= 4.5 && (place.contains("Alaska") || net == "ak") && time >= "2011-03-11"`.
 ///
-/// SQL habits are accepted too: `=`, `<>`, `and`, `or`, `not` and single-quoted strings
-/// (`net = 'us' and mag > 4`).
+/// SQL habits are accepted too: `=`, `<>`, `and`, `or`, `not`, single-quoted strings
+/// (`net = 'us' and mag > 4`), `LIKE` and `ILIKE` with `%` and `_`, `BETWEEN a AND b`,
+/// `IN (a, b)` and `IS [NOT] NULL`, each with `NOT`.
+///
+/// Empty fields follow SQL's three-valued logic: a comparison with one is unknown, so neither
+/// `depth < 10` nor `not depth < 10` (nor `depth != 10`) matches an event without a depth;
+/// `depth IS NULL` (or `depth == nil`) finds those.
 ///
 /// Grammar: `||`, `&&`, `!`, parentheses; comparisons `== != < <= > >=` between a field and a
 /// literal (number, string, `nil`); `FIELD.contains("…")` (case-sensitive) and
@@ -20,7 +25,7 @@ package struct WhereParser {
     }
 
     private enum Token: Equatable {
-        case ident(String), number(String), string(String), op(String), lparen, rparen, dot, end
+        case ident(String), number(String), string(String), op(String), lparen, rparen, dot, comma, end
     }
 
     private var tokens: [(Token, Int)] = []
@@ -50,6 +55,7 @@ package struct WhereParser {
         case .lparen: return "'('"
         case .rparen: return "')'"
         case .dot: return "'.'"
+        case .comma: return "','"
         case .end: return "end of input"
         }
     }
@@ -96,6 +102,7 @@ package struct WhereParser {
             } else if ch == "(" { tokens.append((.lparen, col)); i += 1 }
             else if ch == ")" { tokens.append((.rparen, col)); i += 1 }
             else if ch == "." { tokens.append((.dot, col)); i += 1 }
+            else if ch == "," { tokens.append((.comma, col)); i += 1 }
             else {
                 let two = i + 1 < c.count ? String([ch, c[i + 1]]) : ""
                 if ["&&", "||", "==", "!=", "<=", ">="].contains(two) { tokens.append((.op(two), col)); i += 2 }
@@ -110,31 +117,35 @@ package struct WhereParser {
 
     private var current: Token { tokens[pos].0 }
 
-    private mutating func parseOr() throws -> Filter {
-        var parts = [try parseAnd()]
-        while current == .op("||") { pos += 1; parts.append(try parseAnd()) }
-        return parts.count == 1 ? parts[0] : .or(parts)
+    // `negated` carries a NOT down to the comparisons (De Morgan), where SQL's three-valued
+    // logic decides what the negation of each means (see ``negate(_:)``).
+
+    private mutating func parseOr(negated: Bool = false) throws -> Filter {
+        var parts = [try parseAnd(negated: negated)]
+        while current == .op("||") { pos += 1; parts.append(try parseAnd(negated: negated)) }
+        return parts.count == 1 ? parts[0] : negated ? .conjunction(parts) : .or(parts)
     }
 
-    private mutating func parseAnd() throws -> Filter {
-        var parts = [try parseUnary()]
-        while current == .op("&&") { pos += 1; parts.append(try parseUnary()) }
-        return parts.count == 1 ? parts[0] : .conjunction(parts)
+    private mutating func parseAnd(negated: Bool) throws -> Filter {
+        var parts = [try parseUnary(negated: negated)]
+        while current == .op("&&") { pos += 1; parts.append(try parseUnary(negated: negated)) }
+        return parts.count == 1 ? parts[0] : negated ? .or(parts) : .conjunction(parts)
     }
 
-    private mutating func parseUnary() throws -> Filter {
+    private mutating func parseUnary(negated: Bool) throws -> Filter {
         depth += 1
         defer { depth -= 1 }
         guard depth <= WhereParser.maxDepth else { throw error("nested more than \(WhereParser.maxDepth) levels deep") }
-        if current == .op("!") { pos += 1; return .not(try parseUnary()) }
+        if current == .op("!") { pos += 1; return try parseUnary(negated: !negated) }
         if current == .lparen {
             pos += 1
-            let f = try parseOr()
+            let f = try parseOr(negated: negated)
             guard current == .rparen else { throw error("expected ')', found \(describe(current))") }
             pos += 1
             return f
         }
-        return try parseComparison()
+        let f = try parseComparison()
+        return negated ? WhereParser.negate(f) : f
     }
 
     private mutating func field() throws -> Column {
@@ -150,6 +161,7 @@ package struct WhereParser {
         if case .ident(let v) = current, v == "false" { pos += 1; return .none }
         let fieldCol = tokens[pos].1
         let c = try field()
+        if let f = try parseSQLTail(c, fieldColumn: fieldCol) { return f }
         if current == .dot {
             pos += 1
             guard case .ident(let method) = current else { throw error("expected a method name after '.'") }
@@ -165,8 +177,8 @@ package struct WhereParser {
                 throw error("\(c) is not a text field", at: fieldCol)
             }
             switch method {
-            case "contains": return .contains(c, s, insensitive: false)
-            case "localizedStandardContains", "localizedCaseInsensitiveContains": return .contains(c, s, insensitive: true)
+            case "contains": return .contains(c, CanonicalText.nfc(s), insensitive: false)
+            case "localizedStandardContains", "localizedCaseInsensitiveContains": return .contains(c, CanonicalText.nfc(s), insensitive: true)
             default: throw error("unknown method '\(method)' (use contains or localizedStandardContains)", at: methodCol)
             }
         }
@@ -205,7 +217,7 @@ package struct WhereParser {
             }
             switch op {
             case "==": return .timeRange(c, lower: t, upper: t + 1)
-            case "!=": return .not(.timeRange(c, lower: t, upper: t + 1))
+            case "!=": return negate(.timeRange(c, lower: t, upper: t + 1))
             case "<": return .timeRange(c, lower: nil, upper: t)
             case "<=": return .timeRange(c, lower: nil, upper: t + 1)
             case ">": return .timeRange(c, lower: t + 1, upper: nil)
@@ -216,7 +228,7 @@ package struct WhereParser {
             guard v.isFinite else { throw SyntaxError(column: column, message: "\(s) is out of range") }
             switch op {
             case "==": return .numberRange(c, lower: .init(v), upper: .init(v))
-            case "!=": return .not(.numberRange(c, lower: .init(v), upper: .init(v)))
+            case "!=": return negate(.numberRange(c, lower: .init(v), upper: .init(v)))
             case "<": return .numberRange(c, lower: nil, upper: .init(v, inclusive: false))
             case "<=": return .numberRange(c, lower: nil, upper: .init(v))
             case ">": return .numberRange(c, lower: .init(v, inclusive: false), upper: nil)
@@ -225,10 +237,117 @@ package struct WhereParser {
         default:
             guard case .string(let s) = lit else { throw SyntaxError(column: column, message: "\(c) compares with a string in quotes") }
             switch op {
-            case "==": return .oneOf(c, [s])
-            case "!=": return .not(.oneOf(c, [s]))
+            case "==": return .oneOf(c, [CanonicalText.nfc(s)])
+            case "!=": return negate(.oneOf(c, [CanonicalText.nfc(s)]))
             default: throw SyntaxError(column: column, message: "\(c) supports == and != (or .contains)")
             }
+        }
+    }
+}
+
+extension WhereParser {
+    /// SQL's words after a field: `[NOT] LIKE|ILIKE 'p'`, `[NOT] BETWEEN a AND b`,
+    /// `[NOT] IN (a, ...)`, `IS [NOT] NULL`; nil when none follows.
+    private mutating func parseSQLTail(_ c: Column, fieldColumn: Int) throws -> Filter? {
+        func word(_ at: Int) -> String? {
+            if case .ident(let w) = tokens[min(at, tokens.count - 1)].0 { return w.lowercased() }
+            return nil
+        }
+        let sqlWords: Set = ["like", "ilike", "between", "in", "is"]
+        var negated = false
+        if current == .op("!"), let w = word(pos + 1), sqlWords.contains(w), w != "is" {
+            negated = true
+            pos += 1
+        }
+        guard let w = word(pos), sqlWords.contains(w) else { return nil }
+        let wordColumn = tokens[pos].1
+        pos += 1
+        let f: Filter
+        switch w {
+        case "is":
+            var not = false
+            if current == .op("!") { not = true; pos += 1 }
+            guard word(pos) == "null" else { throw error("expected NULL after IS\(not ? " NOT" : "")") }
+            pos += 1
+            return not ? .not(.isNull(c)) : .isNull(c)
+        case "like", "ilike":
+            guard case .string(let p) = current else { throw error("\(w.uppercased()) takes a pattern in quotes") }
+            pos += 1
+            guard c.kind == .place || c.kind == .category || c.kind == .text else {
+                throw error("\(c) is not a text field", at: fieldColumn)
+            }
+            f = WhereParser.like(c, LikePattern(p, insensitive: w == "ilike"))
+        case "between":
+            let loColumn = tokens[pos].1
+            let lo = current
+            pos += 1
+            guard current == .op("&&") else { throw error("expected AND in BETWEEN ... AND ...") }
+            pos += 1
+            let hiColumn = tokens[pos].1
+            let hi = current
+            pos += 1
+            f = .conjunction([try WhereParser.comparison(c, ">=", lo, column: loColumn),
+                              try WhereParser.comparison(c, "<=", hi, column: hiColumn)])
+        default:   // in
+            guard current == .lparen else { throw error("expected '(' after IN", at: wordColumn) }
+            pos += 1
+            var parts: [Filter] = []
+            while true {
+                let litColumn = tokens[pos].1
+                let lit = current
+                pos += 1
+                parts.append(try WhereParser.comparison(c, "==", lit, column: litColumn))
+                if current == .comma { pos += 1; continue }
+                guard current == .rparen else { throw error("expected ',' or ')' in IN (...)") }
+                pos += 1
+                break
+            }
+            var strings: [String] = []
+            for p in parts { if case .oneOf(_, let v) = p { strings += v } }
+            f = strings.count == parts.count ? .oneOf(c, strings) : .or(parts)
+        }
+        return negated ? WhereParser.negate(f) : f
+    }
+
+    /// A LIKE pattern as a kernel filter when it is a substring or an equality; otherwise its
+    /// longest literal as a substring search, then the pattern itself row by row.
+    private static func like(_ c: Column, _ p: LikePattern) -> Filter {
+        if let f = p.simpleFilter(c, original: p.pattern) { return f }
+        let keyPath = Quake.columnsByKeyPath.first { $0.value == c }?.key
+        let label = "\(c) \(p.insensitive ? "ILIKE" : "LIKE") '\(p.pattern)'"
+        let exact = Filter.predicate(RowPredicate(label: label) { q in
+            let text: String?
+            if let k = keyPath as? KeyPath<Quake, String?> { text = q[keyPath: k] }
+            else if let k = keyPath as? KeyPath<Quake, String> { text = q[keyPath: k] }
+            else { text = nil }
+            return text.map(p.matches) ?? false
+        })
+        guard let literal = p.longestLiteral, !literal.isEmpty else { return .conjunction([.not(.isNull(c)), exact]) }
+        return .conjunction([.contains(c, CanonicalText.nfc(literal), insensitive: p.insensitive), exact])
+    }
+
+    /// `NOT c` of one comparison `c` (which may test one field several ways, as BETWEEN, IN
+    /// and LIKE do) under SQL's three-valued logic: a comparison with an empty field is unknown,
+    /// and so is its negation, so the negation also requires the fields to be present.
+    package static func negate(_ f: Filter) -> Filter {
+        switch f {
+        case .all: return .none
+        case .none: return .all
+        case .isNull: return .not(f)
+        case .not(.isNull(let c)): return .isNull(c)
+        default:
+            let present = tested(f).sorted { $0.rawValue < $1.rawValue }.map { Filter.not(.isNull($0)) }
+            return .conjunction([.not(f)] + present)
+        }
+    }
+
+    /// The fields a comparison tests; a LIKE's row-by-row part tests the field its kernel part names.
+    private static func tested(_ f: Filter) -> Set<Column> {
+        switch f {
+        case .predicate: return []
+        case .and(let fs), .or(let fs): return fs.reduce(into: Set<Column>()) { $0.formUnion(tested($1)) }
+        case .not(let g): return tested(g)
+        default: return f.columns
         }
     }
 }

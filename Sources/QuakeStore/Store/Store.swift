@@ -40,6 +40,11 @@ public final class Store: @unchecked Sendable {
             if FileIO.exists(path + "/" + ManifestV1.fileName) {
                 throw QuakeError(.needsMigration, path: path, detail: "a format v1 store")
             }
+            let orphans = FileIO.list(path + "/partitions").count + FileIO.list(path + "/ids").count
+            if orphans > 0 {
+                throw QuakeError(.noManifest, path: path, detail: "holds \(orphans) partition or id-index files but no "
+                    + "\(Manifest.fileName)")
+            }
             throw QuakeError(.notFound, path: path, detail: "no store (no \(Manifest.fileName))")
         }
         current = try Manifest.read(path: m)
@@ -69,6 +74,21 @@ public final class Store: @unchecked Sendable {
             try commit(Manifest(partitioning: partitioning, blockRows: blockRows), storePath: path)
         }
         return try Store(path: path)
+    }
+
+    /// Removes a store this process just created and never committed to (generation 0, no
+    /// partitions): a first load that loaded nothing leaves no store behind. A store holding
+    /// anything, or one another process has locked, is left alone.
+    package func discardNew(removingDirectory: Bool) {
+        guard let lock = try? StoreLock(storePath: path),
+              let m = try? Manifest.read(path: Store.manifestPath(path)), m.generation == 0, m.partitions.isEmpty else { return }
+        for sub in ["partitions", "ids", "history", "tmp"] where FileIO.list(path + "/" + sub).isEmpty {
+            FileIO.remove(path + "/" + sub)
+        }
+        FileIO.remove(Store.manifestPath(path))
+        withExtendedLifetime(lock) {}
+        FileIO.remove(path + "/LOCK")
+        if removingDirectory && FileIO.list(path).isEmpty { FileIO.remove(path) }
     }
 
     /// Re-reads the manifest to see the latest committed snapshot.

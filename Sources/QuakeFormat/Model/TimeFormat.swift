@@ -1,0 +1,169 @@
+/// A strptime pattern for feed times that are not ISO 8601 (`quakes load --time-format`), with
+/// the codes DuckDB's `strptime` and C's take:
+///
+/// | code | meaning |
+/// |---|---|
+/// | `%Y` | year, 4 digits |
+/// | `%y` | year, 2 digits: 00-68 are 2000-2068, 69-99 are 1969-1999 (the POSIX rule) |
+/// | `%m`, `%d` | month and day, 1 or 2 digits |
+/// | `%b`, `%B` | month name, abbreviated or full, English, any case |
+/// | `%H`, `%I` | hour, 24-hour or 12-hour (with `%p`), 1 or 2 digits |
+/// | `%M`, `%S` | minute and second, 1 or 2 digits |
+/// | `%f` | fraction of a second, 1 to 9 digits (kept to the millisecond) |
+/// | `%p` | AM or PM |
+/// | `%z` | `Z`, `±HH:MM` or `±HHMM`: the time is converted to UTC |
+/// | `%T` | `%H:%M:%S` |
+/// | `%%` | a percent sign |
+///
+/// Other characters match themselves; a space matches one or more spaces. Times without `%z`
+/// are UTC, as USGS writes them.
+package struct TimeFormat: Sendable, Equatable {
+    package enum Error: Swift.Error, Equatable { case badPattern(String) }
+
+    private enum Piece: Equatable {
+        case literal(UInt8), space
+        case year4, year2, month, monthName, day, hour, hour12, minute, second, fraction, ampm, zone
+    }
+
+    /// The pattern as given.
+    package let pattern: String
+    private let pieces: [Piece]
+
+    package init(_ pattern: String) throws(Error) {
+        self.pattern = pattern
+        var pieces: [Piece] = []
+        var it = Array(pattern.utf8).makeIterator()
+        while let b = it.next() {
+            if b == UInt8(ascii: " ") {
+                if pieces.last != .space { pieces.append(.space) }
+                continue
+            }
+            guard b == UInt8(ascii: "%") else { pieces.append(.literal(b)); continue }
+            guard let code = it.next() else { throw .badPattern("'\(pattern)' ends with a lone %") }
+            switch code {
+            case UInt8(ascii: "Y"): pieces.append(.year4)
+            case UInt8(ascii: "y"): pieces.append(.year2)
+            case UInt8(ascii: "m"): pieces.append(.month)
+            case UInt8(ascii: "b"), UInt8(ascii: "B"), UInt8(ascii: "h"): pieces.append(.monthName)
+            case UInt8(ascii: "d"), UInt8(ascii: "e"): pieces.append(.day)
+            case UInt8(ascii: "H"): pieces.append(.hour)
+            case UInt8(ascii: "I"): pieces.append(.hour12)
+            case UInt8(ascii: "M"): pieces.append(.minute)
+            case UInt8(ascii: "S"): pieces.append(.second)
+            case UInt8(ascii: "f"): pieces.append(.fraction)
+            case UInt8(ascii: "p"): pieces.append(.ampm)
+            case UInt8(ascii: "z"): pieces.append(.zone)
+            case UInt8(ascii: "T"): pieces += [.hour, .literal(UInt8(ascii: ":")), .minute, .literal(UInt8(ascii: ":")), .second]
+            case UInt8(ascii: "%"): pieces.append(.literal(UInt8(ascii: "%")))
+            default:
+                throw .badPattern("'\(pattern)': %\(Character(Unicode.Scalar(code))) is not a code this reader knows "
+                    + "(%Y %y %m %d %b %H %I %M %S %f %p %z %T %%)")
+            }
+        }
+        let dates = pieces.filter { [.year4, .year2].contains($0) }.count
+        guard dates == 1, pieces.contains(.day), pieces.contains(.month) || pieces.contains(.monthName) else {
+            throw .badPattern("'\(pattern)' needs a year (%Y or %y), a month (%m or %b) and a day (%d)")
+        }
+        if pieces.contains(.hour12) != pieces.contains(.ampm) {
+            throw .badPattern("'\(pattern)': %I and %p go together")
+        }
+        self.pieces = pieces
+    }
+
+    /// Epoch milliseconds (UTC) of `p`, or nil when it does not match the pattern or names an
+    /// impossible date or time.
+    /// - Complexity: O(n) in the length of `p`.
+    package func parse(_ p: UnsafeRawBufferPointer) -> Int64? {
+        var i = 0
+        let n = p.count
+        var year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, millis = 0, offset = 0
+        var pm: Bool?
+        func digits(_ most: Int) -> Int? {
+            var v = 0, k = 0
+            while k < most, i < n, p[i] >= 48, p[i] <= 57 { v = v * 10 + Int(p[i] - 48); i += 1; k += 1 }
+            return k == 0 ? nil : v
+        }
+        for piece in pieces {
+            switch piece {
+            case .literal(let b):
+                guard i < n, p[i] == b else { return nil }
+                i += 1
+            case .space:
+                guard i < n, p[i] == 0x20 else { return nil }
+                while i < n, p[i] == 0x20 { i += 1 }
+            case .year4:
+                let start = i
+                guard let v = digits(4), i - start == 4 else { return nil }
+                year = v
+            case .year2:
+                let start = i
+                guard let v = digits(2), i - start == 2 else { return nil }
+                year = v < 69 ? 2000 + v : 1900 + v
+            case .month: guard let v = digits(2) else { return nil }; month = v
+            case .day: guard let v = digits(2) else { return nil }; day = v
+            case .hour, .hour12: guard let v = digits(2) else { return nil }; hour = v
+            case .minute: guard let v = digits(2) else { return nil }; minute = v
+            case .second: guard let v = digits(2) else { return nil }; second = v
+            case .fraction:
+                let start = i
+                guard let v = digits(9) else { return nil }
+                var ms = v
+                var len = i - start
+                while len > 3 { ms /= 10; len -= 1 }
+                while len < 3 { ms *= 10; len += 1 }
+                millis = ms
+            case .monthName:
+                guard let (m, length) = TimeFormat.monthName(p, at: i) else { return nil }
+                month = m
+                i += length
+            case .ampm:
+                guard i + 1 < n, p[i + 1] | 0x20 == UInt8(ascii: "m") else { return nil }
+                switch p[i] | 0x20 {
+                case UInt8(ascii: "a"): pm = false
+                case UInt8(ascii: "p"): pm = true
+                default: return nil
+                }
+                i += 2
+            case .zone:
+                guard i < n else { return nil }
+                if p[i] == UInt8(ascii: "Z") { i += 1; continue }
+                guard p[i] == UInt8(ascii: "+") || p[i] == UInt8(ascii: "-") else { return nil }
+                let sign = p[i] == UInt8(ascii: "-") ? -1 : 1
+                i += 1
+                let start = i
+                guard let h = digits(2), i - start == 2 else { return nil }
+                if i < n, p[i] == UInt8(ascii: ":") { i += 1 }
+                let mStart = i
+                guard let m = digits(2), i - mStart == 2, h <= 23, m <= 59 else { return nil }
+                offset = sign * (h * 60 + m)
+            }
+        }
+        guard i == n else { return nil }
+        if let pm {
+            guard (1...12).contains(hour) else { return nil }
+            hour = hour % 12 + (pm ? 12 : 0)
+        }
+        guard (1...12).contains(month), day >= 1, day <= Timestamp.daysInMonth(year: year, month: month),
+              hour <= 23, minute <= 59, second <= 59 else { return nil }
+        let days = Int64(Timestamp.days(year: year, month: month, day: day))
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offset * 60)
+        return seconds * 1000 + Int64(millis)
+    }
+
+    private static let months = ["january", "february", "march", "april", "may", "june", "july", "august",
+                                 "september", "october", "november", "december"].map { Array($0.utf8) }
+
+    /// The month named at `i` (full name or its first three letters, any case) and its length.
+    private static func monthName(_ p: UnsafeRawBufferPointer, at i: Int) -> (Int, Int)? {
+        for (k, name) in months.enumerated() {
+            func matches(_ length: Int) -> Bool {
+                guard i + length <= p.count else { return false }
+                for j in 0..<length where p[i + j] | 0x20 != name[j] { return false }
+                return true
+            }
+            if matches(name.count) { return (k + 1, name.count) }
+            if matches(3) { return (k + 1, 3) }
+        }
+        return nil
+    }
+}

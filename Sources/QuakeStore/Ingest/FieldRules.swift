@@ -1,0 +1,55 @@
+import Foundation
+import QuakeFormat
+
+/// How a feed reader turns field text into values beyond the USGS forms, and what it met: a
+/// `--time-format` for times that are not ISO 8601, the repair of double-encoded UTF-8, and
+/// Unicode normalization (NFC) of text. One per reader (or split-parse piece); the counts are
+/// summed per file.
+package struct FieldRules: Sendable {
+    /// Times that are not ISO 8601 are read with this pattern first.
+    package var timeFormat: TimeFormat?
+    /// Repair double-encoded UTF-8 (see ``Mojibake``) instead of only counting it.
+    package var fixText = false
+    /// Fields seen double-encoded (repaired or not), and the first one, for the message.
+    package var garbled = 0
+    package var repaired = 0
+    package var firstGarbled: String?
+
+    package init(timeFormat: TimeFormat? = nil, fixText: Bool = false) {
+        self.timeFormat = timeFormat
+        self.fixText = fixText
+    }
+
+    /// Adds another reader's counts (a piece of the same file).
+    package mutating func add(_ other: FieldRules) {
+        garbled += other.garbled
+        repaired += other.repaired
+        if firstGarbled == nil { firstGarbled = other.firstGarbled }
+    }
+
+    /// The text to store instead of `p` (repaired, or in NFC), or nil to store `p` as it is.
+    /// - Complexity: O(n); ASCII text and text without a double-encoding mark or a combining
+    ///   character return nil after one scan.
+    package mutating func normalized(_ p: UnsafeRawBufferPointer) -> [UInt8]? {
+        var high = false, combining = false
+        for b in p where b >= 0xC3 {
+            high = true
+            if b >= 0xCC { combining = true; break }
+        }
+        guard high else { return nil }
+        var bytes: [UInt8]?
+        if Mojibake.isGarbled(p) {
+            garbled += 1
+            if firstGarbled == nil { firstGarbled = String(decoding: p, as: UTF8.self) }
+            if fixText, let r = Mojibake.repaired(p) {
+                repaired += 1
+                bytes = r
+                combining = r.contains { $0 >= 0xCC }
+            }
+        }
+        guard combining else { return bytes }
+        let text = bytes.map { String(decoding: $0, as: UTF8.self) } ?? String(decoding: p, as: UTF8.self)
+        let nfc = Array(CanonicalText.nfc(text).utf8)
+        return nfc.elementsEqual(bytes ?? Array(p)) ? bytes : nfc
+    }
+}
