@@ -126,7 +126,7 @@ package enum RangePredicate: Sendable, Equatable {
 
     /// True when `v` (a decoded double, NaN for null) lies in the range. Inlinable: the engine
     /// calls it per histogram entry and per row from another module.
-    @inlinable
+    @inlinable @inline(__always)
     package func contains(_ v: Double) -> Bool {
         guard case .number(let lo, let hi) = self else { return false }
         if let lo { if lo.inclusive ? !(v >= lo.value) : !(v > lo.value) { return false } }
@@ -135,7 +135,7 @@ package enum RangePredicate: Sendable, Equatable {
     }
 
     /// True when `v` (a stored timestamp, `RowBatch.null` for null) lies in the range.
-    @inlinable
+    @inlinable @inline(__always)
     package func contains(_ v: Int64) -> Bool {
         guard case .time(let lo, let hi) = self, v != RowBatch.null else { return false }
         return v >= (lo ?? Int64.min) && v < (hi ?? Int64.max)

@@ -106,12 +106,35 @@ package struct ZoneMap {
             guard try verdict(t) == .all else { return nil }
         }
         if ranges.isEmpty { return index.range(g).count }
+        return ZoneMap.histogramMatches(index, granule: g, MagInterval(ranges))
+    }
+
+    /// Rows of granule `g` whose mag lies in `interval`, from the histogram alone. Written here,
+    /// over the index's arrays, so that the comparison inlines into the loop.
+    static func histogramMatches(_ index: GranuleIndex, granule g: Int, _ interval: MagInterval) -> Int {
         var n = 0
-        for e in index.magCounts[g] {
-            let v = index.magValues[Int(e.value)]
-            if ranges.allSatisfy({ $0.contains(v) }) { n += Int(e.count) }
-        }
+        let values = index.magValues
+        for e in index.magCounts[g] where interval.contains(values[Int(e.value)]) { n += Int(e.count) }
         return n
+    }
+}
+
+/// The intersection of mag ranges as two plain bounds, tested per histogram entry.
+struct MagInterval {
+    var lower = -Double.infinity, upper = Double.infinity
+    var lowerInclusive = true, upperInclusive = true
+
+    init(_ ranges: [RangePredicate]) {
+        for r in ranges {
+            guard case .number(let lo, let hi) = r else { continue }
+            if let lo, lo.value > lower || (lo.value == lower && !lo.inclusive) { lower = lo.value; lowerInclusive = lo.inclusive }
+            if let hi, hi.value < upper || (hi.value == upper && !hi.inclusive) { upper = hi.value; upperInclusive = hi.inclusive }
+        }
+    }
+
+    /// True when `v` (NaN for null) lies in the interval.
+    @inline(__always) func contains(_ v: Double) -> Bool {
+        (lowerInclusive ? v >= lower : v > lower) && (upperInclusive ? v <= upper : v < upper)
     }
 }
 
@@ -139,7 +162,7 @@ extension PartitionReader {
             let b = d.chunks[c.rawValue][k]
             // a block with no nulls has none in any granule; otherwise the granule may have some
             return ZoneStats(min: b.min, max: b.max, nulls: b.nulls == 0 ? 0 : 1, rows: b.nulls == b.rows ? 1 : 2)
-        }, magCount: idx.hasMagHistogram ? { idx.magCount(granule: g, $0) } : nil)
+        }, magCount: idx.hasMagHistogram ? { ZoneMap.histogramMatches(idx, granule: g, MagInterval([$0])) } : nil)
     }
 
     /// Decides `f` for block `k` from zone maps alone, without decoding.
