@@ -40,8 +40,8 @@ expected = {}
 g, n = state()
 expected[g] = n
 
-server = subprocess.Popen([Q, "serve", "--store", store, "--port", "0", "--quiet"], stdout=subprocess.PIPE, text=True)
-port = int(re.search(r"127\.0\.0\.1:(\d+)", server.stdout.readline()).group(1))
+server = subprocess.Popen([Q, "serve", "--store", store, "--port", "0", "--quiet"], stderr=subprocess.PIPE, text=True)
+port = int(re.search(r"127\.0\.0\.1:(\d+)", server.stderr.readline()).group(1))
 
 stop = threading.Event()
 seen = []          # (generation, count)

@@ -40,7 +40,7 @@ struct FDSNService: Sendable {
         let gzip = StreamedBody.acceptsGzip(r)
         let channel = PieceChannel()
         let maxEvents = maxEvents
-        channel.start { ch in
+        await channel.start { ch in
             let out = PieceWriter(channel: ch, gzip: gzip)
             let enc = EventEncoder(parsed, sink: out.sink)
             if parsed.limit == nil {

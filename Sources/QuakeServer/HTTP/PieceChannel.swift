@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Hands the output of a blocking producer (a query running on a thread of its own) to an async
 /// response writer, in pieces, with backpressure: the producer waits while `depth` pieces are
@@ -109,11 +110,26 @@ package final class PieceChannel: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Runs `produce` off the cooperative pool (it blocks: a query, a file read), finishing the
-    /// channel with its outcome: on a dispatch queue, or on a thread of its own for a producer
-    /// that lives as long as its client (a live feed), so that such producers never starve queries.
-    package func start(dedicatedThread: Bool = false, _ produce: @escaping @Sendable (PieceChannel) throws -> Void) {
-        let work: @Sendable () -> Void = { [self] in
+    /// Runs `produce` on a thread of its own (it blocks: a query, a file read, and waiting for the
+    /// client in ``push(_:)``), finishing the channel with its outcome. Never on a dispatch queue:
+    /// producers parked in `push` there took every worker, and the async writers that would have
+    /// drained them, and the queries' own parallel scans, waited for a worker that never came.
+    /// At most ``ProducerSlots/limit`` query producers run at once; later ones wait their turn
+    /// without holding a thread.
+    package func start(_ produce: @escaping @Sendable (PieceChannel) throws -> Void) async {
+        await ProducerSlots.shared.acquire()
+        run(produce) { ProducerSlots.shared.release() }
+    }
+
+    /// As ``start(_:)``, for a producer that lives as long as its client (a live feed): it takes
+    /// no slot, since its own gate bounds those.
+    package func startLongLived(_ produce: @escaping @Sendable (PieceChannel) throws -> Void) {
+        run(produce) {}
+    }
+
+    private func run(_ produce: @escaping @Sendable (PieceChannel) throws -> Void, done: @escaping @Sendable () -> Void) {
+        Thread.detachNewThread { [self] in
+            defer { done() }
             do {
                 try produce(self)
                 finish()
@@ -121,6 +137,31 @@ package final class PieceChannel: @unchecked Sendable {
                 finish(error)
             }
         }
-        if dedicatedThread { Thread.detachNewThread(work) } else { DispatchQueue.global(qos: .userInitiated).async(execute: work) }
+    }
+}
+
+/// Bounds the query producers running at once; the others wait, suspended, in arrival order.
+package final class ProducerSlots: Sendable {
+    package static let limit = 32
+    package static let shared = ProducerSlots()
+    private let state = Mutex<(free: Int, waiting: [CheckedContinuation<Void, Never>])>((ProducerSlots.limit, []))
+
+    package func acquire() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { s -> Bool in
+                if s.free > 0 { s.free -= 1; return true }
+                s.waiting.append(c)
+                return false
+            }
+            if now { c.resume() }
+        }
+    }
+
+    package func release() {
+        let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            if s.waiting.isEmpty { s.free += 1; return nil }
+            return s.waiting.removeFirst()
+        }
+        next?.resume()
     }
 }

@@ -169,7 +169,7 @@ struct PageService: Sendable {
             return Self.jsonError(FDSNError(status: 503, detail: "too many live pages open (\(LiveGate.limit))"))
         }
         let gate = live
-        channel.start(dedicatedThread: true) { ch in
+        channel.startLongLived { ch in
             defer { gate.leave() }
             let store = try Store(path: path)
             let feed = try ChangeFeed(store: store, filter: dayFilter)
