@@ -46,6 +46,7 @@ struct HistoryCommand: ParsableCommand {
         defer { sink.flush() }
         var writer = HistoryWriter(format: format)
         writer.displayPath = DisplayPath.relative
+        writer.moreHint = "use --limit, or --format csv for all"
         writer.header = !noHeader
         if let pruneBefore {
             let r = try s.pruneHistory(before: pruneBefore)

@@ -82,7 +82,8 @@ struct QueryCommand: ParsableCommand {
         writer.header = !noHeader
         writer.dimNulls = FileIO.isTerminal(1)
         if sink === Console.out && FileIO.isTerminal(1) { writer.maxWidth = FileIO.terminalColumns(1) }
-        if page.limit != nil || page.page != nil || page.pageSize != nil { writer.moreHint = nil }
+        if page.limit == nil && page.page == nil && page.pageSize == nil { writer.moreHint = "use --limit" }
+        writer.droppedHint = "use --fields, or pipe the output for every column"
         let cols = format == .geojson && chosen == nil ? nil : shown
         writer.offset = q.offset
         // Rows matched in all: counted only when the page came back full or starts past the first row.

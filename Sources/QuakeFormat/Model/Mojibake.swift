@@ -81,29 +81,3 @@ package enum Mojibake {
         0x2122: 0x99, 0x0161: 0x9A, 0x203A: 0x9B, 0x0153: 0x9C, 0x017E: 0x9E, 0x0178: 0x9F,
     ]
 }
-
-/// UTF-8 checks on raw bytes, without building a `String`.
-package enum UTF8Validation {
-    /// True when `bytes` is well-formed UTF-8 (no overlongs, surrogates or values past U+10FFFF).
-    package static func isValid<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue: continue
-            case .emptyInput: return true
-            case .error: return false
-            }
-        }
-    }
-
-    /// The scalar at `i` of valid UTF-8 and its length in bytes.
-    package static func decode(_ p: UnsafeRawBufferPointer, at i: Int) -> (UInt32, Int) {
-        let b0 = UInt32(p[i])
-        if b0 < 0x80 { return (b0, 1) }
-        if b0 < 0xE0 { return ((b0 & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F), 2) }
-        if b0 < 0xF0 { return ((b0 & 0x0F) << 12 | UInt32(p[i + 1] & 0x3F) << 6 | UInt32(p[i + 2] & 0x3F), 3) }
-        return ((b0 & 0x07) << 18 | UInt32(p[i + 1] & 0x3F) << 12 | UInt32(p[i + 2] & 0x3F) << 6
-                | UInt32(p[i + 3] & 0x3F), 4)
-    }
-}

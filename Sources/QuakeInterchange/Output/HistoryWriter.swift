@@ -10,6 +10,8 @@ package struct HistoryWriter {
     /// Most events a table of one transaction shows (csv, json and ndjson write them all).
     package var tableLimit = 100
 
+    /// What the last line of a cut table of events suggests (the CLI names its flags).
+    package var moreHint: String?
     /// How a table shows an input path (the CLI shows it relative to the working directory).
     package var displayPath: (String) -> String = { $0 }
 
@@ -78,8 +80,8 @@ package struct HistoryWriter {
                 table(["kind", "id", "partition", "changed"], rows, right: [], sink)
             }
             if total > rows.count {
-                sink.write("(\(ResultWriter.grouped(rows.count)) of \(ResultWriter.grouped(total)) events; use --limit, "
-                    + "or --format csv for all)\n")
+                sink.write("(\(ResultWriter.grouped(rows.count)) of \(ResultWriter.grouped(total)) events"
+                    + (moreHint.map { "; " + $0 } ?? "") + ")\n")
             }
         case .csv:
             if header { sink.write("generation,kind,id,partition,changed\n") }

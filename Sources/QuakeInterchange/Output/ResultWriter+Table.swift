@@ -95,16 +95,16 @@ extension ResultWriter {
         for row in cells { sink.write(line(row) + "\n") }
         if !dropped.isEmpty {
             sink.write("(\(dropped.count) column\(dropped.count == 1 ? "" : "s") not shown to fit the terminal: "
-                + dropped.map(\.name).joined(separator: ", ") + "; use --fields, or pipe the output for every column)\n")
+                + dropped.map(\.name).joined(separator: ", ") + (droppedHint.map { "; " + $0 } ?? "") + ")\n")
         }
         if let matched, offset > 0, r.count > 0 {
             // a later page: which rows these are, of how many
             let first = ResultWriter.grouped(offset + 1), last = ResultWriter.grouped(offset + r.count)
             sink.write("(rows \(first)–\(last) of \(ResultWriter.grouped(matched)))\n")
-        } else if let matched, matched > r.count {
-            sink.write("(\(ResultWriter.grouped(r.count)) of \(ResultWriter.grouped(matched)) rows\(moreHint.map { "; " + $0 } ?? ""))\n")
         } else if let matched, offset > 0 {
             sink.write("(0 rows: the page starts after all \(ResultWriter.grouped(matched)))\n")
+        } else if let matched, matched > r.count {
+            sink.write("(\(ResultWriter.grouped(r.count)) of \(ResultWriter.grouped(matched)) rows\(moreHint.map { "; " + $0 } ?? ""))\n")
         } else {
             sink.write("(\(ResultWriter.grouped(r.count)) row\(r.count == 1 ? "" : "s"))\n")
         }

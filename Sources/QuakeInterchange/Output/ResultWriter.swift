@@ -21,7 +21,9 @@ package struct ResultWriter {
     /// Rows skipped before the first one written (the page's offset), for the table's last line.
     package var offset = 0
     /// What that last line suggests when rows were left out (nil: nothing).
-    package var moreHint: String? = "use --limit"
+    package var moreHint: String?
+    /// What the note under a table that dropped columns to fit suggests (nil: nothing).
+    package var droppedHint: String?
 
     package init(format: Format, columns: [Column]) {
         self.format = format

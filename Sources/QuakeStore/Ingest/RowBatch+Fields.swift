@@ -47,33 +47,7 @@ extension RowBatch {
         String(decoding: p.prefix(40), as: UTF8.self)
     }
 
-    /// UTF-8 validity, with an ASCII fast path.
+    /// UTF-8 validity, with an ASCII fast path (see ``UTF8Validation``).
     @inline(__always)
-    package static func validUTF8(_ p: UnsafeRawBufferPointer) -> Bool {
-        var ascii = true
-        for b in p where b >= 0x80 { ascii = false; break }
-        if ascii { return true }
-        var i = 0
-        let n = p.count
-        while i < n {
-            let b = p[i]
-            if b < 0x80 { i += 1; continue }
-            let len: Int
-            var cp: UInt32
-            if b & 0xE0 == 0xC0 { len = 2; cp = UInt32(b & 0x1F) }
-            else if b & 0xF0 == 0xE0 { len = 3; cp = UInt32(b & 0x0F) }
-            else if b & 0xF8 == 0xF0 { len = 4; cp = UInt32(b & 0x07) }
-            else { return false }
-            guard i + len <= n else { return false }
-            for k in 1..<len {
-                let c = p[i + k]
-                guard c & 0xC0 == 0x80 else { return false }
-                cp = cp << 6 | UInt32(c & 0x3F)
-            }
-            let minimum: UInt32 = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000
-            guard cp >= minimum, cp <= 0x10FFFF, !(0xD800...0xDFFF).contains(cp) else { return false }
-            i += len
-        }
-        return true
-    }
+    package static func validUTF8(_ p: UnsafeRawBufferPointer) -> Bool { UTF8Validation.isValid(p) }
 }
