@@ -70,7 +70,7 @@ package enum BytePlanes {
                 for i in 0..<n { zp[i] |= UInt64(base[i]) << shift }
             }
         }
-        return [Double](unsafeUninitializedCapacity: n) { out, initialized in
+        return [Double](uninitializedCount: n) { out, initialized in
             z.withUnsafeBufferPointer { zp in
                 ScaledDecimal.pow10.withUnsafeBufferPointer { p10 in
                     for i in 0..<n {

@@ -158,7 +158,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
     }
 
     private static func mantissas(_ p: Parsed, _ rows: Range<Int>) -> [Int64] {
-        [Int64](unsafeUninitializedCapacity: rows.count) { buf, n in
+        [Int64](uninitializedCount: rows.count) { buf, n in
             // SAFETY: buf has rows.count slots; decode writes exactly that many.
             if let b = buf.baseAddress, let body = p.body { body.decode(rows, into: b) }
             n = rows.count
@@ -175,7 +175,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         }
         let m = mantissas(p, rows)
         if form == .doubles && p.flags & exactDoubles != 0 {
-            var out = [Double](unsafeUninitializedCapacity: n) { buf, k in
+            var out = [Double](uninitializedCount: n) { buf, k in
                 let div = ScaledDecimal.pow10[p.scale]
                 for i in 0..<n { buf[i] = Double(m[i]) / div }
                 k = n

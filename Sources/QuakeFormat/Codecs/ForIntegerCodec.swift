@@ -54,7 +54,7 @@ package enum ForIntegerCodec: RangeSelectingCodec {
         let (flags, bitmap) = try NullBitmap.read(&r, count: count)
         if flags & NullBitmap.allNull != 0 { return .ints([Int64](repeating: RowBatch.null, count: rows.count)) }
         let body = try FrameOfReference.Body(UnsafeRawBufferPointer(rebasing: chunk[r.pos...]), count: count)
-        var out = [Int64](unsafeUninitializedCapacity: rows.count) { buf, n in
+        var out = [Int64](uninitializedCount: rows.count) { buf, n in
             // SAFETY: buf has rows.count slots; decode writes exactly that many.
             if let p = buf.baseAddress { body.decode(rows, into: p) }
             n = rows.count

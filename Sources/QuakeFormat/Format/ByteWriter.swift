@@ -72,11 +72,7 @@ package struct ByteReader {
     package mutating func raw<T: BitwiseCopyable>(_ count: Int, as: T.Type) throws(StoreError) -> [T] {
         let n = count * MemoryLayout<T>.stride
         try need(n)
-        // an empty array is Swift's shared empty storage: initialising it would write the count of
-        // that one global object, from every thread that reads an empty list (ThreadSanitizer's
-        // report on the parallel merge)
-        if count == 0 { return [] }
-        let out = [T](unsafeUninitializedCapacity: count) { buf, initialized in
+        let out = [T](uninitializedCount: count) { buf, initialized in
             UnsafeMutableRawBufferPointer(buf).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + n)]))
             initialized = count
         }

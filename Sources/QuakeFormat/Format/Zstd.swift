@@ -30,7 +30,7 @@ package enum Zstd {
         }
         let dctx = DecompressionContext.current
         var result = 0
-        let out = [UInt8](unsafeUninitializedCapacity: expectedSize) { buf, initialized in
+        let out = [UInt8](uninitializedCount: expectedSize) { buf, initialized in
             result = ZSTD_decompressDCtx(dctx, buf.baseAddress, expectedSize, input.baseAddress, input.count)
             initialized = ZSTD_isError(result) != 0 ? 0 : min(result, expectedSize)
         }

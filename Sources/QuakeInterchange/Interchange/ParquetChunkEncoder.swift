@@ -142,7 +142,7 @@ package enum ParquetChunkEncoder {
     private static func fixed(_ v: [Int64], _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
                               _ chunk: inout EncodedChunk, _ bits: (Int64) -> UInt64) -> [UInt8] {
         var nulls = 0
-        let out = [UInt8](unsafeUninitializedCapacity: rows.count * 8) { buf, initialized in
+        let out = [UInt8](uninitializedCount: rows.count * 8) { buf, initialized in
             var n = 0
             guard let base = buf.baseAddress else { initialized = 0; return }
             v.withUnsafeBufferPointer { p in
