@@ -22,7 +22,9 @@ struct FilterOptions: ParsableArguments {
     @Option(name: [.long, .customLong("maxdepth")], parsing: .unconditional,
             help: "Maximum depth in km (inclusive).") var maxDepth: Double?
     @Option(parsing: .unconditional, help: "Box minLat,maxLat,minLon,maxLon; minLon > maxLon crosses the antimeridian.") var bbox: String?
-    @Option(parsing: .unconditional, help: "Center lat,lon for --radius-km.") var near: String?
+    @Option(parsing: .unconditional,
+            help: "Center lat,lon: with --radius-km, or (query) for --sort distance and the distance_km field.")
+    var near: String?
     @Option(name: [.long, .customLong("maxradiuskm")], parsing: .unconditional,
             help: "Radius in km around --near (great-circle).") var radiusKm: Double?
     @Option(help: "Place contains TEXT (case-sensitive).") var place: String?
@@ -56,13 +58,14 @@ struct FilterOptions: ParsableArguments {
                           ("--maxradius", maxradius)] {
             if let v, !v.isFinite { throw ValidationError("\(flag): expected a finite number") }
         }
-        _ = try flagFilter()
+        _ = try flagFilter(centerOnly: true)
         if let changedSince { _ = try HistoryPoint(parsing: changedSince, flag: "--changed-since") }
     }
 
     /// The filter these flags describe on `store`: the flags, and `--changed-since` from its history.
-    func filter(in store: Store) throws -> Filter {
-        let f = try flagFilter()
+    /// `centerOnly` accepts a centre with no radius (query's `--sort distance`); it filters nothing.
+    func filter(in store: Store, centerOnly: Bool = false) throws -> Filter {
+        let f = try flagFilter(centerOnly: centerOnly)
         guard let changedSince else { return f }
         switch try HistoryPoint(parsing: changedSince, flag: "--changed-since") {
         case .generation(let g):
@@ -108,13 +111,10 @@ struct FilterOptions: ParsableArguments {
     /// Kilometres in one degree of great-circle arc (mean Earth radius 6371.0088 km).
     static let kmPerDegree = 6371.0088 * Double.pi / 180
 
-    /// `--near LAT,LON --radius-km R`, or the FDSN `--latitude --longitude --maxradiuskm|--maxradius`.
-    private func nearFilter() throws -> Filter? {
+    /// The centre `--near LAT,LON` (or the FDSN `--latitude --longitude`) names, if any.
+    func center() throws -> (latitude: Double, longitude: Double)? {
         let fdsnCenter = latitude != nil || longitude != nil
-        guard near != nil || radiusKm != nil || fdsnCenter || maxradius != nil else { return nil }
-        if radiusKm != nil && maxradius != nil { throw ValidationError("give --radius-km (or --maxradiuskm) or --maxradius, not both") }
-        let r = radiusKm ?? maxradius.map { $0 * Self.kmPerDegree }
-        if maxradius != nil && !fdsnCenter { throw ValidationError("--maxradius needs --latitude and --longitude") }
+        guard near != nil || fdsnCenter else { return nil }
         let center: [Double]
         if fdsnCenter {
             guard near == nil else { throw ValidationError("--near cannot be combined with --latitude/--longitude") }
@@ -123,16 +123,37 @@ struct FilterOptions: ParsableArguments {
         } else {
             center = (near ?? "").split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
         }
-        guard center.count == 2, (-90...90).contains(center[0]), (-180...180).contains(center[1]), let r, r >= 0 else {
+        guard center.count == 2, (-90...90).contains(center[0]), (-180...180).contains(center[1]) else {
+            throw ValidationError(fdsnCenter ? "--latitude must lie in -90...90 and --longitude in -180...180"
+                : "--near: expected LAT,LON with LAT in -90...90 and LON in -180...180")
+        }
+        return (center[0], center[1])
+    }
+
+    /// True when a centre is given without a radius: it filters nothing, and only query's
+    /// `--sort distance` and `distance_km` field use it.
+    var centerWithoutRadius: Bool { (near != nil || latitude != nil || longitude != nil) && radiusKm == nil && maxradius == nil }
+
+    /// `--near LAT,LON --radius-km R`, or the FDSN `--latitude --longitude --maxradiuskm|--maxradius`.
+    private func nearFilter(centerOnly: Bool) throws -> Filter? {
+        let fdsnCenter = latitude != nil || longitude != nil
+        guard near != nil || radiusKm != nil || fdsnCenter || maxradius != nil else { return nil }
+        if radiusKm != nil && maxradius != nil { throw ValidationError("give --radius-km (or --maxradiuskm) or --maxradius, not both") }
+        let r = radiusKm ?? maxradius.map { $0 * Self.kmPerDegree }
+        if maxradius != nil && !fdsnCenter { throw ValidationError("--maxradius needs --latitude and --longitude") }
+        let c = try center()
+        if r == nil, c != nil, centerOnly { return nil }
+        guard let c, let r, r >= 0 else {
             throw ValidationError(fdsnCenter
                 ? "--latitude (-90...90) and --longitude (-180...180) need --maxradiuskm or --maxradius >= 0"
                 : "--near LAT,LON (LAT in -90...90, LON in -180...180) needs --radius-km R >= 0, and the other way round")
         }
-        return .near(latitude: center[0], longitude: center[1], radiusKm: r)
+        return .near(latitude: c.latitude, longitude: c.longitude, radiusKm: r)
     }
 
     /// The filter the flags other than `--changed-since` describe.
-    func flagFilter() throws -> Filter {
+    /// `centerOnly` accepts a centre with no radius (it filters nothing).
+    func flagFilter(centerOnly: Bool = false) throws -> Filter {
         var parts: [Filter] = []
         if let from { parts.append(.timeRange(.time, lower: try time(from, "--from"), upper: nil)) }
         if let to { parts.append(.timeRange(.time, lower: nil, upper: try time(to, "--to"))) }
@@ -149,7 +170,7 @@ struct FilterOptions: ParsableArguments {
         if minMag != nil || maxMag != nil { parts.append(.numberRange(.mag, lower: minMag.map { .init($0) }, upper: maxMag.map { .init($0) })) }
         if minDepth != nil || maxDepth != nil { parts.append(.numberRange(.depth, lower: minDepth.map { .init($0) }, upper: maxDepth.map { .init($0) })) }
         if let b = try boxFilter() { parts.append(b) }
-        if let n = try nearFilter() { parts.append(n) }
+        if let n = try nearFilter(centerOnly: centerOnly) { parts.append(n) }
         if let updatedafter { parts.append(.timeRange(.updated, lower: try time(updatedafter, "--updatedafter"), upper: nil)) }
         if let place { parts.append(.contains(.place, CanonicalText.nfc(place), insensitive: false)) }
         if let placeLike { parts.append(.contains(.place, CanonicalText.nfc(placeLike), insensitive: true)) }
@@ -169,7 +190,8 @@ struct FilterOptions: ParsableArguments {
 
 /// Sorting and paging flags.
 struct PageOptions: ParsableArguments {
-    @Option(help: "FIELD[:asc|desc], repeatable; nulls last; id breaks ties.") var sort: [String] = []
+    @Option(help: "FIELD[:asc|desc], repeatable; nulls last; id breaks ties. distance[:desc] orders by distance from --near.")
+    var sort: [String] = []
     @Option(parsing: .unconditional, help: "At most this many rows.") var limit: Int?
     @Option(parsing: .unconditional, help: "Skip this many rows.") var offset: Int?
     @Option(parsing: .unconditional, help: "Page number (from 1), with --page-size.") var page: Int?
@@ -179,6 +201,9 @@ struct PageOptions: ParsableArguments {
 
     func validate() throws {
         _ = try sortKeys()
+        if try distanceOrder() != nil, after != nil {
+            throw ValidationError("--after: --sort distance pages with --page or --offset")
+        }
         if let limit, limit < 0 { throw ValidationError("--limit must be >= 0") }
         if let offset, offset < 0 { throw ValidationError("--offset must be >= 0") }
         if let page, page < 1 { throw ValidationError("--page counts from 1") }
@@ -202,9 +227,25 @@ struct PageOptions: ParsableArguments {
             }
         }
         if sort.isEmpty { return d }
+        if try distanceOrder() != nil { return d }
         return try sort.map { s in
             guard let k = SortKey(parsing: s) else { throw ValidationError("--sort: expected FIELD[:asc|desc] with a known field, got '\(s)'") }
             return k
+        }
+    }
+
+    /// `--sort distance[:asc|desc]`: true for nearest first (the default), false for farthest
+    /// first; nil when the order is by fields.
+    func distanceOrder() throws -> Bool? {
+        guard let k = sort.firstIndex(where: { $0 == "distance" || $0.hasPrefix("distance:") }) else { return nil }
+        guard sort.count == 1 else {
+            throw ValidationError("--sort distance orders by distance alone (id breaks ties); drop the other --sort keys")
+        }
+        guard orderby == nil else { throw ValidationError("--orderby cannot be combined with --sort") }
+        switch sort[k].dropFirst("distance".count) {
+        case "", ":asc": return true
+        case ":desc": return false
+        default: throw ValidationError("--sort: expected distance, distance:asc or distance:desc, got '\(sort[k])'")
         }
     }
 

@@ -26,6 +26,7 @@ struct QueryCommand: ParsableCommand {
 
     func validate() throws {
         _ = try columns()
+        try validateDistance()
         if format == .text && fields != nil { throw ValidationError("--fields: the text format has fixed FDSN columns") }
         if format == .parquet && out == nil { throw ValidationError("--format parquet needs --out FILE") }
         if format != .parquet && format != .svg && out != nil {
@@ -39,9 +40,10 @@ struct QueryCommand: ParsableCommand {
         }
     }
 
+    /// The stored fields `--fields` names (nil: the format's default), without `distance_km`.
     func columns() throws -> [Column]? {
         guard let fields else { return nil }
-        return try fields.split(separator: ",").map { f in
+        return try fields.split(separator: ",").filter { $0.trimmingCharacters(in: .whitespaces) != DistanceField.name }.map { f in
             guard let c = Column(name: f.trimmingCharacters(in: .whitespaces)) else {
                 throw ValidationError("--fields: unknown field '\(f)' (fields are USGS names: \(Column.csvColumns.map(\.name).joined(separator: ",")),...)")
             }
@@ -69,7 +71,7 @@ struct QueryCommand: ParsableCommand {
     private func emit(_ s: Store, format: ResultWriter.Format, to sink: OutputSink) throws {
         defer { sink.flush() }
         if format == .svg { try drawMap(s, to: sink); return }
-        let q = try page.spec(filter: try filters.filter(in: s), defaultLimit: format == .table ? 100 : nil)
+        let q = try page.spec(filter: try filters.filter(in: s, centerOnly: true), defaultLimit: format == .table ? 100 : nil)
         let chosen = try columns()
         let shown: [Column]
         switch format {
@@ -84,8 +86,14 @@ struct QueryCommand: ParsableCommand {
         if sink === Console.out && FileIO.isTerminal(1) { writer.maxWidth = FileIO.terminalColumns(1) }
         if page.limit == nil && page.page == nil && page.pageSize == nil { writer.moreHint = "use --limit" }
         writer.droppedHint = "use --fields, or pipe the output for every column"
-        let cols = format == .geojson && chosen == nil ? nil : shown
+        writer.distance = try distanceField(shown: shown)
+        var cols = format == .geojson && chosen == nil ? nil : shown
+        if writer.distance != nil { cols = cols.map { Array(Set($0).union([.latitude, .longitude])) } }
         writer.offset = q.offset
+        if let nearestFirst = try page.distanceOrder(), let center = try filters.center() {
+            try emitByDistance(s, q, center: center, nearestFirst: nearestFirst, columns: cols, writer: writer, to: sink)
+            return
+        }
         // Rows matched in all: counted only when the page came back full or starts past the first row.
         func matched(returned: Int) throws -> Int? {
             let full = q.limit.map { returned >= $0 } ?? false

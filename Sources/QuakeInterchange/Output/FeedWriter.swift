@@ -16,6 +16,9 @@ package final class FeedWriter {
     /// GeoJSON properties written after the standard ones: fields only CSV feeds carry.
     /// GeoJSON properties written: all of them, or those `columns` names when it is not the default.
     package let properties: [Column]
+    /// The `distance_km` field, when asked for: a CSV column at its position, or the last
+    /// GeoJSON property.
+    package var distance: DistanceField?
 
     /// `columns` picks the CSV columns, or the GeoJSON properties (default: every field; a
     /// feature always carries its geometry and id).
@@ -34,7 +37,9 @@ package final class FeedWriter {
     package func begin(count: Int?, total: Int? = nil, generated: Int64 = 0, header: Bool = true) {
         switch format {
         case .csv:
-            if header { sink.write(columns.map(\.name).joined(separator: ",") + "\n") }
+            var names = columns.map(\.name)
+            if let d = distance { names.insert(DistanceField.name, at: min(d.position, names.count)) }
+            if header { sink.write(names.joined(separator: ",") + "\n") }
         case .geojson:
             sink.write("{\"type\":\"FeatureCollection\",\"metadata\":{\"generated\":\(generated),\"title\":\"quakes export\",\"status\":200\(count.map { ",\"count\":\($0)" } ?? "")\(total.map { ",\"total\":\($0)" } ?? "")},"
                        + "\"features\":[")
@@ -58,6 +63,10 @@ package final class FeedWriter {
     private func writeCSV(_ b: RowBatch, _ i: Int) {
         for (k, c) in columns.enumerated() {
             if k > 0 { sink.buffer.append(UInt8(ascii: ",")) }
+            if let d = distance, d.position == k {
+                d.write(b, i, into: &sink.buffer, nullText: "")
+                sink.buffer.append(UInt8(ascii: ","))
+            }
             switch c.kind {
             case .timestamp:
                 let v = b.ints[c.rawValue][i]
@@ -82,6 +91,10 @@ package final class FeedWriter {
                 }
             }
         }
+        if let d = distance, d.position >= columns.count {
+            if !columns.isEmpty { sink.buffer.append(UInt8(ascii: ",")) }
+            d.write(b, i, into: &sink.buffer, nullText: "")
+        }
         sink.buffer.append(10)
     }
 
@@ -96,6 +109,11 @@ package final class FeedWriter {
             sink.buffer.append(contentsOf: c.name.utf8)
             sink.buffer.append(contentsOf: "\":".utf8)
             writeValue(b, c, i)
+        }
+        if let d = distance {
+            if !firstProp { sink.buffer.append(UInt8(ascii: ",")) }
+            sink.buffer.append(contentsOf: "\"\(DistanceField.name)\":".utf8)
+            d.write(b, i, into: &sink.buffer)
         }
         sink.write("},\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
         writeValue(b, .longitude, i)

@@ -28,14 +28,33 @@ extension ResultWriter {
     /// Narrowest a shortened text column gets before columns are dropped instead.
     package static let minTextWidth = 16
 
+    /// A table column: a stored field, or `distance_km`.
+    struct TableColumn {
+        let name: String
+        /// Numbers are right-aligned.
+        let rightAligned: Bool
+        /// Free text, which may be shortened with `…` to fit.
+        let shortens: Bool
+        init(_ c: Column) {
+            name = c.name
+            rightAligned = c.kind == .decimal
+            shortens = c.kind == .place || c.kind == .text
+        }
+        init(distance: ()) {
+            name = DistanceField.name
+            rightAligned = true
+            shortens = false
+        }
+    }
+
     /// Fits a table into `maxWidth` characters, as DuckDB's CLI does: first the widest text
     /// column (the place) is shortened with `…`, down to ``minTextWidth``; then columns are
     /// dropped from the right (never the first) and named in `dropped`.
-    static func fit(_ maxWidth: Int, _ columns: inout [Column], _ widths: inout [Int], _ cells: inout [[String?]],
-                    _ dropped: inout [Column]) {
+    static func fit(_ maxWidth: Int, _ columns: inout [TableColumn], _ widths: inout [Int], _ cells: inout [[String?]],
+                    _ dropped: inout [TableColumn]) {
         func total() -> Int { widths.reduce(0, +) + 2 * max(0, widths.count - 1) }
         guard total() > maxWidth else { return }
-        if let k = columns.indices.filter({ columns[$0].kind == .place || columns[$0].kind == .text })
+        if let k = columns.indices.filter({ columns[$0].shortens })
             .max(by: { widths[$0] < widths[$1] }), widths[k] > minTextWidth {
             let target = max(minTextWidth, widths[k] - (total() - maxWidth), columns[k].name.count)
             if target < widths[k] {
@@ -66,15 +85,20 @@ extension ResultWriter {
     /// An aligned table: numbers right-aligned, nulls as `NULL`, and a last line with the row
     /// count (and how many matched, when the table shows fewer).
     package func table(_ r: QueryResult, _ sink: OutputSink) {
-        var columns = self.columns
+        var columns = self.columns.map(TableColumn.init)
         var cells = (0..<r.count).map { i in
-            columns.map { c in ResultWriter.cell(r.batch, c, i).map(ResultWriter.tableCell) }
+            self.columns.map { c in ResultWriter.cell(r.batch, c, i).map(ResultWriter.tableCell) }
+        }
+        if let d = distance {
+            let at = min(d.position, columns.count)
+            columns.insert(TableColumn(distance: ()), at: at)
+            for i in cells.indices { cells[i].insert(d.text(r.batch, i), at: at) }
         }
         var widths = columns.map { header ? $0.name.count : 0 }
         for row in cells {
             for (k, s) in row.enumerated() { widths[k] = max(widths[k], (s ?? ResultWriter.nullText).count) }
         }
-        var dropped: [Column] = []
+        var dropped: [TableColumn] = []
         if let maxWidth {
             ResultWriter.fit(maxWidth, &columns, &widths, &cells, &dropped)
         }
@@ -83,7 +107,7 @@ extension ResultWriter {
                 let text = s ?? ResultWriter.nullText
                 let pad = String(repeating: " ", count: widths[k] - text.count)
                 let shown = s == nil && dimNulls ? "\u{1B}[2m\(text)\u{1B}[0m" : text
-                return columns[k].kind == .decimal ? pad + shown : shown + pad
+                return columns[k].rightAligned ? pad + shown : shown + pad
             }.joined(separator: "  ")
             while out.last == " " { out.removeLast() }
             return out

@@ -24,6 +24,8 @@ package struct ResultWriter {
     package var moreHint: String?
     /// What the note under a table that dropped columns to fit suggests (nil: nothing).
     package var droppedHint: String?
+    /// The `distance_km` field, when asked for (table, csv, json, ndjson, geojson).
+    package var distance: DistanceField?
 
     package init(format: Format, columns: [Column]) {
         self.format = format
@@ -63,6 +65,7 @@ package struct ResultWriter {
             switch writer.format {
             case .csv:
                 feed = FeedWriter(format: .csv, sink: sink, columns: writer.columns)
+                feed?.distance = writer.distance
                 feed?.begin(count: count, header: writer.header)
             case .text:
                 if writer.header { sink.write(ResultWriter.fdsnTextHeader + "\n") }
@@ -71,6 +74,7 @@ package struct ResultWriter {
                 arrow?.begin()
             case .geojson:
                 feed = FeedWriter(format: .geojson, sink: sink, columns: writer.columns)
+                feed?.distance = writer.distance
                 feed?.begin(count: count, total: total, generated: Int64(Date().timeIntervalSince1970 * 1000))
             case .json:
                 sink.write("{\"count\":\(count),\(total.map { "\"total\":\($0)," } ?? "")\"cursor\":")
@@ -119,6 +123,11 @@ package struct ResultWriter {
         sink.write("{")
         for (k, c) in columns.enumerated() {
             if k > 0 { sink.write(",") }
+            if let d = distance, d.position == k {
+                sink.write("\"\(DistanceField.name)\":")
+                d.write(b, i, into: &sink.buffer)
+                sink.write(",")
+            }
             sink.write("\"\(c.name)\":")
             switch c.kind {
             case .timestamp:
@@ -131,6 +140,10 @@ package struct ResultWriter {
                 let a = b.text[c.rawValue]
                 if a.isNull(i) { sink.write("null") } else { FeedWriter.jsonString(a.bytes[a.range(i)], into: &sink.buffer) }
             }
+        }
+        if let d = distance, d.position >= columns.count {
+            sink.write(columns.isEmpty ? "\"\(DistanceField.name)\":" : ",\"\(DistanceField.name)\":")
+            d.write(b, i, into: &sink.buffer)
         }
         sink.write("}")
         sink.maybeFlush()

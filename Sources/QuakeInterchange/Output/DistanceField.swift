@@ -1,0 +1,45 @@
+import QuakeFormat
+import QuakeStore
+
+/// The `distance_km` output field: each event's great-circle distance from a centre (`--near`),
+/// worked out from its stored latitude and longitude as it is written. It is not a stored
+/// column, so writers place it by position among their columns.
+package struct DistanceField: Sendable {
+    /// The name output gives it, as SQL users write it.
+    package static let name = "distance_km"
+
+    package let latitude: Double
+    package let longitude: Double
+    /// Where the field goes among the output's columns: before `columns[position]`
+    /// (`columns.count` puts it last).
+    package var position: Int
+
+    package init(latitude: Double, longitude: Double, position: Int) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.position = position
+    }
+
+    /// The distance of row `i` of `b` in km, or nil when the event has no latitude or longitude.
+    package func km(_ b: RowBatch, _ i: Int) -> Double? {
+        let la = b.ints[Column.latitude.rawValue][i], lo = b.ints[Column.longitude.rawValue][i]
+        guard la != RowBatch.null, lo != RowBatch.null else { return nil }
+        let d = Geo.distanceKm(latitude, longitude, ScaledDecimal.double(la), ScaledDecimal.double(lo))
+        return d.isFinite ? d : nil
+    }
+
+    /// `km` to the metre: `123.456`.
+    package static func text(_ km: Double) -> String {
+        let m = Int64((km * 1000).rounded())
+        let frac = String(m % 1000)
+        return "\(m / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
+    }
+
+    /// The value of row `i` as text, or nil for null.
+    package func text(_ b: RowBatch, _ i: Int) -> String? { km(b, i).map(DistanceField.text) }
+
+    /// Appends row `i`'s value, or `null` (`nullText`) when it has none.
+    package func write(_ b: RowBatch, _ i: Int, into out: inout [UInt8], nullText: String = "null") {
+        out.append(contentsOf: (text(b, i) ?? nullText).utf8)
+    }
+}

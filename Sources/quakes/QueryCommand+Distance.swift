@@ -1,0 +1,164 @@
+import ArgumentParser
+import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+
+/// `--sort distance` and the `distance_km` field: events ordered by great-circle distance from
+/// `--near`, nearest first (or farthest with `distance:desc`), events with no position last,
+/// and the id breaking ties.
+///
+/// Two passes over one snapshot: the first reads id, latitude and longitude of every match and
+/// keeps the best `offset + limit`; the second reads the kept rows' fields, a chunk at a time,
+/// and puts them in that order. Memory holds the kept ids (all matches when there is no
+/// `--limit`) and one chunk of rows.
+extension QueryCommand {
+    func validateDistance() throws {
+        let center = try filters.center()
+        let sorted = try page.distanceOrder() != nil
+        let listed = listsDistance
+        let how = "--near LAT,LON (or --latitude and --longitude)"
+        if sorted && center == nil { throw ValidationError("--sort distance needs \(how)") }
+        if listed && center == nil { throw ValidationError("--fields \(DistanceField.name) needs \(how)") }
+        if filters.centerWithoutRadius && !sorted && !listed {
+            throw ValidationError("--near LAT,LON needs --radius-km R (or --sort distance, or \(DistanceField.name) in --fields)")
+        }
+        if listed && ![.table, .csv, .json, .ndjson, .geojson].contains(format) {
+            throw ValidationError("--fields \(DistanceField.name): not with --format \(format.rawValue) "
+                + "(table, csv, json, ndjson and geojson carry it)")
+        }
+    }
+
+    /// Whether `--fields` names `distance_km`.
+    var listsDistance: Bool {
+        fields?.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == DistanceField.name } ?? false
+    }
+
+    /// The `distance_km` field to write, placed where `--fields` puts it; the default table shows
+    /// it (before the place) whenever a centre is given.
+    func distanceField(shown: [Column]) throws -> DistanceField? {
+        guard let c = try filters.center() else { return nil }
+        if let fields, listsDistance {
+            let names = fields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let at = names.firstIndex(of: DistanceField.name) ?? names.count
+            let before = names[..<at].filter { $0 != DistanceField.name }.count
+            return DistanceField(latitude: c.latitude, longitude: c.longitude, position: before)
+        }
+        guard fields == nil, format == .table else { return nil }
+        return DistanceField(latitude: c.latitude, longitude: c.longitude,
+                             position: shown.firstIndex(of: .place) ?? shown.count)
+    }
+
+    /// Writes the page of `q` in distance order.
+    func emitByDistance(_ s: Store, _ q: QuerySpec, center: (latitude: Double, longitude: Double), nearestFirst: Bool,
+                        columns cols: [Column]?, writer: ResultWriter, to sink: OutputSink) throws {
+        let snapshot = s.manifest
+        var ranking = DistanceRanking(latitude: center.latitude, longitude: center.longitude,
+                                      nearestFirst: nearestFirst, keep: q.limit.map { q.offset.saturatingAdd($0) })
+        let scan = QuerySpec(filter: q.filter, sort: [SortKey(.time, ascending: false)])
+        _ = try s.query(scan, columns: [.id, .latitude, .longitude], snapshot: snapshot,
+                        begin: { _, _ in }, chunk: { ranking.add($0.batch) })
+        let ranked = ranking.finish()
+        let ids = Array(ranked.dropFirst(q.offset).prefix(q.limit ?? Int.max))
+        let read = cols.map { Array(Set($0).union([.id, .latitude, .longitude])) }
+        /// The rows of `some` ids, in their order.
+        func fetch(_ some: ArraySlice<String>) throws -> QueryResult {
+            let f = some.isEmpty ? Filter.none : .conjunction([q.filter, .ids(EventIdSet(some))])
+            let byTime = QuerySpec(filter: f, sort: [SortKey(.time, ascending: false)])
+            var got: QueryResult?
+            _ = try s.query(byTime, columns: read, chunkRows: Int.max, snapshot: snapshot, begin: { _, _ in }, chunk: { r in
+                if got == nil { got = r } else { got?.batch.append(contentsOf: r.batch) }
+            })
+            guard var r = got else { return try s.query(byTime, columns: read) }
+            var at: [String: Int] = [:]
+            at.reserveCapacity(r.count)
+            for i in 0..<r.count { at[r.batch.text[Column.id.rawValue].string(i) ?? ""] = i }
+            r.batch = r.batch.gather(some.compactMap { at[$0] })
+            return r
+        }
+        let step = Store.streamChunkRows
+        switch format {
+        case .table:
+            var w = writer
+            w.matched = ranking.seen
+            w.write(try fetch(ids[...]), to: sink)
+        case .parquet:
+            guard let out else { return }
+            let file = try ParquetResultFile(path: out, columns: writer.columns)
+            do {
+                for at in stride(from: 0, to: ids.count, by: step) {
+                    try file.write(try fetch(ids[at..<min(ids.count, at + step)]))
+                }
+                try file.finish()
+            } catch {
+                file.abandon()
+                throw error
+            }
+        default:
+            let stream = writer.stream(to: sink)
+            stream.begin(count: ids.count, cursor: nil, total: ranking.seen)
+            for at in stride(from: 0, to: ids.count, by: step) {
+                stream.rows(try fetch(ids[at..<min(ids.count, at + step)]))
+            }
+            stream.end()
+        }
+    }
+}
+
+/// The best `keep` matches by distance from a centre, with their ids: null positions last, then
+/// the id, ascending.
+struct DistanceRanking {
+    let latitude: Double, longitude: Double, nearestFirst: Bool
+    /// How many to keep (nil: all).
+    let keep: Int?
+    /// Matches seen.
+    private(set) var seen = 0
+    private var kept: [Entry] = []
+    /// The worst entry kept after the last trim: rows ranking after it are skipped unread.
+    private var worst: Entry?
+
+    struct Entry {
+        /// 0 with a position, 1 without.
+        let missing: Int
+        /// The distance, negated for farthest first.
+        let key: Double
+        let id: String
+        func before(_ o: Entry) -> Bool { (missing, key, id) < (o.missing, o.key, o.id) }
+        func before(missing m: Int, key k: Double) -> Bool { (missing, key) < (m, k) }
+    }
+
+    init(latitude: Double, longitude: Double, nearestFirst: Bool, keep: Int?) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.nearestFirst = nearestFirst
+        self.keep = keep
+    }
+
+    mutating func add(_ b: RowBatch) {
+        seen += b.count
+        if keep == 0 { return }
+        let lat = b.ints[Column.latitude.rawValue], lon = b.ints[Column.longitude.rawValue]
+        for i in 0..<b.count {
+            var missing = 1, key = 0.0
+            if lat[i] != RowBatch.null && lon[i] != RowBatch.null {
+                let d = Geo.distanceKm(latitude, longitude, ScaledDecimal.double(lat[i]), ScaledDecimal.double(lon[i]))
+                if d.isFinite { missing = 0; key = nearestFirst ? d : -d }
+            }
+            // an entry that ranks after the worst kept one cannot make the page
+            if let w = worst, w.before(missing: missing, key: key) { continue }
+            kept.append(Entry(missing: missing, key: key, id: b.text[Column.id.rawValue].string(i) ?? ""))
+            if let keep, kept.count >= 2 * max(keep, 1024) { trim(to: keep) }
+        }
+    }
+
+    private mutating func trim(to n: Int) {
+        kept.sort { $0.before($1) }
+        if kept.count > n { kept.removeLast(kept.count - n) }
+        worst = kept.count == n ? kept.last : nil
+    }
+
+    /// The kept ids, best first.
+    mutating func finish() -> [String] {
+        trim(to: keep ?? kept.count)
+        return kept.map(\.id)
+    }
+}
