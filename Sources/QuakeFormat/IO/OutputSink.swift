@@ -27,7 +27,7 @@ package final class OutputSink {
     package enum Compression: String, Sendable, CaseIterable { case none, gz, zst }
     private enum Compressor {
         case none
-        case gzip(GzipEncoder)
+        case gzip(GzipStream)
         case zstd(ZstdStreamEncoder)
     }
 
@@ -72,7 +72,13 @@ package final class OutputSink {
         buffer.reserveCapacity(1 << 20)
         switch compression {
         case .none: compressor = .none
-        case .gz: compressor = .gzip(GzipEncoder())
+        case .gz:
+            guard let z = GzipStream(level: 6) else {
+                FileIO.close(fd)
+                FileIO.remove(tmp)
+                throw .io(path, "zlib could not start a deflate stream (out of memory?)")
+            }
+            compressor = .gzip(z)
         case .zst: compressor = .zstd(ZstdStreamEncoder())
         }
     }
@@ -92,7 +98,7 @@ package final class OutputSink {
         flush()
         switch compressor {
         case .none: break
-        case .gzip(let g): writeAll(g.finish())
+        case .gzip(let g): writeAll(g.compress([], final: true))
         case .zstd(let z): writeAll(z.compress([], end: true))
         }
         finished = true
