@@ -8,25 +8,22 @@ import Darwin
 /// One input file (or stdin), decompressed on the fly.
 ///
 /// Compression is detected from the first bytes (gzip `1F 8B`, zstd `28 B5 2F FD`), not from
-/// the file name. ``next()`` yields chunks of decompressed bytes.
+/// the file name. ``next()`` yields chunks of decompressed bytes; a compressed file is
+/// decompressed on a thread of its own, a few chunks ahead of the parser (``ReadAhead``).
+/// Used by one thread at a time.
 package final class FeedInput {
     /// The name used in messages: the path, or `-` for stdin.
     package let name: String
-    private let fd: Int32
-    private let ownsFD: Bool
-    private var codec: Codec = .plain
-    private var peeked: [UInt8]?
-    private var finished = false
-    /// Raw bytes read from the file so far.
-    package private(set) var bytesRead = 0
     /// Size of the file on disk, when known.
     package let fileSize: Int?
+    /// Raw bytes read from the file for the chunks handed out so far.
+    package private(set) var bytesRead = 0
+    /// The compression detected: "gzip", "zstd" or "none".
+    package let compression: String
 
-    private enum Codec {
-        case plain
-        case gzip(GzipDecoder)
-        case zstd(ZstdStreamDecoder)
-    }
+    private let source: Source
+    private var ahead: ReadAhead?
+    private var finished = false
 
     package static let chunkSize = 1 << 20
 
@@ -34,57 +31,110 @@ package final class FeedInput {
     package init(path: String) throws(IngestError) {
         name = path
         if path == "-" {
-            fd = 0
-            ownsFD = false
+            source = Source(name: path, fd: 0, ownsFD: false, window: nil)
             fileSize = nil
         } else {
             let f = try FileIO.openForReading(path)
-            fd = f
-            ownsFD = true
+            source = Source(name: path, fd: f, ownsFD: true, window: nil)
             fileSize = try? FileIO.size(of: f, path: path)
         }
-        let first = try readRaw()
-        peeked = first
-        if let b = first, b.count >= 2, b[0] == 0x1F, b[1] == 0x8B {
-            codec = .gzip(GzipDecoder(pull: { [unowned self] () throws(IngestError) -> [UInt8]? in try self.takeRaw() }))
-        } else if let b = first, b.count >= 4, b[0] == 0x28, b[1] == 0xB5, b[2] == 0x2F, b[3] == 0xFD {
-            codec = .zstd(ZstdStreamDecoder())
-        }
+        compression = try source.detect()
     }
 
     /// Opens bytes `range` of a plain (uncompressed) file, for one worker of a split parse.
     package init(path: String, range: Range<Int>) throws(IngestError) {
         name = path
-        fd = try FileIO.openForReading(path)
-        ownsFD = true
+        source = Source(name: path, fd: try FileIO.openForReading(path), ownsFD: true, window: range)
         fileSize = range.count
-        window = range
+        compression = "none"
     }
 
+    deinit { ahead?.close() }
+
+    /// The next chunk of decompressed bytes, or nil at the end.
+    package func next() throws(IngestError) -> [UInt8]? {
+        if finished { return nil }
+        guard compression != "none" else {
+            let c = try source.next()
+            bytesRead = source.rawRead
+            if c == nil { finished = true }
+            return c
+        }
+        if ahead == nil {
+            let s = source
+            ahead = ReadAhead { () throws(IngestError) -> ([UInt8], Int)? in
+                // SAFETY (concurrency): from here on only this thread touches `source`.
+                guard let c = try s.next() else { return nil }
+                return (c, s.rawRead)
+            }
+        }
+        switch ahead!.take() {
+        case .chunk(let c, let raw):
+            bytesRead = raw
+            return c
+        case .end:
+            finished = true
+            return nil
+        case .failed(let e):
+            finished = true
+            throw e
+        }
+    }
+}
+
+/// The file descriptor and the decompressor behind a ``FeedInput``: used by the parsing
+/// thread, or (for compressed input) by the read-ahead thread alone once it starts.
+private final class Source: @unchecked Sendable {
+    let name: String
+    private let fd: Int32
+    private let ownsFD: Bool
     /// The byte range a split-parse worker reads (nil: the whole stream).
-    private var window: Range<Int>?
+    private let window: Range<Int>?
+    private var codec: Codec = .plain
+    private var peeked: [UInt8]?
+    private var finished = false
+    /// Raw bytes read so far.
+    private(set) var rawRead = 0
+
+    private enum Codec {
+        case plain
+        case gzip(GzipDecoder)
+        case zstd(ZstdStreamDecoder)
+    }
+
+    init(name: String, fd: Int32, ownsFD: Bool, window: Range<Int>?) {
+        self.name = name
+        self.fd = fd
+        self.ownsFD = ownsFD
+        self.window = window
+    }
 
     deinit { if ownsFD { FileIO.close(fd) } }
 
-    /// The compression detected: "gzip", "zstd" or "none".
-    package var compression: String {
-        switch codec {
-        case .plain: return "none"
-        case .gzip: return "gzip"
-        case .zstd: return "zstd"
+    /// Reads the first chunk and picks the decompressor from its magic bytes.
+    func detect() throws(IngestError) -> String {
+        let first = try readRaw()
+        peeked = first
+        if let b = first, b.count >= 2, b[0] == 0x1F, b[1] == 0x8B {
+            codec = .gzip(GzipDecoder(pull: { [unowned self] () throws(IngestError) -> [UInt8]? in try self.takeRaw() }))
+            return "gzip"
+        } else if let b = first, b.count >= 4, b[0] == 0x28, b[1] == 0xB5, b[2] == 0x2F, b[3] == 0xFD {
+            codec = .zstd(ZstdStreamDecoder())
+            return "zstd"
         }
+        return "none"
     }
 
     private func readRaw() throws(IngestError) -> [UInt8]? {
         var buf = [UInt8](repeating: 0, count: FeedInput.chunkSize)
         var filled = 0
         if let w = window {
-            let left = w.upperBound - (w.lowerBound + bytesRead)
+            let left = w.upperBound - (w.lowerBound + rawRead)
             if left <= 0 { return nil }
             if left < buf.count { buf.removeLast(buf.count - left) }
         }
         while filled < buf.count {
-            let at = window.map { $0.lowerBound + bytesRead + filled }
+            let at = window.map { $0.lowerBound + rawRead + filled }
             let r = buf.withUnsafeMutableBytes { b -> Result<Int, QuakeError> in
                 // SAFETY: filled < b.count, so the destination stays inside buf.
                 guard let base = b.baseAddress else { return .success(0) }
@@ -98,7 +148,7 @@ package final class FeedInput {
         }
         if filled == 0 { return nil }
         buf.removeLast(buf.count - filled)
-        bytesRead += filled
+        rawRead += filled
         return buf
     }
 
@@ -108,7 +158,7 @@ package final class FeedInput {
     }
 
     /// The next chunk of decompressed bytes, or nil at the end.
-    package func next() throws(IngestError) -> [UInt8]? {
+    func next() throws(IngestError) -> [UInt8]? {
         if finished { return nil }
         do throws(IngestError) {
             switch codec {
