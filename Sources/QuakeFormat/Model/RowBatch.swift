@@ -143,6 +143,19 @@ package struct RowBatch: Sendable, Equatable {
 
     // MARK: building rows
 
+    /// Sizes every column for `rows` rows (and text columns for `textBytes[c]` bytes), so that a
+    /// parser filling a batch row by row never regrows (and copies) a column.
+    package mutating func reserveCapacity(rows: Int, textBytes: [Int]? = nil) {
+        for c in Column.allCases {
+            if RowBatch.isInt(c) { ints[c.rawValue].reserveCapacity(rows) } else {
+                text[c.rawValue].ends.reserveCapacity(rows)
+                if let t = textBytes, c.rawValue < t.count { text[c.rawValue].bytes.reserveCapacity(t[c.rawValue]) }
+            }
+        }
+        present.reserveCapacity(rows)
+        seq.reserveCapacity(rows)
+    }
+
     /// Starts a row; every column is null until set. Call ``endRow(present:seq:)`` to finish.
     package mutating func beginRow() {
         for c in Column.allCases {
@@ -174,10 +187,10 @@ package struct RowBatch: Sendable, Equatable {
     package mutating func abandonRow() {
         for c in Column.allCases {
             if RowBatch.isInt(c) { ints[c.rawValue].removeLast() } else {
-                let a = text[c.rawValue]
+                // no copy of the arena is held while it changes (that would copy its arrays)
                 text[c.rawValue].ends.removeLast()
-                let keep = a.ends.count > 1 ? a.ends[a.ends.count - 2] : 0
-                text[c.rawValue].bytes.removeLast(a.bytes.count - keep)
+                let keep = text[c.rawValue].ends.last ?? 0
+                text[c.rawValue].bytes.removeLast(text[c.rawValue].bytes.count - keep)
             }
         }
     }

@@ -18,6 +18,8 @@ package final class CSVFeedReader {
     private var rowNumber: Int64 = 0
     private let onReject: (Reject) -> Void
     private var fields: [Field] = []
+    /// Text bytes per column of the last batch (and an eighth more), to size the next one.
+    private var lastTextBytes: [Int]?
     private var scratch: [UInt8] = []
     /// Time format and text rules, and what they met (double-encoded text).
     package var rules = FieldRules()
@@ -130,6 +132,8 @@ package final class CSVFeedReader {
     /// Reads up to `maxRows` rows; nil at the end of the file.
     package func next(maxRows: Int) throws(IngestError) -> RowBatch? {
         var batch = RowBatch()
+        batch.reserveCapacity(rows: min(maxRows, 1 << 20), textBytes: lastTextBytes)
+        defer { if batch.count > 0 { lastTextBytes = batch.text.map { $0.bytes.count + $0.bytes.count / 8 } } }
         while batch.count < maxRows {
             switch scan() {
             case .incomplete:

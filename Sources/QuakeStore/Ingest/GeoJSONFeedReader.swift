@@ -8,6 +8,8 @@ package final class GeoJSONFeedReader {
     private var pos = 0
     private var eof = false
     private var state = State.start
+    /// Text bytes per column of the last batch (and an eighth more), to size the next one.
+    private var lastTextBytes: [Int]?
     private var featureIndex = 0
     private let seqBase: Int64
     private let onReject: (Reject) -> Void
@@ -49,6 +51,8 @@ package final class GeoJSONFeedReader {
     /// Reads up to `maxRows` features; nil at the end of the collection.
     package func next(maxRows: Int) throws(IngestError) -> RowBatch? {
         var batch = RowBatch()
+        batch.reserveCapacity(rows: min(maxRows, 1 << 20), textBytes: lastTextBytes)
+        defer { if batch.count > 0 { lastTextBytes = batch.text.map { $0.bytes.count + $0.bytes.count / 8 } } }
         while batch.count < maxRows {
             if case .done = state { break }
             if try !step(&batch) {
