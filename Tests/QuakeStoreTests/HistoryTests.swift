@@ -203,6 +203,22 @@ import Testing
         #expect(throws: HistoryError.self) { try s.changedFilter(since: start.addingTimeInterval(-1)) }
     }
 
+    /// The prefix-keyed sort against a naive byte sort: NUL and high bytes, ids shorter than,
+    /// equal to and longer than the 8-byte key, and many shared prefixes.
+    @Test func idOrderEqualsANaiveByteSort() {
+        var gen = SplitMix64(seed: 12)
+        var ids = ByteArena()
+        let alphabet: [UInt8] = [0, 1, 0x61, 0x62, 0x7F, 0x80, 0xFF]
+        for _ in 0..<20000 {
+            let n = Int(gen.next() % 14)
+            ids.append((0..<n).map { _ in alphabet[Int(gen.next() % UInt64(alphabet.count))] })
+        }
+        let got = HistoryIdList.sortedOrder(ids).map { Array(ids.bytes[ids.range($0)]) }
+        let naive = (0..<ids.count).map { Array(ids.bytes[ids.range($0)]) }.sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(got == naive)
+        #expect(Set(HistoryIdList.sortedOrder(ids)).count == ids.count)
+    }
+
     @Test func idListsRoundTripSortedWithMasks() throws {
         var gen = SplitMix64(seed: 9)
         var ids = ByteArena()

@@ -27,12 +27,30 @@ package enum HistoryIdList {
     }
 
     /// Indices of `ids` in byte order.
+    ///
+    /// Sorts on each id's first 8 bytes as one big-endian integer (zero-padded), and compares
+    /// the whole ids only where those are equal: the padded prefixes order exactly as the bytes
+    /// do whenever they differ.
+    /// - Complexity: O(n log n) integer comparisons, plus byte comparisons on shared prefixes.
     package static func sortedOrder(_ ids: ByteArena) -> [Int] {
-        ids.bytes.withUnsafeBytes { raw in
-            (0..<ids.count).sorted { a, b in
-                let x = raw[ids.range(a)], y = raw[ids.range(b)]
-                return x.lexicographicallyPrecedes(y)
+        struct Key {
+            let prefix: UInt64
+            let index: Int
+        }
+        return ids.bytes.withUnsafeBytes { raw in
+            var keys: [Key] = []
+            keys.reserveCapacity(ids.count)
+            for i in 0..<ids.count {
+                let r = ids.range(i)
+                var p: UInt64 = 0
+                for k in 0..<Swift.min(8, r.count) { p |= UInt64(raw[r.lowerBound + k]) << UInt64(56 - 8 * k) }
+                keys.append(Key(prefix: p, index: i))
             }
+            keys.sort { a, b in
+                if a.prefix != b.prefix { return a.prefix < b.prefix }
+                return raw[ids.range(a.index)].lexicographicallyPrecedes(raw[ids.range(b.index)])
+            }
+            return keys.map(\.index)
         }
     }
 
