@@ -72,7 +72,7 @@ import Testing
             let pipe = BatchPipe(capacity: 64)
             sp.start(pipe, batchRows: 100)
             var ended = 0
-            drain: while ended < sp.pieces.count {
+            drain: while ended < sp.pieceCount {
                 switch pipe.take() {
                 case .end: ended += 1
                 case .failed(let e): Issue.record("piece failed: \(e)"); break drain

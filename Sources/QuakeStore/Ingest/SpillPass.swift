@@ -71,7 +71,7 @@ package final class SpillPass {
                 for w in reader.warnings { options.onMessage?("warning: \(w)") }
                 if let split = SplitParse(path: path, reader: reader, seqBase: seqBase, workers: options.parseWorkers,
                                           minimumBytes: options.splitBytes) {
-                    try consume(path, pieces: split.pieces.count) { pipe in split.start(pipe, batchRows: options.batchRows) }
+                    try consume(path, pieces: split.pieceCount) { pipe in split.start(pipe, batchRows: options.batchRows) }
                     if split.cutsWereRight {
                         for r in split.rejects { counter.add(); onReject?(r) }
                         summary.bytesRead += reader.input.fileSize ?? 0

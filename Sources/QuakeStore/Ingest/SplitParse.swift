@@ -27,7 +27,11 @@ package final class SplitParse: @unchecked Sendable {
     package let path: String
     package let header: CSVFeedReader.Header
     package let seqBase: Int64
+    /// Written by the workers under `lock` once ``start(_:batchRows:)`` runs: read ``pieceCount``
+    /// (or these, after every piece has ended).
     package private(set) var pieces: [Piece]
+    /// How many pieces there are (fixed when planned).
+    package let pieceCount: Int
     private let lock = NSLock()
     private var bytes = 0
 
@@ -51,12 +55,14 @@ package final class SplitParse: @unchecked Sendable {
         self.header = csv.header
         self.seqBase = seqBase
         pieces = (0..<(cuts.count - 1)).map { Piece(range: cuts[$0]..<cuts[$0 + 1]) }
+        pieceCount = pieces.count
     }
 
     /// Parses every piece on its own thread, handing batches to `pipe`; `.end` once per piece.
     package func start(_ pipe: BatchPipe, batchRows: Int) {
-        for k in 0..<pieces.count {
-            let range = pieces[k].range
+        // read before any worker starts: the workers write their pieces (under the lock)
+        let ranges = pieces.map(\.range)
+        for (k, range) in ranges.enumerated() {
             Thread.detachNewThread { [self] in
                 var rejects: [Reject] = []
                 do throws(IngestError) {
