@@ -6,7 +6,7 @@ import QuakeFormat
 ///
 /// The producer runs `produce` until it returns nil (the end) or throws; ``close()`` (the
 /// consumer is gone) makes it stop at its next chunk.
-final class ReadAhead: @unchecked Sendable {
+final class ReadAhead: Sendable {
     enum Item {
         /// A chunk, and the raw (compressed) bytes read when it was made.
         case chunk([UInt8], Int)
@@ -14,16 +14,13 @@ final class ReadAhead: @unchecked Sendable {
         case failed(IngestError)
     }
 
-    // `items` and `closed` are guarded by `cond`.
-    private let cond = NSCondition()
-    private var items: [Item] = []
-    private var closed = false
-    private let capacity: Int
+    private let channel: BoundedChannel<Item>
 
     /// Starts the producer thread.
     init(capacity: Int = 4, produce: @escaping @Sendable () throws(IngestError) -> ([UInt8], Int)?) {
-        self.capacity = capacity
-        Thread.detachNewThread { [self] in
+        let channel = BoundedChannel<Item>(capacity: capacity)
+        self.channel = channel
+        Thread.detachNewThread {
             while true {
                 let item: Item
                 do throws(IngestError) {
@@ -31,40 +28,15 @@ final class ReadAhead: @unchecked Sendable {
                 } catch {
                     item = .failed(error)
                 }
-                guard put(item) else { return }
-                if case .chunk = item { continue }
-                return
+                guard channel.put(item) else { return }
+                guard case .chunk = item else { return }
             }
         }
     }
 
-    /// Blocks while full; false once the consumer has gone.
-    private func put(_ item: Item) -> Bool {
-        cond.lock()
-        defer { cond.unlock() }
-        while items.count >= capacity && !closed { cond.wait() }
-        if closed { return false }
-        items.append(item)
-        cond.broadcast()
-        return true
-    }
-
     /// The next item, waiting for it.
-    func take() -> Item {
-        cond.lock()
-        defer { cond.unlock() }
-        while items.isEmpty { cond.wait() }
-        let item = items.removeFirst()
-        cond.broadcast()
-        return item
-    }
+    func take() -> Item { channel.take() }
 
     /// The consumer is done: wakes and stops the producer.
-    func close() {
-        cond.lock()
-        closed = true
-        items.removeAll()
-        cond.broadcast()
-        cond.unlock()
-    }
+    func close() { channel.close() }
 }
