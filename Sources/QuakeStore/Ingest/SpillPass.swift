@@ -144,12 +144,16 @@ package final class SpillPass {
         defer { pipe.close() }
         producers(pipe)
         var ended = 0
+        // the pieces of a split parse count their bytes in one total but may hand their batches
+        // over in another order: progress reports the most read so far, so it never goes back
+        var fileRead = 0
         while ended < pieces {
             switch pipe.take() {
             case .batch(let batch, let fileBytes):
                 summary.rowsRead += batch.count
                 try route(batch)
-                let read = summary.bytesRead + fileBytes
+                fileRead = max(fileRead, fileBytes)
+                let read = summary.bytesRead + fileRead
                 options.onProgress?(LoadProgress(phase: .read, done: read, total: nil, bytesRead: read,
                                                  rows: summary.rowsRead + rejectCounter.value,
                                                  elapsedSeconds: Date().timeIntervalSince(start)))
