@@ -107,7 +107,9 @@ extension QueryCommand {
 /// The best `keep` matches by distance from a centre, with their ids: null positions last, then
 /// the id, ascending.
 struct DistanceRanking {
-    let latitude: Double, longitude: Double, nearestFirst: Bool
+    /// The centre, and how a row's distance from it is worked out (the same as the output field's).
+    let center: DistanceField
+    let nearestFirst: Bool
     /// How many to keep (nil: all).
     let keep: Int?
     /// Matches seen.
@@ -127,8 +129,7 @@ struct DistanceRanking {
     }
 
     init(latitude: Double, longitude: Double, nearestFirst: Bool, keep: Int?) {
-        self.latitude = latitude
-        self.longitude = longitude
+        center = DistanceField(latitude: latitude, longitude: longitude, position: 0)
         self.nearestFirst = nearestFirst
         self.keep = keep
     }
@@ -136,13 +137,9 @@ struct DistanceRanking {
     mutating func add(_ b: RowBatch) {
         seen += b.count
         if keep == 0 { return }
-        let lat = b.ints[Column.latitude.rawValue], lon = b.ints[Column.longitude.rawValue]
         for i in 0..<b.count {
             var missing = 1, key = 0.0
-            if lat[i] != RowBatch.null && lon[i] != RowBatch.null {
-                let d = Geo.distanceKm(latitude, longitude, ScaledDecimal.double(lat[i]), ScaledDecimal.double(lon[i]))
-                if d.isFinite { missing = 0; key = nearestFirst ? d : -d }
-            }
+            if let d = center.km(b, i) { missing = 0; key = nearestFirst ? d : -d }
             // an entry that ranks after the worst kept one cannot make the page
             if let w = worst, w.before(missing: missing, key: key) { continue }
             kept.append(Entry(missing: missing, key: key, id: b.text[Column.id.rawValue].string(i) ?? ""))

@@ -28,9 +28,10 @@ package struct DistanceField: Sendable {
         return d.isFinite ? d : nil
     }
 
-    /// `km` to the metre: `123.456`.
+    /// `km` to the metre: `123.456`. Distances on Earth stay under 20,016 km; anything outside
+    /// 0...1e12 (which ``km(_:_:)`` never gives) is clamped rather than trapping.
     package static func text(_ km: Double) -> String {
-        let m = Int64((km * 1000).rounded())
+        let m = Int64((Swift.min(Swift.max(km.isFinite ? km : 0, 0), 1e12) * 1000).rounded())
         let frac = String(m % 1000)
         return "\(m / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
     }
