@@ -7,7 +7,7 @@ import QuakeTestSupport
 
 struct AggCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "agg",
+        commandName: "agg", _superCommandName: "quakes",
         abstract: "Aggregate matching events by time bucket, category or numeric bin."
     )
 

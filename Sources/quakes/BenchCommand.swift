@@ -7,7 +7,7 @@ import QuakeTestSupport
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
+        commandName: "bench", _superCommandName: "quakes",
         abstract: "Time load, fetch, sort, count, aggregate, search and paging on a store or a generated one.",
         discussion: """
         With --rows, generates that many events into a temporary directory, loads them (timed) and runs the suite on the

@@ -5,7 +5,9 @@ import QuakeInterchange
 import QuakeTestSupport
 
 struct CountCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "count", abstract: "Print the number of matching events.")
+    static let configuration = CommandConfiguration(
+        commandName: "count", _superCommandName: "quakes",
+        abstract: "Print the number of matching events.")
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var filters: FilterOptions

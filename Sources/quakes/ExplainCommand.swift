@@ -7,7 +7,7 @@ import QuakeTestSupport
 
 struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "explain",
+        commandName: "explain", _superCommandName: "quakes",
         abstract: "Run a query, count, agg or sections command and show partitions and blocks pruned, kernels and slow path, and row counts.",
         discussion: "Example: quakes explain query --day 2024-06-15 --place Alaska --sort mag:desc --limit 10"
     )

@@ -7,7 +7,7 @@ import QuakeTestSupport
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "export",
+        commandName: "export", _superCommandName: "quakes",
         abstract: "Write the store (or the events the filters match) as USGS CSV or GeoJSON, loadable again, "
             + "or as a hive-partitioned Parquet data set."
     )

@@ -6,7 +6,9 @@ import QuakeInterchange
 import QuakeTestSupport
 
 struct GenerateCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "generate", abstract: "Write realistic synthetic USGS feed archives.")
+    static let configuration = CommandConfiguration(
+        commandName: "generate", _superCommandName: "quakes",
+        abstract: "Write realistic synthetic USGS feed archives.")
 
     @Option(help: "Distinct events, e.g. 100000, 10M or 500k.") var rows: String
     @Option(help: "Output directory.") var out: String

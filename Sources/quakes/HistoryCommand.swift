@@ -7,7 +7,7 @@ import QuakeTestSupport
 
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "history",
+        commandName: "history", _superCommandName: "quakes",
         abstract: "List committed loads (transactions), show one with its event ids, or prune old history.",
         discussion: """
             quakes history                     every kept transaction, one row each

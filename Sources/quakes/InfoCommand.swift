@@ -6,7 +6,9 @@ import QuakeInterchange
 import QuakeTestSupport
 
 struct InfoCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "info", abstract: "Show partitions, rows, time span and bytes per column.")
+    static let configuration = CommandConfiguration(
+        commandName: "info", _superCommandName: "quakes",
+        abstract: "Show partitions, rows, time span and bytes per column.")
 
     @OptionGroup var store: StoreOptions
     @Flag(help: "Print JSON.") var json = false

@@ -7,7 +7,7 @@ import QuakeTestSupport
 
 struct LoadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "load",
+        commandName: "load", _superCommandName: "quakes",
         abstract: "Load USGS feed files (CSV or GeoJSON; plain, .gz or .zst; directories; - for stdin) as an upsert by event id."
     )
 

@@ -6,7 +6,7 @@ import QuakeTestSupport
 
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "migrate",
+        commandName: "migrate", _superCommandName: "quakes",
         abstract: "Convert a format v1 store to format v2 in place (crash-safe, like a load).")
 
     @OptionGroup var store: StoreOptions

@@ -7,7 +7,7 @@ import QuakeTestSupport
 
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "query",
+        commandName: "query", _superCommandName: "quakes",
         abstract: "List matching events, sorted and paged; prints a resume cursor on stderr."
     )
 

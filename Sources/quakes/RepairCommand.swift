@@ -6,7 +6,7 @@ import QuakeTestSupport
 
 struct RepairCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "repair",
+        commandName: "repair", _superCommandName: "quakes",
         abstract: "Rebuild a lost or damaged manifest from the newest complete generation of store files.",
         discussion: """
             Every store file carries its generation in its name, and a commit writes all of a \

@@ -7,7 +7,7 @@ import QuakeTestSupport
 
 struct SectionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sections",
+        commandName: "sections", _superCommandName: "quakes",
         abstract: "Group matching events into sections (like SwiftData's sectionBy): each section's id, count and rows."
     )
 

@@ -5,7 +5,7 @@ import QuakeStore
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "serve",
+        commandName: "serve", _superCommandName: "quakes",
         abstract: "Serve the store read-only: the quake browser at /, and an FDSN event service at /fdsnws/event/1/.",
         discussion: """
             Binds 127.0.0.1 by default, so only this machine can connect. --host 0.0.0.0 lets any

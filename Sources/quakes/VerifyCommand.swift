@@ -6,7 +6,9 @@ import QuakeInterchange
 import QuakeTestSupport
 
 struct VerifyCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "verify", abstract: "Read every block and check checksums and invariants.")
+    static let configuration = CommandConfiguration(
+        commandName: "verify", _superCommandName: "quakes",
+        abstract: "Read every block and check checksums and invariants.")
 
     @OptionGroup var store: StoreOptions
 

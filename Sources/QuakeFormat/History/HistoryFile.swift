@@ -46,19 +46,20 @@ package struct HistoryFile {
     package static func name(generation g: Int) -> String { "tx.g\(g).\(fileExtension)" }
     package static func path(store: String, generation g: Int) -> String { store + "/history/" + name(generation: g) }
 
-    /// Writes the transaction of generation `g` from each changed partition's encoded
-    /// ``ChangeSet`` (in partition order), and returns its size. Not synced: the commit syncs the store
-    /// before it renames the manifest.
+    /// Writes the transaction of generation `g` from the sections staged by the load (in
+    /// partition order), copying one body at a time, and returns its size. Not synced: the
+    /// commit syncs the store before it renames the manifest.
+    /// - Complexity: memory bounded by the largest section.
     package static func write(store: String, generation g: Int, committed: Int64, previous: Int, files: [String],
-                      changes: [EncodedChanges]) throws(StoreError) -> Int {
+                              staged: HistoryStaging) throws(StoreError) -> Int {
+        let scratch = staged.sections
         var sections: [Section] = []
         var offset = 0
         var lo = Int64.max, hi = Int64.min
-        for c in changes {
-            var section = c.section
+        for var section in scratch {
             section.offset = offset
             sections.append(section)
-            offset += c.body.count
+            offset += section.length
             lo = min(lo, section.minTime)
             hi = max(hi, section.maxTime)
         }
@@ -69,10 +70,17 @@ package struct HistoryFile {
         w.u32(UInt32(header.count))
         w.bytes.append(contentsOf: header)
         w.u64(Checksum.hash(header))
-        for c in changes { w.bytes.append(contentsOf: c.body) }
         try FileIO.makeDirectory(store + "/history")
-        try FileIO.writeFile(path(store: store, generation: g), w.bytes)
-        return w.bytes.count
+        let target = path(store: store, generation: g)
+        let fd = try FileIO.open(target, O_CREAT | O_TRUNC | O_WRONLY)
+        defer { FileIO.close(fd) }
+        try FileIO.pwriteAll(fd, w.bytes, at: 0, path: target)
+        var at = w.bytes.count
+        for s in scratch {
+            try FileIO.pwriteAll(fd, try staged.body(s), at: at, path: target)
+            at += s.length
+        }
+        return at
     }
 
     private func headerBytes() -> [UInt8] {

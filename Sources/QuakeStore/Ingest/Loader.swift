@@ -33,6 +33,7 @@ package final class Loader {
         let files = try InputFiles.expand(paths)
         let trace = ProcessInfo.processInfo.environment["QUAKES_TRACE"] != nil
         func mark(_ phase: String) {
+            Heap.releaseFree()   // the next pass starts from what this one still holds
             options.onPhase?(phase)
             if trace { FileHandle.standardError.write(Data("trace: \(phase) at \(String(format: "%.2f", Date().timeIntervalSince(start))) s\n".utf8)) }
         }
@@ -51,7 +52,8 @@ package final class Loader {
         summary.duplicates = resolved.duplicates
         mark("resolved")
         try options.checkCancelled()
-        var merge = MergePass(storePath: storePath, old: old, generation: generation, spills: spills)
+        let staging = try HistoryStaging(path: spills.directory + "/history.stage")
+        var merge = MergePass(storePath: storePath, old: old, generation: generation, spills: spills, history: staging)
         merge.isCancelled = options.isCancelled
         let total = merge.partitions(resolved)
         report(.merge, 0, total)
@@ -68,7 +70,7 @@ package final class Loader {
             // the transaction is written before the commit names it; an uncommitted one is garbage
             let committed = Int64(Date().timeIntervalSince1970 * 1000)
             _ = try HistoryFile.write(store: storePath, generation: generation, committed: committed,
-                                      previous: old.history.latest, files: files, changes: merged.history)
+                                      previous: old.history.latest, files: files, staged: staging)
             next.history.append(generation)
             if next.history.baseTime == HistoryRetention.unknownTime {
                 // a store from before history: every earlier commit happened by the time the

@@ -8,6 +8,8 @@ package struct MergePass {
     package let old: Manifest
     package let generation: Int
     package let spills: SpillSet
+    /// Where each changed partition's history section goes as soon as it is encoded.
+    package let history: HistoryStaging
     /// Asked before each partition: a cancelled load stops (see ``LoadOptions/isCancelled``).
     package var isCancelled: (@Sendable () -> Bool)?
     package var partitioning: Partitioning { old.partitioning }
@@ -17,8 +19,6 @@ package struct MergePass {
         package var changed: [Int: PartitionEntry?] = [:]
         package var updated = 0
         package var unchanged = 0
-        /// Per partition with events inserted, updated or seen unchanged, in partition order.
-        package var history: [EncodedChanges] = []
     }
 
     /// Partitions the run will merge (the spilled ones and the sources of moves).
@@ -52,8 +52,11 @@ package struct MergePass {
             defer { onPartition() }
             if isCancelled?() == true { throw QuakeError(.interrupted, detail: "interrupted") }
             var r = try mergePartition(o, existing: existing[o], movedOut: movedOut[o], bulk: bulk)
-            if !r.changes.isEmpty { r.history = r.changes.encoded(key: partitioning.key(ordinal: o)) }
+            if !r.changes.isEmpty {
+                try history.append(ordinal: o, r.changes.encoded(key: partitioning.key(ordinal: o)))
+            }
             r.changes = ChangeSet()
+            Heap.releaseFree()   // what this partition freed, before the next one grows the heap again
             return (o, r)
         }
         var out = Output()
@@ -61,7 +64,6 @@ package struct MergePass {
             out.updated += r.updated
             out.unchanged += r.unchanged
             if r.changed { out.changed[o] = r.entry }
-            if let h = r.history { out.history.append(h) }
         }
         return out
     }
@@ -82,7 +84,6 @@ package struct MergePass {
         package var updated = 0
         package var unchanged = 0
         package var changes = ChangeSet()
-        package var history: EncodedChanges?
     }
 
     private func mergePartition(_ o: Int, existing: PartitionEntry?, movedOut: SliceInterner?, bulk: Bool) throws -> PartitionResult {

@@ -51,8 +51,11 @@ package enum HistoryHarness: FuzzHarness {
         let enc = changes.encoded(key: "2023-11")
         let dir = fuzzScratch + "/history-seed"
         var seeds: [[UInt8]] = []
-        if (try? HistoryFile.write(store: dir, generation: 3, committed: 1_700_000_000_000, previous: 1,
-                                   files: ["a.csv"], changes: [enc])) != nil,
+        try? FileIO.makeDirectory(dir)
+        let staged = try? HistoryStaging(path: dir + "/seed.stage")
+        try? staged?.append(ordinal: 0, enc)
+        if let staged, (try? HistoryFile.write(store: dir, generation: 3, committed: 1_700_000_000_000, previous: 1,
+                                               files: ["a.csv"], staged: staged)) != nil,
            let f = try? MappedFile(path: HistoryFile.path(store: dir, generation: 3)) {
             let b = Array(f.bytes)
             seeds.append([0] + Array(b[8..<12]) + Array(b[12...]).enumerated().filter { k, _ in

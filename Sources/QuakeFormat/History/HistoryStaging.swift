@@ -1,0 +1,51 @@
+import Foundation
+
+/// The sections of a transaction being built, kept on disk instead of in memory: a load of
+/// 100 M new events produces half a gigabyte of id lists, so each partition's section is
+/// appended to a scratch file as soon as it is encoded, and only the section entries stay
+/// in memory. ``HistoryFile/write(store:generation:committed:previous:files:staged:)`` then
+/// copies the bodies into the transaction file in partition order, one section at a time.
+///
+/// Appending is safe from several threads.
+package final class HistoryStaging: @unchecked Sendable {
+    package let path: String
+    private let fd: Int32
+    private let lock = NSLock()
+    /// Per staged section: the partition ordinal it belongs to, its entry, and where its
+    /// body lies in the scratch file (`offset` is the scratch offset until written).
+    private var staged: [(ordinal: Int, section: HistoryFile.Section)] = []
+    private var size = 0
+
+    package init(path: String) throws(StoreError) {
+        self.path = path
+        fd = try FileIO.open(path, O_CREAT | O_TRUNC | O_RDWR)
+    }
+
+    deinit { FileIO.close(fd) }
+
+    /// Stages partition `ordinal`'s encoded changes.
+    package func append(ordinal: Int, _ c: EncodedChanges) throws(StoreError) {
+        lock.lock()
+        defer { lock.unlock() }
+        try FileIO.pwriteAll(fd, c.body, at: size, path: path)
+        var s = c.section
+        s.offset = size
+        staged.append((ordinal, s))
+        size += c.body.count
+    }
+
+    /// Number of sections staged.
+    package var count: Int { lock.lock(); defer { lock.unlock() }; return staged.count }
+
+    /// The staged sections in partition order, each with its scratch offset.
+    package var sections: [HistoryFile.Section] {
+        lock.lock()
+        defer { lock.unlock() }
+        return staged.sorted { $0.ordinal < $1.ordinal }.map(\.section)
+    }
+
+    /// The body of a section returned by ``sections``.
+    package func body(_ s: HistoryFile.Section) throws(StoreError) -> [UInt8] {
+        try FileIO.preadExactly(fd, count: s.length, at: s.offset, path: path)
+    }
+}
