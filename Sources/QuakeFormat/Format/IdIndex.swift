@@ -62,17 +62,20 @@ package struct IdRecords: Sendable {
     /// meaningful within one load.
     package static let magic: [UInt8] = Array("QKIDX002".utf8)
 
-    private func compactPayload() -> [UInt8] {
-        let order = (0..<count).sorted { time[$0] != time[$1] ? time[$0] < time[$1] : ids.compare($0, ids, $1) < 0 }
+    private func compactPayload(_ rows: [Int]?) -> [UInt8] {
+        let order = (rows ?? Array(0..<count)).sorted {
+            time[$0] != time[$1] ? time[$0] < time[$1] : ids.compare($0, ids, $1) < 0
+        }
+        let n = order.count
         let sortedIds = ids.gather(order)
         var out: [UInt8] = []
-        withUnsafeBytes(of: UInt32(count).littleEndian) { out.append(contentsOf: $0) }
-        let text = TextPayload.encode(sortedIds, rows: 0..<count)
+        withUnsafeBytes(of: UInt32(n).littleEndian) { out.append(contentsOf: $0) }
+        let text = TextPayload.encode(sortedIds, rows: 0..<n)
         withUnsafeBytes(of: UInt32(text.count).littleEndian) { out.append(contentsOf: $0) }
         out.append(contentsOf: text)
         for column in [order.map { time[$0] }, order.map { updated[$0] }] {
             var chunk: [UInt8] = []
-            _ = ForIntegerCodec.encode(column, rows: 0..<count, into: &chunk)
+            _ = ForIntegerCodec.encode(column, rows: 0..<n, into: &chunk)
             withUnsafeBytes(of: UInt32(chunk.count).littleEndian) { out.append(contentsOf: $0) }
             out.append(contentsOf: chunk)
         }
@@ -100,8 +103,10 @@ package struct IdRecords: Sendable {
         guard r.remaining == 0 else { throw .corrupt("id records: \(r.remaining) stray bytes") }
     }
 
-    package func fileBytes() -> [UInt8] {
-        let payload = compactPayload()
+    /// The bucket file of these records, or of the records at `rows` only (without copying them
+    /// out first: a load's bucket may hold millions).
+    package func fileBytes(rows: [Int]? = nil) -> [UInt8] {
+        let payload = compactPayload(rows)
         var w = ByteWriter()
         w.bytes = Zstd.compress(payload, level: 3)
         let sum = Checksum.hash(w.bytes)

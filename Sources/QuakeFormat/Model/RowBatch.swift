@@ -118,6 +118,25 @@ package struct RowBatch: Sendable, Equatable {
         return out
     }
 
+    /// Reorders the rows to `order` (a permutation of the rows) one column at a time, so that
+    /// at most one column is held twice: a partition's batch is not copied whole to be sorted.
+    package mutating func permute(_ order: [Int]) {
+        precondition(order.count == count, "permute: not a permutation of the rows")
+        for c in Column.allCases {
+            if RowBatch.isInt(c) {
+                let src = ints[c.rawValue]
+                ints[c.rawValue] = []
+                ints[c.rawValue] = order.map { src[$0] }
+            } else {
+                let src = text[c.rawValue]
+                text[c.rawValue] = ByteArena()
+                text[c.rawValue] = src.gather(order)
+            }
+        }
+        present = order.map { present[$0] }
+        seq = order.map { seq[$0] }
+    }
+
     /// True when the rows are already in (time, id) order.
     package func isTimeIdOrdered() -> Bool {
         let t = ints[Column.time.rawValue]

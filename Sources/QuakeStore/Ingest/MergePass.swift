@@ -87,19 +87,23 @@ package struct MergePass {
     }
 
     private func mergePartition(_ o: Int, existing: PartitionEntry?, movedOut: SliceInterner?, bulk: Bool) throws -> PartitionResult {
-        let rows = try rowsOf(o, existing: existing)
+        var rows = try rowsOf(o, existing: existing)
         let storedRows = existing?.rows ?? 0
         var result = PartitionResult()
         if bulk && movedOut == nil {
             // bulk path: every row is a distinct event, so nothing to fold; sort unless in order
             guard rows.count > storedRows else { return result }
             result.changed = true
-            let ids = rows.text[Column.id.rawValue], times = rows.ints[Column.time.rawValue]
-            for i in storedRows..<rows.count {
-                result.changes.inserted.append(from: ids, row: i)
-                result.changes.touch(times[i])
+            do {
+                let ids = rows.text[Column.id.rawValue], times = rows.ints[Column.time.rawValue]
+                for i in storedRows..<rows.count {
+                    result.changes.inserted.append(from: ids, row: i)
+                    result.changes.touch(times[i])
+                }
             }
-            result.entry = try write(rows.isTimeIdOrdered() ? rows : rows.gather(rows.timeIdOrder()), partition: o)
+            // sorted in place, column by column: the batch is the largest thing a merge holds
+            if !rows.isTimeIdOrdered() { rows.permute(rows.timeIdOrder()) }
+            result.entry = try write(rows, partition: o)
             return result
         }
         let ids = rows.text[Column.id.rawValue]

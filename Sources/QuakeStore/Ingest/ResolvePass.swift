@@ -95,8 +95,6 @@ package struct ResolvePass {
         let distinct = result.new + touched.lazy.filter { $0 }.count
         result.duplicates = (all.count - storedCount) - distinct
         result.repeated = all.count - interner.count
-        var out = IdRecords()
-        for k in 0..<interner.count { out.append(from: all, winner[k]) }
         var seen = Set<Int64>()   // (code, source partition) pairs already listed
         for i in 0..<all.count {
             let w = winner[code[i]]
@@ -106,8 +104,12 @@ package struct ResolvePass {
                 result.moves[from, default: []].append(Move(id: Array(all.ids.bytes[all.ids.range(i)]), to: to))
             }
         }
+        // the hash table and codes are done with: free them before the file is encoded
+        let distinctCount = interner.count
+        interner = SliceInterner()
+        code = []
         // stored ids come first, so code k < storedCount is stored record k
-        let same = out.count == storedCount && (0..<storedCount).allSatisfy { k in
+        let same = distinctCount == storedCount && (0..<storedCount).allSatisfy { k in
             all.time[winner[k]] == all.time[k] && all.updated[winner[k]] == all.updated[k]
         }
         if same {
@@ -115,7 +117,8 @@ package struct ResolvePass {
             return result
         }
         let name = String(format: "%02d.g%d.idx", b, generation)
-        try FileIO.writeFile(storePath + "/ids/" + name, out.fileBytes())
+        // the winners only, gathered while the file is encoded
+        try FileIO.writeFile(storePath + "/ids/" + name, all.fileBytes(rows: winner))
         result.file = name
         return result
     }
