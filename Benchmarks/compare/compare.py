@@ -1,19 +1,29 @@
 #!/usr/bin/env python3
-"""Runs the quakes workload on quakes, DuckDB and SQLite over one CSV and prints one table.
+"""Runs the quakes workload on quakes, DuckDB, SQLite and chDB over one CSV and prints one table.
 
-In-process timings: warm, median of 5 (DuckDB and SQLite through their Python modules,
+In-process timings: warm, median of 5 (DuckDB, SQLite and chDB through their Python modules,
 quakes through `quakes bench --queries`, which runs in-process too). Whole-process timings:
-median of 5 runs of the quakes CLI, the duckdb CLI and the sqlite3 CLI.
+median of 5 runs of the quakes CLI, the duckdb CLI and the sqlite3 CLI. chDB (ClickHouse
+in-process) holds a MergeTree table ordered by time; it has no CLI of its own here.
 """
 import argparse, datetime, json, os, re, shutil, sqlite3, statistics, subprocess, sys, time
 
 import duckdb
+from chdb import session as chdb_session
+import chdb
 
 COLS = "time, mag, place, id"
 
 
 def day_end(day):
     return (datetime.date.fromisoformat(day) + datetime.timedelta(days=1)).isoformat()
+
+
+def clickhouse(sql):
+    """The DuckDB text of a workload query in ClickHouse's dialect."""
+    sql = re.sub(r"TIMESTAMPTZ '([^']+)'", r"'\1'", sql)
+    sql = sql.replace("date_trunc('month', time)", "toStartOfMonth(time)")
+    return sql
 
 
 def workload(p, k):
@@ -71,6 +81,32 @@ SQLITE_SCHEMA = """CREATE TABLE quakes (time TEXT, latitude REAL, longitude REAL
 nst INTEGER, gap REAL, dmin REAL, rms REAL, net TEXT, id TEXT, updated TEXT, place TEXT, type TEXT,
 horizontalError REAL, depthError REAL, magError REAL, magNst INTEGER, status TEXT, locationSource TEXT, magSource TEXT);"""
 
+CH_SCHEMA = ", ".join([
+    "time DateTime64(3, 'UTC')", "latitude Float64", "longitude Float64", "depth Nullable(Float64)",
+    "mag Nullable(Float64)", "magType Nullable(String)", "nst Nullable(Int32)", "gap Nullable(Float64)",
+    "dmin Nullable(Float64)", "rms Nullable(Float64)", "net Nullable(String)", "id String",
+    "updated Nullable(DateTime64(3, 'UTC'))", "place Nullable(String)", "type Nullable(String)",
+    "horizontalError Nullable(Float64)", "depthError Nullable(Float64)", "magError Nullable(Float64)",
+    "magNst Nullable(Int32)", "status Nullable(String)", "locationSource Nullable(String)", "magSource Nullable(String)"])
+
+
+def chdb_load(path, csv):
+    """chDB's load: a MergeTree table ordered by time, from the CSV, in a session at path."""
+    s = chdb_session.Session(path)
+    s.query(f"CREATE TABLE quakes ({CH_SCHEMA}) ENGINE = MergeTree ORDER BY time")
+    s.query(f"INSERT INTO quakes SELECT * FROM file('{csv}', 'CSVWithNames', \"{CH_SCHEMA}\") "
+            "SETTINGS date_time_input_format = 'best_effort'")
+    s.query("OPTIMIZE TABLE quakes FINAL")
+    s.close()
+
+
+def chdb_rows(text):
+    """A chDB CSV result as rows, counts as ints, for the cross-check."""
+    rows = [line.split(",") for line in str(text).splitlines() if line]
+    if len(rows) == 1 and len(rows[0]) == 1 and rows[0][0].isdigit():
+        return [(int(rows[0][0]),)]
+    return rows
+
 
 def timed(fn):
     t = time.perf_counter()
@@ -126,12 +162,13 @@ def main():
     W = [workload(params, k) for k in range(sets)]
     n = len(W[0])
     csv_bytes = os.path.getsize(a.csv)
-    qs, ddb, dcli, sdb = (os.path.join(a.work, x) for x in ("quakes.store", "quakes.duckdb", "quakes-cli.duckdb", "quakes.sqlite"))
+    qs, ddb, dcli, sdb, cdb = (os.path.join(a.work, x) for x in
+                               ("quakes.store", "quakes.duckdb", "quakes-cli.duckdb", "quakes.sqlite", "quakes.chdb"))
     # Move earlier stores aside and delete them only at the end: ext4 makes file creation slow
     # right after many deletions (recently_deleted inode scans), which would skew the loads.
     old = os.path.join(a.work, "old-%d" % int(time.time()))
     os.makedirs(old)
-    for p in (qs, ddb, dcli, sdb):
+    for p in (qs, ddb, dcli, sdb, cdb):
         if os.path.exists(p):
             os.rename(p, os.path.join(old, os.path.basename(p)))
     time.sleep(int(os.environ.get("SETTLE", "10")))
@@ -150,6 +187,9 @@ def main():
     p = subprocess.run(["/usr/bin/time", "-v", "sqlite3", sdb], input=script, capture_output=True, text=True)
     m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
     loads[f"sqlite3 {sqlite3.sqlite_version} (+ 2 indexes)"] = (time.perf_counter() - t0, int(m.group(1)) if m else 0, du(sdb))
+    secs, rss, _ = rss_of([sys.executable, "-c", f"import sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); "
+                           f"import compare; compare.chdb_load({cdb!r}, {a.csv!r})"])
+    loads[f"chDB {chdb.__version__} (MergeTree by time, in-process)"] = (secs, rss, du(cdb))
 
     # in-process: quakes runs each line once after a warm-up; line k*n+i is query i of set k
     qfile = os.path.join(a.work, "queries.txt")
@@ -163,12 +203,16 @@ def main():
     quakes_rows = [sum(res[k * n + i]["rowsOut"] for k in range(sets)) for i in range(n)]
     dcon = duckdb.connect(ddb, read_only=True)
     scon = sqlite3.connect(sdb)
-    duck_in, lite_in, duck_rows, lite_rows = [], [], [], []
+    ccon = chdb_session.Session(cdb)
+    duck_in, lite_in, ch_in, duck_rows, lite_rows, ch_rows = [], [], [], [], [], []
     for i in range(n):
         ms, r = pooled(lambda k: dcon.execute(W[k][i][2]).fetchall(), sets)
         duck_in.append(ms); duck_rows.append(sum(summary(x) for x in r))
         ms, r = pooled(lambda k: scon.execute(W[k][i][3]).fetchall(), sets)
         lite_in.append(ms); lite_rows.append(sum(summary(x) for x in r))
+        ms, r = pooled(lambda k: chdb_rows(ccon.query(clickhouse(W[k][i][2]), "CSV")), sets)
+        ch_in.append(ms); ch_rows.append(sum(summary(x) for x in r))
+    ccon.close()
 
     # whole processes
     def proc(cmd):
@@ -180,18 +224,22 @@ def main():
         lite_cli.append(pooled(proc(lambda k: ["sqlite3", sdb, W[k][i][3]]), sets)[0])
 
     shutil.rmtree(old, ignore_errors=True)
-    print(f"# quakes vs DuckDB {duckdb.__version__} (duckdb CLI {cli_version}) vs SQLite {sqlite3.sqlite_version}, "
+    print(f"# quakes vs DuckDB {duckdb.__version__} (duckdb CLI {cli_version}) vs SQLite {sqlite3.sqlite_version} "
+          f"vs chDB {chdb.__version__}, "
           f"{os.path.basename(a.csv)} ({csv_bytes / 1e6:.0f} MB), {sets} parameter sets from {os.path.basename(a.params)}\n")
     print("| load | seconds | MB/s | peak RSS MiB | size MB |\n|---|---:|---:|---:|---:|")
     for k, (s, r, b) in loads.items():
         print(f"| {k} | {s:.1f} | {csv_bytes / 1e6 / s:.0f} | {r / 1024:.0f} | {b / 1e6:.0f} |")
     print(f"\nIn-process, warm: median over {sets} parameter sets, one timed run each after a warm-up (ms). "
-          "Ratio = quakes / peer; below 1 means quakes is faster. Rows: summed over the sets, quakes/DuckDB/SQLite.\n")
-    print("| query | quakes | DuckDB | SQLite | quakes/DuckDB | quakes/best | rows q/d/s |\n|---|---:|---:|---:|---:|---:|---|")
+          "Ratio = quakes / peer; below 1 means quakes is faster. Rows: summed over the sets, "
+          "quakes/DuckDB/SQLite/chDB.\n")
+    print("| query | quakes | DuckDB | SQLite | chDB | quakes/DuckDB | quakes/best | rows q/d/s/c |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---|")
     for i in range(n):
-        best = min(duck_in[i], lite_in[i])
-        print(f"| {W[0][i][0]} | {quakes_in[i]:.2f} | {duck_in[i]:.2f} | {lite_in[i]:.2f} | {quakes_in[i] / duck_in[i]:.2f} | "
-              f"{quakes_in[i] / best:.2f} | {quakes_rows[i]}/{duck_rows[i]}/{lite_rows[i]} |")
+        best = min(duck_in[i], lite_in[i], ch_in[i])
+        print(f"| {W[0][i][0]} | {quakes_in[i]:.2f} | {duck_in[i]:.2f} | {lite_in[i]:.2f} | {ch_in[i]:.2f} | "
+              f"{quakes_in[i] / duck_in[i]:.2f} | {quakes_in[i] / best:.2f} | "
+              f"{quakes_rows[i]}/{duck_rows[i]}/{lite_rows[i]}/{ch_rows[i]} |")
     print(f"\nWhole CLI processes: median over {sets} parameter sets (ms)\n")
     print("| query | quakes | duckdb CLI | sqlite3 CLI | quakes/duckdb | quakes/sqlite3 |\n|---|---:|---:|---:|---:|---:|")
     for i in range(n):

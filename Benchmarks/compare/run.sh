@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side comparison of quakes with the newest DuckDB (Python module, in-process, and the
-# duckdb CLI) and SQLite (indexed on time and mag), on one generated archive.
+# duckdb CLI), SQLite (indexed on time and mag) and chDB (ClickHouse in-process, MergeTree by
+# time), on one generated archive.
 # By hand only, never in CI:   bash Benchmarks/compare/run.sh [ROWS]   (default 10M)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -13,7 +14,7 @@ pkg-config --exists libzstd || { apt-get update -qq && apt-get install -y -qq li
 command -v sqlite3 >/dev/null || { apt-get update -qq && apt-get install -y -qq sqlite3; }
 # the newest DuckDB on PyPI, in a venv of its own (the CLI package lags the module: its own database)
 [ -x "$work/venv/bin/python" ] || python3 -m venv "$work/venv"
-"$work/venv/bin/pip" install -q -U duckdb duckdb-cli pytz
+"$work/venv/bin/pip" install -q -U duckdb duckdb-cli pytz chdb
 
 (cd "$root" && swift build -c release --static-swift-stdlib --product quakes)
 Q="$root/.build/release/quakes"

@@ -181,8 +181,11 @@ import Testing
         // rewrite the manifest as revision 2 wrote it: no history section, version 2
         var m = s.manifest
         m.history = HistoryRetention()
+        m.catalog = nil
+        m.catalogChecksum = 0
         var bytes = m.encoded()
-        bytes.removeLast(8 + 8 + 8 + 4)   // checksum, base generation, base time, range count
+        // checksum, catalog (empty name, checksum), base generation, base time, range count
+        bytes.removeLast(8 + 2 + 8 + 8 + 8 + 4)
         bytes.replaceSubrange(8..<12, with: [2, 0, 0, 0])
         var w = ByteWriter()
         w.bytes = bytes

@@ -4,14 +4,17 @@
 /// `"QKMANIF2"`, `u32 version`, `u8 partitioning`, `u32 block rows`, `u64 generation`,
 /// `u64 rows`, the partitions (`key, file, u64 rows, i64 min time, i64 max time, u64 bytes`),
 /// the id-index buckets, the retired files, the load history's retention (revision 3: base
-/// generation, base time, the generation ranges with a transaction file), then a checksum of
-/// all of it. Revision 2 manifests (no history) are read as history starting now. Strings are
+/// generation, base time, the generation ranges with a transaction file), the ``Catalog``
+/// (revision 4: its file name, empty for none, and the checksum of its header), then a checksum
+/// of all of it. Revision 2 manifests (no history) are read as history starting now; revisions
+/// 2 and 3 have no catalog. Strings are
 /// `u16 length` + UTF-8. A flipped byte fails the checksum; a manifest that passes it is
 /// still checked for order, spans and row totals before it is trusted.
 package struct Manifest: Sendable, Equatable {
     package static let fileName = "manifest.qkm"
-    /// The manifest revision this build writes (3 adds the load history); it reads 2 and 3.
-    package static let version = 3
+    /// The manifest revision this build writes (3 adds the load history, 4 the catalog); it
+    /// reads 2 to 4.
+    package static let version = 4
     /// The store format (partition files, id index): v2 since the engine rewrite.
     package static let storeFormat = 2
     package static let magic: [UInt8] = Array("QKMANIF2".utf8)
@@ -29,6 +32,11 @@ package struct Manifest: Sendable, Equatable {
     package var retired: [String]
     /// Which loads' transactions are kept under `history/`.
     package var history = HistoryRetention()
+    /// The store catalog's file under `partitions/`, nil while none is written (an empty store,
+    /// an older manifest, or partitions without mag histograms).
+    package var catalog: String?
+    /// The checksum of the catalog's header, so that the manifest's checksum covers it.
+    package var catalogChecksum: UInt64 = 0
 
     package static let idBucketCount = 64
     package static let defaultBlockRows = 65536
@@ -48,6 +56,7 @@ package struct Manifest: Sendable, Equatable {
         var s = Set(partitions.map { "partitions/" + $0.file })
         for b in idBuckets { if let b { s.insert("ids/" + b) } }
         for g in history.generations { s.insert("history/" + HistoryFile.name(generation: g)) }
+        if let catalog { s.insert("partitions/" + catalog) }
         return s
     }
 
@@ -71,6 +80,8 @@ package struct Manifest: Sendable, Equatable {
         w.u32(UInt32(retired.count))
         for r in retired { w.string(r) }
         history.encode(into: &w)
+        w.string(catalog ?? "")
+        w.u64(catalogChecksum)
         w.u64(Checksum.hash(w.bytes))
         return w.bytes
     }
@@ -90,7 +101,7 @@ package struct Manifest: Sendable, Equatable {
         var r = ByteReader(body, at: 8)
         do throws(StoreError) {
             let version = Int(try r.u32())
-            guard version == Manifest.version || version == 2 else {
+            guard (2...Manifest.version).contains(version) else {
                 throw StoreError.unsupported("\(path): manifest version \(version) is not supported by this build")
             }
             let code = Int(try r.u8())
@@ -137,6 +148,12 @@ package struct Manifest: Sendable, Equatable {
             for _ in 0..<retired { m.retired.append(try r.string()) }
             m.history = version == 2 ? HistoryRetention(startingAt: m.generation)
                 : try HistoryRetention.decode(&r, generation: m.generation)
+            if version >= 4 {
+                let c = try r.string()
+                guard c.isEmpty || (Manifest.isPlainName(c) && !files.contains(c)) else { throw bad("catalog \(c)") }
+                m.catalog = c.isEmpty ? nil : c
+                m.catalogChecksum = try r.u64()
+            }
             guard r.remaining == 0 else { throw bad("\(r.remaining) stray bytes") }
             return m
         } catch {

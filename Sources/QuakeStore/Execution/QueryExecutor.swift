@@ -41,7 +41,9 @@ package final class QueryExecutor {
     /// the kernels over their rows.
     package func count(_ f: Filter) throws -> (Int, QueryStats) {
         var stats = QueryStats()
-        let parts = partitions(for: f, stats: &stats)
+        var parts = partitions(for: f, stats: &stats)
+        let fromCatalog = try catalogCount(f, parts)
+        if let c = fromCatalog { parts.removeAll { c.partitions.contains($0) } }
         let results = try parallelMap(parts) { p -> (Int, Int, QueryStats) in
             var s = QueryStats()
             var n = 0, fromHistogram = 0
@@ -73,13 +75,18 @@ package final class QueryExecutor {
             if let a = run { n += try self.scan(a, f, &s).1.count }
             return (n, fromHistogram, s)
         }
-        var total = 0, histograms = 0
+        var total = fromCatalog?.rows ?? 0, histograms = 0
         for (n, h, s) in results { total += n; histograms += h; stats.merge(s) }
         stats.rowsMatched = total
-        stats.strategy = histograms > 0
+        let catalog = fromCatalog.map { "\($0.partitions.count) partitions counted from the store catalog" } ?? ""
+        if parts.isEmpty && fromCatalog != nil {
+            stats.strategy = "count: " + catalog + ", no partition opened"
+            return (total, stats)
+        }
+        stats.strategy = (catalog.isEmpty ? "" : catalog + "; ") + (histograms > 0
             ? "count: granule zone maps, mag histograms (\(histograms) granules counted without decoding), "
                 + "kernels on the rest"
-            : "count: granule zone maps, kernels on encoded values"
+            : "count: granule zone maps, kernels on encoded values")
         return (total, stats)
     }
 

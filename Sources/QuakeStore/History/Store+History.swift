@@ -140,7 +140,7 @@ extension Store {
         m.history.prune(before: g, newestPrunedTime: newest?.committed ?? Int64(Date().timeIntervalSince1970 * 1000))
         m.retired = Array(old.liveFiles.subtracting(m.liveFiles)).sorted()
         Store.collectGarbage(old, storePath: path)
-        try Store.commit(m, storePath: path)
+        m = try Store.commit(m, storePath: path)
         Store.collectGarbage(m, storePath: path)
         try refresh()
         return (gone.count, bytes)

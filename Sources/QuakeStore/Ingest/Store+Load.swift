@@ -19,12 +19,12 @@ extension Store {
         do {
             let loader = Loader(storePath: path, manifest: before, options: options)
             var (summary, next) = try loader.run(paths)
-            if let next, next.partitions != before.partitions || next.idBuckets != before.idBuckets {
+            if var next, next.partitions != before.partitions || next.idBuckets != before.idBuckets {
                 options.onPhase?("committing")
                 options.onProgress?(LoadProgress(phase: .commit, done: 0, total: nil, bytesRead: summary.bytesRead,
                                                  rows: summary.rowsRead, elapsedSeconds: summary.elapsedSeconds))
                 try FileIO.syncFilesystem(path)
-                try Store.commit(next, storePath: path)
+                next = try Store.commit(next, storePath: path)
                 summary.committed = true
                 options.onPhase?("committed")
                 Store.collectGarbage(next, storePath: path)

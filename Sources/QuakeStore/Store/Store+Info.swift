@@ -20,6 +20,8 @@ package struct StoreInfo: Codable, Sendable {
     /// Chunk directories, zone maps, granule statistics and mag histograms.
     package var indexBytes: Int
     package var idIndexBytes: Int
+    /// The store catalog (magnitude counts per partition run), 0 when there is none.
+    package var catalogBytes: Int
     package var columns: [ColumnSize]
     /// Load transactions kept under `history/`, their bytes, and the generation after which
     /// the history is complete.
@@ -50,6 +52,7 @@ extension Store {
         }
         var ids = 0
         for b in manifest.idBuckets { if let b { ids += FileIO.size(path + "/ids/" + b) } }
+        let catalog = manifest.catalog.map { FileIO.size(path + "/partitions/" + $0) } ?? 0
         let cols = Column.allCases.map { c in
             StoreInfo.ColumnSize(column: c.name, diskBytes: disk[c.rawValue],
                                  codecs: codecUse[c.rawValue].sorted { $0.value > $1.value }.map(\.key.name))
@@ -59,7 +62,8 @@ extension Store {
                          generation: manifest.generation, partitions: manifest.partitions.count, rows: manifest.rows,
                          firstTime: manifest.partitions.first.map { Timestamp.string($0.minTime) },
                          lastTime: manifest.partitions.last.map { Timestamp.string($0.maxTime) },
-                         diskBytes: files + ids, indexBytes: index, idIndexBytes: ids, columns: cols,
+                         diskBytes: files + ids + catalog, indexBytes: index, idIndexBytes: ids,
+                         catalogBytes: catalog, columns: cols,
                          historyTransactions: h.transactions, historyBytes: h.bytes, historyCompleteAfter: h.completeAfter)
     }
 }

@@ -31,7 +31,7 @@ extension Store {
         }
         guard m.rows == old.rows else { throw .corrupt(v1Path, "partitions hold \(m.rows) rows, manifest says \(old.rows)") }
         try FileIO.syncFilesystem(path)
-        try commit(m, storePath: path)
+        m = try commit(m, storePath: path)
         collectGarbage(m, storePath: path)
         return (m.partitions.count, m.rows)
     }

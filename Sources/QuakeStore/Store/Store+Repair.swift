@@ -9,8 +9,13 @@ package struct RepairReport: Sendable, CustomStringConvertible {
     package let skipped: [String]
     /// Where the damaged manifest was moved, when there was one.
     package let movedAside: String?
+    /// True when the manifest was sound and only the store catalog was rebuilt.
+    package var catalogOnly = false
 
     package var description: String {
+        if catalogOnly {
+            return "rebuilt the store catalog at generation \(generation): \(partitions) partitions, \(rows) rows"
+        }
         var s = "rebuilt \(Manifest.fileName) at generation \(generation): \(partitions) partitions, \(rows) rows"
         if let movedAside { s += "; the damaged manifest is kept as \(movedAside)" }
         if !skipped.isEmpty { s += "\nrolled back past newer generations whose files are damaged or incomplete:" }
@@ -31,7 +36,9 @@ extension Store {
     /// whose every row the index places elsewhere is one that generation `G` emptied and
     /// retired, and is left out. The result is committed atomically, then fully verified.
     ///
-    /// Refuses when the manifest is sound (nothing to repair). Takes the writer lock.
+    /// When the manifest is sound but the store catalog it names is damaged or missing, commits
+    /// the same snapshot at the next generation with the catalog rebuilt from the partitions.
+    /// Refuses when the manifest and catalog are sound (nothing to repair). Takes the writer lock.
     /// - Complexity: reads the id and time columns of every candidate partition: O(rows).
     package static func repair(path: String) throws(StoreError) -> RepairReport {
         guard FileIO.isDirectory(path) else { throw .io("\(path) is not a store directory") }
@@ -44,7 +51,10 @@ extension Store {
                 guard error.isCorruption else { throw error }
                 sound = false
             }
-            if sound { throw QuakeError(.nothingToRepair, path: mpath, detail: "sound; nothing to repair") }
+            if sound {
+                if let report = try repairCatalog(path: path) { return report }
+                throw QuakeError(.nothingToRepair, path: mpath, detail: "sound; nothing to repair")
+            }
         }
         let parts = FileIO.list(path + "/partitions").compactMap(FileName.init(partition:))
         let buckets = FileIO.list(path + "/ids").compactMap(FileName.init(bucket:))

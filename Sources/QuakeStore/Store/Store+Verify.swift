@@ -37,6 +37,7 @@ extension Store {
         }
         try verifyHistory(indexed)
         var seen = [Bool](repeating: false, count: indexed.count)
+        var histograms: [Catalog.Histogram?] = []
         for e in manifest.partitions {
             progress?(e.file)
             let r = PartitionReader(storePath: path, entry: e)
@@ -91,6 +92,7 @@ extension Store {
             } catch let f as VerifyFailure { throw f } catch {
                 throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)")
             }
+            histograms.append(Catalog.Histogram(GranuleIndex(batch)))
             let t = batch.ints[Column.time.rawValue]
             let ids = batch.text[Column.id.rawValue]
             let file = "partitions/\(e.file)"
@@ -109,7 +111,27 @@ extension Store {
                 seen[k] = true
             }
         }
+        try verifyCatalog(histograms)
         return (manifest.partitions.count, manifest.rows, blocksRead)
+    }
+
+    /// The catalog, when the manifest names one, is byte for byte the one the partitions' rows
+    /// give.
+    private func verifyCatalog(_ histograms: [Catalog.Histogram?]) throws {
+        guard let name = manifest.catalog else { return }
+        let file = "partitions/" + name
+        let hs = histograms.compactMap { $0 }
+        guard hs.count == histograms.count,
+              let (bytes, checksum) = Catalog.encode(files: manifest.partitions.map(\.file), histograms: hs) else {
+            throw VerifyFailure(file: file, block: nil, reason: "names a catalog the partitions cannot have")
+        }
+        do {
+            guard checksum == manifest.catalogChecksum, try FileIO.readFile(path + "/" + file, limit: Catalog.sizeLimit + (1 << 20)) == bytes else {
+                throw VerifyFailure(file: file, block: nil, reason: "does not match the partitions' rows")
+            }
+        } catch let f as VerifyFailure { throw f } catch {
+            throw VerifyFailure(file: file, block: nil, reason: "\(error)")
+        }
     }
 
     /// Every kept transaction decodes, its counts add up, and every id it inserted or

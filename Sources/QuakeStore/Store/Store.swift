@@ -18,6 +18,7 @@ public final class Store: @unchecked Sendable {
     }
     private var current: Manifest
     private var readers: [String: PartitionReader] = [:]
+    private var catalogs: [String: Catalog] = [:]
     private let readersLock = NSLock()
 
     /// Where the CLI finds a store: `--store`, else `$QUAKES_STORE`, else `./quakes.store`.
@@ -97,6 +98,19 @@ public final class Store: @unchecked Sendable {
         readersLock.lock()
         current = m
         readers = [:]
+        catalogs = [:]
+        readersLock.unlock()
+    }
+
+    func cachedCatalog(_ name: String) -> Catalog? {
+        readersLock.lock()
+        defer { readersLock.unlock() }
+        return catalogs[name]
+    }
+
+    func cacheCatalog(_ name: String, _ c: Catalog) {
+        readersLock.lock()
+        catalogs[name] = c
         readersLock.unlock()
     }
 
@@ -118,16 +132,21 @@ public final class Store: @unchecked Sendable {
         readersLock.unlock()
     }
 
-    /// Atomically replaces the manifest: write a temporary file, fsync, rename, fsync the folder.
-    /// The bytes are read back through the reader's checks first, so no commit can leave a
-    /// manifest that the next open would refuse.
-    package static func commit(_ m: Manifest, storePath: String) throws(StoreError) {
+    /// Atomically replaces the manifest: write the catalog of its partitions when they changed,
+    /// then a temporary file, fsync, rename, fsync the folder. The bytes are read back through
+    /// the reader's checks first, so no commit can leave a manifest that the next open would
+    /// refuse. Returns the manifest committed (with its catalog), for collecting garbage.
+    @discardableResult
+    package static func commit(_ m: Manifest, storePath: String) throws(StoreError) -> Manifest {
+        var m = m
+        try attachCatalog(&m, storePath: storePath)
         let tmp = manifestPath(storePath) + ".tmp"
         let bytes = m.encoded()
         _ = try bytes.withStoreBytes { (b) throws(StoreError) in try Manifest.decode(b, path: tmp) }
         try FileIO.writeDurably(tmp, bytes)
         try FileIO.rename(tmp, manifestPath(storePath))
         try FileIO.fsyncDirectory(storePath)
+        return m
     }
 
     /// Deletes files that neither the snapshot `m` nor its retired list names (older snapshots,

@@ -1,0 +1,144 @@
+import Foundation
+
+/// The store-level catalog: one file per snapshot, `partitions/catalog.g<generation>.qkc`, that
+/// answers magnitude counts over whole partitions without opening any of them.
+///
+/// It holds, for the store's distinct magnitudes, the running count of rows holding each value
+/// over the partitions in manifest order: row `i` counts the rows of partitions `0..<i`, so the
+/// partitions `a..<b` hold `row[b] - row[a]`, and a count over any run of partitions reads
+/// two rows whatever the store's size.
+///
+/// ```
+/// "QKCATLG1", u32 partitions P, u32 distinct magnitudes V,
+/// P partition file names (u16 length + UTF-8), V f64 magnitudes ascending,
+/// P + 1 u64 row checksums                       -- the header; its checksum is in the manifest
+/// P + 1 rows of V + 1 u64 running counts        -- one per magnitude, then nulls
+/// ```
+/// The manifest carries the header's checksum, the header each row's; a row is checked before
+/// its first use, and its counts must add up to the rows the manifest gives its partitions.
+package final class Catalog: @unchecked Sendable {
+    package static let magic: [UInt8] = Array("QKCATLG1".utf8)
+    package static let fileExtension = "qkc"
+    /// Past this size (rows times magnitudes, in bytes) no catalog is written: the queries
+    /// read the partitions' own histograms instead.
+    package static let sizeLimit = 64 << 20
+
+    package static func fileName(generation: Int) -> String { "catalog.g\(generation).\(fileExtension)" }
+
+    package let path: String
+    /// The distinct non-null magnitudes, ascending.
+    package let values: [Double]
+    package let partitions: Int
+    private let file: MappedFile
+    private let rowsOffset: Int
+    private let rowChecksums: [UInt64]
+    private var checked: [Bool]
+    private let lock = NSLock()
+
+    /// Maps the catalog at `path` and checks its header against `checksum` (from the manifest)
+    /// and its partition list against `files`.
+    package init(path: String, checksum: UInt64, files: [String]) throws(StoreError) {
+        self.path = path
+        file = try MappedFile(path: path)
+        let b = file.bytes
+        func bad(_ why: String) -> StoreError { .corrupt(path, why) }
+        guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == Catalog.magic[$0] }) else {
+            throw bad("not a quakes catalog (bad magic)")
+        }
+        var r = ByteReader(b, at: 8)
+        let p = Int(try r.u32()), v = Int(try r.u32())
+        guard p == files.count, v <= b.count / 8 else { throw bad("lists \(p) partitions and \(v) magnitudes") }
+        for f in files {
+            guard try r.string() == f else { throw bad("does not list the manifest's partitions") }
+        }
+        let vs = try r.raw(v, as: UInt64.self).map { Double(bitPattern: UInt64(littleEndian: $0)) }
+        let sums = try r.raw(p + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
+        guard Checksum.hash(UnsafeRawBufferPointer(rebasing: b[0..<r.pos])) == checksum else {
+            throw bad("catalog checksum mismatch")
+        }
+        guard zip(vs, vs.dropFirst()).allSatisfy({ $0 < $1 }), !vs.contains(where: \.isNaN) else {
+            throw bad("magnitudes out of order")
+        }
+        guard r.remaining == (p + 1) * (v + 1) * 8 else { throw bad("\(r.remaining) bytes of counts") }
+        values = vs
+        partitions = p
+        rowsOffset = r.pos
+        rowChecksums = sums
+        checked = Array(repeating: false, count: p + 1)
+    }
+
+    /// Running counts before partition `i` (`0...partitions`): one per magnitude, then nulls.
+    /// - Complexity: O(magnitudes); the row's checksum is checked on first use.
+    package func row(_ i: Int) throws(StoreError) -> [UInt64] {
+        guard i >= 0, i <= partitions else { throw .corrupt(path, "no row \(i)") }
+        let width = (values.count + 1) * 8
+        let start = rowsOffset + i * width
+        let bytes = UnsafeRawBufferPointer(rebasing: file.bytes[start..<(start + width)])
+        lock.lock()
+        let seen = checked[i]
+        lock.unlock()
+        if !seen {
+            guard Checksum.hash(bytes) == rowChecksums[i] else { throw .corrupt(path, "row \(i): checksum mismatch") }
+            lock.lock()
+            checked[i] = true
+            lock.unlock()
+        }
+        var r = ByteReader(bytes)
+        return try r.raw(values.count + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
+    }
+
+    /// One partition's magnitudes: its distinct values ascending, the rows holding each, and
+    /// its rows without a magnitude.
+    package struct Histogram: Sendable, Equatable {
+        package var values: [Double]
+        package var counts: [UInt64]
+        package var nulls: UInt64
+
+        /// The partition's histogram summed over its granules; nil without mag histograms.
+        package init?(_ idx: GranuleIndex) {
+            guard idx.hasMagHistogram else { return nil }
+            values = idx.magValues
+            counts = Array(repeating: 0, count: values.count)
+            var nonNull: UInt64 = 0
+            for g in idx.magCounts {
+                for e in g { counts[Int(e.value)] += UInt64(e.count); nonNull += UInt64(e.count) }
+            }
+            nulls = UInt64(idx.rows) - nonNull
+        }
+    }
+
+    /// The catalog bytes for partitions' histograms in manifest order, and the header's
+    /// checksum; nil when the file would pass ``sizeLimit``.
+    package static func encode(files: [String], histograms: [Histogram]) -> (bytes: [UInt8], checksum: UInt64)? {
+        let values = Array(Set(histograms.flatMap(\.values))).sorted()
+        let width = values.count + 1
+        guard (files.count + 1) * width * 8 <= sizeLimit else { return nil }
+        var running: [UInt64] = Array(repeating: 0, count: width)
+        var rows = running
+        rows.reserveCapacity((files.count + 1) * width)
+        for h in histograms {
+            var k = 0
+            for (v, c) in zip(h.values, h.counts) {
+                while values[k] < v { k += 1 }
+                running[k] += c
+            }
+            running[values.count] += h.nulls
+            rows.append(contentsOf: running)
+        }
+        var w = ByteWriter()
+        w.bytes.append(contentsOf: magic)
+        w.u32(UInt32(files.count))
+        w.u32(UInt32(values.count))
+        for f in files { w.string(f) }
+        for v in values { w.u64(v.bitPattern) }
+        var body = ByteWriter()
+        for i in 0...files.count {
+            let start = body.bytes.count
+            for c in rows[(i * width)..<((i + 1) * width)] { body.u64(c) }
+            w.u64(body.bytes[start...].withUnsafeBytes { Checksum.hash($0) })
+        }
+        let checksum = Checksum.hash(w.bytes)
+        w.bytes.append(contentsOf: body.bytes)
+        return (w.bytes, checksum)
+    }
+}

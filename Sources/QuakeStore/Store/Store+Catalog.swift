@@ -1,0 +1,67 @@
+import QuakeFormat
+
+extension Store {
+    /// Gives `m` the catalog of its partitions: the one it names when that still lists them,
+    /// else a new one written (durably) from the partitions' mag histograms, the old one retired.
+    /// Runs under the writer lock, before the manifest that names the catalog is committed.
+    /// - Complexity: O(partitions) directory reads when the partitions changed, else one header.
+    static func attachCatalog(_ m: inout Manifest, storePath: String) throws(StoreError) {
+        let files = m.partitions.map(\.file)
+        if let c = m.catalog,
+           (try? Catalog(path: storePath + "/partitions/" + c, checksum: m.catalogChecksum, files: files)) != nil {
+            return
+        }
+        let old = m.catalog
+        m.catalog = nil
+        m.catalogChecksum = 0
+        defer {
+            if let old, old != m.catalog, !m.retired.contains("partitions/" + old) { m.retired.append("partitions/" + old) }
+        }
+        guard !m.partitions.isEmpty else { return }
+        var histograms: [Catalog.Histogram] = []
+        histograms.reserveCapacity(m.partitions.count)
+        for e in m.partitions {
+            guard let h = Catalog.Histogram(try PartitionReader(storePath: storePath, entry: e).granules()) else { return }
+            histograms.append(h)
+        }
+        guard let (bytes, checksum) = Catalog.encode(files: files, histograms: histograms) else { return }
+        let name = Catalog.fileName(generation: m.generation)
+        try FileIO.writeDurably(storePath + "/partitions/" + name, bytes)
+        m.catalog = name
+        m.catalogChecksum = checksum
+    }
+
+    /// The catalog of snapshot `m`, mapped once per store handle; nil when `m` has none.
+    package func catalog(_ m: Manifest) throws(StoreError) -> Catalog? {
+        guard let name = m.catalog else { return nil }
+        if let c = cachedCatalog(name) { return c }
+        let c = try Catalog(path: path + "/partitions/" + name, checksum: m.catalogChecksum,
+                            files: m.partitions.map(\.file))
+        cacheCatalog(name, c)
+        return c
+    }
+
+    /// Rebuilds a damaged or missing catalog of a sound manifest; nil when the catalog is sound.
+    static func repairCatalog(path: String) throws(StoreError) -> RepairReport? {
+        let m = try Manifest.read(path: manifestPath(path))
+        guard let name = m.catalog else { return nil }
+        do throws(StoreError) {
+            let c = try Catalog(path: path + "/partitions/" + name, checksum: m.catalogChecksum,
+                                files: m.partitions.map(\.file))
+            for i in 0...c.partitions { _ = try c.row(i) }
+            return nil
+        } catch {
+            guard error.isCorruption || error.kind == .notFound || error.kind == .io else { throw error }
+        }
+        var n = m
+        n.generation += 1
+        n.catalog = nil
+        n.catalogChecksum = 0
+        n.retired = Array(Set(m.retired + ["partitions/" + name])).sorted()
+        n = try commit(n, storePath: path)
+        var report = RepairReport(generation: n.generation, partitions: n.partitions.count, rows: n.rows,
+                                  skipped: [], movedAside: nil)
+        report.catalogOnly = true
+        return report
+    }
+}

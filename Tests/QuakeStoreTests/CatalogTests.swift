@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+@testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeTestSupport
+
+/// The store catalog: magnitude counts over whole partitions from two rows of one file, equal
+/// to the naive count on generated and real data, after upserts, and an error when damaged.
+@Suite struct CatalogTests {
+    /// Time bounds on partition edges (so the catalog answers) and inside partitions (so the
+    /// partitions at the edges are read), with mag ranges of every bound kind.
+    static func filters(_ m: Manifest, seed: UInt64) -> [Filter] {
+        var rng = SplitMix64(seed: seed)
+        let edges = m.partitions.map { m.partitioning.span($0.minTime).start } + [m.partitioning.span(m.partitions.last!.maxTime).end]
+        let mags: [(Filter.Bound?, Filter.Bound?)] = [
+            (.init(4.5), nil), (.init(2.5, inclusive: false), .init(4.0)), (nil, .init(1.0, inclusive: false)),
+            (.init(3.0), .init(3.0)), (.init(-0.0), .init(0.5)), (.init(9.9), nil),
+        ]
+        var out: [Filter] = []
+        for (lo, hi) in mags { out.append(.numberRange(.mag, lower: lo, upper: hi)) }
+        for _ in 0..<40 {
+            let a = Int(rng.next() % UInt64(edges.count)), b = Int(rng.next() % UInt64(edges.count))
+            var lo = edges[min(a, b)], hi = edges[max(a, b)]
+            if rng.next() % 3 == 0 { lo += Int64(rng.next() % 20) * 86_400_000 }
+            if rng.next() % 3 == 0 { hi -= Int64(rng.next() % 20) * 86_400_000 }
+            let (ml, mh) = mags[Int(rng.next() % UInt64(mags.count))]
+            out.append(.and([.timeRange(.time, lower: lo, upper: hi), .numberRange(.mag, lower: ml, upper: mh)]))
+            if rng.next() % 4 == 0 { out.append(.timeRange(.time, lower: lo, upper: hi)) }
+        }
+        return out
+    }
+
+    /// Every filter counts as the naive reference does; returns how many the catalog answered.
+    static func check(_ s: Store, _ quakes: [Quake], seed: UInt64) throws -> Int {
+        var fromCatalog = 0
+        for f in filters(s.manifest, seed: seed) {
+            let (n, stats) = try s.explainCount(f)
+            #expect(n == quakes.filter { (try? Naive.matches(f, $0)) == true }.count, "\(f)")
+            if stats.strategy.contains("store catalog") { fromCatalog += 1 }
+        }
+        return fromCatalog
+    }
+
+    @Test func catalogCountsEqualTheNaiveCountBeforeAndAfterUpserts() throws {
+        let dir = TestSupport.tempDir()
+        var o = GeneratorOptions(rows: 20000)
+        o.firstYear = 2021; o.lastYear = 2023; o.seed = 31
+        _ = try FeedGenerator.generate(o, into: dir + "/gen")
+        let s = try Store.openOrCreate(path: dir + "/store", partitioning: .month, blockRows: 4096)
+        try s.load([dir + "/gen"])
+        let first = try #require(s.manifest.catalog)
+        var quakes = try TestSupport.allRows(s).quakes
+        #expect(try Self.check(s, quakes, seed: 1) > 20)
+
+        // move events across partitions and change their magnitudes (some to none)
+        var rng = SplitMix64(seed: 8)
+        var lines = ["time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type"]
+        var seen = Set<String>()
+        for _ in 0..<500 {
+            let q = quakes[Int(rng.next() % UInt64(quakes.count))]
+            guard seen.insert(q.id).inserted else { continue }
+            let time = Timestamp.string(q.timeMilliseconds + (Int64(rng.next() % 600) - 300) * 86_400_000)
+            let updated = Timestamp.string(Int64((q.updated ?? q.time).timeIntervalSince1970 * 1000) + 86_400_000)
+            let mag = rng.next() % 6 == 0 ? "" : String(Double(rng.next() % 95) / 10)
+            lines.append([time, "\(q.latitude)", "\(q.longitude)", "", mag, "", "", "", "", "", "", q.id, updated, "", ""]
+                .joined(separator: ","))
+        }
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: dir + "/update.csv")
+        #expect(try s.load([dir + "/update.csv"]).updated == seen.count)
+        let second = try #require(s.manifest.catalog)
+        #expect(second != first)
+        #expect(s.manifest.retired.contains("partitions/" + first))
+        _ = try s.verify()
+        quakes = try TestSupport.allRows(s).quakes
+        #expect(try Self.check(s, quakes, seed: 2) > 20)
+    }
+
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs"))
+    func catalogCountsEqualTheNaiveCountOnRealFeeds() throws {
+        let loaded = try #require(Fixtures.real)
+        #expect(loaded.store.manifest.catalog != nil)
+        #expect(try Self.check(loaded.store, loaded.quakes, seed: 3) > 20)
+    }
+
+    @Test func aDamagedCatalogIsAnErrorUntilRepaired() throws {
+        let dir = TestSupport.tempDir()
+        var o = GeneratorOptions(rows: 3000)
+        o.firstYear = 2022; o.lastYear = 2022; o.seed = 4
+        _ = try FeedGenerator.generate(o, into: dir + "/gen")
+        let s = try Store.openOrCreate(path: dir + "/store", partitioning: .month, blockRows: 4096)
+        try s.load([dir + "/gen"])
+        let f = Filter.numberRange(.mag, lower: .init(2.0), upper: nil)
+        let right = try s.count(f)
+        let file = dir + "/store/partitions/" + (try #require(s.manifest.catalog))
+        var bytes = try FileIO.readFile(file)
+        bytes[bytes.count - 12] ^= 0x40
+        TestSupport.write(bytes, to: file)
+        let fresh = try Store(path: dir + "/store")
+        #expect { _ = try fresh.count(f) } throws: { "\($0)".contains(file) && "\($0)".contains("checksum") }
+        #expect(throws: VerifyFailure.self) { _ = try fresh.verify() }
+        let report = try Store.repair(path: dir + "/store")
+        #expect(report.catalogOnly)
+        let repaired = try Store(path: dir + "/store")
+        #expect(try repaired.count(f) == right)
+        _ = try repaired.verify()
+        #expect(throws: QuakeError.self) { _ = try Store.repair(path: dir + "/store") }
+
+        // a missing catalog is an error too, and repair writes it again
+        FileIO.remove(dir + "/store/partitions/" + (try #require(repaired.manifest.catalog)))
+        #expect(throws: QuakeError.self) { _ = try Store(path: dir + "/store").count(f) }
+        #expect(try Store.repair(path: dir + "/store").catalogOnly)
+        #expect(try Store(path: dir + "/store").count(f) == right)
+    }
+
+    @Test func theCatalogKeepsTheRowCountsOfEveryPartition() throws {
+        let loaded = Fixtures.generated
+        let m = loaded.store.manifest
+        let c = try #require(try loaded.store.catalog(m))
+        var running = 0
+        for i in 0...m.partitions.count {
+            let row = try c.row(i)
+            #expect(row.reduce(0) { $0 + Int($1) } == running)
+            if i < m.partitions.count { running += m.partitions[i].rows }
+        }
+        let nulls = loaded.quakes.filter { $0.magnitude == nil }.count
+        #expect(try c.row(m.partitions.count).last.map(Int.init) == nulls)
+    }
+}
+
+extension RowBatch {
+    var quakes: [Quake] { (0..<count).map { Quake(batch: self, row: $0) } }
+}
