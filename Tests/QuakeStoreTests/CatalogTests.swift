@@ -41,13 +41,19 @@ import Testing
         return fromCatalog
     }
 
-    @Test func catalogCountsEqualTheNaiveCountBeforeAndAfterUpserts() throws {
-        let dir = TestSupport.tempDir()
-        var o = GeneratorOptions(rows: 20000)
-        o.firstYear = 2021; o.lastYear = 2023; o.seed = 31
+    /// A month-partitioned store under `dir` of `rows` generated events.
+    static func generatedStore(_ dir: String, rows: Int, years: ClosedRange<Int>, seed: UInt64) throws -> Store {
+        var o = GeneratorOptions(rows: rows)
+        o.firstYear = years.lowerBound; o.lastYear = years.upperBound; o.seed = seed
         _ = try FeedGenerator.generate(o, into: dir + "/gen")
         let s = try Store.openOrCreate(path: dir + "/store", partitioning: .month, blockRows: 4096)
         try s.load([dir + "/gen"])
+        return s
+    }
+
+    @Test func catalogCountsEqualTheNaiveCountBeforeAndAfterUpserts() throws {
+        let dir = TestSupport.tempDir()
+        let s = try Self.generatedStore(dir, rows: 20000, years: 2021...2023, seed: 31)
         let first = try #require(s.manifest.catalog)
         var quakes = try TestSupport.allRows(s).quakes
         #expect(try Self.check(s, quakes, seed: 1) > 20)
@@ -84,11 +90,7 @@ import Testing
 
     @Test func aDamagedCatalogIsAnErrorUntilRepaired() throws {
         let dir = TestSupport.tempDir()
-        var o = GeneratorOptions(rows: 3000)
-        o.firstYear = 2022; o.lastYear = 2022; o.seed = 4
-        _ = try FeedGenerator.generate(o, into: dir + "/gen")
-        let s = try Store.openOrCreate(path: dir + "/store", partitioning: .month, blockRows: 4096)
-        try s.load([dir + "/gen"])
+        let s = try Self.generatedStore(dir, rows: 3000, years: 2022...2022, seed: 4)
         let f = Filter.numberRange(.mag, lower: .init(2.0), upper: nil)
         let right = try s.count(f)
         let file = dir + "/store/partitions/" + (try #require(s.manifest.catalog))
