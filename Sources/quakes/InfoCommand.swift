@@ -26,7 +26,9 @@ struct InfoCommand: ParsableCommand {
         print("rows         \(info.rows)")
         print("time span    \(info.firstTime ?? "-") .. \(info.lastTime ?? "-")")
         print("format       v\(info.format)")
-        print("on disk      \(info.diskBytes) bytes (directories and granule index \(info.indexBytes), id index \(info.idIndexBytes), catalog \(info.catalogBytes))")
+        print("on disk      \(info.diskBytes) bytes (directories, granule and place indexes \(info.indexBytes), "
+              + "id index \(info.idIndexBytes), catalog \(info.catalogBytes))")
+        print("place index  \(info.placeIndexBytes) bytes")
         print("history      \(info.historyTransactions) transactions, \(info.historyBytes) bytes "
             + "(complete after generation \(info.historyCompleteAfter); 'quakes history')")
         print("")

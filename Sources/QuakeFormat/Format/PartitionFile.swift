@@ -99,8 +99,14 @@ package enum PartitionFile {
             }
             infos.append(list)
         }
+        let granules = GranuleIndex(batch)
+        var place: Region?
+        if let idx = placeIndex(batch, infos[Column.place.rawValue], out, blockRows: blockRows, granules: granules) {
+            place = Region(offset: out.count, length: idx.count, checksum: Checksum.hash(idx))
+            out.append(contentsOf: idx)
+        }
         var w = ByteWriter()
-        w.u32(UInt32(Column.count)); w.u32(UInt32(blocks)); w.u32(UInt32(blockRows)); w.u32(0)
+        w.u32(UInt32(Column.count)); w.u32(UInt32(blocks)); w.u32(UInt32(blockRows)); w.u32(place == nil ? 0 : 1)
         w.u64(UInt64(batch.count))
         for k in 0..<blocks { w.u32(UInt32(infos[0][k].rows)) }
         for list in infos {
@@ -112,7 +118,8 @@ package enum PartitionFile {
             }
         }
         for list in infos { for i in list { w.u64(i.checksum) } }
-        GranuleIndex(batch).write(into: &w)
+        granules.write(into: &w)
+        if let place { w.u64(UInt64(place.offset)); w.u64(UInt64(place.length)); w.u64(place.checksum) }
         let dirOffset = out.count
         let dirSum = Checksum.hash(w.bytes)
         out.append(contentsOf: w.bytes)
@@ -123,6 +130,32 @@ package enum PartitionFile {
         return Written(bytes: out, columnBytes: columnBytes)
     }
 
+    /// The place index of a partition's rows, from the locality codes its place chunks store;
+    /// nil when a chunk is of an older place codec or the granule index has no mag histogram.
+    private static func placeIndex(_ batch: RowBatch, _ chunks: [ChunkInfo], _ out: [UInt8], blockRows: Int,
+                                   granules: GranuleIndex) -> [UInt8]? {
+        var codes: [UInt32] = []
+        codes.reserveCapacity(batch.count)
+        for info in chunks {
+            guard info.codec == .placeCodes else { return nil }
+            let parsed = out.withUnsafeBytes { (b) -> [UInt32]? in
+                let p = UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)])
+                return try? PlaceCodesCodec.parse(p, count: info.rows, dictionary: false).codes(0..<info.rows)
+            }
+            guard let parsed else { return nil }
+            codes.append(contentsOf: parsed)
+        }
+        return PlaceIndex.encode(mags: batch.ints[Column.mag.rawValue], codes: codes, blockRows: blockRows,
+                                 granules: granules)
+    }
+
+    /// A byte range of the data area with its checksum.
+    package struct Region: Sendable, Equatable {
+        package var offset: Int
+        package var length: Int
+        package var checksum: UInt64
+    }
+
     /// A parsed, checked directory.
     package struct Directory: Sendable {
         package var rows: Int
@@ -131,6 +164,8 @@ package enum PartitionFile {
         /// `chunks[column][block]`.
         package var chunks: [[ChunkInfo]]
         package var granules: GranuleIndex
+        /// The ``PlaceIndex`` region (files written before it have none).
+        package var placeIndex: Region?
     }
 
     /// The row count a partition file's directory records (for `repair`, which has no manifest
@@ -169,7 +204,8 @@ package enum PartitionFile {
     private static func parse(_ dir: UnsafeRawBufferPointer, dataEnd: Int, rows expected: Int) throws(StoreError) -> Directory {
         var r = ByteReader(dir)
         let cols = Int(try r.u32()), blocks = Int(try r.u32()), blockRows = Int(try r.u32())
-        _ = try r.u32()
+        let flags = try r.u32()
+        guard flags <= 1 else { throw .corrupt("directory flags \(flags)") }
         let storedRows = try r.u64()
         guard cols == Column.count else { throw .corrupt("directory lists \(cols) columns") }
         guard storedRows == UInt64(expected) else { throw .corrupt("holds \(storedRows) rows, manifest says \(expected)") }
@@ -207,8 +243,15 @@ package enum PartitionFile {
         }
         for c in 0..<cols { for k in 0..<blocks { chunks[c][k].checksum = try r.u64() } }
         let granules = try GranuleIndex(reading: &r, rows: rows)
+        var place: Region?
+        if flags & 1 != 0 {
+            let off = try r.u64(), len = try r.u64(), sum = try r.u64()
+            guard off <= UInt64(dataEnd), len <= UInt64(dataEnd) - off else { throw .corrupt("place index lies outside the data area") }
+            place = Region(offset: Int(off), length: Int(len), checksum: sum)
+        }
         guard r.remaining == 0 else { throw .corrupt("\(r.remaining) stray bytes after the directory") }
-        return Directory(rows: rows, blockRows: blockRows, blockSizes: sizes, chunks: chunks, granules: granules)
+        return Directory(rows: rows, blockRows: blockRows, blockSizes: sizes, chunks: chunks, granules: granules,
+                         placeIndex: place)
     }
 }
 

@@ -12,6 +12,8 @@ package final class PartitionReader: @unchecked Sendable {
     /// Per-chunk results derived from a place chunk's dictionary (a search needle's verdict
     /// per locality code), so that granules of one chunk share them; bounded.
     private var placeTables: [String: [Bool]] = [:]
+    /// The place index, once read (nil inside when the file has none).
+    private var place: PlaceIndex??
     /// Guards the lazily filled state: a partition may be read by both scan threads.
     private let lock = NSLock()
 
@@ -31,6 +33,40 @@ package final class PartitionReader: @unchecked Sendable {
         dir = d
         checked = Array(repeating: false, count: Column.count * d.blockSizes.count)
         return d
+    }
+
+    /// The place index, checksum-checked and parsed on first use; nil for files without one.
+    package func placeIndex() throws(StoreError) -> PlaceIndex? {
+        let d = try directory()
+        lock.lock()
+        let cached = place
+        let bytes = mapped?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        lock.unlock()
+        if let cached { return cached }
+        var idx: PlaceIndex?
+        if let reg = d.placeIndex {
+            let p = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
+            guard Checksum.hash(p) == reg.checksum else { throw .corrupt(path, "place index: checksum mismatch") }
+            do {
+                idx = try PlaceIndex(p, rows: entry.rows, blockRows: d.blockRows, magValues: d.granules.magValues.count)
+            } catch {
+                throw .corrupt(path, "\(error.description.replacingPrefix("corrupt store: "))")
+            }
+        }
+        lock.lock()
+        place = .some(idx)
+        lock.unlock()
+        return idx
+    }
+
+    /// The bytes of the place index region (for `verify`); nil for files without one.
+    package func placeIndexBytes() throws(StoreError) -> [UInt8]? {
+        let d = try directory()
+        guard let reg = d.placeIndex else { return nil }
+        lock.lock()
+        let bytes = mapped?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        lock.unlock()
+        return Array(bytes[reg.offset..<(reg.offset + reg.length)])
     }
 
     /// The zone maps of column `c`, one per block.

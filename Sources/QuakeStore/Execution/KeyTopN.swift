@@ -37,9 +37,18 @@ package struct KeyTopN {
         let key = spec.sort[0]
         let K = spec.limit.map { spec.offset.saturatingAdd($0) }
         var units: [(u: ScanUnit, bound: UInt64)] = []
+        let place = key.column == .mag && K != nil ? PlaceBound(filter) : nil
         for p in executor.partitions(for: filter, stats: &stats) {
             let r = executor.reader(p)
+            let index = try place.flatMap { _ in try r.placeIndex() }
             for u in try executor.units(p, filter, merge: K == nil, stats: &stats) {
+                if let place, let index {
+                    switch try place.bound(u, r, index, ascending: key.ascending) {
+                    case .none: break
+                    case .some(nil): stats.granulesPrunedByPlace += 1; continue
+                    case .some(let b?): units.append((u, b)); continue
+                    }
+                }
                 let zone = try u.granule.map { try r.zoneMap(granule: $0, block: u.block) } ?? r.zoneMap(block: u.block)
                 units.append((u, NormalizedKey.bound(try zone.stats(key.column), key.column, ascending: key.ascending)))
             }
@@ -113,11 +122,11 @@ package struct KeyTopN {
                 stats.granulesFromStatistics += 1
             }
             if sel.isEmpty { continue }
-            let keys = try self.keys(d, key)
-            stats.noteColumns(d.decodedColumns)
+            let (keys, base) = try self.keys(d, key, sel)
+            stats.noteColumns(d.decodedColumns.union([key.column]))
             stats.rowsMatched += sel.count
             sel.forEach { r in
-                let k = keys[r]
+                let k = keys[r - base]
                 if k > localCut { return }
                 if let K {
                     if k > localCut { return }
@@ -138,15 +147,34 @@ package struct KeyTopN {
         return out
     }
 
-    /// The keys of every row of the window.
-    private func keys(_ d: BlockData, _ key: SortKey) throws -> [UInt64] {
+    /// The keys of the window's rows from the first selected to the last, and the first's row:
+    /// a few matching rows decode their stretch of the chunk, not the whole window.
+    private func keys(_ d: BlockData, _ key: SortKey, _ sel: Selection) throws -> ([UInt64], Int) {
         let asc = key.ascending
+        var base = 0
+        if case .rows(let r) = sel, let lo = r.first, let hi = r.last, !d.isDecoded(key.column),
+           Int(hi - lo) + 1 < d.rows / 2 {
+            base = Int(lo)
+            let rows = (d.window.lowerBound + base)..<(d.window.lowerBound + Int(hi) + 1)
+            switch try d.reader.decode(key.column, block: d.block, rows: rows, as: .doubles) {
+            case .doubles(let v):
+                return (v.withUnsafeBufferPointer { p in p.map { NormalizedKey.double($0, ascending: asc) } }, base)
+            case .ints(let v) where key.column.kind == .timestamp:
+                return (v.withUnsafeBufferPointer { p in p.map { NormalizedKey.time($0, ascending: asc) } }, base)
+            case .ints(let v):
+                return (v.withUnsafeBufferPointer { p in
+                    p.map { NormalizedKey.double($0 == RowBatch.null ? .nan : ScaledDecimal.double($0), ascending: asc) }
+                }, base)
+            default:
+                throw StoreError.corrupt(d.reader.path, "column \(key.column) is not numeric")
+            }
+        }
         if key.column.kind == .timestamp {
             let v = try d.ints(key.column)
-            return v.withUnsafeBufferPointer { p in p.map { NormalizedKey.time($0, ascending: asc) } }
+            return (v.withUnsafeBufferPointer { p in p.map { NormalizedKey.time($0, ascending: asc) } }, base)
         }
         let v = try d.doubles(key.column)
-        return v.withUnsafeBufferPointer { p in p.map { NormalizedKey.double($0, ascending: asc) } }
+        return (v.withUnsafeBufferPointer { p in p.map { NormalizedKey.double($0, ascending: asc) } }, base)
     }
 
     /// Orders each run of equal keys by event id (ascending), reading ids only for those rows.

@@ -12,37 +12,42 @@ package struct Materializer {
             refs[$0].partition != refs[$1].partition ? refs[$0].partition < refs[$1].partition : refs[$0].row < refs[$1].row
         }
         var out = RowBatch()
-        var current: (key: Int64, data: BlockData)?
         var scratch: [UInt8] = []
-        for k in order {
-            let ref = refs[k]
-            let w = try executor.granuleWindow(ref)
-            let key = Int64(ref.partition) << 32 | Int64(w.blockStart + w.rows.lowerBound)
-            if current?.key != key {
-                current = (key, BlockData(reader: executor.reader(ref.partition), block: w.block, window: w.rows,
-                                          firstRow: w.blockStart + w.rows.lowerBound))
-            }
-            guard let data = current?.data else { continue }
-            let i = ref.row - data.firstRow
-            out.beginRow()
-            for c in columns {
-                switch c.kind {
-                case .timestamp, .decimal:
-                    out.setInt(c, try data.ints(c)[i])
-                case .category:
-                    let b = try data.category(c)
-                    let code = Int(b.codes[i])
-                    if code > 0 { out.setText(c, Array(b.dictionary.bytes[b.dictionary.range(code - 1)])) }
-                case .text:
-                    let t = try data.text(c)
-                    if !t.isNull(i) { out.setText(c, Array(t.bytes[t.range(i)])) }
-                case .place:
-                    scratch.removeAll(keepingCapacity: true)
-                    try data.place().write(i, into: &scratch)
-                    if !scratch.isEmpty { out.setText(c, scratch) }
+        var at = 0
+        while at < order.count {
+            // the refs in one granule, decoded from the first to the last of them only
+            let first = refs[order[at]]
+            let w = try executor.granuleWindow(first)
+            var end = at + 1
+            while end < order.count, refs[order[end]].partition == first.partition,
+                  refs[order[end]].row < w.blockStart + w.rows.upperBound { end += 1 }
+            let window = (first.row - w.blockStart)..<(refs[order[end - 1]].row - w.blockStart + 1)
+            let data = BlockData(reader: executor.reader(first.partition), block: w.block, window: window,
+                                 firstRow: w.blockStart + window.lowerBound)
+            for k in order[at..<end] {
+                let ref = refs[k]
+                let i = ref.row - data.firstRow
+                out.beginRow()
+                for c in columns {
+                    switch c.kind {
+                    case .timestamp, .decimal:
+                        out.setInt(c, try data.ints(c)[i])
+                    case .category:
+                        let b = try data.category(c)
+                        let code = Int(b.codes[i])
+                        if code > 0 { out.setText(c, Array(b.dictionary.bytes[b.dictionary.range(code - 1)])) }
+                    case .text:
+                        let t = try data.text(c)
+                        if !t.isNull(i) { out.setText(c, Array(t.bytes[t.range(i)])) }
+                    case .place:
+                        scratch.removeAll(keepingCapacity: true)
+                        try data.place().write(i, into: &scratch)
+                        if !scratch.isEmpty { out.setText(c, scratch) }
+                    }
                 }
+                out.endRow(present: Column.allMask, seq: 0)
             }
-            out.endRow(present: Column.allMask, seq: 0)
+            at = end
         }
         if order.elementsEqual(refs.indices) { return out }
         var position = [Int](repeating: 0, count: refs.count)

@@ -29,7 +29,7 @@ extension QueryStats {
         lines.append("strategy:    \(strategy)")
         lines.append("partitions:  \(partitionsTotal) total, \(partitionsPruned) pruned by the time index, \(partitionsTotal - partitionsPruned) read")
         lines.append("blocks:      \(blocksTotal) considered, \(blocksPruned) pruned by zone maps, \(blocksFromStatistics) answered from statistics, \(blocksScanned) scanned, \(blocksSkippedByTopN) skipped by the top-N threshold")
-        lines.append("granules:    \(granulesTotal) considered (4096 rows each), \(granulesPruned) pruned by granule zone maps and mag histograms, \(granulesFromStatistics) answered from statistics, \(granulesScanned) scanned, \(granulesSkippedByTopN) skipped by the top-N cut-off")
+        lines.append("granules:    \(granulesTotal) considered (4096 rows each), \(granulesPruned) pruned by granule zone maps and mag histograms, \(granulesPrunedByPlace == 0 ? "" : "\(granulesPrunedByPlace) pruned by the place index, ")\(granulesFromStatistics) answered from statistics, \(granulesScanned) scanned, \(granulesSkippedByTopN) skipped by the top-N cut-off")
         lines.append("kernels:     \(p.kernels.isEmpty ? "none" : p.kernels.joined(separator: "; "))")
         lines.append("slow path:   \(p.slowPath.isEmpty ? "none" : p.slowPath.joined(separator: "; ") + " (evaluated row by row, exact)")")
         lines.append("columns:     \(columnsRead.isEmpty ? "none decoded" : columnsRead.joined(separator: ", "))")

@@ -49,6 +49,8 @@ package struct QueryStats: Sendable, Codable {
     package var granulesTotal = 0
     /// Granules skipped because their zone maps or mag histograms rule every row out.
     package var granulesPruned = 0
+    /// Granules the place index showed to hold no matching locality (place search top-N).
+    package var granulesPrunedByPlace = 0
     /// Granules answered from statistics alone (every row matches, or a histogram counts them).
     package var granulesFromStatistics = 0
     package var granulesScanned = 0
@@ -80,6 +82,7 @@ package struct QueryStats: Sendable, Codable {
         blocksSkippedByTopN += o.blocksSkippedByTopN
         granulesTotal += o.granulesTotal
         granulesPruned += o.granulesPruned
+        granulesPrunedByPlace += o.granulesPrunedByPlace
         granulesFromStatistics += o.granulesFromStatistics
         granulesScanned += o.granulesScanned
         granulesSkippedByTopN += o.granulesSkippedByTopN

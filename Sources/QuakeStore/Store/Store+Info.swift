@@ -22,6 +22,8 @@ package struct StoreInfo: Codable, Sendable {
     package var idIndexBytes: Int
     /// The store catalog (magnitude counts per partition run), 0 when there is none.
     package var catalogBytes: Int
+    /// The partitions' place indexes (part of ``indexBytes``).
+    package var placeIndexBytes: Int
     package var columns: [ColumnSize]
     /// Load transactions kept under `history/`, their bytes, and the generation after which
     /// the history is complete.
@@ -36,7 +38,7 @@ extension Store {
     package func info() throws(StoreError) -> StoreInfo {
         var disk = [Int](repeating: 0, count: Column.count)
         var codecUse = [[CodecID: Int]](repeating: [:], count: Column.count)
-        var index = 0, files = 0
+        var index = 0, files = 0, place = 0
         for e in manifest.partitions {
             let d = try reader(e).directory()
             var chunks = 0
@@ -48,6 +50,7 @@ extension Store {
                 }
             }
             index += e.bytes - chunks
+            place += d.placeIndex?.length ?? 0
             files += e.bytes
         }
         var ids = 0
@@ -63,7 +66,7 @@ extension Store {
                          firstTime: manifest.partitions.first.map { Timestamp.string($0.minTime) },
                          lastTime: manifest.partitions.last.map { Timestamp.string($0.maxTime) },
                          diskBytes: files + ids + catalog, indexBytes: index, idIndexBytes: ids,
-                         catalogBytes: catalog, columns: cols,
+                         catalogBytes: catalog, placeIndexBytes: place, columns: cols,
                          historyTransactions: h.transactions, historyBytes: h.bytes, historyCompleteAfter: h.completeAfter)
     }
 }

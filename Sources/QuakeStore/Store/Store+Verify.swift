@@ -93,6 +93,7 @@ extension Store {
                 throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)")
             }
             histograms.append(Catalog.Histogram(GranuleIndex(batch)))
+            try verifyPlaceIndex(r, batch)
             let t = batch.ints[Column.time.rawValue]
             let ids = batch.text[Column.id.rawValue]
             let file = "partitions/\(e.file)"
@@ -113,6 +114,24 @@ extension Store {
         }
         try verifyCatalog(histograms)
         return (manifest.partitions.count, manifest.rows, blocksRead)
+    }
+
+    /// The place index, when the partition has one, is byte for byte the one its stored rows give.
+    private func verifyPlaceIndex(_ r: PartitionReader, _ batch: RowBatch) throws {
+        let file = "partitions/\(r.entry.file)"
+        do {
+            guard let stored = try r.placeIndexBytes() else { return }
+            let d = try r.directory()
+            var codes: [UInt32] = []
+            codes.reserveCapacity(batch.count)
+            for (k, n) in d.blockSizes.enumerated() { codes.append(contentsOf: try r.placeCodes(block: k, rows: 0..<n, dictionary: false).1) }
+            guard PlaceIndex.encode(mags: batch.ints[Column.mag.rawValue], codes: codes, blockRows: d.blockRows,
+                                    granules: d.granules) == stored else {
+                throw VerifyFailure(file: file, block: nil, reason: "place index does not match the rows")
+            }
+        } catch let f as VerifyFailure { throw f } catch {
+            throw VerifyFailure(file: file, block: nil, reason: "\(error)")
+        }
     }
 
     /// The catalog, when the manifest names one, is byte for byte the one the partitions' rows

@@ -1,0 +1,156 @@
+/// The place access path of a partition: for every scan unit (a granule cut at block edges), the
+/// locality codes of the block's place dictionary that occur in it, each with the least and
+/// greatest magnitude of its rows. A place search top-N by magnitude then skips the units where
+/// no matching locality occurs, and bounds the rest by the best magnitude of the matching ones
+/// rather than of the whole unit.
+///
+/// Stored in the partition file's data area, named by the directory (offset, length, checksum),
+/// and read only by the queries that use it:
+/// ```
+/// u32 units, u32 (units + 1) entry offsets, then per entry: u32 code, u32 least | greatest << 16
+/// ```
+/// Magnitudes are indexes into the granule index's distinct values; `noMag` for a locality whose
+/// rows in the unit have none. Entries of a unit are sorted by code.
+package struct PlaceIndex: Sendable {
+    package static let noMag = UInt16.max
+
+    package struct Entry: Sendable, Equatable {
+        package var code: UInt32
+        package var least: UInt16
+        package var greatest: UInt16
+    }
+
+    /// Units in order: block by block, granules in row order within each.
+    package let unitCount: Int
+    private let offsets: [UInt32]
+    private let entries: [Entry]
+    /// Per block, the ordinal of its first unit.
+    private let blockFirstUnit: [Int]
+    private let blockRows: Int
+
+    /// The scan units of a partition: (block, granule, rows) in order.
+    package static func units(rows: Int, blockRows: Int) -> [(block: Int, granule: Int, rows: Range<Int>)] {
+        var out: [(Int, Int, Range<Int>)] = []
+        let g = GranuleIndex.granuleRows
+        var k = 0
+        while k * blockRows < rows {
+            let b = (k * blockRows)..<Swift.min(rows, (k + 1) * blockRows)
+            var s = b.lowerBound
+            while s < b.upperBound {
+                let e = Swift.min(b.upperBound, (s / g + 1) * g)
+                out.append((k, s / g, s..<e))
+                s = e
+            }
+            k += 1
+        }
+        return out
+    }
+
+    /// The index of a partition from its stored magnitudes (scaled decimals), the locality code
+    /// of every row (as stored in the place chunks, block by block) and its granule index; nil
+    /// when the granule index has no mag histogram.
+    package static func encode(mags: [Int64], codes: [UInt32], blockRows: Int, granules: GranuleIndex) -> [UInt8]? {
+        guard granules.hasMagHistogram, granules.magValues.count < Int(noMag), mags.count == codes.count else { return nil }
+        let values = granules.magValues
+        let units = units(rows: mags.count, blockRows: blockRows)
+        var w = ByteWriter()
+        w.u32(UInt32(units.count))
+        var body = ByteWriter()
+        var offset: UInt32 = 0
+        w.u32(0)
+        var least: [UInt16] = [], greatest: [UInt16] = []
+        var seen: [Bool] = []
+        var touched: [UInt32] = []
+        for u in units {
+            for r in u.rows {
+                let c = Int(codes[r])
+                if c == 0 { continue }
+                if c >= seen.count {
+                    let more = c + 1 - seen.count
+                    seen.append(contentsOf: repeatElement(false, count: more))
+                    least.append(contentsOf: repeatElement(noMag, count: more))
+                    greatest.append(contentsOf: repeatElement(noMag, count: more))
+                }
+                if !seen[c] { seen[c] = true; touched.append(UInt32(c)) }
+                let d = ScaledDecimal.double(mags[r]) + 0.0
+                guard !d.isNaN else { continue }
+                let v = UInt16(index(of: d, in: values))
+                if least[c] == noMag || v < least[c] { least[c] = v }
+                if greatest[c] == noMag || v > greatest[c] { greatest[c] = v }
+            }
+            touched.sort()
+            for c in touched {
+                body.u32(c)
+                body.u32(UInt32(least[Int(c)]) | UInt32(greatest[Int(c)]) << 16)
+                seen[Int(c)] = false
+                least[Int(c)] = noMag
+                greatest[Int(c)] = noMag
+            }
+            offset += UInt32(touched.count)
+            w.u32(offset)
+            touched.removeAll(keepingCapacity: true)
+        }
+        w.bytes.append(contentsOf: body.bytes)
+        return w.bytes
+    }
+
+    /// The position of `d` in the ascending `values` (the first not below it).
+    private static func index(of d: Double, in values: [Double]) -> Int {
+        var lo = 0, hi = values.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if values[mid] < d { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// Parses an index region (already checksum-checked) of a partition of `rows` rows.
+    package init(_ b: UnsafeRawBufferPointer, rows: Int, blockRows: Int, magValues: Int) throws(StoreError) {
+        var r = ByteReader(b)
+        let n = Int(try r.u32())
+        let units = PlaceIndex.units(rows: rows, blockRows: blockRows)
+        guard n == units.count else { throw .corrupt("place index lists \(n) units for \(units.count)") }
+        let offs = try r.raw(n + 1, as: UInt32.self).map { UInt32(littleEndian: $0) }
+        guard offs.first == 0, zip(offs, offs.dropFirst()).allSatisfy({ $0 <= $1 }),
+              Int(offs[n]) * 8 == r.remaining else { throw .corrupt("place index offsets are out of order") }
+        var list: [Entry] = []
+        list.reserveCapacity(Int(offs[n]))
+        for _ in 0..<Int(offs[n]) {
+            let code = try r.u32(), m = try r.u32()
+            let e = Entry(code: code, least: UInt16(truncatingIfNeeded: m), greatest: UInt16(truncatingIfNeeded: m >> 16))
+            guard (e.least == PlaceIndex.noMag) == (e.greatest == PlaceIndex.noMag),
+                  e.least == PlaceIndex.noMag || (e.least <= e.greatest && Int(e.greatest) < magValues) else {
+                throw .corrupt("place index entry holds magnitudes \(e.least)...\(e.greatest) of \(magValues)")
+            }
+            list.append(e)
+        }
+        offsets = offs
+        entries = list
+        unitCount = n
+        self.blockRows = blockRows
+        var first: [Int] = []
+        for (i, u) in units.enumerated() where first.count == u.block { first.append(i) }
+        blockFirstUnit = first
+    }
+
+    /// The ordinal of the unit of granule `g` in block `k`; nil when there is none.
+    package func unit(block k: Int, granule g: Int) -> Int? {
+        guard k >= 0, k < blockFirstUnit.count else { return nil }
+        let i = blockFirstUnit[k] + g - (k * blockRows) / GranuleIndex.granuleRows
+        guard i >= blockFirstUnit[k], i < (k + 1 < blockFirstUnit.count ? blockFirstUnit[k + 1] : unitCount) else { return nil }
+        return i
+    }
+
+    /// The least and greatest magnitude (indexes; ``noMag`` when none) over the localities of
+    /// unit `u` that `matches` (indexed by code) accepts; nil when none of them occurs.
+    package func bounds(unit u: Int, matches: [Bool]) -> (least: UInt16, greatest: UInt16)? {
+        var any = false
+        var lo = PlaceIndex.noMag, hi = PlaceIndex.noMag
+        for e in entries[Int(offsets[u])..<Int(offsets[u + 1])] where Int(e.code) < matches.count && matches[Int(e.code)] {
+            any = true
+            if e.least != PlaceIndex.noMag && (lo == PlaceIndex.noMag || e.least < lo) { lo = e.least }
+            if e.greatest != PlaceIndex.noMag && (hi == PlaceIndex.noMag || e.greatest > hi) { hi = e.greatest }
+        }
+        return any ? (lo, hi) : nil
+    }
+}
