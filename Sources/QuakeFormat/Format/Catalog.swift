@@ -94,7 +94,8 @@ package final class Catalog: @unchecked Sendable {
         package var counts: [UInt64]
         package var nulls: UInt64
 
-        /// The partition's histogram summed over its granules; nil without mag histograms.
+        /// The partition's histogram summed over its granules; nil without mag histograms, or
+        /// when they count more rows than the partition holds.
         package init?(_ idx: GranuleIndex) {
             guard idx.hasMagHistogram else { return nil }
             values = idx.magValues
@@ -103,6 +104,7 @@ package final class Catalog: @unchecked Sendable {
             for g in idx.magCounts {
                 for e in g { counts[Int(e.value)] += UInt64(e.count); nonNull += UInt64(e.count) }
             }
+            guard nonNull <= UInt64(idx.rows) else { return nil }
             nulls = UInt64(idx.rows) - nonNull
         }
     }

@@ -153,7 +153,7 @@ package struct KeyTopN {
         let asc = key.ascending
         var base = 0
         if case .rows(let r) = sel, let lo = r.first, let hi = r.last, !d.isDecoded(key.column),
-           Int(hi - lo) + 1 < d.rows / 2 {
+           lo <= hi, Int(hi) - Int(lo) + 1 < d.rows / 2 {
             base = Int(lo)
             let rows = (d.window.lowerBound + base)..<(d.window.lowerBound + Int(hi) + 1)
             switch try d.reader.decode(key.column, block: d.block, rows: rows, as: .doubles) {
