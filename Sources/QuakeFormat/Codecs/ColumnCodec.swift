@@ -80,6 +80,16 @@ package enum CodecID: UInt8, CaseIterable, Sendable {
     }
 }
 
+extension CodecID {
+    /// The rows of `among` (ascending chunk rows) whose value lies in `range`, each read alone;
+    /// false when the codec cannot, and the caller must decode.
+    package func select(_ chunk: UnsafeRawBufferPointer, count: Int, among: [UInt32], _ range: RangePredicate,
+                        into out: inout [UInt32]) throws(StoreError) -> Bool {
+        guard self == .forDecimal else { return false }
+        return try ForDecimalCodec.select(chunk, count: count, among: among, range, into: &out)
+    }
+}
+
 /// Which in-memory form a numeric chunk decodes to.
 package enum VectorForm: Sendable {
     /// The stored form: `Int64` timestamps or scaled decimals, strings as their blocks.

@@ -247,4 +247,27 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         }
         return true
     }
+
+    /// The rows of `among` (ascending chunk rows) whose value lies in `range`, each compared
+    /// alone on its mantissa: for a selection already narrowed by another column, without
+    /// unpacking or converting the rest. False when the chunk cannot (as ``select``, or a
+    /// delta-coded miniblock); `out` is then left empty.
+    package static func select(_ chunk: UnsafeRawBufferPointer, count: Int, among: [UInt32], _ range: RangePredicate,
+                               into out: inout [UInt32]) throws(StoreError) -> Bool {
+        guard case .number(let lo, let hi) = range else { return false }
+        let p = try parse(chunk, count: count)
+        if p.flags & NullBitmap.allNull != 0 { return true }
+        guard p.flags & exactDoubles != 0, p.flags & raw == 0, let body = p.body else { return false }
+        var l = -exactLimit - 2, h = exactLimit + 2
+        if let lo { guard let e = edge(lo, scale: p.scale, lower: true) else { return false }; l = e }
+        if let hi { guard let e = edge(hi, scale: p.scale, lower: false) else { return false }; h = e }
+        if l > h { return true }
+        let span = UInt64(bitPattern: h &- l)
+        for r in among {
+            let row = Int(r)
+            guard row < count, let m = body.value(row) else { out.removeAll(); return false }
+            if UInt64(bitPattern: m &- l) <= span, p.bitmap.map({ !NullBitmap.isNull($0, row) }) ?? true { out.append(r) }
+        }
+        return true
+    }
 }

@@ -111,6 +111,20 @@ package enum FrameOfReference {
             }
         }
 
+        /// The value of row `row` (`0..<count`) read alone, or nil when its miniblock is
+        /// delta-coded and only a run from the miniblock's start could give it.
+        package func value(_ row: Int) -> Int64? {
+            let m = FrameOfReference.miniblockRows
+            let b = row / m
+            let h = b * FrameOfReference.headerSize
+            guard row >= 0, row < count, headers[h + 17] == 0 else { return nil }
+            let ref = headers.loadUnaligned(fromByteOffset: h + 8, as: Int64.self)
+            let width = Int(headers[h + 16])
+            let offset = Int(UInt32(littleEndian: headers.loadUnaligned(fromByteOffset: h + 20, as: UInt32.self)))
+            let packed = UnsafeRawBufferPointer(rebasing: data[offset...])
+            return ref &+ Int64(bitPattern: BitPacking.value(packed, width: width, row: row - b * m))
+        }
+
         /// Decodes rows `rows` into `out[0..<rows.count]`.
         package func decode(_ rows: Range<Int>, into out: UnsafeMutablePointer<Int64>) {
             let m = FrameOfReference.miniblockRows

@@ -118,6 +118,19 @@ package final class PartitionReader: @unchecked Sendable {
         }
     }
 
+    /// The rows of `among` (ascending, block-relative) whose value of `c` lies in `range`, each
+    /// read alone from the encoded chunk; nil when the codec cannot, and the caller must decode.
+    package func select(_ c: Column, block k: Int, among: [UInt32], _ range: RangePredicate) throws(StoreError) -> [UInt32]? {
+        let (p, info) = try chunk(c, k)
+        var out: [UInt32] = []
+        out.reserveCapacity(among.count)
+        do {
+            return try info.codec.select(p, count: info.rows, among: among, range, into: &out) ? out : nil
+        } catch {
+            throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
+        }
+    }
+
     /// The locality dictionary and per-row locality codes of rows `rows` of the place column
     /// (0 for null): read from the open codes of a ``PlaceCodesCodec`` chunk without
     /// decompressing anything, or decoded from older place chunks.

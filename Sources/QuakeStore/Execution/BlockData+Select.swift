@@ -103,6 +103,13 @@ extension BlockData {
                 return .rows(base == 0 ? hits : hits.map { $0 - base })
             }
         }
+        // a narrowed selection: each selected row compared alone on the encoded chunk
+        if case .rows(let list) = sel, list.count * 4 < rows, !isDecoded(c), case .number = r {
+            let base = UInt32(window.lowerBound)
+            if let hits = try reader.select(c, block: block, among: base == 0 ? list : list.map { $0 + base }, r) {
+                return .rows(base == 0 ? hits : hits.map { $0 - base })
+            }
+        }
         switch r {
         case .time(let lo, let hi):
             let v = try ints(c)
