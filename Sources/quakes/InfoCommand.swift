@@ -29,6 +29,7 @@ struct InfoCommand: ParsableCommand {
         print("on disk      \(info.diskBytes) bytes (directories, granule and place indexes \(info.indexBytes), "
               + "id index \(info.idIndexBytes), catalog \(info.catalogBytes))")
         print("place index  \(info.placeIndexBytes) bytes")
+        print("aggregates   \(info.aggregateBytes) bytes")
         print("history      \(info.historyTransactions) transactions, \(info.historyBytes) bytes "
             + "(complete after generation \(info.historyCompleteAfter); 'quakes history')")
         print("")

@@ -2,9 +2,11 @@
 ///
 /// ```
 /// [chunk]...                      one per column per block, codec-encoded
-/// [directory]                     u32 columns, u32 blocks, u32 block rows, u32 0, u64 rows,
-///                                 u32 rows per block, ChunkInfo per column per block,
-///                                 then the GranuleIndex
+/// [place index], [aggregates]     PlaceIndex and UnitAggregates regions, when present
+/// [directory]                     u32 columns, u32 blocks, u32 block rows, u32 flags (1: place
+///                                 index, 2: aggregates), u64 rows, u32 rows per block,
+///                                 ChunkInfo per column per block, the GranuleIndex, then
+///                                 u64 offset, u64 length, u64 checksum of each region present
 /// [footer, 32 bytes]              u64 directory offset, u64 directory length,
 ///                                 u64 directory checksum, magic "QKPART02"
 /// ```
@@ -105,8 +107,15 @@ package enum PartitionFile {
             place = Region(offset: out.count, length: idx.count, checksum: Checksum.hash(idx))
             out.append(contentsOf: idx)
         }
+        var aggregates: Region?
+        if let codes = groupCodes(infos, out) {
+            let a = UnitAggregates.encode(batch, codes: codes, blockRows: blockRows)
+            aggregates = Region(offset: out.count, length: a.count, checksum: Checksum.hash(a))
+            out.append(contentsOf: a)
+        }
         var w = ByteWriter()
-        w.u32(UInt32(Column.count)); w.u32(UInt32(blocks)); w.u32(UInt32(blockRows)); w.u32(place == nil ? 0 : 1)
+        w.u32(UInt32(Column.count)); w.u32(UInt32(blocks)); w.u32(UInt32(blockRows))
+        w.u32((place == nil ? 0 : 1) | (aggregates == nil ? 0 : 2))
         w.u64(UInt64(batch.count))
         for k in 0..<blocks { w.u32(UInt32(infos[0][k].rows)) }
         for list in infos {
@@ -120,6 +129,7 @@ package enum PartitionFile {
         for list in infos { for i in list { w.u64(i.checksum) } }
         granules.write(into: &w)
         if let place { w.u64(UInt64(place.offset)); w.u64(UInt64(place.length)); w.u64(place.checksum) }
+        if let aggregates { w.u64(UInt64(aggregates.offset)); w.u64(UInt64(aggregates.length)); w.u64(aggregates.checksum) }
         let dirOffset = out.count
         let dirSum = Checksum.hash(w.bytes)
         out.append(contentsOf: w.bytes)
@@ -149,6 +159,26 @@ package enum PartitionFile {
                                  granules: granules)
     }
 
+    /// Every row's code in its block's dictionary, for each of ``UnitAggregates/groupColumns``,
+    /// read back from the encoded chunks; nil when a chunk is not a dictionary chunk.
+    package static func groupCodes(_ chunks: [[ChunkInfo]], _ out: [UInt8]) -> [[UInt32]]? {
+        var all: [[UInt32]] = []
+        for c in UnitAggregates.groupColumns {
+            var codes: [UInt32] = []
+            for info in chunks[c.rawValue] {
+                guard info.codec == .dictionary else { return nil }
+                let v = out.withUnsafeBytes { (b) -> ColumnVector? in
+                    let p = UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)])
+                    return try? DictionaryCodec.decode(p, count: info.rows, rows: 0..<info.rows, as: .stored)
+                }
+                guard case .category(let block)? = v else { return nil }
+                codes.append(contentsOf: block.codes)
+            }
+            all.append(codes)
+        }
+        return all
+    }
+
     /// A byte range of the data area with its checksum.
     package struct Region: Sendable, Equatable {
         package var offset: Int
@@ -166,6 +196,8 @@ package enum PartitionFile {
         package var granules: GranuleIndex
         /// The ``PlaceIndex`` region (files written before it have none).
         package var placeIndex: Region?
+        /// The ``UnitAggregates`` region (files written before them have none).
+        package var aggregates: Region?
     }
 
     /// The row count a partition file's directory records (for `repair`, which has no manifest
@@ -205,7 +237,7 @@ package enum PartitionFile {
         var r = ByteReader(dir)
         let cols = Int(try r.u32()), blocks = Int(try r.u32()), blockRows = Int(try r.u32())
         let flags = try r.u32()
-        guard flags <= 1 else { throw .corrupt("directory flags \(flags)") }
+        guard flags <= 3 else { throw .corrupt("directory flags \(flags)") }
         let storedRows = try r.u64()
         guard cols == Column.count else { throw .corrupt("directory lists \(cols) columns") }
         guard storedRows == UInt64(expected) else { throw .corrupt("holds \(storedRows) rows, manifest says \(expected)") }
@@ -249,9 +281,17 @@ package enum PartitionFile {
             guard off <= UInt64(dataEnd), len <= UInt64(dataEnd) - off else { throw .corrupt("place index lies outside the data area") }
             place = Region(offset: Int(off), length: Int(len), checksum: sum)
         }
+        var aggregates: Region?
+        if flags & 2 != 0 {
+            let off = try r.u64(), len = try r.u64(), sum = try r.u64()
+            guard off <= UInt64(dataEnd), len <= UInt64(dataEnd) - off else {
+                throw .corrupt("unit aggregates lie outside the data area")
+            }
+            aggregates = Region(offset: Int(off), length: Int(len), checksum: sum)
+        }
         guard r.remaining == 0 else { throw .corrupt("\(r.remaining) stray bytes after the directory") }
         return Directory(rows: rows, blockRows: blockRows, blockSizes: sizes, chunks: chunks, granules: granules,
-                         placeIndex: place)
+                         placeIndex: place, aggregates: aggregates)
     }
 }
 

@@ -14,6 +14,8 @@ package final class PartitionReader: @unchecked Sendable {
     private var placeTables: [String: [Bool]] = [:]
     /// The place index, once read (nil inside when the file has none).
     private var place: PlaceIndex??
+    /// The unit aggregates, once read (nil inside when the file has none).
+    private var aggregates: UnitAggregates??
     /// Guards the lazily filled state: a partition may be read by both scan threads.
     private let lock = NSLock()
 
@@ -57,6 +59,40 @@ package final class PartitionReader: @unchecked Sendable {
         place = .some(idx)
         lock.unlock()
         return idx
+    }
+
+    /// The unit aggregates, checksum-checked and parsed on first use; nil for files without them.
+    package func unitAggregates() throws(StoreError) -> UnitAggregates? {
+        let d = try directory()
+        lock.lock()
+        let cached = aggregates
+        let bytes = mapped?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        lock.unlock()
+        if let cached { return cached }
+        var parsed: UnitAggregates?
+        if let reg = d.aggregates {
+            let p = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
+            guard Checksum.hash(p) == reg.checksum else { throw .corrupt(path, "unit aggregates: checksum mismatch") }
+            do {
+                parsed = try UnitAggregates(p, rows: entry.rows, blockRows: d.blockRows)
+            } catch {
+                throw .corrupt(path, "\(error.description.replacingPrefix("corrupt store: "))")
+            }
+        }
+        lock.lock()
+        aggregates = .some(parsed)
+        lock.unlock()
+        return parsed
+    }
+
+    /// The bytes of the unit aggregates region (for `verify`); nil for files without one.
+    package func unitAggregateBytes() throws(StoreError) -> [UInt8]? {
+        let d = try directory()
+        guard let reg = d.aggregates else { return nil }
+        lock.lock()
+        let bytes = mapped?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        lock.unlock()
+        return Array(bytes[reg.offset..<(reg.offset + reg.length)])
     }
 
     /// The bytes of the place index region (for `verify`); nil for files without one.
@@ -192,8 +228,8 @@ package final class PartitionReader: @unchecked Sendable {
     }
 
     /// Raw `Int64` values of a timestamp or decimal column block.
-    package func ints(_ c: Column, block k: Int) throws(StoreError) -> [Int64] {
-        guard case .ints(let v) = try decode(c, block: k) else { throw .corrupt(path, "column \(c) is not numeric") }
+    package func ints(_ c: Column, block k: Int, rows: Range<Int>? = nil) throws(StoreError) -> [Int64] {
+        guard case .ints(let v) = try decode(c, block: k, rows: rows) else { throw .corrupt(path, "column \(c) is not numeric") }
         return v
     }
 

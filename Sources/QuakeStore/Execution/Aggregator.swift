@@ -11,7 +11,10 @@ package final class Aggregator {
     package let filter: Filter
     package let groups: [GroupBy]
     package let metrics: [Metric]
-    private let names = Names()
+    let names = Names()
+    /// Whether units the filter covers whole are folded from the partitions' unit aggregates
+    /// (off in the tests that compare the two paths).
+    package var usesUnitAggregates = true
 
     package struct Key: Hashable {
         package var a: Int64 = 0, b: Int64 = 0, c: Int64 = 0
@@ -94,12 +97,25 @@ package final class Aggregator {
         let parts = executor.partitions(for: filter, stats: &stats)
         let countOnly = metrics.allSatisfy { $0 == .count }
         let timeOnly = groups.allSatisfy { if case .time = $0 { return true }; return false }
+        let fromStatistics = countOnly && timeOnly
+        let eligible = fromStatistics ? nil : unitPlan()
+        let plan = usesUnitAggregates ? eligible : nil
         let partials = try parallelMap(parts) { p -> ([Key: Acc], QueryStats) in
             var local: [Key: Acc] = [:]
             var s = QueryStats()
             let r = self.executor.reader(p)
-            let fromStatistics = countOnly && timeOnly
-            for u in try self.executor.units(p, self.filter, merge: !fromStatistics, stats: &s) {
+            let aggregates = try plan.flatMap { _ in try r.unitAggregates() }
+            var names: [Int: [Int64]] = [:]
+            // units of single granules when the aggregates could serve, so that a unit folded
+            // from its aggregates and one folded from its rows give the same sums
+            let merge = !fromStatistics && eligible == nil
+            for u in try self.executor.units(p, self.filter, merge: merge, stats: &s) {
+                if let plan, let aggregates, u.verdict == .all,
+                   try self.foldUnit(u, r, aggregates, plan, names: &names, into: &local) {
+                    s.granulesFromStatistics += 1
+                    s.rowsMatched += u.rows.count
+                    continue
+                }
                 if fromStatistics, u.verdict == .all {
                     let zone = try u.granule.map { try r.zoneMap(granule: $0, block: u.block) } ?? r.zoneMap(block: u.block)
                     let t = try zone.stats(.time)

@@ -123,6 +123,15 @@ package final class QueryExecutor {
                 stats.blocksFromStatistics += try reader(p).directory().blockSizes.count
                 continue
             }
+            if trivial, need != Int.max {
+                // every row matches: the page is a run of storage rows, found without reading the rest
+                let page = try trivialPage(p, skip: skip, take: min(need, entry.rows - skip), ascending: asc)
+                stats.rowsMatched += page.count
+                out.append(contentsOf: page.map { RowRef(partition: p, row: $0) })
+                need -= page.count
+                skip = 0
+                continue
+            }
             let want = need == Int.max ? Int.max : skip + need
             var rows: [Int] = []
             var times: [Int64] = []
@@ -151,6 +160,55 @@ package final class QueryExecutor {
         }
         stats.rowsReturned = out.count
         return (out, stats)
+    }
+
+    /// Storage rows at positions `skip..<skip + take` of partition `p` in time order, when every
+    /// row matches. Ascending, storage order is the order. Descending, position `j` is storage row
+    /// `n - 1 - j` except inside runs of equal times, which stay in id order: the run is widened to
+    /// whole runs at both ends (times read for those rows only), reordered, then cut.
+    /// - Complexity: O(take + the equal-time runs at the ends), whatever the partition's size.
+    private func trivialPage(_ p: Int, skip: Int, take: Int, ascending: Bool) throws -> [Int] {
+        if take <= 0 { return [] }
+        if ascending { return Array(skip..<(skip + take)) }
+        let n = manifest.partitions[p].rows
+        var lo = n - skip - take, hi = n - skip
+        let r = reader(p)
+        let blockRows = try r.directory().blockRows
+        // times of storage rows `range`, decoded block by block for those rows only
+        func times(_ range: Range<Int>) throws -> [Int64] {
+            var out: [Int64] = []
+            var row = range.lowerBound
+            while row < range.upperBound {
+                let k = row / blockRows, start = k * blockRows
+                let end = min(range.upperBound, start + blockRows)
+                out.append(contentsOf: try r.ints(.time, block: k, rows: (row - start)..<(end - start)))
+                row = end
+            }
+            return out
+        }
+        func time(_ row: Int) throws -> Int64 {
+            guard let t = try times(row..<(row + 1)).first else { throw StoreError.corrupt(r.path, "no time for row \(row)") }
+            return t
+        }
+        // widen to whole runs of equal times, reading times a miniblock at a time
+        let first = try time(lo), last = try time(hi - 1)
+        while lo > 0 {
+            let from = max(0, lo - 1024)
+            let t = try times(from..<lo)
+            if let i = t.lastIndex(where: { $0 != first }) { lo = from + i + 1; break }
+            lo = from
+        }
+        while hi < n {
+            let to = min(n, hi + 1024)
+            let t = try times(hi..<to)
+            if let i = t.firstIndex(where: { $0 != last }) { hi += i; break }
+            hi = to
+        }
+        var rows = Array((lo..<hi).reversed())
+        let t = try times(lo..<hi)
+        Self.restoreIdOrder(&rows, Array(t.reversed()))
+        let start = skip - (n - hi)
+        return Array(rows[start..<(start + take)])
     }
 
     /// Rows read in (time desc) order from (time asc, id asc) storage: each run of equal times

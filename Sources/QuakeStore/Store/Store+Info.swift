@@ -24,6 +24,8 @@ package struct StoreInfo: Codable, Sendable {
     package var catalogBytes: Int
     /// The partitions' place indexes (part of ``indexBytes``).
     package var placeIndexBytes: Int
+    /// The partitions' unit aggregates (part of ``indexBytes``).
+    package var aggregateBytes: Int
     package var columns: [ColumnSize]
     /// Load transactions kept under `history/`, their bytes, and the generation after which
     /// the history is complete.
@@ -38,7 +40,7 @@ extension Store {
     package func info() throws(StoreError) -> StoreInfo {
         var disk = [Int](repeating: 0, count: Column.count)
         var codecUse = [[CodecID: Int]](repeating: [:], count: Column.count)
-        var index = 0, files = 0, place = 0
+        var index = 0, files = 0, place = 0, aggregates = 0
         for e in manifest.partitions {
             let d = try reader(e).directory()
             var chunks = 0
@@ -51,6 +53,7 @@ extension Store {
             }
             index += e.bytes - chunks
             place += d.placeIndex?.length ?? 0
+            aggregates += d.aggregates?.length ?? 0
             files += e.bytes
         }
         var ids = 0
@@ -66,7 +69,7 @@ extension Store {
                          firstTime: manifest.partitions.first.map { Timestamp.string($0.minTime) },
                          lastTime: manifest.partitions.last.map { Timestamp.string($0.maxTime) },
                          diskBytes: files + ids + catalog, indexBytes: index, idIndexBytes: ids,
-                         catalogBytes: catalog, placeIndexBytes: place, columns: cols,
+                         catalogBytes: catalog, placeIndexBytes: place, aggregateBytes: aggregates, columns: cols,
                          historyTransactions: h.transactions, historyBytes: h.bytes, historyCompleteAfter: h.completeAfter)
     }
 }

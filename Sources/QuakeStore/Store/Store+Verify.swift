@@ -94,6 +94,7 @@ extension Store {
             }
             histograms.append(Catalog.Histogram(GranuleIndex(batch)))
             try verifyPlaceIndex(r, batch)
+            try verifyAggregates(r, batch)
             let t = batch.ints[Column.time.rawValue]
             let ids = batch.text[Column.id.rawValue]
             let file = "partitions/\(e.file)"
@@ -128,6 +129,33 @@ extension Store {
             guard PlaceIndex.encode(mags: batch.ints[Column.mag.rawValue], codes: codes, blockRows: d.blockRows,
                                     granules: d.granules) == stored else {
                 throw VerifyFailure(file: file, block: nil, reason: "place index does not match the rows")
+            }
+        } catch let f as VerifyFailure { throw f } catch {
+            throw VerifyFailure(file: file, block: nil, reason: "\(error)")
+        }
+    }
+
+    /// The unit aggregates, when the partition has them, are byte for byte the ones its stored
+    /// rows give.
+    private func verifyAggregates(_ r: PartitionReader, _ batch: RowBatch) throws {
+        let file = "partitions/\(r.entry.file)"
+        do {
+            guard let stored = try r.unitAggregateBytes() else { return }
+            let d = try r.directory()
+            var codes: [[UInt32]] = []
+            for c in UnitAggregates.groupColumns {
+                var list: [UInt32] = []
+                list.reserveCapacity(batch.count)
+                for k in d.blockSizes.indices {
+                    guard case .category(let b) = try r.decode(c, block: k) else {
+                        throw VerifyFailure(file: file, block: k, reason: "column \(c) is not a category")
+                    }
+                    list.append(contentsOf: b.codes)
+                }
+                codes.append(list)
+            }
+            guard UnitAggregates.encode(batch, codes: codes, blockRows: d.blockRows) == stored else {
+                throw VerifyFailure(file: file, block: nil, reason: "unit aggregates do not match the rows")
             }
         } catch let f as VerifyFailure { throw f } catch {
             throw VerifyFailure(file: file, block: nil, reason: "\(error)")

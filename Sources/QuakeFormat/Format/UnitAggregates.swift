@@ -1,0 +1,202 @@
+/// Small materialised aggregates of a partition: for every scan unit (a granule cut at block
+/// edges, as in ``PlaceIndex``), for each code of the block dictionary of each group column
+/// (`net`, `magType`, `type`, `status`, with 0 for null), the row count and, for each metric
+/// column (`mag`, `depth`, `latitude`, `longitude`), the count of non-null values, their sum,
+/// least and greatest value; then the same over all the unit's rows, as one more list of one entry
+/// (code 0). A grouped aggregate over units its filter covers whole folds these instead of the
+/// rows.
+///
+/// Sums, least and greatest are the doubles the query path decodes, folded in row order from
+/// 0, +inf and -inf: folding a unit's entry gives bit for bit what folding its rows gives.
+///
+/// Stored in the partition file's data area, named by the directory (offset, length, checksum):
+/// ```
+/// u32 units, u8 group columns G, u8 metric columns M, u8 0, u8 0, G + M column numbers (u8 each),
+/// u32 (units × (G + 1) + 1) entry offsets, in unit order then list order, then per entry:
+/// u32 code, u32 rows, and per metric column: u32 values, f64 sum, f64 least, f64 greatest
+/// ```
+/// Entries of a unit and group column are sorted by code; their rows add up to the unit's.
+package struct UnitAggregates: Sendable {
+    package static let groupColumns: [Column] = [.net, .magType, .type, .status]
+    package static let metricColumns: [Column] = [.mag, .depth, .latitude, .longitude]
+
+    /// One metric column's fold over a unit's rows of one code.
+    package struct Fold: Sendable, Equatable {
+        package var values: Int
+        package var sum: Double
+        package var least: Double
+        package var greatest: Double
+        package static let empty = Fold(values: 0, sum: 0, least: .infinity, greatest: -.infinity)
+    }
+
+    package let unitCount: Int
+    /// Per (unit, list), the first entry; one more at the end.
+    private static var lists: Int { groupColumns.count + 1 }
+    private let offsets: [UInt32]
+    private let codes: [UInt32]
+    private let rows: [UInt32]
+    /// Per entry, ``metricColumns``.count folds.
+    private let folds: [Fold]
+    private let blockFirstUnit: [Int]
+    private let blockRows: Int
+
+    private static var entrySize: Int { 8 + 28 * metricColumns.count }
+
+    /// The aggregates of a partition's rows (sorted as stored), given every row's code of each
+    /// group column as its block dictionary assigns them.
+    package static func encode(_ batch: RowBatch, codes: [[UInt32]], blockRows: Int) -> [UInt8] {
+        let units = PlaceIndex.units(rows: batch.count, blockRows: blockRows)
+        let codes = codes + [[UInt32](repeating: 0, count: batch.count)]
+        var w = ByteWriter()
+        w.u32(UInt32(units.count)); w.u8(UInt8(groupColumns.count)); w.u8(UInt8(metricColumns.count)); w.u8(0); w.u8(0)
+        for c in groupColumns + metricColumns { w.u8(UInt8(c.rawValue)) }
+        let values = metricColumns.map { batch.ints[$0.rawValue] }
+        var body = ByteWriter()
+        var offset: UInt32 = 0
+        w.u32(0)
+        var slot: [Int] = []
+        var touched: [UInt32] = []
+        var count: [Int] = []
+        var acc: [Fold] = []
+        let m = metricColumns.count
+        var doubles = [[Double]](repeating: [], count: m)
+        for u in units {
+            // each metric value as the query path decodes it (NaN for null), once per unit
+            for k in 0..<m {
+                doubles[k].removeAll(keepingCapacity: true)
+                for r in u.rows { doubles[k].append(values[k][r] == RowBatch.null ? .nan : ScaledDecimal.double(values[k][r])) }
+            }
+            for g in 0..<lists {
+                let col = codes[g]
+                for r in u.rows {
+                    let c = Int(col[r])
+                    if c >= slot.count { slot.append(contentsOf: repeatElement(-1, count: c + 1 - slot.count)) }
+                    if slot[c] < 0 {
+                        slot[c] = touched.count
+                        touched.append(UInt32(c))
+                        count.append(0)
+                        acc.append(contentsOf: repeatElement(Fold.empty, count: m))
+                    }
+                    let s = slot[c]
+                    count[s] += 1
+                    for k in 0..<m {
+                        let x = doubles[k][r - u.rows.lowerBound]
+                        if !x.isNaN { acc[s * m + k].fold(x) }
+                    }
+                }
+                let order = touched.indices.sorted { touched[$0] < touched[$1] }
+                for s in order {
+                    body.u32(touched[s]); body.u32(UInt32(count[s]))
+                    for k in 0..<m {
+                        let f = acc[s * m + k]
+                        body.u32(UInt32(f.values))
+                        body.u64(f.sum.bitPattern); body.u64(f.least.bitPattern); body.u64(f.greatest.bitPattern)
+                    }
+                }
+                for c in touched { slot[Int(c)] = -1 }
+                offset += UInt32(touched.count)
+                w.u32(offset)
+                touched.removeAll(keepingCapacity: true)
+                count.removeAll(keepingCapacity: true)
+                acc.removeAll(keepingCapacity: true)
+            }
+        }
+        w.bytes.append(contentsOf: body.bytes)
+        return w.bytes
+    }
+
+    /// Parses a region (already checksum-checked) of a partition of `rows` rows, checking that
+    /// each unit's entries add up to its rows and each fold's values to at most its entry's.
+    package init(_ b: UnsafeRawBufferPointer, rows total: Int, blockRows: Int) throws(StoreError) {
+        var r = ByteReader(b)
+        let n = Int(try r.u32()), g = Int(try r.u8()), m = Int(try r.u8())
+        _ = try r.u8(); _ = try r.u8()
+        let groups = UnitAggregates.groupColumns, metrics = UnitAggregates.metricColumns
+        guard g == groups.count, m == metrics.count else { throw .corrupt("unit aggregates list \(g) and \(m) columns") }
+        for c in groups + metrics {
+            let stored = Int(try r.u8())
+            guard stored == c.rawValue else { throw .corrupt("unit aggregates name column \(stored) for \(c)") }
+        }
+        let units = PlaceIndex.units(rows: total, blockRows: blockRows)
+        guard n == units.count else { throw .corrupt("unit aggregates list \(n) units for \(units.count)") }
+        let lists = UnitAggregates.lists
+        let offs = try r.raw(n * lists + 1, as: UInt32.self).map { UInt32(littleEndian: $0) }
+        guard offs.first == 0, zip(offs, offs.dropFirst()).allSatisfy({ $0 <= $1 }),
+              Int(offs[n * lists]) * UnitAggregates.entrySize == r.remaining else {
+            throw .corrupt("unit aggregate offsets are out of order")
+        }
+        let entries = Int(offs[n * lists])
+        var codes: [UInt32] = [], counts: [UInt32] = [], folds: [Fold] = []
+        codes.reserveCapacity(entries); counts.reserveCapacity(entries); folds.reserveCapacity(entries * m)
+        for (i, u) in units.enumerated() {
+            for k in 0..<lists {
+                var covered = 0
+                var last: UInt32?
+                for _ in offs[i * lists + k]..<offs[i * lists + k + 1] {
+                    let code = try r.u32(), count = try r.u32()
+                    guard last.map({ $0 < code }) ?? true, count >= 1, k < g || code == 0 else {
+                        throw .corrupt("unit aggregate entries are out of order")
+                    }
+                    last = code
+                    covered += Int(count)
+                    codes.append(code); counts.append(count)
+                    for _ in 0..<m {
+                        let values = Int(try r.u32())
+                        let sum = Double(bitPattern: try r.u64()), least = Double(bitPattern: try r.u64())
+                        let f = Fold(values: values, sum: sum, least: least, greatest: Double(bitPattern: try r.u64()))
+                        guard values <= Int(count), values == 0 ? f == .empty : f.least <= f.greatest else {
+                            throw .corrupt("unit aggregate entry holds \(values) values of \(count) rows")
+                        }
+                        folds.append(f)
+                    }
+                }
+                guard covered == u.rows.count else {
+                    throw .corrupt("unit \(i) aggregates \(covered) rows of \(u.rows.count)")
+                }
+            }
+        }
+        offsets = offs
+        self.codes = codes
+        self.rows = counts
+        self.folds = folds
+        unitCount = n
+        self.blockRows = blockRows
+        var first: [Int] = []
+        for (i, u) in units.enumerated() where first.count == u.block { first.append(i) }
+        blockFirstUnit = first
+    }
+
+    /// The ordinal of the unit that starts at row `row` of block `k`; nil when none does.
+    package func unit(block k: Int, row: Int) -> Int? {
+        guard k >= 0, k < blockFirstUnit.count, row >= 0 else { return nil }
+        let start = k * blockRows, g = GranuleIndex.granuleRows
+        let i = blockFirstUnit[k] + (start + row) / g - start / g
+        let end = k + 1 < blockFirstUnit.count ? blockFirstUnit[k + 1] : unitCount
+        guard i >= blockFirstUnit[k], i < end else { return nil }
+        return i
+    }
+
+    /// The entries of unit `u` for group column number `g` (an index into ``groupColumns``; nil
+    /// for the one entry of all its rows), as positions for ``code(_:)``, ``rows(_:)`` and
+    /// ``fold(_:_:)``.
+    package func entries(unit u: Int, group g: Int?) -> Range<Int> {
+        let k = u * UnitAggregates.lists + (g ?? UnitAggregates.groupColumns.count)
+        return Int(offsets[k])..<Int(offsets[k + 1])
+    }
+
+    package func code(_ e: Int) -> UInt32 { codes[e] }
+    package func rows(_ e: Int) -> Int { Int(rows[e]) }
+    /// The fold of metric column number `m` (an index into ``metricColumns``) of entry `e`.
+    package func fold(_ e: Int, _ m: Int) -> Fold { folds[e * UnitAggregates.metricColumns.count + m] }
+}
+
+extension UnitAggregates.Fold {
+    /// Adds one value, as the row path does: `<` and `>` against the running bounds.
+    @inline(__always)
+    package mutating func fold(_ x: Double) {
+        values += 1
+        sum += x
+        if x < least { least = x }
+        if x > greatest { greatest = x }
+    }
+}

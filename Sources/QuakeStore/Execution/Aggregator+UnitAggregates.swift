@@ -1,0 +1,109 @@
+import QuakeFormat
+
+extension Aggregator {
+    /// How a grouped aggregate reads a partition's ``UnitAggregates``: the group key that is a
+    /// dictionary column, if any, and for each metric its metric column (nil for `count`).
+    package struct UnitPlan {
+        /// (position in the group keys, index into ``UnitAggregates/groupColumns``).
+        var value: (slot: Int, column: Int)?
+        var metricColumns: [Int?]
+    }
+
+    /// The plan when every group key is a time bucket or one of the aggregated dictionary
+    /// columns (at most one of those), and every metric is a count, or the min, max, sum or
+    /// average of an aggregated numeric column; nil otherwise (percentiles, bins, other
+    /// columns), and the rows are read.
+    package func unitPlan() -> UnitPlan? {
+        var value: (Int, Int)?
+        for (g, by) in groups.enumerated() {
+            switch by {
+            case .time: continue
+            case .bin: return nil
+            case .value(let c):
+                guard value == nil, let k = UnitAggregates.groupColumns.firstIndex(of: c) else { return nil }
+                value = (g, k)
+            }
+        }
+        var columns: [Int?] = []
+        for m in metrics {
+            switch m {
+            case .count: columns.append(nil)
+            case .percentile: return nil
+            case .min(let c), .max(let c), .avg(let c), .sum(let c):
+                guard let k = UnitAggregates.metricColumns.firstIndex(of: c) else { return nil }
+                columns.append(k)
+            }
+        }
+        return UnitPlan(value: value, metricColumns: columns)
+    }
+
+    /// Folds unit `u` (every row of which matches) from the aggregates into `local`, exactly as
+    /// folding its rows would; false when its rows span more than one time bucket and must be
+    /// read. `names` caches, per block, the global name id of each dictionary code.
+    func foldUnit(_ u: ScanUnit, _ r: PartitionReader, _ aggregates: UnitAggregates, _ plan: UnitPlan,
+                  names: inout [Int: [Int64]], into local: inout [Key: Acc]) throws -> Bool {
+        guard let unit = aggregates.unit(block: u.block, row: u.rows.lowerBound) else {
+            throw StoreError.corrupt(r.path, "unit aggregates have no unit at block \(u.block) row \(u.rows.lowerBound)")
+        }
+        var key = Key()
+        var span: (min: Int64, max: Int64)?
+        for (g, by) in groups.enumerated() {
+            guard case .time(let b) = by else { continue }
+            if span == nil {
+                let zone = try u.granule.map { try r.zoneMap(granule: $0, block: u.block) } ?? r.zoneMap(block: u.block)
+                let t = try zone.stats(.time)
+                span = (t.min, t.max)
+            }
+            guard let span else { continue }
+            key[g] = Aggregator.bucket(span.min, b)
+            guard key[g] == Aggregator.bucket(span.max, b) else { return false }
+        }
+        guard let (slot, column) = plan.value else {
+            // no dictionary key: the unit's one entry of all its rows
+            let entries = aggregates.entries(unit: unit, group: nil)
+            local[key, default: Acc(metrics.count)].fold(aggregates, entries, plan.metricColumns)
+            return true
+        }
+        let table = try nameTable(r, block: u.block, column: column, names: &names)
+        for e in aggregates.entries(unit: unit, group: column) {
+            let code = Int(aggregates.code(e))
+            guard code < table.count else {
+                throw StoreError.corrupt(r.path, "unit aggregates name code \(code) of a \(table.count - 1)-entry dictionary")
+            }
+            key[slot] = table[code]
+            local[key, default: Acc(metrics.count)].fold(aggregates, e..<(e + 1), plan.metricColumns)
+        }
+        return true
+    }
+
+    /// Global name ids of the codes of block `k`'s dictionary of group column `column` (0 for
+    /// null), built once per block.
+    private func nameTable(_ r: PartitionReader, block k: Int, column: Int, names: inout [Int: [Int64]]) throws -> [Int64] {
+        if let t = names[k] { return t }
+        let c = UnitAggregates.groupColumns[column]
+        guard case .category(let b) = try r.decode(c, block: k, rows: 0..<0) else {
+            throw StoreError.corrupt(r.path, "column \(c) is not a category")
+        }
+        var t = [Int64](repeating: 0, count: b.dictionary.count + 1)
+        for i in 0..<b.dictionary.count { t[i + 1] = self.names.id(b.dictionary.string(i) ?? "") }
+        names[k] = t
+        return t
+    }
+}
+
+extension Aggregator.Acc {
+    /// Adds entries `entries` of a unit's aggregates as ``merge(_:)`` adds a unit's folded rows.
+    mutating func fold(_ a: UnitAggregates, _ entries: Range<Int>, _ columns: [Int?]) {
+        for e in entries {
+            count += a.rows(e)
+            for (m, column) in columns.enumerated() {
+                guard let column else { continue }
+                let f = a.fold(e, column)
+                n[m] += f.values
+                mins[m] = Swift.min(mins[m], f.least)
+                maxs[m] = Swift.max(maxs[m], f.greatest)
+                sums[m] += f.sum
+            }
+        }
+    }
+}

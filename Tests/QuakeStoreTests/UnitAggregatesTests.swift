@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+@testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeTestSupport
+
+/// Unit aggregates: a grouped aggregate folds the units its filter covers whole from the stored
+/// per-unit counts, sums and bounds, with the same answer as folding the rows (bit for bit) and
+/// as the naive reference, on generated and real data, after upserts, and an error when damaged.
+@Suite struct UnitAggregatesTests {
+    static let metrics: [Metric] = [.count, .min(.mag), .max(.mag), .avg(.mag), .sum(.depth), .max(.depth),
+                                    .min(.latitude), .avg(.longitude)]
+
+    static func cases(_ m: Manifest) -> [([GroupBy], Filter)] {
+        let first = m.partitions.first?.minTime ?? 0, last = m.partitions.last?.maxTime ?? 0
+        let inside = Filter.timeRange(.time, lower: first + (last - first) / 7, upper: last - (last - first) / 5)
+        return [
+            ([.value(.net)], .all), ([.time(.month)], inside), ([.time(.year), .value(.magType)], .all),
+            ([.value(.status)], .numberRange(.mag, lower: .init(2.5), upper: nil)), ([.time(.day), .value(.type)], inside),
+            ([], .all), ([.time(.week)], .all), ([.value(.net), .time(.month)], inside),
+        ]
+    }
+
+    /// Every case gives the row path's answer bit for bit and the naive reference's; returns
+    /// the units folded from aggregates.
+    static func check(_ s: Store, _ quakes: [Quake]) throws -> Int {
+        var folded = 0
+        for (groups, filter) in cases(s.manifest) {
+            let fast = Aggregator(executor: QueryExecutor(store: s), filter: filter, groups: groups, metrics: metrics)
+            let slow = Aggregator(executor: QueryExecutor(store: s), filter: filter, groups: groups, metrics: metrics)
+            slow.usesUnitAggregates = false
+            let (rows, stats) = try fast.run()
+            let (reference, _) = try slow.run()
+            folded += stats.granulesFromStatistics
+            #expect(rows.map(\.keys) == reference.map(\.keys), "\(groups)")
+            #expect(rows.map { $0.values.map { $0?.bitPattern } } == reference.map { $0.values.map { $0?.bitPattern } },
+                    "\(groups) \(filter)")
+            var want: [[SortValue]: [Quake]] = [:]
+            for q in try quakes.filter({ try Naive.matches(filter, $0) }) {
+                let key = groups.map { g -> SortValue in
+                    switch g {
+                    case .time(let b): return .number(Double(Aggregator.bucket(q.timeMilliseconds, b)))
+                    case .value(let c): return Naive.value(q, c)
+                    case .bin: return .null
+                    }
+                }
+                want[key, default: []].append(q)
+            }
+            #expect(rows.count == want.count, "\(groups)")
+            for r in rows {
+                let qs = try #require(want[r.keyValues], "\(groups) \(r.keys)")
+                let mags = qs.compactMap(\.magnitude), depths = qs.compactMap(\.depth)
+                #expect(r.values[0] == Double(qs.count))
+                #expect(r.values[1] == mags.min())
+                #expect(r.values[2] == mags.max())
+                if let a = r.values[3] { #expect(abs(a - mags.reduce(0, +) / Double(mags.count)) < 1e-9) } else { #expect(mags.isEmpty) }
+                if let x = r.values[4] { #expect(abs(x - depths.reduce(0, +)) < 1e-6 * max(1, abs(x))) } else { #expect(depths.isEmpty) }
+                #expect(r.values[5] == depths.max())
+                #expect(r.values[6] == qs.map(\.latitude).min())
+                let lon = qs.map(\.longitude).reduce(0, +) / Double(qs.count)
+                #expect(abs((r.values[7] ?? .nan) - lon) < 1e-9)
+            }
+        }
+        return folded
+    }
+
+    @Test func aggregatesFromUnitsEqualTheRowsAndTheNaiveReference() throws {
+        let loaded = Fixtures.generated
+        #expect(try loaded.store.reader(loaded.store.manifest.partitions[0]).unitAggregates() != nil)
+        #expect(try Self.check(loaded.store, loaded.quakes) > 20)
+    }
+
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs"))
+    func aggregatesFromUnitsEqualTheNaiveReferenceOnRealFeeds() throws {
+        let loaded = try #require(Fixtures.real)
+        #expect(try Self.check(loaded.store, loaded.quakes) > 20)
+    }
+
+    @Test func aggregatesStayExactAfterUpsertsThatMoveEventsAndChangeMagAndNet() throws {
+        let dir = TestSupport.tempDir()
+        let s = try CatalogTests.generatedStore(dir, rows: 20000, years: 2021...2023, seed: 41)
+        var quakes = try TestSupport.allRows(s).quakes
+        #expect(try Self.check(s, quakes) > 20)
+        var rng = SplitMix64(seed: 17)
+        var lines = ["time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type"]
+        var seen = Set<String>()
+        for _ in 0..<600 {
+            let q = quakes[Int(rng.next() % UInt64(quakes.count))]
+            guard seen.insert(q.id).inserted else { continue }
+            let time = Timestamp.string(q.timeMilliseconds + (Int64(rng.next() % 600) - 300) * 86_400_000)
+            let updated = Timestamp.string(Int64((q.updated ?? q.time).timeIntervalSince1970 * 1000) + 86_400_000)
+            let mag = rng.next() % 6 == 0 ? "" : String(Double(rng.next() % 95) / 10)
+            let depth = rng.next() % 5 == 0 ? "" : String(Double(rng.next() % 7000) / 100)
+            let net = ["us", "ak", "zz", ""][Int(rng.next() % 4)]
+            lines.append([time, "\(q.latitude)", "\(q.longitude)", depth, mag, "ml", "", "", "", "", net, q.id, updated, "",
+                          "earthquake"].joined(separator: ","))
+        }
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: dir + "/update.csv")
+        #expect(try s.load([dir + "/update.csv"]).updated == seen.count)
+        _ = try s.verify()
+        quakes = try TestSupport.allRows(s).quakes
+        #expect(quakes.contains { $0.net == "zz" })
+        #expect(try Self.check(s, quakes) > 20)
+    }
+
+    @Test func damagedUnitAggregatesAreAnErrorNeverAWrongAnswer() throws {
+        let dir = TestSupport.tempDir()
+        let s = try CatalogTests.generatedStore(dir, rows: 6000, years: 2022...2022, seed: 9)
+        let e = s.manifest.partitions[0]
+        let region = try #require(try s.reader(e).directory().aggregates)
+        let file = dir + "/store/partitions/" + e.file
+        var bytes = try FileIO.readFile(file)
+        bytes[region.offset + region.length - 5] ^= 0x10
+        TestSupport.write(bytes, to: file)
+        let fresh = try Store(path: dir + "/store")
+        #expect { _ = try fresh.aggregate(by: [.value(.net)], metrics: [.count, .avg(.mag)]) } throws: {
+            "\($0)".contains(e.file) && "\($0)".contains("unit aggregates")
+        }
+        #expect(throws: VerifyFailure.self) { _ = try fresh.verify() }
+    }
+}
+
