@@ -94,7 +94,10 @@ struct AggCommand: ParsableCommand {
     static func number(_ v: Double?) -> String {
         guard let v else { return "" }
         if v == v.rounded() && abs(v) < 1e15 { return String(Int64(v)) }
-        return String(format: "%.4f", v).replacingOccurrences(of: "0+$", with: "", options: .regularExpression)
+        var s = String(format: "%.4f", v)
+        while s.last == "0" { s.removeLast() }   // trailing zeros of the four decimals (not a regex: start-up)
+        if s.last == "." { s.removeLast() }
+        return s == "-0" ? "0" : s
     }
 
     /// Prints groups; a null key or metric is an empty csv cell and `NULL` in a table.

@@ -125,8 +125,18 @@ struct StoreOptions: ParsableArguments {
 
     var path: String { Store.defaultPath(explicit: store) }
 
-    func open() throws -> Store { try Store(path: path) }
+    /// Opens the store for the rest of the process: it is never torn down, since unmapping
+    /// hundreds of partition files and freeing their caches one by one costs a one-shot query on a
+    /// large store more than the query, and the kernel reclaims them at exit at once.
+    func open() throws -> Store {
+        let s = try Store(path: path)
+        openStores.append(s)
+        return s
+    }
 }
+
+/// Stores the command opened, kept alive until exit (see ``StoreOptions/open()``).
+nonisolated(unsafe) private var openStores: [Store] = []
 
 /// Writes a line to standard error.
 func printError(_ s: String) {

@@ -66,7 +66,7 @@ import Testing
 
     @Test func aggregatesFromUnitsEqualTheRowsAndTheNaiveReference() throws {
         let loaded = Fixtures.generated
-        #expect(try loaded.store.reader(loaded.store.manifest.partitions[0]).unitAggregates() != nil)
+        #expect(try loaded.store.reader(loaded.store.manifest.partitions[0]).unitAggregates(group: 0) != nil)
         #expect(try Self.check(loaded.store, loaded.quakes) > 20)
     }
 

@@ -14,8 +14,8 @@ package final class PartitionReader: @unchecked Sendable {
     private var placeTables: [String: [Bool]] = [:]
     /// The place index, once read (nil inside when the file has none).
     private var place: PlaceIndex??
-    /// The unit aggregates, once read (nil inside when the file has none).
-    private var aggregates: UnitAggregates??
+    /// The unit aggregate lists read, by list (nil inside when the file has none).
+    private var aggregates: [Int: UnitAggregates?] = [:]
     /// Guards the lazily filled state: a partition may be read by both scan threads.
     private let lock = NSLock()
 
@@ -61,26 +61,32 @@ package final class PartitionReader: @unchecked Sendable {
         return idx
     }
 
-    /// The unit aggregates, checksum-checked and parsed on first use; nil for files without them.
-    package func unitAggregates() throws(StoreError) -> UnitAggregates? {
+    /// The unit aggregates of group column `group` (an index into
+    /// ``UnitAggregates/groupColumns``; nil: of all rows), checksum-checked and parsed on first
+    /// use; nil for files without them.
+    package func unitAggregates(group: Int?) throws(StoreError) -> UnitAggregates? {
         let d = try directory()
+        let key = group ?? -1
         lock.lock()
-        let cached = aggregates
+        let cached = aggregates[key]
+        let verified = !aggregates.isEmpty
         let bytes = mapped?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
         lock.unlock()
         if let cached { return cached }
         var parsed: UnitAggregates?
         if let reg = d.aggregates {
             let p = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
-            guard Checksum.hash(p) == reg.checksum else { throw .corrupt(path, "unit aggregates: checksum mismatch") }
+            guard verified || Checksum.hash(p) == reg.checksum else {
+                throw .corrupt(path, "unit aggregates: checksum mismatch")
+            }
             do {
-                parsed = try UnitAggregates(p, rows: entry.rows, blockRows: d.blockRows)
+                parsed = try UnitAggregates(p, rows: entry.rows, blockRows: d.blockRows, group: group)
             } catch {
                 throw .corrupt(path, "\(error.description.replacingPrefix("corrupt store: "))")
             }
         }
         lock.lock()
-        aggregates = .some(parsed)
+        aggregates[key] = .some(parsed)
         lock.unlock()
         return parsed
     }

@@ -30,9 +30,11 @@ package struct UnitAggregates: Sendable {
     }
 
     package let unitCount: Int
-    /// Per (unit, list), the first entry; one more at the end.
+    /// The list parsed: an index into ``groupColumns``, or nil for the entries of all rows.
+    package let group: Int?
     private static var lists: Int { groupColumns.count + 1 }
-    private let offsets: [UInt32]
+    /// Per unit, the first of its entries in the list; one more at the end.
+    private let offsets: [Int]
     private let codes: [UInt32]
     private let rows: [UInt32]
     /// Per entry, ``metricColumns``.count folds.
@@ -105,9 +107,11 @@ package struct UnitAggregates: Sendable {
         return w.bytes
     }
 
-    /// Parses a region (already checksum-checked) of a partition of `rows` rows, checking that
-    /// each unit's entries add up to its rows and each fold's values to at most its entry's.
-    package init(_ b: UnsafeRawBufferPointer, rows total: Int, blockRows: Int) throws(StoreError) {
+    /// Parses the list of group column `group` (nil: of all rows) from a region (already
+    /// checksum-checked) of a partition of `rows` rows, checking that each unit's entries add up
+    /// to its rows and each fold's values to at most its entry's.
+    /// - Complexity: O(units + the list's entries); the other lists are not read.
+    package init(_ b: UnsafeRawBufferPointer, rows total: Int, blockRows: Int, group: Int?) throws(StoreError) {
         var r = ByteReader(b)
         let n = Int(try r.u32()), g = Int(try r.u8()), m = Int(try r.u8())
         _ = try r.u8(); _ = try r.u8()
@@ -125,13 +129,17 @@ package struct UnitAggregates: Sendable {
               Int(offs[n * lists]) * UnitAggregates.entrySize == r.remaining else {
             throw .corrupt("unit aggregate offsets are out of order")
         }
-        let entries = Int(offs[n * lists])
+        guard group.map({ $0 >= 0 && $0 < g }) ?? true else { throw .corrupt("no unit aggregate list \(group ?? -1)") }
+        let k = group ?? g
+        let base = r.pos
         var codes: [UInt32] = [], counts: [UInt32] = [], folds: [Fold] = []
-        codes.reserveCapacity(entries); counts.reserveCapacity(entries); folds.reserveCapacity(entries * m)
+        var starts: [Int] = [0]
+        starts.reserveCapacity(n + 1)
         for (i, u) in units.enumerated() {
-            for k in 0..<lists {
+            do {
                 var covered = 0
                 var last: UInt32?
+                r.pos = base + Int(offs[i * lists + k]) * UnitAggregates.entrySize
                 for _ in offs[i * lists + k]..<offs[i * lists + k + 1] {
                     let code = try r.u32(), count = try r.u32()
                     guard last.map({ $0 < code }) ?? true, count >= 1, k < g || code == 0 else {
@@ -154,8 +162,10 @@ package struct UnitAggregates: Sendable {
                     throw .corrupt("unit \(i) aggregates \(covered) rows of \(u.rows.count)")
                 }
             }
+            starts.append(codes.count)
         }
-        offsets = offs
+        self.group = group
+        offsets = starts
         self.codes = codes
         self.rows = counts
         self.folds = folds
@@ -176,13 +186,9 @@ package struct UnitAggregates: Sendable {
         return i
     }
 
-    /// The entries of unit `u` for group column number `g` (an index into ``groupColumns``; nil
-    /// for the one entry of all its rows), as positions for ``code(_:)``, ``rows(_:)`` and
-    /// ``fold(_:_:)``.
-    package func entries(unit u: Int, group g: Int?) -> Range<Int> {
-        let k = u * UnitAggregates.lists + (g ?? UnitAggregates.groupColumns.count)
-        return Int(offsets[k])..<Int(offsets[k + 1])
-    }
+    /// The entries of unit `u` in the parsed list, as positions for ``code(_:)``, ``rows(_:)``
+    /// and ``fold(_:_:)``.
+    package func entries(unit u: Int) -> Range<Int> { offsets[u]..<offsets[u + 1] }
 
     package func code(_ e: Int) -> UInt32 { codes[e] }
     package func rows(_ e: Int) -> Int { Int(rows[e]) }

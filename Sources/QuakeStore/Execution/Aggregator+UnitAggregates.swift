@@ -60,12 +60,12 @@ extension Aggregator {
         }
         guard let (slot, column) = plan.value else {
             // no dictionary key: the unit's one entry of all its rows
-            let entries = aggregates.entries(unit: unit, group: nil)
+            let entries = aggregates.entries(unit: unit)
             local[key, default: Acc(metrics.count)].fold(aggregates, entries, plan.metricColumns)
             return true
         }
         let table = try nameTable(r, block: u.block, column: column, names: &names)
-        for e in aggregates.entries(unit: unit, group: column) {
+        for e in aggregates.entries(unit: unit) {
             let code = Int(aggregates.code(e))
             guard code < table.count else {
                 throw StoreError.corrupt(r.path, "unit aggregates name code \(code) of a \(table.count - 1)-entry dictionary")

@@ -104,7 +104,7 @@ package final class Aggregator {
             var local: [Key: Acc] = [:]
             var s = QueryStats()
             let r = self.executor.reader(p)
-            let aggregates = try plan.flatMap { _ in try r.unitAggregates() }
+            let aggregates = try plan.flatMap { try r.unitAggregates(group: $0.value?.column) }
             var names: [Int: [Int64]] = [:]
             // units of single granules when the aggregates could serve, so that a unit folded
             // from its aggregates and one folded from its rows give the same sums
