@@ -94,11 +94,13 @@ struct QueryCommand: ParsableCommand {
             try emitByDistance(s, q, center: center, nearestFirst: nearestFirst, columns: cols, writer: writer, to: sink)
             return
         }
-        // Rows matched in all: counted only when the page came back full or starts past the first row.
+        // Rows matched in all: counted only when the page came back full or starts past the first row,
+        // and only as far as one row past the page when the format does not print the total.
+        let showsTotal = [.table, .json, .geojson].contains(format)
         func matched(returned: Int) throws -> Int? {
             let full = q.limit.map { returned >= $0 } ?? false
             guard full || q.offset > 0 else { return returned }
-            return try s.count(q.effectiveFilter)
+            return try s.count(q.effectiveFilter, cap: showsTotal ? .max : q.offset + returned + 1)
         }
         var next: Cursor?
         if format == .parquet, let out {

@@ -30,6 +30,8 @@ import Testing
         out.append(("mags", (0..<9000).map { _ in dec(String(format: "%.\(rng.next() % 3)f", Double(rng.next() % 900) / 100)) }))
         out.append(("lat", (0..<2049).map { _ in dec(String(format: "%.\(rng.next() % 8)f", Double(Int64(rng.next() % 180_000_000) - 90_000_000) / 1e6)) }))
         out.append(("huge mantissas", (0..<700).map { i in (Int64(i) * 99_999_999_999_999 % ScaledDecimal.maxMantissa) << 6 | Int64(i % 22) }))
+        var d = -40.0
+        out.append(("ascending decimals", (0..<3000).map { _ in d += Double(rng.next() % 50) / 1000; return dec(String(format: "%.3f", d)) }))
         return out
     }
 
@@ -139,8 +141,10 @@ import Testing
                             // only chunks holding a value whose mantissa at the chunk's scale passes 2^53 may decline
                             #expect(["huge mantissas", "extremes", "mixed scales"].contains(name), "\(name) declined")
                         }
-                        // rows read one by one: a sparse ascending subset of the range
-                        let among = r.filter { _ in rng.next() % 5 == 0 }.map { UInt32($0) }
+                        // an ascending subset of the range: dense ones unpack the stretch, sparse ones
+                        // read rows one by one
+                        let every = [2, 5, 20][Int(rng.next() % 3)]
+                        let among = r.filter { _ in rng.next() % UInt64(every) == 0 }.map { UInt32($0) }
                         var one: [UInt32] = []
                         if try ForDecimalCodec.select(chunk, count: v.count, among: among, p, into: &one) {
                             #expect(one == among.filter { p.contains(d[Int($0)]) }, "\(name) \(p) among \(among.count)")

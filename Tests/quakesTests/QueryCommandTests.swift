@@ -63,6 +63,12 @@ import Testing
             .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         #expect(table.stdout.contains("Pāhala"))
         #expect(table.stdout.hasSuffix(matched > 3 ? "(3 of \(TableOutputTests.grouped(matched)) rows)\n" : "(3 rows)\n"))
+        // csv counts only as far as the row past the page: a cursor exactly when rows remain
+        for (limit, offset) in [(matched - 1, 0), (matched, 0), (1, matched - 1), (1, matched - 2)] where limit > 0 {
+            let r = try CLI.run(["query", "--store", s, "--place-like", "pahala", "--sort", "mag:desc", "--format", "csv",
+                                 "--limit", "\(limit)", "--offset", "\(offset)", "--fields", "id"])
+            #expect(r.stderr.contains("cursor: ") == (offset + limit < matched), "limit \(limit) offset \(offset) of \(matched)")
+        }
     }
 
     @Test func countAggSectionsAndExplainAgree() throws {

@@ -125,6 +125,61 @@ package enum FrameOfReference {
             return ref &+ Int64(bitPattern: BitPacking.value(packed, width: width, row: row - b * m))
         }
 
+        /// Writes to `out` (room for `rows.count`) the rows of `rows` whose value lies in `l...h`,
+        /// in order, and returns how many. Packed values are compared with the bounds translated
+        /// once per miniblock (`l <= ref + p <= h` as one unsigned compare of `p - (l - ref)`), without
+        /// a branch per row; delta-coded miniblocks are decoded first.
+        package func select(_ rows: Range<Int>, _ l: Int64, _ h: Int64, into out: UnsafeMutablePointer<UInt32>) -> Int {
+            let m = FrameOfReference.miniblockRows
+            let span = UInt64(bitPattern: h &- l)
+            var k = 0
+            var row = rows.lowerBound
+            var scratch: [Int64] = []
+            while row < rows.upperBound {
+                let b = row / m
+                let at = b * FrameOfReference.headerSize
+                let ref = headers.loadUnaligned(fromByteOffset: at + 8, as: Int64.self)
+                let width = Int(headers[at + 16]), delta = headers[at + 17] == 1
+                let offset = Int(UInt32(littleEndian: headers.loadUnaligned(fromByteOffset: at + 20, as: UInt32.self)))
+                let blockStart = b * m
+                let lo = row - blockStart
+                let hi = Swift.min(rows.upperBound, Swift.min(count, blockStart + m)) - blockStart
+                let shift = UInt64(bitPattern: l &- ref)
+                if delta || width > 56 {
+                    if scratch.count < m { scratch = [Int64](repeating: 0, count: m) }
+                    scratch.withUnsafeMutableBufferPointer { sp in
+                        // SAFETY: scratch holds a whole miniblock (m values) and hi - lo <= m.
+                        guard let v = sp.baseAddress else { return }
+                        decode((blockStart + lo)..<(blockStart + hi), into: v)
+                        for i in 0..<(hi - lo) {
+                            out[k] = UInt32(blockStart + lo + i)
+                            k &+= UInt64(bitPattern: v[i] &- l) <= span ? 1 : 0
+                        }
+                    }
+                } else if width == 0 {
+                    // every value is the reference
+                    if 0 &- shift <= span {
+                        for i in lo..<hi { out[k] = UInt32(blockStart + i); k += 1 }
+                    }
+                } else if let base = data.baseAddress {
+                    let mask: UInt64 = (1 << UInt64(width)) - 1
+                    var bit = lo * width
+                    // SAFETY: as in BitPacking.unpack: each 8-byte load starts inside the miniblock's
+                    // packed run, whose spare trailing word Body.init checked lies inside `data`;
+                    // out has room for rows.count rows and k counts at most the rows visited.
+                    for i in lo..<hi {
+                        let w = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + bit >> 3, as: UInt64.self))
+                        let p = (w >> UInt64(bit & 7)) & mask
+                        out[k] = UInt32(blockStart + i)
+                        k &+= p &- shift <= span ? 1 : 0
+                        bit += width
+                    }
+                }
+                row = blockStart + hi
+            }
+            return k
+        }
+
         /// Decodes rows `rows` into `out[0..<rows.count]`.
         package func decode(_ rows: Range<Int>, into out: UnsafeMutablePointer<Int64>) {
             let m = FrameOfReference.miniblockRows

@@ -103,8 +103,9 @@ extension BlockData {
                 return .rows(base == 0 ? hits : hits.map { $0 - base })
             }
         }
-        // a narrowed selection: each selected row compared alone on the encoded chunk
-        if case .rows(let list) = sel, list.count * 4 < rows, !isDecoded(c), case .number = r {
+        // a narrowed selection: the selected rows compared on the encoded chunk (each alone when
+        // few, over the unpacked stretch they span when many), never converted to Double
+        if case .rows(let list) = sel, !isDecoded(c), case .number = r {
             let base = UInt32(window.lowerBound)
             if let hits = try reader.select(c, block: block, among: base == 0 ? list : list.map { $0 + base }, r) {
                 return .rows(base == 0 ? hits : hits.map { $0 - base })

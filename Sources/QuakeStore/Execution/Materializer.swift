@@ -78,8 +78,9 @@ package struct QueryResult: Sendable {
 
 extension Store {
     /// Counts matching rows without materializing any.
-    package func count(_ filter: Filter, snapshot: Manifest? = nil) throws -> Int {
-        try QueryExecutor(store: self, snapshot: snapshot).count(filter).0
+    /// With `cap`, gives `min(count, cap)` and stops scanning once `cap` rows are found.
+    package func count(_ filter: Filter, snapshot: Manifest? = nil, cap: Int = .max) throws -> Int {
+        try QueryExecutor(store: self, snapshot: snapshot).count(filter, cap: cap).0
     }
 
     /// Count plus what the engine did.

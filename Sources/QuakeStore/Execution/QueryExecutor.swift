@@ -39,19 +39,25 @@ package final class QueryExecutor {
     /// Number of matching rows: granules that match fully count from the directory, granules
     /// whose only undecided terms are mag ranges count from their histograms, the rest run
     /// the kernels over their rows.
-    package func count(_ f: Filter) throws -> (Int, QueryStats) {
+    /// Counts the rows `f` matches; with `cap`, stops once `cap` are found and gives
+    /// `min(count, cap)`, so that whether more rows than a page exist costs about the page.
+    package func count(_ f: Filter, cap: Int = .max) throws -> (Int, QueryStats) {
         var stats = QueryStats()
         var parts = partitions(for: f, stats: &stats)
         let fromCatalog = try catalogCount(f, parts)
         if let c = fromCatalog { parts.removeAll { c.partitions.contains($0) } }
+        let found = CountCap(cap: cap, start: fromCatalog?.rows ?? 0)
         let results = try parallelMap(parts) { p -> (Int, Int, QueryStats) in
             var s = QueryStats()
             var n = 0, fromHistogram = 0
+            if found.reached { return (0, 0, s) }
             let r = self.reader(p)
             let idx = try r.granules()
             // granules the statistics cannot decide are scanned in runs, one window per run
             var run: ScanUnit?
+            defer { found.add(n) }
             for u in try self.units(p, f, merge: false, stats: &s) {
+                if found.reached(adding: n) { break }
                 if u.verdict == .all {
                     n += u.rows.count
                     s.granulesFromStatistics += 1
@@ -77,6 +83,7 @@ package final class QueryExecutor {
         }
         var total = fromCatalog?.rows ?? 0, histograms = 0
         for (n, h, s) in results { total += n; histograms += h; stats.merge(s) }
+        total = min(total, cap)
         stats.rowsMatched = total
         let catalog = fromCatalog.map { "\($0.partitions.count) partitions counted from the store catalog" } ?? ""
         if parts.isEmpty && fromCatalog != nil {
