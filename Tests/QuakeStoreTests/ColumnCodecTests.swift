@@ -141,8 +141,7 @@ import Testing
                             // only chunks holding a value whose mantissa at the chunk's scale passes 2^53 may decline
                             #expect(["huge mantissas", "extremes", "mixed scales"].contains(name), "\(name) declined")
                         }
-                        // an ascending subset of the range: dense ones unpack the stretch, sparse ones
-                        // read rows one by one
+                        // an ascending subset of the range, dense or sparse
                         let every = [2, 5, 20][Int(rng.next() % 3)]
                         let among = r.filter { _ in rng.next() % UInt64(every) == 0 }.map { UInt32($0) }
                         var one: [UInt32] = []

@@ -245,34 +245,11 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         return true
     }
 
-    /// The rows of `among` (each `base` plus an index into `m`) whose mantissa lies in `l...h`
-    /// and is not null. Written without a branch per row, so that a selectivity near one half
-    /// costs no mispredictions.
-    private static func compare(_ m: [Int64], _ l: Int64, _ h: Int64, bitmap: UnsafeRawBufferPointer?, base: Int,
-                                rows among: [UInt32]) -> [UInt32] {
-        let span = UInt64(bitPattern: h &- l)
-        let n = among.count
-        return [UInt32](uninitializedCount: n) { buf, written in
-            var k = 0
-            m.withUnsafeBufferPointer { mp in
-                // SAFETY: k <= i < n = buf.count, so every store is inside buf; mp is read at
-                // among[i] - base, which the caller keeps inside m.
-                for i in 0..<n {
-                    let row = Int(among[i])
-                    buf[k] = UInt32(row)
-                    var hit = UInt64(bitPattern: mp[row - base] &- l) <= span
-                    if let bitmap { hit = hit && !NullBitmap.isNull(bitmap, row) }
-                    k &+= hit ? 1 : 0
-                }
-            }
-            written = k
-        }
-    }
-
-    /// The rows of `among` (ascending chunk rows) whose value lies in `range`, compared on their
-    /// mantissas: for a selection already narrowed by another column, without converting any
-    /// value, and unpacking only the selected rows when they are few. False when the chunk cannot (as ``select``, or a
-    /// delta-coded miniblock); `out` is then left empty.
+    /// The rows of `among` (ascending chunk rows) whose value lies in `range`, each compared on
+    /// its packed mantissa: for a selection already narrowed by another column, without
+    /// unpacking or converting the rest. False when the chunk cannot (as ``select``) or a row
+    /// lies past it; `out` is then left empty.
+    /// - Complexity: O(among.count), plus one miniblock decoded per delta-coded miniblock touched.
     package static func select(_ chunk: UnsafeRawBufferPointer, count: Int, among: [UInt32], _ range: RangePredicate,
                                into out: inout [UInt32]) throws(StoreError) -> Bool {
         guard case .number(let lo, let hi) = range else { return false }
@@ -283,23 +260,16 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         if let lo { guard let e = edge(lo, scale: p.scale, lower: true) else { return false }; l = e }
         if let hi { guard let e = edge(hi, scale: p.scale, lower: false) else { return false }; h = e }
         if l > h { return true }
-        guard var first = among.first else { return true }
-        var last = first
-        for r in among { first = Swift.min(first, r); last = Swift.max(last, r) }   // every row indexes the stretch
-        guard Int(last) < count else { out.removeAll(); return false }
-        let stretch = Int(first)..<(Int(last) + 1)
-        if among.count * 8 >= stretch.count {
-            // dense: unpack the stretch once (about a nanosecond a row) rather than row by row
-            out.append(contentsOf: compare(mantissas(p, stretch), l, h, bitmap: p.bitmap, base: stretch.lowerBound,
-                                           rows: among))
-            return true
+        var ok = true
+        var hits = [UInt32](uninitializedCount: among.count) { buf, n in
+            // SAFETY: buf has room for among.count rows, as select(among:) requires.
+            let k = buf.baseAddress.map { body.select(among: among, l, h, into: $0) } ?? 0
+            ok = k != nil
+            n = k ?? 0
         }
-        let span = UInt64(bitPattern: h &- l)
-        for r in among {
-            let row = Int(r)
-            guard row < count, let m = body.value(row) else { out.removeAll(); return false }
-            if UInt64(bitPattern: m &- l) <= span, p.bitmap.map({ !NullBitmap.isNull($0, row) }) ?? true { out.append(r) }
-        }
+        guard ok else { out.removeAll(); return false }
+        if let bm = p.bitmap { hits.removeAll { NullBitmap.isNull(bm, Int($0)) } }
+        out.append(contentsOf: hits)
         return true
     }
 }

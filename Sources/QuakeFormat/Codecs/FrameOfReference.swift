@@ -180,6 +180,60 @@ package enum FrameOfReference {
             return k
         }
 
+        /// Writes to `out` (room for `among.count`) the rows of `among` (ascending) whose value
+        /// lies in `l...h`, in order, and returns how many; nil when a row lies past the chunk.
+        /// Each row's packed value is read alone with its miniblock's header read once; a
+        /// delta-coded or wide miniblock is decoded whole first.
+        package func select(among: [UInt32], _ l: Int64, _ h: Int64, into out: UnsafeMutablePointer<UInt32>) -> Int? {
+            let m = FrameOfReference.miniblockRows
+            let span = UInt64(bitPattern: h &- l)
+            guard let base = data.baseAddress else { return among.isEmpty ? 0 : nil }
+            var k = 0
+            var current = -1
+            var ref: Int64 = 0, width = 0, offset = 0, shift: UInt64 = 0, mask: UInt64 = 0, whole = false
+            var scratch = [Int64](repeating: 0, count: 0)
+            for r in among {
+                let row = Int(r)
+                guard row < count else { return nil }
+                let b = row / m
+                if b != current {
+                    current = b
+                    let at = b * FrameOfReference.headerSize
+                    ref = headers.loadUnaligned(fromByteOffset: at + 8, as: Int64.self)
+                    width = Int(headers[at + 16])
+                    offset = Int(UInt32(littleEndian: headers.loadUnaligned(fromByteOffset: at + 20, as: UInt32.self)))
+                    shift = UInt64(bitPattern: l &- ref)
+                    mask = width == 0 ? 0 : width >= 64 ? ~0 : (1 << UInt64(width)) - 1
+                    whole = headers[at + 17] == 1 || width > 56
+                    if whole {
+                        if scratch.count < m { scratch = [Int64](repeating: 0, count: m) }
+                        let rows = (b * m)..<Swift.min(count, (b + 1) * m)
+                        // SAFETY: scratch holds a whole miniblock (m values), at least rows.count.
+                        scratch.withUnsafeMutableBufferPointer { sp in
+                            if let p = sp.baseAddress { decode(rows, into: p) }
+                        }
+                    }
+                }
+                let i = row - b * m
+                let hit: Bool
+                if whole {
+                    hit = UInt64(bitPattern: scratch[i] &- l) <= span
+                } else if width == 0 {
+                    hit = 0 &- shift <= span
+                } else {
+                    // SAFETY: as in BitPacking.unpack: the 8-byte load starts inside the miniblock's
+                    // packed run, whose spare trailing word Body.init checked lies inside `data`.
+                    let bit = i * width
+                    let w = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + bit >> 3, as: UInt64.self))
+                    hit = (w >> UInt64(bit & 7)) & mask &- shift <= span
+                }
+                // SAFETY: out has room for among.count rows and k counts at most the rows visited.
+                out[k] = r
+                k &+= hit ? 1 : 0
+            }
+            return k
+        }
+
         /// Decodes rows `rows` into `out[0..<rows.count]`.
         package func decode(_ rows: Range<Int>, into out: UnsafeMutablePointer<Int64>) {
             let m = FrameOfReference.miniblockRows

@@ -103,8 +103,8 @@ extension BlockData {
                 return .rows(base == 0 ? hits : hits.map { $0 - base })
             }
         }
-        // a narrowed selection: the selected rows compared on the encoded chunk (each alone when
-        // few, over the unpacked stretch they span when many), never converted to Double
+        // a narrowed selection: each selected row compared on its packed value, never converted
+        // to Double, and the rest of the window never unpacked
         if case .rows(let list) = sel, !isDecoded(c), case .number = r {
             let base = UInt32(window.lowerBound)
             if let hits = try reader.select(c, block: block, among: base == 0 ? list : list.map { $0 + base }, r) {
