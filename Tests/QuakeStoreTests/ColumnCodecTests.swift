@@ -156,17 +156,25 @@ import Testing
             }
         }
         #expect(accepted > 100, "reading rows one by one declined almost everywhere")
-        // timestamps
-        let times = ColumnCodecTests.intColumns(&rng)[1].1
-        var out: [UInt8] = []
-        _ = ForIntegerCodec.encode(times, rows: 0..<times.count, into: &out)
-        try out.withStoreBytes { (chunk) throws(StoreError) in
-            for _ in 0..<50 {
-                let a = Int64(rng.next() % 4_000_000_000_000) - 1_000_000_000_000, b = a + Int64(rng.next() % 500_000_000_000)
-                let p = RangePredicate.time(lower: a, upper: b)
-                var sel: [UInt32] = []
-                #expect(try ForIntegerCodec.select(chunk, count: times.count, rows: 100..<2900, p, into: &sel))
-                #expect(sel == (100..<2900).filter { p.contains(times[$0]) }.map { UInt32($0) })
+        // timestamps: sorted (delta-coded miniblocks), with nulls, and the extremes, bounds open or not
+        for (name, times) in ColumnCodecTests.intColumns(&rng) where name.contains("time") || name == "extremes" {
+            var out: [UInt8] = []
+            _ = ForIntegerCodec.encode(times, rows: 0..<times.count, into: &out)
+            try out.withStoreBytes { (chunk) throws(StoreError) in
+                for _ in 0..<50 {
+                    let pick = times[Int(rng.next() % UInt64(times.count))]
+                    let a = pick != RowBatch.null && rng.next() % 2 == 0
+                        ? pick : Int64(rng.next() % 4_000_000_000_000) - 1_000_000_000_000
+                    let b = a &+ Int64(rng.next() % 500_000_000_000)
+                    let edges: [Int64] = [Int64.min, Int64.min + 1, Int64.max, Int64.max - 5]
+                    let lo = rng.next() % 5 == 0 ? nil : rng.next() % 6 == 0 ? edges[Int(rng.next() % 4)] : a
+                    let hi = rng.next() % 5 == 0 ? nil : rng.next() % 6 == 0 ? edges[Int(rng.next() % 4)] : b
+                    let p = RangePredicate.time(lower: lo, upper: hi)
+                    let r = times.count > 3000 ? 100..<2900 : 0..<times.count
+                    var sel: [UInt32] = []
+                    #expect(try ForIntegerCodec.select(chunk, count: times.count, rows: r, p, into: &sel))
+                    #expect(sel == r.filter { p.contains(times[$0]) }.map { UInt32($0) }, "\(name) \(p)")
+                }
             }
         }
     }

@@ -68,10 +68,22 @@ package enum ForIntegerCodec: RangeSelectingCodec {
     package static func select(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>, _ range: RangePredicate,
                        into out: inout [UInt32]) throws(StoreError) -> Bool {
         guard case .time(let lo, let hi) = range else { return false }
-        guard case .ints(let v) = try decode(chunk, count: count, rows: rows, as: .stored) else { return false }
-        let l = lo ?? Int64.min, h = hi ?? Int64.max
-        let base = rows.lowerBound
-        for (k, x) in v.enumerated() where x != RowBatch.null && x >= l && x < h { out.append(UInt32(base + k)) }
+        guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
+        var r = ByteReader(chunk)
+        let (flags, bitmap) = try NullBitmap.read(&r, count: count)
+        if flags & NullBitmap.allNull != 0 { return true }
+        // [lo, hi) (hi nil: Int64.max, as RangePredicate.contains) as the closed l...h the kernel
+        // takes; the null sentinel never matches
+        let l = Swift.max(lo ?? Int64.min, RowBatch.null &+ 1), end = hi ?? Int64.max
+        guard end > l else { return true }
+        let h = end - 1
+        let body = try FrameOfReference.Body(UnsafeRawBufferPointer(rebasing: chunk[r.pos...]), count: count)
+        var hits = [UInt32](uninitializedCount: rows.count) { buf, n in
+            // SAFETY: buf has room for rows.count rows, as select requires.
+            n = buf.baseAddress.map { body.select(rows, l, h, into: $0) } ?? 0
+        }
+        if let bitmap { hits.removeAll { NullBitmap.isNull(bitmap, Int($0)) } }
+        out.append(contentsOf: hits)
         return true
     }
 }

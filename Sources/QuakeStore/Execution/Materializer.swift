@@ -6,53 +6,77 @@ package struct Materializer {
 
     /// The rows `refs` point at, in the order of `refs`. They are read in storage order, one
     /// granule at a time, so memory holds the output and one decoded granule, never a cache of
-    /// every granule a large result touches; then put in result order.
+    /// every granule a large result touches; then put in result order. A page within a few
+    /// granules (``resultOrderWindows``) is written in result order straight away.
     package func rows(_ refs: [RowRef], columns: Set<Column>) throws -> RowBatch {
         let order = refs.indices.sorted {
             refs[$0].partition != refs[$1].partition ? refs[$0].partition < refs[$1].partition : refs[$0].row < refs[$1].row
         }
-        var out = RowBatch()
-        var scratch: [UInt8] = []
+        // the refs in each granule, to be decoded from the first to the last of them only
+        var windows: [(at: Range<Int>, block: Int, window: Range<Int>, firstRow: Int)] = []
         var at = 0
         while at < order.count {
-            // the refs in one granule, decoded from the first to the last of them only
             let first = refs[order[at]]
             let w = try executor.granuleWindow(first)
             var end = at + 1
             while end < order.count, refs[order[end]].partition == first.partition,
                   refs[order[end]].row < w.blockStart + w.rows.upperBound { end += 1 }
             let window = (first.row - w.blockStart)..<(refs[order[end - 1]].row - w.blockStart + 1)
-            let data = BlockData(reader: executor.reader(first.partition), block: w.block, window: window,
-                                 firstRow: w.blockStart + window.lowerBound)
-            for k in order[at..<end] {
-                let ref = refs[k]
-                let i = ref.row - data.firstRow
-                out.beginRow()
-                for c in columns {
-                    switch c.kind {
-                    case .timestamp, .decimal:
-                        out.setInt(c, try data.ints(c)[i])
-                    case .category:
-                        let b = try data.category(c)
-                        let code = Int(b.codes[i])
-                        if code > 0 { out.setText(c, Array(b.dictionary.bytes[b.dictionary.range(code - 1)])) }
-                    case .text:
-                        let t = try data.text(c)
-                        if !t.isNull(i) { out.setText(c, Array(t.bytes[t.range(i)])) }
-                    case .place:
-                        scratch.removeAll(keepingCapacity: true)
-                        try data.place().write(i, into: &scratch)
-                        if !scratch.isEmpty { out.setText(c, scratch) }
-                    }
-                }
-                out.endRow(present: Column.allMask, seq: 0)
-            }
+            windows.append((at..<end, w.block, window, w.blockStart + window.lowerBound))
             at = end
+        }
+        func data(_ g: Int) -> BlockData {
+            let w = windows[g]
+            return BlockData(reader: executor.reader(refs[order[w.at.lowerBound]].partition), block: w.block,
+                             window: w.window, firstRow: w.firstRow)
+        }
+        var scratch: [UInt8] = []
+        var out = RowBatch()
+        if windows.count <= Materializer.resultOrderWindows {
+            // few granules (a page of a day): all of them decoded at once, rows written in result order
+            let decoded = windows.indices.map(data)
+            var group = [Int](repeating: 0, count: refs.count)
+            for (g, w) in windows.enumerated() { for k in order[w.at] { group[k] = g } }
+            for k in refs.indices { try write(refs[k], decoded[group[k]], columns, &out, &scratch) }
+            return out
+        }
+        // many: one granule decoded at a time, rows written in storage order, then put in result order
+        for g in windows.indices {
+            let d = data(g)
+            for k in order[windows[g].at] { try write(refs[k], d, columns, &out, &scratch) }
         }
         if order.elementsEqual(refs.indices) { return out }
         var position = [Int](repeating: 0, count: refs.count)
         for (row, k) in order.enumerated() { position[k] = row }
         return out.gather(position)
+    }
+
+    /// Up to this many granules, a page is written straight in result order.
+    static let resultOrderWindows = 8
+
+    /// Appends the row `ref` points at, from `data` (the window holding it).
+    private func write(_ ref: RowRef, _ data: BlockData, _ columns: Set<Column>, _ out: inout RowBatch,
+                       _ scratch: inout [UInt8]) throws {
+        let i = ref.row - data.firstRow
+        out.beginRow()
+        for c in columns {
+            switch c.kind {
+            case .timestamp, .decimal:
+                out.setInt(c, try data.ints(c)[i])
+            case .category:
+                let b = try data.category(c)
+                let code = Int(b.codes[i])
+                if code > 0 { out.setText(c, Array(b.dictionary.bytes[b.dictionary.range(code - 1)])) }
+            case .text:
+                let t = try data.text(c)
+                if !t.isNull(i) { out.setText(c, Array(t.bytes[t.range(i)])) }
+            case .place:
+                scratch.removeAll(keepingCapacity: true)
+                try data.place().write(i, into: &scratch)
+                if !scratch.isEmpty { out.setText(c, scratch) }
+            }
+        }
+        out.endRow(present: Column.allMask, seq: 0)
     }
 }
 
