@@ -38,21 +38,26 @@ package struct KeyTopN {
         let K = spec.limit.map { spec.offset.saturatingAdd($0) }
         var units: [(u: ScanUnit, bound: UInt64)] = []
         let place = key.column == .mag && K != nil ? PlaceBound(filter) : nil
-        for p in executor.partitions(for: filter, stats: &stats) {
-            let r = executor.reader(p)
+        // partitions planned on all cores: a one-shot query opens and checks each on first touch
+        let planned = try parallelMap(executor.partitions(for: filter, stats: &stats)) { p in
+            var s = QueryStats()
+            var out: [(u: ScanUnit, bound: UInt64)] = []
+            let r = self.executor.reader(p)
             let index = try place.flatMap { _ in try r.placeIndex() }
-            for u in try executor.units(p, filter, merge: K == nil, stats: &stats) {
+            for u in try self.executor.units(p, self.filter, merge: K == nil, stats: &s) {
                 if let place, let index {
                     switch try place.bound(u, r, index, ascending: key.ascending) {
                     case .none: break
-                    case .some(nil): stats.granulesPrunedByPlace += 1; continue
-                    case .some(let b?): units.append((u, b)); continue
+                    case .some(nil): s.granulesPrunedByPlace += 1; continue
+                    case .some(let b?): out.append((u, b)); continue
                     }
                 }
                 let zone = try u.granule.map { try r.zoneMap(granule: $0, block: u.block) } ?? r.zoneMap(block: u.block)
-                units.append((u, NormalizedKey.bound(try zone.stats(key.column), key.column, ascending: key.ascending)))
+                out.append((u, NormalizedKey.bound(try zone.stats(key.column), key.column, ascending: key.ascending)))
             }
+            return (out, s)
         }
+        for (out, s) in planned { units.append(contentsOf: out); stats.merge(s) }
         if K != nil { units.sort { $0.bound < $1.bound } }
         let shared = Shared()
         let lanes = units.count >= 2 ? workerCount : 1
