@@ -5,8 +5,8 @@ package struct Materializer {
     package let executor: QueryExecutor
 
     /// The rows `refs` point at, in the order of `refs`. They are read in storage order, one
-    /// granule at a time, so memory holds the output and one decoded granule, never a cache of
-    /// every granule a large result touches; then put in result order. A page within a few
+    /// granule at a time per thread, so memory holds the output and a decoded granule per core,
+    /// never a cache of every granule a large result touches; then put in result order. A page within a few
     /// granules (``resultOrderWindows``) is written in result order straight away.
     package func rows(_ refs: [RowRef], columns: Set<Column>) throws -> RowBatch {
         let order = refs.indices.sorted {
@@ -40,11 +40,20 @@ package struct Materializer {
             for k in refs.indices { try write(refs[k], decoded[group[k]], columns, &out, &scratch) }
             return out
         }
-        // many: one granule decoded at a time, rows written in storage order, then put in result order
-        for g in windows.indices {
-            let d = data(g)
-            for k in order[windows[g].at] { try write(refs[k], d, columns, &out, &scratch) }
+        // many: each thread takes a run of granules and decodes one at a time, writing rows in
+        // storage order; the runs are joined in order, then put in result order
+        let lanes = min(workerCount, windows.count)
+        let per = (windows.count + lanes - 1) / lanes
+        let parts = try parallelMap(Array(0..<lanes)) { lane -> RowBatch in
+            var part = RowBatch()
+            var scratch: [UInt8] = []
+            for g in (lane * per)..<min(windows.count, (lane + 1) * per) {
+                let d = data(g)
+                for k in order[windows[g].at] { try write(refs[k], d, columns, &part, &scratch) }
+            }
+            return part
         }
+        for part in parts { out.append(contentsOf: part) }
         if order.elementsEqual(refs.indices) { return out }
         var position = [Int](repeating: 0, count: refs.count)
         for (row, k) in order.enumerated() { position[k] = row }
