@@ -111,16 +111,24 @@ package enum FrameOfReference {
             }
         }
 
+        /// Miniblock `b`'s header: its first value, reference, bit width, whether it holds
+        /// deltas, and where its packed run starts in `data` (Body.init checked each).
+        private func miniblock(_ b: Int) -> (first: Int64, ref: Int64, width: Int, delta: Bool, offset: Int) {
+            let h = b * FrameOfReference.headerSize
+            return (headers.loadUnaligned(fromByteOffset: h, as: Int64.self),
+                    headers.loadUnaligned(fromByteOffset: h + 8, as: Int64.self),
+                    Int(headers[h + 16]), headers[h + 17] == 1,
+                    Int(UInt32(littleEndian: headers.loadUnaligned(fromByteOffset: h + 20, as: UInt32.self))))
+        }
+
         /// The value of row `row` (`0..<count`) read alone, or nil when its miniblock is
         /// delta-coded and only a run from the miniblock's start could give it.
         package func value(_ row: Int) -> Int64? {
             let m = FrameOfReference.miniblockRows
             let b = row / m
-            let h = b * FrameOfReference.headerSize
-            guard row >= 0, row < count, headers[h + 17] == 0 else { return nil }
-            let ref = headers.loadUnaligned(fromByteOffset: h + 8, as: Int64.self)
-            let width = Int(headers[h + 16])
-            let offset = Int(UInt32(littleEndian: headers.loadUnaligned(fromByteOffset: h + 20, as: UInt32.self)))
+            guard row >= 0, row < count else { return nil }
+            let (_, ref, width, delta, offset) = miniblock(b)
+            if delta { return nil }
             let packed = UnsafeRawBufferPointer(rebasing: data[offset...])
             return ref &+ Int64(bitPattern: BitPacking.value(packed, width: width, row: row - b * m))
         }
@@ -137,10 +145,7 @@ package enum FrameOfReference {
             var scratch: [Int64] = []
             while row < rows.upperBound {
                 let b = row / m
-                let at = b * FrameOfReference.headerSize
-                let ref = headers.loadUnaligned(fromByteOffset: at + 8, as: Int64.self)
-                let width = Int(headers[at + 16]), delta = headers[at + 17] == 1
-                let offset = Int(UInt32(littleEndian: headers.loadUnaligned(fromByteOffset: at + 20, as: UInt32.self)))
+                let (_, ref, width, delta, offset) = miniblock(b)
                 let blockStart = b * m
                 let lo = row - blockStart
                 let hi = Swift.min(rows.upperBound, Swift.min(count, blockStart + m)) - blockStart
@@ -198,13 +203,11 @@ package enum FrameOfReference {
                 let b = row / m
                 if b != current {
                     current = b
-                    let at = b * FrameOfReference.headerSize
-                    ref = headers.loadUnaligned(fromByteOffset: at + 8, as: Int64.self)
-                    width = Int(headers[at + 16])
-                    offset = Int(UInt32(littleEndian: headers.loadUnaligned(fromByteOffset: at + 20, as: UInt32.self)))
+                    let header = miniblock(b)
+                    (ref, width, offset) = (header.ref, header.width, header.offset)
                     shift = UInt64(bitPattern: l &- ref)
                     mask = width == 0 ? 0 : width >= 64 ? ~0 : (1 << UInt64(width)) - 1
-                    whole = headers[at + 17] == 1 || width > 56
+                    whole = header.delta || width > 56
                     if whole {
                         if scratch.count < m { scratch = [Int64](repeating: 0, count: m) }
                         let rows = (b * m)..<Swift.min(count, (b + 1) * m)
@@ -242,11 +245,7 @@ package enum FrameOfReference {
             var scratch = [UInt64](repeating: 0, count: m)
             while row < rows.upperBound {
                 let b = row / m
-                let h = b * FrameOfReference.headerSize
-                let first = headers.loadUnaligned(fromByteOffset: h, as: Int64.self)
-                let ref = headers.loadUnaligned(fromByteOffset: h + 8, as: Int64.self)
-                let width = Int(headers[h + 16]), delta = headers[h + 17] == 1
-                let offset = Int(UInt32(littleEndian: headers.loadUnaligned(fromByteOffset: h + 20, as: UInt32.self)))
+                let (first, ref, width, delta, offset) = miniblock(b)
                 let blockStart = b * m
                 let lo = row - blockStart
                 let hi = Swift.min(rows.upperBound, Swift.min(count, blockStart + m)) - blockStart
