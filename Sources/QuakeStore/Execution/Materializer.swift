@@ -6,8 +6,8 @@ package struct Materializer {
 
     /// The rows `refs` point at, in the order of `refs`. They are read in storage order, one
     /// granule at a time per thread, so memory holds the output and a decoded granule per core,
-    /// never a cache of every granule a large result touches; then put in result order. A page within a few
-    /// granules (``resultOrderWindows``) is written in result order straight away.
+    /// never a cache of every granule a large result touches; then put in result order. A page
+    /// within a few granules (``resultOrderWindows``) is written in result order straight away.
     package func rows(_ refs: [RowRef], columns: Set<Column>) throws -> RowBatch {
         let order = refs.indices.sorted {
             refs[$0].partition != refs[$1].partition ? refs[$0].partition < refs[$1].partition : refs[$0].row < refs[$1].row
