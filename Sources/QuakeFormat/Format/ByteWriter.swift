@@ -85,28 +85,3 @@ package struct ByteReader {
         return try raw(n, as: UInt8.self)
     }
 }
-
-/// A fast 64-bit checksum of a byte range (8 bytes per step, multiply-xorshift mixing).
-package enum Checksum {
-    package static func hash(_ p: UnsafeRawBufferPointer, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> UInt64 {
-        var h = seed ^ UInt64(p.count)
-        var i = 0
-        let n = p.count
-        while i + 8 <= n {
-            var k = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            k &*= 0xFF51_AFD7_ED55_8CCD
-            k ^= k >> 33
-            h = (h ^ k) &* 0xC4CE_B9FE_1A85_EC53
-            h ^= h >> 29
-            i += 8
-        }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < n { tail |= UInt64(p[i]) << shift; shift += 8; i += 1 }
-        h = (h ^ tail) &* 0xFF51_AFD7_ED55_8CCD
-        h ^= h >> 32
-        return h
-    }
-
-    package static func hash(_ a: [UInt8]) -> UInt64 { a.withUnsafeBytes { hash($0) } }
-}

@@ -4,7 +4,8 @@
 /// [chunk]...                      one per column per block, codec-encoded
 /// [place index], [aggregates]     PlaceIndex and UnitAggregates regions, when present
 /// [directory]                     u32 columns, u32 blocks, u32 block rows, u32 flags (1: place
-///                                 index, 2: aggregates), u64 rows, u32 rows per block,
+///                                 index, 2: aggregates, 4: chunk and region checksums are
+///                                 ``Checksum/wide(_:)``), u64 rows, u32 rows per block,
 ///                                 ChunkInfo per column per block, the GranuleIndex, then
 ///                                 u64 offset, u64 length, u64 checksum of each region present
 /// [footer, 32 bytes]              u64 directory offset, u64 directory length,
@@ -14,6 +15,9 @@
 package enum PartitionFile {
     package static let magic: [UInt8] = Array("QKPART02".utf8)
     package static let footerSize = 32
+    /// The directory flag of files whose chunk and region checksums are ``Checksum/wide(_:)``
+    /// (the directory's own stays ``Checksum/hash(_:seed:)``); files written before it lack it.
+    package static let wideChecksums: UInt32 = 4
     package static let fileExtension = "qkp"
 
     /// Location, codec and statistics of one chunk.
@@ -94,7 +98,7 @@ package enum PartitionFile {
                 let rows = (k * blockRows)..<Swift.min(batch.count, (k + 1) * blockRows)
                 let start = out.count
                 let (codec, stats) = encodeChunk(c, batch, rows: rows, into: &out)
-                let sum = out.withUnsafeBytes { Checksum.hash(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+                let sum = out.withUnsafeBytes { Checksum.wide(UnsafeRawBufferPointer(rebasing: $0[start...])) }
                 list.append(ChunkInfo(codec: codec, offset: start, length: out.count - start, rows: rows.count,
                                       stats: stats, checksum: sum))
                 columnBytes[c.rawValue] += out.count - start
@@ -104,18 +108,18 @@ package enum PartitionFile {
         let granules = GranuleIndex(batch)
         var place: Region?
         if let idx = placeIndex(batch, infos[Column.place.rawValue], out, blockRows: blockRows, granules: granules) {
-            place = Region(offset: out.count, length: idx.count, checksum: Checksum.hash(idx))
+            place = Region(offset: out.count, length: idx.count, checksum: Checksum.wide(idx))
             out.append(contentsOf: idx)
         }
         var aggregates: Region?
         if let codes = groupCodes(infos, out) {
             let a = UnitAggregates.encode(batch, codes: codes, blockRows: blockRows)
-            aggregates = Region(offset: out.count, length: a.count, checksum: Checksum.hash(a))
+            aggregates = Region(offset: out.count, length: a.count, checksum: Checksum.wide(a))
             out.append(contentsOf: a)
         }
         var w = ByteWriter()
         w.u32(UInt32(Column.count)); w.u32(UInt32(blocks)); w.u32(UInt32(blockRows))
-        w.u32((place == nil ? 0 : 1) | (aggregates == nil ? 0 : 2))
+        w.u32((place == nil ? 0 : 1) | (aggregates == nil ? 0 : 2) | wideChecksums)
         w.u64(UInt64(batch.count))
         for k in 0..<blocks { w.u32(UInt32(infos[0][k].rows)) }
         for list in infos {
@@ -198,6 +202,13 @@ package enum PartitionFile {
         package var placeIndex: Region?
         /// The ``UnitAggregates`` region (files written before them have none).
         package var aggregates: Region?
+        /// Whether chunks and regions carry ``Checksum/wide(_:)`` sums.
+        package var wideChecksums: Bool
+
+        /// The checksum of a chunk or region of this file, as its writer computed it.
+        package func checksum(_ p: UnsafeRawBufferPointer) -> UInt64 {
+            wideChecksums ? Checksum.wide(p) : Checksum.hash(p)
+        }
     }
 
     /// The row count a partition file's directory records (for `repair`, which has no manifest
@@ -237,7 +248,7 @@ package enum PartitionFile {
         var r = ByteReader(dir)
         let cols = Int(try r.u32()), blocks = Int(try r.u32()), blockRows = Int(try r.u32())
         let flags = try r.u32()
-        guard flags <= 3 else { throw .corrupt("directory flags \(flags)") }
+        guard flags <= 7 else { throw .corrupt("directory flags \(flags)") }
         let storedRows = try r.u64()
         guard cols == Column.count else { throw .corrupt("directory lists \(cols) columns") }
         guard storedRows == UInt64(expected) else { throw .corrupt("holds \(storedRows) rows, manifest says \(expected)") }
@@ -291,7 +302,7 @@ package enum PartitionFile {
         }
         guard r.remaining == 0 else { throw .corrupt("\(r.remaining) stray bytes after the directory") }
         return Directory(rows: rows, blockRows: blockRows, blockSizes: sizes, chunks: chunks, granules: granules,
-                         placeIndex: place, aggregates: aggregates)
+                         placeIndex: place, aggregates: aggregates, wideChecksums: flags & wideChecksums != 0)
     }
 }
 

@@ -48,7 +48,7 @@ package final class PartitionReader: @unchecked Sendable {
         var idx: PlaceIndex?
         if let reg = d.placeIndex {
             let p = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
-            guard Checksum.hash(p) == reg.checksum else { throw .corrupt(path, "place index: checksum mismatch") }
+            guard d.checksum(p) == reg.checksum else { throw .corrupt(path, "place index: checksum mismatch") }
             do {
                 idx = try PlaceIndex(p, rows: entry.rows, blockRows: d.blockRows, magValues: d.granules.magValues.count)
             } catch {
@@ -76,7 +76,7 @@ package final class PartitionReader: @unchecked Sendable {
         var parsed: UnitAggregates?
         if let reg = d.aggregates {
             let p = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
-            guard verified || Checksum.hash(p) == reg.checksum else {
+            guard verified || d.checksum(p) == reg.checksum else {
                 throw .corrupt(path, "unit aggregates: checksum mismatch")
             }
             do {
@@ -128,7 +128,7 @@ package final class PartitionReader: @unchecked Sendable {
         lock.unlock()
         let p = UnsafeRawBufferPointer(rebasing: bytes[info.offset..<(info.offset + info.length)])
         if !seen {
-            guard Checksum.hash(p) == info.checksum else {
+            guard d.checksum(p) == info.checksum else {
                 throw .corrupt(path, "column \(c) block \(k): checksum mismatch")
             }
             lock.lock()

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+@testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeTestSupport
+
+/// The checksums behind every chunk: the eight-chain `wide` sum equals a naive reference, any
+/// flipped byte changes both sums, and partition files written with the older single-chain sum
+/// still read, verify and catch damage.
+@Suite struct ChecksumTests {
+    /// `wide` written plainly: eight chains in an array, word by word, then folded in order.
+    static func naiveWide(_ b: [UInt8]) -> UInt64 {
+        var lanes: [UInt64] = [0x9E37_79B9_7F4A_7C15 ^ UInt64(b.count), 0xBF58_476D_1CE4_E5B9,
+                               0x94D0_49BB_1331_11EB, 0xFF51_AFD7_ED55_8CCD, 0x2545_F491_4F6C_DD1D,
+                               0x9FB2_1C65_1E98_DF25, 0xD6E8_FEB8_6659_FD93, 0xA076_1D64_78BD_642F]
+        func word(_ i: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(b[i + $1]) << (8 * UInt64($1)) } }
+        func step(_ lane: Int, _ k: UInt64) {
+            var a = (lanes[lane] ^ k) &* 0xC4CE_B9FE_1A85_EC53
+            a ^= a >> 29
+            lanes[lane] = a
+        }
+        let stripes = b.count / 64
+        for s in 0..<stripes { for l in 0..<8 { step(l, word(s * 64 + l * 8)) } }
+        var i = stripes * 64
+        while i + 8 <= b.count { step(0, word(i)); i += 8 }
+        var tail: UInt64 = 0
+        for (j, byte) in b[i...].enumerated() { tail |= UInt64(byte) << (8 * UInt64(j)) }
+        var h = lanes[0]
+        for a in lanes.dropFirst() + [tail] {
+            h = (h ^ a) &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
+        }
+        return h
+    }
+
+    @Test func wideEqualsNaiveReference() {
+        var rng = SplitMix64(seed: 7)
+        var lengths = Array(0...200) + [511, 512, 513, 4096, 65_537]
+        lengths += (0..<20).map { _ in Int(rng.next() % 300_000) }
+        for n in lengths {
+            let b = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            #expect(Checksum.wide(b) == Self.naiveWide(b), "length \(n)")
+        }
+        #expect(Checksum.wide([]) != Checksum.wide([0]))
+        #expect(Checksum.wide([UInt8](repeating: 0, count: 64)) != Checksum.wide([UInt8](repeating: 0, count: 72)))
+    }
+
+    @Test func everyFlippedByteChangesBothSums() {
+        var rng = SplitMix64(seed: 11)
+        for n in [1, 7, 8, 63, 64, 65, 200, 1000] {
+            let b = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            let w = Checksum.wide(b), h = Checksum.hash(b)
+            for i in 0..<n {
+                var c = b
+                c[i] ^= UInt8(1 << (i % 8))
+                #expect(Checksum.wide(c) != w, "wide missed byte \(i) of \(n)")
+                #expect(Checksum.hash(c) != h, "hash missed byte \(i) of \(n)")
+            }
+        }
+    }
+
+    /// Rewrites a partition file as files written before `wide` were: chunk and region sums by
+    /// `hash`, directory flag 4 cleared, the directory's own sum recomputed.
+    static func downgrade(_ bytes: [UInt8], _ d: PartitionFile.Directory) -> [UInt8] {
+        var b = bytes
+        func put(_ v: UInt64, at o: Int) { for j in 0..<8 { b[o + j] = UInt8(truncatingIfNeeded: v >> (8 * UInt64(j))) } }
+        func u64(at o: Int) -> Int { (0..<8).reduce(0) { $0 | Int(b[o + $1]) << (8 * $1) } }
+        let footer = b.count - PartitionFile.footerSize
+        let dirOffset = u64(at: footer), dirLength = u64(at: footer + 8)
+        let blocks = d.blockSizes.count
+        b[dirOffset + 12] &= ~UInt8(PartitionFile.wideChecksums)
+        let sums = dirOffset + 24 + 4 * blocks + PartitionFile.ChunkInfo.size * Column.count * blocks
+        for c in 0..<Column.count {
+            for k in 0..<blocks {
+                let i = d.chunks[c][k]
+                put(Checksum.hash(Array(b[i.offset..<(i.offset + i.length)])), at: sums + 8 * (c * blocks + k))
+            }
+        }
+        // the regions close the directory: place index, then aggregates, 24 bytes each
+        var end = dirOffset + dirLength
+        for reg in [d.aggregates, d.placeIndex].compactMap({ $0 }) {
+            put(Checksum.hash(Array(b[reg.offset..<(reg.offset + reg.length)])), at: end - 8)
+            end -= 24
+        }
+        put(Checksum.hash(Array(b[dirOffset..<(dirOffset + dirLength)])), at: footer + 16)
+        return b
+    }
+
+    @Test func filesWithTheOlderSumStillReadAndCatchDamage() throws {
+        let dir = TestSupport.tempDir()
+        var o = GeneratorOptions(rows: 3000)
+        o.firstYear = 2021; o.lastYear = 2021
+        _ = try FeedGenerator.generate(o, into: dir + "/gen")
+        let (s, _, _) = try TestSupport.load([dir + "/gen"])
+        let part = s.manifest.partitions[2]
+        let path = s.path + "/partitions/" + part.file
+        let d = try s.reader(part).directory()
+        #expect(d.wideChecksums)
+        #expect(d.placeIndex != nil && d.aggregates != nil)
+        let before = try s.reader(part).readAll()
+        let old = Self.downgrade(Array(try Data(contentsOf: URL(fileURLWithPath: path))), d)
+        TestSupport.write(old, to: path)
+        let fresh = try Store(path: s.path)
+        let r = fresh.reader(part)
+        #expect(try r.directory().wideChecksums == false)
+        #expect(try r.readAll() == before)
+        #expect(try r.placeIndex() != nil)
+        #expect(try r.unitAggregates(group: nil) != nil)
+        _ = try fresh.verify()
+        // damage inside a chunk is still caught under the older sum
+        let mag = d.chunks[Column.mag.rawValue][0]
+        var bad = old
+        bad[mag.offset + mag.length / 2] ^= 0x21
+        TestSupport.write(bad, to: path)
+        #expect(throws: (any Error).self) { _ = try Store(path: s.path).reader(part).readAll() }
+    }
+}
