@@ -114,4 +114,49 @@ import Testing
         TestSupport.write(bad, to: path)
         #expect(throws: (any Error).self) { _ = try Store(path: s.path).reader(part).readAll() }
     }
+
+    /// A framed chunk's directory sum covers its head; each frame is checked when read: damage
+    /// in the last frame fails reads of that frame (naming the file) and `verify`, not reads of
+    /// the first, and damage in the head fails every read.
+    @Test func framesCheckThemselvesAndTheHeadIsCovered() throws {
+        let dir = TestSupport.tempDir()
+        var o = GeneratorOptions(rows: 12_000)
+        o.firstYear = 2022; o.lastYear = 2022
+        _ = try FeedGenerator.generate(o, into: dir + "/gen")
+        let (s, _, _) = try TestSupport.load([dir + "/gen"], partitioning: .year)
+        let part = try #require(s.manifest.partitions.first)
+        let path = s.path + "/partitions/" + part.file
+        let original = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let d = try s.reader(part).directory()
+        for c in [Column.id, Column.place] {
+            let info = d.chunks[c.rawValue][0]
+            #expect(info.rows > 2 * GranuleIndex.granuleRows)
+            let head = original.withUnsafeBytes { b in
+                info.codec.covered(UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)]),
+                                   count: info.rows)
+            }
+            #expect(head < info.length / 2, "\(c): head \(head) of \(info.length)")
+            let first = 0..<100, last = (info.rows - 100)..<info.rows
+            for (at, what) in [(info.offset + info.length - 3, "last frame"), (info.offset + head - 2, "head")] {
+                var bad = original
+                bad[at] ^= 0x44
+                TestSupport.write(bad, to: path)
+                let r = try Store(path: s.path).reader(part)
+                if what == "head" {
+                    #expect(throws: StoreError.self) { _ = try r.decode(c, block: 0, rows: first) }
+                } else {
+                    #expect(throws: Never.self) { _ = try r.decode(c, block: 0, rows: first) }
+                }
+                do {
+                    _ = try r.decode(c, block: 0, rows: last)
+                    Issue.record("\(c): damage in the \(what) was read")
+                } catch {
+                    #expect(error.description.contains(part.file), "\(error)")
+                }
+                #expect(throws: (any Error).self) { _ = try Store(path: s.path).verify() }
+            }
+            TestSupport.write(original, to: path)
+        }
+        _ = try Store(path: s.path).verify()
+    }
 }

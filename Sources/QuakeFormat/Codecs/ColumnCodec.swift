@@ -54,6 +54,16 @@ package enum CodecID: UInt8, CaseIterable, Sendable {
         }
     }
 
+    /// How many leading bytes of a chunk its directory checksum covers: the head of a chunk
+    /// whose frames carry their own sums, else (and for a head that does not parse) the whole.
+    package func covered(_ chunk: UnsafeRawBufferPointer, count: Int) -> Int {
+        switch self {
+        case .zstdFramed: return (try? FramedCodec.covered(chunk, count: count)) ?? chunk.count
+        case .placeCodes: return (try? PlaceCodesCodec.covered(chunk, count: count)) ?? chunk.count
+        default: return chunk.count
+        }
+    }
+
     /// Decodes a chunk with this codec.
     package func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
                 as form: VectorForm) throws(StoreError) -> ColumnVector {

@@ -1,16 +1,28 @@
 /// The frame offset table of a chunk cut into independently compressed frames (``FramedCodec``,
 /// ``PlaceCodesCodec``): `frames + 1` u32 offsets into the frame data that follows, the first 0
-/// and the last the data's length. Checked in order once, so any frame can be sliced safely.
+/// and the last the data's length, then, in a summed table, one ``Checksum/wide(_:)`` u64 per
+/// frame. Checked in order once, so any frame can be sliced safely.
+///
+/// A summed chunk's checksum in the partition directory covers only the chunk's head (every
+/// byte before the frame data): each frame is checked against its own sum when it is read, so a
+/// query that reads one frame of a block never hashes, nor faults in, the rest.
 package struct FrameTable {
     package let frames: Int
+    /// Bytes of the chunk before the frame data: what the directory's checksum covers when summed.
+    package let headLength: Int
     private let offsets: UnsafeRawBufferPointer
+    private let sums: UnsafeRawBufferPointer?
     private let data: UnsafeRawBufferPointer
 
     /// Reads the table at `r`'s position in `chunk`; the frame data runs to the chunk's end.
-    package init(_ chunk: UnsafeRawBufferPointer, at r: inout ByteReader, frames: Int) throws(StoreError) {
-        try r.need(4 * (frames + 1))
-        offsets = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + 4 * (frames + 1))])
-        data = UnsafeRawBufferPointer(rebasing: chunk[(r.pos + 4 * (frames + 1))...])
+    package init(_ chunk: UnsafeRawBufferPointer, at r: inout ByteReader, frames: Int,
+                 summed: Bool) throws(StoreError) {
+        let table = 4 * (frames + 1), sumBytes = summed ? 8 * frames : 0
+        try r.need(table + sumBytes)
+        offsets = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + table)])
+        sums = summed ? UnsafeRawBufferPointer(rebasing: chunk[(r.pos + table)..<(r.pos + table + sumBytes)]) : nil
+        headLength = r.pos + table + sumBytes
+        data = UnsafeRawBufferPointer(rebasing: chunk[headLength...])
         self.frames = frames
         var last = 0
         for f in 0...frames {
@@ -21,16 +33,36 @@ package struct FrameTable {
         guard last == data.count else { throw .corrupt("frames end at \(last) of \(data.count) bytes") }
     }
 
-    /// The bytes of frame `f` (`0..<frames`).
-    package func frame(_ f: Int) -> UnsafeRawBufferPointer {
+    /// The bytes of frame `f` (`0..<frames`), checked against its sum in a summed table.
+    package func frame(_ f: Int) throws(StoreError) -> UnsafeRawBufferPointer {
         let a = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f, as: UInt32.self)))
         let b = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f + 4, as: UInt32.self)))
-        return UnsafeRawBufferPointer(rebasing: data[a..<b])
+        let p = UnsafeRawBufferPointer(rebasing: data[a..<b])
+        if let sums, Checksum.wide(p) != UInt64(littleEndian: sums.loadUnaligned(fromByteOffset: 8 * f, as: UInt64.self)) {
+            throw .corrupt("frame \(f): checksum mismatch")
+        }
+        return p
     }
 
-    /// Appends a table for frames ending at `ends` (each frame's end offset, ascending).
-    package static func write(ends: [UInt32], into w: inout ByteWriter) {
+    /// Appends a summed table for the frames in `data`, each ending at its offset in `ends`.
+    package static func write(ends: [UInt32], data: [UInt8], into w: inout ByteWriter) {
         w.u32(0)
         for e in ends { w.u32(e) }
+        var start = 0
+        data.withUnsafeBytes { d in
+            for e in ends {
+                w.u64(Checksum.wide(UnsafeRawBufferPointer(rebasing: d[start..<Int(e)])))
+                start = Int(e)
+            }
+        }
+    }
+
+    /// The header byte of a chunk whose table is summed (the byte is 0 in older chunks).
+    package static let summedFlag: UInt8 = 1
+
+    /// Reads the summed flag from a reserved header byte: 0 or ``summedFlag``.
+    package static func summed(_ byte: UInt8) throws(StoreError) -> Bool {
+        guard byte <= summedFlag else { throw .corrupt("frame table flag \(byte)") }
+        return byte == summedFlag
     }
 }

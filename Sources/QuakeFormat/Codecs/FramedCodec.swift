@@ -3,8 +3,9 @@
 /// up with the granules of ``GranuleIndex`` (blocks start at multiples of the frame size), so a
 /// day or a page materializes one granule's text instead of the whole block's.
 ///
-/// Chunk: `u8 inner codec, u8 0, u16 0, u32 frame rows, u32 frames`, then `frames + 1` u32
-/// offsets into the frame data that follows (the first 0, the last its length), then the frames.
+/// Chunk: `u8 inner codec, u8 summed, u16 0, u32 frame rows, u32 frames`, then the
+/// ``FrameTable`` (summed when `summed` is 1; chunks written before per-frame sums have 0), then
+/// the frames.
 package enum FramedCodec {
     package static let id = CodecID.zstdFramed
     package static let frameRows = GranuleIndex.granuleRows
@@ -27,9 +28,9 @@ package enum FramedCodec {
             stats = stats.map { merge($0, s) } ?? s
         }
         var w = ByteWriter()
-        w.u8(codec.rawValue); w.u8(0); w.u8(0); w.u8(0)
+        w.u8(codec.rawValue); w.u8(FrameTable.summedFlag); w.u8(0); w.u8(0)
         w.u32(UInt32(frameRows)); w.u32(UInt32(frames))
-        FrameTable.write(ends: ends, into: &w)
+        FrameTable.write(ends: ends, data: data, into: &w)
         out.append(contentsOf: w.bytes)
         out.append(contentsOf: data)
         return stats ?? .none
@@ -60,7 +61,8 @@ package enum FramedCodec {
     private static func header(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> Header {
         var r = ByteReader(chunk)
         let code = try r.u8()
-        _ = try r.u8(); _ = try r.u8(); _ = try r.u8()
+        let summed = try FrameTable.summed(try r.u8())
+        _ = try r.u8(); _ = try r.u8()
         guard let inner = CodecID(rawValue: code), Self.inner.contains(inner) else {
             throw .corrupt("framed chunk names inner codec \(code)")
         }
@@ -68,7 +70,13 @@ package enum FramedCodec {
         guard frameRows >= 1, frames == Swift.max(1, (count + frameRows - 1) / frameRows) else {
             throw .corrupt("framed chunk holds \(frames) frames of \(frameRows) rows for \(count) rows")
         }
-        return Header(inner: inner, frameRows: frameRows, table: try FrameTable(chunk, at: &r, frames: frames))
+        return Header(inner: inner, frameRows: frameRows, table: try FrameTable(chunk, at: &r, frames: frames, summed: summed))
+    }
+
+    /// The bytes the directory's checksum covers: the head of a summed chunk, else all of it.
+    package static func covered(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> Int {
+        let t = try header(chunk, count: count).table
+        return chunk.count > 1 && chunk[1] == FrameTable.summedFlag ? t.headLength : chunk.count
     }
 
     /// Decodes rows `rows`, decompressing only the frames they touch.

@@ -4,9 +4,10 @@
 /// all unless the needle can touch the `<N> km <DIR> of ` prefix). Distances and directions,
 /// needed only to print a place, sit in zstd frames of 4,096 rows.
 ///
-/// Chunk: `u8 code width, u8 0, u16 0`, the dictionary (``CategoryPayload`` layout), the packed
-/// codes, then `u32 frames` and `frames + 1` u32 offsets, then the frames: each a
-/// ``ZstdFrame`` of the frame's direction bytes followed by its distances as `Int32`.
+/// Chunk: `u8 code width, u8 summed, u16 0`, the dictionary (``CategoryPayload`` layout), the
+/// packed codes, then `u32 frames` and the ``FrameTable`` (summed when `summed` is 1), then the
+/// frames: each a ``ZstdFrame`` of the frame's direction bytes followed by its distances as
+/// `Int32`.
 package enum PlaceCodesCodec: ColumnCodec {
     package static let id = CodecID.placeCodes
     package static let frameRows = GranuleIndex.granuleRows
@@ -43,7 +44,7 @@ package enum PlaceCodesCodec: ColumnCodec {
         let (dict, loc, dirs, dist) = split(values, rows: rows)
         let width = BitPacking.width(UInt64(dict.count))
         var w = ByteWriter()
-        w.u8(UInt8(width)); w.u8(0); w.u8(0); w.u8(0)
+        w.u8(UInt8(width)); w.u8(FrameTable.summedFlag); w.u8(0); w.u8(0)
         CategoryPayload.writeDictionary(dict.values, into: &w)
         loc.withUnsafeBufferPointer { BitPacking.pack($0, width: width, into: &w.bytes) }
         let frames = Swift.max(1, (rows.count + frameRows - 1) / frameRows)
@@ -57,7 +58,7 @@ package enum PlaceCodesCodec: ColumnCodec {
             ends.append(UInt32(data.count))
         }
         w.u32(UInt32(frames))
-        FrameTable.write(ends: ends, into: &w)
+        FrameTable.write(ends: ends, data: data, into: &w)
         out.append(contentsOf: w.bytes)
         out.append(contentsOf: data)
         return ChunkStats(nulls: values.nullCount(rows), min: 0, max: 0)
@@ -125,7 +126,8 @@ package enum PlaceCodesCodec: ColumnCodec {
     package static func parse(_ chunk: UnsafeRawBufferPointer, count: Int, dictionary: Bool = true) throws(StoreError) -> Parsed {
         var r = ByteReader(chunk)
         let width = Int(try r.u8())
-        _ = try r.u8(); _ = try r.u8(); _ = try r.u8()
+        let summed = try FrameTable.summed(try r.u8())
+        _ = try r.u8(); _ = try r.u8()
         var dict = ByteArena()
         let entries: Int
         if dictionary {
@@ -148,8 +150,15 @@ package enum PlaceCodesCodec: ColumnCodec {
         guard frames == Swift.max(1, (count + frameRows - 1) / frameRows) else {
             throw .corrupt("place chunk holds \(frames) frames for \(count) rows")
         }
-        let table = try FrameTable(chunk, at: &r, frames: frames)
+        let table = try FrameTable(chunk, at: &r, frames: frames, summed: summed)
         return Parsed(dictionary: dict, dictionaryCount: entries, width: width, codes: codes, frames: table, count: count)
+    }
+
+    /// The bytes the directory's checksum covers: the head of a summed chunk (dictionary, codes
+    /// and frame table), else all of it.
+    package static func covered(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> Int {
+        let t = try parse(chunk, count: count, dictionary: false).frames
+        return chunk.count > 1 && chunk[1] == FrameTable.summedFlag ? t.headLength : chunk.count
     }
 
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,

@@ -5,7 +5,8 @@
 /// [place index], [aggregates]     PlaceIndex and UnitAggregates regions, when present
 /// [directory]                     u32 columns, u32 blocks, u32 block rows, u32 flags (1: place
 ///                                 index, 2: aggregates, 4: chunk and region checksums are
-///                                 ``Checksum/wide(_:)``), u64 rows, u32 rows per block,
+///                                 ``Checksum/wide(_:)``, a framed chunk's over its head only:
+///                                 ``FrameTable``), u64 rows, u32 rows per block,
 ///                                 ChunkInfo per column per block, the GranuleIndex, then
 ///                                 u64 offset, u64 length, u64 checksum of each region present
 /// [footer, 32 bytes]              u64 directory offset, u64 directory length,
@@ -98,7 +99,10 @@ package enum PartitionFile {
                 let rows = (k * blockRows)..<Swift.min(batch.count, (k + 1) * blockRows)
                 let start = out.count
                 let (codec, stats) = encodeChunk(c, batch, rows: rows, into: &out)
-                let sum = out.withUnsafeBytes { Checksum.wide(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+                let sum = out.withUnsafeBytes { b in
+                    let chunk = UnsafeRawBufferPointer(rebasing: b[start...])
+                    return Checksum.wide(UnsafeRawBufferPointer(rebasing: chunk[..<codec.covered(chunk, count: rows.count)]))
+                }
                 list.append(ChunkInfo(codec: codec, offset: start, length: out.count - start, rows: rows.count,
                                       stats: stats, checksum: sum))
                 columnBytes[c.rawValue] += out.count - start
@@ -205,9 +209,16 @@ package enum PartitionFile {
         /// Whether chunks and regions carry ``Checksum/wide(_:)`` sums.
         package var wideChecksums: Bool
 
-        /// The checksum of a chunk or region of this file, as its writer computed it.
+        /// The checksum of a region of this file, as its writer computed it.
         package func checksum(_ p: UnsafeRawBufferPointer) -> UInt64 {
             wideChecksums ? Checksum.wide(p) : Checksum.hash(p)
+        }
+
+        /// The checksum of chunk `info` (bytes `p`) as its writer computed it: in a file of wide
+        /// sums, over the bytes its codec says the directory covers (frames check themselves).
+        package func checksum(chunk p: UnsafeRawBufferPointer, _ info: ChunkInfo) -> UInt64 {
+            guard wideChecksums else { return Checksum.hash(p) }
+            return Checksum.wide(UnsafeRawBufferPointer(rebasing: p[..<info.codec.covered(p, count: info.rows)]))
         }
     }
 

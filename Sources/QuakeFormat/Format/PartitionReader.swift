@@ -128,7 +128,7 @@ package final class PartitionReader: @unchecked Sendable {
         lock.unlock()
         let p = UnsafeRawBufferPointer(rebasing: bytes[info.offset..<(info.offset + info.length)])
         if !seen {
-            guard d.checksum(p) == info.checksum else {
+            guard d.checksum(chunk: p, info) == info.checksum else {
                 throw .corrupt(path, "column \(c) block \(k): checksum mismatch")
             }
             lock.lock()
