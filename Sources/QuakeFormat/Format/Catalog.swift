@@ -8,16 +8,24 @@ import Foundation
 /// partitions `a..<b` hold `row[b] - row[a]`, and a count over any run of partitions reads
 /// two rows whatever the store's size.
 ///
+/// It also holds, per partition, the localities of its rows with their magnitude bounds
+/// (``Places``), so a place search top-N by magnitude opens only the partitions that can place.
+///
 /// ```
-/// "QKCATLG1", u32 partitions P, u32 distinct magnitudes V,
+/// "QKCATLG2", u32 partitions P, u32 distinct magnitudes V,
 /// P partition file names (u16 length + UTF-8), V f64 magnitudes ascending,
-/// P + 1 u64 row checksums                       -- the header; its checksum is in the manifest
+/// P + 1 u64 row checksums, u64 place section length, u64 its checksum
+///                                               -- the header; its checksum is in the manifest
+/// the place section                             -- ``Places``
 /// P + 1 rows of V + 1 u64 running counts        -- one per magnitude, then nulls
 /// ```
-/// The manifest carries the header's checksum, the header each row's; a row is checked before
-/// its first use, and its counts must add up to the rows the manifest gives its partitions.
+/// The manifest carries the header's checksum, the header each row's and the place section's;
+/// each is checked before its first use, and a row's counts must add up to the rows the manifest
+/// gives its partitions. Catalogs written before the place section (`QKCATLG1`) have neither
+/// its length nor its checksum, and give no ``places()``.
 package final class Catalog: @unchecked Sendable {
-    package static let magic: [UInt8] = Array("QKCATLG1".utf8)
+    package static let magic: [UInt8] = Array("QKCATLG2".utf8)
+    private static let magicV1: [UInt8] = Array("QKCATLG1".utf8)
     package static let fileExtension = "qkc"
     /// Past this size (rows times magnitudes, in bytes) no catalog is written: the queries
     /// read the partitions' own histograms instead.
@@ -33,6 +41,9 @@ package final class Catalog: @unchecked Sendable {
     private let rowsOffset: Int
     private let rowChecksums: [UInt64]
     private var checked: [Bool]
+    private let placesRange: Range<Int>?
+    private let placesChecksum: UInt64
+    private var parsedPlaces: Places?
     private let lock = NSLock()
 
     /// Maps the catalog at `path` and checks its header against `checksum` (from the manifest)
@@ -42,9 +53,10 @@ package final class Catalog: @unchecked Sendable {
         file = try MappedFile(path: path)
         let b = file.bytes
         func bad(_ why: String) -> StoreError { .corrupt(path, why) }
-        guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == Catalog.magic[$0] }) else {
+        guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == Catalog.magic[$0] || b[$0] == Catalog.magicV1[$0] }) else {
             throw bad("not a quakes catalog (bad magic)")
         }
+        let v2 = b[7] == Catalog.magic[7]
         var r = ByteReader(b, at: 8)
         let p = Int(try r.u32()), v = Int(try r.u32())
         guard p == files.count, v <= b.count / 8 else { throw bad("lists \(p) partitions and \(v) magnitudes") }
@@ -53,8 +65,22 @@ package final class Catalog: @unchecked Sendable {
         }
         let vs = try r.raw(v, as: UInt64.self).map { Double(bitPattern: UInt64(littleEndian: $0)) }
         let sums = try r.raw(p + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
+        var placesLength = 0
+        if v2 {
+            placesLength = Int(truncatingIfNeeded: try r.u64())
+            placesChecksum = try r.u64()
+        } else {
+            placesChecksum = 0
+        }
         guard Checksum.hash(UnsafeRawBufferPointer(rebasing: b[0..<r.pos])) == checksum else {
             throw bad("catalog checksum mismatch")
+        }
+        if v2 {
+            guard placesLength >= 0, placesLength <= r.remaining else { throw bad("place section of \(placesLength) bytes") }
+            placesRange = r.pos..<(r.pos + placesLength)
+            r.pos += placesLength
+        } else {
+            placesRange = nil
         }
         guard zip(vs, vs.dropFirst()).allSatisfy({ $0 < $1 }), !vs.contains(where: \.isNaN) else {
             throw bad("magnitudes out of order")
@@ -87,6 +113,26 @@ package final class Catalog: @unchecked Sendable {
         return try r.raw(values.count + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
     }
 
+    /// Bytes of the running counts, at the end of the file.
+    package var rowsLength: Int { (partitions + 1) * (values.count + 1) * 8 }
+
+    /// The place section, checked and parsed on first use; nil in a catalog without one.
+    package func places() throws(StoreError) -> Places? {
+        guard let range = placesRange else { return nil }
+        lock.lock()
+        let cached = parsedPlaces
+        lock.unlock()
+        if let cached { return cached }
+        let b = UnsafeRawBufferPointer(rebasing: file.bytes[range])
+        guard Checksum.hash(b) == placesChecksum else { throw .corrupt(path, "place section: checksum mismatch") }
+        let parsed: Places
+        do throws(StoreError) { parsed = try Places(b, partitions: partitions) } catch { throw error.at(path) }
+        lock.lock()
+        parsedPlaces = parsed
+        lock.unlock()
+        return parsed
+    }
+
     /// One partition's magnitudes: its distinct values ascending, the rows holding each, and
     /// its rows without a magnitude.
     package struct Histogram: Sendable, Equatable {
@@ -109,12 +155,18 @@ package final class Catalog: @unchecked Sendable {
         }
     }
 
-    /// The catalog bytes for partitions' histograms in manifest order, and the header's
-    /// checksum; nil when the file would pass ``sizeLimit``.
-    package static func encode(files: [String], histograms: [Histogram]) -> (bytes: [UInt8], checksum: UInt64)? {
+    /// The catalog bytes for partitions' histograms and place summaries in manifest order, and
+    /// the header's checksum; nil when the counts would pass ``sizeLimit``. Place summaries
+    /// that would take the file past it are left out (every partition then reads as unknown).
+    package static func encode(files: [String], histograms: [Histogram],
+                               places: [PlaceSummary?]) -> (bytes: [UInt8], checksum: UInt64)? {
         let values = Array(Set(histograms.flatMap(\.values))).sorted()
         let width = values.count + 1
         guard (files.count + 1) * width * 8 <= sizeLimit else { return nil }
+        var section = Places.encode(places.count == files.count ? places : Array(repeating: nil, count: files.count))
+        if section.count + (files.count + 1) * width * 8 > sizeLimit {
+            section = Places.encode(Array(repeating: nil, count: files.count))
+        }
         var running: [UInt64] = Array(repeating: 0, count: width)
         var rows = running
         rows.reserveCapacity((files.count + 1) * width)
@@ -139,7 +191,10 @@ package final class Catalog: @unchecked Sendable {
             for c in rows[(i * width)..<((i + 1) * width)] { body.u64(c) }
             w.u64(body.bytes[start...].withUnsafeBytes { Checksum.hash($0) })
         }
+        w.u64(UInt64(section.count))
+        w.u64(section.withUnsafeBytes { Checksum.hash($0) })
         let checksum = Checksum.hash(w.bytes)
+        w.bytes.append(contentsOf: section)
         w.bytes.append(contentsOf: body.bytes)
         return (w.bytes, checksum)
     }

@@ -141,6 +141,13 @@ package struct PlaceIndex: Sendable {
         return i
     }
 
+    /// The entries of every unit of block `k`, unit by unit.
+    package func entries(block k: Int) throws(StoreError) -> ArraySlice<Entry> {
+        guard k >= 0, k < blockFirstUnit.count else { throw .corrupt("place index has no block \(k)") }
+        let end = k + 1 < blockFirstUnit.count ? blockFirstUnit[k + 1] : unitCount
+        return entries[Int(offsets[blockFirstUnit[k]])..<Int(offsets[end])]
+    }
+
     /// The least and greatest magnitude (indexes; ``noMag`` when none) over the localities of
     /// unit `u` that `matches` (indexed by code) accepts; nil when none of them occurs.
     package func bounds(unit u: Int, matches: [Bool]) -> (least: UInt16, greatest: UInt16)? {

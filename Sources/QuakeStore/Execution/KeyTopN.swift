@@ -36,10 +36,68 @@ package struct KeyTopN {
     package func run(_ stats: inout QueryStats) throws -> ([RowRef], QueryStats) {
         let key = spec.sort[0]
         let K = spec.limit.map { spec.offset.saturatingAdd($0) }
-        var units: [(u: ScanUnit, bound: UInt64)] = []
         let place = key.column == .mag && K != nil ? PlaceBound(filter) : nil
+        let parts = executor.partitions(for: filter, stats: &stats)
+        let shared = Shared()
+        var all: [Entry] = []
+        var lanes = 1, waves = 0
+        if let place, let order = try catalogOrder(parts, place, ascending: key.ascending, &stats) {
+            // partitions best catalog bound first, in waves that double: a partition whose bound
+            // cannot beat the cut-off the waves before it set is never opened
+            var i = 0, wave = 2 * workerCount
+            while i < order.count {
+                let cut = shared.cutoff.load(ordering: .relaxed)
+                guard order[i].bound <= cut else { stats.partitionsSkippedByTopN += order.count - i; break }
+                var j = i
+                while j < order.count, j - i < wave, order[j].bound <= cut { j += 1 }
+                let (found, n) = try search(order[i..<j].map(\.p), place: place, K: K, shared: shared, &stats)
+                all.append(contentsOf: found)
+                lanes = Swift.max(lanes, n)
+                // the lanes' heaps end with the wave: the K-th best key of all rows found so far
+                // carries the cut-off over to the next
+                if let K, all.count >= K {
+                    all.sort { $0.key < $1.key }
+                    shared.lower(to: all[K - 1].key)
+                    let cut = all[K - 1].key
+                    all.removeAll { $0.key > cut }
+                }
+                i = j
+                waves += 1
+            }
+        } else {
+            let (found, n) = try search(parts, place: place, K: K, shared: shared, &stats)
+            all = found
+            lanes = n
+        }
+        let cut = shared.cutoff.load(ordering: .relaxed)
+        if K != nil { all.removeAll { $0.key > cut } }
+        all.sort { $0.key < $1.key }
+        if let K, all.count > K {
+            // keep the whole tie group at the K-th key; ids decide inside it
+            let t = all[K - 1].key
+            var end = K
+            while end < all.count && all[end].key == t { end += 1 }
+            all.removeLast(all.count - end)
+        }
+        try orderTies(&all)
+        if let K, all.count > K { all.removeLast(all.count - K) }
+        let page = all.dropFirst(spec.offset)
+        stats.rowsReturned = page.count
+        let lanesNote = lanes > 1 ? ", one cut-off shared by \(lanes) threads" : ""
+        let wavesNote = waves > 0 ? ", partitions by the catalog's place bounds in \(waves) waves" : ""
+        stats.strategy = K.map {
+            "top-\($0) by \(key.column.name) on fixed-width keys: granules best bound first\(lanesNote)\(wavesNote)"
+        } ?? "full sort by \(key.column.name) on fixed-width keys"
+        return (page.map(\.ref), stats)
+    }
+
+    /// Plans partitions `parts` on all cores, then walks their units best bound first on all
+    /// cores under `shared`'s cut-off; returns the entries found and the lanes used.
+    private func search(_ parts: [Int], place: PlaceBound?, K: Int?, shared: Shared,
+                        _ stats: inout QueryStats) throws -> ([Entry], Int) {
+        let key = spec.sort[0]
         // partitions planned on all cores: a one-shot query opens and checks each on first touch
-        let planned = try parallelMap(executor.partitions(for: filter, stats: &stats)) { p in
+        let planned = try parallelMap(parts) { p in
             var s = QueryStats()
             var out: [(u: ScanUnit, bound: UInt64)] = []
             let r = self.executor.reader(p)
@@ -57,9 +115,10 @@ package struct KeyTopN {
             }
             return (out, s)
         }
+        var units: [(u: ScanUnit, bound: UInt64)] = []
         for (out, s) in planned { units.append(contentsOf: out); stats.merge(s) }
         if K != nil { units.sort { $0.bound < $1.bound } }
-        let shared = Shared()
+        shared.next.store(0, ordering: .relaxed)
         let lanes = units.count >= 2 ? workerCount : 1
         let results = try parallelMap(Array(0..<lanes)) { _ -> ([Entry], QueryStats) in
             var s = QueryStats()
@@ -68,25 +127,33 @@ package struct KeyTopN {
         }
         var all: [Entry] = []
         for (e, s) in results { all.append(contentsOf: e); stats.merge(s) }
-        let cut = shared.cutoff.load(ordering: .relaxed)
-        if K != nil { all.removeAll { $0.key > cut } }
-        all.sort { $0.key < $1.key }
-        if let K, all.count > K {
-            // keep the whole tie group at the K-th key; ids decide inside it
-            let t = all[K - 1].key
-            var end = K
-            while end < all.count && all[end].key == t { end += 1 }
-            all.removeLast(all.count - end)
+        return (all, lanes)
+    }
+
+    /// Partitions `parts` with the best key the catalog's place section allows their rows that
+    /// match `place`, best first; those without a matching locality are left out. Nil when the
+    /// store has no catalog place section.
+    /// - Complexity: O(the store's localities + the partitions' locality lists), no partition opened.
+    private func catalogOrder(_ parts: [Int], _ place: PlaceBound, ascending: Bool,
+                              _ stats: inout QueryStats) throws -> [(p: Int, bound: UInt64)]? {
+        guard let cat = try executor.store.catalog(executor.manifest), let places = try cat.places() else { return nil }
+        let matches = place.matcher.table(places.localities)
+        var order: [(p: Int, bound: UInt64)] = []
+        for p in parts {
+            switch places.bound(partition: p, matches: matches) {
+            case .unknown:
+                order.append((p, 0))
+            case .none:
+                stats.partitionsPrunedByPlace += 1
+            case .some(let lo?, let hi?):
+                let z = ZoneStats(min: Int64(bitPattern: lo.bitPattern), max: Int64(bitPattern: hi.bitPattern), nulls: 0, rows: 1)
+                order.append((p, NormalizedKey.bound(z, .mag, ascending: ascending)))
+            case .some:
+                order.append((p, NormalizedKey.bound(ZoneStats(min: 0, max: 0, nulls: 1, rows: 1), .mag, ascending: ascending)))
+            }
         }
-        try orderTies(&all)
-        if let K, all.count > K { all.removeLast(all.count - K) }
-        let page = all.dropFirst(spec.offset)
-        stats.rowsReturned = page.count
-        let lanesNote = lanes > 1 ? ", one cut-off shared by \(lanes) threads" : ""
-        stats.strategy = K.map {
-            "top-\($0) by \(key.column.name) on fixed-width keys: granules best bound first\(lanesNote)"
-        } ?? "full sort by \(key.column.name) on fixed-width keys"
-        return (page.map(\.ref), stats)
+        order.sort { $0.bound < $1.bound || ($0.bound == $1.bound && $0.p < $1.p) }
+        return order
     }
 
     /// One thread: claims units in bound order until the next bound cannot beat the cut-off.

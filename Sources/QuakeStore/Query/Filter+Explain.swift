@@ -27,7 +27,11 @@ extension QueryStats {
         let p = filter.plan
         var lines: [String] = []
         lines.append("strategy:    \(strategy)")
-        lines.append("partitions:  \(partitionsTotal) total, \(partitionsPruned) pruned by the time index, \(partitionsTotal - partitionsPruned) read")
+        let byCatalog = partitionsPrunedByPlace + partitionsSkippedByTopN == 0 ? ""
+            : "\(partitionsPrunedByPlace) pruned by the catalog's localities, "
+            + "\(partitionsSkippedByTopN) skipped by the top-N cut-off, "
+        let read = partitionsTotal - partitionsPruned - partitionsPrunedByPlace - partitionsSkippedByTopN
+        lines.append("partitions:  \(partitionsTotal) total, \(partitionsPruned) pruned by the time index, \(byCatalog)\(read) read")
         lines.append("blocks:      \(blocksTotal) considered, \(blocksPruned) pruned by zone maps, \(blocksFromStatistics) answered from statistics, \(blocksScanned) scanned, \(blocksSkippedByTopN) skipped by the top-N threshold")
         lines.append("granules:    \(granulesTotal) considered (4096 rows each), \(granulesPruned) pruned by granule zone maps and mag histograms, \(granulesPrunedByPlace == 0 ? "" : "\(granulesPrunedByPlace) pruned by the place index, ")\(granulesFromStatistics) answered from statistics, \(granulesScanned) scanned, \(granulesSkippedByTopN) skipped by the top-N cut-off")
         lines.append("kernels:     \(p.kernels.isEmpty ? "none" : p.kernels.joined(separator: "; "))")

@@ -38,6 +38,10 @@ package struct RowRef: Sendable, Hashable {
 package struct QueryStats: Sendable, Codable {
     package var partitionsTotal = 0
     package var partitionsPruned = 0
+    /// Partitions the catalog showed to hold no matching locality (place search top-N).
+    package var partitionsPrunedByPlace = 0
+    /// Partitions the top-N walk never opened: the cut-off beat their catalog bound.
+    package var partitionsSkippedByTopN = 0
     package var blocksTotal = 0
     /// Blocks skipped because their zone maps rule every row out.
     package var blocksPruned = 0

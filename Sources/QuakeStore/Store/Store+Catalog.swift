@@ -2,7 +2,8 @@ import QuakeFormat
 
 extension Store {
     /// Gives `m` the catalog of its partitions: the one it names when that still lists them,
-    /// else a new one written (durably) from the partitions' mag histograms, the old one retired.
+    /// else a new one written (durably) from the partitions' mag histograms and place indexes
+    /// (``PlaceSummary``), the old one retired.
     /// Runs under the writer lock, before the manifest that names the catalog is committed.
     /// - Complexity: O(partitions) directory reads when the partitions changed, else one header.
     static func attachCatalog(_ m: inout Manifest, storePath: String) throws(StoreError) {
@@ -18,13 +19,21 @@ extension Store {
             if let old, old != m.catalog, !m.retired.contains("partitions/" + old) { m.retired.append("partitions/" + old) }
         }
         guard !m.partitions.isEmpty else { return }
-        var histograms: [Catalog.Histogram] = []
-        histograms.reserveCapacity(m.partitions.count)
-        for e in m.partitions {
-            guard let h = Catalog.Histogram(try PartitionReader(storePath: storePath, entry: e).granules()) else { return }
-            histograms.append(h)
+        let summaries: [(Catalog.Histogram?, PlaceSummary?)]
+        do {
+            summaries = try parallelMap(m.partitions) { e in
+                let r = PartitionReader(storePath: storePath, entry: e)
+                return (Catalog.Histogram(try r.granules()), try PlaceSummary(r))
+            }
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw .io(storePath, "\(error)")
         }
-        guard let (bytes, checksum) = Catalog.encode(files: files, histograms: histograms) else { return }
+        let histograms = summaries.compactMap(\.0)
+        guard histograms.count == summaries.count,
+              let (bytes, checksum) = Catalog.encode(files: files, histograms: histograms, places: summaries.map(\.1))
+        else { return }
         let name = Catalog.fileName(generation: m.generation)
         try FileIO.writeDurably(storePath + "/partitions/" + name, bytes)
         m.catalog = name
@@ -49,6 +58,7 @@ extension Store {
             let c = try Catalog(path: path + "/partitions/" + name, checksum: m.catalogChecksum,
                                 files: m.partitions.map(\.file))
             for i in 0...c.partitions { _ = try c.row(i) }
+            _ = try c.places()
             return nil
         } catch {
             guard error.isCorruption || error.kind == .notFound || error.kind == .io else { throw error }

@@ -38,6 +38,7 @@ extension Store {
         try verifyHistory(indexed)
         var seen = [Bool](repeating: false, count: indexed.count)
         var histograms: [Catalog.Histogram?] = []
+        var places: [PlaceSummary?] = []
         for e in manifest.partitions {
             progress?(e.file)
             let r = PartitionReader(storePath: path, entry: e)
@@ -93,6 +94,12 @@ extension Store {
                 throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)")
             }
             histograms.append(Catalog.Histogram(GranuleIndex(batch)))
+            do {
+                places.append(try r.placeIndex() == nil ? nil
+                              : PlaceSummary(places: batch.text[Column.place.rawValue], mags: batch.ints[Column.mag.rawValue]))
+            } catch {
+                throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)")
+            }
             try verifyPlaceIndex(r, batch)
             try verifyAggregates(r, batch)
             let t = batch.ints[Column.time.rawValue]
@@ -113,7 +120,7 @@ extension Store {
                 seen[k] = true
             }
         }
-        try verifyCatalog(histograms)
+        try verifyCatalog(histograms, places)
         return (manifest.partitions.count, manifest.rows, blocksRead)
     }
 
@@ -163,13 +170,14 @@ extension Store {
     }
 
     /// The catalog, when the manifest names one, is byte for byte the one the partitions' rows
-    /// give.
-    private func verifyCatalog(_ histograms: [Catalog.Histogram?]) throws {
+    /// give: their magnitude counts, and the localities of their places with magnitude bounds.
+    private func verifyCatalog(_ histograms: [Catalog.Histogram?], _ places: [PlaceSummary?]) throws {
         guard let name = manifest.catalog else { return }
         let file = "partitions/" + name
         let hs = histograms.compactMap { $0 }
         guard hs.count == histograms.count,
-              let (bytes, checksum) = Catalog.encode(files: manifest.partitions.map(\.file), histograms: hs) else {
+              let (bytes, checksum) = Catalog.encode(files: manifest.partitions.map(\.file), histograms: hs,
+                                                 places: places) else {
             throw VerifyFailure(file: file, block: nil, reason: "names a catalog the partitions cannot have")
         }
         do {

@@ -1,0 +1,125 @@
+extension Catalog {
+    /// The catalog's place section: every locality of the store, and per partition the
+    /// localities its rows hold with their least and greatest magnitude (``PlaceSummary``). A
+    /// place search top-N by magnitude opens only the partitions holding a matching locality,
+    /// best bound first.
+    ///
+    /// ```
+    /// u32 localities L, L localities (u32 length + UTF-8) ascending by bytes,
+    /// u32 partitions P, P u8 (1: summarized, 0: the partition has no place index),
+    /// P + 1 u32 entry offsets,
+    /// entries: u32 locality ordinal (ascending within a partition), f64 least, f64 greatest
+    ///          (both NaN when none of the locality's rows has a magnitude)
+    /// ```
+    package struct Places: Sendable {
+        /// Every locality of the store, ascending by bytes.
+        package let localities: ByteArena
+        private let summarized: [Bool]
+        private let offsets: [Int]
+        private let ordinals: [UInt32]
+        private let least: [Double]
+        private let greatest: [Double]
+
+        /// What the catalog says of a partition's rows for a set of localities.
+        package enum Bound: Equatable {
+            /// The partition has no summary: it must be read.
+            case unknown
+            /// None of its rows holds a matching locality.
+            case none
+            /// Its matching rows' magnitudes lie in `least...greatest` (nil when none has one).
+            case some(least: Double?, greatest: Double?)
+        }
+
+        /// The bound of partition `p`'s rows whose locality `matches` accepts; `matches` is
+        /// indexed by locality ordinal plus one, as ``localities`` gives them (entry 0 unused).
+        /// - Complexity: O(the partition's localities).
+        package func bound(partition p: Int, matches: [Bool]) -> Bound {
+            guard p >= 0, p < summarized.count, summarized[p] else { return .unknown }
+            var any = false
+            var lo: Double?, hi: Double?
+            for i in offsets[p]..<offsets[p + 1] {
+                let o = Int(ordinals[i]) + 1
+                guard o < matches.count, matches[o] else { continue }
+                any = true
+                if !least[i].isNaN { lo = Swift.min(lo ?? least[i], least[i]) }
+                if !greatest[i].isNaN { hi = Swift.max(hi ?? greatest[i], greatest[i]) }
+            }
+            return any ? .some(least: lo, greatest: hi) : .none
+        }
+
+        /// The section for `summaries` (one per partition, nil when it has none).
+        static func encode(_ summaries: [PlaceSummary?]) -> [UInt8] {
+            let all = Set(summaries.flatMap { $0?.entries.map(\.locality) ?? [] })
+                .sorted { $0.lexicographicallyPrecedes($1) }
+            var ordinal: [[UInt8]: UInt32] = [:]
+            for (i, l) in all.enumerated() { ordinal[l] = UInt32(i) }
+            var w = ByteWriter()
+            w.u32(UInt32(all.count))
+            for l in all { w.blob(l) }
+            w.u32(UInt32(summaries.count))
+            for s in summaries { w.u8(s == nil ? 0 : 1) }
+            var n: UInt32 = 0
+            w.u32(0)
+            for s in summaries {
+                n += UInt32(s?.entries.count ?? 0)
+                w.u32(n)
+            }
+            for s in summaries {
+                for e in s?.entries ?? [] {
+                    w.u32(ordinal[e.locality] ?? 0)
+                    w.u64((e.least ?? .nan).bitPattern)
+                    w.u64((e.greatest ?? .nan).bitPattern)
+                }
+            }
+            return w.bytes
+        }
+
+        /// Parses a section (already checksum-checked) of a catalog of `partitions` partitions.
+        init(_ b: UnsafeRawBufferPointer, partitions: Int) throws(StoreError) {
+            var r = ByteReader(b)
+            let l = Int(try r.u32())
+            guard l <= b.count / 4 else { throw .corrupt("place section lists \(l) localities") }
+            var arena = ByteArena()
+            for _ in 0..<l {
+                let n = Int(try r.u32())
+                try r.need(n)
+                let next = UnsafeRawBufferPointer(rebasing: b[r.pos..<(r.pos + n)])
+                if arena.count > 0 {
+                    let prev = arena.bytes[arena.range(arena.count - 1)]
+                    guard prev.lexicographicallyPrecedes(next) else { throw .corrupt("place section localities out of order") }
+                }
+                arena.append(next)
+                r.pos += n
+            }
+            guard Int(try r.u32()) == partitions else { throw .corrupt("place section lists other partitions") }
+            let flags = try r.raw(partitions, as: UInt8.self)
+            guard flags.allSatisfy({ $0 <= 1 }) else { throw .corrupt("place section flags") }
+            let offs = try r.raw(partitions + 1, as: UInt32.self).map { Int(UInt32(littleEndian: $0)) }
+            guard offs.first == 0, zip(offs, offs.dropFirst()).allSatisfy({ $0 <= $1 }),
+                  let total = offs.last, r.remaining == total * 20 else {
+                throw .corrupt("place section offsets are out of order")
+            }
+            var ords: [UInt32] = [], lo: [Double] = [], hi: [Double] = []
+            ords.reserveCapacity(total); lo.reserveCapacity(total); hi.reserveCapacity(total)
+            for p in 0..<partitions {
+                guard flags[p] == 1 || offs[p] == offs[p + 1] else { throw .corrupt("place section: partition \(p)") }
+                var last: UInt32?
+                for _ in offs[p]..<offs[p + 1] {
+                    let o = try r.u32()
+                    let a = Double(bitPattern: try r.u64()), z = Double(bitPattern: try r.u64())
+                    guard Int(o) < l, last.map({ $0 < o }) ?? true, a.isNaN == z.isNaN, a.isNaN || a <= z else {
+                        throw .corrupt("place section entry of partition \(p)")
+                    }
+                    last = o
+                    ords.append(o); lo.append(a); hi.append(z)
+                }
+            }
+            localities = arena
+            summarized = flags.map { $0 == 1 }
+            offsets = offs
+            ordinals = ords
+            least = lo
+            greatest = hi
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// The localities of one partition, each with the least and greatest magnitude of its rows: what
+/// the store catalog keeps per partition, so that a place search top-N by magnitude opens only
+/// the partitions holding a matching locality, best bound first (see ``Catalog/Places``).
+///
+/// A locality is what ``PlacePayload/split(_:)`` leaves of a place after its `<N> km <DIR> of `
+/// prefix (the whole place when it has none); rows without a place have none.
+package struct PlaceSummary: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
+        package var locality: [UInt8]
+        /// The least and greatest magnitude of the locality's rows; nil when none has one.
+        package var least: Double?
+        package var greatest: Double?
+    }
+
+    /// Sorted by locality bytes, each locality once.
+    package var entries: [Entry]
+
+    /// Folds `(locality, magnitude)` pairs, in any order, into a summary.
+    private init(_ pairs: [[UInt8]: (least: Double?, greatest: Double?)]) {
+        entries = pairs.map { Entry(locality: $0.key, least: $0.value.least, greatest: $0.value.greatest) }
+            .sorted { $0.locality.lexicographicallyPrecedes($1.locality) }
+    }
+
+    private static func fold(_ into: inout [[UInt8]: (least: Double?, greatest: Double?)], _ locality: [UInt8],
+                             least: Double?, greatest: Double?) {
+        var e = into[locality] ?? (nil, nil)
+        if let l = least, e.least.map({ l < $0 }) ?? true { e.least = l }
+        if let g = greatest, e.greatest.map({ g > $0 }) ?? true { e.greatest = g }
+        into[locality] = e
+    }
+
+    /// The summary of stored rows, place by place: the naive reference that ``verify`` holds
+    /// the catalog to.
+    /// - Complexity: O(rows).
+    package init(places: ByteArena, mags: [Int64]) {
+        var pairs: [[UInt8]: (least: Double?, greatest: Double?)] = [:]
+        places.bytes.withUnsafeBytes { b in
+            for i in 0..<Swift.min(places.count, mags.count) {
+                let r = places.range(i)
+                if r.isEmpty { continue }
+                let p = UnsafeRawBufferPointer(rebasing: b[r])
+                let loc = PlacePayload.split(p).map { Array(p[$0.rest]) } ?? Array(p)
+                let d = ScaledDecimal.double(mags[i]) + 0.0
+                let m: Double? = d.isNaN ? nil : d
+                Self.fold(&pairs, loc, least: m, greatest: m)
+            }
+        }
+        self.init(pairs)
+    }
+
+    /// The summary of a partition from its place index and its blocks' place dictionaries,
+    /// without decoding a row; nil when the partition has no place index.
+    /// - Complexity: O(place index entries + dictionary bytes).
+    package init?(_ r: PartitionReader) throws(StoreError) {
+        guard let index = try r.placeIndex() else { return nil }
+        let d = try r.directory()
+        let values = d.granules.magValues
+        var pairs: [[UInt8]: (least: Double?, greatest: Double?)] = [:]
+        for k in 0..<d.blockSizes.count {
+            let (dict, _) = try r.placeCodes(block: k, rows: 0..<0)
+            let list: ArraySlice<PlaceIndex.Entry>
+            do throws(StoreError) { list = try index.entries(block: k) } catch { throw error.at(r.path) }
+            for e in list where e.code != 0 {
+                guard Int(e.code) <= dict.count else { throw .corrupt(r.path, "place index names locality \(e.code)") }
+                let none = e.least == PlaceIndex.noMag
+                guard none || Int(e.greatest) < values.count else {
+                    throw .corrupt(r.path, "place index names magnitude \(e.greatest)")
+                }
+                Self.fold(&pairs, Array(dict.bytes[dict.range(Int(e.code) - 1)]),
+                          least: none ? nil : values[Int(e.least)], greatest: none ? nil : values[Int(e.greatest)])
+            }
+        }
+        self.init(pairs)
+    }
+}
