@@ -65,8 +65,9 @@ package enum CodecID: UInt8, CaseIterable, Sendable {
     }
 
     /// Decodes a chunk with this codec.
+    /// `checks` remembers the frames of framed chunks whose sums were checked.
     package func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
-                as form: VectorForm) throws(StoreError) -> ColumnVector {
+                as form: VectorForm, checks: FrameChecks? = nil) throws(StoreError) -> ColumnVector {
         switch self {
         case .forInteger: return try ForIntegerCodec.decode(chunk, count: count, rows: rows, as: form)
         case .forDecimal: return try ForDecimalCodec.decode(chunk, count: count, rows: rows, as: form)
@@ -74,8 +75,8 @@ package enum CodecID: UInt8, CaseIterable, Sendable {
         case .zstdText: return try ZstdTextCodec.decode(chunk, count: count, rows: rows, as: form)
         case .zstdPlace: return try ZstdPlaceCodec.decode(chunk, count: count, rows: rows, as: form)
         case .zstdDecimal: return try ZstdDecimalCodec.decode(chunk, count: count, rows: rows, as: form)
-        case .zstdFramed: return try FramedCodec.decode(chunk, count: count, rows: rows, as: form)
-        case .placeCodes: return try PlaceCodesCodec.decode(chunk, count: count, rows: rows, as: form)
+        case .zstdFramed: return try FramedCodec.decode(chunk, count: count, rows: rows, as: form, checks: checks)
+        case .placeCodes: return try PlaceCodesCodec.decode(chunk, count: count, rows: rows, as: form, checks: checks)
         }
     }
 

@@ -12,11 +12,14 @@ package struct FrameTable {
     package let headLength: Int
     private let offsets: UnsafeRawBufferPointer
     private let sums: UnsafeRawBufferPointer?
+    private let checks: FrameChecks?
     private let data: UnsafeRawBufferPointer
 
     /// Reads the table at `r`'s position in `chunk`; the frame data runs to the chunk's end.
+    /// `checks`, when given, remembers the frames whose sums were checked, so each is hashed once.
     package init(_ chunk: UnsafeRawBufferPointer, at r: inout ByteReader, frames: Int,
-                 summed: Bool) throws(StoreError) {
+                 summed: Bool, checks: FrameChecks? = nil) throws(StoreError) {
+        self.checks = checks
         let table = 4 * (frames + 1), sumBytes = summed ? 8 * frames : 0
         try r.need(table + sumBytes)
         offsets = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + table)])
@@ -38,9 +41,11 @@ package struct FrameTable {
         let a = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f, as: UInt32.self)))
         let b = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f + 4, as: UInt32.self)))
         let p = UnsafeRawBufferPointer(rebasing: data[a..<b])
-        if let sums, Checksum.wide(p) != UInt64(littleEndian: sums.loadUnaligned(fromByteOffset: 8 * f, as: UInt64.self)) {
+        guard let sums, checks?.contains(p) != true else { return p }
+        guard Checksum.wide(p) == UInt64(littleEndian: sums.loadUnaligned(fromByteOffset: 8 * f, as: UInt64.self)) else {
             throw .corrupt("frame \(f): checksum mismatch")
         }
+        checks?.insert(p)
         return p
     }
 

@@ -58,7 +58,8 @@ package enum FramedCodec {
         package var table: FrameTable
     }
 
-    private static func header(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> Header {
+    private static func header(_ chunk: UnsafeRawBufferPointer, count: Int,
+                               checks: FrameChecks? = nil) throws(StoreError) -> Header {
         var r = ByteReader(chunk)
         let code = try r.u8()
         let summed = try FrameTable.summed(try r.u8())
@@ -70,7 +71,8 @@ package enum FramedCodec {
         guard frameRows >= 1, frames == Swift.max(1, (count + frameRows - 1) / frameRows) else {
             throw .corrupt("framed chunk holds \(frames) frames of \(frameRows) rows for \(count) rows")
         }
-        return Header(inner: inner, frameRows: frameRows, table: try FrameTable(chunk, at: &r, frames: frames, summed: summed))
+        return Header(inner: inner, frameRows: frameRows, table: try FrameTable(chunk, at: &r, frames: frames, summed: summed,
+                                                                               checks: checks))
     }
 
     /// The bytes the directory's checksum covers: the head of a summed chunk, else all of it.
@@ -81,9 +83,9 @@ package enum FramedCodec {
 
     /// Decodes rows `rows`, decompressing only the frames they touch.
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
-                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+                       as form: VectorForm, checks: FrameChecks? = nil) throws(StoreError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
-        let h = try header(chunk, count: count)
+        let h = try header(chunk, count: count, checks: checks)
         if rows.isEmpty {
             return try h.inner.decode(h.table.frame(0), count: Swift.min(count, h.frameRows), rows: 0..<0, as: form)
         }

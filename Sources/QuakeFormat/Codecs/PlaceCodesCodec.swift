@@ -123,7 +123,8 @@ package enum PlaceCodesCodec: ColumnCodec {
     }
 
     /// The chunk's parts; with `dictionary` false the dictionary is skipped, not copied.
-    package static func parse(_ chunk: UnsafeRawBufferPointer, count: Int, dictionary: Bool = true) throws(StoreError) -> Parsed {
+    package static func parse(_ chunk: UnsafeRawBufferPointer, count: Int, dictionary: Bool = true,
+                              checks: FrameChecks? = nil) throws(StoreError) -> Parsed {
         var r = ByteReader(chunk)
         let width = Int(try r.u8())
         let summed = try FrameTable.summed(try r.u8())
@@ -150,7 +151,7 @@ package enum PlaceCodesCodec: ColumnCodec {
         guard frames == Swift.max(1, (count + frameRows - 1) / frameRows) else {
             throw .corrupt("place chunk holds \(frames) frames for \(count) rows")
         }
-        let table = try FrameTable(chunk, at: &r, frames: frames, summed: summed)
+        let table = try FrameTable(chunk, at: &r, frames: frames, summed: summed, checks: checks)
         return Parsed(dictionary: dict, dictionaryCount: entries, width: width, codes: codes, frames: table, count: count)
     }
 
@@ -163,8 +164,14 @@ package enum PlaceCodesCodec: ColumnCodec {
 
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
                        as form: VectorForm) throws(StoreError) -> ColumnVector {
+        try decode(chunk, count: count, rows: rows, as: form, checks: nil)
+    }
+
+    /// Decodes rows `rows`; `checks` remembers the frames whose sums were checked.
+    package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
+                       as form: VectorForm, checks: FrameChecks?) throws(StoreError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
-        let p = try parse(chunk, count: count)
+        let p = try parse(chunk, count: count, checks: checks)
         let (dirs, dist) = try p.patterns(rows)
         return .place(PlaceBlock(localities: p.dictionary, locality: try p.codes(rows), direction: dirs, distance: dist))
     }

@@ -32,8 +32,10 @@ extension Catalog {
 
         /// The bound of partition `p`'s rows whose locality `matches` accepts; `matches` is
         /// indexed by locality ordinal plus one, as ``localities`` gives them (entry 0 unused).
+        /// `rows` is called with each matching locality's least and greatest magnitude (when its
+        /// rows have one): magnitudes of rows that exist.
         /// - Complexity: O(the partition's localities).
-        package func bound(partition p: Int, matches: [Bool]) -> Bound {
+        package func bound(partition p: Int, matches: [Bool], rows: (Double, Double) -> Void = { _, _ in }) -> Bound {
             guard p >= 0, p < summarized.count, summarized[p] else { return .unknown }
             var any = false
             var lo: Double?, hi: Double?
@@ -41,6 +43,7 @@ extension Catalog {
                 let o = Int(ordinals[i]) + 1
                 guard o < matches.count, matches[o] else { continue }
                 any = true
+                if !least[i].isNaN { rows(least[i], greatest[i]) }
                 if !least[i].isNaN { lo = Swift.min(lo ?? least[i], least[i]) }
                 if !greatest[i].isNaN { hi = Swift.max(hi ?? greatest[i], greatest[i]) }
             }

@@ -18,6 +18,8 @@ package final class PartitionReader: @unchecked Sendable {
     private var aggregates: [Int: UnitAggregates?] = [:]
     /// Guards the lazily filled state: a partition may be read by both scan threads.
     private let lock = NSLock()
+    /// Frames of framed chunks whose own sums were checked.
+    private let frameChecks = FrameChecks()
 
     package init(storePath: String, entry: PartitionEntry) {
         self.entry = entry
@@ -142,7 +144,7 @@ package final class PartitionReader: @unchecked Sendable {
     package func decode(_ c: Column, block k: Int, rows: Range<Int>? = nil, as form: VectorForm = .stored) throws(StoreError) -> ColumnVector {
         let (p, info) = try chunk(c, k)
         do {
-            return try info.codec.decode(p, count: info.rows, rows: rows ?? 0..<info.rows, as: form)
+            return try info.codec.decode(p, count: info.rows, rows: rows ?? 0..<info.rows, as: form, checks: frameChecks)
         } catch {
             throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
         }
@@ -181,7 +183,7 @@ package final class PartitionReader: @unchecked Sendable {
         do throws(StoreError) {
             if info.codec == .placeCodes {
                 guard rows.lowerBound >= 0, rows.upperBound <= info.rows else { throw .corrupt("row range \(rows) outside chunk") }
-                let parsed = try PlaceCodesCodec.parse(p, count: info.rows, dictionary: dictionary)
+                let parsed = try PlaceCodesCodec.parse(p, count: info.rows, dictionary: dictionary, checks: frameChecks)
                 return (parsed.dictionary, try parsed.codes(rows))
             }
             guard case .place(let b) = try info.codec.decode(p, count: info.rows, rows: rows, as: .stored) else {
@@ -199,7 +201,7 @@ package final class PartitionReader: @unchecked Sendable {
         let (p, info) = try chunk(.place, k)
         guard info.codec == .placeCodes else { return nil }
         do throws(StoreError) {
-            let parsed = try PlaceCodesCodec.parse(p, count: info.rows, dictionary: false)
+            let parsed = try PlaceCodesCodec.parse(p, count: info.rows, dictionary: false, checks: frameChecks)
             var out: [UInt32] = []
             out.reserveCapacity(rows.count)
             for r in rows {

@@ -39,36 +39,13 @@ package struct KeyTopN {
         let place = key.column == .mag && K != nil ? PlaceBound(filter) : nil
         let parts = executor.partitions(for: filter, stats: &stats)
         let shared = Shared()
-        var all: [Entry] = []
-        var lanes = 1, waves = 0
-        if let place, let order = try catalogOrder(parts, place, ascending: key.ascending, &stats) {
-            // partitions best catalog bound first, in waves that double: a partition whose bound
-            // cannot beat the cut-off the waves before it set is never opened
-            var i = 0, wave = 2 * workerCount
-            while i < order.count {
-                let cut = shared.cutoff.load(ordering: .relaxed)
-                guard order[i].bound <= cut else { stats.partitionsSkippedByTopN += order.count - i; break }
-                var j = i
-                while j < order.count, j - i < wave, order[j].bound <= cut { j += 1 }
-                let (found, n) = try search(order[i..<j].map(\.p), place: place, K: K, shared: shared, &stats)
-                all.append(contentsOf: found)
-                lanes = Swift.max(lanes, n)
-                // the lanes' heaps end with the wave: the K-th best key of all rows found so far
-                // carries the cut-off over to the next
-                if let K, all.count >= K {
-                    all.sort { $0.key < $1.key }
-                    shared.lower(to: all[K - 1].key)
-                    let cut = all[K - 1].key
-                    all.removeAll { $0.key > cut }
-                }
-                i = j
-                waves += 1
-            }
-        } else {
-            let (found, n) = try search(parts, place: place, K: K, shared: shared, &stats)
-            all = found
-            lanes = n
+        var planned = parts
+        var fromCatalog = false
+        if let place, let K, let kept = try catalogPartitions(parts, place, K: K, ascending: key.ascending, &stats) {
+            planned = kept
+            fromCatalog = true
         }
+        var (all, lanes) = try search(planned, place: place, K: K, shared: shared, &stats)
         let cut = shared.cutoff.load(ordering: .relaxed)
         if K != nil { all.removeAll { $0.key > cut } }
         all.sort { $0.key < $1.key }
@@ -84,9 +61,9 @@ package struct KeyTopN {
         let page = all.dropFirst(spec.offset)
         stats.rowsReturned = page.count
         let lanesNote = lanes > 1 ? ", one cut-off shared by \(lanes) threads" : ""
-        let wavesNote = waves > 0 ? ", partitions by the catalog's place bounds in \(waves) waves" : ""
+        let catalogNote = fromCatalog ? ", partitions chosen by the catalog's place bounds" : ""
         stats.strategy = K.map {
-            "top-\($0) by \(key.column.name) on fixed-width keys: granules best bound first\(lanesNote)\(wavesNote)"
+            "top-\($0) by \(key.column.name) on fixed-width keys: granules best bound first\(lanesNote)\(catalogNote)"
         } ?? "full sort by \(key.column.name) on fixed-width keys"
         return (page.map(\.ref), stats)
     }
@@ -130,30 +107,47 @@ package struct KeyTopN {
         return (all, lanes)
     }
 
-    /// Partitions `parts` with the best key the catalog's place section allows their rows that
-    /// match `place`, best first; those without a matching locality are left out. Nil when the
-    /// store has no catalog place section.
-    /// - Complexity: O(the store's localities + the partitions' locality lists), no partition opened.
-    private func catalogOrder(_ parts: [Int], _ place: PlaceBound, ascending: Bool,
-                              _ stats: inout QueryStats) throws -> [(p: Int, bound: UInt64)]? {
+    /// The partitions of `parts` that can hold a row of the top `K` of a place search, from the
+    /// catalog's place section alone; nil when the store has no catalog place section.
+    ///
+    /// A partition without a matching locality is left out. When the place search is the whole
+    /// filter, each matching locality of a partition holds a matching row at its greatest
+    /// magnitude and one at its least, so these keys are keys of distinct matching rows; their
+    /// K-th best is a cut-off the answer's K-th key cannot be worse than, and a partition whose
+    /// bound is worse than that cut-off is never opened.
+    /// - Complexity: O(the store's localities + the partitions' locality lists + matches log matches).
+    private func catalogPartitions(_ parts: [Int], _ place: PlaceBound, K: Int, ascending: Bool,
+                                   _ stats: inout QueryStats) throws -> [Int]? {
         guard let cat = try executor.store.catalog(executor.manifest), let places = try cat.places() else { return nil }
         let matches = place.matcher.table(places.localities)
-        var order: [(p: Int, bound: UInt64)] = []
+        func key(_ m: Double) -> UInt64 {
+            let bits = Int64(bitPattern: m.bitPattern)
+            return NormalizedKey.bound(ZoneStats(min: bits, max: bits, nulls: 0, rows: 1), .mag, ascending: ascending)
+        }
+        var bounded: [(p: Int, bound: UInt64)] = []
+        var guaranteed: [UInt64] = []
         for p in parts {
-            switch places.bound(partition: p, matches: matches) {
+            switch places.bound(partition: p, matches: matches, rows: { lo, hi in
+                guaranteed.append(key(lo))
+                if lo != hi { guaranteed.append(key(hi)) }
+            }) {
             case .unknown:
-                order.append((p, 0))
+                bounded.append((p, 0))
             case .none:
                 stats.partitionsPrunedByPlace += 1
             case .some(let lo?, let hi?):
-                let z = ZoneStats(min: Int64(bitPattern: lo.bitPattern), max: Int64(bitPattern: hi.bitPattern), nulls: 0, rows: 1)
-                order.append((p, NormalizedKey.bound(z, .mag, ascending: ascending)))
+                bounded.append((p, Swift.min(key(lo), key(hi))))
             case .some:
-                order.append((p, NormalizedKey.bound(ZoneStats(min: 0, max: 0, nulls: 1, rows: 1), .mag, ascending: ascending)))
+                bounded.append((p, NormalizedKey.null))
             }
         }
-        order.sort { $0.bound < $1.bound || ($0.bound == $1.bound && $0.p < $1.p) }
-        return order
+        // other terms of the filter may rule those rows out
+        guard place.alone, guaranteed.count >= K else { return bounded.map(\.p) }
+        guaranteed.sort()
+        let cut = guaranteed[K - 1]
+        let kept = bounded.filter { $0.bound <= cut }.map(\.p)
+        stats.partitionsSkippedByTopN += bounded.count - kept.count
+        return kept
     }
 
     /// One thread: claims units in bound order until the next bound cannot beat the cut-off.

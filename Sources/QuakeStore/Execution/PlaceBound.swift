@@ -6,6 +6,8 @@ import QuakeFormat
 struct PlaceBound {
     let matcher: PlaceMatcher
     let key: String
+    /// Whether the place search is the whole filter.
+    let alone: Bool
 
     /// The bound for a filter with a place search among its top-level terms whose verdict the
     /// locality decides alone (a needle that cannot start inside a `<N> km <DIR> of ` prefix).
@@ -18,6 +20,7 @@ struct PlaceBound {
             guard !m.mayTouchPrefix, !m.needle.isEmpty else { continue }
             matcher = m
             key = (insensitive ? "i|" : "s|") + needle
+            alone = terms.count == 1
             return
         }
         return nil
