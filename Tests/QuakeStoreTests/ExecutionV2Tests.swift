@@ -15,16 +15,22 @@ import Testing
         let columns = ColumnCodecTests.textColumns(&rng)
         // 5,000 rows: two frames, so ranges cross a frame edge
         for (name, a) in columns where name != "category" {
-            var framed: [UInt8] = []
-            _ = FramedCodec.encode(inner: .zstdText, rows: 0..<a.count, into: &framed, merge: FramedCodec.mergeCounts) { r, o in
-                ZstdTextCodec.encode(a, rows: r, into: &o)
-            }
-            var codes: [UInt8] = []
+            // frames of text's 512 rows and of 4,096 (as chunks written before text frames shrank)
+            var framed: [UInt8] = [], wide: [UInt8] = []
+            _ = FramedCodec.encode(inner: .zstdText, rows: 0..<a.count, frameRows: FramedCodec.textFrameRows, into: &framed,
+                                   merge: FramedCodec.mergeCounts) { r, o in ZstdTextCodec.encode(a, rows: r, into: &o) }
+            _ = FramedCodec.encode(inner: .zstdText, rows: 0..<a.count, frameRows: 4096, into: &wide,
+                                   merge: FramedCodec.mergeCounts) { r, o in ZstdTextCodec.encode(a, rows: r, into: &o) }
+            var codes: [UInt8] = [], older: [UInt8] = []
             let stats = PlaceCodesCodec.encode(a, rows: 0..<a.count, into: &codes)
             #expect(stats.nulls == (0..<a.count).filter { a.isNull($0) }.count)
-            for r in ColumnCodecTests.ranges(a.count, &rng) + [4095..<4097, 4096..<5000, 0..<4096] {
-                var chunks: [(String, [UInt8], CodecID)] = [("framed", framed, .zstdFramed)]
-                if name == "place" { chunks.append(("place-codes", codes, .placeCodes)) }
+            #expect(codes[2] | codes[3] != 0)
+            // a chunk written before place frames shrank: frames of 4,096 rows, frame rows 0
+            _ = PlaceCodesCodec.encode(a, rows: 0..<a.count, frameRows: 4096, into: &older)
+            older[2] = 0; older[3] = 0
+            for r in ColumnCodecTests.ranges(a.count, &rng) + [4095..<4097, 4096..<5000, 0..<4096, 511..<513, 1000..<1001] {
+                var chunks: [(String, [UInt8], CodecID)] = [("framed", framed, .zstdFramed), ("wide", wide, .zstdFramed)]
+                if name == "place" { chunks += [("place-codes", codes, .placeCodes), ("older place-codes", older, .placeCodes)] }
                 for (label, bytes, id) in chunks {
                     let got: ByteArena = try bytes.withStoreBytes { (chunk) throws(StoreError) in
                         switch try id.decode(chunk, count: a.count, rows: r, as: .stored) {

@@ -1,7 +1,9 @@
-/// A chunk cut into independent frames of ``frameRows`` rows, each frame a whole chunk of an
-/// inner zstd codec, so that a row range decompresses only the frames it touches. Frames line
-/// up with the granules of ``GranuleIndex`` (blocks start at multiples of the frame size), so a
-/// day or a page materializes one granule's text instead of the whole block's.
+/// A chunk cut into independent frames of ``frameRows`` rows (``textFrameRows`` for text), each
+/// frame a whole chunk of an inner zstd codec, so that a row range decompresses only the frames
+/// it touches. Frames line up with the granules of ``GranuleIndex`` (blocks start at multiples
+/// of the frame size, which divides the granule size), so a day or a page materializes a part
+/// of one granule's text instead of the whole block's, and fetching one row's id decompresses
+/// 512 ids.
 ///
 /// Chunk: `u8 inner codec, u8 summed, u16 0, u32 frame rows, u32 frames`, then the
 /// ``FrameTable`` (summed when `summed` is 1; chunks written before per-frame sums have 0), then
@@ -9,13 +11,15 @@
 package enum FramedCodec {
     package static let id = CodecID.zstdFramed
     package static let frameRows = GranuleIndex.granuleRows
+    /// Rows per frame of text (ids, urls): read a row or a few at a time, by pages and top-N.
+    package static let textFrameRows = GranuleIndex.granuleRows / 8
     /// The codecs a frame may use (place has its own framing, ``PlaceCodesCodec``).
     package static let inner: Set<CodecID> = [.zstdText, .zstdDecimal]
 
     /// Appends a framed chunk for `rows`, each frame encoded by `encodeFrame`, and returns the
     /// summed statistics (`merge` combines two frames' min and max).
-    package static func encode(inner codec: CodecID, rows: Range<Int>, into out: inout [UInt8],
-                       merge: (ChunkStats, ChunkStats) -> ChunkStats,
+    package static func encode(inner codec: CodecID, rows: Range<Int>, frameRows: Int = frameRows,
+                       into out: inout [UInt8], merge: (ChunkStats, ChunkStats) -> ChunkStats,
                        encodeFrame: (Range<Int>, inout [UInt8]) -> ChunkStats) -> ChunkStats {
         let frames = Swift.max(1, (rows.count + frameRows - 1) / frameRows)
         var data: [UInt8] = []

@@ -2,15 +2,16 @@
 /// locality dictionary is stored raw and the per-row codes bit-packed, outside any compression,
 /// so that a place search reads the dictionary once and compares codes (no decompression at
 /// all unless the needle can touch the `<N> km <DIR> of ` prefix). Distances and directions,
-/// needed only to print a place, sit in zstd frames of 4,096 rows.
+/// needed only to print a place, sit in zstd frames of 512 rows.
 ///
-/// Chunk: `u8 code width, u8 summed, u16 0`, the dictionary (``CategoryPayload`` layout), the
+/// Chunk: `u8 code width, u8 summed, u16 frame rows (0 in older chunks: 4,096)`, the dictionary (``CategoryPayload`` layout), the
 /// packed codes, then `u32 frames` and the ``FrameTable`` (summed when `summed` is 1), then the
 /// frames: each a ``ZstdFrame`` of the frame's direction bytes followed by its distances as
 /// `Int32`.
 package enum PlaceCodesCodec: ColumnCodec {
     package static let id = CodecID.placeCodes
-    package static let frameRows = GranuleIndex.granuleRows
+    /// Rows per frame of directions and distances (older chunks: ``GranuleIndex/granuleRows``).
+    package static let frameRows = GranuleIndex.granuleRows / 8
 
     private static func split(_ a: ByteArena, rows: Range<Int>) -> (SliceInterner, [UInt64], [UInt8], [Int32]) {
         var dict = SliceInterner()
@@ -41,10 +42,17 @@ package enum PlaceCodesCodec: ColumnCodec {
     }
 
     package static func encode(_ values: ByteArena, rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
+        encode(values, rows: rows, frameRows: frameRows, into: &out)
+    }
+
+    /// A chunk whose directions and distances sit in frames of `frameRows` rows (at most 65,535).
+    package static func encode(_ values: ByteArena, rows: Range<Int>, frameRows: Int,
+                               into out: inout [UInt8]) -> ChunkStats {
         let (dict, loc, dirs, dist) = split(values, rows: rows)
         let width = BitPacking.width(UInt64(dict.count))
         var w = ByteWriter()
-        w.u8(UInt8(width)); w.u8(FrameTable.summedFlag); w.u8(0); w.u8(0)
+        w.u8(UInt8(width)); w.u8(FrameTable.summedFlag)
+        w.u8(UInt8(frameRows & 0xFF)); w.u8(UInt8(frameRows >> 8))
         CategoryPayload.writeDictionary(dict.values, into: &w)
         loc.withUnsafeBufferPointer { BitPacking.pack($0, width: width, into: &w.bytes) }
         let frames = Swift.max(1, (rows.count + frameRows - 1) / frameRows)
@@ -73,6 +81,7 @@ package enum PlaceCodesCodec: ColumnCodec {
         package var codes: UnsafeRawBufferPointer
         package var frames: FrameTable
         package var count: Int
+        package var frameRows: Int
 
         /// The codes of `rows`, each checked against the dictionary.
         package func codes(_ rows: Range<Int>) throws(StoreError) -> [UInt32] {
@@ -128,7 +137,8 @@ package enum PlaceCodesCodec: ColumnCodec {
         var r = ByteReader(chunk)
         let width = Int(try r.u8())
         let summed = try FrameTable.summed(try r.u8())
-        _ = try r.u8(); _ = try r.u8()
+        let lowRows = Int(try r.u8()), highRows = Int(try r.u8())
+        let frameRows = lowRows | highRows << 8 == 0 ? GranuleIndex.granuleRows : lowRows | highRows << 8
         var dict = ByteArena()
         let entries: Int
         if dictionary {
@@ -152,7 +162,8 @@ package enum PlaceCodesCodec: ColumnCodec {
             throw .corrupt("place chunk holds \(frames) frames for \(count) rows")
         }
         let table = try FrameTable(chunk, at: &r, frames: frames, summed: summed, checks: checks)
-        return Parsed(dictionary: dict, dictionaryCount: entries, width: width, codes: codes, frames: table, count: count)
+        return Parsed(dictionary: dict, dictionaryCount: entries, width: width, codes: codes, frames: table, count: count,
+                      frameRows: frameRows)
     }
 
     /// The bytes the directory's checksum covers: the head of a summed chunk (dictionary, codes

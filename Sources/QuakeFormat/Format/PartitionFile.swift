@@ -83,8 +83,10 @@ package enum PartitionFile {
     private static func framed(_ inner: CodecID, _ rows: Range<Int>, _ out: inout [UInt8],
                                _ merge: (ChunkStats, ChunkStats) -> ChunkStats,
                                _ encode: (Range<Int>, inout [UInt8]) -> ChunkStats) -> (CodecID, ChunkStats) {
-        if rows.count <= FramedCodec.frameRows { return (inner, encode(rows, &out)) }
-        return (.zstdFramed, FramedCodec.encode(inner: inner, rows: rows, into: &out, merge: merge, encodeFrame: encode))
+        let frameRows = inner == .zstdText ? FramedCodec.textFrameRows : FramedCodec.frameRows
+        if rows.count <= frameRows { return (inner, encode(rows, &out)) }
+        return (.zstdFramed, FramedCodec.encode(inner: inner, rows: rows, frameRows: frameRows, into: &out, merge: merge,
+                                                encodeFrame: encode))
     }
 
     /// Encodes a partition's rows (sorted by time, id) as one file image.
