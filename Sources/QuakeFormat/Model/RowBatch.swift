@@ -182,6 +182,27 @@ package struct RowBatch: Sendable, Equatable {
         }
     }
 
+    /// Begins a row of which only `columns` will be set: the other columns are left short until
+    /// ``padRows()``, so a row costs the columns a query asked for, not all of them.
+    package mutating func beginRow(only columns: [Column]) {
+        for c in columns {
+            if RowBatch.isInt(c) { ints[c.rawValue].append(RowBatch.null) } else { text[c.rawValue].appendNull() }
+        }
+    }
+
+    /// Gives every column that ``beginRow(only:)`` left short nulls up to ``count`` rows.
+    package mutating func padRows() {
+        for c in Column.allCases {
+            if RowBatch.isInt(c) {
+                let n = count - ints[c.rawValue].count
+                if n > 0 { ints[c.rawValue].append(contentsOf: repeatElement(RowBatch.null, count: n)) }
+            } else {
+                let n = count - text[c.rawValue].ends.count
+                if n > 0 { text[c.rawValue].ends.append(contentsOf: repeatElement(text[c.rawValue].bytes.count, count: n)) }
+            }
+        }
+    }
+
     @inline(__always)
     package mutating func setInt(_ c: Column, _ v: Int64) { ints[c.rawValue][count] = v }
 

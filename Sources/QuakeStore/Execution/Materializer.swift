@@ -32,12 +32,14 @@ package struct Materializer {
         }
         var scratch: [UInt8] = []
         var out = RowBatch()
+        let columns = Column.allCases.filter(columns.contains)
         if windows.count <= Materializer.resultOrderWindows {
             // few granules (a page of a day): all of them decoded at once, rows written in result order
             let decoded = windows.indices.map(data)
             var group = [Int](repeating: 0, count: refs.count)
             for (g, w) in windows.enumerated() { for k in order[w.at] { group[k] = g } }
             for k in refs.indices { try write(refs[k], decoded[group[k]], columns, &out, &scratch) }
+            out.padRows()
             return out
         }
         // many: each thread takes a run of granules and decodes one at a time, writing rows in
@@ -51,6 +53,7 @@ package struct Materializer {
                 let d = data(g)
                 for k in order[windows[g].at] { try write(refs[k], d, columns, &part, &scratch) }
             }
+            part.padRows()
             return part
         }
         for part in parts { out.append(contentsOf: part) }
@@ -63,11 +66,12 @@ package struct Materializer {
     /// Up to this many granules, a page is written straight in result order.
     static let resultOrderWindows = 8
 
-    /// Appends the row `ref` points at, from `data` (the window holding it).
-    private func write(_ ref: RowRef, _ data: BlockData, _ columns: Set<Column>, _ out: inout RowBatch,
+    /// Appends the row `ref` points at, from `data` (the window holding it): only `columns` are
+    /// set, the rest are left for ``RowBatch/padRows()``.
+    private func write(_ ref: RowRef, _ data: BlockData, _ columns: [Column], _ out: inout RowBatch,
                        _ scratch: inout [UInt8]) throws {
         let i = ref.row - data.firstRow
-        out.beginRow()
+        out.beginRow(only: columns)
         for c in columns {
             switch c.kind {
             case .timestamp, .decimal:
@@ -75,10 +79,13 @@ package struct Materializer {
             case .category:
                 let b = try data.category(c)
                 let code = Int(b.codes[i])
-                if code > 0 { out.setText(c, Array(b.dictionary.bytes[b.dictionary.range(code - 1)])) }
+                if code > 0 {
+                    let r = b.dictionary.range(code - 1)
+                    b.dictionary.bytes.withUnsafeBytes { out.setText(c, UnsafeRawBufferPointer(rebasing: $0[r])) }
+                }
             case .text:
                 let t = try data.text(c)
-                if !t.isNull(i) { out.setText(c, Array(t.bytes[t.range(i)])) }
+                if !t.isNull(i) { t.bytes.withUnsafeBytes { out.setText(c, UnsafeRawBufferPointer(rebasing: $0[t.range(i)])) } }
             case .place:
                 scratch.removeAll(keepingCapacity: true)
                 try data.place().write(i, into: &scratch)
