@@ -142,7 +142,7 @@ package struct KeyTopN {
             }
         }
         // other terms of the filter may rule those rows out
-        guard place.alone, guaranteed.count >= K else { return bounded.map(\.p) }
+        guard place.alone, K > 0, guaranteed.count >= K else { return bounded.map(\.p) }
         guaranteed.sort()
         let cut = guaranteed[K - 1]
         let kept = bounded.filter { $0.bound <= cut }.map(\.p)

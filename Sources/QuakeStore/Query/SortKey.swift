@@ -75,26 +75,10 @@ package struct Cursor: Sendable, Codable, Equatable {
     package var values: [SortValue]
     package var id: String
 
-    /// The opaque text form printed by the CLI.
-    package var token: String {
-        let e = JSONEncoder()
-        e.outputFormatting = .sortedKeys
-        let data = try! e.encode(self)
-        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
     package init(sort: [SortKey], values: [SortValue], id: String) {
         self.sort = sort
         self.values = values
         self.id = id
-    }
-
-    package init?(token: String) {
-        var s = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while s.count % 4 != 0 { s += "=" }
-        guard let d = Data(base64Encoded: s), let c = try? JSONDecoder().decode(Cursor.self, from: d), c.values.count == c.sort.count else { return nil }
-        self = c
     }
 
     /// True when a row with `values` and `id` comes strictly after the cursor.
