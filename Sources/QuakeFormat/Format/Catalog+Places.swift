@@ -89,7 +89,9 @@ extension Catalog {
                 let next = UnsafeRawBufferPointer(rebasing: b[r.pos..<(r.pos + n)])
                 if arena.count > 0 {
                     let prev = arena.bytes[arena.range(arena.count - 1)]
-                    guard prev.lexicographicallyPrecedes(next) else { throw .corrupt("place section localities out of order") }
+                    guard prev.lexicographicallyPrecedes(next) else {
+                        throw .corrupt("place section localities out of order")
+                    }
                 }
                 arena.append(next)
                 r.pos += n

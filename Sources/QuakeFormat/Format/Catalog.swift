@@ -76,7 +76,9 @@ package final class Catalog: @unchecked Sendable {
             throw bad("catalog checksum mismatch")
         }
         if v2 {
-            guard placesLength >= 0, placesLength <= r.remaining else { throw bad("place section of \(placesLength) bytes") }
+            guard placesLength >= 0, placesLength <= r.remaining else {
+                throw bad("place section of \(placesLength) bytes")
+            }
             placesRange = r.pos..<(r.pos + placesLength)
             r.pos += placesLength
         } else {

@@ -8,20 +8,14 @@ package struct IdFetcher {
     package func ids(_ refs: [RowRef]) throws -> [String] {
         var out = [String](repeating: "", count: refs.count)
         let order = refs.indices.sorted { (refs[$0].partition, refs[$0].row) < (refs[$1].partition, refs[$1].row) }
-        var at = 0
-        while at < order.count {
-            let first = refs[order[at]]
-            let w = try executor.granuleWindow(first)
-            var end = at + 1
-            while end < order.count, refs[order[end]].partition == first.partition,
-                  refs[order[end]].row < w.blockStart + w.rows.upperBound { end += 1 }
-            let rows = (first.row - w.blockStart)..<(refs[order[end - 1]].row - w.blockStart + 1)
+        for run in try executor.granuleRuns(refs, order) {
+            let first = refs[order[run.at.lowerBound]]
             let r = executor.reader(first.partition)
-            guard case .text(let a) = try r.decode(.id, block: w.block, rows: rows), a.count == rows.count else {
-                throw StoreError.corrupt(r.path, "id column block \(w.block) does not decode to its rows")
+            guard case .text(let a) = try r.decode(.id, block: run.block, rows: run.rows),
+                  a.count == run.rows.count else {
+                throw StoreError.corrupt(r.path, "id column block \(run.block) does not decode to its rows")
             }
-            for i in order[at..<end] { out[i] = a.string(refs[i].row - first.row) ?? "" }
-            at = end
+            for i in order[run.at] { out[i] = a.string(refs[i].row - first.row) ?? "" }
         }
         return out
     }

@@ -45,7 +45,8 @@ package struct KeyTopN {
             planned = kept
             fromCatalog = true
         }
-        var (all, lanes) = try search(planned, place: place, K: K, shared: shared, &stats)
+        let (found, lanes) = try search(planned, place: place, K: K, shared: shared, &stats)
+        var all = found
         let cut = shared.cutoff.load(ordering: .relaxed)
         if K != nil { all.removeAll { $0.key > cut } }
         all.sort { $0.key < $1.key }

@@ -13,22 +13,11 @@ package struct Materializer {
             refs[$0].partition != refs[$1].partition ? refs[$0].partition < refs[$1].partition : refs[$0].row < refs[$1].row
         }
         // the refs in each granule, to be decoded from the first to the last of them only
-        var windows: [(at: Range<Int>, block: Int, window: Range<Int>, firstRow: Int)] = []
-        var at = 0
-        while at < order.count {
-            let first = refs[order[at]]
-            let w = try executor.granuleWindow(first)
-            var end = at + 1
-            while end < order.count, refs[order[end]].partition == first.partition,
-                  refs[order[end]].row < w.blockStart + w.rows.upperBound { end += 1 }
-            let window = (first.row - w.blockStart)..<(refs[order[end - 1]].row - w.blockStart + 1)
-            windows.append((at..<end, w.block, window, w.blockStart + window.lowerBound))
-            at = end
-        }
+        let windows = try executor.granuleRuns(refs, order)
         func data(_ g: Int) -> BlockData {
-            let w = windows[g]
-            return BlockData(reader: executor.reader(refs[order[w.at.lowerBound]].partition), block: w.block,
-                             window: w.window, firstRow: w.firstRow)
+            let w = windows[g], first = refs[order[w.at.lowerBound]]
+            return BlockData(reader: executor.reader(first.partition), block: w.block, window: w.rows,
+                             firstRow: first.row)
         }
         var scratch: [UInt8] = []
         var out = RowBatch()
@@ -85,7 +74,9 @@ package struct Materializer {
                 }
             case .text:
                 let t = try data.text(c)
-                if !t.isNull(i) { t.bytes.withUnsafeBytes { out.setText(c, UnsafeRawBufferPointer(rebasing: $0[t.range(i)])) } }
+                if !t.isNull(i) {
+                    t.bytes.withUnsafeBytes { out.setText(c, UnsafeRawBufferPointer(rebasing: $0[t.range(i)])) }
+                }
             case .place:
                 scratch.removeAll(keepingCapacity: true)
                 try data.place().write(i, into: &scratch)

@@ -52,6 +52,25 @@ extension QueryExecutor {
         return out
     }
 
+    /// `refs`, taken in `order` (by partition, then row), cut into runs that share a granule:
+    /// each run's stretch of `order`, its block, and its rows within the block from the run's
+    /// first row to its last, so a run decodes only the frames those rows fall in.
+    package func granuleRuns(_ refs: [RowRef],
+                             _ order: [Int]) throws -> [(at: Range<Int>, block: Int, rows: Range<Int>)] {
+        var runs: [(at: Range<Int>, block: Int, rows: Range<Int>)] = []
+        var at = 0
+        while at < order.count {
+            let first = refs[order[at]]
+            let w = try granuleWindow(first)
+            var end = at + 1
+            while end < order.count, refs[order[end]].partition == first.partition,
+                  refs[order[end]].row < w.blockStart + w.rows.upperBound { end += 1 }
+            runs.append((at..<end, w.block, (first.row - w.blockStart)..<(refs[order[end - 1]].row - w.blockStart + 1)))
+            at = end
+        }
+        return runs
+    }
+
     /// The granule holding partition row `ref.row`, as a window of its block: the block, the
     /// window's rows within it, and the row where the block starts.
     package func granuleWindow(_ ref: RowRef) throws -> (block: Int, rows: Range<Int>, blockStart: Int) {
