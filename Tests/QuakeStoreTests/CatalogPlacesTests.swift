@@ -62,22 +62,12 @@ import Testing
 
         // move events across partitions, change their magnitudes (some to none) and places
         // (some to a locality no partition held, some to none)
-        var rng = SplitMix64(seed: 12)
-        var lines = ["time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type"]
-        var seen = Set<String>()
         let newPlaces = ["12 km NNE of Zyzzyva, Japan", "Zyzzyva Trench", "", "3 km S of Honshu, Japan", "Tonga, Tonga"]
-        for _ in 0..<600 {
-            let q = quakes[Int(rng.next() % UInt64(quakes.count))]
-            guard seen.insert(q.id).inserted else { continue }
-            let time = Timestamp.string(q.timeMilliseconds + (Int64(rng.next() % 600) - 300) * 86_400_000)
-            let updated = Timestamp.string(Int64((q.updated ?? q.time).timeIntervalSince1970 * 1000) + 86_400_000)
-            let mag = rng.next() % 6 == 0 ? "" : String(Double(rng.next() % 95) / 10)
-            let place = "\"" + (rng.next() % 2 == 0 ? newPlaces[Int(rng.next() % UInt64(newPlaces.count))] : q.place ?? "")
-                + "\""
-            lines.append([time, "\(q.latitude)", "\(q.longitude)", "", mag, "", "", "", "", "", "", q.id, updated, place, ""]
-                .joined(separator: ","))
+        let seen = TestSupport.writeUpserts(of: quakes, picks: 600, seed: 12, to: dir + "/update.csv") { q, rng in
+            let mag = TestSupport.upsertMag(&rng)
+            let place = rng.next() % 2 == 0 ? newPlaces[Int(rng.next() % UInt64(newPlaces.count))] : q.place ?? ""
+            return UpsertFields(mag: mag, place: "\"" + place + "\"")
         }
-        TestSupport.write(lines.joined(separator: "\n") + "\n", to: dir + "/update.csv")
         let summary = try s.load([dir + "/update.csv"])
         #expect(summary.updated == seen.count, "\(summary)")
         _ = try s.verify()

@@ -59,19 +59,9 @@ import Testing
         #expect(try Self.check(s, quakes, seed: 1) > 20)
 
         // move events across partitions and change their magnitudes (some to none)
-        var rng = SplitMix64(seed: 8)
-        var lines = ["time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type"]
-        var seen = Set<String>()
-        for _ in 0..<500 {
-            let q = quakes[Int(rng.next() % UInt64(quakes.count))]
-            guard seen.insert(q.id).inserted else { continue }
-            let time = Timestamp.string(q.timeMilliseconds + (Int64(rng.next() % 600) - 300) * 86_400_000)
-            let updated = Timestamp.string(Int64((q.updated ?? q.time).timeIntervalSince1970 * 1000) + 86_400_000)
-            let mag = rng.next() % 6 == 0 ? "" : String(Double(rng.next() % 95) / 10)
-            lines.append([time, "\(q.latitude)", "\(q.longitude)", "", mag, "", "", "", "", "", "", q.id, updated, "", ""]
-                .joined(separator: ","))
+        let seen = TestSupport.writeUpserts(of: quakes, picks: 500, seed: 8, to: dir + "/update.csv") { _, rng in
+            UpsertFields(mag: TestSupport.upsertMag(&rng))
         }
-        TestSupport.write(lines.joined(separator: "\n") + "\n", to: dir + "/update.csv")
         #expect(try s.load([dir + "/update.csv"]).updated == seen.count)
         let second = try #require(s.manifest.catalog)
         #expect(second != first)

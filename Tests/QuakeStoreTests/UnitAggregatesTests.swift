@@ -81,21 +81,12 @@ import Testing
         let s = try CatalogTests.generatedStore(dir, rows: 20000, years: 2021...2023, seed: 41)
         var quakes = try TestSupport.allRows(s).quakes
         #expect(try Self.check(s, quakes) > 20)
-        var rng = SplitMix64(seed: 17)
-        var lines = ["time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type"]
-        var seen = Set<String>()
-        for _ in 0..<600 {
-            let q = quakes[Int(rng.next() % UInt64(quakes.count))]
-            guard seen.insert(q.id).inserted else { continue }
-            let time = Timestamp.string(q.timeMilliseconds + (Int64(rng.next() % 600) - 300) * 86_400_000)
-            let updated = Timestamp.string(Int64((q.updated ?? q.time).timeIntervalSince1970 * 1000) + 86_400_000)
-            let mag = rng.next() % 6 == 0 ? "" : String(Double(rng.next() % 95) / 10)
+        let seen = TestSupport.writeUpserts(of: quakes, picks: 600, seed: 17, to: dir + "/update.csv") { _, rng in
+            let mag = TestSupport.upsertMag(&rng)
             let depth = rng.next() % 5 == 0 ? "" : String(Double(rng.next() % 7000) / 100)
             let net = ["us", "ak", "zz", ""][Int(rng.next() % 4)]
-            lines.append([time, "\(q.latitude)", "\(q.longitude)", depth, mag, "ml", "", "", "", "", net, q.id, updated, "",
-                          "earthquake"].joined(separator: ","))
+            return UpsertFields(depth: depth, mag: mag, magType: "ml", net: net, type: "earthquake")
         }
-        TestSupport.write(lines.joined(separator: "\n") + "\n", to: dir + "/update.csv")
         #expect(try s.load([dir + "/update.csv"]).updated == seen.count)
         _ = try s.verify()
         quakes = try TestSupport.allRows(s).quakes
