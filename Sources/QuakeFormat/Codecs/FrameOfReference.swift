@@ -257,15 +257,19 @@ package enum FrameOfReference {
                     }
                 } else {
                     scratch.withUnsafeMutableBufferPointer { s in
-                        // SAFETY: scratch holds a whole miniblock (m values), and hi <= m.
-                        if let sp = s.baseAddress {
-                            BitPacking.unpack(packed, width: width, rows: 0..<hi, reference: UInt64(bitPattern: ref), into: sp)
-                        }
-                        var v = first
-                        for i in 0..<hi {
-                            if i > 0 { v = v &+ Int64(bitPattern: s[i]) }
-                            if i >= lo { out[done + i - lo] = v }
-                        }
+                        // SAFETY: scratch holds a whole miniblock (m values), hi <= m, and out has
+                        // room for hi - lo more values at `done`.
+                        guard let sp = s.baseAddress, hi > lo else { return }
+                        BitPacking.unpack(packed, width: width, rows: 0..<hi, reference: UInt64(bitPattern: ref), into: sp)
+                        // the rows before `lo` only move the running value: one wrapping sum
+                        var skipped: UInt64 = 0
+                        var i = 1
+                        while i <= lo { skipped &+= sp[i]; i &+= 1 }
+                        var v = first &+ Int64(bitPattern: skipped)
+                        let dst = out.advanced(by: done)
+                        dst[0] = v
+                        var k = 1
+                        while k < hi &- lo { v = v &+ Int64(bitPattern: sp[lo &+ k]); dst[k] = v; k &+= 1 }
                     }
                 }
                 done += hi - lo

@@ -95,6 +95,13 @@ package struct ByteArena: Sendable, Equatable {
         return a.count - b.count
     }
 
+    /// A new arena holding rows `rows`, in order: one copy of their bytes.
+    package func slice(_ rows: Range<Int>) -> ByteArena {
+        guard !rows.isEmpty else { return ByteArena() }
+        let lo = rows.lowerBound == 0 ? 0 : ends[rows.lowerBound - 1]
+        return ByteArena(bytes: Array(bytes[lo..<ends[rows.upperBound - 1]]), ends: ends[rows].map { $0 - lo })
+    }
+
     /// A new arena holding the rows at `order`, in that order.
     package func gather(_ order: [Int]) -> ByteArena {
         var out = ByteArena()

@@ -24,6 +24,12 @@ package final class BlockData {
         self.firstRow = firstRow
     }
 
+    /// Sets column `c` (stored form) to `v`, decoded elsewhere for exactly this window.
+    package func seed(_ c: Column, _ v: ColumnVector) {
+        guard v.count == rows else { return }
+        cache[2 * c.rawValue] = v
+    }
+
     /// Whether column `c` was decoded already (in either form).
     package func isDecoded(_ c: Column) -> Bool { cache[2 * c.rawValue] != nil || cache[2 * c.rawValue + 1] != nil }
 

@@ -5,18 +5,47 @@ import QuakeFormat
 package struct IdFetcher {
     package let executor: QueryExecutor
 
-    package func ids(_ refs: [RowRef]) throws -> [String] {
-        var out = [String](repeating: "", count: refs.count)
-        let order = refs.indices.sorted { (refs[$0].partition, refs[$0].row) < (refs[$1].partition, refs[$1].row) }
+    /// The ids of `refs`, row `i` of the arena being `refs[i]`'s. With `spanning` (rows that
+    /// include `refs`, within ``IdWindows/budget``), each granule is decoded over the stretch of
+    /// those rows instead and kept in the executor's ``QueryExecutor/idWindows``, for the page
+    /// built from them.
+    package func ids(_ refs: [RowRef], spanning all: [RowRef] = []) throws -> ByteArena {
+        let order = IdFetcher.storageOrder(refs)
+        var stretch: [IdWindows.Key: Range<Int>] = [:]
+        if all.count <= IdWindows.budget {
+            let allOrder = IdFetcher.storageOrder(all)
+            for run in try executor.granuleRuns(all, allOrder) {
+                let p = all[allOrder[run.at.lowerBound]].partition
+                stretch[IdWindows.Key(partition: p, block: run.block, rows: run.rows)] = run.rows
+            }
+        }
+        var decoded: [ByteArena] = []
+        // per ref: its decoded arena and row there
+        var at = [(arena: Int, row: Int)](repeating: (0, 0), count: refs.count)
         for run in try executor.granuleRuns(refs, order) {
             let first = refs[order[run.at.lowerBound]]
             let r = executor.reader(first.partition)
-            guard case .text(let a) = try r.decode(.id, block: run.block, rows: run.rows),
-                  a.count == run.rows.count else {
+            let key = IdWindows.Key(partition: first.partition, block: run.block, rows: run.rows)
+            var rows = run.rows
+            if let s = stretch[key], s.lowerBound <= rows.lowerBound, rows.upperBound <= s.upperBound { rows = s }
+            guard case .text(let a) = try r.decode(.id, block: run.block, rows: rows), a.count == rows.count else {
                 throw StoreError.corrupt(r.path, "id column block \(run.block) does not decode to its rows")
             }
-            for i in order[run.at] { out[i] = a.string(refs[i].row - first.row) ?? "" }
+            if rows != run.rows { executor.idWindows.put(key, rows: rows, ids: a) }
+            let shift = run.rows.lowerBound - rows.lowerBound
+            for i in order[run.at] { at[i] = (decoded.count, refs[i].row - first.row + shift) }
+            decoded.append(a)
         }
+        var out = ByteArena()
+        out.ends.reserveCapacity(refs.count)
+        for (k, row) in at { out.append(from: decoded[k], row: row) }
         return out
+    }
+
+    /// Indices of `refs` by partition, then row (both below 2^24 and 2^40: a partition holds
+    /// at most the rows one merge holds in memory).
+    static func storageOrder(_ refs: [RowRef]) -> [Int] {
+        let keys = refs.map { UInt64(truncatingIfNeeded: $0.partition) << 40 | UInt64(truncatingIfNeeded: $0.row) }
+        return refs.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }
     }
 }

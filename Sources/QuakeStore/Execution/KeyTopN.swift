@@ -244,6 +244,36 @@ package struct KeyTopN {
         return (v.withUnsafeBufferPointer { p in p.map { NormalizedKey.double($0, ascending: asc) } }, base)
     }
 
+    /// Positions `range` of `ids` in the order `String`s sort (then by position): ASCII ids by
+    /// their first eight bytes as one integer, then by bytes; anything else as `String`s. Ties
+    /// break as cursors and the other sorts break them.
+    static func idOrder(_ ids: ByteArena, _ range: Range<Int>) -> [Int] {
+        let lo = range.isEmpty ? 0 : ids.range(range.lowerBound).lowerBound
+        let hi = range.isEmpty ? 0 : ids.range(range.upperBound - 1).upperBound
+        let ascii = ids.bytes.withUnsafeBufferPointer { p in !p[lo..<hi].contains { $0 >= 0x80 } }
+        guard ascii else {
+            let s = range.map { ids.string($0) ?? "" }
+            return range.sorted { a, b in
+                let x = s[a - range.lowerBound], y = s[b - range.lowerBound]
+                return x < y || (x == y && a < b)
+            }
+        }
+        let keys: [UInt64] = ids.bytes.withUnsafeBufferPointer { p in
+            range.map { i in
+                var k: UInt64 = 0
+                let r = ids.range(i)
+                for j in 0..<8 { k = k << 8 | UInt64(j < r.count ? p[r.lowerBound + j] : 0) }
+                return k
+            }
+        }
+        return range.sorted { a, b in
+            let x = keys[a - range.lowerBound], y = keys[b - range.lowerBound]
+            if x != y { return x < y }
+            let c = ids.compare(a, ids, b)
+            return c < 0 || (c == 0 && a < b)
+        }
+    }
+
     /// Orders each run of equal keys by event id (ascending), reading ids only for those rows.
     private func orderTies(_ all: inout [Entry]) throws {
         var tied: [Int] = []
@@ -255,13 +285,13 @@ package struct KeyTopN {
             start = end
         }
         if tied.isEmpty { return }
-        let ids = try IdFetcher(executor: executor).ids(tied.map { all[$0].ref })
+        let ids = try IdFetcher(executor: executor).ids(tied.map { all[$0].ref }, spanning: all.map(\.ref))
         var s = 0
         while s < tied.count {
             var e = s + 1
             while e < tied.count && tied[e] == tied[e - 1] + 1 && all[tied[e]].key == all[tied[s]].key { e += 1 }
             let slots = Array(tied[s..<e])
-            let order = (s..<e).sorted { ids[$0] < ids[$1] || (ids[$0] == ids[$1] && $0 < $1) }
+            let order = KeyTopN.idOrder(ids, s..<e)
             let sorted = order.map { all[tied[$0]] }
             for (k, slot) in slots.enumerated() { all[slot] = sorted[k] }
             s = e

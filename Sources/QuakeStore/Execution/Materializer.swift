@@ -16,8 +16,14 @@ package struct Materializer {
         let windows = try executor.granuleRuns(refs, order)
         func data(_ g: Int) -> BlockData {
             let w = windows[g], first = refs[order[w.at.lowerBound]]
-            return BlockData(reader: executor.reader(first.partition), block: w.block, window: w.rows,
-                             firstRow: first.row)
+            let d = BlockData(reader: executor.reader(first.partition), block: w.block, window: w.rows,
+                              firstRow: first.row)
+            if columns.contains(.id),
+               let ids = executor.idWindows.ids(.init(partition: first.partition, block: w.block, rows: w.rows),
+                                                rows: w.rows) {
+                d.seed(.id, .text(ids))
+            }
+            return d
         }
         var scratch: [UInt8] = []
         var out = RowBatch()

@@ -11,8 +11,24 @@ package struct PlaceMatcher {
     package init(_ needle: String, insensitive: Bool) {
         self.insensitive = insensitive
         self.needle = insensitive ? ByteSearch.fold(needle) : Array(needle.utf8)
+        mayTouchPrefix = PlaceMatcher.mayTouchPrefix(self.needle, insensitive: insensitive)
+    }
+
+    /// Whether `needle` could match where a `<N> km <DIR> of ` prefix is: wholly inside one, or
+    /// starting inside one and running on into the locality. The prefix is digits, an optional
+    /// space, `km `, direction letters and ` of `, so a match that crosses into the locality
+    /// starts with prefix bytes that end in a tail of ` of `.
+    package static func mayTouchPrefix(_ needle: [UInt8], insensitive: Bool) -> Bool {
+        if needle.isEmpty { return true }
         let alphabet = Set("0123456789 kmNSEWof".utf8).union(insensitive ? Set("nsew".utf8) : [])
-        mayTouchPrefix = self.needle.first.map { alphabet.contains($0) } ?? true
+        let lead = needle.firstIndex { !alphabet.contains($0) } ?? needle.count
+        if lead == needle.count { return true }
+        let of = Array(" of ".utf8)
+        for s in stride(from: 1, through: lead, by: 1) {
+            let t = min(s, of.count)
+            if needle[(s - t)..<s].elementsEqual(of[(of.count - t)...]) { return true }
+        }
+        return false
     }
 
     /// Whether the needle lies inside each locality (by code; slot 0, null, never does). For a

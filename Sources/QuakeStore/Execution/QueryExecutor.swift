@@ -10,6 +10,8 @@ import QuakeFormat
 package final class QueryExecutor {
     package let store: Store
     package let manifest: Manifest
+    /// Ids this query decoded while ordering ties, for the page it builds next.
+    package let idWindows = IdWindows()
 
     /// An executor over `snapshot`, or the store's current manifest.
     package init(store: Store, snapshot: Manifest? = nil) {
