@@ -155,8 +155,12 @@ package final class QueryExecutor {
                 if asc {
                     rows.append(contentsOf: list.lazy.map { d.firstRow + Int($0) })
                 } else {
-                    let t = try d.ints(.time)
-                    for i in list.reversed() { rows.append(d.firstRow + Int(i)); times.append(t[Int(i)]) }
+                    // times of the selected stretch only, unless the filter decoded the window's already
+                    let lo = Int(list[0]), hi = Int(list[list.count - 1]) + 1
+                    let t = d.isDecoded(.time) ? Array(try d.ints(.time)[lo..<hi])
+                        : try d.reader.ints(.time, block: d.block, rows: (d.window.lowerBound + lo)..<(d.window.lowerBound + hi))
+                    guard t.count == hi - lo else { throw StoreError.corrupt(d.reader.path, "time column block \(d.block)") }
+                    for i in list.reversed() { rows.append(d.firstRow + Int(i)); times.append(t[Int(i) - lo]) }
                 }
             }
             if !asc { Self.restoreIdOrder(&rows, times) }
