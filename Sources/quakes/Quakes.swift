@@ -32,8 +32,18 @@ struct Quakes: ParsableCommand {
             FileHandle.standardError.write(Data("quakes: unknown command '\(first)'\(hint) (see 'quakes --help')\n".utf8))
             Foundation.exit(2)
         }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if !FastPath.isDisabled, let fast = FastPath.parse(arguments), (try? fast.validateAll()) != nil {
+            do {
+                try fast.run()
+                try Console.out.finish()
+            } catch {
+                exitWithError(error)
+            }
+            return
+        }
         do {
-            var command = try parseCommand(CommandLine.arguments.dropFirst())
+            var command = try parseCommand(arguments[...])
             try command.run()
             try Console.out.finish()
         } catch {
@@ -121,6 +131,18 @@ func editDistance(_ a: String, _ b: String) -> Int {
 /// Where the store lives.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "Store directory (default: $QUAKES_STORE, else ./quakes.store).")
+    var store: String?
+
+    /// The value parsed, as a plain value.
+    var args: StoreArgs { StoreArgs(store: store) }
+
+    var path: String { args.path }
+
+    func open() throws -> Store { try args.open() }
+}
+
+/// The `--store` flag's value (``StoreOptions``).
+struct StoreArgs: Equatable {
     var store: String?
 
     var path: String { Store.defaultPath(explicit: store) }

@@ -9,6 +9,14 @@ import QuakeTestSupport
 struct WatchOptions: ParsableArguments {
     @Flag(help: "Print the answer, then again after each load that could change it (Ctrl-C to stop).")
     var watch = false
+
+    /// The value parsed, as a plain value.
+    var args: WatchArgs { WatchArgs(watch: watch) }
+}
+
+/// The `--watch` flag's value (``WatchOptions``).
+struct WatchArgs: Equatable {
+    var watch = false
 }
 
 /// Prints an answer, then again after each commit that could change it, until Ctrl-C.

@@ -45,12 +45,12 @@ public enum Column: Int, CaseIterable, Sendable, Hashable, CustomStringConvertib
     public var description: String { name }
 
     /// Looks a column up by its USGS field name.
+    /// The column named `name` (USGS spelling). A search of the 36 names, not a dictionary: a
+    /// one-shot command names a few fields, and building a dictionary costs it more.
     public init?(name: String) {
-        guard let c = Column.byName[name] else { return nil }
+        guard let k = Column.names.firstIndex(of: name), let c = Column(rawValue: k) else { return nil }
         self = c
     }
-
-    private static let byName: [String: Column] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name, $0) })
 
     /// The 22 columns of the current USGS summary CSV, in header order.
     package static let csvColumns: [Column] = [

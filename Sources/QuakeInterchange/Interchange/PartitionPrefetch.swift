@@ -9,7 +9,7 @@ package final class PartitionPrefetch: @unchecked Sendable {
     private let count: Int
     private let read: @Sendable (Int) throws -> RowBatch
     private let lock = NSCondition()
-    private var ready: [Int: Result<RowBatch, Error>] = [:]
+    private var ready: [Int: Result<RowBatch, any Error>] = [:]
     private var started = Set<Int>()
 
     package init(count: Int, read: @escaping @Sendable (Int) throws -> RowBatch) {

@@ -8,7 +8,7 @@ private final class ParallelState<T, R>: @unchecked Sendable {
     package let lock = NSLock()
     package var results: [R?]
     package var next = 0
-    package var firstError: Error?
+    package var firstError: (any Error)?
 
     package init(items: [T], body: @escaping (T) throws -> R) {
         self.items = items

@@ -25,8 +25,8 @@ public struct ResultsObserver<Result: Sendable>: AsyncSequence, Sendable {
     package let filter: Filter
     package let evaluate: @Sendable (Store) throws -> Result
 
-    public func makeAsyncIterator() -> AsyncThrowingStream<Update, Error>.Iterator {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Update.self, throwing: Error.self)
+    public func makeAsyncIterator() -> AsyncThrowingStream<Update, any Error>.Iterator {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Update.self, throwing: (any Error).self)
         let path = path, filter = filter, evaluate = evaluate
         let box = FeedBox()
         continuation.onTermination = { _ in box.stop() }

@@ -16,8 +16,8 @@ package struct SortKey: Sendable, Equatable, Codable, CustomStringConvertible {
 
     /// Parses `FIELD[:asc|desc]`.
     package init?(parsing s: String) {
-        let parts = s.split(separator: ":", maxSplits: 1).map(String.init)
-        guard let c = Column(name: parts[0]) else { return nil }
+        let parts = s.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        guard let first = parts.first, let c = Column(name: first) else { return nil }
         column = c
         if parts.count == 2 {
             switch parts[1].lowercased() {

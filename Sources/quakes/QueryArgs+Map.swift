@@ -5,7 +5,7 @@ import QuakeFormat
 import QuakeInterchange
 import QuakeTestSupport
 
-extension QueryCommand {
+extension QueryArgs {
     /// Most circles a map draws unless `--limit` says otherwise.
     static let defaultMapCap = 5000
 

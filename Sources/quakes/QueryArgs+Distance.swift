@@ -11,7 +11,7 @@ import QuakeInterchange
 /// keeps the best `offset + limit`; the second reads the kept rows' fields, a chunk at a time,
 /// and puts them in that order. Memory holds the kept ids (all matches when there is no
 /// `--limit`) and one chunk of rows.
-extension QueryCommand {
+extension QueryArgs {
     func validateDistance() throws {
         let center = try filters.center()
         let sorted = try page.distanceOrder() != nil
@@ -30,7 +30,7 @@ extension QueryCommand {
 
     /// Whether `--fields` names `distance_km`.
     var listsDistance: Bool {
-        fields?.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == DistanceField.name } ?? false
+        fields?.split(separator: ",").contains { $0.trimmingBlanks == DistanceField.name } ?? false
     }
 
     /// The `distance_km` field to write, placed where `--fields` puts it; the default table shows
@@ -38,7 +38,7 @@ extension QueryCommand {
     func distanceField(shown: [Column]) throws -> DistanceField? {
         guard let c = try filters.center() else { return nil }
         if let fields, listsDistance {
-            let names = fields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let names = fields.split(separator: ",").map { $0.trimmingBlanks }
             let at = names.firstIndex(of: DistanceField.name) ?? names.count
             let before = names[..<at].filter { $0 != DistanceField.name }.count
             return DistanceField(latitude: c.latitude, longitude: c.longitude, position: before)

@@ -1,0 +1,179 @@
+import ArgumentParser
+import Foundation
+import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeTestSupport
+
+/// The values of the filter flags shared by query, count, agg, sections and explain
+/// (``FilterOptions``), and the filter they describe. Plain values, so the one-shot fast path
+/// (``FastPath``) fills them without ArgumentParser.
+struct FilterArgs: Equatable {
+    var from: String?
+    var to: String?
+    var day: String?
+    var last: String?
+    var minMag: Double?
+    var maxMag: Double?
+    var minDepth: Double?
+    var maxDepth: Double?
+    var bbox: String?
+    var near: String?
+    var radiusKm: Double?
+    var place: String?
+    var placeLike: String?
+    var net: String?
+    var magType: String?
+    var type: String?
+    var status: String?
+    var id: String?
+    var updatedafter: String?
+    var minlatitude: Double?
+    var maxlatitude: Double?
+    var minlongitude: Double?
+    var maxlongitude: Double?
+    var latitude: Double?
+    var longitude: Double?
+    var maxradius: Double?
+    var isNull: [String] = []
+    var notNull: [String] = []
+    var whereText: String?
+    var changedSince: String?
+
+    func validate() throws {
+        for (flag, v) in [("--min-mag", minMag), ("--max-mag", maxMag), ("--min-depth", minDepth),
+                          ("--max-depth", maxDepth), ("--radius-km", radiusKm), ("--minlatitude", minlatitude),
+                          ("--maxlatitude", maxlatitude), ("--minlongitude", minlongitude),
+                          ("--maxlongitude", maxlongitude), ("--latitude", latitude), ("--longitude", longitude),
+                          ("--maxradius", maxradius)] {
+            if let v, !v.isFinite { throw ValidationError("\(flag): expected a finite number") }
+        }
+        _ = try flagFilter(centerOnly: true)
+        if let changedSince { _ = try HistoryPoint(parsing: changedSince, flag: "--changed-since") }
+    }
+
+    /// The filter these flags describe on `store`: the flags, and `--changed-since` from its history.
+    /// `centerOnly` accepts a centre with no radius (query's `--sort distance`); it filters nothing.
+    func filter(in store: Store, centerOnly: Bool = false) throws -> Filter {
+        let f = try flagFilter(centerOnly: centerOnly)
+        guard let changedSince else { return f }
+        switch try HistoryPoint(parsing: changedSince, flag: "--changed-since") {
+        case .generation(let g):
+            return .conjunction([f, try store.changedFilter(since: HistoryToken(generation: g), within: f)])
+        case .time(let d): return .conjunction([f, try store.changedFilter(since: d, within: f)])
+        }
+    }
+
+    private func time(_ s: String, _ flag: String) throws -> Int64 {
+        guard let t = DateParsing.parse(s) else { throw ValidationError("\(flag): not a date: '\(s)' (use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)") }
+        return t
+    }
+
+    private func list(_ s: String?) -> [String]? { s.map { $0.split(separator: ",").map { String($0).trimmingBlanks } } }
+
+    private func column(_ name: String, _ flag: String) throws -> Column {
+        guard let c = Column(name: name) else { throw ValidationError("\(flag): unknown field '\(name)'") }
+        return c
+    }
+
+    /// `--bbox`, or the FDSN edges `--minlatitude`... (each missing edge is the globe's).
+    private func boxFilter() throws -> Filter? {
+        let fdsn = [minlatitude, maxlatitude, minlongitude, maxlongitude]
+        if let bbox {
+            guard fdsn.allSatisfy({ $0 == nil }) else {
+                throw ValidationError("--bbox cannot be combined with --minlatitude/--maxlatitude/--minlongitude/--maxlongitude")
+            }
+            let v = bbox.split(separator: ",").compactMap { Double($0.trimmingBlanks) }
+            guard v.count == 4 else { throw ValidationError("--bbox: expected minLat,maxLat,minLon,maxLon with minLat <= maxLat") }
+            return try box(v[0], v[1], v[2], v[3], "--bbox: expected minLat,maxLat,minLon,maxLon with minLat <= maxLat")
+        }
+        guard fdsn.contains(where: { $0 != nil }) else { return nil }
+        return try box(minlatitude ?? -90, maxlatitude ?? 90, minlongitude ?? -180, maxlongitude ?? 180,
+                       "--minlatitude/--maxlatitude must lie in -90...90 with min <= max, longitudes in -180...180")
+    }
+
+    private func box(_ a: Double, _ b: Double, _ c: Double, _ d: Double, _ hint: String) throws -> Filter {
+        guard a <= b, (-90...90).contains(a), (-90...90).contains(b), (-180...180).contains(c), (-180...180).contains(d)
+        else { throw ValidationError(hint) }
+        return .box(minLatitude: a, maxLatitude: b, minLongitude: c, maxLongitude: d)
+    }
+
+    /// Kilometres in one degree of great-circle arc (mean Earth radius 6371.0088 km).
+    static let kmPerDegree = 6371.0088 * Double.pi / 180
+
+    /// The centre `--near LAT,LON` (or the FDSN `--latitude --longitude`) names, if any.
+    func center() throws -> (latitude: Double, longitude: Double)? {
+        let fdsnCenter = latitude != nil || longitude != nil
+        guard near != nil || fdsnCenter else { return nil }
+        let center: [Double]
+        if fdsnCenter {
+            guard near == nil else { throw ValidationError("--near cannot be combined with --latitude/--longitude") }
+            guard let latitude, let longitude else { throw ValidationError("--latitude and --longitude go together") }
+            center = [latitude, longitude]
+        } else {
+            center = (near ?? "").split(separator: ",").compactMap { Double($0.trimmingBlanks) }
+        }
+        guard center.count == 2, (-90...90).contains(center[0]), (-180...180).contains(center[1]) else {
+            throw ValidationError(fdsnCenter ? "--latitude must lie in -90...90 and --longitude in -180...180"
+                : "--near: expected LAT,LON with LAT in -90...90 and LON in -180...180")
+        }
+        return (center[0], center[1])
+    }
+
+    /// True when a centre is given without a radius: it filters nothing, and only query's
+    /// `--sort distance` and `distance_km` field use it.
+    var centerWithoutRadius: Bool { (near != nil || latitude != nil || longitude != nil) && radiusKm == nil && maxradius == nil }
+
+    /// `--near LAT,LON --radius-km R`, or the FDSN `--latitude --longitude --maxradiuskm|--maxradius`.
+    private func nearFilter(centerOnly: Bool) throws -> Filter? {
+        let fdsnCenter = latitude != nil || longitude != nil
+        guard near != nil || radiusKm != nil || fdsnCenter || maxradius != nil else { return nil }
+        if radiusKm != nil && maxradius != nil { throw ValidationError("give --radius-km (or --maxradiuskm) or --maxradius, not both") }
+        let r = radiusKm ?? maxradius.map { $0 * Self.kmPerDegree }
+        if maxradius != nil && !fdsnCenter { throw ValidationError("--maxradius needs --latitude and --longitude") }
+        let c = try center()
+        if r == nil, c != nil, centerOnly { return nil }
+        guard let c, let r, r >= 0 else {
+            throw ValidationError(fdsnCenter
+                ? "--latitude (-90...90) and --longitude (-180...180) need --maxradiuskm or --maxradius >= 0"
+                : "--near LAT,LON (LAT in -90...90, LON in -180...180) needs --radius-km R >= 0, and the other way round")
+        }
+        return .near(latitude: c.latitude, longitude: c.longitude, radiusKm: r)
+    }
+
+    /// The filter the flags other than `--changed-since` describe.
+    /// `centerOnly` accepts a centre with no radius (it filters nothing).
+    func flagFilter(centerOnly: Bool = false) throws -> Filter {
+        var parts: [Filter] = []
+        if let from { parts.append(.timeRange(.time, lower: try time(from, "--from"), upper: nil)) }
+        if let to { parts.append(.timeRange(.time, lower: nil, upper: try time(to, "--to"))) }
+        if let day {
+            guard day.count == 10 else { throw ValidationError("--day: expected YYYY-MM-DD, got '\(day)'") }
+            let t = try time(day, "--day")
+            parts.append(.timeRange(.time, lower: t, upper: t + 86_400_000))
+        }
+        if let last {
+            guard let d = DateParsing.duration(last) else { throw ValidationError("--last: expected a period like 7d, 12h, 30m or 2w") }
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            parts.append(.timeRange(.time, lower: now - d, upper: nil))
+        }
+        if minMag != nil || maxMag != nil { parts.append(.numberRange(.mag, lower: minMag.map { .init($0) }, upper: maxMag.map { .init($0) })) }
+        if minDepth != nil || maxDepth != nil { parts.append(.numberRange(.depth, lower: minDepth.map { .init($0) }, upper: maxDepth.map { .init($0) })) }
+        if let b = try boxFilter() { parts.append(b) }
+        if let n = try nearFilter(centerOnly: centerOnly) { parts.append(n) }
+        if let updatedafter { parts.append(.timeRange(.updated, lower: try time(updatedafter, "--updatedafter"), upper: nil)) }
+        if let place { parts.append(.contains(.place, CanonicalText.nfc(place), insensitive: false)) }
+        if let placeLike { parts.append(.contains(.place, CanonicalText.nfc(placeLike), insensitive: true)) }
+        for (c, v) in [(Column.net, net), (.magType, magType), (.type, type), (.status, status), (.id, id)] {
+            if let l = list(v) { parts.append(.oneOf(c, l)) }
+        }
+        for n in isNull { parts.append(.isNull(try column(n, "--null"))) }
+        for n in notNull { parts.append(.not(.isNull(try column(n, "--not-null")))) }
+        if let whereText {
+            do { parts.append(try WhereParser.parse(whereText)) } catch let e as WhereParser.SyntaxError {
+                throw ValidationError("--where: " + e.description)
+            }
+        }
+        return .conjunction(parts)
+    }
+}
