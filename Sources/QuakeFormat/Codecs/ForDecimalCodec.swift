@@ -186,12 +186,28 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         }
         var out = m
         if p.flags & raw == 0 {
+            // the shifts of the range, unpacked at once
+            var shifts = [UInt64](repeating: 0, count: n)
+            if p.shiftWidth != 0, n > 0 {
+                shifts.withUnsafeMutableBufferPointer { s in
+                    // SAFETY: `s` holds n values, one per row of `rows`.
+                    BitPacking.unpack(p.shifts, width: p.shiftWidth, rows: rows, reference: 0, into: s.baseAddress!)
+                }
+            }
             for i in 0..<n {
-                let shift = p.shiftWidth == 0 ? 0 : Int(BitPacking.value(p.shifts, width: p.shiftWidth, row: base + i))
-                guard shift <= p.scale, m[i] == 0 || shift < pow10.count else {
+                let shift = Int(truncatingIfNeeded: shifts[i])
+                guard shift <= p.scale, shift >= 0, m[i] == 0 || shift < pow10.count else {
                     throw .corrupt("decimal chunk: scale shift \(shift)")
                 }
-                let mant = m[i] == 0 ? 0 : m[i] / pow10[shift]
+                // constant divisors for the common shifts: no hardware division
+                let mant: Int64
+                switch shift {
+                case 0: mant = m[i]
+                case 1: mant = m[i] / 10
+                case 2: mant = m[i] / 100
+                case 3: mant = m[i] / 1000
+                default: mant = m[i] / pow10[shift]
+                }
                 out[i] = mant &<< 6 | Int64(p.scale - shift)
             }
             for z in p.negZero where rows.contains(Int(z)) { out[Int(z) - base] |= 32 }

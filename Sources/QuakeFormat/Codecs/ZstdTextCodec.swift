@@ -17,6 +17,6 @@ package enum ZstdTextCodec: ColumnCodec {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         let p = try ZstdFrame.unwrap(chunk)
         let all = try p.withStoreBytes { (b) throws(StoreError) in try TextPayload.decode(b, rows: count) }
-        return .text(rows.count == count ? all : all.gather(Array(rows)))
+        return .text(rows.count == count ? all : all.slice(rows))
     }
 }
