@@ -260,7 +260,8 @@ package enum FrameOfReference {
                         // SAFETY: scratch holds a whole miniblock (m values), hi <= m, and out has
                         // room for hi - lo more values at `done`.
                         guard let sp = s.baseAddress, hi > lo else { return }
-                        BitPacking.unpack(packed, width: width, rows: 0..<hi, reference: UInt64(bitPattern: ref), into: sp)
+                        BitPacking.unpack(packed, width: width, rows: 0..<hi, reference: UInt64(bitPattern: ref),
+                                          into: sp)
                         // the rows before `lo` only move the running value: one wrapping sum
                         var skipped: UInt64 = 0
                         var i = 1

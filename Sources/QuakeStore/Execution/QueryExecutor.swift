@@ -157,9 +157,12 @@ package final class QueryExecutor {
                 } else {
                     // times of the selected stretch only, unless the filter decoded the window's already
                     let lo = Int(list[0]), hi = Int(list[list.count - 1]) + 1
+                    let w = d.window.lowerBound
                     let t = d.isDecoded(.time) ? Array(try d.ints(.time)[lo..<hi])
-                        : try d.reader.ints(.time, block: d.block, rows: (d.window.lowerBound + lo)..<(d.window.lowerBound + hi))
-                    guard t.count == hi - lo else { throw StoreError.corrupt(d.reader.path, "time column block \(d.block)") }
+                        : try d.reader.ints(.time, block: d.block, rows: (w + lo)..<(w + hi))
+                    guard t.count == hi - lo else {
+                        throw StoreError.corrupt(d.reader.path, "time column block \(d.block)")
+                    }
                     for i in list.reversed() { rows.append(d.firstRow + Int(i)); times.append(t[Int(i) - lo]) }
                 }
             }
