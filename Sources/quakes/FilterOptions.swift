@@ -92,8 +92,6 @@ struct FilterOptions: ParsableArguments {
     func filter(in store: Store, centerOnly: Bool = false) throws -> Filter {
         try args.filter(in: store, centerOnly: centerOnly)
     }
-    func center() throws -> (latitude: Double, longitude: Double)? { try args.center() }
-    var centerWithoutRadius: Bool { args.centerWithoutRadius }
     func flagFilter(centerOnly: Bool = false) throws -> Filter { try args.flagFilter(centerOnly: centerOnly) }
 }
 
@@ -123,10 +121,6 @@ struct PageOptions: ParsableArguments {
 
     func validate() throws { try args.validate() }
 
-    func sortKeys(default d: [SortKey] = [SortKey(.time, ascending: false)]) throws -> [SortKey] {
-        try args.sortKeys(default: d)
-    }
-    func distanceOrder() throws -> Bool? { try args.distanceOrder() }
     func spec(filter: Filter, defaultLimit: Int? = nil) throws -> QuerySpec {
         try args.spec(filter: filter, defaultLimit: defaultLimit)
     }
