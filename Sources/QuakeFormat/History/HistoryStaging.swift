@@ -34,6 +34,14 @@ package final class HistoryStaging: @unchecked Sendable {
         size += c.body.count
     }
 
+    /// Drops the sections staged for partition `ordinal` (their bytes stay in the scratch file,
+    /// unreferenced): a partition staged early whose rows the merge then writes again.
+    package func discard(ordinal: Int) {
+        lock.lock()
+        staged.removeAll { $0.ordinal == ordinal }
+        lock.unlock()
+    }
+
     /// Number of sections staged.
     package var count: Int { lock.lock(); defer { lock.unlock() }; return staged.count }
 

@@ -104,6 +104,9 @@ public struct LoadOptions: Sendable {
     package var splitBytes = SplitParse.minimumBytes
     /// Threads for one large file (the cores, by default).
     package var parseWorkers = workerCount
+    /// Partitions the store does not hold yet are written from the parsed batches as the input
+    /// moves past them, not spilled first (see ``DirectPartitions``); off, every row is spilled.
+    package var writesNewPartitions = true
     /// Test hook: called between phases (after spilling, before commit).
     package var onPhase: (@Sendable (String) -> Void)?
     /// Asked between batches, id buckets and partitions; when it returns true the load stops,

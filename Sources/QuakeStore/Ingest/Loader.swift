@@ -38,7 +38,13 @@ package final class Loader {
             if trace { FileHandle.standardError.write(Data("trace: \(phase) at \(String(format: "%.2f", Date().timeIntervalSince(start))) s\n".utf8)) }
         }
         let spills = try SpillSet(directory: storePath + "/tmp")
-        var summary = try SpillPass(spills: spills, partitioning: old.partitioning, options: options, start: start).run(files)
+        let staging = try HistoryStaging(path: spills.directory + "/history.stage")
+        let direct = options.writesNewPartitions
+            ? DirectPartitions(storePath: storePath, scratch: spills.directory, old: old, generation: generation,
+                               history: staging)
+            : nil
+        var summary = try SpillPass(spills: spills, partitioning: old.partitioning, options: options, start: start,
+                                    direct: direct).run(files)
         mark("spilled")
         let report = progress(summary)
         report(.resolve, 0, Manifest.idBucketCount)
@@ -52,8 +58,8 @@ package final class Loader {
         summary.duplicates = resolved.duplicates
         mark("resolved")
         try options.checkCancelled()
-        let staging = try HistoryStaging(path: spills.directory + "/history.stage")
-        var merge = MergePass(storePath: storePath, old: old, generation: generation, spills: spills, history: staging)
+        var merge = MergePass(storePath: storePath, old: old, generation: generation, spills: spills, history: staging,
+                              direct: direct?.written ?? [:])
         merge.isCancelled = options.isCancelled
         let total = merge.partitions(resolved)
         report(.merge, 0, total)

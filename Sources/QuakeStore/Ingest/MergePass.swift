@@ -10,6 +10,9 @@ package struct MergePass {
     package let spills: SpillSet
     /// Where each changed partition's history section goes as soon as it is encoded.
     package let history: HistoryStaging
+    /// Partitions the spill pass wrote from the batches (``DirectPartitions``): final when the
+    /// load is a plain bulk insert for them, else read back as the rows they stage.
+    package var direct: [Int: DirectPartitions.Written] = [:]
     /// Asked before each partition: a cancelled load stops (see ``LoadOptions/isCancelled``).
     package var isCancelled: (@Sendable () -> Bool)?
     package var partitioning: Partitioning { old.partitioning }
@@ -22,7 +25,9 @@ package struct MergePass {
     }
 
     /// Partitions the run will merge (the spilled ones and the sources of moves).
-    package func partitions(_ resolved: ResolvePass.Output) -> Int { Set(spills.partitions.keys).union(resolved.moves.keys).count }
+    package func partitions(_ resolved: ResolvePass.Output) -> Int {
+        Set(spills.partitions.keys).union(resolved.moves.keys).union(direct.keys).count
+    }
 
     /// - Parameter onPartition: called after each partition, from any thread.
     package func run(_ resolved: ResolvePass.Output, onPartition: @escaping @Sendable () -> Void = {}) throws -> Output {
@@ -46,11 +51,18 @@ package struct MergePass {
             for (to, idx) in carried { try spills.partition(to).append(rows.gather(idx).serialized()) }
             movedOut[from] = ids
         }
-        let touched = Set(spills.partitions.keys).union(moves.keys).sorted()
+        let touched = Set(spills.partitions.keys).union(moves.keys).union(direct.keys).sorted()
         let bulk = !resolved.repeatsIds
         let results = try parallelMap(touched) { o in
             defer { onPartition() }
             if isCancelled?() == true { throw QuakeError(.interrupted, detail: "interrupted") }
+            if let w = direct[o] {
+                // written as the input ran past it: final unless other rows must be merged in
+                if bulk && movedOut[o] == nil && spills.partitions[o] == nil {
+                    return (o, PartitionResult(changed: true, entry: w.entry))
+                }
+                history.discard(ordinal: o)
+            }
             var r = try mergePartition(o, existing: existing[o], movedOut: movedOut[o], bulk: bulk)
             if !r.changes.isEmpty {
                 try history.append(ordinal: o, r.changes.encoded(key: partitioning.key(ordinal: o)))
@@ -72,6 +84,9 @@ package struct MergePass {
     private func rowsOf(_ o: Int, existing: PartitionEntry?) throws -> RowBatch {
         var rows = RowBatch()
         if let e = existing { rows = try PartitionReader(storePath: storePath, entry: e).readAll() }
+        if let w = direct[o] {
+            rows.append(contentsOf: try DirectPartitions.rows(w, storePath: storePath))
+        }
         if let s = spills.partitions[o] {
             try s.forEach { p in rows.append(contentsOf: try RowBatch(serialized: p)) }
         }
@@ -181,6 +196,8 @@ package struct MergePass {
     private func write(_ sorted: RowBatch, partition o: Int) throws -> PartitionEntry {
         let key = partitioning.key(ordinal: o)
         let file = "\(key).g\(generation).\(PartitionFile.fileExtension)"
+        // a staged partition has this name: unlink it rather than overwrite a file that was mapped
+        if direct[o] != nil { FileIO.remove(storePath + "/partitions/" + file) }
         return try PartitionWriter.write(sorted, key: key, file: file, storePath: storePath, blockRows: old.blockRows)
     }
 }

@@ -16,6 +16,8 @@ package final class SpillPass {
     package let partitioning: Partitioning
     package let options: LoadOptions
     package let start: Date
+    /// New partitions written from the batches instead of spilled; nil spills every row.
+    package let direct: DirectPartitions?
     private var partBuffers: [Int: RowBatch] = [:]
     private var bufferedRows = 0
     private var idBuffers: [IdRecords]
@@ -32,8 +34,10 @@ package final class SpillPass {
         package var value: Int { lock.lock(); defer { lock.unlock() }; return n }
     }
 
-    package init(spills: SpillSet, partitioning: Partitioning, options: LoadOptions, start: Date) {
+    package init(spills: SpillSet, partitioning: Partitioning, options: LoadOptions, start: Date,
+                 direct: DirectPartitions? = nil) {
         self.spills = spills
+        self.direct = direct
         self.partitioning = partitioning
         self.options = options
         self.start = start
@@ -43,6 +47,7 @@ package final class SpillPass {
     /// Reads every file and stages its rows; returns the counts so far (files, rows, bytes,
     /// rejects).
     package func run(_ files: [String]) throws -> LoadSummary {
+        defer { direct?.wait() }
         for (fi, path) in files.enumerated() {
             summary.files += 1
             try flushAll()
@@ -58,6 +63,7 @@ package final class SpillPass {
                 bufferedRows = 0
                 for b in 0..<idBuffers.count { idBuffers[b] = IdRecords() }
                 try spills.truncate(to: marks)
+                direct?.rollBack()
             }
             do {
                 let warn = options.onMessage
@@ -88,6 +94,7 @@ package final class SpillPass {
                     try consumeSequential(path, reader)
                     met = reader.rulesMet
                 }
+                try direct?.writeAll()
                 summary.rowsRead += counter.value - before.rejects
                 var file = FileLoad(path: path)
                 file.rows = summary.rowsRead - before.rows
@@ -104,7 +111,7 @@ package final class SpillPass {
                 }
                 if file.loadedNothing { summary.filesRejected += 1 }
                 summary.perFile.append(file)
-            } catch let e as IngestError {
+            } catch let e as IngestError where !writesStore(e) {
                 // the file is rejected whole: drop everything it contributed, its row rejects included
                 summary.filesRejected += 1
                 droppedRejects += counter.value - before.rejects
@@ -120,6 +127,14 @@ package final class SpillPass {
         try flushAll()
         summary.rejected = rejectCounter.value - droppedRejects
         return summary
+    }
+
+    /// Whether `e` is a failure to write the store's own files (a full disk, say): that fails
+    /// the load, where a bad input file is only skipped.
+    private func writesStore(_ e: QuakeError) -> Bool {
+        guard let path = e.path else { return false }
+        let root = direct?.storePath ?? (spills.directory as NSString).deletingLastPathComponent
+        return path.hasPrefix(root + "/")
     }
 
     /// Parses `reader` on a second thread while this one routes and spills.
@@ -181,7 +196,9 @@ package final class SpillPass {
                 }
                 if ord == runOrd { continue }
             }
-            if runOrd != Int.min {
+            if runOrd != Int.min, let direct, direct.takes(runOrd) {
+                try direct.append(batch, range: runStart..<i, partition: runOrd)
+            } else if runOrd != Int.min {
                 partBuffers[runOrd, default: RowBatch()].append(contentsOf: batch, range: runStart..<i)
                 bufferedRows += i - runStart
                 if (partBuffers[runOrd]?.count ?? 0) >= SpillPass.partitionFrameRows { try flushPartition(runOrd) }

@@ -1,0 +1,191 @@
+import Foundation
+import QuakeFormat
+
+/// Partitions a load writes straight from its parsed batches, without the spill: a partition
+/// the store does not hold yet collects its rows in memory while the input runs through it,
+/// and is sorted, encoded and written as soon as the input has moved on. Feeds are in time
+/// order, so each partition arrives as one run (two with a split parse, one per piece).
+///
+/// The file written is the partition the merge would write when the load turns out to be a
+/// plain bulk insert (no id repeats, no moves, no later rows for it). Otherwise it is only a
+/// stage: the merge reads it back with each row's load order and source columns, kept beside
+/// it in the scratch folder, and merges as if the rows had been spilled. Either way the result
+/// is the same store.
+///
+/// Encoding and writing run on a thread of their own, so parsing goes on meanwhile.
+///
+/// Memory: at most ``maxOpen`` partitions of at most ``openRowsLimit`` rows together, and
+/// ``inFlight`` more being written.
+package final class DirectPartitions: @unchecked Sendable {
+    /// Partitions collected at once (two per piece of a split parse).
+    package static let maxOpen = 4
+    /// Rows the open partitions may hold together before the least recently fed is written.
+    package static let openRowsLimit = 1 << 20
+    /// Partitions handed to the writing thread and not yet written.
+    package static let inFlight = 2
+
+    /// A partition written directly: its entry and where its rows' load order lies.
+    package struct Written: Sendable {
+        package let entry: PartitionEntry
+        package let sidePath: String
+    }
+
+    package let storePath: String
+    package let scratch: String
+    package let generation: Int
+    package let blockRows: Int
+    package let partitioning: Partitioning
+    package let history: HistoryStaging
+    /// Ordinals the store holds: their rows are merged with the stored ones, through the spill.
+    private let stored: Set<Int>
+    // the loader's thread only:
+    private var open: [Int: (rows: RowBatch, fed: Int)] = [:]
+    private var openRows = 0
+    private var clock = 0
+    /// Partitions handed to the writer: a later row for one goes to the spill, and the merge
+    /// folds the two.
+    private var closed: Set<Int> = []
+    /// Handed to the writer since the current input file began: a failed file removes them.
+    private var closedThisFile: [Int] = []
+    // the writer's: one thread, at most `inFlight` partitions queued; guarded by `lock`
+    private let queue = DispatchQueue(label: "quakes.load.direct")
+    private let slots = DispatchSemaphore(value: DirectPartitions.inFlight)
+    private let group = DispatchGroup()
+    private let lock = NSLock()
+    private var done: [Int: Written] = [:]
+    private var failure: StoreError?
+
+    package init(storePath: String, scratch: String, old: Manifest, generation: Int, history: HistoryStaging) {
+        self.storePath = storePath
+        self.scratch = scratch
+        self.generation = generation
+        self.blockRows = old.blockRows
+        self.partitioning = old.partitioning
+        self.history = history
+        stored = Set(old.partitions.map { old.partitioning.ordinal($0.minTime) })
+    }
+
+    /// Whether rows of partition `o` are collected here rather than spilled.
+    package func takes(_ o: Int) -> Bool { !stored.contains(o) && !closed.contains(o) }
+
+    /// Partitions written; complete once ``writeAll()`` has returned.
+    package var written: [Int: Written] { lock.lock(); defer { lock.unlock() }; return done }
+
+    /// Adds rows `range` of `batch`, all in partition `o` (``takes(_:)`` must hold).
+    package func append(_ batch: RowBatch, range: Range<Int>, partition o: Int) throws(StoreError) {
+        try checkFailure()
+        clock += 1
+        open[o, default: (RowBatch(), 0)].rows.append(contentsOf: batch, range: range)
+        open[o]?.fed = clock
+        openRows += range.count
+        while open.count > DirectPartitions.maxOpen || (openRows > DirectPartitions.openRowsLimit && open.count > 1) {
+            guard let lru = open.min(by: { $0.value.fed < $1.value.fed })?.key else { break }
+            hand(lru)
+        }
+    }
+
+    /// Writes every open partition and waits for the writer: at the end of each input file, so
+    /// a failed file never leaves rows of an earlier one behind.
+    package func writeAll() throws(StoreError) {
+        for o in open.keys.sorted() { hand(o) }
+        group.wait()
+        closedThisFile = []
+        try checkFailure()
+    }
+
+    /// Forgets the current file: drops its open rows and removes what it wrote.
+    package func rollBack() {
+        group.wait()
+        open = [:]
+        openRows = 0
+        lock.lock()
+        defer { lock.unlock() }
+        for o in closedThisFile {
+            closed.remove(o)
+            guard let w = done.removeValue(forKey: o) else { continue }
+            FileIO.remove(storePath + "/partitions/" + w.entry.file)
+            FileIO.remove(w.sidePath)
+            history.discard(ordinal: o)
+        }
+        closedThisFile = []
+    }
+
+    /// Waits until the writer is idle: a load that fails stops here before its files are removed.
+    package func wait() { group.wait() }
+
+    private func checkFailure() throws(StoreError) {
+        lock.lock()
+        let f = failure
+        lock.unlock()
+        if let f { throw f }
+    }
+
+    /// Hands partition `o` to the writer, waiting while ``inFlight`` are queued.
+    private func hand(_ o: Int) {
+        guard let rows = open.removeValue(forKey: o)?.rows else { return }
+        openRows -= rows.count
+        closed.insert(o)
+        closedThisFile.append(o)
+        slots.wait()
+        group.enter()
+        queue.async {
+            defer { self.slots.signal(); self.group.leave() }
+            do throws(StoreError) {
+                let w = try self.write(o, rows)
+                self.lock.lock()
+                self.done[o] = w
+                self.lock.unlock()
+            } catch {
+                self.lock.lock()
+                if self.failure == nil { self.failure = error }
+                self.lock.unlock()
+            }
+        }
+    }
+
+    /// Sorts, encodes and writes partition `o`, with its history section and its rows' load
+    /// order and source columns.
+    private func write(_ o: Int, _ batch: RowBatch) throws(StoreError) -> Written {
+        var rows = batch
+        var changes = ChangeSet()
+        changes.inserted = rows.text[Column.id.rawValue]
+        for t in rows.ints[Column.time.rawValue] { changes.touch(t) }
+        if !rows.isTimeIdOrdered() { rows.permute(rows.timeIdOrder()) }
+        let key = partitioning.key(ordinal: o)
+        let side = "\(scratch)/direct-\(o).side"
+        try FileIO.writeFile(side, DirectPartitions.side(rows))
+        let file = "\(key).g\(generation).\(PartitionFile.fileExtension)"
+        let entry = try PartitionWriter.write(rows, key: key, file: file, storePath: storePath, blockRows: blockRows)
+        try history.append(ordinal: o, changes.encoded(key: key))
+        return Written(entry: entry, sidePath: side)
+    }
+
+    /// Per row, its load order then its source columns, as little-endian 64-bit words.
+    private static func side(_ rows: RowBatch) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(16 * rows.count)
+        // SAFETY: each closure reads the 8 bytes of one local integer, within its lifetime.
+        for s in rows.seq { withUnsafeBytes(of: s.littleEndian) { out.append(contentsOf: $0) } }
+        for p in rows.present { withUnsafeBytes(of: p.littleEndian) { out.append(contentsOf: $0) } }
+        return out
+    }
+
+    /// The rows of a written partition as the spill would have given them: read back, with
+    /// each row's load order and source columns.
+    package static func rows(_ w: Written, storePath: String) throws(StoreError) -> RowBatch {
+        var b = try PartitionReader(storePath: storePath, entry: w.entry).readAll()
+        let side = try FileIO.readFile(w.sidePath, limit: Int.max)
+        guard side.count == 16 * b.count else {
+            throw .corrupt(w.sidePath, "\(side.count) bytes for \(b.count) rows")
+        }
+        let n = b.count
+        // SAFETY: the file holds exactly 16 * n bytes (checked above); every load lies inside it.
+        side.withUnsafeBytes { raw in
+            for i in 0..<n {
+                b.seq[i] = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self))
+                b.present[i] = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * (n + i), as: UInt64.self))
+            }
+        }
+        return b
+    }
+}

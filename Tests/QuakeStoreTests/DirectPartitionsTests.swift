@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+@testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
+
+/// New partitions written straight from the parsed batches must give exactly the store that
+/// spilling every row gives: the same partition files byte for byte, the same history and the
+/// same counts, for bulk inserts, repeats within a load, moves into new partitions, upserts
+/// onto stored partitions, files that fail half-way, unordered input and split parses.
+@Suite struct DirectPartitionsTests {
+    /// What one load step left: the summary, the partition files' names and bytes, every row,
+    /// the transaction's changes, and how many partition files existed when the spill pass ended.
+    struct Step: Equatable {
+        var counts: [Int]
+        var files: [String: [UInt8]]
+        var rows: RowBatch
+        var changes: [HistoryChange]
+        var committed: Bool
+    }
+
+    final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var n: [Int] = []
+        func add(_ k: Int) { lock.lock(); n.append(k); lock.unlock() }
+        var all: [Int] { lock.lock(); defer { lock.unlock() }; return n }
+    }
+
+    /// Loads `steps` into a fresh store, one load per step; returns each step's result and the
+    /// partition files present when each load's spill pass ended.
+    static func run(_ steps: [[String]], direct: Bool, split: Bool = false) throws -> ([Step], [Int]) {
+        let dir = TestSupport.tempDir("direct-\(direct)-\(split)-\(UUID().uuidString)")
+        let s = try Store.openOrCreate(path: dir + "/store")
+        let early = Seen()
+        var out: [Step] = []
+        for paths in steps {
+            var o = LoadOptions()
+            o.writesNewPartitions = direct
+            o.batchRows = 1000
+            o.splitBytes = split ? 0 : Int.max
+            o.parseWorkers = 2
+            let partitionsDir = dir + "/store/partitions"
+            let stored = FileIO.list(partitionsDir).count
+            o.onPhase = { phase in
+                if phase == "spilled" { early.add(FileIO.list(partitionsDir).count - stored) }
+            }
+            let before = Set(s.manifest.partitions.map(\.file))
+            let summary = try s.load(paths, options: o)
+            var files: [String: [UInt8]] = [:]
+            for e in s.manifest.partitions where !before.contains(e.file) {
+                files[e.file] = try FileIO.readFile(dir + "/store/partitions/" + e.file, limit: Int.max)
+            }
+            var changes: [HistoryChange] = []
+            if summary.committed {
+                try s.forEachChange(generation: s.manifest.generation) { changes.append($0) }
+            }
+            out.append(Step(counts: [summary.rowsRead, summary.new, summary.updated, summary.unchanged,
+                                     summary.duplicates, summary.rejected, summary.filesRejected],
+                            files: files, rows: try TestSupport.allRows(s), changes: changes,
+                            committed: summary.committed))
+            #expect(try s.verify().rows == s.manifest.rows)
+        }
+        return (out, early.all)
+    }
+
+    /// Both ways must agree step by step; returns the partition files the direct load had
+    /// written by the end of each spill pass.
+    @discardableResult
+    static func compare(_ steps: [[String]], split: Bool = false) throws -> [Int] {
+        let (spilled, none) = try run(steps, direct: false, split: split)
+        let (direct, early) = try run(steps, direct: true, split: split)
+        #expect(none.allSatisfy { $0 == 0 }, "the spilling load writes partitions only in the merge")
+        #expect(spilled.count == direct.count)
+        for (k, (a, b)) in zip(spilled, direct).enumerated() {
+            #expect(a.counts == b.counts, "step \(k)")
+            #expect(a.files.keys.sorted() == b.files.keys.sorted(), "step \(k)")
+            #expect(a.files == b.files, "step \(k): partition bytes")
+            #expect(a.rows == b.rows, "step \(k): rows")
+            #expect(a.changes == b.changes, "step \(k): history")
+            #expect(a.committed == b.committed, "step \(k)")
+        }
+        return early
+    }
+
+    static func generate(_ tag: String, rows: Int, perFile: Int, overlap: Double, seed: UInt64,
+                         compression: OutputSink.Compression = .none) throws -> String {
+        let dir = TestSupport.tempDir(tag + "-\(UUID().uuidString)")
+        var o = GeneratorOptions(rows: rows)
+        o.firstYear = 2021
+        o.lastYear = 2022
+        o.rowsPerFile = perFile
+        o.overlap = overlap
+        o.seed = seed
+        o.compression = compression
+        _ = try FeedGenerator.generate(o, into: dir)
+        return dir
+    }
+
+    @Test func bulkInsertIsWrittenDuringTheSpillPass() throws {
+        let feed = try DirectPartitionsTests.generate("bulk", rows: 9000, perFile: 9000, overlap: 0, seed: 5)
+        let early = try DirectPartitionsTests.compare([[feed]])
+        #expect(early.count == 1 && early[0] >= 20, "the 24 months are written before the merge: \(early)")
+    }
+
+    @Test func repeatsMovesAndUpsertsMergeTheStagedPartitions() throws {
+        // overlapping snapshots repeat events within the load; then upserts onto a stored
+        // store move events across partitions, into months it does not hold yet
+        let feed = try DirectPartitionsTests.generate("repeats", rows: 8000, perFile: 3000, overlap: 0.3, seed: 9)
+        let (store, _, _) = try TestSupport.load([feed])
+        let quakes = try TestSupport.allRows(store)
+        let qs = (0..<quakes.count).map { Quake(batch: quakes, row: $0) }
+        let up = TestSupport.tempDir("upserts-\(UUID().uuidString)") + "/up.csv"
+        _ = TestSupport.writeUpserts(of: qs, picks: 400, seed: 3, to: up) { _, rng in
+            UpsertFields(mag: TestSupport.upsertMag(&rng), place: "\"\(rng.next() % 50) km N of Nowhere, Chile\"")
+        }
+        let more = try DirectPartitionsTests.generate("more", rows: 3000, perFile: 3000, overlap: 0, seed: 11)
+        try DirectPartitionsTests.compare([[feed], [up, more], [feed, up]])
+    }
+
+    @Test func aFileThatFailsHalfWayLeavesNothingOfItsPartitions() throws {
+        let plain = try DirectPartitionsTests.generate("fail", rows: 6000, perFile: 6000, overlap: 0, seed: 21)
+        let packed = try DirectPartitionsTests.generate("failgz", rows: 6000, perFile: 6000, overlap: 0, seed: 21,
+                                                        compression: .gz)
+        let csv = try #require(FileIO.list(plain).first { $0.hasSuffix(".csv") })
+        let gzName = try #require(FileIO.list(packed).first { $0.hasSuffix(".gz") })
+        let gz = try FileIO.readFile(packed + "/" + gzName, limit: Int.max)
+        // a gzip stream cut short: its first months are parsed (and written) before it fails
+        let dir = TestSupport.tempDir("fail-\(UUID().uuidString)")
+        TestSupport.write(Array(gz.prefix(gz.count * 2 / 3)), to: dir + "/cut.csv.gz")
+        let other = try DirectPartitionsTests.generate("other", rows: 2000, perFile: 2000, overlap: 0, seed: 22)
+        try DirectPartitionsTests.compare([[dir + "/cut.csv.gz", other], [plain + "/" + csv, dir + "/cut.csv.gz"]])
+    }
+
+    @Test(arguments: [false, true])
+    func unorderedInputAndSplitParses(split: Bool) throws {
+        // rows shuffled: partitions are written, then fed again, many times over
+        let feed = try DirectPartitionsTests.generate("shuffle", rows: 7000, perFile: 7000, overlap: 0, seed: 31)
+        let csv = try #require(FileIO.list(feed).first { $0.hasSuffix(".csv") })
+        var lines = try String(contentsOfFile: feed + "/" + csv, encoding: .utf8).split(separator: "\n")
+        let header = lines.removeFirst()
+        var rng = SplitMix64(seed: 7)
+        for i in stride(from: lines.count - 1, to: 0, by: -1) { lines.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
+        let path = TestSupport.tempDir("shuffled-\(UUID().uuidString)") + "/shuffled.csv"
+        TestSupport.write(([header] + lines).joined(separator: "\n") + "\n", to: path)
+        try DirectPartitionsTests.compare([[path], [feed]], split: split)
+        try DirectPartitionsTests.compare([[feed]], split: split)
+    }
+
+    @Test(.enabled(if: TestSupport.usgsDirectory != nil, "needs ../shared/usgs"))
+    func realFeeds() throws {
+        let d = try #require(TestSupport.usgsDirectory).path
+        let names = FileIO.list(d).filter { !$0.hasPrefix("README") }.sorted()
+        // all at once (overlapping files repeat events), then in two halves
+        let half = names.count / 2
+        try DirectPartitionsTests.compare([names.map { d + "/" + $0 }])
+        try DirectPartitionsTests.compare([names[..<half].map { d + "/" + $0 }, names[half...].map { d + "/" + $0 }])
+    }
+}
