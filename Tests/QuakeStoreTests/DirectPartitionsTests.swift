@@ -147,6 +147,32 @@ import Testing
         try DirectPartitionsTests.compare([[feed]], split: split)
     }
 
+    /// Distinct ids (as in a bulk insert, where the order is total): the same rows as a full sort.
+    @Test func tiesOrderedInPlaceEqualAFullSort() throws {
+        var rng = SplitMix64(seed: 41)
+        for trial in 0..<300 {
+            var b = RowBatch()
+            let n = Int(rng.next() % 60)
+            var t: Int64 = 0
+            let sortedTimes = trial % 3 != 0
+            for row in 0..<n {
+                b.beginRow()
+                t += sortedTimes ? Int64(rng.next() % 3) : Int64(rng.next() % 7) - 3
+                b.setInt(.time, t)
+                b.setInt(.mag, rng.next() % 5 == 0 ? RowBatch.null : Int64(rng.next() % 900))
+                let id = "ev" + String(repeating: "x", count: Int(rng.next() % 4)) + String(rng.next() % 1000) + "-\(row)"
+                b.setText(.id, Array(id.utf8))
+                if rng.next() % 2 == 0 { b.setText(.place, Array("\(rng.next() % 100) km N of Somewhere".utf8)) }
+                b.endRow(present: rng.next(), seq: Int64(bitPattern: rng.next()))
+            }
+            var full = b
+            full.permute(full.timeIdOrder())
+            var fast = b
+            fast.sortByTimeId()
+            #expect(fast == full, "trial \(trial), \(n) rows")
+        }
+    }
+
     @Test(.enabled(if: TestSupport.usgsDirectory != nil, "needs ../shared/usgs"))
     func realFeeds() throws {
         let d = try #require(TestSupport.usgsDirectory).path

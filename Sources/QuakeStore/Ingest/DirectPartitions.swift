@@ -150,7 +150,7 @@ package final class DirectPartitions: @unchecked Sendable {
         var changes = ChangeSet()
         changes.inserted = rows.text[Column.id.rawValue]
         for t in rows.ints[Column.time.rawValue] { changes.touch(t) }
-        if !rows.isTimeIdOrdered() { rows.permute(rows.timeIdOrder()) }
+        rows.sortByTimeId()
         let key = partitioning.key(ordinal: o)
         let side = "\(scratch)/direct-\(o).side"
         try FileIO.writeFile(side, DirectPartitions.side(rows))

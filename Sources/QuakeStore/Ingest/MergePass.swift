@@ -117,7 +117,7 @@ package struct MergePass {
                 }
             }
             // sorted in place, column by column: the batch is the largest thing a merge holds
-            if !rows.isTimeIdOrdered() { rows.permute(rows.timeIdOrder()) }
+            rows.sortByTimeId()
             result.entry = try write(rows, partition: o)
             return result
         }
