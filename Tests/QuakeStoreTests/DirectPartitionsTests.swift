@@ -29,9 +29,10 @@ import Testing
 
     /// Loads `steps` into a fresh store, one load per step; returns each step's result and the
     /// partition files present when each load's spill pass ended.
-    static func run(_ steps: [[String]], direct: Bool, split: Bool = false) throws -> ([Step], [Int]) {
+    static func run(_ steps: [[String]], direct: Bool, split: Bool = false, rowsLimit: Int? = nil,
+                    partitioning: Partitioning = .month) throws -> ([Step], [Int]) {
         let dir = TestSupport.tempDir("direct-\(direct)-\(split)-\(UUID().uuidString)")
-        let s = try Store.openOrCreate(path: dir + "/store")
+        let s = try Store.openOrCreate(path: dir + "/store", partitioning: partitioning)
         let early = Seen()
         var out: [Step] = []
         for paths in steps {
@@ -40,6 +41,7 @@ import Testing
             o.batchRows = 1000
             o.splitBytes = split ? 0 : Int.max
             o.parseWorkers = 2
+            if let rowsLimit { o.newPartitionRows = rowsLimit }
             let partitionsDir = dir + "/store/partitions"
             let stored = FileIO.list(partitionsDir).count
             o.onPhase = { phase in
@@ -67,9 +69,11 @@ import Testing
     /// Both ways must agree step by step; returns the partition files the direct load had
     /// written by the end of each spill pass.
     @discardableResult
-    static func compare(_ steps: [[String]], split: Bool = false) throws -> [Int] {
-        let (spilled, none) = try run(steps, direct: false, split: split)
-        let (direct, early) = try run(steps, direct: true, split: split)
+    static func compare(_ steps: [[String]], split: Bool = false, rowsLimit: Int? = nil,
+                        partitioning: Partitioning = .month) throws -> [Int] {
+        let (spilled, none) = try run(steps, direct: false, split: split, partitioning: partitioning)
+        let (direct, early) = try run(steps, direct: true, split: split, rowsLimit: rowsLimit,
+                                      partitioning: partitioning)
         #expect(none.allSatisfy { $0 == 0 }, "the spilling load writes partitions only in the merge")
         #expect(spilled.count == direct.count)
         for (k, (a, b)) in zip(spilled, direct).enumerated() {
@@ -147,6 +151,18 @@ import Testing
         try DirectPartitionsTests.compare([[feed]], split: split)
     }
 
+    @Test func partitionsTooLargeToCollectGoToTheSpill() throws {
+        // year partitions of about 4,500 rows against a limit of 1,000 rows: every year overflows
+        // to the spill; with 6,000 the years are collected, two or three at a time
+        let feed = try DirectPartitionsTests.generate("years", rows: 9000, perFile: 9000, overlap: 0, seed: 51)
+        let small = try DirectPartitionsTests.compare([[feed]], rowsLimit: 1000, partitioning: .year)
+        #expect(small == [0], "no year is written before the merge: \(small)")
+        let large = try DirectPartitionsTests.compare([[feed]], rowsLimit: 6000, partitioning: .year)
+        #expect(large == [2], "both years are written before the merge: \(large)")
+        let upsert = try DirectPartitionsTests.generate("years2", rows: 3000, perFile: 1000, overlap: 0.2, seed: 52)
+        try DirectPartitionsTests.compare([[feed], [upsert, feed]], rowsLimit: 700, partitioning: .year)
+    }
+
     /// Distinct ids (as in a bulk insert, where the order is total): the same rows as a full sort.
     @Test func tiesOrderedInPlaceEqualAFullSort() throws {
         var rng = SplitMix64(seed: 41)
@@ -160,7 +176,8 @@ import Testing
                 t += sortedTimes ? Int64(rng.next() % 3) : Int64(rng.next() % 7) - 3
                 b.setInt(.time, t)
                 b.setInt(.mag, rng.next() % 5 == 0 ? RowBatch.null : Int64(rng.next() % 900))
-                let id = "ev" + String(repeating: "x", count: Int(rng.next() % 4)) + String(rng.next() % 1000) + "-\(row)"
+                let pad = String(repeating: "x", count: Int(rng.next() % 4))
+                let id = "ev" + pad + String(rng.next() % 1000) + "-\(row)"
                 b.setText(.id, Array(id.utf8))
                 if rng.next() % 2 == 0 { b.setText(.place, Array("\(rng.next() % 100) km N of Somewhere".utf8)) }
                 b.endRow(present: rng.next(), seq: Int64(bitPattern: rng.next()))

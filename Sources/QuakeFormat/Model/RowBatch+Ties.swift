@@ -17,12 +17,12 @@ extension RowBatch {
         while a < count {
             var b = a + 1
             var inOrder = true
+            let ids = text[Column.id.rawValue]
             while b < count && t[b] == t[a] {
-                if inOrder && text[Column.id.rawValue].compare(b - 1, text[Column.id.rawValue], b) >= 0 { inOrder = false }
+                if inOrder && ids.compare(b - 1, ids, b) >= 0 { inOrder = false }
                 b += 1
             }
             if !inOrder {
-                let ids = text[Column.id.rawValue]
                 let order = (a..<b).sorted { ids.compare($0, ids, $1) < 0 }
                 reorder(a..<b, order)
             }

@@ -15,7 +15,8 @@ import QuakeFormat
 /// Encoding and writing run on a thread of their own, so parsing goes on meanwhile.
 ///
 /// Memory: at most ``maxOpen`` partitions of at most ``openRowsLimit`` rows together, and
-/// ``inFlight`` more being written.
+/// ``inFlight`` more being written. A partition that alone outgrows the limit (a year of a
+/// large archive) is handed to the spill instead, and the rest of its rows follow it there.
 package final class DirectPartitions: @unchecked Sendable {
     /// Partitions collected at once (two per piece of a split parse).
     package static let maxOpen = 4
@@ -36,6 +37,10 @@ package final class DirectPartitions: @unchecked Sendable {
     package let blockRows: Int
     package let partitioning: Partitioning
     package let history: HistoryStaging
+    /// Rows the open partitions may hold together (``openRowsLimit`` unless a test says).
+    package let rowsLimit: Int
+    /// Where a partition too large to collect goes: the spill, with the rows it has so far.
+    package var spill: (Int, RowBatch) throws -> Void = { _, _ in }
     /// Ordinals the store holds: their rows are merged with the stored ones, through the spill.
     private let stored: Set<Int>
     // the loader's thread only:
@@ -55,8 +60,10 @@ package final class DirectPartitions: @unchecked Sendable {
     private var done: [Int: Written] = [:]
     private var failure: StoreError?
 
-    package init(storePath: String, scratch: String, old: Manifest, generation: Int, history: HistoryStaging) {
+    package init(storePath: String, scratch: String, old: Manifest, generation: Int, history: HistoryStaging,
+                 rowsLimit: Int = DirectPartitions.openRowsLimit) {
         self.storePath = storePath
+        self.rowsLimit = rowsLimit
         self.scratch = scratch
         self.generation = generation
         self.blockRows = old.blockRows
@@ -72,13 +79,20 @@ package final class DirectPartitions: @unchecked Sendable {
     package var written: [Int: Written] { lock.lock(); defer { lock.unlock() }; return done }
 
     /// Adds rows `range` of `batch`, all in partition `o` (``takes(_:)`` must hold).
-    package func append(_ batch: RowBatch, range: Range<Int>, partition o: Int) throws(StoreError) {
+    package func append(_ batch: RowBatch, range: Range<Int>, partition o: Int) throws {
         try checkFailure()
         clock += 1
         open[o, default: (RowBatch(), 0)].rows.append(contentsOf: batch, range: range)
         open[o]?.fed = clock
         openRows += range.count
-        while open.count > DirectPartitions.maxOpen || (openRows > DirectPartitions.openRowsLimit && open.count > 1) {
+        if let rows = open[o]?.rows, rows.count > rowsLimit {
+            open[o] = nil
+            openRows -= rows.count
+            closed.insert(o)
+            closedThisFile.append(o)
+            try spill(o, rows)
+        }
+        while open.count > DirectPartitions.maxOpen || openRows > rowsLimit {
             guard let lru = open.min(by: { $0.value.fed < $1.value.fed })?.key else { break }
             hand(lru)
         }

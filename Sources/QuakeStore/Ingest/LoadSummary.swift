@@ -107,6 +107,8 @@ public struct LoadOptions: Sendable {
     /// Partitions the store does not hold yet are written from the parsed batches as the input
     /// moves past them, not spilled first (see ``DirectPartitions``); off, every row is spilled.
     package var writesNewPartitions = true
+    /// Rows the new partitions collected at once may hold (a test makes it small).
+    package var newPartitionRows = DirectPartitions.openRowsLimit
     /// Test hook: called between phases (after spilling, before commit).
     package var onPhase: (@Sendable (String) -> Void)?
     /// Asked between batches, id buckets and partitions; when it returns true the load stops,

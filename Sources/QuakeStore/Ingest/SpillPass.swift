@@ -42,6 +42,7 @@ package final class SpillPass {
         self.options = options
         self.start = start
         idBuffers = Array(repeating: IdRecords(), count: Manifest.idBucketCount)
+        direct?.spill = { [unowned self] o, rows in try self.spillRows(o, rows) }
     }
 
     /// Reads every file and stages its rows; returns the counts so far (files, rows, bytes,
@@ -223,6 +224,15 @@ package final class SpillPass {
         try spills.partition(o).append(b.serialized())
         bufferedRows -= b.count
         partBuffers[o] = nil
+    }
+
+    /// Spills `rows` of partition `o` in frames of ``partitionFrameRows``.
+    private func spillRows(_ o: Int, _ rows: RowBatch) throws {
+        for start in stride(from: 0, to: rows.count, by: SpillPass.partitionFrameRows) {
+            var b = RowBatch()
+            b.append(contentsOf: rows, range: start..<min(rows.count, start + SpillPass.partitionFrameRows))
+            try spills.partition(o).append(b.serialized())
+        }
     }
 
     private func flushPartitions() throws {
