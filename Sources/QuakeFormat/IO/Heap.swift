@@ -22,4 +22,20 @@ package enum Heap {
         _ = glibcMallocTrim(0)
         #endif
     }
+
+    /// Returns the free pages to the kernel only once the process holds more than `limit`
+    /// bytes: trimming after every partition costs page faults when the heap grows again, so a
+    /// load trims only where its size calls for it.
+    package static func releaseFree(ifResidentAbove limit: Int) {
+        guard let r = residentBytes(), r > limit else { return }
+        releaseFree()
+    }
+
+    /// The process's resident set in bytes (`/proc/self/statm`), nil where it cannot be read.
+    package static func residentBytes() -> Int? {
+        guard let text = try? FileIO.readFile("/proc/self/statm", limit: 4096) else { return nil }
+        let fields = text.split(separator: UInt8(ascii: " "))
+        guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
+        return pages * 4096
+    }
 }

@@ -19,11 +19,15 @@ import QuakeFormat
 /// large archive) is handed to the spill instead, and the rest of its rows follow it there.
 package final class DirectPartitions: @unchecked Sendable {
     /// Partitions collected at once (two per piece of a split parse).
-    package static let maxOpen = 4
+    package static let maxOpen = 3
     /// Rows the open partitions may hold together before the least recently fed is written.
-    package static let openRowsLimit = 1 << 20
+    package static let openRowsLimit = 1 << 19
+    /// Resident bytes above which the heap is trimmed after a partition is written.
+    package static let trimAbove = 512 << 20
+    /// Resident bytes above which no new partition is collected (see ``takes(_:)``).
+    package static let residentLimit = 640 << 20
     /// Partitions handed to the writing thread and not yet written.
-    package static let inFlight = 2
+    package static let inFlight = 1
 
     /// A partition written directly: its entry and where its rows' load order lies.
     package struct Written: Sendable {
@@ -72,8 +76,19 @@ package final class DirectPartitions: @unchecked Sendable {
         stored = Set(old.partitions.map { old.partitioning.ordinal($0.minTime) })
     }
 
-    /// Whether rows of partition `o` are collected here rather than spilled.
-    package func takes(_ o: Int) -> Bool { !stored.contains(o) && !closed.contains(o) }
+    /// Whether rows of partition `o` are collected here rather than spilled. A partition not
+    /// begun yet is only begun while the process stays under ``residentLimit``: beyond it, the
+    /// rest of the load goes through the spill, whose memory is bounded by batch size.
+    package func takes(_ o: Int) -> Bool {
+        if stored.contains(o) || closed.contains(o) { return false }
+        if open[o] != nil { return true }
+        if let r = Heap.residentBytes(), r > DirectPartitions.residentLimit {
+            closed.insert(o)
+            closedThisFile.append(o)
+            return false
+        }
+        return true
+    }
 
     /// Partitions written; complete once ``writeAll()`` has returned.
     package var written: [Int: Written] { lock.lock(); defer { lock.unlock() }; return done }
@@ -146,6 +161,8 @@ package final class DirectPartitions: @unchecked Sendable {
             defer { self.slots.signal(); self.group.leave() }
             do throws(StoreError) {
                 let w = try self.write(o, rows)
+                // what encoding it freed, once the process is large (a large archive's partitions)
+                Heap.releaseFree(ifResidentAbove: DirectPartitions.trimAbove)
                 self.lock.lock()
                 self.done[o] = w
                 self.lock.unlock()
