@@ -50,6 +50,23 @@ import Testing
                 }
             }
         }
+        // with another term the catalog's cut-off does not apply: partitions go best bound first,
+        // a few at a time, under the cut-off of what earlier rounds found
+        for (needle, insensitive) in needles.prefix(6) {
+            for extra in [Filter.numberRange(.depth, lower: .init(10, inclusive: true), upper: nil),
+                          .numberRange(.mag, lower: .init(2.5, inclusive: false), upper: nil)] {
+                let f = Filter.and([.contains(.place, needle, insensitive: insensitive), extra])
+                for (limit, offset) in [(1, 0), (10, 0), (25, 3)] {
+                    for asc in [false, true] {
+                        let spec = QuerySpec(filter: f, sort: [SortKey(.mag, ascending: asc)], limit: limit,
+                                             offset: offset)
+                        let r = try s.query(spec, columns: [.id, .mag])
+                        #expect(r.ids == (try Naive.query(quakes, spec).map(\.id)),
+                                "\(needle) and \(extra) asc \(asc) limit \(limit)")
+                    }
+                }
+            }
+        }
         return closed
     }
 

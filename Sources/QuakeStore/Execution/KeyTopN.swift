@@ -39,13 +39,18 @@ package struct KeyTopN {
         let place = key.column == .mag && K != nil ? PlaceBound(filter) : nil
         let parts = executor.partitions(for: filter, stats: &stats)
         let shared = Shared()
-        var planned = parts
         var fromCatalog = false
-        if let place, let K, let kept = try catalogPartitions(parts, place, K: K, ascending: key.ascending, &stats) {
-            planned = kept
+        var found: [Entry] = [], lanes = 1
+        if let place, let K, let (kept, cut) = try catalogPartitions(parts, place, K: K, ascending: key.ascending,
+                                                                      &stats) {
             fromCatalog = true
+            // with the catalog's own cut-off the partitions left are about those the answer needs:
+            // one search over all of them on every core; without it, rounds best bound first
+            (found, lanes) = cut ? try search(kept.map(\.p), place: place, K: K, shared: shared, &stats)
+                : try searchInRounds(kept, place: place, K: K, shared: shared, &stats)
+        } else {
+            (found, lanes) = try search(parts, place: place, K: K, shared: shared, &stats)
         }
-        let (found, lanes) = try search(planned, place: place, K: K, shared: shared, &stats)
         var all = found
         let cut = shared.cutoff.load(ordering: .relaxed)
         if K != nil { all.removeAll { $0.key > cut } }
@@ -108,8 +113,43 @@ package struct KeyTopN {
         return (all, lanes)
     }
 
+    /// Searches partitions `bounded` best catalog bound first, a few at a time (twice as many
+    /// each round): after each round the K-th best key found so far is the cut-off, and a
+    /// partition whose bound is worse is never opened. A one-shot query opens only the
+    /// partitions that can still place.
+    private func searchInRounds(_ bounded: [(p: Int, bound: UInt64)], place: PlaceBound, K: Int, shared: Shared,
+                                _ stats: inout QueryStats) throws -> ([Entry], Int) {
+        let order = bounded.sorted { $0.bound < $1.bound || ($0.bound == $1.bound && $0.p < $1.p) }
+        var found: [Entry] = [], lanes = 1
+        var i = 0, size = 4 * workerCount
+        while i < order.count {
+            let cut = shared.cutoff.load(ordering: .relaxed)
+            // ties at the cut-off still count: their ids decide the last places
+            if order[i].bound > cut {
+                stats.partitionsSkippedByTopN += order.count - i
+                break
+            }
+            var round: [Int] = []
+            while i < order.count && round.count < size && order[i].bound <= cut {
+                round.append(order[i].p)
+                i += 1
+            }
+            let (f, l) = try search(round, place: place, K: K, shared: shared, &stats)
+            found.append(contentsOf: f)
+            lanes = Swift.max(lanes, l)
+            if K > 0, found.count >= K {
+                var keys = found.map(\.key)
+                keys.sort()
+                shared.lower(to: keys[K - 1])
+            }
+            size *= 2
+        }
+        return (found, lanes)
+    }
+
     /// The partitions of `parts` that can hold a row of the top `K` of a place search, from the
-    /// catalog's place section alone; nil when the store has no catalog place section.
+    /// catalog's place section alone, each with its bound, and whether the catalog's own cut-off
+    /// chose them; nil when the store has no catalog place section.
     ///
     /// A partition without a matching locality is left out. When the place search is the whole
     /// filter, each matching locality of a partition holds a matching row at its greatest
@@ -118,7 +158,7 @@ package struct KeyTopN {
     /// bound is worse than that cut-off is never opened.
     /// - Complexity: O(the store's localities + the partitions' locality lists + matches log matches).
     private func catalogPartitions(_ parts: [Int], _ place: PlaceBound, K: Int, ascending: Bool,
-                                   _ stats: inout QueryStats) throws -> [Int]? {
+                                   _ stats: inout QueryStats) throws -> ([(p: Int, bound: UInt64)], cut: Bool)? {
         guard let cat = try executor.store.catalog(executor.manifest), let places = try cat.places() else { return nil }
         let matches = place.matcher.table(places.localities)
         func key(_ m: Double) -> UInt64 {
@@ -143,12 +183,12 @@ package struct KeyTopN {
             }
         }
         // other terms of the filter may rule those rows out
-        guard place.alone, K > 0, guaranteed.count >= K else { return bounded.map(\.p) }
+        guard place.alone, K > 0, guaranteed.count >= K else { return (bounded, false) }
         guaranteed.sort()
         let cut = guaranteed[K - 1]
-        let kept = bounded.filter { $0.bound <= cut }.map(\.p)
+        let kept = bounded.filter { $0.bound <= cut }
         stats.partitionsSkippedByTopN += bounded.count - kept.count
-        return kept
+        return (kept, true)
     }
 
     /// One thread: claims units in bound order until the next bound cannot beat the cut-off.
