@@ -36,6 +36,7 @@ package enum Heap {
         guard let text = try? FileIO.readFile("/proc/self/statm", limit: 4096) else { return nil }
         let fields = text.split(separator: UInt8(ascii: " "))
         guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
-        return pages * 4096
+        let (bytes, overflow) = pages.multipliedReportingOverflow(by: 4096)
+        return overflow ? nil : bytes
     }
 }
