@@ -157,10 +157,12 @@ package final class DirectPartitions: @unchecked Sendable {
         closedThisFile.append(o)
         slots.wait()
         group.enter()
+        // the writer takes the only reference, so sorting reorders the columns in place
+        let box = Handoff(rows)
         queue.async {
             defer { self.slots.signal(); self.group.leave() }
             do throws(StoreError) {
-                let w = try self.write(o, rows)
+                let w = try self.write(o, box.take())
                 // what encoding it freed, once the process is large (a large archive's partitions)
                 Heap.releaseFree(ifResidentAbove: DirectPartitions.trimAbove)
                 self.lock.lock()
@@ -176,7 +178,7 @@ package final class DirectPartitions: @unchecked Sendable {
 
     /// Sorts, encodes and writes partition `o`, with its history section and its rows' load
     /// order and source columns.
-    private func write(_ o: Int, _ batch: RowBatch) throws(StoreError) -> Written {
+    private func write(_ o: Int, _ batch: consuming RowBatch) throws(StoreError) -> Written {
         var rows = batch
         var changes = ChangeSet()
         changes.inserted = rows.text[Column.id.rawValue]
@@ -218,5 +220,16 @@ package final class DirectPartitions: @unchecked Sendable {
             }
         }
         return b
+    }
+}
+
+/// A partition's rows on their way to the writer thread, handed over once.
+private final class Handoff: @unchecked Sendable {
+    private var rows: RowBatch?
+    init(_ rows: consuming RowBatch) { self.rows = rows }
+    /// The rows, leaving nothing behind.
+    func take() -> RowBatch {
+        defer { rows = nil }
+        return rows ?? RowBatch()
     }
 }
