@@ -18,7 +18,7 @@ import QuakeFormat
 /// ``inFlight`` more being written. A partition that alone outgrows the limit (a year of a
 /// large archive) is handed to the spill instead, and the rest of its rows follow it there.
 package final class DirectPartitions: @unchecked Sendable {
-    /// Partitions collected at once (two per piece of a split parse).
+    /// Partitions collected at once (one per piece of a two-way split parse, and one to spare).
     package static let maxOpen = 3
     /// Rows the open partitions may hold together before the least recently fed is written.
     package static let openRowsLimit = 1 << 19
