@@ -1,6 +1,7 @@
-/// Event-id records: the id, its time and `updated`, and load order. The store keeps one
-/// sorted file of these per id-hash bucket (`ids/NN.gG.idx`) so a load finds an event's
-/// stored version, and so its partition, without scanning the store.
+/// Event-id records: the id, its time and `updated`, and load order: what a load spills per
+/// id-hash bucket and resolves. Stores of formats v1 and v2 kept them as their id index
+/// (`ids/NN.gG.idx`); those files are still read (see ``IdHashes``), and format v3 keeps a
+/// hash and a partition per event instead.
 package struct IdRecords: Sendable {
     package var ids = ByteArena()
     package var time: [Int64] = []
@@ -48,9 +49,7 @@ package struct IdRecords: Sendable {
     }
 
     /// The bucket of an id.
-    package static func bucket(_ p: UnsafeRawBufferPointer) -> Int {
-        Int(Checksum.hash(p, seed: 0x51_7CC1_B727_220A) % UInt64(Manifest.idBucketCount))
-    }
+    package static func bucket(_ p: UnsafeRawBufferPointer) -> Int { IdHashes.bucket(IdHashes.hash(p)) }
 
     // MARK: bucket files: [zstd frame][raw length u32][checksum u64][magic]
 
@@ -103,8 +102,8 @@ package struct IdRecords: Sendable {
         guard r.remaining == 0 else { throw .corrupt("id records: \(r.remaining) stray bytes") }
     }
 
-    /// The bucket file of these records, or of the records at `rows` only (without copying them
-    /// out first: a load's bucket may hold millions).
+    /// A format v2 bucket file of these records, or of the records at `rows` only. Stores no
+    /// longer write these; tests build v2 stores with it.
     package func fileBytes(rows: [Int]? = nil) -> [UInt8] {
         let payload = compactPayload(rows)
         var w = ByteWriter()

@@ -12,9 +12,9 @@
 /// still checked for order, spans and row totals before it is trusted.
 package struct Manifest: Sendable, Equatable {
     package static let fileName = "manifest.qkm"
-    /// The manifest revision this build writes (3 adds the load history, 4 the catalog); it
-    /// reads 2 to 4.
-    package static let version = 4
+    /// The manifest revision this build writes (3 adds the load history, 4 the catalog, 5 the
+    /// hashed id index of ``IdHashes``, which builds before it cannot read); it reads 2 to 5.
+    package static let version = 5
     /// The store format (partition files, id index): v2 since the engine rewrite.
     package static let storeFormat = 2
     package static let magic: [UInt8] = Array("QKMANIF2".utf8)

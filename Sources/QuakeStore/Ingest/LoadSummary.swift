@@ -109,6 +109,8 @@ public struct LoadOptions: Sendable {
     package var writesNewPartitions = true
     /// Rows the new partitions collected at once may hold (a test makes it small).
     package var newPartitionRows = DirectPartitions.openRowsLimit
+    /// Key bits of the id index files a load creates (a test makes keys collide).
+    package var idHashBits = IdHashes.defaultBits
     /// Test hook: called between phases (after spilling, before commit).
     package var onPhase: (@Sendable (String) -> Void)?
     /// Asked between batches, id buckets and partitions; when it returns true the load stops,

@@ -50,8 +50,9 @@ package final class Loader {
         report(.resolve, 0, Manifest.idBucketCount)
         let buckets = Tally()
         try options.checkCancelled()
-        let resolve = ResolvePass(storePath: storePath, old: old, generation: generation, isCancelled: options.isCancelled)
-        let resolved = try resolve.run(spills.idBuckets) {
+        var resolve = ResolvePass(storePath: storePath, old: old, generation: generation, isCancelled: options.isCancelled)
+        resolve.newIndexBits = options.idHashBits
+        let resolved = try resolve.run(spills.idBuckets, scratch: spills.directory) {
             report(.resolve, buckets.add(), Manifest.idBucketCount)
         }
         summary.new = resolved.new

@@ -12,6 +12,8 @@ package struct ResolvePass {
     /// Asked before each bucket: a cancelled load stops (see ``LoadOptions/isCancelled``).
     package var isCancelled: (@Sendable () -> Bool)?
     package var partitioning: Partitioning { old.partitioning }
+    /// Key bits of a bucket file written where the store had none (see ``IdHashes``).
+    package var newIndexBits = IdHashes.defaultBits
 
     /// An event to carry out of a partition, by id, to its winner's partition.
     package struct Move: Sendable {
@@ -42,12 +44,16 @@ package struct ResolvePass {
         package var moves: [Int: [Move]] = [:]
     }
 
-    /// - Parameter onBucket: called after each bucket, from any thread.
-    package func run(_ idSpills: [SpillFile], onBucket: @escaping @Sendable () -> Void = {}) throws -> Output {
+    /// - Parameters:
+    ///   - scratch: a folder for the stored versions read back (the load's `tmp/`).
+    ///   - onBucket: called after each bucket, from any thread.
+    package func run(_ idSpills: [SpillFile], scratch: String,
+                     onBucket: @escaping @Sendable () -> Void = {}) throws -> Output {
+        let stored = try storedVersions(idSpills, scratch: scratch)
         let results = try parallelMap(Array(0..<idSpills.count)) { b in
             defer { onBucket() }
             if isCancelled?() == true { throw QuakeError(.interrupted, detail: "interrupted") }
-            return try resolveBucket(b, idSpills[b])
+            return try resolveBucket(b, idSpills[b], stored: stored[b])
         }
         var out = Output()
         for (b, r) in results.enumerated() {
@@ -60,16 +66,14 @@ package struct ResolvePass {
         return out
     }
 
-    private func resolveBucket(_ b: Int, _ spill: SpillFile) throws -> BucketResult {
+    /// Phase 3 for bucket `b`: the load's records with the stored versions staged for them.
+    private func resolveBucket(_ b: Int, _ spill: SpillFile, stored: SpillFile?) throws -> BucketResult {
         var result = BucketResult()
         guard spill.size > 0 else { return result }
         var all = IdRecords()
-        if let f = old.idBuckets[b] {
-            let stored = try IdRecords.read(path: storePath + "/ids/" + f)
-            for i in 0..<stored.count {
-                all.append(from: stored, i)
-                all.seq[all.count - 1] = Int64.min
-            }
+        try stored?.forEach { p in
+            let r = try IdRecords(serialized: p)
+            for i in 0..<r.count { all.append(from: r, i) }
         }
         let storedCount = all.count
         try spill.forEach { p in
@@ -108,18 +112,51 @@ package struct ResolvePass {
         let distinctCount = interner.count
         interner = SliceInterner()
         code = []
-        // stored ids come first, so code k < storedCount is stored record k
-        let same = distinctCount == storedCount && (0..<storedCount).allSatisfy { k in
-            all.time[winner[k]] == all.time[k] && all.updated[winner[k]] == all.updated[k]
+        var index = IdHashes(bits: newIndexBits)
+        if let f = old.idBuckets[b] {
+            index = try IdHashes.read(path: storePath + "/ids/" + f, bucket: b, partitioning: partitioning)
         }
-        if same {
-            result.file = old.idBuckets[b]   // every stored version still wins: keep the file
+        let next = reindexed(index, all: all, storedCount: storedCount, winners: winner.prefix(distinctCount))
+        if let f = old.idBuckets[b], next == index {
+            result.file = f   // every event keeps its partition: keep the file
             return result
         }
         let name = String(format: "%02d.g%d.idx", b, generation)
-        // the winners only, gathered while the file is encoded
-        try FileIO.writeFile(storePath + "/ids/" + name, all.fileBytes(rows: winner))
+        try FileIO.writeFile(storePath + "/ids/" + name, next.fileBytes())
         result.file = name
         return result
+    }
+
+    /// The bucket's entries after this load: the stored versions staged for it leave, and each
+    /// event's winner comes in under its partition.
+    private func reindexed(_ index: IdHashes, all: IdRecords, storedCount: Int,
+                           winners: ArraySlice<Int>) -> IdHashes {
+        struct Entry: Hashable {
+            let key: UInt64
+            let ordinal: Int
+        }
+        func entry(_ i: Int) -> Entry {
+            let h = all.ids.bytes.withUnsafeBytes { IdHashes.hash(UnsafeRawBufferPointer(rebasing: $0[all.ids.range(i)])) }
+            return Entry(key: index.key(h), ordinal: partitioning.ordinal(all.time[i]))
+        }
+        var leaving: [Entry: Int] = [:]
+        for i in 0..<storedCount { leaving[entry(i), default: 0] += 1 }
+        var next = IdHashes(bits: index.bits)
+        next.keys.reserveCapacity(index.count + winners.count)
+        next.ordinals.reserveCapacity(index.count + winners.count)
+        for j in 0..<index.count {
+            let e = Entry(key: index.keys[j], ordinal: index.ordinals[j])
+            if let n = leaving[e], n > 0 {
+                leaving[e] = n - 1
+                continue
+            }
+            next.append(key: e.key, ordinal: e.ordinal)
+        }
+        for w in winners {
+            let e = entry(w)
+            next.append(key: e.key, ordinal: e.ordinal)
+        }
+        next.sort()
+        return next
     }
 }

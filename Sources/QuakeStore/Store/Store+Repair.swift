@@ -32,7 +32,7 @@ extension Store {
     /// generation `G` is, per partition key and per id bucket, the newest file of a generation
     /// at most `G`. Candidates are tried from the newest generation down; one is taken when
     /// every file passes its checksums and the id index and the partitions agree exactly
-    /// (every id stored once, at the time the index gives). A partition file older than `G`
+    /// (each row placed by one index entry, in the partition it names). A partition file older than `G`
     /// whose every row the index places elsewhere is one that generation `G` emptied and
     /// retired, and is left out. The result is committed atomically, then fully verified.
     ///
@@ -103,25 +103,18 @@ extension Store {
         guard let partitioning = Partitioning(keyShape: byKey.keys.first ?? "2000-01") else {
             throw .corrupt("partition keys of an unknown shape")
         }
-        // the id index of generation g: id -> time
-        var index = SliceInterner(capacity: 1024)
-        var indexTime: [Int64] = []
+        // the id index of generation g: its (bucket, key, partition) entries, each with a count
+        var entries: [IdEntry: Int] = [:]
+        var indexed = 0
+        var bits = [Int](repeating: IdHashes.defaultBits, count: Manifest.idBucketCount)
         var idFiles = [String?](repeating: nil, count: Manifest.idBucketCount)
         for (k, f) in byBucket {
-            let recs = try IdRecords.read(path: path + "/ids/" + f.name)
-            let problem: String? = recs.ids.bytes.withUnsafeBytes { raw in
-                for i in 0..<recs.count {
-                    let p = UnsafeRawBufferPointer(rebasing: raw[recs.ids.range(i)])
-                    guard IdRecords.bucket(p) == k else { return "an id in the wrong bucket" }
-                    guard index.intern(p) == indexTime.count else { return "an id listed twice" }
-                    indexTime.append(recs.time[i])
-                }
-                return nil
-            }
-            if let problem { throw .corrupt("ids/\(f.name): \(problem)") }
+            let h = try IdHashes.read(path: path + "/ids/" + f.name, bucket: k, partitioning: partitioning)
+            bits[k] = h.bits
+            for j in 0..<h.count { entries[IdEntry(bucket: k, key: h.keys[j], ordinal: h.ordinals[j]), default: 0] += 1 }
+            indexed += h.count
             idFiles[k] = f.name
         }
-        var seen = [Bool](repeating: false, count: indexTime.count)
         var m = Manifest(partitioning: partitioning)
         m.generation = g
         // transactions cannot be told complete without the manifest that named them: the
@@ -130,7 +123,8 @@ extension Store {
         var blockRows: Int?
         for key in byKey.keys.sorted() {
             guard let f = byKey[key] else { continue }
-            let scan = try scanPartition(store: path, file: f.name, index: index, indexTime: indexTime, seen: &seen)
+            let scan = try scanPartition(store: path, file: f.name, partitioning: partitioning, bits: bits,
+                                         entries: &entries)
             if scan.matched == 0 && f.generation < g { continue }  // emptied and retired by a later generation
             guard scan.matched == scan.rows else {
                 throw .corrupt("partitions/\(f.name): \(scan.rows - scan.matched) of \(scan.rows) rows disagree with the id index")
@@ -142,8 +136,8 @@ extension Store {
                                                maxTime: scan.maxTime, bytes: FileIO.size(path + "/partitions/" + f.name)))
             m.rows += scan.rows
         }
-        guard m.rows == indexTime.count else {
-            throw .corrupt("the id index holds \(indexTime.count) ids, the partitions \(m.rows) rows")
+        guard m.rows == indexed else {
+            throw .corrupt("the id index holds \(indexed) ids, the partitions \(m.rows) rows")
         }
         m.blockRows = blockRows ?? Manifest.defaultBlockRows
         m.idBuckets = idFiles
@@ -156,9 +150,17 @@ extension Store {
         package var minTime = Int64.max, maxTime = Int64.min
     }
 
-    /// Reads a partition's ids and times and counts the rows the id index places there.
-    private static func scanPartition(store: String, file: String, index: SliceInterner, indexTime: [Int64],
-                                      seen: inout [Bool]) throws(StoreError) -> PartitionScan {
+    /// An id index entry: the bucket and key of an id's hash, and the partition holding it.
+    private struct IdEntry: Hashable {
+        let bucket: Int
+        let key: UInt64
+        let ordinal: Int
+    }
+
+    /// Reads a partition's ids and times and counts the rows the id index places there; each
+    /// entry places one row.
+    private static func scanPartition(store: String, file: String, partitioning: Partitioning, bits: [Int],
+                                      entries: inout [IdEntry: Int]) throws(StoreError) -> PartitionScan {
         let path = store + "/partitions/" + file
         let mapped = try MappedFile(path: path)
         let rows = try withExtendedLifetime(mapped) { () throws(StoreError) in
@@ -171,18 +173,17 @@ extension Store {
         for k in 0..<d.blockSizes.count {
             let t = try r.ints(.time, block: k), ids = try r.arena(.id, block: k)
             guard t.count == ids.count else { throw .corrupt(path, "block \(k) columns disagree") }
-            let twice: Bool = ids.bytes.withUnsafeBytes { raw in
+            ids.bytes.withUnsafeBytes { raw in
                 for i in 0..<t.count {
                     s.minTime = min(s.minTime, t[i]); s.maxTime = max(s.maxTime, t[i])
-                    guard let j = index.lookup(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])),
-                          indexTime[j] == t[i] else { continue }
-                    if seen[j] { return true }
-                    seen[j] = true
+                    let h = IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)]))
+                    let b = IdHashes.bucket(h)
+                    let e = IdEntry(bucket: b, key: IdHashes.key(h, bits: bits[b]), ordinal: partitioning.ordinal(t[i]))
+                    guard let n = entries[e], n > 0 else { continue }
+                    entries[e] = n - 1
                     s.matched += 1
                 }
-                return false
             }
-            if twice { throw .corrupt(path, "an id stored twice") }
         }
         return s
     }

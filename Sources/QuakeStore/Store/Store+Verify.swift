@@ -14,29 +14,23 @@ extension Store {
     /// events (loads never delete). Throws the first failure.
     package func verify(progress: ((String) -> Void)? = nil) throws -> (partitions: Int, rows: Int, blocks: Int) {
         var blocksRead = 0
-        var indexed = SliceInterner(capacity: manifest.rows)
-        var indexedTime: [Int64] = []
+        var index: [IdHashes?] = []
         for (b, f) in manifest.idBuckets.enumerated() {
-            guard let f else { continue }
-            let recs: IdRecords
-            do { recs = try IdRecords.read(path: path + "/ids/" + f) } catch {
+            guard let f else { index.append(nil); continue }
+            do {
+                index.append(try IdHashes.read(path: path + "/ids/" + f, bucket: b, partitioning: manifest.partitioning))
+            } catch {
                 throw VerifyFailure(file: "ids/" + f, block: nil, reason: "\(error)")
             }
-            try recs.ids.bytes.withUnsafeBytes { (raw) throws in
-                for i in 0..<recs.count {
-                    let p = UnsafeRawBufferPointer(rebasing: raw[recs.ids.range(i)])
-                    guard IdRecords.bucket(p) == b else { throw VerifyFailure(file: "ids/" + f, block: nil, reason: "id in the wrong bucket") }
-                    let k = indexed.intern(p)
-                    guard k == indexedTime.count else { throw VerifyFailure(file: "ids/" + f, block: nil, reason: "id listed twice") }
-                    indexedTime.append(recs.time[i])
-                }
-            }
         }
-        guard indexed.count == manifest.rows else {
-            throw VerifyFailure(file: "ids/", block: nil, reason: "index holds \(indexed.count) ids, manifest \(manifest.rows) rows")
+        let indexed = index.reduce(0) { $0 + ($1?.count ?? 0) }
+        guard indexed == manifest.rows else {
+            throw VerifyFailure(file: "ids/", block: nil, reason: "index holds \(indexed) ids, manifest \(manifest.rows) rows")
         }
-        try verifyHistory(indexed)
-        var seen = [Bool](repeating: false, count: indexed.count)
+        // every stored id once, and the index entries the rows give
+        var stored = SliceInterner(capacity: manifest.rows)
+        var expected = [IdHashes](repeating: IdHashes(), count: Manifest.idBucketCount)
+        for (b, h) in index.enumerated() { if let h { expected[b].bits = h.bits } }
         var histograms: [Catalog.Histogram?] = []
         var places: [PlaceSummary?] = []
         for e in manifest.partitions {
@@ -113,13 +107,26 @@ extension Store {
                         throw VerifyFailure(file: file, block: i / manifest.blockRows, reason: "rows \(i - 1) and \(i) are out of (time, id) order")
                     }
                 }
-                let k = ids.bytes.withUnsafeBytes { indexed.lookup(UnsafeRawBufferPointer(rebasing: $0[ids.range(i)])) }
-                guard let k else { throw VerifyFailure(file: "partitions/\(e.file)", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") is not in the id index") }
-                guard !seen[k] else { throw VerifyFailure(file: "partitions/\(e.file)", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") is stored twice") }
-                guard indexedTime[k] == t[i] else { throw VerifyFailure(file: "partitions/\(e.file)", block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") has another time in the index") }
-                seen[k] = true
+                let before = stored.count
+                let (k, h) = ids.bytes.withUnsafeBytes { raw in
+                    let p = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
+                    return (stored.intern(p), IdHashes.hash(p))
+                }
+                guard k == before else {
+                    throw VerifyFailure(file: file, block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") is stored twice")
+                }
+                let b = IdHashes.bucket(h)
+                expected[b].append(key: expected[b].key(h), ordinal: manifest.partitioning.ordinal(t[i]))
             }
         }
+        for b in 0..<Manifest.idBucketCount {
+            expected[b].sort()
+            guard expected[b].keys == (index[b]?.keys ?? []), expected[b].ordinals == (index[b]?.ordinals ?? []) else {
+                let f = manifest.idBuckets[b].map { "ids/" + $0 } ?? "ids/"
+                throw VerifyFailure(file: f, block: nil, reason: "bucket \(b) does not list the stored events of its ids")
+            }
+        }
+        try verifyHistory(stored)
         try verifyCatalog(histograms, places)
         return (manifest.partitions.count, manifest.rows, blocksRead)
     }
@@ -190,7 +197,7 @@ extension Store {
     }
 
     /// Every kept transaction decodes, its counts add up, and every id it inserted or
-    /// updated is in the id index.
+    /// updated is stored.
     private func verifyHistory(_ indexed: SliceInterner) throws {
         for g in manifest.history.generations {
             let file = "history/" + HistoryFile.name(generation: g)

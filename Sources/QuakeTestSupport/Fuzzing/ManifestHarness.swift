@@ -6,14 +6,23 @@ import QuakeInterchange
 
 /// Arbitrary bytes as a manifest and as an id-index bucket, each given a valid checksum (and
 /// the bucket a valid zstd frame), so the fuzzer reaches the checks behind them.
-/// Byte 0 picks the mode: even, a manifest body after the magic; odd, a bucket payload.
+/// Byte 0 picks the mode: 0 mod 4, a manifest body after the magic; 2 mod 4, a v3 bucket
+/// payload (bucket `byte >> 2`); odd, a v2 or v1 bucket payload.
 package enum ManifestHarness: FuzzHarness {
     package static let name = "manifest"
 
     package static func run(_ data: UnsafeRawBufferPointer) {
         guard let mode = data.first else { return }
         let body = Array(data[1...])
-        if mode & 1 == 0 {
+        if mode & 3 == 2 {
+            var w = ByteWriter()
+            w.bytes = body
+            w.u32(UInt32(body.count))
+            w.u64(Checksum.hash(body))
+            w.bytes += IdHashes.magic
+            let b = Int(mode >> 2) % Manifest.idBucketCount
+            w.bytes.withUnsafeBytes { p in _ = try? IdHashes.decode(p, bucket: b, partitioning: .month, path: "fuzz") }
+        } else if mode & 1 == 0 {
             var w = ByteWriter()
             w.bytes = Manifest.magic + body
             w.u64(Checksum.hash(w.bytes))
@@ -25,7 +34,7 @@ package enum ManifestHarness: FuzzHarness {
             w.u32(UInt32(body.count))
             w.u64(sum)
             w.bytes += (mode & 2 == 0 ? IdRecords.magic : IdRecords.magicV1)
-            w.bytes.withUnsafeBytes { b in _ = try? IdRecords.decode(b, path: "fuzz") }
+            w.bytes.withUnsafeBytes { b in _ = try? IdHashes.decode(b, bucket: 0, partitioning: .month, path: "fuzz") }
         }
     }
 
@@ -60,6 +69,18 @@ package enum ManifestHarness: FuzzHarness {
             seeds.append([1] + payload)
         }
         seeds.append([3] + r.serialized())
+        for b in 0..<Manifest.idBucketCount {
+            var one = IdRecords()
+            r.ids.bytes.withUnsafeBytes { raw in
+                for i in 0..<r.count where IdRecords.bucket(UnsafeRawBufferPointer(rebasing: raw[r.ids.range(i)])) == b {
+                    one.append(from: r, i)
+                }
+            }
+            guard one.count > 1, let h = try? IdHashes.converting(one, bucket: b, partitioning: .month) else { continue }
+            let v3 = h.fileBytes()
+            seeds.append([UInt8(b << 2 | 2)] + Array(v3[0..<(v3.count - 20)]))
+            break
+        }
         return seeds
     }
 }

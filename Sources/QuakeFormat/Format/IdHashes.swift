@@ -1,0 +1,178 @@
+/// One id-hash bucket of the id index (format v3, `QKIDX003`): per stored event a key cut from
+/// the 64-bit hash of its id and the ordinal of the partition that holds it, sorted by key then
+/// ordinal. It repeats no id text: a load that meets a stored key reads the named partition
+/// to find the event's id, time and `updated` exactly, so two ids that share a key are never
+/// confused (see `ResolvePass`).
+///
+/// The low 6 bits of the hash pick the bucket; the key is the next `bits` bits above them
+/// (58 in files the store writes, so bucket and key keep all 64). A file records its own
+/// `bits`: fewer bits make shared keys common, which tests use to drive the exact path.
+package struct IdHashes: Sendable, Equatable {
+    /// Sorted keys (then ordinals within a key).
+    package var keys: [UInt64] = []
+    /// Partition ordinals (see ``Partitioning/ordinal(_:)``), one per key.
+    package var ordinals: [Int] = []
+    /// Hash bits a key keeps, 1...58.
+    package var bits: Int
+
+    package static let defaultBits = 58
+    package static let magic: [UInt8] = Array("QKIDX003".utf8)
+
+    package var count: Int { keys.count }
+
+    package init(bits: Int = IdHashes.defaultBits) { self.bits = bits }
+
+    /// The 64-bit hash an id's bucket and key come from.
+    @inline(__always)
+    package static func hash(_ p: UnsafeRawBufferPointer) -> UInt64 {
+        Checksum.hash(p, seed: 0x51_7CC1_B727_220A)
+    }
+
+    /// The bucket of a hash.
+    @inline(__always)
+    package static func bucket(_ h: UInt64) -> Int { Int(h % UInt64(Manifest.idBucketCount)) }
+
+    /// The key of a hash at `bits` bits.
+    @inline(__always)
+    package static func key(_ h: UInt64, bits: Int) -> UInt64 { (h >> 6) >> UInt64(58 - bits) }
+
+    /// The key of an id in this file.
+    @inline(__always)
+    package func key(_ h: UInt64) -> UInt64 { IdHashes.key(h, bits: bits) }
+
+    /// Index of the first entry whose key is at least `k`.
+    /// - Complexity: O(log n).
+    package func first(atLeast k: UInt64) -> Int {
+        var lo = 0, hi = keys.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if keys[mid] < k { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// The entries whose key is `k`.
+    package func entries(_ k: UInt64) -> Range<Int> {
+        let lo = first(atLeast: k)
+        var hi = lo
+        while hi < keys.count && keys[hi] == k { hi += 1 }
+        return lo..<hi
+    }
+
+    package mutating func append(key k: UInt64, ordinal o: Int) {
+        keys.append(k)
+        ordinals.append(o)
+    }
+
+    /// Puts the entries in key, then ordinal, order.
+    package mutating func sort() {
+        var pairs = zip(keys, ordinals).map { ($0, $1) }
+        pairs.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+        keys = pairs.map(\.0)
+        ordinals = pairs.map(\.1)
+    }
+
+    // MARK: file: [u32 count][u8 bits][u32 len][keys, FOR][u32 len][ordinals, FOR][u32 payload][u64 sum][magic]
+
+    /// The bucket file of these entries (which must be sorted).
+    package func fileBytes() -> [UInt8] {
+        var out: [UInt8] = []
+        withUnsafeBytes(of: UInt32(count).littleEndian) { out.append(contentsOf: $0) }
+        out.append(UInt8(bits))
+        for column in [keys.map { Int64(bitPattern: $0) }, ordinals.map { Int64($0) }] {
+            var chunk: [UInt8] = []
+            if count > 0 { _ = ForIntegerCodec.encode(column, rows: 0..<count, into: &chunk) }
+            withUnsafeBytes(of: UInt32(chunk.count).littleEndian) { out.append(contentsOf: $0) }
+            out.append(contentsOf: chunk)
+        }
+        var w = ByteWriter()
+        w.bytes = out
+        let sum = Checksum.hash(out)
+        w.u32(UInt32(out.count))
+        w.u64(sum)
+        w.bytes.append(contentsOf: IdHashes.magic)
+        return w.bytes
+    }
+
+    /// Reads the bucket file at `path` for bucket `b`: a v3 file as it is, a v1 or v2 file (ids
+    /// in full) converted, with `partitioning` placing each id's time.
+    package static func read(path: String, bucket b: Int, partitioning: Partitioning) throws(StoreError) -> IdHashes {
+        let f = try MappedFile(path: path)
+        return try withExtendedLifetime(f) { () throws(StoreError) in
+            try decode(f.bytes, bucket: b, partitioning: partitioning, path: path)
+        }
+    }
+
+    /// Checks and decodes a bucket file's bytes; `path` names it in errors.
+    package static func decode(_ b: UnsafeRawBufferPointer, bucket: Int, partitioning: Partitioning,
+                               path: String) throws(StoreError) -> IdHashes {
+        guard b.count >= 20, Array(b[(b.count - 8)...]) == magic else {
+            let old = try IdRecords.decode(b, path: path)
+            do { return try converting(old, bucket: bucket, partitioning: partitioning) } catch {
+                throw .corrupt(path, "\(error)")
+            }
+        }
+        var r = ByteReader(b, at: b.count - 20)
+        let len = Int(try r.u32())
+        let sum = try r.u64()
+        guard len == b.count - 20 else { throw .corrupt(path, "id index length \(len) of \(b.count - 20)") }
+        let payload = UnsafeRawBufferPointer(rebasing: b[0..<len])
+        guard Checksum.hash(payload) == sum else { throw .corrupt(path, "checksum mismatch") }
+        do { return try IdHashes(payload: payload, bucket: bucket) } catch { throw .corrupt(path, "\(error)") }
+    }
+
+    private init(payload p: UnsafeRawBufferPointer, bucket: Int) throws(StoreError) {
+        var r = ByteReader(p)
+        let n = Int(try r.u32())
+        guard n <= p.count * 8 else { throw .corrupt("id hashes: count \(n)") }
+        bits = Int(try r.u8())
+        guard (1...IdHashes.defaultBits).contains(bits) else { throw .corrupt("id hashes: \(bits) key bits") }
+        var columns: [[Int64]] = []
+        for _ in 0..<2 {
+            let len = Int(try r.u32())
+            try r.need(len)
+            let part = UnsafeRawBufferPointer(rebasing: p[r.pos..<(r.pos + len)])
+            r.pos += len
+            if n == 0 {
+                guard len == 0 else { throw .corrupt("id hashes: bytes for no entries") }
+                continue
+            }
+            guard case .ints(let v) = try ForIntegerCodec.decode(part, count: n, rows: 0..<n, as: .stored),
+                  v.count == n else { throw .corrupt("id hashes: a column") }
+            columns.append(v)
+        }
+        guard r.remaining == 0 else { throw .corrupt("id hashes: \(r.remaining) stray bytes") }
+        let limit = UInt64(1) << UInt64(bits)
+        keys.reserveCapacity(n)
+        ordinals.reserveCapacity(n)
+        for i in 0..<n {
+            let k = UInt64(bitPattern: columns[0][i]), o = columns[1][i]
+            guard k < limit else { throw .corrupt("id hashes: key \(k) over \(bits) bits") }
+            let o32 = Int(o)
+            if i > 0 && (k < keys[i - 1] || (k == keys[i - 1] && o32 < ordinals[i - 1])) {
+                throw .corrupt("id hashes: entries out of order")
+            }
+            keys.append(k)
+            ordinals.append(o32)
+        }
+    }
+
+    /// The entries of full id records (v1 and v2 files, and tests).
+    package static func converting(_ recs: IdRecords, bucket b: Int, partitioning: Partitioning,
+                                   bits: Int = defaultBits) throws(StoreError) -> IdHashes {
+        var out = IdHashes(bits: bits)
+        out.keys.reserveCapacity(recs.count)
+        out.ordinals.reserveCapacity(recs.count)
+        let misplaced: Bool = recs.ids.bytes.withUnsafeBytes { raw in
+            for i in 0..<recs.count {
+                let h = hash(UnsafeRawBufferPointer(rebasing: raw[recs.ids.range(i)]))
+                if bucket(h) != b { return true }
+                out.append(key: key(h, bits: bits), ordinal: partitioning.ordinal(recs.time[i]))
+            }
+            return false
+        }
+        if misplaced { throw .corrupt("an id in the wrong bucket") }
+        out.sort()
+        return out
+    }
+}

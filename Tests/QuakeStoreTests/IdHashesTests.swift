@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+@testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeInterchange
+@testable import QuakeTestSupport
+
+/// The hashed id index (format v3): a key and a partition per event, with the exact path
+/// through the partitions. Loads whose index keys collide on almost every id (3 key bits)
+/// must give the same counts, rows and history as loads with full keys; the index must list
+/// exactly the stored events after every step (`verify`), rebuild under `repair`, and refuse
+/// damaged files. Bucket files of formats v1 and v2 still read.
+@Suite struct IdHashesTests {
+    struct Step: Equatable {
+        var counts: [Int]
+        var rows: RowBatch
+        var changes: [HistoryChange]
+    }
+
+    /// Loads `steps` into a fresh store with index keys of `bits` bits.
+    static func run(_ steps: [[String]], bits: Int) throws -> (steps: [Step], store: String) {
+        let dir = TestSupport.tempDir("idhash-\(bits)-\(UUID().uuidString)") + "/store"
+        let s = try Store.openOrCreate(path: dir, partitioning: .month)
+        var out: [Step] = []
+        for paths in steps {
+            var o = LoadOptions()
+            o.batchRows = 1000
+            o.idHashBits = bits
+            let summary = try s.load(paths, options: o)
+            var changes: [HistoryChange] = []
+            if summary.committed {
+                try s.forEachChange(generation: s.manifest.generation) { changes.append($0) }
+            }
+            out.append(Step(counts: [summary.rowsRead, summary.new, summary.updated, summary.unchanged,
+                                     summary.duplicates, summary.rejected],
+                            rows: try TestSupport.allRows(s), changes: changes))
+            #expect(try s.verify().rows == s.manifest.rows)
+            for (b, f) in s.manifest.idBuckets.enumerated() {
+                guard let f else { continue }
+                let h = try IdHashes.read(path: dir + "/ids/" + f, bucket: b, partitioning: .month)
+                #expect(h.bits == bits)
+            }
+        }
+        return (out, dir)
+    }
+
+    static func compare(_ steps: [[String]]) throws {
+        let (full, _) = try run(steps, bits: IdHashes.defaultBits)
+        let (narrow, path) = try run(steps, bits: 3)
+        #expect(full.count == narrow.count)
+        for (k, (a, b)) in zip(full, narrow).enumerated() {
+            #expect(a.counts == b.counts, "step \(k)")
+            #expect(a.rows == b.rows, "step \(k): rows")
+            #expect(a.changes == b.changes, "step \(k): history")
+        }
+        // repair rebuilds the same manifest from the files, colliding keys and all
+        let before = try Store(path: path).manifest
+        try FileManager.default.removeItem(atPath: path + "/manifest.qkm")
+        _ = try Store.repair(path: path)
+        let after = try Store(path: path)
+        #expect(after.manifest.partitions == before.partitions)
+        #expect(after.manifest.idBuckets == before.idBuckets)
+        #expect(try TestSupport.allRows(after) == narrow.last?.rows)
+    }
+
+    @Test func collidingKeysResolveExactlyUnderUpserts() throws {
+        let feed = try DirectPartitionsTests.generate("idh", rows: 8000, perFile: 3000, overlap: 0.3, seed: 21)
+        let (store, _, _) = try TestSupport.load([feed])
+        let quakes = try TestSupport.allRows(store)
+        let qs = (0..<quakes.count).map { Quake(batch: quakes, row: $0) }
+        let up = TestSupport.tempDir("idh-up-\(UUID().uuidString)") + "/up.csv"
+        _ = TestSupport.writeUpserts(of: qs, picks: 600, seed: 4, to: up) { _, rng in
+            UpsertFields(mag: TestSupport.upsertMag(&rng), place: "\"\(rng.next() % 40) km S of Somewhere, Peru\"")
+        }
+        let more = try DirectPartitionsTests.generate("idh-more", rows: 3000, perFile: 3000, overlap: 0, seed: 23)
+        try IdHashesTests.compare([[feed], [up, more], [feed, up], [more]])
+    }
+
+    @Test(.enabled(if: TestSupport.usgsDirectory != nil, "needs ../shared/usgs"))
+    func realFeedsInHalves() throws {
+        let d = try #require(TestSupport.usgsDirectory).path
+        let names = FileIO.list(d).filter { !$0.hasPrefix("README") }.sorted().map { d + "/" + $0 }
+        let half = names.count / 2
+        try IdHashesTests.compare([Array(names[..<half]), Array(names[half...]), names])
+    }
+
+    static func randomEntries(_ n: Int, bits: Int, seed: UInt64) -> IdHashes {
+        var rng = SplitMix64(seed: seed)
+        var h = IdHashes(bits: bits)
+        for _ in 0..<n {
+            h.append(key: rng.next() >> UInt64(64 - bits), ordinal: 24_000 + Int(rng.next() % 300))
+        }
+        if n > 3 { h.append(key: h.keys[0], ordinal: h.ordinals[0] + 1) }   // a shared key
+        h.sort()
+        return h
+    }
+
+    @Test(arguments: [1, 3, 17, 58])
+    func filesRoundTrip(bits: Int) throws {
+        for n in [0, 1, 5, 4000] {
+            let h = IdHashesTests.randomEntries(n, bits: bits, seed: UInt64(n * 100 + bits))
+            let bytes = h.fileBytes()
+            let back = try bytes.withUnsafeBytes { try IdHashes.decode($0, bucket: 0, partitioning: .month, path: "t") }
+            #expect(back == h)
+            for k in 0..<50 where n > 0 {
+                let j = (k * 7919) % h.count
+                #expect(back.entries(h.keys[j]).contains(j))
+                #expect(back.entries(h.keys[j]).allSatisfy { back.keys[$0] == h.keys[j] })
+            }
+        }
+    }
+
+    @Test func damagedFilesAreRefused() throws {
+        let h = IdHashesTests.randomEntries(500, bits: 58, seed: 3)
+        let good = h.fileBytes()
+        var rng = SplitMix64(seed: 8)
+        for _ in 0..<200 {
+            var bad = good
+            let at = Int(rng.next() % UInt64(bad.count))
+            bad[at] ^= UInt8(1 << (rng.next() % 8))
+            #expect(throws: StoreError.self) {
+                _ = try bad.withUnsafeBytes { try IdHashes.decode($0, bucket: 0, partitioning: .month, path: "t") }
+            }
+        }
+        // entries out of order, under a valid checksum
+        var unsorted = h
+        unsorted.keys.swapAt(0, 400)
+        let file = unsorted.fileBytes()
+        #expect { _ = try file.withUnsafeBytes { try IdHashes.decode($0, bucket: 0, partitioning: .month, path: "t") } }
+            throws: { "\($0)".contains("out of order") }
+        // cut short
+        let cut = Array(good.prefix(good.count - 3))
+        #expect(throws: StoreError.self) {
+            _ = try cut.withUnsafeBytes { try IdHashes.decode($0, bucket: 0, partitioning: .month, path: "t") }
+        }
+    }
+
+    @Test func formatV2BucketsReadAsEntries() throws {
+        var rng = SplitMix64(seed: 12)
+        var perBucket = [IdRecords](repeating: IdRecords(), count: Manifest.idBucketCount)
+        for i in 0..<3000 {
+            let id = Array("ci\(rng.next() % 100_000_000)x\(i)".utf8)
+            let t = 1_600_000_000_000 + Int64(rng.next() % 100_000_000_000)
+            id.withUnsafeBytes { perBucket[IdRecords.bucket($0)].append(id: $0, time: t, updated: t + 5, seq: 0) }
+        }
+        for (b, recs) in perBucket.enumerated() where recs.count > 0 {
+            let v2 = recs.fileBytes()
+            let read = try v2.withUnsafeBytes { try IdHashes.decode($0, bucket: b, partitioning: .month, path: "t") }
+            // the naive reference: each id's hash key and month, sorted
+            var naive: [(UInt64, Int)] = []
+            recs.ids.bytes.withUnsafeBytes { raw in
+                for i in 0..<recs.count {
+                    let h = Checksum.hash(UnsafeRawBufferPointer(rebasing: raw[recs.ids.range(i)]), seed: 0x51_7CC1_B727_220A)
+                    #expect(Int(h % 64) == b)
+                    naive.append((h >> 6, Partitioning.month.ordinal(recs.time[i])))
+                }
+            }
+            naive.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+            #expect(read.keys == naive.map(\.0))
+            #expect(read.ordinals == naive.map(\.1))
+            // the same records filed under another bucket are refused
+            #expect(throws: StoreError.self) {
+                _ = try v2.withUnsafeBytes { try IdHashes.decode($0, bucket: (b + 1) % 64, partitioning: .month, path: "t") }
+            }
+        }
+    }
+}
