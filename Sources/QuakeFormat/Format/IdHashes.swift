@@ -66,10 +66,58 @@ package struct IdHashes: Sendable, Equatable {
 
     /// Puts the entries in key, then ordinal, order.
     package mutating func sort() {
-        var pairs = zip(keys, ordinals).map { ($0, $1) }
-        pairs.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-        keys = pairs.map(\.0)
-        ordinals = pairs.map(\.1)
+        var sorted = true
+        for i in keys.indices.dropFirst() where keys[i] < keys[i - 1] || (keys[i] == keys[i - 1] && ordinals[i] < ordinals[i - 1]) {
+            sorted = false
+            break
+        }
+        if sorted { return }
+        struct Pair: Comparable {
+            let key: UInt64
+            let ordinal: Int
+            static func < (a: Pair, b: Pair) -> Bool { a.key != b.key ? a.key < b.key : a.ordinal < b.ordinal }
+        }
+        var pairs = [Pair]()
+        pairs.reserveCapacity(keys.count)
+        for i in keys.indices { pairs.append(Pair(key: keys[i], ordinal: ordinals[i])) }
+        pairs.sort()
+        for i in pairs.indices {
+            keys[i] = pairs[i].key
+            ordinals[i] = pairs[i].ordinal
+        }
+    }
+
+    /// A lookup table over sorted keys: the first entry of each value of the top `shift` bits,
+    /// so a lookup scans the two or three entries that share them.
+    package struct Directory: Sendable {
+        let starts: [Int32]
+        let shift: UInt64
+
+        package init(_ h: IdHashes) {
+            let d = min(16, h.bits, max(1, (Int.bitWidth - h.count.leadingZeroBitCount)))
+            shift = UInt64(h.bits - d)
+            var starts = [Int32](repeating: 0, count: (1 << d) + 1)
+            var j = 0
+            for slot in 0..<(1 << d) {
+                starts[slot] = Int32(j)
+                while j < h.count && Int(h.keys[j] >> shift) == slot { j += 1 }
+            }
+            starts[1 << d] = Int32(h.count)
+            self.starts = starts
+        }
+
+        /// The entries of `h` (the table's keys) whose key is `k`.
+        @inline(__always)
+        package func entries(_ k: UInt64, in h: IdHashes) -> Range<Int> {
+            let slot = Int(truncatingIfNeeded: k >> shift)
+            guard slot + 1 < starts.count else { return 0..<0 }
+            var lo = Int(starts[slot])
+            let end = Int(starts[slot + 1])
+            while lo < end && h.keys[lo] < k { lo += 1 }
+            var hi = lo
+            while hi < end && h.keys[hi] == k { hi += 1 }
+            return lo..<hi
+        }
     }
 
     // MARK: file: [u32 count][u8 bits][u32 len][keys, FOR][u32 len][ordinals, FOR][u32 payload][u64 sum][magic]

@@ -72,6 +72,7 @@ extension ResolvePass {
         guard spill.size > 0, let f = old.idBuckets[b] else { return m }
         let stored = try IdHashes.read(path: storePath + "/ids/" + f, bucket: b, partitioning: partitioning)
         guard stored.count > 0 else { return m }
+        let directory = IdHashes.Directory(stored)
         var filter = [UInt64](repeating: 0, count: (1 << ResolvePass.filterBits) / 64)
         var any = false
         try spill.forEach { p in
@@ -79,7 +80,7 @@ extension ResolvePass {
             r.ids.bytes.withUnsafeBytes { raw in
                 for i in 0..<r.count {
                     let h = IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[r.ids.range(i)]))
-                    let range = stored.entries(stored.key(h))
+                    let range = directory.entries(stored.key(h), in: stored)
                     if range.isEmpty { continue }
                     for j in range { m.partitions.insert(stored.ordinals[j]) }
                     let s = Met.slot(h)
@@ -96,7 +97,7 @@ extension ResolvePass {
     private func stage(_ e: PartitionEntry, _ met: [Met]) throws -> [Int: IdRecords] {
         let r = PartitionReader(storePath: storePath, entry: e)
         let d = try r.directory()
-        var out: [Int: IdRecords] = [:]
+        var out = [IdRecords](repeating: IdRecords(), count: met.count)
         for k in 0..<d.blockSizes.count {
             let ids = try r.arena(.id, block: k), t = try r.ints(.time, block: k), u = try r.ints(.updated, block: k)
             guard ids.count == t.count, u.count == t.count else {
@@ -108,10 +109,12 @@ extension ResolvePass {
                     let h = IdHashes.hash(p)
                     let b = IdHashes.bucket(h)
                     guard met[b].contains(h) else { continue }
-                    out[b, default: IdRecords()].append(id: p, time: t[i], updated: u[i], seq: Int64.min)
+                    out[b].append(id: p, time: t[i], updated: u[i], seq: Int64.min)
                 }
             }
         }
-        return out
+        var staged: [Int: IdRecords] = [:]
+        for (b, recs) in out.enumerated() where recs.count > 0 { staged[b] = recs }
+        return staged
     }
 }

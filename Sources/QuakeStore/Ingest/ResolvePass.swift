@@ -127,36 +127,69 @@ package struct ResolvePass {
         return result
     }
 
-    /// The bucket's entries after this load: the stored versions staged for it leave, and each
-    /// event's winner comes in under its partition.
+    /// The bucket's entries after this load. Event `k` (its code) has its stored version, if
+    /// any, at record `k`, and its winner at `winners[k]`: an event whose winner stays in the
+    /// stored version's partition changes no entry; a moved one leaves that partition for the
+    /// winner's; a new one comes in.
+    /// - Complexity: O(n + m log m) for n entries and m changed ones.
     private func reindexed(_ index: IdHashes, all: IdRecords, storedCount: Int,
                            winners: ArraySlice<Int>) -> IdHashes {
-        struct Entry: Hashable {
-            let key: UInt64
-            let ordinal: Int
+        func entries<S: Sequence<Int>>(_ rows: S) -> IdHashes {
+            var e = IdHashes(bits: index.bits)
+            var span: Range<Int64> = 0..<0, ordinal = 0   // the last partition met: records come in runs
+            all.ids.bytes.withUnsafeBytes { raw in
+                for i in rows {
+                    let h = IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[all.ids.range(i)]))
+                    let t = all.time[i]
+                    if !span.contains(t) {
+                        ordinal = partitioning.ordinal(t)
+                        let sp = partitioning.span(t)
+                        span = sp.start..<sp.end
+                    }
+                    e.append(key: index.key(h), ordinal: ordinal)
+                }
+            }
+            e.sort()
+            return e
         }
-        func entry(_ i: Int) -> Entry {
-            let h = all.ids.bytes.withUnsafeBytes { IdHashes.hash(UnsafeRawBufferPointer(rebasing: $0[all.ids.range(i)])) }
-            return Entry(key: index.key(h), ordinal: partitioning.ordinal(all.time[i]))
+        var left: [Int] = [], came: [Int] = []
+        var span: Range<Int64> = 0..<0
+        for (k, w) in winners.enumerated() {
+            guard k < storedCount else { came.append(w); continue }
+            if w == k { continue }
+            if span.contains(all.time[k]) ? span.contains(all.time[w]) : {
+                let sp = partitioning.span(all.time[k])
+                span = sp.start..<sp.end
+                return span.contains(all.time[w])
+            }() { continue }
+            left.append(k)
+            came.append(w)
         }
-        var leaving: [Entry: Int] = [:]
-        for i in 0..<storedCount { leaving[entry(i), default: 0] += 1 }
+        if came.isEmpty { return index }
+        let leaving = entries(left), coming = entries(came)
         var next = IdHashes(bits: index.bits)
-        next.keys.reserveCapacity(index.count + winners.count)
-        next.ordinals.reserveCapacity(index.count + winners.count)
+        next.keys.reserveCapacity(index.count + coming.count)
+        next.ordinals.reserveCapacity(index.count + coming.count)
+        // index minus leaving (both sorted), merged with coming
+        var l = 0, c = 0
+        func less(_ k1: UInt64, _ o1: Int, _ k2: UInt64, _ o2: Int) -> Bool { k1 != k2 ? k1 < k2 : o1 < o2 }
         for j in 0..<index.count {
-            let e = Entry(key: index.keys[j], ordinal: index.ordinals[j])
-            if let n = leaving[e], n > 0 {
-                leaving[e] = n - 1
+            let k = index.keys[j], o = index.ordinals[j]
+            while l < leaving.count && less(leaving.keys[l], leaving.ordinals[l], k, o) { l += 1 }
+            if l < leaving.count && leaving.keys[l] == k && leaving.ordinals[l] == o {
+                l += 1
                 continue
             }
-            next.append(key: e.key, ordinal: e.ordinal)
+            while c < coming.count && less(coming.keys[c], coming.ordinals[c], k, o) {
+                next.append(key: coming.keys[c], ordinal: coming.ordinals[c])
+                c += 1
+            }
+            next.append(key: k, ordinal: o)
         }
-        for w in winners {
-            let e = entry(w)
-            next.append(key: e.key, ordinal: e.ordinal)
+        while c < coming.count {
+            next.append(key: coming.keys[c], ordinal: coming.ordinals[c])
+            c += 1
         }
-        next.sort()
         return next
     }
 }
