@@ -28,9 +28,7 @@ enum TestSupport {
 
     static func tempDir(_ tag: String = #function) -> String {
         let safe = tag.filter { $0.isLetter || $0.isNumber }
-        let p = NSTemporaryDirectory() + "quakes-tests-\(safe)-\(UUID().uuidString.prefix(8))"
-        try? FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
-        return p
+        return TestScratch.folder("quakes-tests-\(safe)")
     }
 
     static func write(_ text: String, to path: String) {

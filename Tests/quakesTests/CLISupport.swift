@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import QuakeTestSupport
 
 /// Runs the built `quakes` binary as a subprocess.
 enum CLI {
@@ -96,9 +97,7 @@ enum CLI {
     }
 
     static func tempDir(_ tag: String = #function) -> String {
-        let p = NSTemporaryDirectory() + "quakes-cli-\(tag.filter { $0.isLetter })-\(UUID().uuidString.prefix(8))"
-        try? FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
-        return p
+        TestScratch.folder("quakes-cli-\(tag.filter { $0.isLetter })")
     }
 }
 

@@ -22,7 +22,5 @@ package let fuzzHarnesses: [any FuzzHarness.Type] = [
 
 /// A scratch directory of this process, for harnesses that must go through a file.
 package let fuzzScratch: String = {
-    let dir = NSTemporaryDirectory() + "quakes-fuzz-\(getpid())"
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    return dir
+    TestScratch.folder("quakes-fuzz")
 }()
