@@ -122,57 +122,75 @@ package struct MergePass {
             return result
         }
         let ids = rows.text[Column.id.rawValue]
-        var interner = SliceInterner(capacity: rows.count)
-        var groups: [[Int]] = []
-        ids.bytes.withUnsafeBytes { raw in
-            for i in 0..<rows.count {
-                let p = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
-                if let m = movedOut, m.lookup(p) != nil { result.changed = true; continue }
-                let k = interner.intern(p)
-                if k == groups.count { groups.append([i]) } else { groups[k].append(i) }
+        // each event's versions, as runs of one array (a counting sort of the rows by event)
+        var code = [Int32](repeating: -1, count: rows.count)
+        var starts: [Int] = []
+        do {
+            var interner = SliceInterner(capacity: rows.count)
+            ids.bytes.withUnsafeBytes { raw in
+                for i in 0..<rows.count {
+                    let p = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
+                    if let m = movedOut, m.lookup(p) != nil { result.changed = true; continue }
+                    let k = interner.intern(p)
+                    code[i] = Int32(k)
+                    if k == starts.count { starts.append(0) }
+                    starts[k] += 1
+                }
             }
         }
-        // single-version events are kept by index and gathered once; only events with several
-        // versions are folded row by row
+        var total = 0
+        for k in starts.indices { (starts[k], total) = (total, total + starts[k]) }
+        starts.append(total)
+        var members = [Int](repeating: 0, count: total)
+        do {
+            var next = starts
+            for i in 0..<rows.count where code[i] >= 0 {
+                members[next[Int(code[i])]] = i
+                next[Int(code[i])] += 1
+            }
+        }
+        code = []
+        // single-version events are kept by index and gathered once; events with several
+        // versions are folded by index, and only changed ones are built
         var keep: [Int] = []
         keep.reserveCapacity(rows.count)
         var folded = RowBatch()
-        for g in groups {
-            if g.count == 1 {
-                keep.append(g[0])
-                if g[0] >= storedRows {
+        var sources = [Int](repeating: 0, count: Column.count)
+        let upd = rows.ints[Column.updated.rawValue]
+        for k in 0..<(starts.count - 1) {
+            let lo = starts[k], hi = starts[k + 1]
+            if hi - lo == 1 {
+                let i = members[lo]
+                keep.append(i)
+                if i >= storedRows {
                     result.changed = true
-                    if rows.seq[g[0]] != Int64.min { noteInserted(&result.changes, rows, g[0]) }
+                    if rows.seq[i] != Int64.min { noteInserted(&result.changes, rows, i) }
                 }
                 continue
             }
-            let upd = rows.ints[Column.updated.rawValue]
-            let order = g.sorted { a, b in upd[a] != upd[b] ? upd[a] < upd[b] : rows.seq[a] < rows.seq[b] }
-            var acc = RowBatch()
-            acc.append(from: rows, row: order[0])
-            for j in order.dropFirst() {
-                var next = RowBatch()
-                next.appendMerged(older: acc, 0, newer: rows, j)
-                acc = next
-            }
+            members[lo..<hi].sort { a, b in upd[a] != upd[b] ? upd[a] < upd[b] : rows.seq[a] < rows.seq[b] }
+            let g = members[lo..<hi]
+            let present = rows.foldSources(g, into: &sources)
             let storedHere = g.first { $0 < storedRows }
             let stored = g.first { rows.seq[$0] == Int64.min }
-            if let s = storedHere, acc.sameContent(0, rows, s) {
+            if let s = storedHere, rows.changedColumns(sources: sources, s) == 0 {
                 result.unchanged += 1
                 keep.append(s)
                 result.changes.unchanged.append(from: ids, row: s)
             } else {
+                let time = rows.ints[Column.time.rawValue][sources[Column.time.rawValue]]
                 if let s = stored {
                     result.updated += 1
                     result.changes.updated.append(from: ids, row: s)
-                    result.changes.changedColumns.append(acc.changedColumns(0, rows, s))
+                    result.changes.changedColumns.append(rows.changedColumns(sources: sources, s))
                     result.changes.touch(rows.ints[Column.time.rawValue][s])
-                    result.changes.touch(acc.ints[Column.time.rawValue][0])
+                    result.changes.touch(time)
                 } else {
-                    noteInserted(&result.changes, acc, 0)
+                    result.changes.inserted.append(from: ids, row: sources[Column.id.rawValue])
+                    result.changes.touch(time)
                 }
                 result.changed = true
-                folded.append(from: acc, row: 0)
+                folded.append(folding: rows, sources: sources, present: present, seq: rows.seq[g.last ?? lo])
             }
         }
         if !result.changed || keep.count + folded.count == 0 { return result }
