@@ -110,15 +110,7 @@ import Testing
     @Test func repeatsMovesAndUpsertsMergeTheStagedPartitions() throws {
         // overlapping snapshots repeat events within the load; then upserts onto a stored
         // store move events across partitions, into months it does not hold yet
-        let feed = try DirectPartitionsTests.generate("repeats", rows: 8000, perFile: 3000, overlap: 0.3, seed: 9)
-        let (store, _, _) = try TestSupport.load([feed])
-        let quakes = try TestSupport.allRows(store)
-        let qs = (0..<quakes.count).map { Quake(batch: quakes, row: $0) }
-        let up = TestSupport.tempDir("upserts-\(UUID().uuidString)") + "/up.csv"
-        _ = TestSupport.writeUpserts(of: qs, picks: 400, seed: 3, to: up) { _, rng in
-            UpsertFields(mag: TestSupport.upsertMag(&rng), place: "\"\(rng.next() % 50) km N of Nowhere, Chile\"")
-        }
-        let more = try DirectPartitionsTests.generate("more", rows: 3000, perFile: 3000, overlap: 0, seed: 11)
+        let (feed, up, more) = try TestSupport.upsertInputs("repeats", seed: 9, picks: 400, country: "Chile")
         try DirectPartitionsTests.compare([[feed], [up, more], [feed, up]])
     }
 

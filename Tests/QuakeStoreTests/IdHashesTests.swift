@@ -64,15 +64,7 @@ import Testing
     }
 
     @Test func collidingKeysResolveExactlyUnderUpserts() throws {
-        let feed = try DirectPartitionsTests.generate("idh", rows: 8000, perFile: 3000, overlap: 0.3, seed: 21)
-        let (store, _, _) = try TestSupport.load([feed])
-        let quakes = try TestSupport.allRows(store)
-        let qs = (0..<quakes.count).map { Quake(batch: quakes, row: $0) }
-        let up = TestSupport.tempDir("idh-up-\(UUID().uuidString)") + "/up.csv"
-        _ = TestSupport.writeUpserts(of: qs, picks: 600, seed: 4, to: up) { _, rng in
-            UpsertFields(mag: TestSupport.upsertMag(&rng), place: "\"\(rng.next() % 40) km S of Somewhere, Peru\"")
-        }
-        let more = try DirectPartitionsTests.generate("idh-more", rows: 3000, perFile: 3000, overlap: 0, seed: 23)
+        let (feed, up, more) = try TestSupport.upsertInputs("idh", seed: 21, picks: 600, country: "Peru")
         try IdHashesTests.compare([[feed], [up, more], [feed, up], [more]])
     }
 

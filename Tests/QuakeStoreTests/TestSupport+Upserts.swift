@@ -35,4 +35,21 @@ extension TestSupport {
     static func upsertMag(_ rng: inout SplitMix64) -> String {
         rng.next() % 6 == 0 ? "" : String(Double(rng.next() % 95) / 10)
     }
+
+    /// Three inputs for load steps: `feed`, overlapping snapshots of 8,000 events (so a load of
+    /// it repeats events); `up`, upserts of up to `picks` of them that move across partitions,
+    /// with new magnitudes and places in `country`; `more`, 3,000 further events.
+    static func upsertInputs(_ tag: String, seed: UInt64, picks: Int,
+                             country: String) throws -> (feed: String, up: String, more: String) {
+        let feed = try DirectPartitionsTests.generate(tag, rows: 8000, perFile: 3000, overlap: 0.3, seed: seed)
+        let (store, _, _) = try load([feed])
+        let quakes = try allRows(store)
+        let qs = (0..<quakes.count).map { Quake(batch: quakes, row: $0) }
+        let up = tempDir("\(tag)-up") + "/up.csv"
+        _ = writeUpserts(of: qs, picks: picks, seed: seed &+ 1, to: up) { _, rng in
+            UpsertFields(mag: upsertMag(&rng), place: "\"\(rng.next() % 50) km N of Nowhere, \(country)\"")
+        }
+        let more = try DirectPartitionsTests.generate(tag + "-more", rows: 3000, perFile: 3000, overlap: 0, seed: seed &+ 2)
+        return (feed, up, more)
+    }
 }

@@ -90,19 +90,19 @@ package struct IdHashes: Sendable, Equatable {
     /// A lookup table over sorted keys: the first entry of each value of the top `shift` bits,
     /// so a lookup scans the two or three entries that share them.
     package struct Directory: Sendable {
-        let starts: [Int32]
+        let starts: [Int]
         let shift: UInt64
 
         package init(_ h: IdHashes) {
             let d = min(16, h.bits, max(1, (Int.bitWidth - h.count.leadingZeroBitCount)))
             shift = UInt64(h.bits - d)
-            var starts = [Int32](repeating: 0, count: (1 << d) + 1)
+            var starts = [Int](repeating: 0, count: (1 << d) + 1)
             var j = 0
             for slot in 0..<(1 << d) {
-                starts[slot] = Int32(j)
+                starts[slot] = j
                 while j < h.count && Int(h.keys[j] >> shift) == slot { j += 1 }
             }
-            starts[1 << d] = Int32(h.count)
+            starts[1 << d] = h.count
             self.starts = starts
         }
 
@@ -111,8 +111,8 @@ package struct IdHashes: Sendable, Equatable {
         package func entries(_ k: UInt64, in h: IdHashes) -> Range<Int> {
             let slot = Int(truncatingIfNeeded: k >> shift)
             guard slot + 1 < starts.count else { return 0..<0 }
-            var lo = Int(starts[slot])
-            let end = Int(starts[slot + 1])
+            var lo = starts[slot]
+            let end = starts[slot + 1]
             while lo < end && h.keys[lo] < k { lo += 1 }
             var hi = lo
             while hi < end && h.keys[hi] == k { hi += 1 }
