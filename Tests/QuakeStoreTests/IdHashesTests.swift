@@ -94,10 +94,14 @@ import Testing
             let bytes = h.fileBytes()
             let back = try bytes.withUnsafeBytes { try IdHashes.decode($0, bucket: 0, partitioning: .month, path: "t") }
             #expect(back == h)
-            for k in 0..<50 where n > 0 {
-                let j = (k * 7919) % h.count
-                #expect(back.entries(h.keys[j]).contains(j))
-                #expect(back.entries(h.keys[j]).allSatisfy { back.keys[$0] == h.keys[j] })
+            // the lookup table against a naive scan, for stored keys and others
+            let table = IdHashes.Directory(back)
+            var rng = SplitMix64(seed: UInt64(n))
+            for k in 0..<100 where n > 0 {
+                let key = k % 2 == 0 ? h.keys[(k * 7919) % h.count] : rng.next() >> UInt64(64 - bits)
+                let naive = h.keys.indices.filter { h.keys[$0] == key }
+                let found = table.entries(key, in: back)
+                #expect(Array(found) == naive, "key \(key)")
             }
         }
     }

@@ -40,25 +40,6 @@ package struct IdHashes: Sendable, Equatable {
     @inline(__always)
     package func key(_ h: UInt64) -> UInt64 { IdHashes.key(h, bits: bits) }
 
-    /// Index of the first entry whose key is at least `k`.
-    /// - Complexity: O(log n).
-    package func first(atLeast k: UInt64) -> Int {
-        var lo = 0, hi = keys.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if keys[mid] < k { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
-    }
-
-    /// The entries whose key is `k`.
-    package func entries(_ k: UInt64) -> Range<Int> {
-        let lo = first(atLeast: k)
-        var hi = lo
-        while hi < keys.count && keys[hi] == k { hi += 1 }
-        return lo..<hi
-    }
-
     package mutating func append(key k: UInt64, ordinal o: Int) {
         keys.append(k)
         ordinals.append(o)
@@ -211,15 +192,16 @@ package struct IdHashes: Sendable, Equatable {
         var out = IdHashes(bits: bits)
         out.keys.reserveCapacity(recs.count)
         out.ordinals.reserveCapacity(recs.count)
-        let misplaced: Bool = recs.ids.bytes.withUnsafeBytes { raw in
+        let problem: String? = recs.ids.bytes.withUnsafeBytes { raw in
             for i in 0..<recs.count {
                 let h = hash(UnsafeRawBufferPointer(rebasing: raw[recs.ids.range(i)]))
-                if bucket(h) != b { return true }
+                if bucket(h) != b { return "an id in the wrong bucket" }
+                guard Timestamp.storable.contains(recs.time[i]) else { return "a time out of range" }
                 out.append(key: key(h, bits: bits), ordinal: partitioning.ordinal(recs.time[i]))
             }
-            return false
+            return nil
         }
-        if misplaced { throw .corrupt("an id in the wrong bucket") }
+        if let problem { throw .corrupt(problem) }
         out.sort()
         return out
     }

@@ -43,6 +43,11 @@ package struct IdRecords: Sendable {
         ids.ends = try r.raw(n, as: UInt32.self).map { Int($0) }
         ids.bytes = try r.blob()
         guard ids.ends.last ?? 0 == ids.bytes.count else { throw .corrupt("id records: lengths do not add up") }
+        var previous = 0
+        for e in ids.ends {
+            guard e >= previous else { throw .corrupt("id records: an id ends before it starts") }
+            previous = e
+        }
         time = try r.raw(n, as: Int64.self)
         updated = try r.raw(n, as: Int64.self)
         seq = try r.raw(n, as: Int64.self)

@@ -134,34 +134,22 @@ package struct ResolvePass {
     /// - Complexity: O(n + m log m) for n entries and m changed ones.
     private func reindexed(_ index: IdHashes, all: IdRecords, storedCount: Int,
                            winners: ArraySlice<Int>) -> IdHashes {
+        var last = LastPartition(partitioning: partitioning)
         func entries<S: Sequence<Int>>(_ rows: S) -> IdHashes {
             var e = IdHashes(bits: index.bits)
-            var span: Range<Int64> = 0..<0, ordinal = 0   // the last partition met: records come in runs
             all.ids.bytes.withUnsafeBytes { raw in
                 for i in rows {
                     let h = IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[all.ids.range(i)]))
-                    let t = all.time[i]
-                    if !span.contains(t) {
-                        ordinal = partitioning.ordinal(t)
-                        let sp = partitioning.span(t)
-                        span = sp.start..<sp.end
-                    }
-                    e.append(key: index.key(h), ordinal: ordinal)
+                    e.append(key: index.key(h), ordinal: last.ordinal(all.time[i]))
                 }
             }
             e.sort()
             return e
         }
         var left: [Int] = [], came: [Int] = []
-        var span: Range<Int64> = 0..<0
         for (k, w) in winners.enumerated() {
             guard k < storedCount else { came.append(w); continue }
-            if w == k { continue }
-            if span.contains(all.time[k]) ? span.contains(all.time[w]) : {
-                let sp = partitioning.span(all.time[k])
-                span = sp.start..<sp.end
-                return span.contains(all.time[w])
-            }() { continue }
+            if w == k || last.ordinal(all.time[k]) == last.ordinal(all.time[w]) { continue }
             left.append(k)
             came.append(w)
         }
@@ -191,5 +179,24 @@ package struct ResolvePass {
             c += 1
         }
         return next
+    }
+}
+
+/// The partition of the last time asked about: records come in runs of one partition, and
+/// ``Partitioning/ordinal(_:)`` works out a civil date.
+private struct LastPartition {
+    let partitioning: Partitioning
+    private var span: Range<Int64> = 0..<0
+    private var last = 0
+
+    init(partitioning: Partitioning) { self.partitioning = partitioning }
+
+    mutating func ordinal(_ t: Int64) -> Int {
+        if !span.contains(t) {
+            last = partitioning.ordinal(t)
+            let s = partitioning.span(t)
+            span = s.start..<s.end
+        }
+        return last
     }
 }
