@@ -123,7 +123,7 @@ package struct MergePass {
         }
         let ids = rows.text[Column.id.rawValue]
         // each event's versions, as runs of one array (a counting sort of the rows by event)
-        var code = [Int32](repeating: -1, count: rows.count)
+        var code = [Int](repeating: -1, count: rows.count)
         var starts: [Int] = []
         do {
             var interner = SliceInterner(capacity: rows.count)
@@ -132,7 +132,7 @@ package struct MergePass {
                     let p = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
                     if let m = movedOut, m.lookup(p) != nil { result.changed = true; continue }
                     let k = interner.intern(p)
-                    code[i] = Int32(k)
+                    code[i] = k
                     if k == starts.count { starts.append(0) }
                     starts[k] += 1
                 }
@@ -145,8 +145,8 @@ package struct MergePass {
         do {
             var next = starts
             for i in 0..<rows.count where code[i] >= 0 {
-                members[next[Int(code[i])]] = i
-                next[Int(code[i])] += 1
+                members[next[code[i]]] = i
+                next[code[i]] += 1
             }
         }
         code = []
