@@ -17,7 +17,7 @@ deps:
 	  echo "could not install python-cartopy-data: maps draw a graticule only"; }
 
 build: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product quakes
+	$(SWIFT) build -c release --static-swift-stdlib -Xswiftc -static-executable --product quakes
 
 # From PyPI for the tests: DuckDB and pyarrow read the Parquet and Arrow output; ObsPy's FDSN
 # client and Selenium (driving Debian's chromium) talk to quakes serve.

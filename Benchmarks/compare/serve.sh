@@ -8,7 +8,7 @@ root="$(cd "$here/../.." && pwd)"
 work="${WORK:-$root/Benchmarks/work}"
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
 "$work/venv/bin/pip" install -q -U datasette
-(cd "$root" && swift build -c release --static-swift-stdlib --product quakes)
+(cd "$root" && swift build -c release --static-swift-stdlib -Xswiftc -static-executable --product quakes)
 Q="$root/.build/release/quakes"
 day=$("$work/venv/bin/python" -c "import json;print(json.load(open('$here/params.json'))['days'][0])")
 next=$("$work/venv/bin/python" -c "import datetime;print(datetime.date.fromisoformat('$day')+datetime.timedelta(days=1))")

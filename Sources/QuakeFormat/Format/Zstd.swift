@@ -43,17 +43,25 @@ package enum Zstd {
 }
 
 /// One zstd decompression context per thread, reused by every block read on that thread.
-package final class DecompressionContext: @unchecked Sendable {
-    package let dctx: OpaquePointer
-    private init() { dctx = ZSTD_createDCtx()! }
-    deinit { ZSTD_freeDCtx(dctx) }
+///
+/// Held in a POSIX thread-specific slot, freed when its thread exits. (`Thread.threadDictionary`
+/// cost a dictionary, a bridged value and dynamic casts on every block, about 0.8 ms of a one-shot
+/// query's 6 ms.)
+package enum DecompressionContext {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        // SAFETY: the destructor receives only values stored below, each a live `ZSTD_DCtx`.
+        let status = pthread_key_create(&key) { ZSTD_freeDCtx(OpaquePointer($0)) }
+        precondition(status == 0, "pthread_key_create failed: \(status)")
+        return key
+    }()
 
     package static var current: OpaquePointer {
-        let key = "quakes.zstd.dctx"
-        if let c = Thread.current.threadDictionary[key] as? DecompressionContext { return c.dctx }
-        let c = DecompressionContext()
-        Thread.current.threadDictionary[key] = c
-        return c.dctx
+        // SAFETY: the slot holds nil or a context this thread created and owns.
+        if let p = pthread_getspecific(key) { return OpaquePointer(p) }
+        let dctx = ZSTD_createDCtx()!
+        pthread_setspecific(key, UnsafeRawPointer(dctx))
+        return dctx
     }
 }
 
