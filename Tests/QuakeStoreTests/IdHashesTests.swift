@@ -17,15 +17,18 @@ import Testing
         var changes: [HistoryChange]
     }
 
-    /// Loads `steps` into a fresh store with index keys of `bits` bits.
-    static func run(_ steps: [[String]], bits: Int) throws -> (steps: [Step], store: String) {
+    /// Loads `steps` into a fresh store with index keys of `bits` bits (`later` from the second
+    /// step on, for buckets not written yet: a bucket file keeps the width it was first written
+    /// with).
+    static func run(_ steps: [[String]], bits: Int, later: Int? = nil) throws -> (steps: [Step], store: String) {
         let dir = TestSupport.tempDir("idhash-\(bits)-\(UUID().uuidString)") + "/store"
         let s = try Store.openOrCreate(path: dir, partitioning: .month)
         var out: [Step] = []
-        for paths in steps {
+        var widths = [Int?](repeating: nil, count: Manifest.idBucketCount)
+        for (k, paths) in steps.enumerated() {
             var o = LoadOptions()
             o.batchRows = 1000
-            o.idHashBits = bits
+            o.idHashBits = k == 0 ? bits : later ?? bits
             let summary = try s.load(paths, options: o)
             var changes: [HistoryChange] = []
             if summary.committed {
@@ -38,7 +41,8 @@ import Testing
             for (b, f) in s.manifest.idBuckets.enumerated() {
                 guard let f else { continue }
                 let h = try IdHashes.read(path: dir + "/ids/" + f, bucket: b, partitioning: .month)
-                #expect(h.bits == bits)
+                if widths[b] == nil { widths[b] = o.idHashBits }
+                #expect(h.bits == widths[b])
             }
         }
         return (out, dir)
@@ -66,6 +70,21 @@ import Testing
     @Test func collidingKeysResolveExactlyUnderUpserts() throws {
         let (feed, up, more) = try TestSupport.upsertInputs("idh", seed: 21, picks: 600, country: "Peru")
         try IdHashesTests.compare([[feed], [up, more], [feed, up], [more]])
+    }
+
+    /// A store whose bucket files were written with 58-bit keys (by builds before 40 became the
+    /// default) goes on loading, with 40-bit keys for new buckets, to the same results.
+    @Test func fullWidthFilesStayAndResolveExactly() throws {
+        let (feed, up, more) = try TestSupport.upsertInputs("idw", seed: 22, picks: 400, country: "Chile")
+        let steps = [[feed], [up, more], [feed, up]]
+        let (mixed, _) = try IdHashesTests.run(steps, bits: IdHashes.maxBits, later: IdHashes.defaultBits)
+        let (plain, _) = try IdHashesTests.run(steps, bits: IdHashes.defaultBits)
+        #expect(mixed.count == plain.count)
+        for (k, (a, b)) in zip(mixed, plain).enumerated() {
+            #expect(a.counts == b.counts, "step \(k)")
+            #expect(a.rows == b.rows, "step \(k): rows")
+            #expect(a.changes == b.changes, "step \(k): history")
+        }
     }
 
     @Test(.enabled(if: TestSupport.usgsDirectory != nil, "needs ../shared/usgs"))
@@ -142,13 +161,15 @@ import Testing
         for (b, recs) in perBucket.enumerated() where recs.count > 0 {
             let v2 = recs.fileBytes()
             let read = try v2.withUnsafeBytes { try IdHashes.decode($0, bucket: b, partitioning: .month, path: "t") }
-            // the naive reference: each id's hash key and month, sorted
+            // the naive reference: each id's hash key (the top `defaultBits` of the 58 above the
+            // bucket's 6) and month, sorted
+            #expect(read.bits == IdHashes.defaultBits)
             var naive: [(UInt64, Int)] = []
             recs.ids.bytes.withUnsafeBytes { raw in
                 for i in 0..<recs.count {
                     let h = Checksum.hash(UnsafeRawBufferPointer(rebasing: raw[recs.ids.range(i)]), seed: 0x51_7CC1_B727_220A)
                     #expect(Int(h % 64) == b)
-                    naive.append((h >> 6, Partitioning.month.ordinal(recs.time[i])))
+                    naive.append(((h >> 6) >> UInt64(58 - IdHashes.defaultBits), Partitioning.month.ordinal(recs.time[i])))
                 }
             }
             naive.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }

@@ -5,17 +5,25 @@
 /// confused (see `ResolvePass`).
 ///
 /// The low 6 bits of the hash pick the bucket; the key is the next `bits` bits above them
-/// (58 in files the store writes, so bucket and key keep all 64). A file records its own
-/// `bits`: fewer bits make shared keys common, which tests use to drive the exact path.
+/// (``defaultBits`` in files the store writes). A file records its own `bits`, 1 to
+/// ``maxBits``: fewer bits make shared keys common, which tests use to drive the exact path.
+///
+/// Why 40 bits: a key only has to make a false meet rare, since a met key is always settled
+/// on the stored id text. Sorted keys are packed as deltas, about `bits - log2(n)` bits each,
+/// so 40 bits cost 4 bytes an event where 58 cost 6.4. At 1.5 M events a bucket (100 M in the
+/// store), a new id meets a stored key by chance once in 700 000 lookups.
 package struct IdHashes: Sendable, Equatable {
     /// Sorted keys (then ordinals within a key).
     package var keys: [UInt64] = []
     /// Partition ordinals (see ``Partitioning/ordinal(_:)``), one per key.
     package var ordinals: [Int] = []
-    /// Hash bits a key keeps, 1...58.
+    /// Hash bits a key keeps, 1...``maxBits``.
     package var bits: Int
 
-    package static let defaultBits = 58
+    /// Key bits of the files a load writes.
+    package static let defaultBits = 40
+    /// Key bits a file may keep: all 58 bits of the hash above the bucket's 6.
+    package static let maxBits = 58
     package static let magic: [UInt8] = Array("QKIDX003".utf8)
 
     package var count: Int { keys.count }
@@ -34,7 +42,7 @@ package struct IdHashes: Sendable, Equatable {
 
     /// The key of a hash at `bits` bits.
     @inline(__always)
-    package static func key(_ h: UInt64, bits: Int) -> UInt64 { (h >> 6) >> UInt64(58 - bits) }
+    package static func key(_ h: UInt64, bits: Int) -> UInt64 { (h >> 6) >> UInt64(maxBits - bits) }
 
     /// The key of an id in this file.
     @inline(__always)
@@ -155,7 +163,7 @@ package struct IdHashes: Sendable, Equatable {
         let n = Int(try r.u32())
         guard n <= p.count * 8 else { throw .corrupt("id hashes: count \(n)") }
         bits = Int(try r.u8())
-        guard (1...IdHashes.defaultBits).contains(bits) else { throw .corrupt("id hashes: \(bits) key bits") }
+        guard (1...IdHashes.maxBits).contains(bits) else { throw .corrupt("id hashes: \(bits) key bits") }
         var columns: [[Int64]] = []
         for _ in 0..<2 {
             let len = Int(try r.u32())
