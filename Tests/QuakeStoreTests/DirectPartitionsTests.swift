@@ -30,7 +30,7 @@ import Testing
     /// Loads `steps` into a fresh store, one load per step; returns each step's result and the
     /// partition files present when each load's spill pass ended.
     static func run(_ steps: [[String]], direct: Bool, split: Bool = false, rowsLimit: Int? = nil,
-                    partitioning: Partitioning = .month) throws -> ([Step], [Int]) {
+                    residentLimit: Int? = nil, partitioning: Partitioning = .month) throws -> ([Step], [Int]) {
         let dir = TestSupport.tempDir("direct-\(direct)-\(split)-\(UUID().uuidString)")
         let s = try Store.openOrCreate(path: dir + "/store", partitioning: partitioning)
         let early = Seen()
@@ -42,6 +42,8 @@ import Testing
             o.splitBytes = split ? 0 : Int.max
             o.parseWorkers = 2
             if let rowsLimit { o.newPartitionRows = rowsLimit }
+            // the test process runs many suites at once, and its size says nothing about this load
+            o.newPartitionResidentLimit = residentLimit ?? Int.max
             let partitionsDir = dir + "/store/partitions"
             let stored = FileIO.list(partitionsDir).count
             o.onPhase = { phase in
@@ -70,10 +72,10 @@ import Testing
     /// written by the end of each spill pass.
     @discardableResult
     static func compare(_ steps: [[String]], split: Bool = false, rowsLimit: Int? = nil,
-                        partitioning: Partitioning = .month) throws -> [Int] {
+                        residentLimit: Int? = nil, partitioning: Partitioning = .month) throws -> [Int] {
         let (spilled, none) = try run(steps, direct: false, split: split, partitioning: partitioning)
         let (direct, early) = try run(steps, direct: true, split: split, rowsLimit: rowsLimit,
-                                      partitioning: partitioning)
+                                      residentLimit: residentLimit, partitioning: partitioning)
         #expect(none.allSatisfy { $0 == 0 }, "the spilling load writes partitions only in the merge")
         #expect(spilled.count == direct.count)
         for (k, (a, b)) in zip(spilled, direct).enumerated() {
@@ -153,6 +155,35 @@ import Testing
         #expect(large == [2], "both years are written before the merge: \(large)")
         let upsert = try DirectPartitionsTests.generate("years2", rows: 3000, perFile: 1000, overlap: 0.2, seed: 52)
         try DirectPartitionsTests.compare([[feed], [upsert, feed]], rowsLimit: 700, partitioning: .year)
+    }
+
+    /// The process's resident size is read (it was not: `/proc/self/statm` reports a size of 0,
+    /// and was read as empty, so the cap below never held), it agrees with `VmRSS`, and it grows
+    /// with memory touched.
+    @Test func residentSizeIsRead() throws {
+        func vmRSS() throws -> Int {
+            let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+            let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+            return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])) * 1024
+        }
+        let r = try #require(Heap.residentBytes())
+        let v = try vmRSS()
+        #expect(abs(r - v) < 16 << 20, "statm \(r) against VmRSS \(v)")
+        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 20, alignment: 4096)
+        defer { block.deallocate() }
+        for i in stride(from: 0, to: block.count, by: 4096) { block[i] = 1 }
+        let grown = try #require(Heap.residentBytes())
+        #expect(grown - r >= 48 << 20, "touching 64 MB moved the resident size from \(r) to \(grown)")
+    }
+
+    /// Beyond the resident cap no new partition is collected: with a cap of one byte every row
+    /// goes through the spill, and the store is the same.
+    @Test func beyondTheResidentCapNewPartitionsSpill() throws {
+        let feed = try DirectPartitionsTests.generate("cap", rows: 4000, perFile: 4000, overlap: 0, seed: 53)
+        let capped = try DirectPartitionsTests.compare([[feed]], residentLimit: 1)
+        #expect(capped == [0], "no partition is written before the merge: \(capped)")
+        let open = try DirectPartitionsTests.compare([[feed]])
+        #expect(open.allSatisfy { $0 > 0 }, "partitions are written before the merge: \(open)")
     }
 
     /// Distinct ids (as in a bulk insert, where the order is total): the same rows as a full sort.

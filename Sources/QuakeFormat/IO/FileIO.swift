@@ -203,6 +203,27 @@ package enum FileIO {
         return try preadExactly(fd, count: n, at: 0, path: path)
     }
 
+    /// The bytes of `path` read to its end, at most `limit`: for files whose size `fstat` does
+    /// not report (`/proc` gives 0), which ``readFile(_:limit:)`` would read as empty.
+    package static func readToEnd(_ path: String, limit: Int) throws(StoreError) -> [UInt8] {
+        let fd = try openForReading(path)
+        defer { close(fd) }
+        var out = [UInt8](repeating: 0, count: limit)
+        var got = 0
+        while got < limit {
+            let r = out.withUnsafeMutableBytes { b -> Result<Int, QuakeError> in
+                // SAFETY: got < limit = b.count, so the destination range stays inside out.
+                guard let base = b.baseAddress else { return .success(0) }
+                return Result { () throws(QuakeError) in try read(fd, into: base + got, count: b.count - got, path: path) }
+            }
+            let n = try r.get()
+            if n == 0 { break }
+            got += n
+        }
+        out.removeLast(limit - got)
+        return out
+    }
+
     package static func pwriteAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(StoreError) {
         try bytes.withStoreBytes { (b) throws(QuakeError) in try writeAll(fd, b, at: offset, path: path) }
     }

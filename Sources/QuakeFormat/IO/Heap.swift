@@ -33,7 +33,7 @@ package enum Heap {
 
     /// The process's resident set in bytes (`/proc/self/statm`), nil where it cannot be read.
     package static func residentBytes() -> Int? {
-        guard let text = try? FileIO.readFile("/proc/self/statm", limit: 4096) else { return nil }
+        guard let text = try? FileIO.readToEnd("/proc/self/statm", limit: 4096) else { return nil }
         let fields = text.split(separator: UInt8(ascii: " "))
         guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
         let (bytes, overflow) = pages.multipliedReportingOverflow(by: 4096)

@@ -43,6 +43,8 @@ package final class DirectPartitions: @unchecked Sendable {
     package let history: HistoryStaging
     /// Rows the open partitions may hold together (``openRowsLimit`` unless a test says).
     package let rowsLimit: Int
+    /// Resident bytes beyond which no partition is begun (``residentLimit`` unless a test says).
+    package let residentCap: Int
     /// Where a partition too large to collect goes: the spill, with the rows it has so far.
     package var spill: (Int, RowBatch) throws -> Void = { _, _ in }
     /// Ordinals the store holds: their rows are merged with the stored ones, through the spill.
@@ -65,9 +67,10 @@ package final class DirectPartitions: @unchecked Sendable {
     private var failure: StoreError?
 
     package init(storePath: String, scratch: String, old: Manifest, generation: Int, history: HistoryStaging,
-                 rowsLimit: Int = DirectPartitions.openRowsLimit) {
+                 rowsLimit: Int = DirectPartitions.openRowsLimit, residentLimit: Int = DirectPartitions.residentLimit) {
         self.storePath = storePath
         self.rowsLimit = rowsLimit
+        self.residentCap = residentLimit
         self.scratch = scratch
         self.generation = generation
         self.blockRows = old.blockRows
@@ -82,7 +85,7 @@ package final class DirectPartitions: @unchecked Sendable {
     package func takes(_ o: Int) -> Bool {
         if stored.contains(o) || closed.contains(o) { return false }
         if open[o] != nil { return true }
-        if let r = Heap.residentBytes(), r > DirectPartitions.residentLimit {
+        if let r = Heap.residentBytes(), r > residentCap {
             closed.insert(o)
             closedThisFile.append(o)
             return false

@@ -109,6 +109,8 @@ public struct LoadOptions: Sendable {
     package var writesNewPartitions = true
     /// Rows the new partitions collected at once may hold (a test makes it small).
     package var newPartitionRows = DirectPartitions.openRowsLimit
+    /// Resident bytes beyond which no new partition is collected (a test makes it tiny).
+    package var newPartitionResidentLimit = DirectPartitions.residentLimit
     /// Key bits of the id index files a load creates (a test makes keys collide).
     package var idHashBits = IdHashes.defaultBits
     /// Test hook: called between phases (after spilling, before commit).

@@ -41,7 +41,8 @@ package final class Loader {
         let staging = try HistoryStaging(path: spills.directory + "/history.stage")
         let direct = options.writesNewPartitions
             ? DirectPartitions(storePath: storePath, scratch: spills.directory, old: old, generation: generation,
-                               history: staging, rowsLimit: options.newPartitionRows)
+                               history: staging, rowsLimit: options.newPartitionRows,
+                               residentLimit: options.newPartitionResidentLimit)
             : nil
         var summary = try SpillPass(spills: spills, partitioning: old.partitioning, options: options, start: start,
                                     direct: direct).run(files)
