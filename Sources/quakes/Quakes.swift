@@ -162,7 +162,9 @@ nonisolated(unsafe) private var openStores: [Store] = []
 
 /// Writes a line to standard error.
 func printError(_ s: String) {
-    FileHandle.standardError.write(Data((s + "\n").utf8))
+    // straight to the descriptor: Data and FileHandle cost a one-shot query a conformance scan
+    let bytes = Array((s + "\n").utf8)
+    bytes.withUnsafeBytes { try? FileIO.writeAll(2, $0, path: "stderr") }
 }
 
 /// True when standard error is a terminal.

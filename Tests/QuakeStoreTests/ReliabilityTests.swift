@@ -24,6 +24,29 @@ import Testing
         #expect(replayed >= 7)
     }
 
+    /// A manifest that names one file for two partitions, or its catalog by a partition's file,
+    /// is refused; distinct names read back as written.
+    @Test func aManifestNamingAFileTwiceIsRefused() throws {
+        func entry(_ month: Int, _ file: String) -> PartitionEntry {
+            let t = Int64(Timestamp.days(year: 2020, month: month, day: 5)) * 86_400_000
+            return PartitionEntry(key: Partitioning.month.key(t), file: file, rows: 1, minTime: t, maxTime: t, bytes: 10)
+        }
+        func manifest(_ files: [String], catalog: String? = nil) -> Manifest {
+            var m = Manifest(partitioning: .month)
+            m.partitions = files.enumerated().map { entry($0.offset + 1, $0.element) }
+            m.rows = files.count
+            m.catalog = catalog
+            return m
+        }
+        let good = manifest(["b.qkp", "a.qkp", "c.qkp"], catalog: "cat.qkc")
+        let read = try good.encoded().withUnsafeBytes { try Manifest.decode($0, path: "m") }
+        #expect(read == good)
+        for bad in [manifest(["b.qkp", "a.qkp", "b.qkp"]), manifest(["a.qkp", "a.qkp"]),
+                    manifest(["a.qkp", "b.qkp"], catalog: "b.qkp")] {
+            #expect(throws: StoreError.self) { try bad.encoded().withUnsafeBytes { try Manifest.decode($0, path: "m") } }
+        }
+    }
+
     @Test func boundsFromInputNeverTrap() throws {
         #expect(throws: WhereParser.SyntaxError.self) { try WhereParser.parse("time > 9.3e18") }
         #expect(throws: WhereParser.SyntaxError.self) { try WhereParser.parse(String(repeating: "(", count: 5000) + "mag > 1") }

@@ -14,7 +14,7 @@ package enum FramedCodec {
     /// Rows per frame of text (ids, urls): read a row or a few at a time, by pages and top-N.
     package static let textFrameRows = GranuleIndex.granuleRows / 8
     /// The codecs a frame may use (place has its own framing, ``PlaceCodesCodec``).
-    package static let inner: Set<CodecID> = [.zstdText, .zstdDecimal]
+    package static let inner: [CodecID] = [.zstdText, .zstdDecimal]
 
     /// Appends a framed chunk for `rows`, each frame encoded by `encodeFrame`, and returns the
     /// summed statistics (`merge` combines two frames' min and max).

@@ -115,7 +115,10 @@ package struct Manifest: Sendable, Equatable {
             let n = Int(try r.u32())
             guard n <= r.remaining / 36 else { throw bad("lists \(n) partitions") }
             var total = 0
-            var files = Set<String>()
+            // an array sorted once, not a Set: a one-shot query pays for each new hashed type
+            // it instantiates (a scan of every protocol conformance in the binary)
+            var files: [String] = []
+            files.reserveCapacity(n)
             for i in 0..<n {
                 let key = try r.string(), file = try r.string()
                 let pr = try r.u64(), lo = try r.i64(), hi = try r.i64(), bytes = try r.u64()
@@ -128,7 +131,7 @@ package struct Manifest: Sendable, Equatable {
                 let span = m.partitioning.span(lo)
                 guard hi < span.end else { throw bad("partition \(key) spans \(lo)...\(hi)") }
                 guard key == m.partitioning.key(lo) else { throw bad("partition \(key) holds times of \(m.partitioning.key(lo))") }
-                guard files.insert(file).inserted else { throw bad("file \(file) is listed twice") }
+                files.append(file)
                 if let last = m.partitions.last, last.maxTime >= lo || last.key == key {
                     throw bad("partitions \(last.key) and \(key) out of order")
                 }
@@ -136,6 +139,10 @@ package struct Manifest: Sendable, Equatable {
                 total += Int(pr)
             }
             guard total == m.rows else { throw bad("partitions hold \(total) rows, manifest says \(m.rows)") }
+            files.sort()
+            for k in files.indices.dropFirst() where files[k] == files[k - 1] {
+                throw bad("file \(files[k]) is listed twice")
+            }
             let buckets = Int(try r.u32())
             guard buckets == idBucketCount else { throw bad("\(buckets) id buckets") }
             for k in 0..<buckets {
