@@ -49,42 +49,18 @@ package enum Zstd {
 /// cost a dictionary, a bridged value and dynamic casts on every block, about 0.8 ms of a one-shot
 /// query's 6 ms.)
 package enum DecompressionContext {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        // SAFETY: the destructor receives only values stored below, each a live `ZSTD_DCtx`.
-        let status = pthread_key_create(&key) { ZSTD_freeDCtx(OpaquePointer($0)) }
-        precondition(status == 0, "pthread_key_create failed: \(status)")
-        return key
-    }()
+    private static let slot = ThreadSlot(create: { ZSTD_createDCtx() }, free: { _ = ZSTD_freeDCtx(OpaquePointer($0)) })
 
-    package static var current: OpaquePointer {
-        // SAFETY: the slot holds nil or a context this thread created and owns.
-        if let p = pthread_getspecific(key) { return OpaquePointer(p) }
-        let dctx = ZSTD_createDCtx()!
-        pthread_setspecific(key, UnsafeRawPointer(dctx))
-        return dctx
-    }
+    package static var current: OpaquePointer { slot.current }
 }
 
 /// One zstd compression context per thread, reset before each frame: creating one per frame
 /// cost 4 % of a bulk load's samples (`ZSTD_createCCtx_advanced`, and the kernel clearing the
 /// pages of its fresh tables). Freed when its thread exits.
 package enum CompressionContext {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        // SAFETY: the destructor receives only values stored below, each a live `ZSTD_CCtx`.
-        let status = pthread_key_create(&key) { ZSTD_freeCCtx(OpaquePointer($0)) }
-        precondition(status == 0, "pthread_key_create failed: \(status)")
-        return key
-    }()
+    private static let slot = ThreadSlot(create: { ZSTD_createCCtx() }, free: { _ = ZSTD_freeCCtx(OpaquePointer($0)) })
 
-    package static var current: OpaquePointer {
-        // SAFETY: the slot holds nil or a context this thread created and owns.
-        if let p = pthread_getspecific(key) { return OpaquePointer(p) }
-        let cctx = ZSTD_createCCtx()!
-        pthread_setspecific(key, UnsafeRawPointer(cctx))
-        return cctx
-    }
+    package static var current: OpaquePointer { slot.current }
 }
 
 /// Streaming zstd decompression for `.zst` input files.
