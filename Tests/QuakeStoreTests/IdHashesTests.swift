@@ -169,7 +169,8 @@ import Testing
                 for i in 0..<recs.count {
                     let h = Checksum.hash(UnsafeRawBufferPointer(rebasing: raw[recs.ids.range(i)]), seed: 0x51_7CC1_B727_220A)
                     #expect(Int(h % 64) == b)
-                    naive.append(((h >> 6) >> UInt64(58 - IdHashes.defaultBits), Partitioning.month.ordinal(recs.time[i])))
+                    let key = (h >> 6) >> UInt64(58 - IdHashes.defaultBits)
+                    naive.append((key, Partitioning.month.ordinal(recs.time[i])))
                 }
             }
             naive.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }

@@ -29,7 +29,8 @@ import Testing
     @Test func aManifestNamingAFileTwiceIsRefused() throws {
         func entry(_ month: Int, _ file: String) -> PartitionEntry {
             let t = Int64(Timestamp.days(year: 2020, month: month, day: 5)) * 86_400_000
-            return PartitionEntry(key: Partitioning.month.key(t), file: file, rows: 1, minTime: t, maxTime: t, bytes: 10)
+            return PartitionEntry(key: Partitioning.month.key(t), file: file, rows: 1, minTime: t, maxTime: t,
+                                  bytes: 10)
         }
         func manifest(_ files: [String], catalog: String? = nil) -> Manifest {
             var m = Manifest(partitioning: .month)
@@ -43,7 +44,9 @@ import Testing
         #expect(read == good)
         for bad in [manifest(["b.qkp", "a.qkp", "b.qkp"]), manifest(["a.qkp", "a.qkp"]),
                     manifest(["a.qkp", "b.qkp"], catalog: "b.qkp")] {
-            #expect(throws: StoreError.self) { try bad.encoded().withUnsafeBytes { try Manifest.decode($0, path: "m") } }
+            #expect(throws: StoreError.self) {
+                try bad.encoded().withUnsafeBytes { try Manifest.decode($0, path: "m") }
+            }
         }
     }
 

@@ -49,7 +49,8 @@ extension TestSupport {
         _ = writeUpserts(of: qs, picks: picks, seed: seed &+ 1, to: up) { _, rng in
             UpsertFields(mag: upsertMag(&rng), place: "\"\(rng.next() % 50) km N of Nowhere, \(country)\"")
         }
-        let more = try DirectPartitionsTests.generate(tag + "-more", rows: 3000, perFile: 3000, overlap: 0, seed: seed &+ 2)
+        let more = try DirectPartitionsTests.generate(tag + "-more", rows: 3000, perFile: 3000, overlap: 0,
+                                                      seed: seed &+ 2)
         return (feed, up, more)
     }
 }

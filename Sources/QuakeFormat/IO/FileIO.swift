@@ -209,17 +209,7 @@ package enum FileIO {
         let fd = try openForReading(path)
         defer { close(fd) }
         var out = [UInt8](repeating: 0, count: limit)
-        var got = 0
-        while got < limit {
-            let r = out.withUnsafeMutableBytes { b -> Result<Int, QuakeError> in
-                // SAFETY: got < limit = b.count, so the destination range stays inside out.
-                guard let base = b.baseAddress else { return .success(0) }
-                return Result { () throws(QuakeError) in try read(fd, into: base + got, count: b.count - got, path: path) }
-            }
-            let n = try r.get()
-            if n == 0 { break }
-            got += n
-        }
+        let got = try fill(fd, &out, at: nil, path: path)
         out.removeLast(limit - got)
         return out
     }
@@ -231,20 +221,29 @@ package enum FileIO {
     /// Reads exactly `count` bytes at `offset`; a short read is an error naming `path`.
     package static func preadExactly(_ fd: Int32, count: Int, at offset: Int, path: String) throws(StoreError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
+        let got = try fill(fd, &out, at: offset, path: path)
+        if got < count { throw .io(path, "ends after \(offset + got) bytes, expected \(offset + count)") }
+        return out
+    }
+
+    /// Reads into all of `out` (from `offset`, or the descriptor's position when nil) until it is
+    /// full or the file ends; returns the bytes read.
+    private static func fill(_ fd: Int32, _ out: inout [UInt8], at offset: Int?,
+                             path: String) throws(QuakeError) -> Int {
         var got = 0
-        while got < count {
+        while got < out.count {
             let r = out.withUnsafeMutableBytes { b -> Result<Int, QuakeError> in
                 // SAFETY: got < b.count, so the destination range stays inside out.
                 guard let base = b.baseAddress else { return .success(0) }
                 return Result { () throws(QuakeError) in
-                    try read(fd, into: base + got, count: b.count - got, at: offset + got, path: path)
+                    try read(fd, into: base + got, count: b.count - got, at: offset.map { $0 + got }, path: path)
                 }
             }
             let n = try r.get()
-            if n == 0 { throw .io(path, "ends after \(offset + got) bytes, expected \(offset + count)") }
+            if n == 0 { break }
             got += n
         }
-        return out
+        return got
     }
 
     package static func fsyncDirectory(_ path: String) throws(StoreError) {

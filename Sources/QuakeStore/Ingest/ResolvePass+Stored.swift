@@ -15,7 +15,9 @@ extension ResolvePass {
         var filter: [UInt64] = []
 
         @inline(__always)
-        static func slot(_ h: UInt64) -> Int { Int(truncatingIfNeeded: (h >> 6) >> UInt64(IdHashes.maxBits - ResolvePass.filterBits)) }
+        static func slot(_ h: UInt64) -> Int {
+            Int(truncatingIfNeeded: (h >> 6) >> UInt64(IdHashes.maxBits - ResolvePass.filterBits))
+        }
 
         @inline(__always)
         func contains(_ h: UInt64) -> Bool {
