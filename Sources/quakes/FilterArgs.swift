@@ -41,13 +41,22 @@ struct FilterArgs: Equatable {
     var changedSince: String?
 
     func validate() throws {
-        for (flag, v) in [("--min-mag", minMag), ("--max-mag", maxMag), ("--min-depth", minDepth),
-                          ("--max-depth", maxDepth), ("--radius-km", radiusKm), ("--minlatitude", minlatitude),
-                          ("--maxlatitude", maxlatitude), ("--minlongitude", minlongitude),
-                          ("--maxlongitude", maxlongitude), ("--latitude", latitude), ("--longitude", longitude),
-                          ("--maxradius", maxradius)] {
+        // one call per flag, not an array of pairs: a one-shot query pays for each new generic type
+        func finite(_ flag: String, _ v: Double?) throws {
             if let v, !v.isFinite { throw ValidationError("\(flag): expected a finite number") }
         }
+        try finite("--min-mag", minMag)
+        try finite("--max-mag", maxMag)
+        try finite("--min-depth", minDepth)
+        try finite("--max-depth", maxDepth)
+        try finite("--radius-km", radiusKm)
+        try finite("--minlatitude", minlatitude)
+        try finite("--maxlatitude", maxlatitude)
+        try finite("--minlongitude", minlongitude)
+        try finite("--maxlongitude", maxlongitude)
+        try finite("--latitude", latitude)
+        try finite("--longitude", longitude)
+        try finite("--maxradius", maxradius)
         _ = try flagFilter(centerOnly: true)
         if let changedSince { _ = try HistoryPoint(parsing: changedSince, flag: "--changed-since") }
     }
@@ -164,9 +173,11 @@ struct FilterArgs: Equatable {
         if let updatedafter { parts.append(.timeRange(.updated, lower: try time(updatedafter, "--updatedafter"), upper: nil)) }
         if let place { parts.append(.contains(.place, CanonicalText.nfc(place), insensitive: false)) }
         if let placeLike { parts.append(.contains(.place, CanonicalText.nfc(placeLike), insensitive: true)) }
-        for (c, v) in [(Column.net, net), (.magType, magType), (.type, type), (.status, status), (.id, id)] {
-            if let l = list(v) { parts.append(.oneOf(c, l)) }
-        }
+        if let l = list(net) { parts.append(.oneOf(.net, l)) }
+        if let l = list(magType) { parts.append(.oneOf(.magType, l)) }
+        if let l = list(type) { parts.append(.oneOf(.type, l)) }
+        if let l = list(status) { parts.append(.oneOf(.status, l)) }
+        if let l = list(id) { parts.append(.oneOf(.id, l)) }
         for n in isNull { parts.append(.isNull(try column(n, "--null"))) }
         for n in notNull { parts.append(.not(.isNull(try column(n, "--not-null")))) }
         if let whereText {

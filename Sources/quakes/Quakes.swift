@@ -24,15 +24,8 @@ struct Quakes: ParsableCommand {
         // queries allocate and free many large arrays, and each fresh mmap costs page faults.
         // A load gives back what each pass freed (see ``Heap``).
         Heap.retain(mmapThreshold: 256 << 20, trimThreshold: 512 << 20)
-        if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"), first != "help",
-           !configuration.subcommands.contains(where: { $0._commandName == first }) {
-            let names = configuration.subcommands.map { $0._commandName }
-            let near = names.min { editDistance($0, first) < editDistance($1, first) } ?? "query"
-            let hint = editDistance(near, first) <= 2 ? "; did you mean '\(near)'?" : ""
-            FileHandle.standardError.write(Data("quakes: unknown command '\(first)'\(hint) (see 'quakes --help')\n".utf8))
-            Foundation.exit(2)
-        }
         let arguments = Array(CommandLine.arguments.dropFirst())
+        // before the command tree is built: a one-shot query or count needs none of it
         if !FastPath.isDisabled, let fast = FastPath.parse(arguments), (try? fast.validateAll()) != nil {
             do {
                 try fast.run()
@@ -41,6 +34,14 @@ struct Quakes: ParsableCommand {
                 exitWithError(error)
             }
             return
+        }
+        if let first = arguments.first, !first.hasPrefix("-"), first != "help",
+           !configuration.subcommands.contains(where: { $0._commandName == first }) {
+            let names = configuration.subcommands.map { $0._commandName }
+            let near = names.min { editDistance($0, first) < editDistance($1, first) } ?? "query"
+            let hint = editDistance(near, first) <= 2 ? "; did you mean '\(near)'?" : ""
+            FileHandle.standardError.write(Data("quakes: unknown command '\(first)'\(hint) (see 'quakes --help')\n".utf8))
+            Foundation.exit(2)
         }
         do {
             var command = try parseCommand(arguments[...])

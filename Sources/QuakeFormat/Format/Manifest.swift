@@ -115,10 +115,11 @@ package struct Manifest: Sendable, Equatable {
             let n = Int(try r.u32())
             guard n <= r.remaining / 36 else { throw bad("lists \(n) partitions") }
             var total = 0
-            // an array sorted once, not a Set: a one-shot query pays for each new hashed type
-            // it instantiates (a scan of every protocol conformance in the binary)
+            // names by hash in a table of fixed types, not a Set or a sort: a one-shot query pays for
+            // each new generic type it instantiates (a scan of every protocol conformance in the binary)
             var files: [String] = []
             files.reserveCapacity(n)
+            var seen = IntTable(capacity: n)
             for i in 0..<n {
                 let key = try r.string(), file = try r.string()
                 let pr = try r.u64(), lo = try r.i64(), hi = try r.i64(), bytes = try r.u64()
@@ -131,6 +132,9 @@ package struct Manifest: Sendable, Equatable {
                 let span = m.partitioning.span(lo)
                 guard hi < span.end else { throw bad("partition \(key) spans \(lo)...\(hi)") }
                 guard key == m.partitioning.key(lo) else { throw bad("partition \(key) holds times of \(m.partitioning.key(lo))") }
+                let h = Manifest.nameHash(file)
+                if seen.first(h, where: { files[$0] == file }) != nil { throw bad("file \(file) is listed twice") }
+                seen.add(h, files.count)
                 files.append(file)
                 if let last = m.partitions.last, last.maxTime >= lo || last.key == key {
                     throw bad("partitions \(last.key) and \(key) out of order")
@@ -139,10 +143,6 @@ package struct Manifest: Sendable, Equatable {
                 total += Int(pr)
             }
             guard total == m.rows else { throw bad("partitions hold \(total) rows, manifest says \(m.rows)") }
-            files.sort()
-            for k in files.indices.dropFirst() where files[k] == files[k - 1] {
-                throw bad("file \(files[k]) is listed twice")
-            }
             let buckets = Int(try r.u32())
             guard buckets == idBucketCount else { throw bad("\(buckets) id buckets") }
             for k in 0..<buckets {
@@ -157,7 +157,8 @@ package struct Manifest: Sendable, Equatable {
                 : try HistoryRetention.decode(&r, generation: m.generation)
             if version >= 4 {
                 let c = try r.string()
-                guard c.isEmpty || (Manifest.isPlainName(c) && !files.contains(c)) else { throw bad("catalog \(c)") }
+                let clash = seen.first(Manifest.nameHash(c)) { files[$0] == c } != nil
+                guard c.isEmpty || (Manifest.isPlainName(c) && !clash) else { throw bad("catalog \(c)") }
                 m.catalog = c.isEmpty ? nil : c
                 m.catalogChecksum = try r.u64()
             }
@@ -167,6 +168,12 @@ package struct Manifest: Sendable, Equatable {
             if error.kind == .corrupt { throw error.at(path) }
             throw error
         }
+    }
+
+    /// A hash of a file name's bytes, for tables of names (``IntTable``).
+    package static func nameHash(_ s: String) -> UInt64 {
+        var s = s
+        return s.withUTF8 { Checksum.hash(UnsafeRawBufferPointer($0)) }
     }
 
     /// A file name with no path separators or dot segments.

@@ -11,7 +11,11 @@ package final class PartitionReader: @unchecked Sendable {
     private var checked: [Bool] = []
     /// Per-chunk results derived from a place chunk's dictionary (a search needle's verdict
     /// per locality code), so that granules of one chunk share them; bounded.
-    private var placeTables: [String: [Bool]] = [:]
+    /// Place tables by block and key: keys by hash in a table of fixed types (a one-shot query pays
+    /// for each new hashed type it instantiates), tables beside them.
+    private var placeTableIndex = IntTable()
+    private var placeTableKeys: [String] = []
+    private var placeTables: [[Bool]] = []
     /// The place index, once read (nil inside when the file has none).
     private var place: PlaceIndex??
     /// The unit aggregate lists read, by list (nil inside when the file has none).
@@ -222,15 +226,24 @@ package final class PartitionReader: @unchecked Sendable {
         let d = try directory()
         guard k >= 0, k < d.blockSizes.count, d.chunks[Column.place.rawValue][k].codec == .placeCodes else { return nil }
         let full = "\(k)|" + key
+        let h = Manifest.nameHash(full)
         lock.lock()
-        let hit = placeTables[full]
+        let hit = placeTableIndex.first(h) { placeTableKeys[$0] == full }.map { placeTables[$0] }
         lock.unlock()
         if let hit { return hit }
         let (dict, _) = try placeCodes(block: k, rows: 0..<0)
         let t = build(dict)
         lock.lock()
-        if placeTables.count > 256 { placeTables.removeAll() }
-        placeTables[full] = t
+        if placeTables.count >= 256 {
+            placeTableIndex = IntTable()
+            placeTableKeys.removeAll()
+            placeTables.removeAll()
+        }
+        if placeTableIndex.first(h, where: { placeTableKeys[$0] == full }) == nil {
+            placeTableIndex.add(h, placeTables.count)
+            placeTableKeys.append(full)
+            placeTables.append(t)
+        }
         lock.unlock()
         return t
     }

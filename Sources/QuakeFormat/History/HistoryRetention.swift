@@ -10,8 +10,16 @@ package struct HistoryRetention: Sendable, Equatable {
     /// Complete for commits after this time, epoch ms: `Int64.min` from the start, `Int64.max`
     /// while unknown (a store from before history, until its first load with history).
     package var baseTime = Int64.min
+    /// Inclusive ranges of generations with a transaction, ascending and disjoint, as pairs of
+    /// bounds: plain integers, since every one-shot query reads them from the manifest, and an
+    /// array of `ClosedRange` costs a process a scan of every protocol conformance at first use.
+    private var bounds: [Int] = []
+
     /// Inclusive ranges of generations with a transaction, ascending and disjoint.
-    package var ranges: [ClosedRange<Int>] = []
+    package var ranges: [ClosedRange<Int>] {
+        get { stride(from: 0, to: bounds.count, by: 2).map { bounds[$0]...bounds[$0 + 1] } }
+        set { bounds = newValue.flatMap { [$0.lowerBound, $0.upperBound] } }
+    }
 
     package static let unknownTime = Int64.max
     /// More transactions than any store keeps (a load a minute for 30 years); a manifest
@@ -30,16 +38,20 @@ package struct HistoryRetention: Sendable, Equatable {
     /// Every generation with a transaction, oldest first.
     package var generations: [Int] { ranges.flatMap { Array($0) } }
 
-    package var count: Int { ranges.reduce(0) { $0 + $1.count } }
+    package var count: Int {
+        var n = 0, k = 0
+        while k + 1 < bounds.count { n += bounds[k + 1] - bounds[k] + 1; k += 2 }
+        return n
+    }
 
     /// The newest generation with a transaction, or the base.
-    package var latest: Int { ranges.last?.upperBound ?? baseGeneration }
+    package var latest: Int { bounds.last ?? baseGeneration }
 
     package mutating func append(_ g: Int) {
-        if let last = ranges.last, last.upperBound == g - 1 {
-            ranges[ranges.count - 1] = last.lowerBound...g
+        if let last = bounds.last, last == g - 1 {
+            bounds[bounds.count - 1] = g
         } else {
-            ranges.append(g...g)
+            bounds += [g, g]
         }
     }
 
@@ -55,11 +67,8 @@ package struct HistoryRetention: Sendable, Equatable {
     package func encode(into w: inout ByteWriter) {
         w.u64(UInt64(baseGeneration))
         w.i64(baseTime)
-        w.u32(UInt32(ranges.count))
-        for r in ranges {
-            w.u64(UInt64(r.lowerBound))
-            w.u64(UInt64(r.upperBound))
-        }
+        w.u32(UInt32(bounds.count / 2))
+        for b in bounds { w.u64(UInt64(b)) }
     }
 
     package static func decode(_ r: inout ByteReader, generation: Int) throws(StoreError) -> HistoryRetention {
@@ -76,7 +85,7 @@ package struct HistoryRetention: Sendable, Equatable {
             guard lo > UInt64(floor), lo <= hi, hi <= UInt64(generation) else {
                 throw .corrupt("history range \(lo)...\(hi) is out of order or past generation \(generation)")
             }
-            h.ranges.append(Int(lo)...Int(hi))
+            h.bounds += [Int(lo), Int(hi)]
             floor = Int(hi) + 1
         }
         guard h.count <= maxTransactions else { throw .corrupt("history lists \(h.count) transactions") }

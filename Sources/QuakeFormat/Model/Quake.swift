@@ -69,7 +69,7 @@ extension Date {
 
 extension Quake {
     /// Builds the event in `row` of a batch; `columns` limits which optional fields are filled.
-    package init(batch b: RowBatch, row i: Int, columns: Set<Column>? = nil) {
+    package init(batch b: RowBatch, row i: Int, columns: ColumnSet? = nil) {
         func want(_ c: Column) -> Bool { columns?.contains(c) ?? true }
         func dbl(_ c: Column) -> Double? {
             guard want(c) else { return nil }

@@ -12,7 +12,7 @@ package final class BlockData {
     package let firstRow: Int
     /// Decoded columns: slot `2 * column` holds the stored form, `2 * column + 1` doubles.
     private var cache: [ColumnVector?] = Array(repeating: nil, count: 2 * Column.count)
-    package private(set) var decodedColumns = Set<Column>()
+    package private(set) var decodedColumns = ColumnSet()
     /// Place codes of the window, and whether the dictionary beside them was read.
     private var placeCodesCache: (dictionary: ByteArena, codes: [UInt32], complete: Bool)?
 

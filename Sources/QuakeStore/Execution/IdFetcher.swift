@@ -11,12 +11,16 @@ package struct IdFetcher {
     /// built from them.
     package func ids(_ refs: [RowRef], spanning all: [RowRef] = []) throws -> ByteArena {
         let order = IdFetcher.storageOrder(refs)
-        var stretch: [IdWindows.Key: Range<Int>] = [:]
+        // granules by key hash, in a table of fixed types (see ``IntTable``)
+        var stretchTable = IntTable()
+        var stretch: [(key: IdWindows.Key, rows: Range<Int>)] = []
         if all.count <= IdWindows.budget {
             let allOrder = IdFetcher.storageOrder(all)
             for run in try executor.granuleRuns(all, allOrder) {
                 let p = all[allOrder[run.at.lowerBound]].partition
-                stretch[IdWindows.Key(partition: p, block: run.block, rows: run.rows)] = run.rows
+                let key = IdWindows.Key(partition: p, block: run.block, rows: run.rows)
+                stretchTable.set(key.hash, stretch.count) { stretch[$0].key.same(key) }
+                stretch.append((key, run.rows))
             }
         }
         var decoded: [ByteArena] = []
@@ -27,7 +31,10 @@ package struct IdFetcher {
             let r = executor.reader(first.partition)
             let key = IdWindows.Key(partition: first.partition, block: run.block, rows: run.rows)
             var rows = run.rows
-            if let s = stretch[key], s.lowerBound <= rows.lowerBound, rows.upperBound <= s.upperBound { rows = s }
+            if let k = stretchTable.first(key.hash, where: { stretch[$0].key.same(key) }) {
+                let s = stretch[k].rows
+                if s.lowerBound <= rows.lowerBound, rows.upperBound <= s.upperBound { rows = s }
+            }
             guard case .text(let a) = try r.decode(.id, block: run.block, rows: rows), a.count == rows.count else {
                 throw StoreError.corrupt(r.path, "id column block \(run.block) does not decode to its rows")
             }

@@ -8,7 +8,7 @@ package struct Materializer {
     /// granule at a time per thread, so memory holds the output and a decoded granule per core,
     /// never a cache of every granule a large result touches; then put in result order. A page
     /// within a few granules (``resultOrderWindows``) is written in result order straight away.
-    package func rows(_ refs: [RowRef], columns: Set<Column>) throws -> RowBatch {
+    package func rows(_ refs: [RowRef], columns: ColumnSet) throws -> RowBatch {
         let order = refs.indices.sorted {
             refs[$0].partition != refs[$1].partition ? refs[$0].partition < refs[$1].partition : refs[$0].row < refs[$1].row
         }
@@ -105,7 +105,7 @@ package struct QueryResult: Sendable {
 
     /// The rows as ``Quake`` values (fields not fetched are nil).
     package var quakes: [Quake] {
-        let want = Set(columns)
+        let want = ColumnSet(columns)
         return (0..<batch.count).map { Quake(batch: batch, row: $0, columns: want) }
     }
 
@@ -129,8 +129,8 @@ extension Store {
         let ex = QueryExecutor(store: self)
         let (refs, stats) = try ex.run(q)
         let shown = columns ?? Column.allCases
-        var need = Set(shown).union([.id, .time]).union(q.sort.map(\.column))
-        if columns == nil { need = Set(Column.allCases) }
+        var need = ColumnSet(shown).union([.id, .time]).union(q.sort.map(\.column))
+        if columns == nil { need = .all }
         let batch = try Materializer(executor: ex).rows(refs, columns: need)
         let cursor = batch.count > 0 ? Store.cursor(batch, row: batch.count - 1, sort: q.sort) : nil
         return QueryResult(batch: batch, columns: shown, cursor: cursor, stats: stats)

@@ -17,8 +17,8 @@ extension Store {
         let ex = QueryExecutor(store: self, snapshot: snapshot)
         let (refs, stats) = try ex.run(q)
         let shown = columns ?? Column.allCases
-        var need = Set(shown).union([.id, .time]).union(q.sort.map(\.column))
-        if columns == nil { need = Set(Column.allCases) }
+        var need = ColumnSet(shown).union([.id, .time]).union(q.sort.map(\.column))
+        if columns == nil { need = .all }
         let m = Materializer(executor: ex)
         var cursor: Cursor?
         if let last = refs.last {

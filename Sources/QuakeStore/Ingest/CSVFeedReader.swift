@@ -93,7 +93,7 @@ package final class CSVFeedReader {
                 throw .format("\(input.name): empty file (no CSV header)")
             case .record(let next, let newlines, _):
                 var unknown: [String] = []
-                var seen = Set<Column>()
+                var seen = ColumnSet()
                 for (k, f) in fields.enumerated() {
                     let name = String(decoding: buf[f.start..<f.end], as: UTF8.self).trimmingSpaces
                     if let c = Column(name: name), !seen.contains(c) {

@@ -108,16 +108,16 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
     }
 
     /// Columns the filter reads.
-    package var columns: Set<Column> {
+    package var columns: ColumnSet {
         switch self {
         case .all, .none: return []
         case .timeRange(let c, _, _), .numberRange(let c, _, _), .oneOf(let c, _), .contains(let c, _, _), .isNull(let c): return [c]
         case .box, .near: return [.latitude, .longitude]
         case .ids: return [.id]
-        case .and(let f), .or(let f): return f.reduce(into: Set<Column>()) { $0.formUnion($1.columns) }
+        case .and(let f), .or(let f): return f.reduce(into: ColumnSet()) { $0.formUnion($1.columns) }
         case .not(let f): return f.columns
-        case .after(let c): return Set(c.sort.map(\.column)).union([.id])
-        case .predicate: return Set(Column.allCases)
+        case .after(let c): return ColumnSet(c.sort.map(\.column)).union([.id])
+        case .predicate: return .all
         }
     }
 }

@@ -71,11 +71,21 @@ package struct QueryStats: Sendable, Codable {
     package var strategy = ""
     package var columnsRead: [String] = []
 
-    package mutating func noteColumns(_ cs: Set<Column>) {
+    package mutating func noteColumns(_ cs: ColumnSet) {
         if cs.isEmpty { return }
         let names = cs.map(\.name)
         if names.allSatisfy(columnsRead.contains) { return }
-        columnsRead = Array(Set(columnsRead).union(names)).sorted()
+        columnsRead = QueryStats.union(columnsRead, names)
+    }
+
+    /// The names in `a` (sorted) or `b`, sorted, each once: inserted in place, with no `Set<String>`
+    /// or sort, since a one-shot query pays for each new generic type it instantiates.
+    static func union(_ a: [String], _ b: [String]) -> [String] {
+        var out = a
+        for n in b where !out.contains(n) {
+            out.insert(n, at: out.firstIndex { $0 > n } ?? out.count)
+        }
+        return out
     }
 
     package mutating func merge(_ o: QueryStats) {
@@ -92,6 +102,6 @@ package struct QueryStats: Sendable, Codable {
         granulesSkippedByTopN += o.granulesSkippedByTopN
         rowsEstimated += o.rowsEstimated
         rowsMatched += o.rowsMatched
-        columnsRead = Array(Set(columnsRead).union(o.columnsRead)).sorted()
+        columnsRead = QueryStats.union(columnsRead, o.columnsRead)
     }
 }

@@ -342,10 +342,10 @@ extension WhereParser {
     }
 
     /// The fields a comparison tests; a LIKE's row-by-row part tests the field its kernel part names.
-    private static func tested(_ f: Filter) -> Set<Column> {
+    private static func tested(_ f: Filter) -> ColumnSet {
         switch f {
         case .predicate: return []
-        case .and(let fs), .or(let fs): return fs.reduce(into: Set<Column>()) { $0.formUnion(tested($1)) }
+        case .and(let fs), .or(let fs): return fs.reduce(into: ColumnSet()) { $0.formUnion(tested($1)) }
         case .not(let g): return tested(g)
         default: return f.columns
         }

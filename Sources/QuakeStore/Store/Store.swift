@@ -17,14 +17,19 @@ public final class Store: @unchecked Sendable {
         return current
     }
     private var current: Manifest
-    private var readers: [String: PartitionReader] = [:]
+    /// Open partition readers by file name: names by hash in a table of fixed types (a one-shot
+    /// query pays for each new hashed type it instantiates), readers beside them.
+    private var readerTable = IntTable()
+    private var readerFiles: [String] = []
+    private var readers: [PartitionReader?] = []
     private var catalogs: [String: Catalog] = [:]
     private let readersLock = NSLock()
 
     /// Where the CLI finds a store: `--store`, else `$QUAKES_STORE`, else `./quakes.store`.
     package static func defaultPath(explicit: String?) -> String {
         if let explicit { return explicit }
-        if let env = ProcessInfo.processInfo.environment["QUAKES_STORE"], !env.isEmpty { return env }
+        // getenv, not ProcessInfo's environment: that builds a dictionary of every variable
+        if let env = getenv("QUAKES_STORE").map({ String(cString: $0) }), !env.isEmpty { return env }
         return "quakes.store"
     }
 
@@ -97,7 +102,9 @@ public final class Store: @unchecked Sendable {
         let m = try Manifest.read(path: Store.manifestPath(path))
         readersLock.lock()
         current = m
-        readers = [:]
+        readerTable = IntTable()
+        readerFiles = []
+        readers = []
         catalogs = [:]
         readersLock.unlock()
     }
@@ -118,9 +125,17 @@ public final class Store: @unchecked Sendable {
     package func reader(_ entry: PartitionEntry) -> PartitionReader {
         readersLock.lock()
         defer { readersLock.unlock() }
-        if let r = readers[entry.file] { return r }
+        let h = Manifest.nameHash(entry.file)
+        let k = readerTable.first(h) { readerFiles[$0] == entry.file }
+        if let k, let r = readers[k] { return r }
         let r = PartitionReader(storePath: path, entry: entry)
-        readers[entry.file] = r
+        if let k {
+            readers[k] = r
+        } else {
+            readerTable.add(h, readerFiles.count)
+            readerFiles.append(entry.file)
+            readers.append(r)
+        }
         return r
     }
 
@@ -128,7 +143,9 @@ public final class Store: @unchecked Sendable {
     /// a pass over every partition (an export) keeps one mapped at a time.
     package func dropReader(_ entry: PartitionEntry) {
         readersLock.lock()
-        readers[entry.file] = nil
+        if let k = readerTable.first(Manifest.nameHash(entry.file), where: { readerFiles[$0] == entry.file }) {
+            readers[k] = nil
+        }
         readersLock.unlock()
     }
 

@@ -83,7 +83,7 @@ extension Store {
 
     /// Rows and on-disk bytes a filter's partitions hold in `columns` (the work a scan faces
     /// after partition pruning).
-    package func workload(_ filter: Filter, columns: Set<Column>) -> (rows: Int, bytes: Int) {
+    package func workload(_ filter: Filter, columns: ColumnSet) -> (rows: Int, bytes: Int) {
         let (lo, hi) = filter.timeBounds
         var rows = 0, bytes = 0
         for e in manifest.partitions {
@@ -105,7 +105,7 @@ extension Store {
         let yearF = Filter.timeRange(.time, lower: y0, upper: y1)
         func q(_ name: String, _ spec: QuerySpec, _ cols: [Column]) -> BenchCase {
             BenchCase(name: name, run: { try self.query(spec, columns: cols).count },
-                      workload: { self.workload(spec.filter, columns: Set(cols).union(spec.filter.columns).union(spec.sort.map(\.column))) })
+                      workload: { self.workload(spec.filter, columns: ColumnSet(cols).union(spec.filter.columns).union(spec.sort.map(\.column))) })
         }
         func count(_ name: String, _ f: Filter) -> BenchCase {
             BenchCase(name: name, run: { try self.count(f) }, workload: { self.workload(f, columns: f.columns) })
