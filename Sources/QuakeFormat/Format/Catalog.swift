@@ -149,9 +149,7 @@ package final class Catalog: @unchecked Sendable {
             values = idx.magValues
             counts = Array(repeating: 0, count: values.count)
             var nonNull: UInt64 = 0
-            for g in idx.magCounts {
-                for e in g { counts[Int(e.value)] += UInt64(e.count); nonNull += UInt64(e.count) }
-            }
+            for e in idx.magEntries { counts[Int(e & 0xFFFF)] += UInt64(e >> 16); nonNull += UInt64(e >> 16) }
             guard nonNull <= UInt64(idx.rows) else { return nil }
             nulls = UInt64(idx.rows) - nonNull
         }

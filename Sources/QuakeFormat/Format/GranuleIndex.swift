@@ -32,8 +32,14 @@ package struct GranuleIndex: Sendable, Equatable {
     package var stats: [[Stats]]
     /// Distinct non-null mag values, ascending (`-0.0` counts as `0.0`).
     package var magValues: [Double]
-    /// Per granule, (index into ``magValues``, count) pairs.
-    package var magCounts: [[(value: UInt16, count: UInt16)]]
+    /// Per granule, (index into ``magValues``, count) pairs, each packed as `value | count << 16`:
+    /// granule `g`'s at `magEntries[magStarts[g]..<magStarts[g + 1]]`. Two flat arrays, not an
+    /// array per granule: a one-shot query opening a hundred partitions reads them all.
+    package var magEntries: [UInt32]
+    package var magStarts: [Int]
+
+    /// Granule `g`'s (value, count) pairs, packed as in ``magEntries``.
+    @inlinable package func magCounts(_ g: Int) -> ArraySlice<UInt32> { magEntries[magStarts[g]..<magStarts[g + 1]] }
 
     @inlinable package var granules: Int { (rows + GranuleIndex.granuleRows - 1) / GranuleIndex.granuleRows }
 
@@ -41,13 +47,6 @@ package struct GranuleIndex: Sendable, Equatable {
         (g * GranuleIndex.granuleRows)..<Swift.min(rows, (g + 1) * GranuleIndex.granuleRows)
     }
 
-    package static func == (a: GranuleIndex, b: GranuleIndex) -> Bool {
-        a.rows == b.rows && a.stats == b.stats && a.magValues == b.magValues
-            && a.magCounts.count == b.magCounts.count
-            && zip(a.magCounts, b.magCounts).allSatisfy { x, y in
-                x.count == y.count && zip(x, y).allSatisfy { $0.value == $1.value && $0.count == $1.count }
-            }
-    }
 
     /// Computes the index of a partition's sorted rows.
     package init(_ batch: RowBatch) {
@@ -83,8 +82,10 @@ package struct GranuleIndex: Sendable, Equatable {
         var distinct = Set<UInt64>()
         for x in mags where x != RowBatch.null { distinct.insert((ScaledDecimal.double(x) + 0.0).bitPattern) }
         magValues = distinct.map { Double(bitPattern: $0) }.sorted()
-        magCounts = []
+        magEntries = []
+        magStarts = []
         guard magValues.count <= Int(UInt16.max) else { magValues = []; return }
+        magStarts.append(0)
         var code: [UInt64: UInt16] = [:]
         for (k, v) in magValues.enumerated() { code[v.bitPattern] = UInt16(k) }
         var counts = [UInt16](repeating: 0, count: magValues.count)
@@ -97,20 +98,21 @@ package struct GranuleIndex: Sendable, Equatable {
                 counts[Int(c)] += 1
             }
             used.sort()
-            magCounts.append(used.map { (value: $0, count: counts[Int($0)]) })
+            for c in used { magEntries.append(UInt32(c) | UInt32(counts[Int(c)]) << 16) }
+            magStarts.append(magEntries.count)
             for c in used { counts[Int(c)] = 0 }
         }
     }
 
     /// True when the mag histogram is present (it is unless a partition holds over 65,535
     /// distinct magnitudes).
-    @inlinable package var hasMagHistogram: Bool { magCounts.count == granules }
+    @inlinable package var hasMagHistogram: Bool { magStarts.count == granules + 1 }
 
     /// Rows of granule `g` whose mag passes `range`, from the histogram alone.
     @inlinable
     package func magCount(granule g: Int, _ range: RangePredicate) -> Int {
         var n = 0
-        for e in magCounts[g] where range.contains(magValues[Int(e.value)]) { n += Int(e.count) }
+        for e in magCounts(g) where range.contains(magValues[Int(e & 0xFFFF)]) { n += Int(e >> 16) }
         return n
     }
 
@@ -122,9 +124,10 @@ package struct GranuleIndex: Sendable, Equatable {
         w.u32(hasMagHistogram ? UInt32(magValues.count) : UInt32.max)
         guard hasMagHistogram else { return }
         for v in magValues { w.u64(v.bitPattern) }
-        for g in magCounts {
-            w.u32(UInt32(g.count))
-            for e in g { w.u32(UInt32(e.value) | UInt32(e.count) << 16) }
+        for g in 0..<granules {
+            let list = magCounts(g)
+            w.u32(UInt32(list.count))
+            for e in list { w.u32(e) }
         }
     }
 
@@ -144,25 +147,25 @@ package struct GranuleIndex: Sendable, Equatable {
         }
         let distinct = try r.u32()
         magValues = []
-        magCounts = []
+        magEntries = []
+        magStarts = []
         if distinct == UInt32.max { return }
         guard Int(distinct) <= r.remaining / 8 else { throw .corrupt("mag histogram holds \(distinct) values") }
         magValues = try r.raw(Int(distinct), as: UInt64.self).map { Double(bitPattern: UInt64(littleEndian: $0)) }
+        magStarts.reserveCapacity(g + 1)
+        magStarts.append(0)
         for k in 0..<g {
             let n = Int(try r.u32())
             guard n <= magValues.count else { throw .corrupt("mag histogram granule \(k) lists \(n) values") }
-            var list: [(value: UInt16, count: UInt16)] = []
-            list.reserveCapacity(n)
+            let at = magEntries.count
+            magEntries += try r.raw(n, as: UInt32.self).map { UInt32(littleEndian: $0) }
             var total = 0
-            for _ in 0..<n {
-                let e = try r.u32()
-                let v = UInt16(truncatingIfNeeded: e), c = UInt16(truncatingIfNeeded: e >> 16)
-                guard Int(v) < magValues.count else { throw .corrupt("mag histogram granule \(k): value \(v)") }
-                total += Int(c)
-                list.append((v, c))
+            for e in magEntries[at...] {
+                guard Int(e & 0xFFFF) < magValues.count else { throw .corrupt("mag histogram granule \(k): value \(e & 0xFFFF)") }
+                total += Int(e >> 16)
             }
             guard total <= GranuleIndex.granuleRows else { throw .corrupt("mag histogram granule \(k) counts \(total) rows") }
-            magCounts.append(list)
+            magStarts.append(magEntries.count)
         }
     }
 }

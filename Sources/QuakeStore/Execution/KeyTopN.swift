@@ -44,9 +44,12 @@ package struct KeyTopN {
         if let place, let K, let (kept, cut) = try catalogPartitions(parts, place, K: K, ascending: key.ascending,
                                                                       &stats) {
             fromCatalog = true
+            // the catalog's K-th best guaranteed key bounds the answer's K-th key: rows worse than
+            // it are never passed to the filter, from the first granule on
+            if let cut { shared.lower(to: cut) }
             // with the catalog's own cut-off the partitions left are about those the answer needs:
             // one search over all of them on every core; without it, rounds best bound first
-            (found, lanes) = cut ? try search(kept.map(\.p), place: place, K: K, shared: shared, &stats)
+            (found, lanes) = cut != nil ? try search(kept.map(\.p), place: place, K: K, shared: shared, &stats)
                 : try searchInRounds(kept, place: place, K: K, shared: shared, &stats)
         } else {
             (found, lanes) = try search(parts, place: place, K: K, shared: shared, &stats)
@@ -148,7 +151,7 @@ package struct KeyTopN {
     }
 
     /// The partitions of `parts` that can hold a row of the top `K` of a place search, from the
-    /// catalog's place section alone, each with its bound, and whether the catalog's own cut-off
+    /// catalog's place section alone, each with its bound, and the catalog's own cut-off when it
     /// chose them; nil when the store has no catalog place section.
     ///
     /// A partition without a matching locality is left out. When the place search is the whole
@@ -158,7 +161,7 @@ package struct KeyTopN {
     /// bound is worse than that cut-off is never opened.
     /// - Complexity: O(the store's localities + the partitions' locality lists + matches log matches).
     private func catalogPartitions(_ parts: [Int], _ place: PlaceBound, K: Int, ascending: Bool,
-                                   _ stats: inout QueryStats) throws -> ([(p: Int, bound: UInt64)], cut: Bool)? {
+                                   _ stats: inout QueryStats) throws -> ([(p: Int, bound: UInt64)], cut: UInt64?)? {
         guard let cat = try executor.store.catalog(executor.manifest), let places = try cat.places() else { return nil }
         let matches = place.matcher.table(places.localities)
         func key(_ m: Double) -> UInt64 {
@@ -183,12 +186,12 @@ package struct KeyTopN {
             }
         }
         // other terms of the filter may rule those rows out
-        guard place.alone, K > 0, guaranteed.count >= K else { return (bounded, false) }
+        guard place.alone, K > 0, guaranteed.count >= K else { return (bounded, nil) }
         guaranteed.sort()
         let cut = guaranteed[K - 1]
         let kept = bounded.filter { $0.bound <= cut }
         stats.partitionsSkippedByTopN += bounded.count - kept.count
-        return (kept, true)
+        return (kept, cut)
     }
 
     /// One thread: claims units in bound order until the next bound cannot beat the cut-off.

@@ -114,7 +114,7 @@ package struct ZoneMap {
     static func histogramMatches(_ index: GranuleIndex, granule g: Int, _ interval: MagInterval) -> Int {
         var n = 0
         let values = index.magValues
-        for e in index.magCounts[g] where interval.contains(values[Int(e.value)]) { n += Int(e.count) }
+        for e in index.magCounts(g) where interval.contains(values[Int(e & 0xFFFF)]) { n += Int(e >> 16) }
         return n
     }
 }
