@@ -117,9 +117,8 @@ package struct Manifest: Sendable, Equatable {
             var total = 0
             // names by hash in a table of fixed types, not a Set or a sort: a one-shot query pays for
             // each new generic type it instantiates (a scan of every protocol conformance in the binary)
-            var files: [String] = []
-            files.reserveCapacity(n)
             var seen = IntTable(capacity: n)
+            m.partitions.reserveCapacity(n)
             for i in 0..<n {
                 let key = try r.string(), file = try r.string()
                 let pr = try r.u64(), lo = try r.i64(), hi = try r.i64(), bytes = try r.u64()
@@ -133,9 +132,10 @@ package struct Manifest: Sendable, Equatable {
                 guard hi < span.end else { throw bad("partition \(key) spans \(lo)...\(hi)") }
                 guard key == m.partitioning.key(lo) else { throw bad("partition \(key) holds times of \(m.partitioning.key(lo))") }
                 let h = Manifest.nameHash(file)
-                if seen.first(h, where: { files[$0] == file }) != nil { throw bad("file \(file) is listed twice") }
-                seen.add(h, files.count)
-                files.append(file)
+                if seen.first(h, where: { m.partitions[$0].file == file }) != nil {
+                    throw bad("file \(file) is listed twice")
+                }
+                seen.add(h, i)
                 if let last = m.partitions.last, last.maxTime >= lo || last.key == key {
                     throw bad("partitions \(last.key) and \(key) out of order")
                 }
@@ -157,7 +157,7 @@ package struct Manifest: Sendable, Equatable {
                 : try HistoryRetention.decode(&r, generation: m.generation)
             if version >= 4 {
                 let c = try r.string()
-                let clash = seen.first(Manifest.nameHash(c)) { files[$0] == c } != nil
+                let clash = seen.first(Manifest.nameHash(c)) { m.partitions[$0].file == c } != nil
                 guard c.isEmpty || (Manifest.isPlainName(c) && !clash) else { throw bad("catalog \(c)") }
                 m.catalog = c.isEmpty ? nil : c
                 m.catalogChecksum = try r.u64()

@@ -29,12 +29,26 @@ public enum Partitioning: String, Codable, Sendable, CaseIterable {
     package func key(_ t: Int64) -> String {
         let day = Int((t >= 0 ? t : t - 86_400_000 + 1) / 86_400_000)
         let (y, m, d) = Timestamp.civil(days: day)
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let year = String(format4: y)
-        switch self {
-        case .day: return "\(year)-\(two(m))-\(two(d))"
-        case .month: return "\(year)-\(two(m))"
-        case .year: return year
+        guard (0...9999).contains(y) else {
+            func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+            let year = String(format4: y)
+            switch self {
+            case .day: return "\(year)-\(two(m))-\(two(d))"
+            case .month: return "\(year)-\(two(m))"
+            case .year: return year
+            }
+        }
+        // digits written straight into a small string: a manifest read checks every partition's key
+        let length = self == .day ? 10 : self == .month ? 7 : 4
+        return String(unsafeUninitializedCapacity: length) { b in
+            func digits(_ v: Int, _ at: Int, _ n: Int) {
+                var v = v, k = at + n - 1
+                while k >= at { b[k] = UInt8(48 + v % 10); v /= 10; k -= 1 }
+            }
+            digits(y, 0, 4)
+            if length > 4 { b[4] = UInt8(ascii: "-"); digits(m, 5, 2) }
+            if length > 7 { b[7] = UInt8(ascii: "-"); digits(d, 8, 2) }
+            return length
         }
     }
 

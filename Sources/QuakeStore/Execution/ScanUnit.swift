@@ -55,9 +55,8 @@ extension QueryExecutor {
     /// `refs`, taken in `order` (by partition, then row), cut into runs that share a granule:
     /// each run's stretch of `order`, its block, and its rows within the block from the run's
     /// first row to its last, so a run decodes only the frames those rows fall in.
-    package func granuleRuns(_ refs: [RowRef],
-                             _ order: [Int]) throws -> [(at: Range<Int>, block: Int, rows: Range<Int>)] {
-        var runs: [(at: Range<Int>, block: Int, rows: Range<Int>)] = []
+    package func granuleRuns(_ refs: [RowRef], _ order: [Int]) throws -> [GranuleRun] {
+        var runs: [GranuleRun] = []
         var at = 0
         while at < order.count {
             let first = refs[order[at]]
@@ -65,7 +64,8 @@ extension QueryExecutor {
             var end = at + 1
             while end < order.count, refs[order[end]].partition == first.partition,
                   refs[order[end]].row < w.blockStart + w.rows.upperBound { end += 1 }
-            runs.append((at..<end, w.block, (first.row - w.blockStart)..<(refs[order[end - 1]].row - w.blockStart + 1)))
+            runs.append(GranuleRun(atStart: at, atEnd: end, block: w.block, rowStart: first.row - w.blockStart,
+                                   rowEnd: refs[order[end - 1]].row - w.blockStart + 1))
             at = end
         }
         return runs
@@ -103,4 +103,17 @@ extension QueryExecutor {
         stats.noteColumns(d.decodedColumns)
         return (d, s)
     }
+}
+
+/// A run of refs in one granule (``QueryExecutor/granuleRuns(_:_:)``): positions `at` of the
+/// storage order, and the block rows from the first of them to the last. Plain integers, not
+/// ranges: an array of a type holding `Range<Int>` makes a one-shot query instantiate its
+/// metadata, and check `Int`'s conformances by a scan of every record in the binary.
+package struct GranuleRun: Sendable {
+    package let atStart: Int, atEnd: Int
+    package let block: Int
+    package let rowStart: Int, rowEnd: Int
+
+    package var at: Range<Int> { atStart..<atEnd }
+    package var rows: Range<Int> { rowStart..<rowEnd }
 }
