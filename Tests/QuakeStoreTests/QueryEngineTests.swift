@@ -237,6 +237,23 @@ import Testing
         }
     }
 
+    /// `explain` lists the columns a place top-N reads, the place codes of a few rows included
+    /// (read from the chunk one by one once the cut-off leaves few rows).
+    @Test func aPlaceTopNListsThePlaceColumnAmongThoseRead() throws {
+        let f = Fixtures.generated
+        for (needle, k) in [("Alaska", 3), ("Alaska", 50), ("Hawaii", 10)] {
+            var q = QuerySpec()
+            q.filter = .contains(.place, needle, insensitive: false)
+            q.sort = [SortKey(.mag, ascending: false)]
+            q.limit = k
+            let r = try f.store.query(q, columns: [.time, .mag, .place, .id])
+            let matching = try f.quakes.filter { try Naive.matches(q.filter, $0) }.count
+            #expect(matching > 0 && r.count == min(k, matching), "\(needle): \(matching) events")
+            #expect(r.stats.columnsRead.contains("place") && r.stats.columnsRead.contains("mag"),
+                    "\(needle) top \(k): \(r.stats.report(filter: q.filter))")
+        }
+    }
+
     @Test func whereTextCompilesToTheSameFilterAsFlags() throws {
         let f = Fixtures.generated
         let text = #"mag >= 4.5 && (place.contains("Alaska") || net == "ak") && time >= "2024-03-01""#

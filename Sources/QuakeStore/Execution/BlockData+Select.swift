@@ -49,6 +49,7 @@ extension BlockData {
                 // a few rows left: their codes one by one, not the window's
                 if case .rows(let r) = sel, r.count * 32 < rows,
                    let few = try reader.placeCodes(block: block, base: window.lowerBound, rows: r) {
+                    noteRead(.place)
                     var out: [UInt32] = []
                     for (j, i) in r.enumerated() where Int(few[j]) < t.count && t[Int(few[j])] { out.append(i) }
                     return .rows(out)

@@ -30,6 +30,10 @@ package final class BlockData {
         cache[2 * c.rawValue] = v
     }
 
+    /// Notes column `c` as read by a kernel that read it from the chunk without this window's
+    /// cache (a few rows' place codes), so that `explain` lists it.
+    package func noteRead(_ c: Column) { decodedColumns.insert(c) }
+
     /// Whether column `c` was decoded already (in either form).
     package func isDecoded(_ c: Column) -> Bool { cache[2 * c.rawValue] != nil || cache[2 * c.rawValue + 1] != nil }
 

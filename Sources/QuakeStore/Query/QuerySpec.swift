@@ -70,9 +70,13 @@ package struct QueryStats: Sendable, Codable {
     package var slowPath: [String] = []
     package var strategy = ""
     package var columnsRead: [String] = []
+    /// The columns ``columnsRead`` names, as bits: a top-N notes its columns once per granule,
+    /// and a column already noted costs no string work.
+    private var columnsNoted: UInt64 = 0
 
     package mutating func noteColumns(_ cs: ColumnSet) {
-        if cs.isEmpty { return }
+        if cs.bits & ~columnsNoted == 0 { return }
+        columnsNoted |= cs.bits
         let names = cs.map(\.name)
         if names.allSatisfy(columnsRead.contains) { return }
         columnsRead = QueryStats.union(columnsRead, names)
@@ -103,5 +107,6 @@ package struct QueryStats: Sendable, Codable {
         rowsEstimated += o.rowsEstimated
         rowsMatched += o.rowsMatched
         columnsRead = QueryStats.union(columnsRead, o.columnsRead)
+        columnsNoted |= o.columnsNoted
     }
 }
