@@ -121,7 +121,9 @@ struct BenchCommand: ParsableCommand {
                     let spec = try c.page.spec(filter: try c.filters.filter(in: s))
                     let cols = try c.columns() ?? ResultWriter.tableColumns
                     out.append(BenchCase(name: line, run: { try s.query(spec, columns: cols).count },
-                                         workload: { s.workload(spec.filter, columns: ColumnSet(cols).union(spec.filter.columns)) }))
+                                         workload: {
+                                             s.workload(spec.filter, columns: ColumnSet(cols).union(spec.filter.columns))
+                                         }))
                 case "count":
                     let f = try CountCommand.parse(rest).filters.filter(in: s)
                     out.append(BenchCase(name: line, run: { try s.count(f) }, workload: { s.workload(f, columns: f.columns) }))

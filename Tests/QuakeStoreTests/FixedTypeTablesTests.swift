@@ -49,8 +49,9 @@ import Testing
     @Test func aColumnSetHoldsWhatASetOfColumnsHolds() {
         var rng = SplitMix64(seed: 5)
         for _ in 0..<500 {
-            let a = (0..<Int(rng.next() % 12)).map { _ in Column.allCases[Int(rng.next() % UInt64(Column.allCases.count))] }
-            let b = (0..<Int(rng.next() % 12)).map { _ in Column.allCases[Int(rng.next() % UInt64(Column.allCases.count))] }
+            func pick() -> Column { Column.allCases[Int(rng.next() % UInt64(Column.allCases.count))] }
+            let a = (0..<Int(rng.next() % 12)).map { _ in pick() }
+            let b = (0..<Int(rng.next() % 12)).map { _ in pick() }
             let s = ColumnSet(a), t = ColumnSet(b)
             let naive = Set(a), naiveT = Set(b)
             #expect(s.count == naive.count && s.isEmpty == naive.isEmpty)

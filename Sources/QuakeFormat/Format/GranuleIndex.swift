@@ -161,7 +161,9 @@ package struct GranuleIndex: Sendable, Equatable {
             magEntries += try r.raw(n, as: UInt32.self).map { UInt32(littleEndian: $0) }
             var total = 0
             for e in magEntries[at...] {
-                guard Int(e & 0xFFFF) < magValues.count else { throw .corrupt("mag histogram granule \(k): value \(e & 0xFFFF)") }
+                guard Int(e & 0xFFFF) < magValues.count else {
+                    throw .corrupt("mag histogram granule \(k): value \(e & 0xFFFF)")
+                }
                 total += Int(e >> 16)
             }
             guard total <= GranuleIndex.granuleRows else { throw .corrupt("mag histogram granule \(k) counts \(total) rows") }

@@ -105,7 +105,10 @@ extension Store {
         let yearF = Filter.timeRange(.time, lower: y0, upper: y1)
         func q(_ name: String, _ spec: QuerySpec, _ cols: [Column]) -> BenchCase {
             BenchCase(name: name, run: { try self.query(spec, columns: cols).count },
-                      workload: { self.workload(spec.filter, columns: ColumnSet(cols).union(spec.filter.columns).union(spec.sort.map(\.column))) })
+                      workload: {
+                          let need = ColumnSet(cols).union(spec.filter.columns).union(spec.sort.map(\.column))
+                          return self.workload(spec.filter, columns: need)
+                      })
         }
         func count(_ name: String, _ f: Filter) -> BenchCase {
             BenchCase(name: name, run: { try self.count(f) }, workload: { self.workload(f, columns: f.columns) })
