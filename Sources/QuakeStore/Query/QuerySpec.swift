@@ -35,7 +35,7 @@ package struct RowRef: Sendable, Hashable {
 }
 
 /// What the planner and executor did, for `explain`.
-package struct QueryStats: Sendable, Codable {
+package struct QueryStats: Sendable {
     package var partitionsTotal = 0
     package var partitionsPruned = 0
     /// Partitions the catalog showed to hold no matching locality (place search top-N).
