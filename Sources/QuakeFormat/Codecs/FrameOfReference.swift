@@ -194,47 +194,60 @@ package enum FrameOfReference {
             let span = UInt64(bitPattern: h &- l)
             guard let base = data.baseAddress else { return among.isEmpty ? 0 : nil }
             var k = 0
-            var current = -1
-            var ref: Int64 = 0, width = 0, offset = 0, shift: UInt64 = 0, mask: UInt64 = 0, whole = false
-            var scratch = [Int64](repeating: 0, count: 0)
-            for r in among {
-                let row = Int(r)
-                guard row < count else { return nil }
-                let b = row / m
-                if b != current {
-                    current = b
-                    let header = miniblock(b)
-                    (ref, width, offset) = (header.ref, header.width, header.offset)
-                    shift = UInt64(bitPattern: l &- ref)
-                    mask = width == 0 ? 0 : width >= 64 ? ~0 : (1 << UInt64(width)) - 1
-                    whole = header.delta || width > 56
-                    if whole {
+            var scratch: [Int64] = []
+            return among.withUnsafeBufferPointer { a -> Int? in
+                var i = 0
+                // one run of rows per miniblock: its header read once, then a loop with every
+                // value it needs in registers
+                while i < a.count {
+                    let first = Int(a[i])
+                    guard first < count else { return nil }
+                    let b = first / m
+                    let blockStart = b * m
+                    let lowRow = UInt32(blockStart), endRow = UInt32(Swift.min(count, blockStart + m))
+                    let (_, ref, width, delta, offset) = miniblock(b)
+                    let shift = UInt64(bitPattern: l &- ref)
+                    var j = i
+                    if delta || width > 56 {
                         if scratch.count < m { scratch = [Int64](repeating: 0, count: m) }
-                        let rows = (b * m)..<Swift.min(count, (b + 1) * m)
-                        // SAFETY: scratch holds a whole miniblock (m values), at least rows.count.
                         scratch.withUnsafeMutableBufferPointer { sp in
-                            if let p = sp.baseAddress { decode(rows, into: p) }
+                            // SAFETY: scratch holds a whole miniblock (m values), at least its rows.
+                            guard let v = sp.baseAddress else { return }
+                            decode(blockStart..<Int(endRow), into: v)
+                            while j < a.count, a[j] >= lowRow, a[j] < endRow {
+                                out[k] = a[j]
+                                k &+= UInt64(bitPattern: v[Int(a[j]) - blockStart] &- l) <= span ? 1 : 0
+                                j += 1
+                            }
+                        }
+                    } else if width == 0 {
+                        let hit = 0 &- shift <= span
+                        while j < a.count, a[j] >= lowRow, a[j] < endRow {
+                            out[k] = a[j]
+                            k &+= hit ? 1 : 0
+                            j += 1
+                        }
+                    } else {
+                        let mask: UInt64 = (1 << UInt64(width)) - 1
+                        let packed = base + offset
+                        // SAFETY: as in BitPacking.unpack: each 8-byte load starts inside the miniblock's
+                        // packed run (the row lies in the miniblock), whose spare trailing word Body.init
+                        // checked lies inside `data`; out has room for among.count rows and k counts at
+                        // most the rows visited.
+                        while j < a.count {
+                            let r = a[j]
+                            if r < lowRow || r >= endRow { break }
+                            let bit = Int(r &- lowRow) &* width
+                            let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self))
+                            out[k] = r
+                            k &+= (w >> UInt64(bit & 7)) & mask &- shift <= span ? 1 : 0
+                            j += 1
                         }
                     }
+                    i = j
                 }
-                let i = row - b * m
-                let hit: Bool
-                if whole {
-                    hit = UInt64(bitPattern: scratch[i] &- l) <= span
-                } else if width == 0 {
-                    hit = 0 &- shift <= span
-                } else {
-                    // SAFETY: as in BitPacking.unpack: the 8-byte load starts inside the miniblock's
-                    // packed run, whose spare trailing word Body.init checked lies inside `data`.
-                    let bit = i * width
-                    let w = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + bit >> 3, as: UInt64.self))
-                    hit = (w >> UInt64(bit & 7)) & mask &- shift <= span
-                }
-                // SAFETY: out has room for among.count rows and k counts at most the rows visited.
-                out[k] = r
-                k &+= hit ? 1 : 0
+                return k
             }
-            return k
         }
 
         /// Decodes rows `rows` into `out[0..<rows.count]`.

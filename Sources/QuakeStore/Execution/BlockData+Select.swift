@@ -14,14 +14,27 @@ extension BlockData {
         case .numberRange(let c, let lo, let hi):
             return try range(c, .number(lower: lo, upper: hi), sel)
         case .box(let a, let b, let c, let d):
-            let lat = try range(.latitude, .number(lower: .init(a), upper: .init(b)), sel)
-            if c <= d { return try range(.longitude, .number(lower: .init(c), upper: .init(d)), lat) }
+            let latRange = RangePredicate.number(lower: .init(a), upper: .init(b))
+            if c <= d {
+                // the narrower side first, when it is the longitude (a box along a parallel)
+                let lonRange = RangePredicate.number(lower: .init(c), upper: .init(d))
+                if case .all = sel, 2 * selectivity(.numberRange(.longitude, lower: .init(c), upper: .init(d)))
+                    < selectivity(.numberRange(.latitude, lower: .init(a), upper: .init(b))) {
+                    let lon = try range(.longitude, lonRange, sel)
+                    return lon.isEmpty ? lon : try range(.latitude, latRange, lon)
+                }
+                let lat = try range(.latitude, latRange, sel)
+                return lat.isEmpty ? lat : try range(.longitude, lonRange, lat)
+            }
+            let lat = try range(.latitude, latRange, sel)
             if lat.isEmpty { return lat }
             let lon = try doubles(.longitude)
             return lon.withUnsafeBufferPointer { p in lat.filter { (p[$0] >= c) ||| (p[$0] <= d) } }
         case .and(let fs):
             var s = sel
-            for g in Self.order(fs) {
+            let terms: [Filter]
+            if case .all = sel { terms = ordered(fs) } else { terms = Self.order(fs) }
+            for g in terms {
                 s = try select(g, s)
                 if s.isEmpty { break }
             }

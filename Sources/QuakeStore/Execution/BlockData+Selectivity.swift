@@ -1,0 +1,85 @@
+import QuakeFormat
+/// Estimated selectivity of range terms over a window: the first kernel of a conjunction runs
+/// over every row of the window and the rest only over the rows it keeps, so the term that
+/// keeps the fewest rows should run first. A box around Hawaii keeps a few rows in a hundred
+/// where `mag >= 1` keeps most of them; a box around California keeps more than `mag >= 2`.
+///
+/// Estimates only order the kernels; every term is still applied, so a wrong estimate costs
+/// time, never a wrong answer.
+extension BlockData {
+    /// Rows of the window a sampled estimate reads.
+    static let sampleRows = 32
+
+    /// The fraction of the window's rows estimated to pass `f`: exact for a mag range (the
+    /// granules' histograms), uniform between each granule's min and max for time (which the
+    /// rows are sorted by), from ``sampleRows`` evenly spaced rows for coordinates and other
+    /// numbers (events cluster by network, so a uniform guess is far off), and 1 otherwise.
+    package func selectivity(_ f: Filter) -> Double {
+        guard let index = try? reader.granules(), rows > 0 else { return 1 }
+        let g = GranuleIndex.granuleRows
+        let granules = (firstRow / g)..<Swift.min(index.granules, (firstRow + rows + g - 1) / g)
+        guard !granules.isEmpty else { return 1 }
+        switch f {
+        case .numberRange(.mag, let lo, let hi) where index.hasMagHistogram:
+            let interval = MagInterval([.number(lower: lo, upper: hi)])
+            var n = 0, total = 0
+            for k in granules {
+                n += ZoneMap.histogramMatches(index, granule: k, interval)
+                total += index.range(k).count
+            }
+            return total == 0 ? 1 : Double(n) / Double(total)
+        case .timeRange(.time, let lo, let hi):
+            return uniform(index, .time, granules, Double(lo ?? Int64.min), Double(hi ?? Int64.max))
+        case .numberRange, .box:
+            return sampled(f)
+        default:
+            return 1
+        }
+    }
+
+    /// The share of ``sampleRows`` evenly spaced rows of the window that pass `f`, by the same
+    /// kernels on those rows alone.
+    private func sampled(_ f: Filter) -> Double {
+        let n = Swift.min(rows, Self.sampleRows)
+        guard n > 0 else { return 1 }
+        let step = rows / n
+        let sample = (0..<n).map { UInt32($0 * step + step / 2) }
+        guard let kept = try? select(f, .rows(sample)) else { return 1 }
+        return Double(kept.count) / Double(n)
+    }
+
+    /// The share of `lo...hi` in the span of column `c` over `granules`, each granule weighted
+    /// by its rows (1 for a column without granule statistics).
+    private func uniform(_ index: GranuleIndex, _ c: Column, _ granules: Range<Int>, _ lo: Double,
+                         _ hi: Double) -> Double {
+        guard let slot = GranuleIndex.slot(c), slot < index.stats.count else { return 1 }
+        var kept = 0.0, total = 0.0
+        for k in granules where k < index.stats[slot].count {
+            let s = index.stats[slot][k]
+            let n = Double(index.range(k).count)
+            total += n
+            let mn = c == .time ? Double(s.min) : s.minDouble, mx = c == .time ? Double(s.max) : s.maxDouble
+            guard !mn.isNaN, !mx.isNaN else { continue }
+            let l = Swift.max(lo, mn), h = Swift.min(hi, mx)
+            if h < l { continue }
+            kept += mx > mn ? n * (h - l) / (mx - mn) : n
+        }
+        return total == 0 ? 1 : kept / total
+    }
+
+    /// `fs` in kernel order: cheap kernels first (``order(_:)``), and among the leading range
+    /// kernels the most selective first when it keeps under half the rows the first would.
+    package func ordered(_ fs: [Filter]) -> [Filter] {
+        let base = Self.order(fs)
+        let ranges = base.prefix { if case .timeRange = $0 { true } else if case .numberRange = $0 { true }
+                                   else if case .box = $0 { true } else { false } }
+        guard ranges.count > 1 else { return base }
+        // only a clear winner moves ahead: estimating costs, and a wrong swap costs more
+        let estimates = ranges.map(selectivity)
+        guard let best = estimates.indices.min(by: { estimates[$0] < estimates[$1] }), best > 0,
+              estimates[best] < estimates[0] / 2 else { return base }
+        var terms = base
+        terms.insert(terms.remove(at: best), at: 0)
+        return terms
+    }
+}
