@@ -24,9 +24,20 @@ package struct ChangeSet: Sendable {
 
     /// The section of a history file holding this set for partition `key`: the three lists,
     /// each `u64 raw size`, `u64 compressed size` and the compressed bytes.
-    package func encoded(key: String) -> EncodedChanges {
+    ///
+    /// With `partitionRows`, the rows of the partition file this load wrote for `key`: when
+    /// every one of them is an insert (nothing updated or unchanged, as many inserts as rows),
+    /// the inserted list is a ``HistoryReference`` to that file instead of a copy of its ids.
+    package func encoded(key: String, partitionRows: Int? = nil) -> EncodedChanges {
         var w = ByteWriter()
-        for (ids, masks) in [(inserted, [UInt64]()), (updated, changedColumns), (unchanged, [])] {
+        let reference = partitionRows == inserted.count && inserted.count > 0 && updated.count == 0
+            && unchanged.count == 0
+        for (k, (ids, masks)) in [(inserted, [UInt64]()), (updated, changedColumns), (unchanged, [])].enumerated() {
+            if k == 0 && reference {
+                w.u64(HistoryReference.marker)
+                w.u64(0)
+                continue
+            }
             let raw = HistoryIdList.encode(ids, masks: masks)
             w.u64(UInt64(raw.rawSize))
             w.u64(UInt64(raw.bytes.count))
@@ -34,7 +45,8 @@ package struct ChangeSet: Sendable {
         }
         return EncodedChanges(section: HistoryFile.Section(
             key: key, minTime: minTime, maxTime: maxTime, inserted: inserted.count, updated: updated.count,
-            unchanged: unchanged.count, offset: 0, length: w.bytes.count, checksum: Checksum.hash(w.bytes)), body: w.bytes)
+            unchanged: unchanged.count, offset: 0, length: w.bytes.count, checksum: Checksum.hash(w.bytes),
+            reference: reference), body: w.bytes)
     }
 }
 

@@ -11,6 +11,9 @@ import Foundation
 /// length and checksum. Listing reads headers only; a section is checked when it is read.
 package struct HistoryFile {
     package static let magic: [UInt8] = Array("QKHIST01".utf8)
+    /// The magic of a file with a section that refers to a partition file for its inserted ids
+    /// (``HistoryReference``), which a reader of `QKHIST01` files would not understand.
+    package static let magicWithReferences: [UInt8] = Array("QKHIST02".utf8)
     package static let fileExtension = "qkh"
 
     /// One partition's part of the transaction.
@@ -24,6 +27,9 @@ package struct HistoryFile {
         package var offset: Int
         package var length: Int
         package var checksum: UInt64
+        /// Whether the inserted ids are a reference to the partition file (set when encoded; a
+        /// section read from disk tells by its body, ``HistoryFile/isReference(_:)``).
+        package var reference = false
     }
 
     package var generation: Int
@@ -66,7 +72,7 @@ package struct HistoryFile {
         let header = HistoryFile(generation: g, committed: committed, previous: previous, minTime: lo, maxTime: hi,
                                  files: files, sections: sections, mapped: nil).headerBytes()
         var w = ByteWriter()
-        w.bytes.append(contentsOf: magic)
+        w.bytes.append(contentsOf: scratch.contains { $0.reference } ? magicWithReferences : magic)
         w.u32(UInt32(header.count))
         w.bytes.append(contentsOf: header)
         w.u64(Checksum.hash(header))
@@ -113,7 +119,8 @@ package struct HistoryFile {
     /// Decodes and checks a transaction's header; sections are checked when read.
     package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> HistoryFile {
         func bad(_ why: String) -> StoreError { .corrupt(path, why) }
-        guard b.count >= 20, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else { throw bad("not a history file") }
+        guard b.count >= 20, (0..<8).allSatisfy({ b[$0] == magic[$0] })
+                || (0..<8).allSatisfy({ b[$0] == magicWithReferences[$0] }) else { throw bad("not a history file") }
         var r = ByteReader(b, at: 8)
         let n = Int(try r.u32())
         guard n <= b.count - 20 else { throw bad("header runs past the end") }
@@ -141,8 +148,12 @@ package struct HistoryFile {
                 let off = try h.u64(), len = try h.u64(), sum = try h.u64()
                 guard ni < 1 << 40, nu < 1 << 40, nn < 1 << 40, off == UInt64(end - bodyStart),
                       len <= UInt64(b.count - end) else { throw bad("section \(key) has impossible values") }
+                // peeked, not checked: the checksum is checked when the section is read
+                let reference = len >= 16 && b.loadUnaligned(fromByteOffset: end, as: UInt64.self).littleEndian
+                    == HistoryReference.marker
                 sections.append(Section(key: key, minTime: smin, maxTime: smax, inserted: Int(ni), updated: Int(nu),
-                                        unchanged: Int(nn), offset: Int(off), length: Int(len), checksum: sum))
+                                        unchanged: Int(nn), offset: Int(off), length: Int(len), checksum: sum,
+                                        reference: reference))
                 end += Int(len)
             }
             guard h.remaining == 0, end == b.count else { throw bad("\(b.count - end) stray bytes") }
@@ -160,19 +171,42 @@ package struct HistoryFile {
         return try changes(i, in: mapped.bytes, path: mapped.path)
     }
 
-    /// The ids of section `i` of the whole file `b`.
-    package func changes(_ i: Int, in b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> ChangeSet {
+    /// Whether section `i` refers to its partition file for its inserted ids.
+    package func isReference(_ i: Int) throws(StoreError) -> Bool {
+        guard let mapped else { throw .corrupt("history section \(i) is not mapped") }
+        let body = try body(i, in: mapped.bytes, path: mapped.path)
+        var r = ByteReader(body)
+        return try r.u64() == HistoryReference.marker
+    }
+
+    /// Section `i`'s bytes within the whole file `b`, checked against its checksum.
+    private func body(_ i: Int, in b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> UnsafeRawBufferPointer {
         guard sections.indices.contains(i) else { throw .corrupt(path, "no history section \(i)") }
         let s = sections[i]
         let headerEnd = b.count - sections.reduce(0) { $0 + $1.length }
         let body = UnsafeRawBufferPointer(rebasing: b[(headerEnd + s.offset)..<(headerEnd + s.offset + s.length)])
         guard Checksum.hash(body) == s.checksum else { throw .corrupt(path, "section \(s.key) checksum mismatch") }
+        return body
+    }
+
+    /// The ids of section `i` of the whole file `b` (at `path`, under its store's `history/`).
+    package func changes(_ i: Int, in b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> ChangeSet {
+        let body = try body(i, in: b, path: path)
+        let s = sections[i]
         var r = ByteReader(body)
         var out = ChangeSet()
         out.minTime = s.minTime
         out.maxTime = s.maxTime
         for (k, expected) in [s.inserted, s.updated, s.unchanged].enumerated() {
             let raw = try r.u64(), comp = try r.u64()
+            if k == 0, raw == HistoryReference.marker, comp == 0 {
+                guard let slash = path.range(of: "/history/", options: .backwards) else {
+                    throw .corrupt(path, "section \(s.key) refers to a partition outside a store")
+                }
+                out.inserted = try HistoryReference.ids(store: String(path[..<slash.lowerBound]), generation: generation,
+                                                        key: s.key, count: s.inserted)
+                continue
+            }
             guard comp <= UInt64(r.remaining), raw <= comp * 1024 + 65536 else {
                 throw .corrupt(path, "section \(s.key) list \(k) has impossible sizes")
             }

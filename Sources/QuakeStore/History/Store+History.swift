@@ -9,8 +9,17 @@ extension Store {
     /// Retained transactions, their total size on disk, and from where history is complete.
     package var historyExtent: (transactions: Int, bytes: Int, completeAfter: Int) {
         let gens = manifest.history.generations
-        let bytes = gens.reduce(0) { $0 + FileIO.size(HistoryFile.path(store: path, generation: $1)) }
-        return (gens.count, bytes, manifest.history.baseGeneration)
+        return (gens.count, historyBytes(gens), manifest.history.baseGeneration)
+    }
+
+    /// Bytes of the transactions of `generations`: their files and the copies of partition ids
+    /// that belong to them (``HistoryReference``).
+    private func historyBytes(_ generations: [Int]) -> Int {
+        let wanted = Set(generations)
+        return FileIO.list(path + "/history").reduce(0) { sum, name in
+            guard let g = HistoryReference.generation(ofHistoryFile: name), wanted.contains(g) else { return sum }
+            return sum + FileIO.size(path + "/history/" + name)
+        }
     }
 
     /// Committed loads after `token`, oldest first, like SwiftData's `fetchHistory` with a
@@ -132,7 +141,7 @@ extension Store {
         let old = manifest
         let gone = old.history.generations.filter { $0 < g }
         if gone.isEmpty { return (0, 0) }
-        let bytes = gone.reduce(0) { $0 + FileIO.size(HistoryFile.path(store: path, generation: $1)) }
+        let bytes = historyBytes(gone)
         let newest = gone.last.flatMap { try? HistoryFile.read(path: HistoryFile.path(store: path, generation: $0)) }
         var m = old
         m.generation = old.generation + 1

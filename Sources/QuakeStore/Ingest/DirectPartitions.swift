@@ -192,7 +192,7 @@ package final class DirectPartitions: @unchecked Sendable {
         try FileIO.writeFile(side, DirectPartitions.side(rows))
         let file = "\(key).g\(generation).\(PartitionFile.fileExtension)"
         let entry = try PartitionWriter.write(rows, key: key, file: file, storePath: storePath, blockRows: blockRows)
-        try history.append(ordinal: o, changes.encoded(key: key))
+        try history.append(ordinal: o, changes.encoded(key: key, partitionRows: entry.rows))
         return Written(entry: entry, sidePath: side)
     }
 

@@ -77,6 +77,8 @@ package final class Loader {
         if next.partitions != old.partitions || next.idBuckets != old.idBuckets {
             // the transaction is written before the commit names it; an uncommitted one is garbage
             let committed = Int64(Date().timeIntervalSince1970 * 1000)
+            // kept transactions that refer to a partition file this commit retires keep its ids
+            try HistoryReference.preserve(retired: next.retired, history: old.history.generations, storePath: storePath)
             _ = try HistoryFile.write(store: storePath, generation: generation, committed: committed,
                                       previous: old.history.latest, files: files, staged: staging)
             next.history.append(generation)

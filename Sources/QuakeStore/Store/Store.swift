@@ -173,6 +173,9 @@ public final class Store: @unchecked Sendable {
         for r in m.retired { keep.insert(r) }
         for sub in ["partitions", "ids", "history"] {
             for name in FileIO.list(storePath + "/" + sub) where !keep.contains(sub + "/" + name) {
+                // copies of partition ids (HistoryReference) live and go with their transaction
+                if sub == "history", let g = HistoryReference.generation(ofHistoryFile: name),
+                   keep.contains("history/" + HistoryFile.name(generation: g)) { continue }
                 FileIO.remove(storePath + "/" + sub + "/" + name)
             }
         }

@@ -1,0 +1,149 @@
+import Foundation
+
+/// A history section whose inserted ids are those of the partition file its load wrote.
+///
+/// A load that writes a partition whole (a partition the store did not hold, every row new)
+/// would otherwise repeat that file's id column in its transaction: 54 MB of a 527 MB store
+/// after a first load of 10 M events. Such a section stores a marker instead of the list
+/// (``marker`` as the list's raw size, 0 as its compressed size), and its ids are read from
+/// `partitions/KEY.gN.qkp`, the file generation `N` wrote for key `KEY`.
+///
+/// A later load that replaces that file copies its ids first, sorted and compressed like any
+/// list, to `history/tx.gN.KEY.qki` (``preserve(retired:history:storePath:)``), before the
+/// commit that retires the file. Garbage collection keeps every `tx.gN.*` file of a kept
+/// transaction, and drops them with it.
+///
+/// Copy layout: `"QKHIDS01"`, `u64 count`, `u64 raw size`, `u64 compressed size`, `u64 checksum`
+/// of the compressed bytes, then the bytes.
+package enum HistoryReference {
+    /// The raw size that marks an inserted list as a reference.
+    package static let marker = UInt64.max
+    package static let magic: [UInt8] = Array("QKHIDS01".utf8)
+    package static let fileExtension = "qki"
+
+    /// The partition file generation `g` wrote for `key`.
+    package static func partitionFile(key: String, generation g: Int) -> String {
+        "\(key).g\(g).\(PartitionFile.fileExtension)"
+    }
+
+    /// Where the copy of that file's ids goes once the file is retired.
+    package static func copyPath(store: String, generation g: Int, key: String) -> String {
+        store + "/history/tx.g\(g).\(key).\(fileExtension)"
+    }
+
+    /// The generation a history file name (`tx.gN.qkh`, `tx.gN.KEY.qki`) belongs to.
+    package static func generation(ofHistoryFile name: String) -> Int? {
+        guard name.hasPrefix("tx.g") else { return nil }
+        let digits = name.dropFirst(4).prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, name.dropFirst(4 + digits.count).first == "." else { return nil }
+        return Int(digits)
+    }
+
+    /// The ids of the partition `key` written by generation `g` (`count` of them), sorted:
+    /// from the partition file while it exists, else from its copy.
+    /// - Throws: `.corrupt` when neither reads whole, or the count differs.
+    package static func ids(store: String, generation g: Int, key: String,
+                            count: Int) throws(StoreError) -> ByteArena {
+        let file = partitionFile(key: key, generation: g)
+        if FileIO.exists(store + "/partitions/" + file) {
+            do throws(StoreError) {
+                return try sorted(partitionIds(store: store, file: file, rows: count))
+            } catch {
+                // retired and collected since the check: the copy was written before that commit
+                guard !FileIO.exists(store + "/partitions/" + file) else { throw error }
+            }
+        }
+        let copy = copyPath(store: store, generation: g, key: key)
+        guard FileIO.exists(copy) else {
+            throw .corrupt(copy, "the ids of partitions/\(file), which transaction \(g) inserted, are gone")
+        }
+        return try readCopy(copy, count: count)
+    }
+
+    /// Before a commit retires partition files: copies the ids of each one that a kept
+    /// transaction's section refers to, so that the transaction still lists them.
+    /// - Parameters:
+    ///   - retired: store-relative paths the commit retires (`partitions/KEY.gN.qkp`, ...).
+    ///   - history: the generations whose transactions are kept.
+    /// - Complexity: reads one partition's id column at a time.
+    package static func preserve(retired: [String], history: [Int], storePath: String) throws(StoreError) {
+        let kept = Set(history)
+        for r in retired where r.hasPrefix("partitions/") {
+            let name = String(r.dropFirst("partitions/".count))
+            guard let parsed = parsePartitionFile(name), kept.contains(parsed.generation) else { continue }
+            let tx = try HistoryFile.read(path: HistoryFile.path(store: storePath, generation: parsed.generation))
+            guard let i = tx.sections.firstIndex(where: { $0.key == parsed.key }),
+                  try tx.isReference(i) else { continue }
+            let copy = copyPath(store: storePath, generation: parsed.generation, key: parsed.key)
+            // a whole copy left by a load that did not commit serves as well
+            if (try? readCopy(copy, count: tx.sections[i].inserted)) != nil { continue }
+            let ids = try partitionIds(store: storePath, file: name, rows: tx.sections[i].inserted)
+            try FileIO.writeDurably(copy, encodeCopy(ids))
+        }
+    }
+
+    /// `KEY.gN.qkp` split into key and generation.
+    static func parsePartitionFile(_ name: String) -> (key: String, generation: Int)? {
+        let suffix = "." + PartitionFile.fileExtension
+        guard name.hasSuffix(suffix), let dot = name.dropLast(suffix.count).lastIndex(of: "."),
+              name[name.index(after: dot)...].hasPrefix("g"),
+              let g = Int(name[name.index(dot, offsetBy: 2)..<name.index(name.endIndex, offsetBy: -suffix.count)]),
+              g >= 0 else { return nil }
+        return (String(name[..<dot]), g)
+    }
+
+    /// The id column of a partition file, in storage order, checked against `rows`.
+    private static func partitionIds(store: String, file: String, rows: Int) throws(StoreError) -> ByteArena {
+        let reader = PartitionReader(storePath: store, entry: PartitionEntry(key: "", file: file, rows: rows,
+                                                                             minTime: 0, maxTime: 0, bytes: 0))
+        var out = ByteArena()
+        out.ends.reserveCapacity(rows)
+        for k in 0..<(try reader.directory().blockSizes.count) {
+            out.append(contentsOf: try reader.arena(.id, block: k))
+        }
+        guard out.count == rows else {
+            throw .corrupt(reader.path, "holds \(out.count) ids where its transaction inserted \(rows)")
+        }
+        return out
+    }
+
+    private static func sorted(_ ids: ByteArena) -> ByteArena {
+        var out = ByteArena()
+        out.ends.reserveCapacity(ids.count)
+        out.bytes.reserveCapacity(ids.bytes.count)
+        for i in HistoryIdList.sortedOrder(ids) { out.append(from: ids, row: i) }
+        return out
+    }
+
+    private static func encodeCopy(_ ids: ByteArena) -> [UInt8] {
+        let list = HistoryIdList.encode(ids)
+        var w = ByteWriter()
+        w.bytes.append(contentsOf: magic)
+        w.u64(UInt64(ids.count))
+        w.u64(UInt64(list.rawSize))
+        w.u64(UInt64(list.bytes.count))
+        w.u64(Checksum.hash(list.bytes))
+        w.bytes.append(contentsOf: list.bytes)
+        return w.bytes
+    }
+
+    private static func readCopy(_ path: String, count: Int) throws(StoreError) -> ByteArena {
+        let f = try MappedFile(path: path)
+        let b = f.bytes
+        guard b.count >= 40, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else {
+            throw .corrupt(path, "not a copy of history ids")
+        }
+        var r = ByteReader(b, at: 8)
+        let n = try r.u64(), raw = try r.u64(), comp = try r.u64(), sum = try r.u64()
+        guard n == UInt64(count), comp == UInt64(r.remaining), raw <= comp * 1024 + 65536 else {
+            throw .corrupt(path, "holds \(n) ids in \(comp) bytes, expected \(count) in \(r.remaining)")
+        }
+        let body = UnsafeRawBufferPointer(rebasing: b[r.pos...])
+        guard Checksum.hash(body) == sum else { throw .corrupt(path, "checksum mismatch") }
+        do throws(StoreError) {
+            return try HistoryIdList.decode(body, rawSize: Int(raw), masks: false, count: count).ids
+        } catch {
+            throw error.at(path)
+        }
+    }
+}
