@@ -54,7 +54,9 @@ import Testing
         let (s, paths) = try Self.loaded(files: 2, overlap: 0)
         let before = try Self.inserted(s, 1)
         let dir = (paths[0] as NSString).deletingLastPathComponent
-        func files() -> [String: String] { Dictionary(uniqueKeysWithValues: s.manifest.partitions.map { ($0.key, $0.file) }) }
+        func files() -> [String: String] {
+            Dictionary(uniqueKeysWithValues: s.manifest.partitions.map { ($0.key, $0.file) })
+        }
         // every seventh event of the first half-year revised, every 35th moved two days
         let first = files()
         try s.load([try HistoryTests.revised(paths[0], into: dir, every: 7, shift: 2 * 86_400_000)])

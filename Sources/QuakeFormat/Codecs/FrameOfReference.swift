@@ -238,7 +238,8 @@ package enum FrameOfReference {
                             let r = a[j]
                             if r < lowRow || r >= endRow { break }
                             let bit = Int(r &- lowRow) &* width
-                            let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self))
+                            let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit >> 3,
+                                                                              as: UInt64.self))
                             out[k] = r
                             k &+= (w >> UInt64(bit & 7)) & mask &- shift <= span ? 1 : 0
                             j += 1

@@ -180,7 +180,8 @@ package struct HistoryFile {
     }
 
     /// Section `i`'s bytes within the whole file `b`, checked against its checksum.
-    private func body(_ i: Int, in b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> UnsafeRawBufferPointer {
+    private func body(_ i: Int, in b: UnsafeRawBufferPointer,
+                      path: String) throws(StoreError) -> UnsafeRawBufferPointer {
         guard sections.indices.contains(i) else { throw .corrupt(path, "no history section \(i)") }
         let s = sections[i]
         let headerEnd = b.count - sections.reduce(0) { $0 + $1.length }
@@ -203,8 +204,8 @@ package struct HistoryFile {
                 guard let slash = path.range(of: "/history/", options: .backwards) else {
                     throw .corrupt(path, "section \(s.key) refers to a partition outside a store")
                 }
-                out.inserted = try HistoryReference.ids(store: String(path[..<slash.lowerBound]), generation: generation,
-                                                        key: s.key, count: s.inserted)
+                out.inserted = try HistoryReference.ids(store: String(path[..<slash.lowerBound]),
+                                                        generation: generation, key: s.key, count: s.inserted)
                 continue
             }
             guard comp <= UInt64(r.remaining), raw <= comp * 1024 + 65536 else {

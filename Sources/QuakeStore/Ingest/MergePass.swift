@@ -65,7 +65,8 @@ package struct MergePass {
             }
             var r = try mergePartition(o, existing: existing[o], movedOut: movedOut[o], bulk: bulk)
             if !r.changes.isEmpty {
-                try history.append(ordinal: o, r.changes.encoded(key: partitioning.key(ordinal: o), partitionRows: r.entry?.rows))
+                try history.append(ordinal: o, r.changes.encoded(key: partitioning.key(ordinal: o),
+                                                                 partitionRows: r.entry?.rows))
             }
             r.changes = ChangeSet()
             Heap.releaseFree()   // what this partition freed, before the next one grows the heap again
