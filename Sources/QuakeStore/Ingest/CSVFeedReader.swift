@@ -134,11 +134,14 @@ package final class CSVFeedReader {
         var batch = RowBatch()
         batch.reserveCapacity(rows: min(maxRows, 1 << 20), textBytes: lastTextBytes)
         defer { if batch.count > 0 { lastTextBytes = batch.text.map { $0.bytes.count + $0.bytes.count / 8 } } }
+        // numbers are padded with nulls ahead of the rows, a block at a time (RowBatch+Padded)
+        var padded = 0
         while batch.count < maxRows {
             switch scan() {
             case .incomplete:
                 try refill()
             case .end:
+                batch.trimInts()
                 return batch.count == 0 ? nil : batch
             case .record(let next, let newlines, let malformed):
                 let recordLine = line
@@ -156,19 +159,27 @@ package final class CSVFeedReader {
                                     reason: "expected \(mapping.count) fields, found \(fields.count)"))
                     continue
                 }
-                batch.beginRow()
+                if batch.count == padded {
+                    padded = Swift.min(maxRows, padded + CSVFeedReader.padRows)
+                    batch.padInts(to: padded)
+                }
+                batch.beginPaddedRow()
                 do throws(FieldError) {
                     try fillRow(&batch)
                     try batch.validateCurrentRow()
                     batch.endRow(present: present, seq: seqBase + rowNumber)
                 } catch {
-                    batch.abandonRow()
+                    batch.abandonPaddedRow()
                     onReject(Reject(file: input.name, line: recordLine, isFeature: false, reason: error.reason))
                 }
             }
         }
+        batch.trimInts()
         return batch
     }
+
+    /// Rows of number columns padded at a time.
+    static let padRows = 4096
 
     private func fillRow(_ batch: inout RowBatch) throws(FieldError) {
         // locals, not the class's properties, inside the loop: each property access in it
