@@ -204,7 +204,9 @@ package enum FrameOfReference {
                     guard first < count else { return nil }
                     let b = first / m
                     let blockStart = b * m
-                    let lowRow = UInt32(blockStart), endRow = UInt32(Swift.min(count, blockStart + m))
+                    // clamped, never trapping: every row of `among` is a UInt32 already
+                    let lowRow = UInt32(clamping: blockStart)
+                    let endRow = UInt32(clamping: Swift.min(count, blockStart + m))
                     let (_, ref, width, delta, offset) = miniblock(b)
                     let shift = UInt64(bitPattern: l &- ref)
                     var j = i
@@ -245,6 +247,8 @@ package enum FrameOfReference {
                             j += 1
                         }
                     }
+                    // a row no run could take (past 2^32 - 1): damaged, never an endless loop
+                    guard j > i else { return nil }
                     i = j
                 }
                 return k
