@@ -97,7 +97,8 @@ package enum HistoryReference {
         let reader = PartitionReader(storePath: store, entry: PartitionEntry(key: "", file: file, rows: rows,
                                                                              minTime: 0, maxTime: 0, bytes: 0))
         var out = ByteArena()
-        out.ends.reserveCapacity(rows)
+        // the count comes from a transaction header: reserve no more than a partition could hold
+        out.ends.reserveCapacity(Swift.min(rows, 1 << 22))
         for k in 0..<(try reader.directory().blockSizes.count) {
             out.append(contentsOf: try reader.arena(.id, block: k))
         }
