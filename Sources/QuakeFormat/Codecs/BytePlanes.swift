@@ -1,11 +1,32 @@
 /// Encodes a block of `Int64` (timestamps, scaled decimals): nulls to a bitmap, optional delta
 /// coding, zigzag, then byte planes of the narrowest width that holds every value. zstd then
 /// sees long runs of near-equal bytes.
+///
+/// Layout: `u8 flags, u8 width`, the null bitmap (flag 2), `i64 base` (flag 1, delta), `u8 scale`
+/// (flag 4, ``uniformScale``), then `width` planes. A block of ``ScaledDecimal``s that all share
+/// one scale (and hold no `-0`) keeps their mantissas only, without the 6 scale bits each value
+/// carries, when the caller passes `decimals`.
 package enum BytePlanes {
-    package static func encode(_ v: ArraySlice<Int64>, delta: Bool) -> [UInt8] {
+    /// The values are scaled decimals of one scale, stored as mantissas.
+    private static let uniformScale: UInt8 = 4
+
+    /// The scale every non-null decimal of `v` shares, or nil (none, mixed, or a `-0`).
+    private static func sharedScale(_ v: ArraySlice<Int64>) -> Int64? {
+        var scale: Int64 = -1
+        for x in v where x != RowBatch.null {
+            let s = x & 63
+            if s & 32 != 0 || (scale >= 0 && s != scale) { return nil }
+            scale = s
+        }
+        return scale >= 0 ? scale : nil
+    }
+
+    package static func encode(_ v: ArraySlice<Int64>, delta: Bool, decimals: Bool = false) -> [UInt8] {
         let n = v.count
         var hasNulls = false
         for x in v where x == RowBatch.null { hasNulls = true; break }
+        let scale = decimals && !delta ? sharedScale(v) : nil
+        let shift: Int64 = scale == nil ? 0 : 6
         var w = ByteWriter()
         var z = [UInt64](repeating: 0, count: n)
         var base: Int64 = 0
@@ -18,7 +39,7 @@ package enum BytePlanes {
             if x == RowBatch.null {
                 bitmap[k >> 3] |= 1 << UInt8(k & 7)
             } else {
-                var d = x
+                var d = x >> shift
                 if delta {
                     if first { base = x; prev = x; first = false }
                     d = x &- prev
@@ -31,10 +52,11 @@ package enum BytePlanes {
             k += 1
         }
         let width = maxZ == 0 ? 0 : (64 - maxZ.leadingZeroBitCount + 7) / 8
-        w.u8((delta ? 1 : 0) | (hasNulls ? 2 : 0))
+        w.u8((delta ? 1 : 0) | (hasNulls ? 2 : 0) | (scale == nil ? 0 : uniformScale))
         w.u8(UInt8(width))
         if hasNulls { w.bytes.append(contentsOf: bitmap) }
         if delta { w.i64(base) }
+        if let scale { w.u8(UInt8(scale)) }
         let start = w.bytes.count
         w.bytes.append(contentsOf: repeatElement(0, count: n * width))
         w.bytes.withUnsafeMutableBufferPointer { out in
@@ -59,6 +81,7 @@ package enum BytePlanes {
         let hasNulls = flags & 2 != 0
         var bitmapStart = -1
         if hasNulls { bitmapStart = r.pos; try r.need((n + 7) / 8); r.pos += (n + 7) / 8 }
+        let scale: Int64? = flags & uniformScale != 0 ? try Self.scale(&r) : nil
         try r.need(n * width)
         let start = r.pos
         var z = [UInt64](repeating: 0, count: n)
@@ -73,6 +96,15 @@ package enum BytePlanes {
         return [Double](uninitializedCount: n) { out, initialized in
             z.withUnsafeBufferPointer { zp in
                 ScaledDecimal.pow10.withUnsafeBufferPointer { p10 in
+                    if let scale {
+                        let d = p10[Int(scale)]
+                        for i in 0..<n {
+                            let zz = zp[i]
+                            let m = Int64(bitPattern: (zz >> 1) ^ (0 &- (zz & 1)))
+                            out[i] = m.magnitude > 1 << 53 ? ScaledDecimal.double(m << 6 | scale) : Double(m) / d
+                        }
+                        return
+                    }
                     for i in 0..<n {
                         let zz = zp[i]
                         let e = Int64(bitPattern: (zz >> 1) ^ (0 &- (zz & 1)))
@@ -101,6 +133,8 @@ package enum BytePlanes {
         var bitmapStart = -1
         if hasNulls { bitmapStart = r.pos; try r.need((n + 7) / 8); r.pos += (n + 7) / 8 }
         var prev: Int64 = delta ? try r.i64() : 0
+        let scale: Int64? = flags & uniformScale != 0 ? try Self.scale(&r) : nil
+        guard scale == nil || !delta else { throw .corrupt("integer block: deltas of one scale") }
         try r.need(n * width)
         let start = r.pos
         var out = [Int64](repeating: 0, count: n)
@@ -119,10 +153,17 @@ package enum BytePlanes {
                         o[i] = RowBatch.null
                         continue
                     }
-                    if delta { prev = prev &+ d; o[i] = prev } else { o[i] = d }
+                    if let scale { o[i] = d &<< 6 | scale } else if delta { prev = prev &+ d; o[i] = prev } else { o[i] = d }
                 }
             }
         }
         return out
+    }
+
+    /// The shared scale of a ``uniformScale`` block.
+    private static func scale(_ r: inout ByteReader) throws(StoreError) -> Int64 {
+        let s = try r.u8()
+        guard Int(s) <= ScaledDecimal.maxScale else { throw .corrupt("integer block: scale \(s)") }
+        return Int64(s)
     }
 }

@@ -7,6 +7,7 @@
 /// Chunk: null header (flags: ``raw``, ``exactDoubles``), then unless all null:
 /// `u8 S, u8 shift width`, packed shifts, `u32 n` and `n` u32 rows holding `-0`, then the body.
 /// Values that cannot be brought to one scale in 62 bits are stored raw instead (flag ``raw``).
+/// A chunk of mixed scales may be split (flag ``split``): see `ForDecimalCodec+Remainders.swift`.
 package enum ForDecimalCodec: RangeSelectingCodec {
     package static let id = CodecID.forDecimal
     /// The body holds the stored `Int64` values, not normalized mantissas.
@@ -17,7 +18,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
     private static let pow10: [Int64] = (0...18).map { k in (0..<k).reduce(Int64(1)) { r, _ in r * 10 } }
     private static let exactLimit: Int64 = 1 << 53
 
-    private struct Prepared {
+    struct Prepared {
         package var m: [Int64]
         package var shifts: [UInt64]
         package var negZero: [UInt32]
@@ -26,9 +27,13 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         package var raw: Bool
         package var exact: Bool
         package var stats: ChunkStats
+        /// Digits split off (0: not split), and the remainders with their count per miniblock.
+        var split = 0
+        var remainders: [UInt64] = []
+        var before: [UInt32] = []
     }
 
-    private static func prepare(_ v: [Int64], rows: Range<Int>) -> Prepared {
+    private static func prepare(_ v: [Int64], rows: Range<Int>, splitting: Bool = true) -> Prepared {
         var p = Prepared(m: [Int64](repeating: 0, count: rows.count), shifts: [UInt64](repeating: 0, count: rows.count),
                          negZero: [], scale: 0, shiftWidth: 0, raw: false, exact: true, stats: .none)
         for i in rows where v[i] != RowBatch.null { p.scale = Swift.max(p.scale, Int(v[i] & 31)) }
@@ -89,6 +94,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
             maxShift = 0
         }
         p.shiftWidth = BitPacking.width(UInt64(maxShift))
+        if splitting && p.stats.nulls < rows.count { chooseSplit(&p, v, rows: rows, maxShift: maxShift) }
         if p.stats.nulls == rows.count {
             lo = .nan; hi = .nan
         }
@@ -102,15 +108,24 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         let n = rows.count
         let bitmap = p.stats.nulls > 0 && p.stats.nulls < n ? (n + 7) / 8 : 0
         if p.stats.nulls == n { return 5 }
-        return 5 + bitmap + 6 + BitPacking.bytes(n, width: p.shiftWidth) + 4 * p.negZero.count
+        let split = p.split == 0 ? 0 : 6 + 4 * p.before.count
+            + BitPacking.bytes(p.remainders.count, width: BitPacking.width(UInt64(power(p.split) - 1)))
+        return 5 + bitmap + 6 + BitPacking.bytes(n, width: p.shiftWidth) + 4 * p.negZero.count + split
             + p.m.withUnsafeBufferPointer { FrameOfReference.size($0) }
     }
 
     package static func encode(_ values: [Int64], rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
-        let p = prepare(values, rows: rows)
+        encode(values, rows: rows, splitting: true, into: &out)
+    }
+
+    /// Appends the chunk of `rows`; `splitting: false` keeps it unsplit (magnitudes: every
+    /// top-N decodes them, and their split saves little).
+    package static func encode(_ values: [Int64], rows: Range<Int>, splitting: Bool,
+                               into out: inout [UInt8]) -> ChunkStats {
+        let p = prepare(values, rows: rows, splitting: splitting)
         var w = ByteWriter()
         let lo = rows.lowerBound
-        let flags = (p.raw ? raw : 0) | (p.exact ? exactDoubles : 0)
+        let flags = (p.raw ? raw : 0) | (p.exact ? exactDoubles : 0) | (p.split > 0 ? split : 0)
         _ = NullBitmap.write(rows.count, into: &w, extraFlags: flags) { values[lo + $0] == RowBatch.null }
         if p.stats.nulls == rows.count {
             out.append(contentsOf: w.bytes)
@@ -121,13 +136,14 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         p.shifts.withUnsafeBufferPointer { BitPacking.pack($0, width: p.shiftWidth, into: &w.bytes) }
         w.u32(UInt32(p.negZero.count))
         for r in p.negZero { w.u32(r) }
+        if p.split > 0 { writeRemainders(p, into: &w) }
         out.append(contentsOf: w.bytes)
         p.m.withUnsafeBufferPointer { FrameOfReference.encode($0, into: &out) }
         return p.stats
     }
 
     /// A parsed chunk.
-    private struct Parsed {
+    struct Parsed {
         package var flags: UInt8
         package var bitmap: UnsafeRawBufferPointer?
         package var scale = 0
@@ -135,6 +151,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         package var shifts = UnsafeRawBufferPointer(start: nil, count: 0)
         package var negZero: [UInt32] = []
         package var body: FrameOfReference.Body?
+        var remainders: Remainders?
     }
 
     private static func parse(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> Parsed {
@@ -153,6 +170,9 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         guard nz <= count else { throw .corrupt("decimal chunk lists \(nz) negative zeros") }
         p.negZero = try r.raw(nz, as: UInt32.self).map { UInt32(littleEndian: $0) }
         for z in p.negZero where Int(z) >= count { throw .corrupt("decimal chunk: negative zero at row \(z)") }
+        guard flags & ~(NullBitmap.hasNulls | NullBitmap.allNull | raw | exactDoubles | split) == 0,
+              flags & split == 0 || flags & raw == 0 else { throw .corrupt("decimal chunk flags \(flags)") }
+        if flags & split != 0 { p.remainders = try readRemainders(&r, chunk: chunk, count: count, scale: p.scale) }
         p.body = try FrameOfReference.Body(UnsafeRawBufferPointer(rebasing: chunk[r.pos...]), count: count)
         return p
     }
@@ -173,8 +193,11 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         if p.flags & NullBitmap.allNull != 0 {
             return form == .doubles ? .doubles([Double](repeating: .nan, count: n)) : .ints([Int64](repeating: RowBatch.null, count: n))
         }
-        let m = mantissas(p, rows)
-        if form == .doubles && p.flags & exactDoubles != 0 {
+        var m = mantissas(p, rows)
+        let exactOut = form == .doubles && p.flags & exactDoubles != 0
+        let shifts = p.flags & raw == 0 && (!exactOut || p.remainders != nil) ? Self.shifts(p, rows) : []
+        if let t = p.remainders { try restore(&m, p, t, rows: rows, shifts: shifts) }
+        if exactOut {
             var out = [Double](uninitializedCount: n) { buf, k in
                 let div = ScaledDecimal.pow10[p.scale]
                 for i in 0..<n { buf[i] = Double(m[i]) / div }
@@ -186,14 +209,6 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         }
         var out = m
         if p.flags & raw == 0 {
-            // the shifts of the range, unpacked at once
-            var shifts = [UInt64](repeating: 0, count: n)
-            if p.shiftWidth != 0, n > 0 {
-                shifts.withUnsafeMutableBufferPointer { s in
-                    // SAFETY: `s` holds n values, one per row of `rows`.
-                    BitPacking.unpack(p.shifts, width: p.shiftWidth, rows: rows, reference: 0, into: s.baseAddress!)
-                }
-            }
             for i in 0..<n {
                 let shift = Int(truncatingIfNeeded: shifts[i])
                 guard shift <= p.scale, shift >= 0, m[i] == 0 || shift < pow10.count else {
@@ -252,9 +267,14 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         if let hi { guard let e = edge(hi, scale: p.scale, lower: false) else { return false }; h = e }
         if l > h { return true }
         guard let body = p.body else { return false }
-        var hits = [UInt32](uninitializedCount: rows.count) { buf, n in
-            // SAFETY: buf has room for rows.count rows, as select requires.
-            n = buf.baseAddress.map { body.select(rows, l, h, into: $0) } ?? 0
+        var hits: [UInt32]
+        if let t = p.remainders {
+            hits = try select(rows, p, t, body, l, h) ?? []
+        } else {
+            hits = [UInt32](uninitializedCount: rows.count) { buf, n in
+                // SAFETY: buf has room for rows.count rows, as select requires.
+                n = buf.baseAddress.map { body.select(rows, l, h, into: $0) } ?? 0
+            }
         }
         if let bm = p.bitmap { hits.removeAll { NullBitmap.isNull(bm, Int($0)) } }
         out.append(contentsOf: hits)
@@ -277,11 +297,18 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         if let hi { guard let e = edge(hi, scale: p.scale, lower: false) else { return false }; h = e }
         if l > h { return true }
         var ok = true
-        var hits = [UInt32](uninitializedCount: among.count) { buf, n in
-            // SAFETY: buf has room for among.count rows, as select(among:) requires.
-            let k = buf.baseAddress.map { body.select(among: among, l, h, into: $0) } ?? 0
-            ok = k != nil
-            n = k ?? 0
+        var hits: [UInt32]
+        if let t = p.remainders {
+            let found = try select(0..<count, among: among, p, t, body, l, h)
+            ok = found != nil
+            hits = found ?? []
+        } else {
+            hits = [UInt32](uninitializedCount: among.count) { buf, n in
+                // SAFETY: buf has room for among.count rows, as select(among:) requires.
+                let k = buf.baseAddress.map { body.select(among: among, l, h, into: $0) } ?? 0
+                ok = k != nil
+                n = k ?? 0
+            }
         }
         guard ok else { out.removeAll(); return false }
         if let bm = p.bitmap { hits.removeAll { NullBitmap.isNull(bm, Int($0)) } }

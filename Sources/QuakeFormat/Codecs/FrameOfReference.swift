@@ -137,10 +137,24 @@ package enum FrameOfReference {
         /// in order, and returns how many. Packed values are compared with the bounds translated
         /// once per miniblock (`l <= ref + p <= h` as one unsigned compare of `p - (l - ref)`), without
         /// a branch per row; delta-coded miniblocks are decoded first.
+        ///
+        /// With `edges` (room for `rows.count`), the rows whose value is `l` (when `edgeLow`) or
+        /// `h` (when `edgeHigh`) are also written there, in order, and counted in `edgeCount`.
         package func select(_ rows: Range<Int>, _ l: Int64, _ h: Int64, into out: UnsafeMutablePointer<UInt32>) -> Int {
+            var none = 0
+            return select(rows, l, h, into: out, edges: nil, edgeLow: false, edgeHigh: false, edgeCount: &none)
+        }
+
+        /// ``select(_:_:_:into:)`` that also lists the rows on an edge value (see above).
+        package func select(_ rows: Range<Int>, _ l: Int64, _ h: Int64, into out: UnsafeMutablePointer<UInt32>,
+                            edges: UnsafeMutablePointer<UInt32>?, edgeLow: Bool, edgeHigh: Bool,
+                            edgeCount: inout Int) -> Int {
             let m = FrameOfReference.miniblockRows
             let span = UInt64(bitPattern: h &- l)
-            var k = 0
+            // the two offsets from `l` that mark an edge row (one repeated when only one end is)
+            let edgeA: UInt64 = edgeLow ? 0 : span, edgeB: UInt64 = edgeHigh ? span : 0
+            var k = 0, e = 0
+            defer { edgeCount = e }
             var row = rows.lowerBound
             var scratch: [Int64] = []
             while row < rows.upperBound {
@@ -158,7 +172,9 @@ package enum FrameOfReference {
                         decode((blockStart + lo)..<(blockStart + hi), into: v)
                         for i in 0..<(hi - lo) {
                             out[k] = UInt32(blockStart + lo + i)
-                            k &+= UInt64(bitPattern: v[i] &- l) <= span ? 1 : 0
+                            let x = UInt64(bitPattern: v[i] &- l)
+                            k &+= x <= span ? 1 : 0
+                            if let edges, x == edgeA || x == edgeB { edges[e] = UInt32(blockStart + lo + i); e += 1 }
                         }
                     }
                 } else if width == 0 {
@@ -166,18 +182,37 @@ package enum FrameOfReference {
                     if 0 &- shift <= span {
                         for i in lo..<hi { out[k] = UInt32(blockStart + i); k += 1 }
                     }
+                    if let edges, 0 &- shift == edgeA || 0 &- shift == edgeB {
+                        for i in lo..<hi { edges[e] = UInt32(blockStart + i); e += 1 }
+                    }
                 } else if let base = data.baseAddress {
                     let mask: UInt64 = (1 << UInt64(width)) - 1
                     var bit = lo * width
                     // SAFETY: as in BitPacking.unpack: each 8-byte load starts inside the miniblock's
                     // packed run, whose spare trailing word Body.init checked lies inside `data`;
                     // out has room for rows.count rows and k counts at most the rows visited.
-                    for i in lo..<hi {
-                        let w = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + bit >> 3, as: UInt64.self))
-                        let p = (w >> UInt64(bit & 7)) & mask
-                        out[k] = UInt32(blockStart + i)
-                        k &+= p &- shift <= span ? 1 : 0
-                        bit += width
+                    if let edges {
+                        // edge rows are rare: a branch almost never taken, on the packed value
+                        // itself (`p - shift == edge` as `p == edge + shift`)
+                        let pa = edgeA &+ shift, pb = edgeB &+ shift
+                        for i in lo..<hi {
+                            let w = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + bit >> 3,
+                                                                            as: UInt64.self))
+                            let p = (w >> UInt64(bit & 7)) & mask
+                            out[k] = UInt32(blockStart + i)
+                            k &+= p &- shift <= span ? 1 : 0
+                            if _slowPath(p == pa) || _slowPath(p == pb) { edges[e] = UInt32(blockStart + i); e &+= 1 }
+                            bit += width
+                        }
+                    } else {
+                        for i in lo..<hi {
+                            let w = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + bit >> 3,
+                                                                            as: UInt64.self))
+                            let p = (w >> UInt64(bit & 7)) & mask
+                            out[k] = UInt32(blockStart + i)
+                            k &+= p &- shift <= span ? 1 : 0
+                            bit += width
+                        }
                     }
                 }
                 row = blockStart + hi
@@ -190,10 +225,22 @@ package enum FrameOfReference {
         /// Each row's packed value is read alone with its miniblock's header read once; a
         /// delta-coded or wide miniblock is decoded whole first.
         package func select(among: [UInt32], _ l: Int64, _ h: Int64, into out: UnsafeMutablePointer<UInt32>) -> Int? {
+            var none = 0
+            return select(among: among, l, h, into: out, edges: nil, edgeLow: false, edgeHigh: false, edgeCount: &none)
+        }
+
+        /// ``select(among:_:_:into:)`` that also lists the rows on an edge value, as
+        /// ``select(_:_:_:into:edges:edgeLow:edgeHigh:edgeCount:)`` does (`edges` has room for
+        /// `among.count`).
+        package func select(among: [UInt32], _ l: Int64, _ h: Int64, into out: UnsafeMutablePointer<UInt32>,
+                            edges: UnsafeMutablePointer<UInt32>?, edgeLow: Bool, edgeHigh: Bool,
+                            edgeCount: inout Int) -> Int? {
             let m = FrameOfReference.miniblockRows
             let span = UInt64(bitPattern: h &- l)
+            let edgeA: UInt64 = edgeLow ? 0 : span, edgeB: UInt64 = edgeHigh ? span : 0
             guard let base = data.baseAddress else { return among.isEmpty ? 0 : nil }
-            var k = 0
+            var k = 0, e = 0
+            defer { edgeCount = e }
             var scratch: [Int64] = []
             return among.withUnsafeBufferPointer { a -> Int? in
                 var i = 0
@@ -218,15 +265,19 @@ package enum FrameOfReference {
                             decode(blockStart..<Int(endRow), into: v)
                             while j < a.count, a[j] >= lowRow, a[j] < endRow {
                                 out[k] = a[j]
-                                k &+= UInt64(bitPattern: v[Int(a[j]) - blockStart] &- l) <= span ? 1 : 0
+                                let x = UInt64(bitPattern: v[Int(a[j]) - blockStart] &- l)
+                                k &+= x <= span ? 1 : 0
+                                if let edges, x == edgeA || x == edgeB { edges[e] = a[j]; e += 1 }
                                 j += 1
                             }
                         }
                     } else if width == 0 {
                         let hit = 0 &- shift <= span
+                        let edge = edges != nil && (0 &- shift == edgeA || 0 &- shift == edgeB)
                         while j < a.count, a[j] >= lowRow, a[j] < endRow {
                             out[k] = a[j]
                             k &+= hit ? 1 : 0
+                            if edge, let edges { edges[e] = a[j]; e += 1 }
                             j += 1
                         }
                     } else {
@@ -243,7 +294,10 @@ package enum FrameOfReference {
                             let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit >> 3,
                                                                               as: UInt64.self))
                             out[k] = r
-                            k &+= (w >> UInt64(bit & 7)) & mask &- shift <= span ? 1 : 0
+                            let x = (w >> UInt64(bit & 7)) & mask &- shift
+                            k &+= x <= span ? 1 : 0
+                            // edge rows are rare: a branch almost never taken
+                            if let edges, x == edgeA || x == edgeB { edges[e] = r; e &+= 1 }
                             j += 1
                         }
                     }

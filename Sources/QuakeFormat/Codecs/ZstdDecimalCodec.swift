@@ -5,11 +5,11 @@ package enum ZstdDecimalCodec: ColumnCodec {
     package static let id = CodecID.zstdDecimal
 
     package static func analyze(_ values: [Int64], rows: Range<Int>) -> Int {
-        Zstd.compress(BytePlanes.encode(values[rows], delta: false), level: ZstdFrame.level).count + 4
+        Zstd.compress(BytePlanes.encode(values[rows], delta: false, decimals: true), level: ZstdFrame.level).count + 4
     }
 
     package static func encode(_ values: [Int64], rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
-        ZstdFrame.wrap(BytePlanes.encode(values[rows], delta: false), into: &out)
+        ZstdFrame.wrap(BytePlanes.encode(values[rows], delta: false, decimals: true), into: &out)
         var s = ChunkStats(nulls: 0, min: 0, max: 0)
         var lo = Double.infinity, hi = -Double.infinity
         for i in rows {

@@ -10,11 +10,15 @@
 ///                                 ChunkInfo per column per block, the GranuleIndex, then
 ///                                 u64 offset, u64 length, u64 checksum of each region present
 /// [footer, 32 bytes]              u64 directory offset, u64 directory length,
-///                                 u64 directory checksum, magic "QKPART02"
+///                                 u64 directory checksum, magic "QKPART03" ("QKPART02" in
+///                                 files written before split decimal chunks, which still read)
 /// ```
 /// Every chunk carries a checksum in the directory, checked before the chunk is first decoded.
 package enum PartitionFile {
-    package static let magic: [UInt8] = Array("QKPART02".utf8)
+    package static let magic: [UInt8] = Array("QKPART03".utf8)
+    /// Files without split decimal chunks (``ForDecimalCodec/split``), which builds before them
+    /// could read; a build that cannot read a split chunk refuses the newer magic instead.
+    package static let magicBeforeSplit: [UInt8] = Array("QKPART02".utf8)
     package static let footerSize = 32
     /// The directory flag of files whose chunk and region checksums are ``Checksum/wide(_:)``
     /// (the directory's own stays ``Checksum/hash(_:seed:)``); files written before it lack it.
@@ -56,7 +60,7 @@ package enum PartitionFile {
             let v = batch.ints[c.rawValue]
             switch c {
             case .latitude, .longitude, .depth, .mag:
-                return (.forDecimal, ForDecimalCodec.encode(v, rows: rows, into: &out))
+                return (.forDecimal, ForDecimalCodec.encode(v, rows: rows, splitting: c != .mag, into: &out))
             default:
                 var f: [UInt8] = [], z: [UInt8] = []
                 let fs = ForDecimalCodec.encode(v, rows: rows, into: &f)
@@ -240,7 +244,7 @@ package enum PartitionFile {
     /// Reads and checks the footer and directory of a mapped partition file.
     package static func directory(_ b: UnsafeRawBufferPointer, path: String, rows expected: Int) throws(StoreError) -> Directory {
         guard b.count >= footerSize else { throw .corrupt(path, "too short for a partition file") }
-        guard (0..<8).allSatisfy({ b[b.count - 8 + $0] == magic[$0] }) else {
+        guard [magic, magicBeforeSplit].contains(where: { m in (0..<8).allSatisfy { b[b.count - 8 + $0] == m[$0] } }) else {
             throw .corrupt(path, "bad footer magic (not a v2 partition file)")
         }
         var r = ByteReader(b, at: b.count - footerSize)

@@ -1,0 +1,242 @@
+/// Split decimal chunks: when a chunk mixes scales (latitudes written with 4 and with 7
+/// decimals, depths with 1 to 14), normalizing every value to the largest scale `S` spends the
+/// extra digits on every row. A split chunk (flag ``split``) packs `q = floor(M / 10^k)` through
+/// ``FrameOfReference`` instead, and keeps the remainder `M - q * 10^k` only for the rows that
+/// have one: the rows whose scale shift is under `k` (every other row's `M` is a multiple of
+/// `10^k`). The shifts are packed already, so they say which rows hold a remainder.
+///
+/// After the negative zeros: `u8 k, u8 remainder width, u32 remainders`, one `u32` per
+/// 1,024-row miniblock (the remainders before it), then the remainders packed in row order.
+///
+/// `k` is chosen per chunk from the shift histogram and each miniblock's least and greatest
+/// `M`, as the split that packs into the fewest bits; 0 (no split) when none saves any.
+extension ForDecimalCodec {
+    /// The chunk is split (see the type's documentation).
+    package static let split: UInt8 = 16
+
+    /// The remainders of a parsed split chunk.
+    struct Remainders {
+        var k: Int
+        var width: Int
+        var count: Int
+        /// `u32` per miniblock: the remainders of the rows before it.
+        var before: UnsafeRawBufferPointer
+        var packed: UnsafeRawBufferPointer
+
+        var unit: Int64 { Int64(truncatingIfNeeded: ForDecimalCodec.power(k)) }
+
+        func first(ofMiniblock b: Int) -> Int {
+            Int(UInt32(littleEndian: before.loadUnaligned(fromByteOffset: b * 4, as: UInt32.self)))
+        }
+    }
+
+    static func power(_ k: Int) -> Int64 {
+        var p: Int64 = 1
+        for _ in 0..<k { p &*= 10 }
+        return p
+    }
+
+    @inline(__always)
+    static func floorDiv(_ a: Int64, _ d: Int64) -> Int64 {
+        let q = a / d
+        return (a % d != 0 && a < 0) ? q - 1 : q
+    }
+
+    /// Picks `k` for a prepared chunk and, when it saves bits, replaces `p.m` by the quotients
+    /// and fills the remainders. Null rows take the greatest shift, so they never hold one.
+    static func chooseSplit(_ p: inout Prepared, _ v: [Int64], rows: Range<Int>, maxShift: Int) {
+        guard !p.raw, maxShift > 0, maxShift < 19 else { return }
+        let n = rows.count, mb = FrameOfReference.miniblockRows
+        var histogram = [Int](repeating: 0, count: maxShift + 1)
+        var lows: [Int64] = [], highs: [Int64] = []
+        var start = 0
+        while start < n {
+            let end = Swift.min(n, start + mb)
+            var lo = Int64.max, hi = Int64.min
+            for k in start..<end {
+                let x = p.m[k]
+                if x < lo { lo = x }
+                if x > hi { hi = x }
+            }
+            lows.append(lo); highs.append(hi)
+            start = end
+        }
+        for (k, i) in rows.enumerated() where v[i] != RowBatch.null { histogram[Int(p.shifts[k])] += 1 }
+        func cost(_ k: Int) -> Int {
+            let d = power(k)
+            var bits = 0
+            for b in lows.indices {
+                let span = floorDiv(highs[b], d) &- floorDiv(lows[b], d)
+                bits += BitPacking.width(UInt64(bitPattern: span)) * Swift.min(mb, n - b * mb)
+            }
+            if k == 0 { return bits }
+            let held = histogram[0..<k].reduce(0, +)
+            return bits + held * BitPacking.width(UInt64(d - 1)) + 32 * lows.count + 48
+        }
+        var best = 0, bestCost = cost(0)
+        for k in 1...maxShift where histogram[k...].reduce(0, +) > 0 {
+            let c = cost(k)
+            if c < bestCost { best = k; bestCost = c }
+        }
+        guard best > 0 else { return }
+        let d = power(best)
+        p.split = best
+        p.remainders.reserveCapacity(histogram[0..<best].reduce(0, +))
+        for (k, i) in rows.enumerated() {
+            if k % mb == 0 { p.before.append(UInt32(p.remainders.count)) }
+            let q = floorDiv(p.m[k], d)
+            if v[i] == RowBatch.null {
+                p.shifts[k] = UInt64(maxShift)
+            } else if Int(p.shifts[k]) < best {
+                p.remainders.append(UInt64(p.m[k] &- q &* d))
+            }
+            p.m[k] = q
+        }
+    }
+
+    /// Appends the split header and remainders of a prepared split chunk.
+    static func writeRemainders(_ p: Prepared, into w: inout ByteWriter) {
+        let width = BitPacking.width(UInt64(power(p.split) - 1))
+        w.u8(UInt8(p.split)); w.u8(UInt8(width)); w.u32(UInt32(p.remainders.count))
+        for b in p.before { w.u32(b) }
+        p.remainders.withUnsafeBufferPointer { BitPacking.pack($0, width: width, into: &w.bytes) }
+    }
+
+    /// Reads what ``writeRemainders`` wrote, checked against the chunk's scale and rows.
+    static func readRemainders(_ r: inout ByteReader, chunk: UnsafeRawBufferPointer, count: Int,
+                               scale: Int) throws(StoreError) -> Remainders {
+        let k = Int(try r.u8()), width = Int(try r.u8()), held = Int(try r.u32())
+        guard k >= 1, k <= scale, k < 19, width == BitPacking.width(UInt64(power(k) - 1)), held <= count else {
+            throw .corrupt("split decimal chunk: \(k) digits, \(width) bits, \(held) remainders")
+        }
+        let blocks = (count + FrameOfReference.miniblockRows - 1) / FrameOfReference.miniblockRows
+        try r.need(4 * blocks)
+        let before = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + 4 * blocks)])
+        r.pos += 4 * blocks
+        let size = BitPacking.bytes(held, width: width)
+        try r.need(size)
+        let packed = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + size)])
+        r.pos += size
+        let t = Remainders(k: k, width: width, count: held, before: before, packed: packed)
+        var previous = 0
+        for b in 0..<blocks {
+            let f = t.first(ofMiniblock: b)
+            guard f >= previous, f <= held, b > 0 || f == 0 else { throw .corrupt("split decimal chunk: remainder counts") }
+            previous = f
+        }
+        return t
+    }
+
+    /// The shifts of `rows`, unpacked.
+    static func shifts(_ p: Parsed, _ rows: Range<Int>) -> [UInt64] {
+        var s = [UInt64](repeating: 0, count: rows.count)
+        if p.shiftWidth != 0, !rows.isEmpty {
+            s.withUnsafeMutableBufferPointer { b in
+                // SAFETY: `b` holds rows.count values, one per row of `rows`, inside the chunk.
+                BitPacking.unpack(p.shifts, width: p.shiftWidth, rows: rows, reference: 0, into: b.baseAddress!)
+            }
+        }
+        return s
+    }
+
+    /// Turns the quotients `m` of `rows` into the normalized `M`, given the rows' shifts.
+    static func restore(_ m: inout [Int64], _ p: Parsed, _ t: Remainders, rows: Range<Int>,
+                        shifts: [UInt64]) throws(StoreError) {
+        guard !rows.isEmpty else { return }
+        let mb = FrameOfReference.miniblockRows
+        let blockStart = rows.lowerBound / mb * mb
+        var index = t.first(ofMiniblock: rows.lowerBound / mb)
+        for s in Self.shifts(p, blockStart..<rows.lowerBound) where Int(s) < t.k { index += 1 }
+        let d = t.unit, k = UInt64(t.k)
+        let mask: UInt64 = (1 << UInt64(t.width)) - 1
+        guard let base = t.packed.baseAddress else { throw .corrupt("split decimal chunk: no remainders") }
+        var i = 0
+        while i < m.count {
+            let row = rows.lowerBound + i
+            if i > 0 { index = t.first(ofMiniblock: row / mb) }
+            let end = Swift.min(m.count, i + mb - row % mb)
+            // every remainder this miniblock can take lies inside the packed run
+            var held = 0
+            for j in i..<end where shifts[j] < k { held += 1 }
+            guard index + held <= t.count else { throw .corrupt("split decimal chunk: a remainder past the last") }
+            for j in i..<end {
+                // SAFETY: index < t.count here for every row that takes a remainder (checked
+                // above), and the 8-byte load at a packed value's byte offset stays inside the run
+                // and its spare trailing word; rows without one add 0.
+                let bit = index &* t.width
+                let w = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self))
+                let takes = shifts[j] < k
+                let r = takes ? (w >> UInt64(bit & 7)) & mask : 0
+                m[j] = m[j] &* d &+ Int64(bitPattern: r)
+                index &+= takes ? 1 : 0
+            }
+            i = end
+        }
+    }
+
+    /// Whether rows on the edge quotient `floor(l / 10^k)` (low) or `floor(h / 10^k)` (high)
+    /// may lie outside `l...h` on their whole `M`, and must be read whole.
+    static func edges(_ t: Remainders, _ l: Int64, _ h: Int64) -> (low: Bool, high: Bool) {
+        let d = t.unit
+        let ql = floorDiv(l, d), qh = floorDiv(h, d)
+        return (l != ql &* d, h != qh &* d &+ (d - 1))
+    }
+
+    /// The rows of `rows` (or of `among`, ascending, when given) whose whole `M` lies in
+    /// `l...h`, in one pass over the packed quotients that also lists the rows on an edge
+    /// quotient, which alone are then read whole; nil when a row of `among` lies past the chunk.
+    static func select(_ rows: Range<Int>, among: [UInt32]? = nil, _ p: Parsed, _ t: Remainders,
+                       _ body: FrameOfReference.Body, _ l: Int64, _ h: Int64) throws(StoreError) -> [UInt32]? {
+        let d = t.unit
+        let (low, high) = edges(t, l, h)
+        let n = among?.count ?? rows.count
+        var edgeRows: [UInt32] = []
+        var hits: [UInt32] = []
+        var ok = true
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: low || high ? n : 0) { e in
+            var edgeCount = 0
+            hits = [UInt32](uninitializedCount: n) { buf, count in
+                // SAFETY: buf and e (when edges are listed) have room for n rows, as select
+                // requires; select initializes e[0..<edgeCount] only.
+                guard let out = buf.baseAddress else { count = 0; return }
+                let ql = floorDiv(l, d), qh = floorDiv(h, d), listed = low || high ? e.baseAddress : nil
+                if let among {
+                    let k = body.select(among: among, ql, qh, into: out, edges: listed, edgeLow: low, edgeHigh: high,
+                                        edgeCount: &edgeCount)
+                    ok = k != nil
+                    count = k ?? 0
+                } else {
+                    count = body.select(rows, ql, qh, into: out, edges: listed, edgeLow: low, edgeHigh: high,
+                                        edgeCount: &edgeCount)
+                }
+            }
+            edgeRows = Array(UnsafeBufferPointer(rebasing: e[0..<edgeCount]))
+        }
+        guard ok else { return nil }
+        guard !edgeRows.isEmpty else { return hits }
+        var failing: [UInt32] = []
+        for r in edgeRows {
+            let x = try whole(Int(r), p, t, body)
+            if x < l || x > h { failing.append(r) }
+        }
+        guard !failing.isEmpty else { return hits }
+        var out: [UInt32] = []
+        out.reserveCapacity(hits.count)
+        var j = 0
+        for r in hits {
+            while j < failing.count && failing[j] < r { j += 1 }
+            if j < failing.count && failing[j] == r { continue }
+            out.append(r)
+        }
+        return out
+    }
+
+    /// Row `row`'s normalized `M`, read alone.
+    static func whole(_ row: Int, _ p: Parsed, _ t: Remainders, _ body: FrameOfReference.Body) throws(StoreError) -> Int64 {
+        var q: Int64 = 0
+        if let v = body.value(row) { q = v } else { body.decode(row..<(row + 1), into: &q) }
+        var m = [q]
+        try restore(&m, p, t, rows: row..<(row + 1), shifts: shifts(p, row..<(row + 1)))
+        return m[0]
+    }
+}
