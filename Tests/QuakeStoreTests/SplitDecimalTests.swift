@@ -60,8 +60,9 @@ import Testing
                 for _ in 0..<150 {
                     let lo = bounds[Int(rng.next() % UInt64(bounds.count))]
                     let hi = Swift.max(lo, bounds[Int(rng.next() % UInt64(bounds.count))])
-                    let p = RangePredicate.number(lower: rng.next() % 6 == 0 ? nil : Filter.Bound(lo, inclusive: rng.next() % 2 == 0),
-                                                  upper: rng.next() % 6 == 0 ? nil : Filter.Bound(hi, inclusive: rng.next() % 2 == 0))
+                    let lower = rng.next() % 6 == 0 ? nil : Filter.Bound(lo, inclusive: rng.next() % 2 == 0)
+                    let upper = rng.next() % 6 == 0 ? nil : Filter.Bound(hi, inclusive: rng.next() % 2 == 0)
+                    let p = RangePredicate.number(lower: lower, upper: upper)
                     let r = [0..<v.count, 1000..<5000, 1023..<1025, 3..<v.count - 3][Int(rng.next() % 4)]
                     var sel: [UInt32] = []
                     guard try ForDecimalCodec.select(chunk, count: v.count, rows: r, p, into: &sel) else {
@@ -111,7 +112,8 @@ import Testing
         for _ in 0..<40 {
             let a = f.quakes[Int(rng.next() % UInt64(f.quakes.count))]
             let b = f.quakes[Int(rng.next() % UInt64(f.quakes.count))]
-            let filter = Filter.box(minLatitude: Swift.min(a.latitude, b.latitude), maxLatitude: Swift.max(a.latitude, b.latitude),
+            let filter = Filter.box(minLatitude: Swift.min(a.latitude, b.latitude),
+                                    maxLatitude: Swift.max(a.latitude, b.latitude),
                                     minLongitude: Swift.min(a.longitude, b.longitude),
                                     maxLongitude: Swift.max(a.longitude, b.longitude))
             let want = try f.quakes.filter { try Naive.matches(filter, $0) }.count

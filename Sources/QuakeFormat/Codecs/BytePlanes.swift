@@ -153,7 +153,13 @@ package enum BytePlanes {
                         o[i] = RowBatch.null
                         continue
                     }
-                    if let scale { o[i] = d &<< 6 | scale } else if delta { prev = prev &+ d; o[i] = prev } else { o[i] = d }
+                    if let scale {
+                        o[i] = d &<< 6 | scale
+                    } else if delta {
+                        prev = prev &+ d; o[i] = prev
+                    } else {
+                        o[i] = d
+                    }
                 }
             }
         }

@@ -121,7 +121,9 @@ extension ForDecimalCodec {
         var previous = 0
         for b in 0..<blocks {
             let f = t.first(ofMiniblock: b)
-            guard f >= previous, f <= held, b > 0 || f == 0 else { throw .corrupt("split decimal chunk: remainder counts") }
+            guard f >= previous, f <= held, b > 0 || f == 0 else {
+                throw .corrupt("split decimal chunk: remainder counts")
+            }
             previous = f
         }
         return t
@@ -232,7 +234,8 @@ extension ForDecimalCodec {
     }
 
     /// Row `row`'s normalized `M`, read alone.
-    static func whole(_ row: Int, _ p: Parsed, _ t: Remainders, _ body: FrameOfReference.Body) throws(StoreError) -> Int64 {
+    static func whole(_ row: Int, _ p: Parsed, _ t: Remainders,
+                      _ body: FrameOfReference.Body) throws(StoreError) -> Int64 {
         var q: Int64 = 0
         if let v = body.value(row) { q = v } else { body.decode(row..<(row + 1), into: &q) }
         var m = [q]

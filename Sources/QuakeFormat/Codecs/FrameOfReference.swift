@@ -186,38 +186,81 @@ package enum FrameOfReference {
                         for i in lo..<hi { edges[e] = UInt32(blockStart + i); e += 1 }
                     }
                 } else if let base = data.baseAddress {
-                    let mask: UInt64 = (1 << UInt64(width)) - 1
-                    var bit = lo * width
-                    // SAFETY: as in BitPacking.unpack: each 8-byte load starts inside the miniblock's
-                    // packed run, whose spare trailing word Body.init checked lies inside `data`;
-                    // out has room for rows.count rows and k counts at most the rows visited.
+                    // SAFETY: the miniblock's packed run starts at `offset` inside `data` (Body.init
+                    // checked it and its spare trailing word); out (and edges) have room for
+                    // rows.count rows, and the loops count at most the rows of lo..<hi.
                     if let edges {
-                        // edge rows are rare: a branch almost never taken, on the packed value
-                        // itself (`p - shift == edge` as `p == edge + shift`)
-                        let pa = edgeA &+ shift, pb = edgeB &+ shift
-                        for i in lo..<hi {
-                            let w = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + bit >> 3,
-                                                                            as: UInt64.self))
-                            let p = (w >> UInt64(bit & 7)) & mask
-                            out[k] = UInt32(blockStart + i)
-                            k &+= p &- shift <= span ? 1 : 0
-                            if _slowPath(p == pa) || _slowPath(p == pb) { edges[e] = UInt32(blockStart + i); e &+= 1 }
-                            bit += width
-                        }
+                        (k, e) = Body.listingEdges(base + offset, width: width, lo: lo, hi: hi,
+                                                   firstRow: UInt32(truncatingIfNeeded: blockStart + lo),
+                                                   shift: shift, span: span, edgeA: edgeA, edgeB: edgeB,
+                                                   out: out, k, edges: edges, e)
                     } else {
-                        for i in lo..<hi {
-                            let w = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + bit >> 3,
-                                                                            as: UInt64.self))
-                            let p = (w >> UInt64(bit & 7)) & mask
-                            out[k] = UInt32(blockStart + i)
-                            k &+= p &- shift <= span ? 1 : 0
-                            bit += width
-                        }
+                        k = Body.inRange(base + offset, width: width, lo: lo, hi: hi,
+                                         firstRow: UInt32(truncatingIfNeeded: blockStart + lo),
+                                         shift: shift, span: span, out: out, k)
                     }
                 }
                 row = blockStart + hi
             }
             return k
+        }
+
+        /// The packed loop of ``select(_:_:_:into:)`` over rows `lo..<hi` of one miniblock packed
+        /// at `packed`, as ``listingEdges`` without the edges. Returns the new count.
+        @inline(never)
+        private static func inRange(_ packed: UnsafeRawPointer, width: Int, lo: Int, hi: Int, firstRow: UInt32,
+                                    shift: UInt64, span: UInt64, out: UnsafeMutablePointer<UInt32>, _ k0: Int) -> Int {
+            let mask: UInt64 = (1 << UInt64(width)) &- 1
+            var k = k0, bit = lo &* width, row = firstRow
+            // SAFETY: as in listingEdges.
+            for _ in lo..<hi {
+                let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self))
+                out[k] = row
+                k &+= ((w &>> UInt64(bit & 7)) & mask) &- shift <= span ? 1 : 0
+                bit &+= width
+                row &+= 1
+            }
+            return k
+        }
+
+        /// The packed loop of ``select(_:_:_:into:edges:edgeLow:edgeHigh:edgeCount:)`` over rows
+        /// `lo..<hi` of one miniblock packed at `packed`: every row is written to both lists and
+        /// kept where it belongs, with no branch, and with few enough values live to stay in
+        /// registers. Returns the new counts.
+        @inline(never)
+        private static func listingEdges(_ packed: UnsafeRawPointer, width: Int, lo: Int, hi: Int, firstRow: UInt32,
+                                         shift: UInt64, span: UInt64, edgeA: UInt64, edgeB: UInt64,
+                                         out: UnsafeMutablePointer<UInt32>, _ k0: Int,
+                                         edges: UnsafeMutablePointer<UInt32>, _ e0: Int) -> (Int, Int) {
+            let mask: UInt64 = (1 << UInt64(width)) &- 1
+            var k = k0, e = e0, bit = lo &* width, row = firstRow
+            // SAFETY: as in BitPacking.unpack: each 8-byte load starts inside the miniblock's packed
+            // run, whose spare trailing word Body.init checked; out and edges have room for every
+            // row the caller's range holds, and k and e count at most the rows visited.
+            if edgeA == edgeB {
+                for _ in lo..<hi {
+                    let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self))
+                    let x = ((w &>> UInt64(bit & 7)) & mask) &- shift
+                    out[k] = row
+                    k &+= x <= span ? 1 : 0
+                    edges[e] = row
+                    e &+= x == edgeA ? 1 : 0
+                    bit &+= width
+                    row &+= 1
+                }
+            } else {
+                for _ in lo..<hi {
+                    let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self))
+                    let x = ((w &>> UInt64(bit & 7)) & mask) &- shift
+                    out[k] = row
+                    k &+= x <= span ? 1 : 0
+                    edges[e] = row
+                    e &+= (x == edgeA ? 1 : 0) | (x == edgeB ? 1 : 0)
+                    bit &+= width
+                    row &+= 1
+                }
+            }
+            return (k, e)
         }
 
         /// Writes to `out` (room for `among.count`) the rows of `among` (ascending) whose value
@@ -287,18 +330,21 @@ package enum FrameOfReference {
                         // packed run (the row lies in the miniblock), whose spare trailing word Body.init
                         // checked lies inside `data`; out has room for among.count rows and k counts at
                         // most the rows visited.
-                        while j < a.count {
-                            let r = a[j]
-                            if r < lowRow || r >= endRow { break }
-                            let bit = Int(r &- lowRow) &* width
-                            let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit >> 3,
-                                                                              as: UInt64.self))
-                            out[k] = r
-                            let x = (w >> UInt64(bit & 7)) & mask &- shift
-                            k &+= x <= span ? 1 : 0
-                            // edge rows are rare: a branch almost never taken
-                            if let edges, x == edgeA || x == edgeB { edges[e] = r; e &+= 1 }
-                            j += 1
+                        if let edges {
+                            (j, k, e) = Body.amongListingEdges(a, j, packed, width: width, lowRow: lowRow, endRow: endRow,
+                                                               shift: shift, span: span, edgeA: edgeA, edgeB: edgeB,
+                                                               out: out, k, edges: edges, e)
+                        } else {
+                            while j < a.count {
+                                let r = a[j]
+                                if r < lowRow || r >= endRow { break }
+                                let bit = Int(r &- lowRow) &* width
+                                let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit >> 3,
+                                                                                  as: UInt64.self))
+                                out[k] = r
+                                k &+= (w >> UInt64(bit & 7)) & mask &- shift <= span ? 1 : 0
+                                j += 1
+                            }
                         }
                     }
                     // a row no run could take (past 2^32 - 1): damaged, never an endless loop
@@ -307,6 +353,36 @@ package enum FrameOfReference {
                 }
                 return k
             }
+        }
+
+        /// The packed loop of ``select(among:_:_:into:edges:edgeLow:edgeHigh:edgeCount:)`` over the
+        /// rows `a[j...]` that lie in one miniblock (`lowRow..<endRow`, packed at `packed`), in a
+        /// function of its own so that its values stay in registers. Returns the next row's index
+        /// and the new counts.
+        @inline(never)
+        private static func amongListingEdges(_ a: UnsafeBufferPointer<UInt32>, _ j0: Int, _ packed: UnsafeRawPointer,
+                                              width: Int, lowRow: UInt32, endRow: UInt32, shift: UInt64, span: UInt64,
+                                              edgeA: UInt64, edgeB: UInt64, out: UnsafeMutablePointer<UInt32>,
+                                              _ k0: Int, edges: UnsafeMutablePointer<UInt32>,
+                                              _ e0: Int) -> (Int, Int, Int) {
+            let mask: UInt64 = (1 << UInt64(width)) &- 1
+            var j = j0, k = k0, e = e0
+            // SAFETY: each row lies in the miniblock, so each 8-byte load starts inside its packed
+            // run, whose spare trailing word Body.init checked; out and edges have room for
+            // a.count rows, and k and e count at most the rows visited.
+            while j < a.count {
+                let r = a[j]
+                if r < lowRow || r >= endRow { break }
+                let bit = Int(r &- lowRow) &* width
+                let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self))
+                let x = ((w &>> UInt64(bit & 7)) & mask) &- shift
+                out[k] = r
+                k &+= x <= span ? 1 : 0
+                edges[e] = r
+                e &+= (x == edgeA ? 1 : 0) | (x == edgeB ? 1 : 0)
+                j &+= 1
+            }
+            return (j, k, e)
         }
 
         /// Decodes rows `rows` into `out[0..<rows.count]`.

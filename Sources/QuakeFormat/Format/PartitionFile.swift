@@ -244,7 +244,8 @@ package enum PartitionFile {
     /// Reads and checks the footer and directory of a mapped partition file.
     package static func directory(_ b: UnsafeRawBufferPointer, path: String, rows expected: Int) throws(StoreError) -> Directory {
         guard b.count >= footerSize else { throw .corrupt(path, "too short for a partition file") }
-        guard [magic, magicBeforeSplit].contains(where: { m in (0..<8).allSatisfy { b[b.count - 8 + $0] == m[$0] } }) else {
+        let footerMagic = Array(b[(b.count - 8)...])
+        guard footerMagic == magic || footerMagic == magicBeforeSplit else {
             throw .corrupt(path, "bad footer magic (not a v2 partition file)")
         }
         var r = ByteReader(b, at: b.count - footerSize)
