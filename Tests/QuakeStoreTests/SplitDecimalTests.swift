@@ -104,6 +104,31 @@ import Testing
         }
     }
 
+    /// Files written before split chunks (`QKPART02`) still read and verify; an unknown magic
+    /// is an error naming the file, never a store read as something else.
+    @Test func partitionFilesOfTheOlderMagicReadAndUnknownOnesAreRefused() throws {
+        let dir = TestSupport.tempDir()
+        let s = try CatalogTests.generatedStore(dir, rows: 5000, years: 2022...2022, seed: 21)
+        let want = try s.query(QuerySpec(filter: .all, sort: [SortKey(.mag, ascending: false)], limit: 50)).ids
+        let files = s.manifest.partitions.map { dir + "/store/partitions/" + $0.file }
+        for file in files {
+            var bytes = try FileIO.readFile(file)
+            #expect(Array(bytes.suffix(8)) == PartitionFile.magic)
+            bytes.replaceSubrange((bytes.count - 8)..., with: PartitionFile.magicBeforeSplit)
+            TestSupport.write(bytes, to: file)
+        }
+        let older = try Store(path: dir + "/store")
+        #expect(try older.query(QuerySpec(filter: .all, sort: [SortKey(.mag, ascending: false)], limit: 50)).ids == want)
+        _ = try older.verify()
+        guard let first = files.first else { Issue.record("no partitions"); return }
+        var bytes = try FileIO.readFile(first)
+        bytes.replaceSubrange((bytes.count - 8)..., with: Array("QKPART04".utf8))
+        TestSupport.write(bytes, to: first)
+        let newer = try Store(path: dir + "/store")
+        let every = QuerySpec(filter: .all, sort: [SortKey(.time, ascending: true)], limit: 10_000)
+        #expect { _ = try newer.query(every) } throws: { "\($0)".contains("magic") }
+    }
+
     @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs"))
     func boxesOnStoredCoordinatesCountWhatTheReferenceCounts() throws {
         guard let f = Fixtures.real else { Issue.record("real feeds present but not loaded"); return }
