@@ -84,7 +84,7 @@ import Testing
     /// A damaged split header is an error, never a wrong answer.
     @Test func damagedRemaindersAreErrors() throws {
         var rng = SplitMix64(seed: 9)
-        guard let (_, v) = Self.columns(&rng).first else { return }
+        let (_, v) = try #require(Self.columns(&rng).first)
         var out: [UInt8] = []
         _ = ForDecimalCodec.encode(v, rows: 0..<v.count, into: &out)
         // flags, u32 rows, the null bitmap, scale, shift width, shifts, negative zeros, then k
@@ -120,7 +120,7 @@ import Testing
         let older = try Store(path: dir + "/store")
         #expect(try older.query(QuerySpec(filter: .all, sort: [SortKey(.mag, ascending: false)], limit: 50)).ids == want)
         _ = try older.verify()
-        guard let first = files.first else { Issue.record("no partitions"); return }
+        let first = try #require(files.first)
         var bytes = try FileIO.readFile(first)
         bytes.replaceSubrange((bytes.count - 8)..., with: Array("QKPART04".utf8))
         TestSupport.write(bytes, to: first)
@@ -131,7 +131,7 @@ import Testing
 
     @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs"))
     func boxesOnStoredCoordinatesCountWhatTheReferenceCounts() throws {
-        guard let f = Fixtures.real else { Issue.record("real feeds present but not loaded"); return }
+        let f = try #require(Fixtures.real, "real feeds present but not loaded")
         var rng = SplitMix64(seed: 31)
         var checked = 0
         for _ in 0..<40 {
