@@ -170,20 +170,22 @@ package enum FrameOfReference {
                         // SAFETY: scratch holds a whole miniblock (m values) and hi - lo <= m.
                         guard let v = sp.baseAddress else { return }
                         decode((blockStart + lo)..<(blockStart + hi), into: v)
+                        // rows fit in UInt32: a chunk holds at most the directory's u32 block rows
                         for i in 0..<(hi - lo) {
-                            out[k] = UInt32(blockStart + lo + i)
+                            let row = UInt32(truncatingIfNeeded: blockStart + lo + i)
+                            out[k] = row
                             let x = UInt64(bitPattern: v[i] &- l)
                             k &+= x <= span ? 1 : 0
-                            if let edges, x == edgeA || x == edgeB { edges[e] = UInt32(blockStart + lo + i); e += 1 }
+                            if let edges, x == edgeA || x == edgeB { edges[e] = row; e += 1 }
                         }
                     }
                 } else if width == 0 {
                     // every value is the reference
                     if 0 &- shift <= span {
-                        for i in lo..<hi { out[k] = UInt32(blockStart + i); k += 1 }
+                        for i in lo..<hi { out[k] = UInt32(truncatingIfNeeded: blockStart + i); k += 1 }
                     }
                     if let edges, 0 &- shift == edgeA || 0 &- shift == edgeB {
-                        for i in lo..<hi { edges[e] = UInt32(blockStart + i); e += 1 }
+                        for i in lo..<hi { edges[e] = UInt32(truncatingIfNeeded: blockStart + i); e += 1 }
                     }
                 } else if let base = data.baseAddress {
                     // SAFETY: the miniblock's packed run starts at `offset` inside `data` (Body.init
