@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Runs the quakes workload on quakes, DuckDB, SQLite and chDB over one CSV and prints one table.
 
-In-process timings: warm, median of 5 (DuckDB, SQLite and chDB through their Python modules,
-quakes through `quakes bench --queries`, which runs in-process too). Whole-process timings:
-median of 5 runs of the quakes CLI, the duckdb CLI and the sqlite3 CLI. chDB (ClickHouse
+In-process timings: warm, the median over 5 parameter sets of each set's median of RUNS timed
+runs (default 3) after a warm-up (DuckDB, SQLite and chDB through their Python modules, quakes
+through `quakes bench --queries`, which runs in-process too). Whole-process timings: the same for
+the quakes CLI, the duckdb CLI and the sqlite3 CLI. chDB (ClickHouse
 in-process) holds a MergeTree table ordered by time; it has no CLI of its own here.
 """
 import argparse, datetime, json, os, re, shutil, sqlite3, statistics, subprocess, sys, time
@@ -114,13 +115,20 @@ def timed(fn):
     return (time.perf_counter() - t) * 1000, r
 
 
+RUNS = int(os.environ.get("RUNS", "3"))
+
+
 def pooled(fn, sets):
-    """One warm-up and one timed run per parameter set; the median over the sets, and the results."""
+    """One warm-up and RUNS timed runs per parameter set: the median over the sets of each set's
+    median, and the results."""
     times, results = [], []
     for k in range(sets):
         fn(k)
-        ms, r = timed(lambda: fn(k))
-        times.append(ms)
+        ts = []
+        for _ in range(RUNS):
+            ms, r = timed(lambda: fn(k))
+            ts.append(ms)
+        times.append(statistics.median(ts))
         results.append(r)
     return statistics.median(times), results
 
@@ -155,7 +163,7 @@ def main():
     ap.add_argument("--csv", required=True)
     ap.add_argument("--params", required=True)
     ap.add_argument("--duckdb-cli", default="duckdb")
-    ap.add_argument("--sets", type=int, default=5, help="parameter sets per query (one timed run each)")
+    ap.add_argument("--sets", type=int, default=5, help="parameter sets per query (RUNS timed runs each, default 3)")
     a = ap.parse_args()
     params = json.load(open(a.params))
     sets = a.sets
@@ -197,7 +205,7 @@ def main():
         for k in range(sets):
             for _, cli, _, _ in W[k]:
                 f.write(re.sub(r" --format \w+", "", cli) + "\n")
-    out = subprocess.run([a.quakes, "bench", "--store", qs, "--queries", qfile, "--runs", "1", "--json"], capture_output=True, text=True, check=True)
+    out = subprocess.run([a.quakes, "bench", "--store", qs, "--queries", qfile, "--runs", str(RUNS), "--json"], capture_output=True, text=True, check=True)
     res = json.loads(out.stdout)
     quakes_in = [statistics.median(res[k * n + i]["medianMs"] for k in range(sets)) for i in range(n)]
     quakes_rows = [sum(res[k * n + i]["rowsOut"] for k in range(sets)) for i in range(n)]
@@ -230,7 +238,8 @@ def main():
     print("| load | seconds | MB/s | peak RSS MiB | size MB |\n|---|---:|---:|---:|---:|")
     for k, (s, r, b) in loads.items():
         print(f"| {k} | {s:.1f} | {csv_bytes / 1e6 / s:.0f} | {r / 1024:.0f} | {b / 1e6:.0f} |")
-    print(f"\nIn-process, warm: median over {sets} parameter sets, one timed run each after a warm-up (ms). "
+    print(f"\nIn-process, warm: median over {sets} parameter sets of each set's median of {RUNS} timed runs after a "
+          "warm-up (ms). "
           "Ratio = quakes / peer; below 1 means quakes is faster. Rows: summed over the sets, "
           "quakes/DuckDB/SQLite/chDB.\n")
     print("| query | quakes | DuckDB | SQLite | chDB | quakes/DuckDB | quakes/best | rows q/d/s/c |\n"
@@ -240,7 +249,7 @@ def main():
         print(f"| {W[0][i][0]} | {quakes_in[i]:.2f} | {duck_in[i]:.2f} | {lite_in[i]:.2f} | {ch_in[i]:.2f} | "
               f"{quakes_in[i] / duck_in[i]:.2f} | {quakes_in[i] / best:.2f} | "
               f"{quakes_rows[i]}/{duck_rows[i]}/{lite_rows[i]}/{ch_rows[i]} |")
-    print(f"\nWhole CLI processes: median over {sets} parameter sets (ms)\n")
+    print(f"\nWhole CLI processes: median over {sets} parameter sets of each set's median of {RUNS} runs (ms)\n")
     print("| query | quakes | duckdb CLI | sqlite3 CLI | quakes/duckdb | quakes/sqlite3 |\n|---|---:|---:|---:|---:|---:|")
     for i in range(n):
         print(f"| {W[0][i][0]} | {quakes_cli[i]:.1f} | {duck_cli[i]:.1f} | {lite_cli[i]:.1f} | "

@@ -30,7 +30,7 @@ import Testing
                 let mags = hits.compactMap(\.magnitude)
                 let want: Catalog.Places.Bound = hits.isEmpty ? .none : .some(least: mags.min(), greatest: mags.max())
                 let table = PlaceMatcher(needle, insensitive: insensitive).table(places.localities)
-                #expect(places.bound(partition: p, matches: table) == want, "\(needle) in \(e.file)")
+                #expect(try places.bound(partition: p, matches: table) == want, "\(needle) in \(e.file)")
             }
         }
     }

@@ -49,25 +49,25 @@ package struct ByteReader {
         guard n >= 0, pos + n <= bytes.count else { throw .corrupt("record runs past the end of its block") }
     }
 
-    package mutating func u8() throws(StoreError) -> UInt8 {
+    @inline(__always) package mutating func u8() throws(StoreError) -> UInt8 {
         try need(1)
         defer { pos += 1 }
         return bytes[pos]
     }
 
-    package mutating func u32() throws(StoreError) -> UInt32 {
+    @inline(__always) package mutating func u32() throws(StoreError) -> UInt32 {
         try need(4)
         defer { pos += 4 }
         return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt32.self))
     }
 
-    package mutating func u64() throws(StoreError) -> UInt64 {
+    @inline(__always) package mutating func u64() throws(StoreError) -> UInt64 {
         try need(8)
         defer { pos += 8 }
         return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt64.self))
     }
 
-    package mutating func i64() throws(StoreError) -> Int64 { Int64(bitPattern: try u64()) }
+    @inline(__always) package mutating func i64() throws(StoreError) -> Int64 { Int64(bitPattern: try u64()) }
 
     package mutating func raw<T: BitwiseCopyable>(_ count: Int, as: T.Type) throws(StoreError) -> [T] {
         let n = count * MemoryLayout<T>.stride

@@ -11,15 +11,16 @@ extension Catalog {
     /// entries: u32 locality ordinal (ascending within a partition), f64 least, f64 greatest
     ///          (both NaN when none of the locality's rows has a magnitude)
     /// ```
-    package struct Places: Sendable {
+    package struct Places: @unchecked Sendable {
         /// Every locality of the store, ascending by bytes.
         package let localities: ByteArena
         private let summarized: [Bool]
         private let offsets: [Int]
-        private let ordinals: [UInt32]
-        private let least: [Double]
-        private let greatest: [Double]
-
+        /// The entries, 20 bytes each, read where a partition's bound is asked for: a one-shot
+        /// query asks for a few hundred partitions' and would pay for parsing them all.
+        private let entries: UnsafeRawBufferPointer
+        /// Keeps `entries` mapped.
+        private let owner: AnyObject?
         /// What the catalog says of a partition's rows for a set of localities.
         package enum Bound: Equatable {
             /// The partition has no summary: it must be read.
@@ -35,19 +36,40 @@ extension Catalog {
         /// `rows` is called with each matching locality's least and greatest magnitude (when its
         /// rows have one): magnitudes of rows that exist.
         /// - Complexity: O(the partition's localities).
-        package func bound(partition p: Int, matches: [Bool], rows: (Double, Double) -> Void = { _, _ in }) -> Bound {
+        package func bound(partition p: Int, matches: [Bool],
+                           rows: (Double, Double) -> Void = { _, _ in }) throws(StoreError) -> Bound {
             guard p >= 0, p < summarized.count, summarized[p] else { return .unknown }
             var any = false
             var lo: Double?, hi: Double?
+            var last: UInt32?
             for i in offsets[p]..<offsets[p + 1] {
-                let o = Int(ordinals[i]) + 1
+                let (o32, a, z) = entry(i)
+                guard Int(o32) < localities.count, last.map({ $0 < o32 }) ?? true, a.isNaN == z.isNaN, a.isNaN || a <= z else {
+                    throw .corrupt("place section entry of partition \(p)")
+                }
+                last = o32
+                let o = Int(o32) + 1
                 guard o < matches.count, matches[o] else { continue }
                 any = true
-                if !least[i].isNaN { rows(least[i], greatest[i]) }
-                if !least[i].isNaN { lo = Swift.min(lo ?? least[i], least[i]) }
-                if !greatest[i].isNaN { hi = Swift.max(hi ?? greatest[i], greatest[i]) }
+                if !a.isNaN { rows(a, z) }
+                if !a.isNaN { lo = Swift.min(lo ?? a, a) }
+                if !z.isNaN { hi = Swift.max(hi ?? z, z) }
             }
             return any ? .some(least: lo, greatest: hi) : .none
+        }
+
+        /// Entry `i`: locality ordinal, least and greatest magnitude.
+        @inline(__always) private func entry(_ i: Int) -> (UInt32, Double, Double) {
+            let at = i * 20
+            return (UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at, as: UInt32.self)),
+                    Double(bitPattern: UInt64(littleEndian: entries.loadUnaligned(fromByteOffset: at + 4, as: UInt64.self))),
+                    Double(bitPattern: UInt64(littleEndian: entries.loadUnaligned(fromByteOffset: at + 12, as: UInt64.self))))
+        }
+
+        /// Checks every partition's entries, as ``bound(partition:matches:rows:)`` checks the
+        /// ones it reads (for `verify` and `repair`).
+        package func checkAll() throws(StoreError) {
+            for p in 0..<summarized.count { _ = try bound(partition: p, matches: []) }
         }
 
         /// The section for `summaries` (one per partition, nil when it has none).
@@ -77,8 +99,9 @@ extension Catalog {
             return w.bytes
         }
 
-        /// Parses a section (already checksum-checked) of a catalog of `partitions` partitions.
-        init(_ b: UnsafeRawBufferPointer, partitions: Int) throws(StoreError) {
+        /// Parses a section (already checksum-checked) of a catalog of `partitions` partitions;
+        /// `owner` keeps `b` mapped. The entries are checked where they are read.
+        init(_ b: UnsafeRawBufferPointer, partitions: Int, owner: AnyObject?) throws(StoreError) {
             var r = ByteReader(b)
             let l = Int(try r.u32())
             guard l <= b.count / 4 else { throw .corrupt("place section lists \(l) localities") }
@@ -104,27 +127,14 @@ extension Catalog {
                   let total = offs.last, r.remaining == total * 20 else {
                 throw .corrupt("place section offsets are out of order")
             }
-            var ords: [UInt32] = [], lo: [Double] = [], hi: [Double] = []
-            ords.reserveCapacity(total); lo.reserveCapacity(total); hi.reserveCapacity(total)
-            for p in 0..<partitions {
-                guard flags[p] == 1 || offs[p] == offs[p + 1] else { throw .corrupt("place section: partition \(p)") }
-                var last: UInt32?
-                for _ in offs[p]..<offs[p + 1] {
-                    let o = try r.u32()
-                    let a = Double(bitPattern: try r.u64()), z = Double(bitPattern: try r.u64())
-                    guard Int(o) < l, last.map({ $0 < o }) ?? true, a.isNaN == z.isNaN, a.isNaN || a <= z else {
-                        throw .corrupt("place section entry of partition \(p)")
-                    }
-                    last = o
-                    ords.append(o); lo.append(a); hi.append(z)
-                }
+            for p in 0..<partitions where flags[p] == 0 && offs[p] != offs[p + 1] {
+                throw .corrupt("place section: partition \(p)")
             }
             localities = arena
             summarized = flags.map { $0 == 1 }
             offsets = offs
-            ordinals = ords
-            least = lo
-            greatest = hi
+            entries = UnsafeRawBufferPointer(rebasing: b[r.pos...])
+            self.owner = owner
         }
     }
 }

@@ -128,7 +128,7 @@ package final class Catalog: @unchecked Sendable {
         let b = UnsafeRawBufferPointer(rebasing: file.bytes[range])
         guard Checksum.hash(b) == placesChecksum else { throw .corrupt(path, "place section: checksum mismatch") }
         let parsed: Places
-        do throws(StoreError) { parsed = try Places(b, partitions: partitions) } catch { throw error.at(path) }
+        do throws(StoreError) { parsed = try Places(b, partitions: partitions, owner: file) } catch { throw error.at(path) }
         lock.lock()
         parsedPlaces = parsed
         lock.unlock()

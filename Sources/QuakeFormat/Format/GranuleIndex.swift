@@ -153,19 +153,22 @@ package struct GranuleIndex: Sendable, Equatable {
         guard Int(distinct) <= r.remaining / 8 else { throw .corrupt("mag histogram holds \(distinct) values") }
         magValues = try r.raw(Int(distinct), as: UInt64.self).map { Double(bitPattern: UInt64(littleEndian: $0)) }
         magStarts.reserveCapacity(g + 1)
+        magEntries.reserveCapacity(Swift.min(r.remaining / 4, g * magValues.count))
         magStarts.append(0)
         for k in 0..<g {
             let n = Int(try r.u32())
             guard n <= magValues.count else { throw .corrupt("mag histogram granule \(k) lists \(n) values") }
-            let at = magEntries.count
-            magEntries += try r.raw(n, as: UInt32.self).map { UInt32(littleEndian: $0) }
+            try r.need(n * 4)
             var total = 0
-            for e in magEntries[at...] {
+            for j in 0..<n {
+                let e = UInt32(littleEndian: r.bytes.loadUnaligned(fromByteOffset: r.pos + 4 * j, as: UInt32.self))
                 guard Int(e & 0xFFFF) < magValues.count else {
                     throw .corrupt("mag histogram granule \(k): value \(e & 0xFFFF)")
                 }
                 total += Int(e >> 16)
+                magEntries.append(e)
             }
+            r.pos += 4 * n
             guard total <= GranuleIndex.granuleRows else { throw .corrupt("mag histogram granule \(k) counts \(total) rows") }
             magStarts.append(magEntries.count)
         }

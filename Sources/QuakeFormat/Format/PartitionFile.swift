@@ -200,20 +200,33 @@ package enum PartitionFile {
         package var checksum: UInt64
     }
 
-    /// A parsed, checked directory.
-    package struct Directory: Sendable {
-        package var rows: Int
-        package var blockRows: Int
-        package var blockSizes: [Int]
+    /// A parsed, checked directory. A class: a reader hands it out on every chunk access, and a
+    /// copy of a struct of a dozen arrays retains each of them.
+    package final class Directory: Sendable {
+        package let rows: Int
+        package let blockRows: Int
+        package let blockSizes: [Int]
         /// `chunks[column][block]`.
-        package var chunks: [[ChunkInfo]]
-        package var granules: GranuleIndex
+        package let chunks: [[ChunkInfo]]
+        package let granules: GranuleIndex
         /// The ``PlaceIndex`` region (files written before it have none).
-        package var placeIndex: Region?
+        package let placeIndex: Region?
         /// The ``UnitAggregates`` region (files written before them have none).
-        package var aggregates: Region?
+        package let aggregates: Region?
         /// Whether chunks and regions carry ``Checksum/wide(_:)`` sums.
-        package var wideChecksums: Bool
+        package let wideChecksums: Bool
+
+        init(rows: Int, blockRows: Int, blockSizes: [Int], chunks: [[ChunkInfo]], granules: GranuleIndex,
+             placeIndex: Region?, aggregates: Region?, wideChecksums: Bool) {
+            self.rows = rows
+            self.blockRows = blockRows
+            self.blockSizes = blockSizes
+            self.chunks = chunks
+            self.granules = granules
+            self.placeIndex = placeIndex
+            self.aggregates = aggregates
+            self.wideChecksums = wideChecksums
+        }
 
         /// The checksum of a region of this file, as its writer computed it.
         package func checksum(_ p: UnsafeRawBufferPointer) -> UInt64 {

@@ -88,9 +88,17 @@ package struct KeyTopN {
             var out: [(u: ScanUnit, bound: UInt64)] = []
             let r = self.executor.reader(p)
             let index = try place.flatMap { _ in try r.placeIndex() }
+            let values = index == nil ? [] : try r.granules().magValues
+            // one table per block: a partition's units share it
+            var tableBlock = -1
+            var table: [Bool]?
             for u in try self.executor.units(p, self.filter, merge: K == nil, stats: &s) {
                 if let place, let index {
-                    switch try place.bound(u, r, index, ascending: key.ascending) {
+                    if u.block != tableBlock {
+                        table = try place.table(r, block: u.block)
+                        tableBlock = u.block
+                    }
+                    switch try place.bound(u, index, table: table, values: values, path: r.path, ascending: key.ascending) {
                     case .none: break
                     case .some(nil): s.granulesPrunedByPlace += 1; continue
                     case .some(let b?): out.append((u, b)); continue
@@ -171,7 +179,7 @@ package struct KeyTopN {
         var bounded: [(p: Int, bound: UInt64)] = []
         var guaranteed: [UInt64] = []
         for p in parts {
-            switch places.bound(partition: p, matches: matches, rows: { lo, hi in
+            switch try places.bound(partition: p, matches: matches, rows: { lo, hi in
                 guaranteed.append(key(lo))
                 if lo != hi { guaranteed.append(key(hi)) }
             }) {

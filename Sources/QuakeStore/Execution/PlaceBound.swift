@@ -26,18 +26,24 @@ struct PlaceBound {
         return nil
     }
 
+    /// The needle's verdict per locality code of block `k`'s place dictionary, as the reader
+    /// keeps it; nil when the chunk's codec has no dictionary of the whole chunk.
+    func table(_ r: PartitionReader, block k: Int) throws -> [Bool]? {
+        try r.placeTable(block: k, key: key, build: matcher.table)
+    }
+
     /// The normalized-key bound of unit `u`'s matching rows: nil (outer) when the index cannot
-    /// say, nil (inner) when no row of the unit can match.
-    func bound(_ u: ScanUnit, _ r: PartitionReader, _ index: PlaceIndex, ascending: Bool) throws -> UInt64?? {
-        guard let g = u.granule, let i = index.unit(block: u.block, granule: g),
-              let table = try r.placeTable(block: u.block, key: key, build: matcher.table) else { return .none }
+    /// say, nil (inner) when no row of the unit can match. `table` is ``table(_:block:)`` of the
+    /// unit's block, and `values` the partition's distinct magnitudes.
+    func bound(_ u: ScanUnit, _ index: PlaceIndex, table: [Bool]?, values: [Double], path: String,
+               ascending: Bool) throws -> UInt64?? {
+        guard let g = u.granule, let i = index.unit(block: u.block, granule: g), let table else { return .none }
         guard let b = index.bounds(unit: i, matches: table) else { return .some(nil) }
-        let values = try r.granules().magValues
         let n = u.rows.count
         guard b.least != PlaceIndex.noMag else {
             return .some(NormalizedKey.bound(ZoneStats(min: 0, max: 0, nulls: n, rows: n), .mag, ascending: ascending))
         }
-        guard Int(b.greatest) < values.count else { throw StoreError.corrupt(r.path, "place index names magnitude \(b.greatest)") }
+        guard Int(b.greatest) < values.count else { throw StoreError.corrupt(path, "place index names magnitude \(b.greatest)") }
         let lo = Int64(bitPattern: values[Int(b.least)].bitPattern), hi = Int64(bitPattern: values[Int(b.greatest)].bitPattern)
         return .some(NormalizedKey.bound(ZoneStats(min: lo, max: hi, nulls: 0, rows: n), .mag, ascending: ascending))
     }

@@ -58,7 +58,7 @@ extension Store {
             let c = try Catalog(path: path + "/partitions/" + name, checksum: m.catalogChecksum,
                                 files: m.partitions.map(\.file))
             for i in 0...c.partitions { _ = try c.row(i) }
-            _ = try c.places()
+            try c.places()?.checkAll()
             return nil
         } catch {
             guard error.isCorruption || error.kind == .notFound || error.kind == .io else { throw error }
