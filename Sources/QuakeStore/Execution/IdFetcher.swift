@@ -31,14 +31,16 @@ package struct IdFetcher {
             let r = executor.reader(first.partition)
             let key = IdWindows.Key(partition: first.partition, block: run.block, rows: run.rows)
             var rows = run.rows
+            // kept for the page even when the stretch is the run itself (one row in the granule)
+            var keep = false
             if let k = stretchTable.first(key.hash, where: { stretch[$0].key.same(key) }) {
                 let s = stretch[k].rows
-                if s.lowerBound <= rows.lowerBound, rows.upperBound <= s.upperBound { rows = s }
+                if s.lowerBound <= rows.lowerBound, rows.upperBound <= s.upperBound { rows = s; keep = true }
             }
             guard case .text(let a) = try r.decode(.id, block: run.block, rows: rows), a.count == rows.count else {
                 throw StoreError.corrupt(r.path, "id column block \(run.block) does not decode to its rows")
             }
-            if rows != run.rows { executor.idWindows.put(key, rows: rows, ids: a) }
+            if keep { executor.idWindows.put(key, rows: rows, ids: a) }
             let shift = run.rows.lowerBound - rows.lowerBound
             for i in order[run.at] { at[i] = (decoded.count, refs[i].row - first.row + shift) }
             decoded.append(a)
