@@ -104,17 +104,19 @@ import Testing
         }
     }
 
-    /// Files written before split chunks (`QKPART02`) still read and verify; an unknown magic
+    /// Files of the older magics (`QKPART02`, before split chunks, and `QKPART03`, before
+    /// granule sums) still read and verify; an unknown magic
     /// is an error naming the file, never a store read as something else.
     @Test func partitionFilesOfTheOlderMagicReadAndUnknownOnesAreRefused() throws {
         let dir = TestSupport.tempDir()
         let s = try CatalogTests.generatedStore(dir, rows: 5000, years: 2022...2022, seed: 21)
         let want = try s.query(QuerySpec(filter: .all, sort: [SortKey(.mag, ascending: false)], limit: 50)).ids
         let files = s.manifest.partitions.map { dir + "/store/partitions/" + $0.file }
-        for file in files {
+        for (i, file) in files.enumerated() {
             var bytes = try FileIO.readFile(file)
             #expect(Array(bytes.suffix(8)) == PartitionFile.magic)
-            bytes.replaceSubrange((bytes.count - 8)..., with: PartitionFile.magicBeforeSplit)
+            let older = i % 2 == 0 ? PartitionFile.magicBeforeSplit : PartitionFile.magicBeforeGranuleSums
+            bytes.replaceSubrange((bytes.count - 8)..., with: older)
             TestSupport.write(bytes, to: file)
         }
         let older = try Store(path: dir + "/store")
@@ -122,7 +124,7 @@ import Testing
         _ = try older.verify()
         let first = try #require(files.first)
         var bytes = try FileIO.readFile(first)
-        bytes.replaceSubrange((bytes.count - 8)..., with: Array("QKPART04".utf8))
+        bytes.replaceSubrange((bytes.count - 8)..., with: Array("QKPART05".utf8))
         TestSupport.write(bytes, to: first)
         let newer = try Store(path: dir + "/store")
         let every = QuerySpec(filter: .all, sort: [SortKey(.time, ascending: true)], limit: 10_000)

@@ -60,7 +60,18 @@ package enum CodecID: UInt8, CaseIterable, Sendable {
         switch self {
         case .zstdFramed: return (try? FramedCodec.covered(chunk, count: count)) ?? chunk.count
         case .placeCodes: return (try? PlaceCodesCodec.covered(chunk, count: count)) ?? chunk.count
+        case .forInteger, .forDecimal: return (try? granuleSums(chunk, count: count))??.dataStart ?? chunk.count
         default: return chunk.count
+        }
+    }
+
+    /// The chunk's per-granule sums of packed data (``GranuleSums``), for codecs and chunks that
+    /// have them; nil otherwise.
+    package func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> GranuleSums.Table? {
+        switch self {
+        case .forInteger: return try ForIntegerCodec.granuleSums(chunk, count: count)
+        case .forDecimal: return try ForDecimalCodec.granuleSums(chunk, count: count)
+        default: return nil
         }
     }
 

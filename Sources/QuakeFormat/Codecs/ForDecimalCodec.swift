@@ -111,7 +111,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         let split = p.split == 0 ? 0 : 6 + 4 * p.before.count
             + BitPacking.bytes(p.remainders.count, width: BitPacking.width(UInt64(power(p.split) - 1)))
         return 5 + bitmap + 6 + BitPacking.bytes(n, width: p.shiftWidth) + 4 * p.negZero.count + split
-            + p.m.withUnsafeBufferPointer { FrameOfReference.size($0) }
+            + GranuleSums.size(n) + p.m.withUnsafeBufferPointer { FrameOfReference.size($0) }
     }
 
     package static func encode(_ values: [Int64], rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
@@ -126,6 +126,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         var w = ByteWriter()
         let lo = rows.lowerBound
         let flags = (p.raw ? raw : 0) | (p.exact ? exactDoubles : 0) | (p.split > 0 ? split : 0)
+            | (p.stats.nulls < rows.count ? GranuleSums.flag : 0)
         _ = NullBitmap.write(rows.count, into: &w, extraFlags: flags) { values[lo + $0] == RowBatch.null }
         if p.stats.nulls == rows.count {
             out.append(contentsOf: w.bytes)
@@ -137,8 +138,11 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         w.u32(UInt32(p.negZero.count))
         for r in p.negZero { w.u32(r) }
         if p.split > 0 { writeRemainders(p, into: &w) }
+        var body: [UInt8] = []
+        p.m.withUnsafeBufferPointer { FrameOfReference.encode($0, into: &body) }
+        GranuleSums.write(body: body, count: rows.count, into: &w)
         out.append(contentsOf: w.bytes)
-        p.m.withUnsafeBufferPointer { FrameOfReference.encode($0, into: &out) }
+        out.append(contentsOf: body)
         return p.stats
     }
 
@@ -152,6 +156,8 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         package var negZero: [UInt32] = []
         package var body: FrameOfReference.Body?
         var remainders: Remainders?
+        /// The granule sums table (``GranuleSums``), when the chunk has one.
+        var sums: UnsafeRawBufferPointer?
     }
 
     private static func parse(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> Parsed {
@@ -170,11 +176,19 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         guard nz <= count else { throw .corrupt("decimal chunk lists \(nz) negative zeros") }
         p.negZero = try r.raw(nz, as: UInt32.self).map { UInt32(littleEndian: $0) }
         for z in p.negZero where Int(z) >= count { throw .corrupt("decimal chunk: negative zero at row \(z)") }
-        guard flags & ~(NullBitmap.hasNulls | NullBitmap.allNull | raw | exactDoubles | split) == 0,
+        guard flags & ~(NullBitmap.hasNulls | NullBitmap.allNull | raw | exactDoubles | split | GranuleSums.flag) == 0,
               flags & split == 0 || flags & raw == 0 else { throw .corrupt("decimal chunk flags \(flags)") }
         if flags & split != 0 { p.remainders = try readRemainders(&r, chunk: chunk, count: count, scale: p.scale) }
+        if flags & GranuleSums.flag != 0 { p.sums = try GranuleSums.read(&r, count: count) }
         p.body = try FrameOfReference.Body(UnsafeRawBufferPointer(rebasing: chunk[r.pos...]), count: count)
         return p
+    }
+
+    /// The chunk's granule sums with its body; nil for a chunk without them (older, or all null).
+    package static func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> GranuleSums.Table? {
+        let p = try parse(chunk, count: count)
+        guard let sums = p.sums, let body = p.body else { return nil }
+        return GranuleSums.Table(sums: sums, body: body, chunk: chunk)
     }
 
     private static func mantissas(_ p: Parsed, _ rows: Range<Int>) -> [Int64] {

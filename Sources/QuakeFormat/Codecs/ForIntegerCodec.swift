@@ -34,16 +34,25 @@ package enum ForIntegerCodec: RangeSelectingCodec {
     package static func analyze(_ values: [Int64], rows: Range<Int>) -> Int {
         let (v, s) = filled(values, rows: rows)
         let bitmap = s.nulls > 0 && s.nulls < rows.count ? (rows.count + 7) / 8 : 0
-        return 5 + bitmap + v.withUnsafeBufferPointer { FrameOfReference.size($0) }
+        if s.nulls == rows.count { return 5 }
+        return 5 + bitmap + GranuleSums.size(rows.count) + v.withUnsafeBufferPointer { FrameOfReference.size($0) }
     }
 
     package static func encode(_ values: [Int64], rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
         let (v, stats) = filled(values, rows: rows)
         var w = ByteWriter()
         let lo = rows.lowerBound
-        _ = NullBitmap.write(rows.count, into: &w) { values[lo + $0] == RowBatch.null }
+        let some = stats.nulls < rows.count
+        _ = NullBitmap.write(rows.count, into: &w, extraFlags: some ? GranuleSums.flag : 0) {
+            values[lo + $0] == RowBatch.null
+        }
+        if some {
+            var body: [UInt8] = []
+            v.withUnsafeBufferPointer { FrameOfReference.encode($0, into: &body) }
+            GranuleSums.write(body: body, count: rows.count, into: &w)
+            w.bytes.append(contentsOf: body)
+        }
         out.append(contentsOf: w.bytes)
-        if stats.nulls < rows.count { v.withUnsafeBufferPointer { FrameOfReference.encode($0, into: &out) } }
         return stats
     }
 
@@ -53,7 +62,7 @@ package enum ForIntegerCodec: RangeSelectingCodec {
         var r = ByteReader(chunk)
         let (flags, bitmap) = try NullBitmap.read(&r, count: count)
         if flags & NullBitmap.allNull != 0 { return .ints([Int64](repeating: RowBatch.null, count: rows.count)) }
-        let body = try FrameOfReference.Body(UnsafeRawBufferPointer(rebasing: chunk[r.pos...]), count: count)
+        let body = try Self.body(&r, chunk, flags: flags, count: count).body
         var out = [Int64](uninitializedCount: rows.count) { buf, n in
             // SAFETY: buf has rows.count slots; decode writes exactly that many.
             if let p = buf.baseAddress { body.decode(rows, into: p) }
@@ -77,7 +86,7 @@ package enum ForIntegerCodec: RangeSelectingCodec {
         let l = Swift.max(lo ?? Int64.min, RowBatch.null &+ 1), end = hi ?? Int64.max
         guard end > l else { return true }
         let h = end - 1
-        let body = try FrameOfReference.Body(UnsafeRawBufferPointer(rebasing: chunk[r.pos...]), count: count)
+        let body = try Self.body(&r, chunk, flags: flags, count: count).body
         var hits = [UInt32](uninitializedCount: rows.count) { buf, n in
             // SAFETY: buf has room for rows.count rows, as select requires.
             n = buf.baseAddress.map { body.select(rows, l, h, into: $0) } ?? 0
@@ -85,5 +94,25 @@ package enum ForIntegerCodec: RangeSelectingCodec {
         if let bitmap { hits.removeAll { NullBitmap.isNull(bitmap, Int($0)) } }
         out.append(contentsOf: hits)
         return true
+    }
+
+    /// The body after the null header at `r`, with the granule sums table when the chunk has
+    /// one; checks the flags.
+    private static func body(_ r: inout ByteReader, _ chunk: UnsafeRawBufferPointer, flags: UInt8,
+                             count: Int) throws(StoreError) -> (body: FrameOfReference.Body, sums: UnsafeRawBufferPointer?) {
+        guard flags & ~(NullBitmap.hasNulls | NullBitmap.allNull | GranuleSums.flag) == 0 else {
+            throw .corrupt("timestamp chunk flags \(flags)")
+        }
+        let sums = flags & GranuleSums.flag != 0 ? try GranuleSums.read(&r, count: count) : nil
+        return (try FrameOfReference.Body(UnsafeRawBufferPointer(rebasing: chunk[r.pos...]), count: count), sums)
+    }
+
+    /// The chunk's granule sums with its body; nil for a chunk without them (older, or all null).
+    package static func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> GranuleSums.Table? {
+        var r = ByteReader(chunk)
+        let (flags, _) = try NullBitmap.read(&r, count: count)
+        guard flags & NullBitmap.allNull == 0 else { return nil }
+        let (body, sums) = try body(&r, chunk, flags: flags, count: count)
+        return sums.map { GranuleSums.Table(sums: $0, body: body, chunk: chunk) }
     }
 }

@@ -121,6 +121,24 @@ package enum FrameOfReference {
                     Int(UInt32(littleEndian: headers.loadUnaligned(fromByteOffset: h + 20, as: UInt32.self))))
         }
 
+        /// The bytes of `data` holding the packed runs of granule `g`'s miniblocks (``GranuleSums``):
+        /// every byte a decode or compare of the granule's rows reads, the spare trailing words
+        /// included. Body.init checked each run against `data`.
+        package func packedRange(granule g: Int) -> Range<Int> {
+            let per = GranuleSums.miniblocksPerGranule
+            let blocks = headers.count / FrameOfReference.headerSize
+            var lo = Int.max, hi = 0
+            for b in (g * per)..<Swift.min(blocks, (g + 1) * per) {
+                let (_, _, width, _, offset) = miniblock(b)
+                let rows = Swift.min(FrameOfReference.miniblockRows, count - b * FrameOfReference.miniblockRows)
+                let n = BitPacking.bytes(rows, width: width)
+                if n == 0 { continue }
+                lo = Swift.min(lo, offset)
+                hi = Swift.max(hi, offset + n)
+            }
+            return lo < hi ? lo..<hi : 0..<0
+        }
+
         /// The value of row `row` (`0..<count`) read alone, or nil when its miniblock is
         /// delta-coded and only a run from the miniblock's start could give it.
         package func value(_ row: Int) -> Int64? {

@@ -10,12 +10,16 @@
 ///                                 ChunkInfo per column per block, the GranuleIndex, then
 ///                                 u64 offset, u64 length, u64 checksum of each region present
 /// [footer, 32 bytes]              u64 directory offset, u64 directory length,
-///                                 u64 directory checksum, magic "QKPART03" ("QKPART02" in
-///                                 files written before split decimal chunks, which still read)
+///                                 u64 directory checksum, magic "QKPART04" ("QKPART03" in
+///                                 files written before granule sums, "QKPART02" before split
+///                                 decimal chunks; both still read)
 /// ```
 /// Every chunk carries a checksum in the directory, checked before the chunk is first decoded.
 package enum PartitionFile {
-    package static let magic: [UInt8] = Array("QKPART03".utf8)
+    package static let magic: [UInt8] = Array("QKPART04".utf8)
+    /// Files without granule sums (``GranuleSums``): a build that cannot check them refuses the
+    /// newer magic rather than read their chunks' packed data unchecked.
+    package static let magicBeforeGranuleSums: [UInt8] = Array("QKPART03".utf8)
     /// Files without split decimal chunks (``ForDecimalCodec/split``), which builds before them
     /// could read; a build that cannot read a split chunk refuses the newer magic instead.
     package static let magicBeforeSplit: [UInt8] = Array("QKPART02".utf8)
@@ -258,7 +262,7 @@ package enum PartitionFile {
     package static func directory(_ b: UnsafeRawBufferPointer, path: String, rows expected: Int) throws(StoreError) -> Directory {
         guard b.count >= footerSize else { throw .corrupt(path, "too short for a partition file") }
         let footerMagic = Array(b[(b.count - 8)...])
-        guard footerMagic == magic || footerMagic == magicBeforeSplit else {
+        guard footerMagic == magic || footerMagic == magicBeforeGranuleSums || footerMagic == magicBeforeSplit else {
             throw .corrupt(path, "bad footer magic (not a v2 partition file)")
         }
         var r = ByteReader(b, at: b.count - footerSize)

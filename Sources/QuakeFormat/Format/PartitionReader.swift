@@ -9,6 +9,11 @@ package final class PartitionReader: @unchecked Sendable {
     private var dir: PartitionFile.Directory?
     /// Per column and block, whether the chunk's checksum was checked.
     private var checked: [Bool] = []
+    /// Per column and block, once its head is checked: the chunk's granule sums (nil for chunks
+    /// without them, which the directory's checksum covers whole), and which granules were checked.
+    private var granuleSums: [GranuleSums.Table?] = []
+    private var granulesChecked: [[Bool]] = []
+    private var granulesLeft: [Int] = []
     /// Per-chunk results derived from a place chunk's dictionary (a search needle's verdict
     /// per locality code), so that granules of one chunk share them; bounded.
     /// Place tables by block and key: keys by hash in a table of fixed types (a one-shot query pays
@@ -40,6 +45,9 @@ package final class PartitionReader: @unchecked Sendable {
         mapped = f
         dir = d
         checked = Array(repeating: false, count: Column.count * d.blockSizes.count)
+        granuleSums = Array(repeating: nil, count: checked.count)
+        granulesChecked = Array(repeating: [], count: checked.count)
+        granulesLeft = Array(repeating: 0, count: checked.count)
         return d
     }
 
@@ -123,30 +131,90 @@ package final class PartitionReader: @unchecked Sendable {
     /// The fine zone maps and mag histogram.
     package func granules() throws(StoreError) -> GranuleIndex { try directory().granules }
 
-    /// The bytes of chunk (`c`, `k`), checksum-checked on first use.
-    private func chunk(_ c: Column, _ k: Int) throws(StoreError) -> (UnsafeRawBufferPointer, PartitionFile.ChunkInfo) {
+    /// The rows of a chunk a read touches, for the granule sums to check first.
+    private enum Reach {
+        case all
+        case rows(Range<Int>)
+        /// Ascending rows.
+        case among([UInt32])
+    }
+
+    /// The bytes of chunk (`c`, `k`), its head checksum-checked on first use, and the packed
+    /// data of the granules `reach` touches checked against their sums (``GranuleSums``).
+    private func chunk(_ c: Column, _ k: Int, _ reach: Reach = .all) throws(StoreError)
+        -> (UnsafeRawBufferPointer, PartitionFile.ChunkInfo) {
         let d = try directory()
         guard k >= 0, k < d.blockSizes.count else { throw .corrupt(path, "no block \(k)") }
         let info = d.chunks[c.rawValue][k]
+        let at = c.rawValue * d.blockSizes.count + k
         lock.lock()
         let bytes = mapped?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
-        let seen = checked[c.rawValue * d.blockSizes.count + k]
+        let seen = checked[at]
         lock.unlock()
         let p = UnsafeRawBufferPointer(rebasing: bytes[info.offset..<(info.offset + info.length)])
         if !seen {
             guard d.checksum(chunk: p, info) == info.checksum else {
                 throw .corrupt(path, "column \(c) block \(k): checksum mismatch")
             }
+            // the head checked, its granule table and body parse from checked bytes
+            let table: GranuleSums.Table?
+            do { table = d.wideChecksums ? try info.codec.granuleSums(p, count: info.rows) : nil } catch {
+                throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
+            }
             lock.lock()
-            checked[c.rawValue * d.blockSizes.count + k] = true
+            if !checked[at] {
+                granuleSums[at] = table
+                granulesChecked[at] = Array(repeating: false, count: table?.granules ?? 0)
+                granulesLeft[at] = table?.granules ?? 0
+                checked[at] = true
+            }
             lock.unlock()
         }
+        try checkGranules(at, reach, c, k, rows: info.rows)
         return (p, info)
+    }
+
+    /// Checks the granules of chunk `at` that `reach` touches and were not checked yet. A warm
+    /// read finds them all checked under one lock, and allocates nothing.
+    private func checkGranules(_ at: Int, _ reach: Reach, _ c: Column, _ k: Int, rows: Int) throws(StoreError) {
+        var pending: [Int] = []
+        lock.lock()
+        guard let table = granuleSums[at], granulesLeft[at] > 0 else {
+            lock.unlock()
+            return
+        }
+        let n = table.granules
+        switch reach {
+        case .all:
+            for g in 0..<n where !granulesChecked[at][g] { pending.append(g) }
+        case .rows(let r):
+            for g in GranuleSums.Table.granules(of: r.clamped(to: 0..<rows)) where g < n && !granulesChecked[at][g] {
+                pending.append(g)
+            }
+        case .among(let list):
+            var last = -1
+            for r in list {
+                let g = Int(r) / GranuleIndex.granuleRows
+                if g != last, g < n, !granulesChecked[at][g] { pending.append(g) }
+                last = g
+            }
+        }
+        lock.unlock()
+        if pending.isEmpty { return }
+        for g in pending where !table.check(g) {
+            throw .corrupt(path, "column \(c) block \(k) granule \(g): checksum mismatch")
+        }
+        lock.lock()
+        for g in pending where !granulesChecked[at][g] {
+            granulesChecked[at][g] = true
+            granulesLeft[at] -= 1
+        }
+        lock.unlock()
     }
 
     /// Decodes rows `rows` (all rows when nil) of block `k` of column `c`.
     package func decode(_ c: Column, block k: Int, rows: Range<Int>? = nil, as form: VectorForm = .stored) throws(StoreError) -> ColumnVector {
-        let (p, info) = try chunk(c, k)
+        let (p, info) = try chunk(c, k, rows.map { .rows($0) } ?? .all)
         do {
             return try info.codec.decode(p, count: info.rows, rows: rows ?? 0..<info.rows, as: form, checks: frameChecks)
         } catch {
@@ -157,7 +225,7 @@ package final class PartitionReader: @unchecked Sendable {
     /// Block-relative rows of `rows` whose value of `c` lies in `range`, evaluated on encoded
     /// values; nil when the chunk's codec cannot, and the caller must decode.
     package func select(_ c: Column, block k: Int, rows: Range<Int>, _ range: RangePredicate) throws(StoreError) -> [UInt32]? {
-        let (p, info) = try chunk(c, k)
+        let (p, info) = try chunk(c, k, .rows(rows))
         var out: [UInt32] = []
         do {
             return try info.codec.select(p, count: info.rows, rows: rows, range, into: &out) ? out : nil
@@ -169,7 +237,7 @@ package final class PartitionReader: @unchecked Sendable {
     /// The rows of `among` (ascending, block-relative) whose value of `c` lies in `range`, each
     /// read alone from the encoded chunk; nil when the codec cannot, and the caller must decode.
     package func select(_ c: Column, block k: Int, among: [UInt32], _ range: RangePredicate) throws(StoreError) -> [UInt32]? {
-        let (p, info) = try chunk(c, k)
+        let (p, info) = try chunk(c, k, .among(among))
         var out: [UInt32] = []
         out.reserveCapacity(among.count)
         do {

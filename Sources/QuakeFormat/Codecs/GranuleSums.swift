@@ -1,0 +1,79 @@
+/// Sums of a frame-of-reference chunk's packed data, one per granule, so that a query reading a
+/// few rows of many chunks (a place top-N opening a hundred partitions for a hundred rows)
+/// checks the granules it reads rather than every chunk whole.
+///
+/// A ``ForIntegerCodec`` or ``ForDecimalCodec`` chunk whose null header has ``flag`` holds, just
+/// before its ``FrameOfReference`` body, `u32 granules` and one `u64` ``Checksum/wide(_:)`` per
+/// granule of ``GranuleIndex/granuleRows`` rows (counted from the chunk's first row) over the
+/// packed runs of that granule's miniblocks. The directory's chunk checksum covers the chunk up to
+/// the body's packed data: the null bitmap, scales, remainders, this table and the miniblock
+/// headers. Each granule's runs are checked against their sum before the reader first decodes
+/// or compares a row of them.
+package enum GranuleSums {
+    /// The null-header flag of a chunk holding the table.
+    package static let flag: UInt8 = 32
+    static let miniblocksPerGranule = GranuleIndex.granuleRows / FrameOfReference.miniblockRows
+
+    /// Granules of a chunk of `count` rows.
+    static func granules(_ count: Int) -> Int { (count + GranuleIndex.granuleRows - 1) / GranuleIndex.granuleRows }
+
+    /// Writes the table for `body`, a ``FrameOfReference`` body of `count` rows as its encoder
+    /// wrote it.
+    static func write(body: [UInt8], count: Int, into w: inout ByteWriter) {
+        let n = granules(count)
+        w.u32(UInt32(n))
+        body.withUnsafeBytes { raw in
+            // the encoder's own body parses; a failure would be a bug, and the sums then fail too
+            guard let b = try? FrameOfReference.Body(raw, count: count) else {
+                for _ in 0..<n { w.u64(0) }
+                return
+            }
+            for g in 0..<n { w.u64(Checksum.wide(UnsafeRawBufferPointer(rebasing: b.data[b.packedRange(granule: g)]))) }
+        }
+    }
+
+    /// Bytes ``write(body:count:into:)`` writes for `count` rows.
+    static func size(_ count: Int) -> Int { 4 + 8 * granules(count) }
+
+    /// Reads the table at `r` (left at the body), checked against the chunk's rows.
+    static func read(_ r: inout ByteReader, count: Int) throws(StoreError) -> UnsafeRawBufferPointer {
+        let n = Int(try r.u32())
+        guard n == granules(count) else { throw .corrupt("granule sums list \(n) granules for \(count) rows") }
+        try r.need(8 * n)
+        defer { r.pos += 8 * n }
+        return UnsafeRawBufferPointer(rebasing: r.bytes[r.pos..<(r.pos + 8 * n)])
+    }
+
+    /// A chunk's table and the body it sums, with offsets into the chunk.
+    package struct Table: @unchecked Sendable {
+        let sums: UnsafeRawBufferPointer
+        let body: FrameOfReference.Body
+        /// Where the body's packed data starts in the chunk: the directory's checksum covers the
+        /// bytes before it.
+        package let dataStart: Int
+
+        init(sums: UnsafeRawBufferPointer, body: FrameOfReference.Body, chunk: UnsafeRawBufferPointer) {
+            self.sums = sums
+            self.body = body
+            // SAFETY: body.data is a slice of chunk (both from the same mapping); only the
+            // distance between the two addresses is taken.
+            dataStart = (body.data.baseAddress.map { Int(bitPattern: $0) } ?? 0)
+                - (chunk.baseAddress.map { Int(bitPattern: $0) } ?? 0)
+        }
+
+        package var granules: Int { sums.count / 8 }
+
+        /// Whether granule `g`'s packed runs sum to what the table holds.
+        package func check(_ g: Int) -> Bool {
+            guard g >= 0, g < granules else { return false }
+            let want = UInt64(littleEndian: sums.loadUnaligned(fromByteOffset: 8 * g, as: UInt64.self))
+            return Checksum.wide(UnsafeRawBufferPointer(rebasing: body.data[body.packedRange(granule: g)])) == want
+        }
+
+        /// The granules rows `rows` fall in.
+        package static func granules(of rows: Range<Int>) -> Range<Int> {
+            rows.isEmpty ? 0..<0
+                : (rows.lowerBound / GranuleIndex.granuleRows)..<((rows.upperBound - 1) / GranuleIndex.granuleRows + 1)
+        }
+    }
+}
