@@ -11,16 +11,21 @@ package struct IdFetcher {
     /// built from them.
     package func ids(_ refs: [RowRef], spanning all: [RowRef] = []) throws -> ByteArena {
         let order = IdFetcher.storageOrder(refs)
-        // granules by key hash, in a table of fixed types (see ``IntTable``)
+        // granules by key hash, in a table of fixed types (see ``IntTable``); their keys and rows
+        // in arrays of Int: a one-shot query pays for each array type it instantiates
         var stretchTable = IntTable()
-        var stretch: [(key: IdWindows.Key, rows: Range<Int>)] = []
+        var keyParts: [Int] = [], keyBlocks: [Int] = [], stretchLow: [Int] = [], stretchHigh: [Int] = []
+        func stretchKey(_ i: Int) -> IdWindows.Key {
+            IdWindows.Key(partition: keyParts[i], block: keyBlocks[i], rows: stretchLow[i]..<stretchHigh[i])
+        }
         if all.count <= IdWindows.budget {
             let allOrder = IdFetcher.storageOrder(all)
             for run in try executor.granuleRuns(all, allOrder) {
                 let p = all[allOrder[run.at.lowerBound]].partition
                 let key = IdWindows.Key(partition: p, block: run.block, rows: run.rows)
-                stretchTable.set(key.hash, stretch.count) { stretch[$0].key.same(key) }
-                stretch.append((key, run.rows))
+                stretchTable.set(key.hash, keyParts.count) { stretchKey($0).same(key) }
+                keyParts.append(p); keyBlocks.append(run.block)
+                stretchLow.append(run.rows.lowerBound); stretchHigh.append(run.rows.upperBound)
             }
         }
         var decoded: [ByteArena] = []
@@ -33,8 +38,8 @@ package struct IdFetcher {
             var rows = run.rows
             // kept for the page even when the stretch is the run itself (one row in the granule)
             var keep = false
-            if let k = stretchTable.first(key.hash, where: { stretch[$0].key.same(key) }) {
-                let s = stretch[k].rows
+            if let k = stretchTable.first(key.hash, where: { stretchKey($0).same(key) }) {
+                let s = stretchLow[k]..<stretchHigh[k]
                 if s.lowerBound <= rows.lowerBound, rows.upperBound <= s.upperBound { rows = s; keep = true }
             }
             guard case .text(let a) = try r.decode(.id, block: run.block, rows: rows), a.count == rows.count else {
