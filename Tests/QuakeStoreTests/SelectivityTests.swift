@@ -32,7 +32,8 @@ import Testing
     }
 
     /// A mag estimate is the exact share (the histograms); a box estimate from its sample lies
-    /// within a wide margin of the true share on every window of the generated store.
+    /// within a wide margin of the true share on every window of the generated store (whose
+    /// blocks hold one window each: see the next test for blocks of several).
     @Test func estimatesFollowTheRows() throws {
         let f = Fixtures.generated
         let executor = QueryExecutor(store: f.store)
@@ -51,5 +52,49 @@ import Testing
             }
         }
         #expect(windows > 0)
+    }
+
+    /// Windows of one block share a term's estimate: the first to ask computes it from its own
+    /// rows (so it is the exact share of one of the block's windows), the others reuse it, and
+    /// the reader hands a kept estimate back without computing it again.
+    @Test func windowsOfABlockShareOneEstimate() throws {
+        let f = Fixtures.large
+        let executor = QueryExecutor(store: f.store)
+        // bounds no other test uses, so that no earlier query kept an estimate for them
+        let terms: [Filter] = [.numberRange(.mag, lower: .init(2.35), upper: nil),
+                               .numberRange(.depth, lower: .init(7.25), upper: .init(33.75))]
+        var reused = 0, exactChecked = 0
+        for term in terms {
+            for p in executor.manifest.partitions.indices {
+                var stats = QueryStats()
+                var first: [Int: Double] = [:]
+                for u in try executor.units(p, .all, merge: false, stats: &stats) {
+                    let d = executor.data(u)
+                    let e = d.selectivity(term)
+                    if let kept = first[u.block] {
+                        #expect(abs(e - kept) < 1e-8, "\(term) block \(u.block) of partition \(p)")
+                        reused += 1
+                        continue
+                    }
+                    first[u.block] = e
+                    // a first window of whole granules: its mag estimate is its exact share
+                    if case .numberRange(.mag, _, _) = term, d.firstRow % GranuleIndex.granuleRows == 0,
+                       d.rows == GranuleIndex.granuleRows {
+                        let share = Double(try d.select(term, .all(d.rows)).count) / Double(d.rows)
+                        #expect(abs(e - share) < 1e-9, "block \(u.block) of partition \(p)")
+                        exactChecked += 1
+                    }
+                }
+            }
+        }
+        #expect(reused > 10)
+        #expect(exactChecked > 0)
+        let r = executor.reader(0)
+        var calls = 0
+        let key: UInt64 = 0xFEED_F00D_1234_5678
+        let a = r.estimate(key) { calls += 1; return 0.25 }
+        let b = r.estimate(key) { calls += 1; return 0.75 }
+        #expect(calls == 1)
+        #expect(abs(a - 0.25) < 1e-9 && abs(b - 0.25) < 1e-8)
     }
 }

@@ -21,6 +21,9 @@ package final class PartitionReader: @unchecked Sendable {
     private var placeTableIndex = IntTable()
     private var placeTableKeys: [String] = []
     private var placeTables: [[Bool]] = []
+    /// Sampled selectivity estimates by caller's key (a block and a range term), scaled to
+    /// integers, so that a block's granules share one estimate; bounded.
+    private var estimates = IntTable()
     /// The place index, once read (nil inside when the file has none).
     private var place: PlaceIndex??
     /// The unit aggregate lists read, by list (nil inside when the file has none).
@@ -73,6 +76,22 @@ package final class PartitionReader: @unchecked Sendable {
         place = .some(idx)
         lock.unlock()
         return idx
+    }
+
+    /// The estimate kept under `key`, or `compute`'s (a share of rows, `0...1`), then kept.
+    /// Estimates only order kernels: a key two terms share costs time, never an answer.
+    package func estimate(_ key: UInt64, _ compute: () -> Double) -> Double {
+        lock.lock()
+        let hit = estimates.value(key)
+        lock.unlock()
+        if let hit { return Double(hit) / 1e9 }
+        let d = compute()
+        let kept = Int((Swift.min(Swift.max(d.isNaN ? 1 : d, 0), 1) * 1e9).rounded())
+        lock.lock()
+        if estimates.count >= 4096 { estimates = IntTable() }
+        estimates.set(key, kept)
+        lock.unlock()
+        return d
     }
 
     /// The unit aggregates of group column `group` (an index into
