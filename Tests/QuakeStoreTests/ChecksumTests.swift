@@ -159,4 +159,35 @@ import Testing
         }
         _ = try Store(path: s.path).verify()
     }
+
+    /// Chunk frames carry no zstd content checksum (the file's own sums cover them); a frame
+    /// of an older chunk, written with one, still decodes, and zstd still checks it.
+    @Test func chunkFramesCarryNoZstdChecksumAndOlderOnesStillRead() throws {
+        var ids = ByteArena()
+        for i in 0..<700 { ids.append(Array("us7000\(i * 7919 % 100_000)".utf8)) }
+        var chunk: [UInt8] = []
+        _ = ZstdTextCodec.encode(ids, rows: 0..<ids.count, into: &chunk)
+        // u32 raw length, the frame's magic, then its header descriptor: bit 2 is the checksum flag
+        #expect(Array(chunk[4..<8]) == [0x28, 0xB5, 0x2F, 0xFD])
+        #expect(chunk[8] & 0x04 == 0)
+        let payload = TextPayload.encode(ids, rows: 0..<ids.count)
+        var older = ByteWriter()
+        older.u32(UInt32(payload.count))
+        older.bytes += Zstd.compress(payload, level: ZstdFrame.level)
+        #expect(older.bytes[8] & 0x04 != 0)
+        for bytes in [chunk, older.bytes] {
+            let v = try bytes.withUnsafeBytes {
+                try ZstdTextCodec.decode($0, count: ids.count, rows: 0..<ids.count, as: .stored)
+            }
+            guard case .text(let a) = v else { Issue.record("not text"); continue }
+            #expect((0..<ids.count).allSatisfy { a.string($0) == ids.string($0) })
+        }
+        var damaged = older.bytes
+        damaged[damaged.count - 1] ^= 0x01
+        #expect(throws: StoreError.self) {
+            _ = try damaged.withUnsafeBytes {
+                try ZstdTextCodec.decode($0, count: ids.count, rows: 0..<10, as: .stored)
+            }
+        }
+    }
 }

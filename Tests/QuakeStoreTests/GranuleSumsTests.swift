@@ -39,9 +39,10 @@ import Testing
                             at = t.dataStart + r.upperBound
                             // the table sits right before the body's miniblock count and headers
                             let body = 4 + FrameOfReference.headerSize * ((info.rows + 1023) / 1024)
-                            let stored = chunk.loadUnaligned(fromByteOffset: t.dataStart - body - 8 * t.granules + 8 * g,
-                                                             as: UInt64.self)
-                            let sum = Checksum.wide(UnsafeRawBufferPointer(rebasing: chunk[(t.dataStart + r.lowerBound)..<at]))
+                            let table = t.dataStart - body - 8 * t.granules
+                            let stored = chunk.loadUnaligned(fromByteOffset: table + 8 * g, as: UInt64.self)
+                            let run = UnsafeRawBufferPointer(rebasing: chunk[(t.dataStart + r.lowerBound)..<at])
+                            let sum = Checksum.wide(run)
                             #expect(sum == UInt64(littleEndian: stored), "\(c) in \(e.file): granule \(g)")
                             #expect(t.check(g))
                         }

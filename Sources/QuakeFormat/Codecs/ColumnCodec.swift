@@ -67,7 +67,8 @@ package enum CodecID: UInt8, CaseIterable, Sendable {
 
     /// The chunk's per-granule sums of packed data (``GranuleSums``), for codecs and chunks that
     /// have them; nil otherwise.
-    package func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> GranuleSums.Table? {
+    package func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int)
+        throws(StoreError) -> GranuleSums.Table? {
         switch self {
         case .forInteger: return try ForIntegerCodec.granuleSums(chunk, count: count)
         case .forDecimal: return try ForDecimalCodec.granuleSums(chunk, count: count)

@@ -185,7 +185,8 @@ package enum ForDecimalCodec: RangeSelectingCodec {
     }
 
     /// The chunk's granule sums with its body; nil for a chunk without them (older, or all null).
-    package static func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> GranuleSums.Table? {
+    package static func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int)
+        throws(StoreError) -> GranuleSums.Table? {
         let p = try parse(chunk, count: count)
         guard let sums = p.sums, let body = p.body else { return nil }
         return GranuleSums.Table(sums: sums, body: body, chunk: chunk)

@@ -98,8 +98,8 @@ package enum ForIntegerCodec: RangeSelectingCodec {
 
     /// The body after the null header at `r`, with the granule sums table when the chunk has
     /// one; checks the flags.
-    private static func body(_ r: inout ByteReader, _ chunk: UnsafeRawBufferPointer, flags: UInt8,
-                             count: Int) throws(StoreError) -> (body: FrameOfReference.Body, sums: UnsafeRawBufferPointer?) {
+    private static func body(_ r: inout ByteReader, _ chunk: UnsafeRawBufferPointer, flags: UInt8, count: Int)
+        throws(StoreError) -> (body: FrameOfReference.Body, sums: UnsafeRawBufferPointer?) {
         guard flags & ~(NullBitmap.hasNulls | NullBitmap.allNull | GranuleSums.flag) == 0 else {
             throw .corrupt("timestamp chunk flags \(flags)")
         }
@@ -108,7 +108,8 @@ package enum ForIntegerCodec: RangeSelectingCodec {
     }
 
     /// The chunk's granule sums with its body; nil for a chunk without them (older, or all null).
-    package static func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> GranuleSums.Table? {
+    package static func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int)
+        throws(StoreError) -> GranuleSums.Table? {
         var r = ByteReader(chunk)
         let (flags, _) = try NullBitmap.read(&r, count: count)
         guard flags & NullBitmap.allNull == 0 else { return nil }

@@ -66,6 +66,8 @@ package enum GranuleSums {
         /// Whether granule `g`'s packed runs sum to what the table holds.
         package func check(_ g: Int) -> Bool {
             guard g >= 0, g < granules else { return false }
+            // SAFETY: read checked that sums holds 8 bytes per granule, and g is one; Body.init
+            // checked every miniblock's run against data, so packedRange lies inside it.
             let want = UInt64(littleEndian: sums.loadUnaligned(fromByteOffset: 8 * g, as: UInt64.self))
             return Checksum.wide(UnsafeRawBufferPointer(rebasing: body.data[body.packedRange(granule: g)])) == want
         }

@@ -5,7 +5,8 @@ package enum ZstdDecimalCodec: ColumnCodec {
     package static let id = CodecID.zstdDecimal
 
     package static func analyze(_ values: [Int64], rows: Range<Int>) -> Int {
-        Zstd.compress(BytePlanes.encode(values[rows], delta: false, decimals: true), level: ZstdFrame.level).count + 4
+        Zstd.compress(BytePlanes.encode(values[rows], delta: false, decimals: true), level: ZstdFrame.level,
+                      checksum: false).count + 4
     }
 
     package static func encode(_ values: [Int64], rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {

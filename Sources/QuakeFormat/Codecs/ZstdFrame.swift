@@ -1,5 +1,7 @@
-/// The zstd wrapping the zstd codecs share: `u32 raw length`, then one frame with its content
-/// checksum on.
+/// The zstd wrapping the zstd codecs share: `u32 raw length`, then one frame. Frames written
+/// since granule sums carry no zstd content checksum: the directory's chunk checksum or the
+/// frame table's per-frame sum covers every frame, and is checked before it is decompressed
+/// (older frames keep theirs, and zstd still checks it).
 package enum ZstdFrame {
     package static let level: Int32 = 3
 
@@ -7,7 +9,7 @@ package enum ZstdFrame {
         var w = ByteWriter()
         w.u32(UInt32(payload.count))
         out.append(contentsOf: w.bytes)
-        out.append(contentsOf: Zstd.compress(payload, level: level))
+        out.append(contentsOf: Zstd.compress(payload, level: level, checksum: false))
     }
 
     package static func unwrap(_ chunk: UnsafeRawBufferPointer) throws(StoreError) -> [UInt8] {

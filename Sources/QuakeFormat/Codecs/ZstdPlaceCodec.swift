@@ -4,7 +4,7 @@ package enum ZstdPlaceCodec: ColumnCodec {
     package static let id = CodecID.zstdPlace
 
     package static func analyze(_ values: ByteArena, rows: Range<Int>) -> Int {
-        Zstd.compress(PlacePayload.encode(values, rows: rows), level: ZstdFrame.level).count + 4
+        Zstd.compress(PlacePayload.encode(values, rows: rows), level: ZstdFrame.level, checksum: false).count + 4
     }
 
     package static func encode(_ values: ByteArena, rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {

@@ -44,7 +44,8 @@ extension Catalog {
             var last: UInt32?
             for i in offsets[p]..<offsets[p + 1] {
                 let (o32, a, z) = entry(i)
-                guard Int(o32) < localities.count, last.map({ $0 < o32 }) ?? true, a.isNaN == z.isNaN, a.isNaN || a <= z else {
+                guard Int(o32) < localities.count, last.map({ $0 < o32 }) ?? true, a.isNaN == z.isNaN,
+                      a.isNaN || a <= z else {
                     throw .corrupt("place section entry of partition \(p)")
                 }
                 last = o32
@@ -60,10 +61,13 @@ extension Catalog {
 
         /// Entry `i`: locality ordinal, least and greatest magnitude.
         @inline(__always) private func entry(_ i: Int) -> (UInt32, Double, Double) {
+            // SAFETY: init checked that the entries hold 20 bytes for each of offsets' last count,
+            // and every i a bound reads lies below it.
             let at = i * 20
+            let least = UInt64(littleEndian: entries.loadUnaligned(fromByteOffset: at + 4, as: UInt64.self))
+            let greatest = UInt64(littleEndian: entries.loadUnaligned(fromByteOffset: at + 12, as: UInt64.self))
             return (UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at, as: UInt32.self)),
-                    Double(bitPattern: UInt64(littleEndian: entries.loadUnaligned(fromByteOffset: at + 4, as: UInt64.self))),
-                    Double(bitPattern: UInt64(littleEndian: entries.loadUnaligned(fromByteOffset: at + 12, as: UInt64.self))))
+                    Double(bitPattern: least), Double(bitPattern: greatest))
         }
 
         /// Checks every partition's entries, as ``bound(partition:matches:rows:)`` checks the

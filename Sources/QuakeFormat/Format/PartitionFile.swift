@@ -262,7 +262,7 @@ package enum PartitionFile {
     package static func directory(_ b: UnsafeRawBufferPointer, path: String, rows expected: Int) throws(StoreError) -> Directory {
         guard b.count >= footerSize else { throw .corrupt(path, "too short for a partition file") }
         let footerMagic = Array(b[(b.count - 8)...])
-        guard footerMagic == magic || footerMagic == magicBeforeGranuleSums || footerMagic == magicBeforeSplit else {
+        guard [magic, magicBeforeGranuleSums, magicBeforeSplit].contains(footerMagic) else {
             throw .corrupt(path, "bad footer magic (not a v2 partition file)")
         }
         var r = ByteReader(b, at: b.count - footerSize)

@@ -3,13 +3,14 @@ import Foundation
 
 /// Thin, safe wrapper over libzstd's one-shot and streaming APIs.
 package enum Zstd {
-    /// Compresses `input` into one zstd frame with the content checksum flag on, with this
-    /// thread's reusable compression context.
-    package static func compress(_ input: [UInt8], level: Int32 = 3) -> [UInt8] {
+    /// Compresses `input` into one zstd frame, with this thread's reusable compression context;
+    /// with `checksum` the frame carries zstd's content checksum (off for chunk frames, which
+    /// the partition file's own sums cover).
+    package static func compress(_ input: [UInt8], level: Int32 = 3, checksum: Bool = true) -> [UInt8] {
         let cctx = CompressionContext.current
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters)
         ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0)
         let bound = ZSTD_compressBound(input.count)
         var out = [UInt8](repeating: 0, count: bound)
         let n = out.withUnsafeMutableBytes { dst in

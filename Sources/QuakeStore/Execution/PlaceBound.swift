@@ -43,8 +43,11 @@ struct PlaceBound {
         guard b.least != PlaceIndex.noMag else {
             return .some(NormalizedKey.bound(ZoneStats(min: 0, max: 0, nulls: n, rows: n), .mag, ascending: ascending))
         }
-        guard Int(b.greatest) < values.count else { throw StoreError.corrupt(path, "place index names magnitude \(b.greatest)") }
-        let lo = Int64(bitPattern: values[Int(b.least)].bitPattern), hi = Int64(bitPattern: values[Int(b.greatest)].bitPattern)
+        guard Int(b.greatest) < values.count else {
+            throw StoreError.corrupt(path, "place index names magnitude \(b.greatest)")
+        }
+        let lo = Int64(bitPattern: values[Int(b.least)].bitPattern)
+        let hi = Int64(bitPattern: values[Int(b.greatest)].bitPattern)
         return .some(NormalizedKey.bound(ZoneStats(min: lo, max: hi, nulls: 0, rows: n), .mag, ascending: ascending))
     }
 }
