@@ -41,12 +41,13 @@ import Testing
         return fromCatalog
     }
 
-    /// A month-partitioned store under `dir` of `rows` generated events.
-    static func generatedStore(_ dir: String, rows: Int, years: ClosedRange<Int>, seed: UInt64) throws -> Store {
+    /// A store under `dir` of `rows` generated events (month partitions of 4,096-row blocks unless told).
+    static func generatedStore(_ dir: String, rows: Int, years: ClosedRange<Int>, seed: UInt64,
+                               partitioning: Partitioning = .month, blockRows: Int = 4096) throws -> Store {
         var o = GeneratorOptions(rows: rows)
         o.firstYear = years.lowerBound; o.lastYear = years.upperBound; o.seed = seed
         _ = try FeedGenerator.generate(o, into: dir + "/gen")
-        let s = try Store.openOrCreate(path: dir + "/store", partitioning: .month, blockRows: 4096)
+        let s = try Store.openOrCreate(path: dir + "/store", partitioning: partitioning, blockRows: blockRows)
         try s.load([dir + "/gen"])
         return s
     }

@@ -67,11 +67,8 @@ import Testing
 
     /// One year partition of 30,000 rows in one block: eight granules per chunk.
     static func oneBlock(_ dir: String) throws -> (Store, [Quake]) {
-        var o = GeneratorOptions(rows: 30000)
-        o.firstYear = 2022; o.lastYear = 2022; o.seed = 5
-        _ = try FeedGenerator.generate(o, into: dir + "/gen")
-        let s = try Store.openOrCreate(path: dir + "/store", partitioning: .year, blockRows: 65536)
-        try s.load([dir + "/gen"])
+        let s = try CatalogTests.generatedStore(dir, rows: 30000, years: 2022...2022, seed: 5, partitioning: .year,
+                                                blockRows: 65536)
         let b = try TestSupport.allRows(s)
         return (s, (0..<b.count).map { Quake(batch: b, row: $0) })
     }
