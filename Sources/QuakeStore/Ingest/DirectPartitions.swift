@@ -14,6 +14,11 @@ import QuakeFormat
 ///
 /// Encoding and writing run on a thread of their own, so parsing goes on meanwhile.
 ///
+/// When more than ``maxOpen`` are open, the one written first is the least recently fed among
+/// those no piece is in (each piece of a split parse is in the partition of its last rows), and
+/// not the first partition of a later piece: the piece before it ends in that partition, so
+/// writing it early would send those last rows through the spill and the merge.
+///
 /// Memory: at most ``maxOpen`` partitions of at most ``openRowsLimit`` rows together, and
 /// ``inFlight`` more being written. A partition that alone outgrows the limit (a year of a
 /// large archive) is handed to the spill instead, and the rest of its rows follow it there.
@@ -58,6 +63,10 @@ package final class DirectPartitions: @unchecked Sendable {
     private var closed: Set<Int> = []
     /// Handed to the writer since the current input file began: a failed file removes them.
     private var closedThisFile: [Int] = []
+    /// Per piece of the current file's parse, the partition of its last rows.
+    private var current: [Int: Int] = [:]
+    /// The first partition of each later piece: the piece before it may end there.
+    private var pinned: Set<Int> = []
     // the writer's: one thread, at most `inFlight` partitions queued; guarded by `lock`
     private let queue = DispatchQueue(label: "quakes.load.direct")
     private let slots = DispatchSemaphore(value: DirectPartitions.inFlight)
@@ -96,9 +105,12 @@ package final class DirectPartitions: @unchecked Sendable {
     /// Partitions written; complete once ``writeAll()`` has returned.
     package var written: [Int: Written] { lock.lock(); defer { lock.unlock() }; return done }
 
-    /// Adds rows `range` of `batch`, all in partition `o` (``takes(_:)`` must hold).
-    package func append(_ batch: RowBatch, range: Range<Int>, partition o: Int) throws {
+    /// Adds rows `range` of `batch`, all in partition `o` (``takes(_:)`` must hold), parsed by
+    /// `piece` of the file's split parse (0 for a whole file).
+    package func append(_ batch: RowBatch, range: Range<Int>, partition o: Int, piece: Int = 0) throws {
         try checkFailure()
+        if current[piece] == nil && piece > 0 { pinned.insert(o) }
+        current[piece] = o
         clock += 1
         open[o, default: (RowBatch(), 0)].rows.append(contentsOf: batch, range: range)
         open[o]?.fed = clock
@@ -111,7 +123,11 @@ package final class DirectPartitions: @unchecked Sendable {
             try spill(o, rows)
         }
         while open.count > DirectPartitions.maxOpen || openRows > rowsLimit {
-            guard let lru = open.min(by: { $0.value.fed < $1.value.fed })?.key else { break }
+            let busy = pinned.union(current.values)
+            let idle = open.filter { !busy.contains($0.key) }
+            // when every open partition is busy, memory decides: the least recently fed goes
+            let pool = idle.isEmpty ? open : idle
+            guard let lru = pool.min(by: { $0.value.fed < $1.value.fed })?.key else { break }
             hand(lru)
         }
     }
@@ -122,6 +138,8 @@ package final class DirectPartitions: @unchecked Sendable {
         for o in open.keys.sorted() { hand(o) }
         group.wait()
         closedThisFile = []
+        current = [:]
+        pinned = []
         try checkFailure()
     }
 
@@ -130,6 +148,8 @@ package final class DirectPartitions: @unchecked Sendable {
         group.wait()
         open = [:]
         openRows = 0
+        current = [:]
+        pinned = []
         lock.lock()
         defer { lock.unlock() }
         for o in closedThisFile {

@@ -144,7 +144,7 @@ package final class SpillPass {
         try consume(path, pieces: 1) { pipe in
             Thread.detachNewThread {
                 do throws(IngestError) {
-                    while let b = try reader.next(maxRows: batchRows) { if !pipe.put(.batch(b, reader.input.bytesRead)) { return } }
+                    while let b = try reader.next(maxRows: batchRows) { if !pipe.put(.batch(b, reader.input.bytesRead, piece: 0)) { return } }
                     pipe.put(.end)
                 } catch {
                     pipe.put(.failed(error))
@@ -165,9 +165,9 @@ package final class SpillPass {
         var fileRead = 0
         while ended < pieces {
             switch pipe.take() {
-            case .batch(let batch, let fileBytes):
+            case .batch(let batch, let fileBytes, let piece):
                 summary.rowsRead += batch.count
-                try route(batch)
+                try route(batch, piece: piece)
                 fileRead = max(fileRead, fileBytes)
                 let read = summary.bytesRead + fileRead
                 options.onProgress?(LoadProgress(phase: .read, done: read, total: nil, bytesRead: read,
@@ -179,7 +179,7 @@ package final class SpillPass {
         }
     }
 
-    private func route(_ batch: RowBatch) throws {
+    private func route(_ batch: RowBatch, piece: Int) throws {
         try options.checkCancelled()
         let times = batch.ints[Column.time.rawValue]
         var lo: Int64 = 1, hi: Int64 = 0, ord = 0
@@ -198,7 +198,7 @@ package final class SpillPass {
                 if ord == runOrd { continue }
             }
             if runOrd != Int.min, let direct, direct.takes(runOrd) {
-                try direct.append(batch, range: runStart..<i, partition: runOrd)
+                try direct.append(batch, range: runStart..<i, partition: runOrd, piece: piece)
             } else if runOrd != Int.min {
                 partBuffers[runOrd, default: RowBatch()].append(contentsOf: batch, range: runStart..<i)
                 bufferedRows += i - runStart

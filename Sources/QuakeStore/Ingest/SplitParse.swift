@@ -74,7 +74,7 @@ package final class SplitParse: @unchecked Sendable {
                     while let b = try reader.next(maxRows: batchRows) {
                         let total = add(input.bytesRead - seen)
                         seen = input.bytesRead
-                        if !pipe.put(.batch(b, total)) { return }
+                        if !pipe.put(.batch(b, total, piece: k)) { return }
                     }
                     lock.lock()
                     pieces[k].lines = reader.linesRead
