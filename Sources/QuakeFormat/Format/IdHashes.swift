@@ -61,6 +61,23 @@ package struct IdHashes: Sendable, Equatable {
             break
         }
         if sorted { return }
+        // keys and ordinals packed into one word, when both fit (the widths are measured)
+        let (lo, hi) = ordinals.reduce((Int.max, Int.min)) { (min($0.0, $1), max($0.1, $1)) }
+        let ordinalBits = Int.bitWidth - hi.leadingZeroBitCount
+        let keyBits = UInt64.bitWidth - (keys.max() ?? 0).leadingZeroBitCount
+        if lo >= 0, keyBits + ordinalBits <= 64 {
+            var packed = [UInt64](uninitializedCount: keys.count) { buf, n in
+                for i in keys.indices { buf[i] = keys[i] << UInt64(ordinalBits) | UInt64(ordinals[i]) }
+                n = keys.count
+            }
+            RadixSort.sort(&packed, bits: keyBits + ordinalBits)
+            let low = ordinalBits == 0 ? 0 : (UInt64(1) << UInt64(ordinalBits)) - 1
+            for i in packed.indices {
+                keys[i] = packed[i] >> UInt64(ordinalBits)
+                ordinals[i] = Int(packed[i] & low)
+            }
+            return
+        }
         struct Pair: Comparable {
             let key: UInt64
             let ordinal: Int

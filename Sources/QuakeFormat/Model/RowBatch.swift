@@ -26,6 +26,10 @@ package struct RowBatch: Sendable, Equatable {
         }
     }
 
+    /// The number columns, and the text columns, in column order.
+    package static let intColumns = Column.allCases.filter(isInt).map(\.rawValue)
+    package static let textColumns = Column.allCases.filter { !isInt($0) }.map(\.rawValue)
+
     /// Appends row `i` of `other`.
     package mutating func append(from other: RowBatch, row i: Int) {
         for c in Column.allCases {

@@ -18,8 +18,8 @@ package final class CSVFeedReader {
     private var rowNumber: Int64 = 0
     private let onReject: (Reject) -> Void
     private var fields: [Field] = []
-    /// Text bytes per column of the last batch (and an eighth more), to size the next one.
-    private var lastTextBytes: [Int]?
+    /// The rows of the batch being read, in buffers kept from one batch to the next.
+    private var builder: RowBuilder?
     private var scratch: [UInt8] = []
     /// Time format and text rules, and what they met (double-encoded text).
     package var rules = FieldRules()
@@ -131,18 +131,24 @@ package final class CSVFeedReader {
 
     /// Reads up to `maxRows` rows; nil at the end of the file.
     package func next(maxRows: Int) throws(IngestError) -> RowBatch? {
-        var batch = RowBatch()
-        batch.reserveCapacity(rows: min(maxRows, 1 << 20), textBytes: lastTextBytes)
-        defer { if batch.count > 0 { lastTextBytes = batch.text.map { $0.bytes.count + $0.bytes.count / 8 } } }
-        // numbers are padded with nulls ahead of the rows, a block at a time (RowBatch+Padded)
-        var padded = 0
-        while batch.count < maxRows {
+        let capacity = min(max(1, maxRows), 1 << 20)
+        var rows = builder.take() ?? RowBuilder(capacity: capacity)
+        if rows.capacity != capacity { rows = RowBuilder(capacity: capacity) }
+        let r = Result { () throws(IngestError) in try fill(&rows) }
+        let batch = rows.count == 0 ? nil : rows.finish()
+        builder = consume rows
+        try r.get()
+        return batch
+    }
+
+    /// Reads rows into `rows` until it is full or the file ends.
+    private func fill(_ rows: inout RowBuilder) throws(IngestError) {
+        while !rows.isFull {
             switch scan() {
             case .incomplete:
                 try refill()
             case .end:
-                batch.trimInts()
-                return batch.count == 0 ? nil : batch
+                return
             case .record(let next, let newlines, let malformed):
                 let recordLine = line
                 line += newlines
@@ -159,29 +165,19 @@ package final class CSVFeedReader {
                                     reason: "expected \(mapping.count) fields, found \(fields.count)"))
                     continue
                 }
-                if batch.count == padded {
-                    padded = Swift.min(maxRows, padded + CSVFeedReader.padRows)
-                    batch.padInts(to: padded)
-                }
-                batch.beginPaddedRow()
                 do throws(FieldError) {
-                    try fillRow(&batch)
-                    try batch.validateCurrentRow()
-                    batch.endRow(present: present, seq: seqBase + rowNumber)
+                    try fillRow(&rows)
+                    try rows.validateCurrentRow()
+                    rows.endRow(present: present, seq: seqBase + rowNumber)
                 } catch {
-                    batch.abandonPaddedRow()
+                    rows.abandonRow()
                     onReject(Reject(file: input.name, line: recordLine, isFeature: false, reason: error.reason))
                 }
             }
         }
-        batch.trimInts()
-        return batch
     }
 
-    /// Rows of number columns padded at a time.
-    static let padRows = 4096
-
-    private func fillRow(_ batch: inout RowBatch) throws(FieldError) {
+    private func fillRow(_ batch: inout RowBuilder) throws(FieldError) {
         // locals, not the class's properties, inside the loop: each property access in it
         // would be a dynamic exclusivity check (7 % of a load's profile)
         let fields = self.fields, mapping = self.mapping

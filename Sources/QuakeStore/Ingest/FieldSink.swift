@@ -1,5 +1,24 @@
 import QuakeFormat
-extension RowBatch {
+
+/// Where a feed reader puts the fields of the row it is building: a ``RowBatch`` (GeoJSON) or
+/// a ``RowBuilder`` (CSV). Parsing and checking a field is written once, for both.
+package protocol FieldSink: ~Copyable {
+    mutating func setInt(_ c: Column, _ v: Int64)
+    mutating func setText(_ c: Column, _ bytes: UnsafeRawBufferPointer)
+    /// The number the row being built holds in column `c` (null when unset).
+    func currentInt(_ c: Column) -> Int64
+    /// True when the row being built has no text in column `c`.
+    func currentTextIsEmpty(_ c: Column) -> Bool
+}
+
+extension RowBatch: FieldSink {
+    package func currentInt(_ c: Column) -> Int64 { ints[c.rawValue][count] }
+    package func currentTextIsEmpty(_ c: Column) -> Bool { text[c.rawValue].isNull(count) }
+}
+
+extension RowBuilder: FieldSink {}
+
+extension FieldSink where Self: ~Copyable {
     /// Parses feed text for column `c` into the row being built. An empty field is null. Text is
     /// stored in Unicode's composed form (NFC); `rules` says how to read times and whether to
     /// repair double-encoded text, and counts what it met.
@@ -26,23 +45,25 @@ extension RowBatch {
 
     /// Checks the row being built: required fields, coordinate ranges.
     package func validateCurrentRow() throws(FieldError) {
-        let r = count
-        let t = ints[Column.time.rawValue][r]
+        let t = currentInt(.time)
         if t == RowBatch.null { throw FieldError(reason: "time: missing") }
         if !Timestamp.storable.contains(t) { throw FieldError(reason: "time: \(t) is outside years 0000-9999") }
-        let u = ints[Column.updated.rawValue][r]
+        let u = currentInt(.updated)
         if u != RowBatch.null, !Timestamp.storable.contains(u) {
             throw FieldError(reason: "updated: \(u) is outside years 0000-9999")
         }
-        if text[Column.id.rawValue].isNull(r) { throw FieldError(reason: "id: missing") }
-        let lat = ScaledDecimal.double(ints[Column.latitude.rawValue][r])
+        if currentTextIsEmpty(.id) { throw FieldError(reason: "id: missing") }
+        let lat = ScaledDecimal.double(currentInt(.latitude))
         if lat.isNaN { throw FieldError(reason: "latitude: missing") }
         if !(lat >= -90 && lat <= 90) { throw FieldError(reason: "latitude: \(lat) out of range [-90, 90]") }
-        let lon = ScaledDecimal.double(ints[Column.longitude.rawValue][r])
+        let lon = ScaledDecimal.double(currentInt(.longitude))
         if lon.isNaN { throw FieldError(reason: "longitude: missing") }
         if !(lon >= -180 && lon <= 180) { throw FieldError(reason: "longitude: \(lon) out of range [-180, 180]") }
     }
 
+}
+
+extension RowBatch {
     package static func show(_ p: UnsafeRawBufferPointer) -> String {
         String(decoding: p.prefix(40), as: UTF8.self)
     }

@@ -1,0 +1,165 @@
+import QuakeFormat
+
+/// The rows a CSV parser builds, in column buffers allocated once per reader and reused for
+/// every batch, then copied out as a ``RowBatch``.
+///
+/// A field costs one store (a number) or one copy (text): no array uniqueness check, no
+/// per-row append, no nested array. Every number of the batch starts null, so a row touches
+/// only the fields its record holds; a text column's row ends where its bytes end when the row
+/// ends. A rejected row is dropped with ``abandonRow()``.
+///
+/// Memory: the number buffers hold `capacity` rows of every number column; the text buffers
+/// grow to the largest batch's text and stay that size.
+package struct RowBuilder: ~Copyable {
+    /// Rows a batch holds at most.
+    package let capacity: Int
+    /// Rows ended so far in this batch.
+    package private(set) var count = 0
+    /// Per column, `capacity` numbers (number columns only), column-major.
+    private let ints: UnsafeMutablePointer<Int64>
+    /// Per column, `capacity` text row ends (text columns only), column-major.
+    private let ends: UnsafeMutablePointer<Int>
+    /// Per column: its text buffer, the bytes used and the bytes it has room for.
+    private let texts: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>>
+    private let used: UnsafeMutablePointer<Int>
+    private let room: UnsafeMutablePointer<Int>
+    private let present: UnsafeMutablePointer<UInt64>
+    private let seq: UnsafeMutablePointer<Int64>
+
+    private static let intColumns = RowBatch.intColumns
+    private static let textColumns = RowBatch.textColumns
+    private static let initialTextRoom = 1 << 12
+
+    package init(capacity: Int) {
+        let cap = max(1, capacity)
+        self.capacity = cap
+        let n = Column.count
+        ints = .allocate(capacity: n * cap)
+        ends = .allocate(capacity: n * cap)
+        texts = .allocate(capacity: n)
+        used = .allocate(capacity: n)
+        room = .allocate(capacity: n)
+        present = .allocate(capacity: cap)
+        seq = .allocate(capacity: cap)
+        used.initialize(repeating: 0, count: n)
+        room.initialize(repeating: 0, count: n)
+        // SAFETY: every number column's `cap` rows lie inside the `n * cap` allocated above.
+        for c in RowBuilder.intColumns { (ints + c * cap).initialize(repeating: RowBatch.null, count: cap) }
+        for c in 0..<n {
+            let r = RowBuilder.textColumns.contains(c) ? RowBuilder.initialTextRoom : 1
+            (texts + c).initialize(to: .allocate(capacity: r))
+            room[c] = r
+        }
+    }
+
+    deinit {
+        for c in 0..<Column.count { texts[c].deallocate() }
+        ints.deallocate()
+        ends.deallocate()
+        texts.deallocate()
+        used.deallocate()
+        room.deallocate()
+        present.deallocate()
+        seq.deallocate()
+    }
+
+    /// True when no more row fits this batch.
+    package var isFull: Bool { count == capacity }
+
+    /// Sets number column `c` of the row being built (``count``, below ``capacity``).
+    @inline(__always)
+    package mutating func setInt(_ c: Column, _ v: Int64) {
+        // SAFETY: count < capacity while a row is built (the reader checks isFull first).
+        ints[c.rawValue * capacity + count] = v
+    }
+
+    /// Sets text column `c` of the row being built to `bytes` (once per row and column).
+    @inline(__always)
+    package mutating func setText(_ c: Column, _ bytes: UnsafeRawBufferPointer) {
+        let k = c.rawValue
+        let n = bytes.count
+        if used[k] + n > room[k] { grow(k, to: used[k] + n) }
+        // SAFETY: grow left room for n more bytes after `used[k]`; `bytes` holds n bytes.
+        if let src = bytes.baseAddress {
+            (texts[k] + used[k]).initialize(from: src.assumingMemoryBound(to: UInt8.self), count: n)
+        }
+        used[k] += n
+    }
+
+    /// The number the row being built holds in column `c` (null when unset).
+    @inline(__always)
+    package func currentInt(_ c: Column) -> Int64 { ints[c.rawValue * capacity + count] }
+
+    /// True when the row being built has no text in column `c`.
+    @inline(__always)
+    package func currentTextIsEmpty(_ c: Column) -> Bool { used[c.rawValue] == rowStart(c.rawValue) }
+
+    /// Ends the row being built.
+    @inline(__always)
+    package mutating func endRow(present mask: UInt64, seq s: Int64) {
+        // SAFETY: count < capacity; each text column's row end lies in its `capacity` rows.
+        for c in RowBuilder.textColumns { ends[c * capacity + count] = used[c] }
+        present[count] = mask
+        seq[count] = s
+        count += 1
+    }
+
+    /// Drops the row being built: its numbers back to null, its text removed.
+    package mutating func abandonRow() {
+        // SAFETY: count < capacity; the row's slots lie inside every column's rows.
+        for c in RowBuilder.intColumns { ints[c * capacity + count] = RowBatch.null }
+        for c in RowBuilder.textColumns { used[c] = rowStart(c) }
+    }
+
+    /// The batch built so far, and an empty builder for the next one.
+    package mutating func finish() -> RowBatch {
+        var b = RowBatch()
+        let n = count, cap = capacity
+        b.count = n
+        for c in RowBuilder.intColumns {
+            // SAFETY: rows 0..<n of column c were initialized (null or set); the copy reads those.
+            b.ints[c] = Array(uninitializedCount: n) { buf, k in
+                buf.baseAddress!.initialize(from: ints + c * cap, count: n)
+                k = n
+            }
+            (ints + c * cap).update(repeating: RowBatch.null, count: n)
+        }
+        for c in RowBuilder.textColumns {
+            let m = used[c]
+            // SAFETY: the column's first m bytes and first n row ends were written this batch.
+            let bytes = [UInt8](uninitializedCount: m) { buf, k in
+                buf.baseAddress!.initialize(from: texts[c], count: m)
+                k = m
+            }
+            let rowEnds = [Int](uninitializedCount: n) { buf, k in
+                buf.baseAddress!.initialize(from: ends + c * cap, count: n)
+                k = n
+            }
+            b.text[c] = ByteArena(bytes: bytes, ends: rowEnds)
+            used[c] = 0
+        }
+        // SAFETY: rows 0..<n of `present` and `seq` were written by endRow.
+        b.present = Array(UnsafeBufferPointer(start: present, count: n))
+        b.seq = Array(UnsafeBufferPointer(start: seq, count: n))
+        count = 0
+        return b
+    }
+
+    /// Where the row being built starts in text column `c`.
+    @inline(__always)
+    private func rowStart(_ c: Int) -> Int {
+        // SAFETY: count - 1 is a row ended this batch, inside the column's rows.
+        count == 0 ? 0 : ends[c * capacity + count - 1]
+    }
+
+    /// Gives text column `k` room for at least `need` bytes, keeping what it holds.
+    private mutating func grow(_ k: Int, to need: Int) {
+        let r = max(need, 2 * room[k])
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: r)
+        // SAFETY: the old buffer holds used[k] <= room[k] bytes; the new one holds r >= need.
+        p.initialize(from: texts[k], count: used[k])
+        texts[k].deallocate()
+        texts[k] = p
+        room[k] = r
+    }
+}
