@@ -263,7 +263,21 @@ package final class CSVFeedReader {
                     return .record(next: min(i + 1, n), newlines: newlines + (i < n ? 1 : 0), malformed: malformed)
                 } else {
                     let s = i
-                    while i < n {
+                    // eight bytes a step while eight remain, then one at a time
+                    var found = false
+                    if let base = p.baseAddress {
+                        while i + 8 <= n {
+                            // SAFETY: i + 8 <= n, so the eight bytes lie inside the buffer.
+                            let m = CSVFeedReader.commaOrNewline(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                            if m != 0 {
+                                i += m.trailingZeroBitCount >> 3
+                                found = true
+                                break
+                            }
+                            i += 8
+                        }
+                    }
+                    while !found && i < n {
                         let c = p[i]
                         if c == UInt8(ascii: ",") || c == UInt8(ascii: "\n") { break }
                         i += 1
@@ -278,6 +292,18 @@ package final class CSVFeedReader {
                 }
             }
         }
+    }
+}
+
+extension CSVFeedReader {
+    /// A word whose lowest set bit is the high bit of the first byte of `w` (in memory order,
+    /// little-endian) that is a comma or a newline; 0 when none is. Bits above the first match
+    /// may be set falsely (a borrow), never below it.
+    @inline(__always)
+    static func commaOrNewline(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let comma = w ^ (ones &* UInt64(UInt8(ascii: ","))), newline = w ^ (ones &* UInt64(UInt8(ascii: "\n")))
+        return ((comma &- ones) & ~comma & highs) | ((newline &- ones) & ~newline & highs)
     }
 }
 
