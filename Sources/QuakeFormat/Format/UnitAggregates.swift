@@ -61,15 +61,19 @@ package struct UnitAggregates: Sendable {
         var count: [Int] = []
         var acc: [Fold] = []
         let m = metricColumns.count
-        var doubles = [[Double]](repeating: [], count: m)
+        // per unit: each metric value as the query path decodes it (NaN for null), metric-major
+        var doubles: [Double] = []
+        var rowSlot: [Int] = []
         for u in units {
-            // each metric value as the query path decodes it (NaN for null), once per unit
+            let n = u.rows.count
+            doubles.removeAll(keepingCapacity: true)
             for k in 0..<m {
-                doubles[k].removeAll(keepingCapacity: true)
-                for r in u.rows { doubles[k].append(values[k][r] == RowBatch.null ? .nan : ScaledDecimal.double(values[k][r])) }
+                for r in u.rows { doubles.append(values[k][r] == RowBatch.null ? .nan : ScaledDecimal.double(values[k][r])) }
             }
             for g in 0..<lists {
+                // the entry of each row, in order of first appearance
                 let col = codes[g]
+                rowSlot.removeAll(keepingCapacity: true)
                 for r in u.rows {
                     let c = Int(col[r])
                     if c >= slot.count { slot.append(contentsOf: repeatElement(-1, count: c + 1 - slot.count)) }
@@ -77,13 +81,32 @@ package struct UnitAggregates: Sendable {
                         slot[c] = touched.count
                         touched.append(UInt32(c))
                         count.append(0)
-                        acc.append(contentsOf: repeatElement(Fold.empty, count: m))
                     }
-                    let s = slot[c]
-                    count[s] += 1
-                    for k in 0..<m {
-                        let x = doubles[k][r - u.rows.lowerBound]
-                        if !x.isNaN { acc[s * m + k].fold(x) }
+                    count[slot[c]] += 1
+                    rowSlot.append(slot[c])
+                }
+                acc = Array(repeating: Fold.empty, count: touched.count * m)
+                // each entry's folds take its rows in row order, one metric at a time
+                // SAFETY: rowSlot holds n slots below touched.count; doubles holds m * n values;
+                // every index is s * m + k < touched.count * m or k * n + j < m * n.
+                acc.withUnsafeMutableBufferPointer { a in
+                    doubles.withUnsafeBufferPointer { d in
+                        rowSlot.withUnsafeBufferPointer { rs in
+                            for k in 0..<m {
+                                if a.count == m {
+                                    // one entry (the list of all rows, or one code): a fold in
+                                    // registers, not one through memory per row
+                                    var f = a[k]
+                                    for j in 0..<n where !d[k * n + j].isNaN { f.fold(d[k * n + j]) }
+                                    a[k] = f
+                                    continue
+                                }
+                                for j in 0..<n {
+                                    let x = d[k * n + j]
+                                    if !x.isNaN { a[rs[j] * m + k].fold(x) }
+                                }
+                            }
+                        }
                     }
                 }
                 let order = touched.indices.sorted { touched[$0] < touched[$1] }
@@ -100,7 +123,6 @@ package struct UnitAggregates: Sendable {
                 w.u32(offset)
                 touched.removeAll(keepingCapacity: true)
                 count.removeAll(keepingCapacity: true)
-                acc.removeAll(keepingCapacity: true)
             }
         }
         w.bytes.append(contentsOf: body.bytes)
