@@ -24,13 +24,15 @@ import Testing
         return s
     }
 
-    func load(_ path: String, split: Bool, workers: Int = 4) throws -> (RowBatch, [Reject], LoadSummary) {
+    func load(_ path: String, split: Bool, workers: Int = 4, chunkBytes: Int = SplitParse.chunkBytes)
+        throws -> (RowBatch, [Reject], LoadSummary) {
         let s = try Store.openOrCreate(path: TestSupport.tempDir() + "/store")
         let log = RejectLog()
         var o = LoadOptions()
         o.onReject = { log.add($0) }
         o.splitBytes = split ? 0 : Int.max
         o.parseWorkers = workers
+        o.splitChunkBytes = chunkBytes
         o.batchRows = 257
         let summary = try s.load([path], options: o)
         return (try TestSupport.allRows(s), log.all, summary)
@@ -43,12 +45,45 @@ import Testing
         TestSupport.write(SplitParseTests.feed(rows: 6000, quotedNewlines: quotedNewlines, seed: quotedNewlines ? 1 : 2), to: path)
         let (one, oneRejects, oneSummary) = try load(path, split: false)
         #expect(!oneRejects.isEmpty)
-        for workers in [2, 3, 7] {
-            let (many, rejects, summary) = try load(path, split: true, workers: workers)
-            #expect(many == one, "\(workers) workers")
-            #expect(rejects == oneRejects, "\(workers) workers")
+        // one piece per worker, and many small pieces taken in turn (some cut inside quotes)
+        for (workers, chunk) in [(2, SplitParse.chunkBytes), (3, SplitParse.chunkBytes), (7, SplitParse.chunkBytes),
+                                 (2, 20_000), (3, 7_000)] {
+            let (many, rejects, summary) = try load(path, split: true, workers: workers, chunkBytes: chunk)
+            #expect(many == one, "\(workers) workers, pieces of \(chunk) bytes")
+            #expect(rejects == oneRejects, "\(workers) workers, pieces of \(chunk) bytes")
             #expect(summary.rowsRead == oneSummary.rowsRead && summary.new == oneSummary.new)
         }
+    }
+
+    /// Many small pieces on two workers come back in file order: every row's load order (its
+    /// piece's offset plus its row in the piece) grows from batch to batch, and the pieces
+    /// cover the file.
+    @Test func piecesComeBackInFileOrder() throws {
+        let d = TestSupport.tempDir()
+        let path = d + "/feed.csv"
+        TestSupport.write(SplitParseTests.feed(rows: 4000, quotedNewlines: false, seed: 4), to: path)
+        let size = FileIO.size(path)
+        let r = try FeedReader(path: path, seqBase: 0) { _ in }
+        let sp = try #require(SplitParse(path: path, reader: r, seqBase: 0, workers: 2, minimumBytes: 0,
+                                         chunkBytes: 10_000))
+        #expect(sp.pieceCount >= size / 10_000 - 1 && sp.workers == 2)
+        sp.start(batchRows: 150)
+        defer { sp.close() }
+        var ended = 0, rows = 0, last = Int64.min, ordered = true
+        drain: while ended < sp.pieceCount {
+            switch sp.take() {
+            case .end: ended += 1
+            case .failed(let e): Issue.record("piece failed: \(e)"); break drain
+            case .batch(let b, _):
+                for q in b.seq {
+                    if q <= last { ordered = false }
+                    last = q
+                }
+                rows += b.count
+            }
+        }
+        #expect(ordered && sp.cutsWereRight)
+        #expect(rows == 4000 - sp.rejects.count)
     }
 
     @Test func cutsLandAfterNewlinesAndCoverTheFile() throws {
@@ -69,11 +104,11 @@ import Testing
         for workers in 2...9 {
             let r = try FeedReader(path: path, seqBase: 0) { _ in }
             let sp = try #require(SplitParse(path: path, reader: r, seqBase: 0, workers: workers, minimumBytes: 0))
-            let pipe = BatchPipe(capacity: 64)
-            sp.start(pipe, batchRows: 100)
+            sp.start(batchRows: 100)
+            defer { sp.close() }
             var ended = 0
             drain: while ended < sp.pieceCount {
-                switch pipe.take() {
+                switch sp.take() {
                 case .end: ended += 1
                 case .failed(let e): Issue.record("piece failed: \(e)"); break drain
                 case .batch: continue

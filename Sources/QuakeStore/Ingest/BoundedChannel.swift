@@ -48,9 +48,8 @@ package final class BoundedChannel<Item>: @unchecked Sendable {
 
 /// What the parsing threads hand the loader.
 package enum BatchItem {
-    /// A parsed batch, the file's raw bytes read so far, and the piece of a split parse that
-    /// parsed it (0 for a whole file).
-    case batch(RowBatch, Int, piece: Int)
+    /// A parsed batch and the file's raw bytes read so far.
+    case batch(RowBatch, Int)
     case end
     case failed(IngestError)
 }

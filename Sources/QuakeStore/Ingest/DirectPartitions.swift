@@ -4,7 +4,8 @@ import QuakeFormat
 /// Partitions a load writes straight from its parsed batches, without the spill: a partition
 /// the store does not hold yet collects its rows in memory while the input runs through it,
 /// and is sorted, encoded and written as soon as the input has moved on. Feeds are in time
-/// order, so each partition arrives as one run (two with a split parse, one per piece).
+/// order, and a split parse hands its batches over in file order, so each partition arrives as
+/// one run.
 ///
 /// The file written is the partition the merge would write when the load turns out to be a
 /// plain bulk insert (no id repeats, no moves, no later rows for it). Otherwise it is only a
@@ -14,16 +15,11 @@ import QuakeFormat
 ///
 /// Encoding and writing run on writer threads (``inFlight`` at once), so parsing goes on meanwhile.
 ///
-/// When more than ``maxOpen`` are open, the one written first is the least recently fed among
-/// those no piece is in (each piece of a split parse is in the partition of its last rows), and
-/// not the first partition of a later piece: the piece before it ends in that partition, so
-/// writing it early would send those last rows through the spill and the merge.
-///
 /// Memory: at most ``maxOpen`` partitions of at most ``openRowsLimit`` rows together, and
 /// ``inFlight`` more being written. A partition that alone outgrows the limit (a year of a
 /// large archive) is handed to the spill instead, and the rest of its rows follow it there.
 package final class DirectPartitions: @unchecked Sendable {
-    /// Partitions collected at once (one per piece of a two-way split parse, and one to spare).
+    /// Partitions collected at once (the one being fed, and two for rows slightly out of order).
     package static let maxOpen = 3
     /// Rows the open partitions may hold together before the least recently fed is written.
     package static let openRowsLimit = 1 << 19
@@ -64,10 +60,6 @@ package final class DirectPartitions: @unchecked Sendable {
     private var closed: Set<Int> = []
     /// Handed to the writer since the current input file began: a failed file removes them.
     private var closedThisFile: [Int] = []
-    /// Per piece of the current file's parse, the partition of its last rows.
-    private var current: [Int: Int] = [:]
-    /// The first partition of each later piece: the piece before it may end there.
-    private var pinned: Set<Int> = []
     // the writers': at most `inFlight` partitions at once, each on a thread; guarded by `lock`
     private let queue = DispatchQueue(label: "quakes.load.direct", attributes: .concurrent)
     private let slots = DispatchSemaphore(value: DirectPartitions.inFlight)
@@ -106,12 +98,9 @@ package final class DirectPartitions: @unchecked Sendable {
     /// Partitions written; complete once ``writeAll()`` has returned.
     package var written: [Int: Written] { lock.lock(); defer { lock.unlock() }; return done }
 
-    /// Adds rows `range` of `batch`, all in partition `o` (``takes(_:)`` must hold), parsed by
-    /// `piece` of the file's split parse (0 for a whole file).
-    package func append(_ batch: RowBatch, range: Range<Int>, partition o: Int, piece: Int = 0) throws {
+    /// Adds rows `range` of `batch`, all in partition `o` (``takes(_:)`` must hold).
+    package func append(_ batch: RowBatch, range: Range<Int>, partition o: Int) throws {
         try checkFailure()
-        if current[piece] == nil && piece > 0 { pinned.insert(o) }
-        current[piece] = o
         clock += 1
         open[o, default: (RowBatch(), 0)].rows.append(contentsOf: batch, range: range)
         open[o]?.fed = clock
@@ -124,11 +113,7 @@ package final class DirectPartitions: @unchecked Sendable {
             try spill(o, rows)
         }
         while open.count > DirectPartitions.maxOpen || openRows > rowsLimit {
-            let busy = pinned.union(current.values)
-            let idle = open.filter { !busy.contains($0.key) }
-            // when every open partition is busy, memory decides: the least recently fed goes
-            let pool = idle.isEmpty ? open : idle
-            guard let lru = pool.min(by: { $0.value.fed < $1.value.fed })?.key else { break }
+            guard let lru = open.min(by: { $0.value.fed < $1.value.fed })?.key else { break }
             hand(lru)
         }
     }
@@ -139,8 +124,6 @@ package final class DirectPartitions: @unchecked Sendable {
         for o in open.keys.sorted() { hand(o) }
         group.wait()
         closedThisFile = []
-        current = [:]
-        pinned = []
         try checkFailure()
     }
 
@@ -149,8 +132,6 @@ package final class DirectPartitions: @unchecked Sendable {
         group.wait()
         open = [:]
         openRows = 0
-        current = [:]
-        pinned = []
         lock.lock()
         defer { lock.unlock() }
         for o in closedThisFile {

@@ -104,6 +104,8 @@ public struct LoadOptions: Sendable {
     package var splitBytes = SplitParse.minimumBytes
     /// Threads for one large file (the cores, by default).
     package var parseWorkers = workerCount
+    /// Bytes of a piece of a split parse, about (a test makes pieces small and many).
+    package var splitChunkBytes = SplitParse.chunkBytes
     /// Partitions the store does not hold yet are written from the parsed batches as the input
     /// moves past them, not spilled first (see ``DirectPartitions``); off, every row is spilled.
     package var writesNewPartitions = true

@@ -77,8 +77,10 @@ package final class SpillPass {
                 }
                 for w in reader.warnings { options.onMessage?("warning: \(w)") }
                 if let split = SplitParse(path: path, reader: reader, seqBase: seqBase, workers: options.parseWorkers,
-                                          minimumBytes: options.splitBytes) {
-                    try consume(path, pieces: split.pieceCount) { pipe in split.start(pipe, batchRows: options.batchRows) }
+                                          minimumBytes: options.splitBytes, chunkBytes: options.splitChunkBytes) {
+                    split.start(batchRows: options.batchRows)
+                    defer { split.close() }
+                    try consume(path, pieces: split.pieceCount, take: split.take)
                     if split.cutsWereRight {
                         for r in split.rejects { counter.add(); onReject?(r) }
                         summary.bytesRead += reader.input.fileSize ?? 0
@@ -141,33 +143,31 @@ package final class SpillPass {
     /// Parses `reader` on a second thread while this one routes and spills.
     private func consumeSequential(_ path: String, _ reader: FeedReader) throws {
         let batchRows = options.batchRows
-        try consume(path, pieces: 1) { pipe in
-            Thread.detachNewThread {
-                do throws(IngestError) {
-                    while let b = try reader.next(maxRows: batchRows) { if !pipe.put(.batch(b, reader.input.bytesRead, piece: 0)) { return } }
-                    pipe.put(.end)
-                } catch {
-                    pipe.put(.failed(error))
-                }
+        let pipe = BatchPipe(capacity: 4)
+        defer { pipe.close() }
+        Thread.detachNewThread {
+            do throws(IngestError) {
+                while let b = try reader.next(maxRows: batchRows) { if !pipe.put(.batch(b, reader.input.bytesRead)) { return } }
+                pipe.put(.end)
+            } catch {
+                pipe.put(.failed(error))
             }
         }
+        try consume(path, pieces: 1, take: pipe.take)
         summary.bytesRead += reader.input.bytesRead
     }
 
-    /// Routes the batches that `producers` put into a pipe until `pieces` ends arrive.
-    private func consume(_ path: String, pieces: Int, _ producers: (BatchPipe) -> Void) throws {
-        let pipe = BatchPipe(capacity: 2 + 2 * pieces)
-        defer { pipe.close() }
-        producers(pipe)
+    /// Routes the batches `take` gives, in file order, until `pieces` ends arrive.
+    private func consume(_ path: String, pieces: Int, take: () -> BatchItem) throws {
         var ended = 0
-        // the pieces of a split parse count their bytes in one total but may hand their batches
-        // over in another order: progress reports the most read so far, so it never goes back
+        // the pieces of a split parse count their bytes in one total but are read ahead of the
+        // batch taken: progress reports the most read so far, so it never goes back
         var fileRead = 0
         while ended < pieces {
-            switch pipe.take() {
-            case .batch(let batch, let fileBytes, let piece):
+            switch take() {
+            case .batch(let batch, let fileBytes):
                 summary.rowsRead += batch.count
-                try route(batch, piece: piece)
+                try route(batch)
                 fileRead = max(fileRead, fileBytes)
                 let read = summary.bytesRead + fileRead
                 options.onProgress?(LoadProgress(phase: .read, done: read, total: nil, bytesRead: read,
@@ -179,7 +179,7 @@ package final class SpillPass {
         }
     }
 
-    private func route(_ batch: RowBatch, piece: Int) throws {
+    private func route(_ batch: RowBatch) throws {
         try options.checkCancelled()
         let times = batch.ints[Column.time.rawValue]
         var lo: Int64 = 1, hi: Int64 = 0, ord = 0
@@ -198,7 +198,7 @@ package final class SpillPass {
                 if ord == runOrd { continue }
             }
             if runOrd != Int.min, let direct, direct.takes(runOrd) {
-                try direct.append(batch, range: runStart..<i, partition: runOrd, piece: piece)
+                try direct.append(batch, range: runStart..<i, partition: runOrd)
             } else if runOrd != Int.min {
                 partBuffers[runOrd, default: RowBatch()].append(contentsOf: batch, range: runStart..<i)
                 bufferedRows += i - runStart
