@@ -1,3 +1,4 @@
+import Foundation
 /// Format v2 keeps a whole partition in one file, `partitions/<key>.g<generation>.qkp`:
 ///
 /// ```
@@ -97,37 +98,53 @@ package enum PartitionFile {
                                                 encodeFrame: encode))
     }
 
-    /// Encodes a partition's rows (sorted by time, id) as one file image.
+    /// Encodes a partition's rows (sorted by time, id) as one file image. The columns are
+    /// encoded at once on the cores, each into its own buffer, then laid out in column order:
+    /// the bytes are those of encoding them one after another.
     package static func encode(_ batch: RowBatch, blockRows: Int) -> Written {
-        var out: [UInt8] = []
         let blocks = Swift.max(1, (batch.count + blockRows - 1) / blockRows)
+        let encoded = Slots<(bytes: [UInt8], chunks: [ChunkInfo])>(Column.count)
+        DispatchQueue.concurrentPerform(iterations: Column.count) { k in
+            encoded[k] = encodeColumn(Column.allCases[k], batch, blocks: blocks, blockRows: blockRows)
+        }
+        let columns = (0..<Column.count).map { encoded[$0] ?? ([], []) }
+        var out: [UInt8] = []
+        out.reserveCapacity(columns.reduce(0) { $0 + $1.bytes.count })
         var infos: [[ChunkInfo]] = []
         var columnBytes = [Int](repeating: 0, count: Column.count)
-        for c in Column.allCases {
-            var list: [ChunkInfo] = []
-            for k in 0..<blocks {
-                let rows = (k * blockRows)..<Swift.min(batch.count, (k + 1) * blockRows)
-                let start = out.count
-                let (codec, stats) = encodeChunk(c, batch, rows: rows, into: &out)
-                let sum = out.withUnsafeBytes { b in
-                    let chunk = UnsafeRawBufferPointer(rebasing: b[start...])
-                    return Checksum.wide(UnsafeRawBufferPointer(rebasing: chunk[..<codec.covered(chunk, count: rows.count)]))
-                }
-                list.append(ChunkInfo(codec: codec, offset: start, length: out.count - start, rows: rows.count,
-                                      stats: stats, checksum: sum))
-                columnBytes[c.rawValue] += out.count - start
-            }
-            infos.append(list)
+        for (k, column) in columns.enumerated() {
+            let base = out.count
+            out.append(contentsOf: column.bytes)
+            infos.append(column.chunks.map { i in
+                var i = i
+                i.offset += base
+                return i
+            })
+            columnBytes[k] = column.bytes.count
         }
-        let granules = GranuleIndex(batch)
+        // the granule and place indexes on one thread, the unit aggregates on another
+        let granuleSlot = Slots<GranuleIndex>(1), placeSlot = Slots<[UInt8]>(1), aggregateSlot = Slots<[UInt8]>(1)
+        do {
+            // copies that end with this scope, so appending to `out` below copies nothing
+            let (chunks, data) = (infos, out)
+            DispatchQueue.concurrentPerform(iterations: 2) { k in
+                if k == 0 {
+                    let g = GranuleIndex(batch)
+                    granuleSlot[0] = g
+                    placeSlot[0] = placeIndex(batch, chunks[Column.place.rawValue], data, blockRows: blockRows, granules: g)
+                } else if let codes = groupCodes(chunks, data) {
+                    aggregateSlot[0] = UnitAggregates.encode(batch, codes: codes, blockRows: blockRows)
+                }
+            }
+        }
+        let granules = granuleSlot[0] ?? GranuleIndex(batch)
         var place: Region?
-        if let idx = placeIndex(batch, infos[Column.place.rawValue], out, blockRows: blockRows, granules: granules) {
+        if let idx = placeSlot[0] {
             place = Region(offset: out.count, length: idx.count, checksum: Checksum.wide(idx))
             out.append(contentsOf: idx)
         }
         var aggregates: Region?
-        if let codes = groupCodes(infos, out) {
-            let a = UnitAggregates.encode(batch, codes: codes, blockRows: blockRows)
+        if let a = aggregateSlot[0] {
             aggregates = Region(offset: out.count, length: a.count, checksum: Checksum.wide(a))
             out.append(contentsOf: a)
         }
@@ -156,6 +173,36 @@ package enum PartitionFile {
         f.bytes.append(contentsOf: magic)
         out.append(contentsOf: f.bytes)
         return Written(bytes: out, columnBytes: columnBytes)
+    }
+
+    /// Column `c`'s chunks, one per block, with offsets from the start of its own bytes.
+    private static func encodeColumn(_ c: Column, _ batch: RowBatch, blocks: Int, blockRows: Int)
+        -> (bytes: [UInt8], chunks: [ChunkInfo]) {
+        var out: [UInt8] = []
+        var list: [ChunkInfo] = []
+        for k in 0..<blocks {
+            let rows = (k * blockRows)..<Swift.min(batch.count, (k + 1) * blockRows)
+            let start = out.count
+            let (codec, stats) = encodeChunk(c, batch, rows: rows, into: &out)
+            let sum = out.withUnsafeBytes { b in
+                let chunk = UnsafeRawBufferPointer(rebasing: b[start...])
+                return Checksum.wide(UnsafeRawBufferPointer(rebasing: chunk[..<codec.covered(chunk, count: rows.count)]))
+            }
+            list.append(ChunkInfo(codec: codec, offset: start, length: out.count - start, rows: rows.count,
+                                  stats: stats, checksum: sum))
+        }
+        return (out, list)
+    }
+
+    /// Values made on several threads, one slot each, read once all are done.
+    private final class Slots<T>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var values: [T?]
+        init(_ n: Int) { values = Array(repeating: nil, count: n) }
+        subscript(k: Int) -> T? {
+            get { lock.lock(); defer { lock.unlock() }; return values[k] }
+            set { lock.lock(); values[k] = newValue; lock.unlock() }
+        }
     }
 
     /// The place index of a partition's rows, from the locality codes its place chunks store;

@@ -20,13 +20,13 @@ import QuakeFormat
 /// large archive) is handed to the spill instead, and the rest of its rows follow it there.
 package final class DirectPartitions: @unchecked Sendable {
     /// Partitions collected at once (the one being fed, and two for rows slightly out of order).
-    package static let maxOpen = 3
+    package static let maxOpen = 2
     /// Rows the open partitions may hold together before the least recently fed is written.
     package static let openRowsLimit = 1 << 19
     /// Resident bytes above which the heap is trimmed after a partition is written.
     package static let trimAbove = 512 << 20
     /// Resident bytes above which no new partition is collected (see ``takes(_:)``).
-    package static let residentLimit = 640 << 20
+    package static let residentLimit = 800 << 20
     /// Partitions handed to the writers and not yet written: encoding is most of a bulk
     /// load's work, and one writer thread was busy for 10.6 of the 14 s of a 10 M-row load.
     package static let inFlight = 2

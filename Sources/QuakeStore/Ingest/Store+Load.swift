@@ -23,6 +23,8 @@ extension Store {
                 options.onPhase?("committing")
                 options.onProgress?(LoadProgress(phase: .commit, done: 0, total: nil, bytesRead: summary.bytesRead,
                                                  rows: summary.rowsRead, elapsedSeconds: summary.elapsedSeconds))
+                // the scratch files are spent: removed first, their dirty pages are never written
+                FileIO.remove(path + "/tmp")
                 try FileIO.syncFilesystem(path)
                 next = try Store.commit(next, storePath: path)
                 summary.committed = true
