@@ -22,7 +22,7 @@ package final class SplitParse: @unchecked Sendable {
     /// Bytes a piece holds, about: each piece ends in a partial batch.
     package static let chunkBytes = 8 << 20
     /// Batches a worker may have parsed ahead of the loader.
-    package static let queuedBatches = 4
+    package static let queuedBatches = 2
 
     package struct Piece {
         package var range: Range<Int>
