@@ -7,6 +7,7 @@ public enum Column: Int, CaseIterable, Sendable, Hashable, CustomStringConvertib
     case felt, cdi, mmi, alert, tsunami, sig, tz, url, detail, code, ids, sources, types, title
 
     /// How a column is held in memory and encoded on disk.
+    @usableFromInline
     package enum Kind: Sendable {
         /// UTC epoch milliseconds, `Int64`.
         case timestamp
@@ -20,6 +21,7 @@ public enum Column: Int, CaseIterable, Sendable, Hashable, CustomStringConvertib
         case place
     }
 
+    @inlinable
     package var kind: Kind {
         switch self {
         case .time, .updated: return .timestamp

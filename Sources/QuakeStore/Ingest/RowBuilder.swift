@@ -81,7 +81,9 @@ package struct RowBuilder: ~Copyable {
         if used[k] + n > room[k] { grow(k, to: used[k] + n) }
         // SAFETY: grow left room for n more bytes after `used[k]`; `bytes` holds n bytes.
         if let src = bytes.baseAddress {
-            (texts[k] + used[k]).initialize(from: src.assumingMemoryBound(to: UInt8.self), count: n)
+            let dst = texts[k] + used[k], from = src.assumingMemoryBound(to: UInt8.self)
+            // most fields are a few bytes: a loop costs less than a call to memmove
+            if n <= 16 { for i in 0..<n { dst[i] = from[i] } } else { dst.initialize(from: from, count: n) }
         }
         used[k] += n
     }
