@@ -19,7 +19,7 @@ import QuakeFormat
 /// ``inFlight`` more being written. A partition that alone outgrows the limit (a year of a
 /// large archive) is handed to the spill instead, and the rest of its rows follow it there.
 package final class DirectPartitions: @unchecked Sendable {
-    /// Partitions collected at once (the one being fed, and two for rows slightly out of order).
+    /// Partitions collected at once (the one being fed, and the one before it for rows slightly late).
     package static let maxOpen = 2
     /// Rows the open partitions may hold together before the least recently fed is written.
     package static let openRowsLimit = 1 << 19
