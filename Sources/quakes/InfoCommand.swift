@@ -27,9 +27,13 @@ struct InfoCommand: ParsableCommand {
         print("time span    \(info.firstTime ?? "-") .. \(info.lastTime ?? "-")")
         print("format       v\(info.format)")
         print("on disk      \(info.diskBytes) bytes (directories, granule and place indexes \(info.indexBytes), "
-              + "id index \(info.idIndexBytes), catalog \(info.catalogBytes))")
+              + "id index \(info.idIndexBytes), catalog \(info.catalogBytes), "
+              + "magnitude projection \(info.projectionBytes))")
         print("place index  \(info.placeIndexBytes) bytes")
         print("aggregates   \(info.aggregateBytes) bytes")
+        print("projection   " + (info.projectionThreshold.map {
+            "\(info.projectionRows) rows of magnitude \($0) or more, \(info.projectionBytes) bytes"
+        } ?? "none"))
         print("history      \(info.historyTransactions) transactions, \(info.historyBytes) bytes "
             + "(complete after generation \(info.historyCompleteAfter); 'quakes history')")
         print("")

@@ -183,9 +183,11 @@ import Testing
         m.history = HistoryRetention()
         m.catalog = nil
         m.catalogChecksum = 0
+        m.top = nil
         var bytes = m.encoded()
-        // checksum, catalog (empty name, checksum), base generation, base time, range count
-        bytes.removeLast(8 + 2 + 8 + 8 + 8 + 4)
+        // checksum, projection (empty name), catalog (empty name, checksum), base generation,
+        // base time, range count
+        bytes.removeLast(8 + 2 + 2 + 8 + 8 + 8 + 4)
         bytes.replaceSubrange(8..<12, with: [2, 0, 0, 0])
         var w = ByteWriter()
         w.bytes = bytes

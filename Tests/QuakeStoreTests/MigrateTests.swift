@@ -27,7 +27,9 @@ import Testing
         #expect(r.rows == rows.count)
         let migrated = try Store(path: v1)
         #expect(!FileManager.default.fileExists(atPath: v1 + "/manifest.json"))
-        #expect(try FileIO.list(v1 + "/partitions").allSatisfy { $0.hasSuffix(".qkp") || $0.hasSuffix(".qkc") })
+        #expect(try FileIO.list(v1 + "/partitions").allSatisfy {
+            $0.hasSuffix(".qkp") || $0.hasSuffix(".qkc") || $0.hasSuffix(".qkt")
+        })
         _ = try migrated.verify()
         #expect(try TestSupport.export(migrated, .csv) == TestSupport.export(v2, .csv))
         #expect(try TestSupport.export(migrated, .geojson) == TestSupport.export(v2, .geojson))

@@ -55,7 +55,8 @@ import Testing
             TestSupport.write(bytes, to: file)
         }
         let fresh = try Store(path: dir + "/store")
-        let spec = QuerySpec(filter: .contains(.place, "Chile", insensitive: false), sort: [SortKey(.mag, ascending: false)],
+        // weakest first: the magnitude projection (strongest first) cannot answer it
+        let spec = QuerySpec(filter: .contains(.place, "Chile", insensitive: false), sort: [SortKey(.mag, ascending: true)],
                              limit: 5)
         #expect { _ = try fresh.query(spec) } throws: { "\($0)".contains("place index") }
         #expect(throws: VerifyFailure.self) { _ = try fresh.verify() }

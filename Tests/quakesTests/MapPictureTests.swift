@@ -40,7 +40,9 @@ import Testing
         return (a, b)
     }
 
-    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs")) func theMapDrawsTheQueryLargestFirstAndRenders() throws {
+    @Test(.enabled(if: CLI.hasRealFeeds && ProgressTerminalTests.hasRsvgConvert,
+                   "needs ../shared/usgs and rsvg-convert (make test installs librsvg2-bin)"))
+    func theMapDrawsTheQueryLargestFirstAndRenders() throws {
         let feed = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/usgs/csv_2019-06-19_2019-07-19_3121.csv").path
         guard FileManager.default.fileExists(atPath: feed) else { Issue.record("a real feed is missing from ../shared/usgs"); return }
         let d = CLI.tempDir()

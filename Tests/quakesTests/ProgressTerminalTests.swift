@@ -39,11 +39,13 @@ import Glibc
             .contains { FileManager.default.isExecutableFile(atPath: "\($0)/tmux") }
     }
 
-    @Test(arguments: [50, 120]) func progressFitsAndMoves(width: Int) throws {
-        guard Self.hasTmux else {
-            print("skipped: tmux is not installed (.ci/run installs it)")
-            return
-        }
+    static var hasRsvgConvert: Bool {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+            .contains { FileManager.default.isExecutableFile(atPath: "\($0)/rsvg-convert") }
+    }
+
+    @Test(.enabled(if: Self.hasTmux, "needs tmux (make test installs it)"), arguments: [50, 120])
+    func progressFitsAndMoves(width: Int) throws {
         let d = CLI.tempDir("progress\(width)")
         #expect(try CLI.run(["generate", "--rows", "1M", "--file-rows", "1M", "--out", d + "/feed", "--seed", "5"]).status == 0)
         let session = "quakes-progress-\(width)-\(UUID().uuidString.prefix(6))"

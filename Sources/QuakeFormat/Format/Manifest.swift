@@ -5,7 +5,9 @@
 /// `u64 rows`, the partitions (`key, file, u64 rows, i64 min time, i64 max time, u64 bytes`),
 /// the id-index buckets, the retired files, the load history's retention (revision 3: base
 /// generation, base time, the generation ranges with a transaction file), the ``Catalog``
-/// (revision 4: its file name, empty for none, and the checksum of its header), then a checksum
+/// (revision 4: its file name, empty for none, and the checksum of its header), the ``TopRows``
+/// magnitude projection (revision 6: its file name, empty for none, then its rows, time span,
+/// bytes, threshold and partitions' hash), then a checksum
 /// of all of it. Revision 2 manifests (no history) are read as history starting now; revisions
 /// 2 and 3 have no catalog. Strings are
 /// `u16 length` + UTF-8. A flipped byte fails the checksum; a manifest that passes it is
@@ -13,8 +15,9 @@
 package struct Manifest: Sendable, Equatable {
     package static let fileName = "manifest.qkm"
     /// The manifest revision this build writes (3 adds the load history, 4 the catalog, 5 the
-    /// hashed id index of ``IdHashes``, which builds before it cannot read); it reads 2 to 5.
-    package static let version = 5
+    /// hashed id index of ``IdHashes``, which builds before it cannot read, 6 the magnitude
+    /// projection); it reads 2 to 6.
+    package static let version = 6
     /// The store format (partition files, id index): v2 since the engine rewrite.
     package static let storeFormat = 2
     package static let magic: [UInt8] = Array("QKMANIF2".utf8)
@@ -37,6 +40,8 @@ package struct Manifest: Sendable, Equatable {
     package var catalog: String?
     /// The checksum of the catalog's header, so that the manifest's checksum covers it.
     package var catalogChecksum: UInt64 = 0
+    /// The magnitude projection of the partitions (``TopRows``), nil while none is written.
+    package var top: TopRows?
 
     package static let idBucketCount = 64
     package static let defaultBlockRows = 65536
@@ -57,6 +62,7 @@ package struct Manifest: Sendable, Equatable {
         for b in idBuckets { if let b { s.insert("ids/" + b) } }
         for g in history.generations { s.insert("history/" + HistoryFile.name(generation: g)) }
         if let catalog { s.insert("partitions/" + catalog) }
+        if let top { s.insert("partitions/" + top.file) }
         return s
     }
 
@@ -82,6 +88,7 @@ package struct Manifest: Sendable, Equatable {
         history.encode(into: &w)
         w.string(catalog ?? "")
         w.u64(catalogChecksum)
+        if let top { top.encode(into: &w) } else { w.string("") }
         w.u64(Checksum.hash(w.bytes))
         return w.bytes
     }
@@ -161,6 +168,11 @@ package struct Manifest: Sendable, Equatable {
                 guard c.isEmpty || (Manifest.isPlainName(c) && !clash) else { throw bad("catalog \(c)") }
                 m.catalog = c.isEmpty ? nil : c
                 m.catalogChecksum = try r.u64()
+            }
+            if version >= 6, let t = try TopRows.decode(&r) {
+                let clash = seen.first(Manifest.nameHash(t.file)) { m.partitions[$0].file == t.file } != nil
+                guard !clash, t.file != m.catalog else { throw bad("magnitude projection \(t.file)") }
+                m.top = t
             }
             guard r.remaining == 0 else { throw bad("\(r.remaining) stray bytes") }
             return m

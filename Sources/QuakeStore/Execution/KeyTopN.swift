@@ -38,11 +38,15 @@ package struct KeyTopN {
         let K = spec.limit.map { spec.offset.saturatingAdd($0) }
         let place = key.column == .mag && K != nil ? PlaceBound(filter) : nil
         let parts = executor.partitions(for: filter, stats: &stats)
-        let shared = Shared()
+        var shared = Shared()
         var fromCatalog = false
         var found: [Entry] = [], lanes = 1
-        if let place, let K, let (kept, cut) = try catalogPartitions(parts, place, K: K, ascending: key.ascending,
-                                                                      &stats) {
+        let projected = try K.flatMap { K in try fromTopRows(place: place, K: K, &stats) }
+        if let projected {
+            (found, lanes, shared) = projected
+            stats.partitionsSkippedByTopN += parts.count
+        } else if let place, let K, let (kept, cut) = try catalogPartitions(parts, place, K: K,
+                                                                             ascending: key.ascending, &stats) {
             fromCatalog = true
             // the catalog's K-th best guaranteed key bounds the answer's K-th key: rows worse than
             // it are never passed to the filter, from the first granule on
@@ -70,11 +74,48 @@ package struct KeyTopN {
         let page = all.dropFirst(spec.offset)
         stats.rowsReturned = page.count
         let lanesNote = lanes > 1 ? ", one cut-off shared by \(lanes) threads" : ""
-        let catalogNote = fromCatalog ? ", partitions chosen by the catalog's place bounds" : ""
+        let catalogNote = fromCatalog ? ", partitions chosen by the catalog's place bounds"
+            : projected == nil ? "" : ", on the magnitude projection alone (\(executor.topRows?.rows ?? 0) rows of "
+                + "magnitude \(executor.topRows?.threshold ?? 0) or more), no partition opened"
         stats.strategy = K.map {
             "top-\($0) by \(key.column.name) on fixed-width keys: granules best bound first\(lanesNote)\(catalogNote)"
         } ?? "full sort by \(key.column.name) on fixed-width keys"
         return (page.map(\.ref), stats)
+    }
+
+    /// The search on the magnitude projection alone (``TopRows``), when its answer is the
+    /// answer: a top-`K` by magnitude descending that finds `K` matches there, as every row
+    /// outside it is weaker than every row in it. Nil when the store has no projection or the
+    /// projection holds fewer than `K` matches.
+    private func fromTopRows(place: PlaceBound?, K: Int, _ stats: inout QueryStats) throws
+        -> ([Entry], Int, Shared)? {
+        let key = spec.sort[0]
+        guard K > 0, key.column == .mag, !key.ascending, let top = executor.topRows else { return nil }
+        // a narrow time range (a day's map) cannot find K rows there: not worth opening the file
+        let (lo, hi) = filter.timeBounds
+        if lo != nil || hi != nil {
+            let a = Swift.max(lo ?? top.minTime, top.minTime), b = Swift.min(hi ?? top.maxTime, top.maxTime)
+            let share = Double(b) - Double(a) + 1
+            guard share > 0, Double(top.rows) * share / (Double(top.maxTime) - Double(top.minTime) + 1) >= Double(K) else {
+                return nil
+            }
+        }
+        let shared = Shared()
+        var s = QueryStats()
+        let (found, lanes) = try search([executor.topRowsIndex], place: place, K: K, shared: shared, &s)
+        stats.merge(s)
+        // every row of the projection is at least as strong as any row outside it: K matches in
+        // it are the K strongest matches of the store (ties at the K-th key included, as a tie
+        // is as strong as the threshold too)
+        let cut = shared.cutoff.load(ordering: .relaxed)
+        guard found.lazy.filter({ $0.key <= cut }).count >= K else { return nil }
+        return (found, lanes, shared)
+    }
+
+    /// The normalized key of magnitude `m`, as rows holding it get.
+    static func magKey(_ m: Double, ascending: Bool) -> UInt64 {
+        let bits = Int64(bitPattern: m.bitPattern)
+        return NormalizedKey.bound(ZoneStats(min: bits, max: bits, nulls: 0, rows: 1), .mag, ascending: ascending)
     }
 
     /// Plans partitions `parts` on all cores, then walks their units best bound first on all
@@ -172,10 +213,7 @@ package struct KeyTopN {
                                    _ stats: inout QueryStats) throws -> ([(p: Int, bound: UInt64)], cut: UInt64?)? {
         guard let cat = try executor.store.catalog(executor.manifest), let places = try cat.places() else { return nil }
         let matches = place.matcher.table(places.localities)
-        func key(_ m: Double) -> UInt64 {
-            let bits = Int64(bitPattern: m.bitPattern)
-            return NormalizedKey.bound(ZoneStats(min: bits, max: bits, nulls: 0, rows: 1), .mag, ascending: ascending)
-        }
+        func key(_ m: Double) -> UInt64 { Self.magKey(m, ascending: ascending) }
         var bounded: [(p: Int, bound: UInt64)] = []
         var guaranteed: [UInt64] = []
         for p in parts {

@@ -16,10 +16,21 @@ package final class QueryExecutor {
     /// An executor over `snapshot`, or the store's current manifest.
     package init(store: Store, snapshot: Manifest? = nil) {
         self.store = store
-        self.manifest = snapshot ?? store.manifest
+        let m = snapshot ?? store.manifest
+        self.manifest = m
+        topRows = m.top.flatMap { $0.partitionsHash == TopRows.hash(files: m.partitions.map(\.file)) ? $0 : nil }
     }
 
-    package func reader(_ p: Int) -> PartitionReader { store.reader(manifest.partitions[p]) }
+    /// A reader for partition `p`, or for the magnitude projection at ``topRowsIndex``.
+    package func reader(_ p: Int) -> PartitionReader {
+        p < manifest.partitions.count ? store.reader(manifest.partitions[p]) : store.reader(topRows?.entry ?? manifest.partitions[p])
+    }
+
+    /// The snapshot's magnitude projection, when it was built from the snapshot's partitions.
+    package let topRows: TopRows?
+
+    /// The partition number that stands for the magnitude projection in ``RowRef``s and units.
+    package var topRowsIndex: Int { manifest.partitions.count }
 
     /// Partitions whose time span can hold matches.
     package func partitions(for f: Filter, stats: inout QueryStats) -> [Int] {

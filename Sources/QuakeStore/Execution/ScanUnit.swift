@@ -18,7 +18,7 @@ extension QueryExecutor {
     /// zone maps (and mag histograms) rule out are dropped; with `merge`, neighbouring
     /// granules with the same verdict in one block become one unit.
     package func units(_ p: Int, _ f: Filter, merge: Bool, stats: inout QueryStats) throws -> [ScanUnit] {
-        let r = store.reader(manifest.partitions[p])
+        let r = reader(p)
         let d = try r.directory()
         let idx = d.granules
         var out: [ScanUnit] = []
@@ -86,7 +86,7 @@ extension QueryExecutor {
 
     /// The decoded window of unit `u`.
     package func data(_ u: ScanUnit) -> BlockData {
-        BlockData(reader: store.reader(manifest.partitions[u.partition]), block: u.block, window: u.rows,
+        BlockData(reader: reader(u.partition), block: u.block, window: u.rows,
                   firstRow: u.blockStart + u.rows.lowerBound)
     }
 

@@ -41,6 +41,8 @@ package final class DirectPartitions: @unchecked Sendable {
     package let scratch: String
     package let generation: Int
     package let blockRows: Int
+    /// Gathers the rows of each partition written that the magnitude projection can need.
+    var topRows: TopRowsCollector?
     package let partitioning: Partitioning
     package let history: HistoryStaging
     /// Rows the open partitions may hold together (``openRowsLimit`` unless a test says).
@@ -194,6 +196,7 @@ package final class DirectPartitions: @unchecked Sendable {
         try FileIO.writeFile(side, DirectPartitions.side(rows))
         let file = "\(key).g\(generation).\(PartitionFile.fileExtension)"
         let entry = try PartitionWriter.write(rows, key: key, file: file, storePath: storePath, blockRows: blockRows)
+        topRows?.offer(rows, file: file)
         try history.append(ordinal: o, changes.encoded(key: key, partitionRows: entry.rows))
         return Written(entry: entry, sidePath: side)
     }

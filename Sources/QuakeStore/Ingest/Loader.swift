@@ -44,6 +44,9 @@ package final class Loader {
                                history: staging, rowsLimit: options.newPartitionRows,
                                residentLimit: options.newPartitionResidentLimit)
             : nil
+        // the old projection's threshold is a floor: kept partitions' rows under it are unknown
+        let topRows = TopRowsCollector(floor: old.top?.threshold ?? -.infinity, capacity: TopRows.maximumCapacity)
+        direct?.topRows = topRows
         var summary = try SpillPass(spills: spills, partitioning: old.partitioning, options: options, start: start,
                                     direct: direct).run(files)
         mark("spilled")
@@ -63,6 +66,7 @@ package final class Loader {
         var merge = MergePass(storePath: storePath, old: old, generation: generation, spills: spills, history: staging,
                               direct: direct?.written ?? [:])
         merge.isCancelled = options.isCancelled
+        merge.topRows = topRows
         let total = merge.partitions(resolved)
         report(.merge, 0, total)
         let parts = Tally()
@@ -75,6 +79,7 @@ package final class Loader {
         summary.elapsedSeconds = Date().timeIntervalSince(start)
         var next = newManifest(merged.changed, buckets: resolved.buckets)
         if next.partitions != old.partitions || next.idBuckets != old.idBuckets {
+            try Store.attachTopRows(&next, old: old, collected: topRows.take(), storePath: storePath)
             // the transaction is written before the commit names it; an uncommitted one is garbage
             let committed = Int64(Date().timeIntervalSince1970 * 1000)
             // kept transactions that refer to a partition file this commit retires keep its ids

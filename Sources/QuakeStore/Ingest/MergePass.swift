@@ -15,6 +15,8 @@ package struct MergePass {
     package var direct: [Int: DirectPartitions.Written] = [:]
     /// Asked before each partition: a cancelled load stops (see ``LoadOptions/isCancelled``).
     package var isCancelled: (@Sendable () -> Bool)?
+    /// Gathers the rows of each partition written that the magnitude projection can need.
+    var topRows: TopRowsCollector?
     package var partitioning: Partitioning { old.partitioning }
 
     package struct Output {
@@ -217,6 +219,9 @@ package struct MergePass {
         let file = "\(key).g\(generation).\(PartitionFile.fileExtension)"
         // a staged partition has this name: unlink it rather than overwrite a file that was mapped
         if direct[o] != nil { FileIO.remove(storePath + "/partitions/" + file) }
-        return try PartitionWriter.write(sorted, key: key, file: file, storePath: storePath, blockRows: old.blockRows)
+        let entry = try PartitionWriter.write(sorted, key: key, file: file, storePath: storePath,
+                                              blockRows: old.blockRows)
+        topRows?.offer(sorted, file: file)
+        return entry
     }
 }

@@ -50,24 +50,37 @@ extension Store {
         return c
     }
 
-    /// Rebuilds a damaged or missing catalog of a sound manifest; nil when the catalog is sound.
+    /// Rebuilds a damaged or missing catalog of a sound manifest, and a damaged or missing
+    /// magnitude projection; nil when both are sound.
     static func repairCatalog(path: String) throws(StoreError) -> RepairReport? {
         let m = try Manifest.read(path: manifestPath(path))
-        guard let name = m.catalog else { return nil }
-        do throws(StoreError) {
-            let c = try Catalog(path: path + "/partitions/" + name, checksum: m.catalogChecksum,
-                                files: m.partitions.map(\.file))
-            for i in 0...c.partitions { _ = try c.row(i) }
-            try c.places()?.checkAll()
-            return nil
-        } catch {
-            guard error.isCorruption || error.kind == .notFound || error.kind == .io else { throw error }
+        var catalogSound = true
+        if let name = m.catalog {
+            do throws(StoreError) {
+                let c = try Catalog(path: path + "/partitions/" + name, checksum: m.catalogChecksum,
+                                    files: m.partitions.map(\.file))
+                for i in 0...c.partitions { _ = try c.row(i) }
+                try c.places()?.checkAll()
+            } catch {
+                guard error.isCorruption || error.kind == .notFound || error.kind == .io else { throw error }
+                catalogSound = false
+            }
         }
         var n = m
         n.generation += 1
-        n.catalog = nil
-        n.catalogChecksum = 0
-        n.retired = Array(Set(m.retired + ["partitions/" + name])).sorted()
+        let topMissing = m.top == nil && m.rows >= TopRows.minimumStoreRows
+        if topMissing || !topRowsAreSound(m, storePath: path) {
+            try rebuildTopRows(&n, storePath: path)
+            if topMissing && n.top == nil && catalogSound { return nil }
+        } else if catalogSound {
+            return nil
+        }
+        if !catalogSound, let name = m.catalog {
+            n.catalog = nil
+            n.catalogChecksum = 0
+            n.retired.append("partitions/" + name)
+        }
+        n.retired = Array(Set(m.retired + n.retired)).sorted()
         n = try commit(n, storePath: path)
         var report = RepairReport(generation: n.generation, partitions: n.partitions.count, rows: n.rows,
                                   skipped: [], movedAside: nil)

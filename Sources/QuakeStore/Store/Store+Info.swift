@@ -22,6 +22,11 @@ package struct StoreInfo: Codable, Sendable {
     package var idIndexBytes: Int
     /// The store catalog (magnitude counts per partition run), 0 when there is none.
     package var catalogBytes: Int
+    /// The magnitude projection (``TopRows``): its file's bytes, rows and threshold; 0 rows when
+    /// there is none.
+    package var projectionBytes: Int
+    package var projectionRows: Int
+    package var projectionThreshold: Double?
     /// The partitions' place indexes (part of ``indexBytes``).
     package var placeIndexBytes: Int
     /// The partitions' unit aggregates (part of ``indexBytes``).
@@ -68,8 +73,10 @@ extension Store {
                          generation: manifest.generation, partitions: manifest.partitions.count, rows: manifest.rows,
                          firstTime: manifest.partitions.first.map { Timestamp.string($0.minTime) },
                          lastTime: manifest.partitions.last.map { Timestamp.string($0.maxTime) },
-                         diskBytes: files + ids + catalog, indexBytes: index, idIndexBytes: ids,
-                         catalogBytes: catalog, placeIndexBytes: place, aggregateBytes: aggregates, columns: cols,
+                         diskBytes: files + ids + catalog + (manifest.top?.bytes ?? 0), indexBytes: index,
+                         idIndexBytes: ids, catalogBytes: catalog, projectionBytes: manifest.top?.bytes ?? 0,
+                         projectionRows: manifest.top?.rows ?? 0, projectionThreshold: manifest.top?.threshold,
+                         placeIndexBytes: place, aggregateBytes: aggregates, columns: cols,
                          historyTransactions: h.transactions, historyBytes: h.bytes, historyCompleteAfter: h.completeAfter)
     }
 }

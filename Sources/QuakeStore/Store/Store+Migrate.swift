@@ -19,6 +19,7 @@ extension Store {
         guard FileIO.exists(v1Path) else { throw .io("no store at \(path) (no \(ManifestV1.fileName) to migrate)") }
         let old = try ManifestV1.read(path: v1Path)
         var m = Manifest(partitioning: old.partitioning, blockRows: old.blockRows)
+        let top = TopRowsCollector(floor: -.infinity, capacity: TopRows.maximumCapacity)
         m.generation = old.generation + 1
         m.idBuckets = old.idBuckets
         m.history = HistoryRetention(startingAt: m.generation)   // v1 kept no history
@@ -27,9 +28,13 @@ extension Store {
             let batch = try old.readPartition(storePath: path, e)
             let file = "\(e.key).g\(m.generation).\(PartitionFile.fileExtension)"
             m.partitions.append(try PartitionWriter.write(batch, key: e.key, file: file, storePath: path, blockRows: m.blockRows))
+            top.offer(batch, file: file)
             m.rows += batch.count
         }
         guard m.rows == old.rows else { throw .corrupt(v1Path, "partitions hold \(m.rows) rows, manifest says \(old.rows)") }
+        var none = m
+        none.partitions = []
+        try attachTopRows(&m, old: none, collected: top.take(), storePath: path)
         try FileIO.syncFilesystem(path)
         m = try commit(m, storePath: path)
         collectGarbage(m, storePath: path)

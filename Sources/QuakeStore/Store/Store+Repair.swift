@@ -9,12 +9,14 @@ package struct RepairReport: Sendable, CustomStringConvertible {
     package let skipped: [String]
     /// Where the damaged manifest was moved, when there was one.
     package let movedAside: String?
-    /// True when the manifest was sound and only the store catalog was rebuilt.
+    /// True when the manifest was sound and only the store catalog or the magnitude projection
+    /// (files derived from the partitions) was rebuilt.
     package var catalogOnly = false
 
     package var description: String {
         if catalogOnly {
-            return "rebuilt the store catalog at generation \(generation): \(partitions) partitions, \(rows) rows"
+            return "rebuilt the store catalog and magnitude projection at generation \(generation): "
+                + "\(partitions) partitions, \(rows) rows"
         }
         var s = "rebuilt \(Manifest.fileName) at generation \(generation): \(partitions) partitions, \(rows) rows"
         if let movedAside { s += "; the damaged manifest is kept as \(movedAside)" }
@@ -65,7 +67,8 @@ extension Store {
         var skipped: [String] = []
         for g in generations {
             do throws(StoreError) {
-                let m = try candidate(path: path, generation: g, parts: parts, buckets: buckets)
+                var m = try candidate(path: path, generation: g, parts: parts, buckets: buckets)
+                try rebuildTopRows(&m, storePath: path)
                 var moved: String?
                 if FileIO.exists(mpath) {
                     moved = Manifest.fileName + ".damaged"

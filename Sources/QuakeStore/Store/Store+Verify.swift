@@ -33,6 +33,8 @@ extension Store {
         for (b, h) in index.enumerated() { if let h { expected[b].bits = h.bits } }
         var histograms: [Catalog.Histogram?] = []
         var places: [PlaceSummary?] = []
+        // the stored rows the magnitude projection must hold, in (time, id) order
+        var strongest = RowBatch()
         for e in manifest.partitions {
             progress?(e.file)
             let r = PartitionReader(storePath: path, entry: e)
@@ -94,6 +96,7 @@ extension Store {
             } catch {
                 throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)")
             }
+            if let t = manifest.top { strongest.append(contentsOf: batch.gather(TopRowsCollector.rows(of: batch, atLeast: t.threshold))) }
             try verifyPlaceIndex(r, batch)
             try verifyAggregates(r, batch)
             let t = batch.ints[Column.time.rawValue]
@@ -128,6 +131,7 @@ extension Store {
         }
         try verifyHistory(stored)
         try verifyCatalog(histograms, places)
+        try verifyTopRows(strongest)
         return (manifest.partitions.count, manifest.rows, blocksRead)
     }
 

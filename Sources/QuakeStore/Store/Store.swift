@@ -157,6 +157,7 @@ public final class Store: @unchecked Sendable {
     package static func commit(_ m: Manifest, storePath: String) throws(StoreError) -> Manifest {
         var m = m
         try attachCatalog(&m, storePath: storePath)
+        dropStaleTopRows(&m)
         let tmp = manifestPath(storePath) + ".tmp"
         let bytes = m.encoded()
         _ = try bytes.withStoreBytes { (b) throws(StoreError) in try Manifest.decode(b, path: tmp) }

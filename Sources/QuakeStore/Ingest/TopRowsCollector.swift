@@ -1,0 +1,87 @@
+import Foundation
+import QuakeFormat
+
+/// Gathers, while a load writes partitions, the rows the next magnitude projection
+/// (``TopRows``) can need: of each partition file written, the rows whose magnitude is at least
+/// a floor that rises as rows arrive, so it holds about twice the projection's capacity
+/// whatever the load's size.
+///
+/// The floor never passes the projection's final threshold: a value is raised to only when more
+/// than `capacity` gathered rows are at least as strong, and the final threshold keeps at most
+/// `capacity` rows of a superset. Called from the writer threads.
+final class TopRowsCollector: @unchecked Sendable {
+    let capacity: Int
+    private let lock = NSLock()
+    private var floor: Double
+    /// Per partition file written, its rows at or above the floor when it was offered.
+    private var pieces: [String: RowBatch] = [:]
+    private var held = 0
+
+    /// A collector that keeps rows of magnitude `floor` and up (`-infinity`: any magnitude).
+    init(floor: Double, capacity: Int) {
+        self.floor = floor
+        self.capacity = capacity
+    }
+
+    /// Keeps the rows of `batch`, the rows just written as partition file `file`, that can
+    /// belong to the projection; a file offered again (rewritten under its name) replaces them.
+    /// - Complexity: O(rows of `batch`), plus O(rows held) when the floor rises.
+    func offer(_ batch: RowBatch, file: String) {
+        var f = lock.withLock { floor }
+        var keep = Self.rows(of: batch, atLeast: f)
+        if keep.count > capacity {
+            // the batch alone holds more: its own threshold is a floor for the whole store
+            let mags = batch.ints[Column.mag.rawValue]
+            if let t = TopRows.threshold(Self.counts(keep.map { mags[$0] }), floor: f, capacity: capacity), t > f {
+                f = t
+                keep.removeAll { ScaledDecimal.double(mags[$0]) < t }
+            }
+        }
+        let piece = batch.gather(keep)
+        lock.withLock {
+            floor = Swift.max(floor, f)
+            held += piece.count - (pieces[file]?.count ?? 0)
+            pieces[file] = piece
+            if held > 2 * capacity { raise() }
+        }
+    }
+
+    /// The floor and the rows held per partition file, each at or above the floor.
+    func take() -> (floor: Double, pieces: [String: RowBatch]) {
+        lock.withLock {
+            for (file, p) in pieces { pieces[file] = p.gather(Self.rows(of: p, atLeast: floor)) }
+            return (floor, pieces)
+        }
+    }
+
+    /// Raises the floor to the threshold of the rows held, and drops the rows under it.
+    private func raise() {
+        var counts: [Double: Int] = [:]
+        for p in pieces.values { for (v, c) in Self.counts(p.ints[Column.mag.rawValue]) { counts[v, default: 0] += c } }
+        guard let t = TopRows.threshold(counts, floor: floor, capacity: capacity), t > floor else { return }
+        floor = t
+        held = 0
+        for (file, p) in pieces {
+            let kept = p.gather(Self.rows(of: p, atLeast: t))
+            held += kept.count
+            pieces[file] = kept
+        }
+    }
+
+    /// Rows of `batch` with a magnitude at least `f`, ascending.
+    static func rows(of batch: RowBatch, atLeast f: Double) -> [Int] {
+        let mags = batch.ints[Column.mag.rawValue]
+        var out: [Int] = []
+        for i in 0..<min(batch.count, mags.count) where mags[i] != RowBatch.null && ScaledDecimal.double(mags[i]) >= f {
+            out.append(i)
+        }
+        return out
+    }
+
+    /// Rows per magnitude of `mags`, nulls left out.
+    static func counts(_ mags: [Int64]) -> [Double: Int] {
+        var out: [Double: Int] = [:]
+        for m in mags where m != RowBatch.null { out[ScaledDecimal.double(m) + 0.0, default: 0] += 1 }
+        return out
+    }
+}

@@ -1,0 +1,110 @@
+import QuakeFormat
+
+extension Store {
+    /// Gives `m`, the snapshot a load is about to commit over `old`, its magnitude projection
+    /// (``TopRows``): the old projection's rows of the partitions the load kept, with the rows
+    /// `collected` gathered from the partition files it wrote, cut at the least threshold that
+    /// keeps about ``TopRows/capacity(rows:)`` rows. The old file is retired.
+    ///
+    /// Leaves `m` without one, never with a wrong one, when it cannot be built exactly: a
+    /// partition written without the collector, kept partitions with no sound old projection
+    /// to take their rows from, or a store under ``TopRows/minimumStoreRows``.
+    /// - Complexity: O(the old projection's rows + the rows collected), whatever the store's size.
+    static func attachTopRows(_ m: inout Manifest, old: Manifest, collected: (floor: Double, pieces: [String: RowBatch]),
+                              storePath: String) throws(StoreError) {
+        let previous = m.top
+        m.top = nil
+        defer {
+            if let previous, previous.file != m.top?.file, !m.retired.contains("partitions/" + previous.file) {
+                m.retired.append("partitions/" + previous.file)
+            }
+        }
+        guard m.rows >= TopRows.minimumStoreRows else { return }
+        let oldFiles = Set(old.partitions.map(\.file))
+        let kept = m.partitions.filter { oldFiles.contains($0.file) }
+        var floor = collected.floor
+        var all = RowBatch()
+        if !kept.isEmpty {
+            // the kept partitions' rows come from the old projection, complete above its threshold
+            guard let t = old.top, t.partitionsHash == TopRows.hash(files: old.partitions.map(\.file)),
+                  let rows = try? PartitionReader(storePath: storePath, entry: t.entry).readAll() else { return }
+            floor = Swift.max(floor, t.threshold)
+            let keys = Set(kept.map(\.key))
+            let times = rows.ints[Column.time.rawValue]
+            all = rows.gather(TopRowsCollector.rows(of: rows, atLeast: floor).filter {
+                keys.contains(m.partitioning.key(times[$0]))
+            })
+        }
+        for e in m.partitions where !oldFiles.contains(e.file) {
+            guard let piece = collected.pieces[e.file] else { return }
+            all.append(contentsOf: piece)
+        }
+        let counts = TopRowsCollector.counts(all.ints[Column.mag.rawValue])
+        guard let threshold = TopRows.threshold(counts, floor: floor, capacity: TopRows.capacity(rows: m.rows)) else {
+            return
+        }
+        let rows = all.gather(all.timeIdOrder(of: TopRowsCollector.rows(of: all, atLeast: threshold)))
+        let file = TopRows.fileName(generation: m.generation)
+        let e = try PartitionWriter.write(rows, key: "top", file: file, storePath: storePath, blockRows: m.blockRows)
+        m.top = TopRows(file: file, rows: e.rows, minTime: e.minTime, maxTime: e.maxTime, bytes: e.bytes,
+                        threshold: threshold, partitionsHash: TopRows.hash(files: m.partitions.map(\.file)))
+    }
+
+    /// Builds `m`'s magnitude projection from every partition's rows, one partition at a time
+    /// per core (for `repair`); the old one, if any, is retired.
+    /// - Complexity: decodes every partition: O(rows).
+    static func rebuildTopRows(_ m: inout Manifest, storePath: String) throws(StoreError) {
+        let collector = TopRowsCollector(floor: -.infinity, capacity: TopRows.maximumCapacity)
+        do {
+            _ = try parallelMap(m.partitions) { e in
+                collector.offer(try PartitionReader(storePath: storePath, entry: e).readAll(), file: e.file)
+            }
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw .io(storePath, "\(error)")
+        }
+        var none = m
+        none.partitions = []
+        try attachTopRows(&m, old: none, collected: collector.take(), storePath: storePath)
+        // the commit syncs the manifest and its folder only
+        if m.top != nil { try FileIO.syncFilesystem(storePath) }
+    }
+
+    /// Whether `m`'s magnitude projection reads whole (every chunk's checksum checked).
+    static func topRowsAreSound(_ m: Manifest, storePath: String) -> Bool {
+        guard let t = m.top else { return true }
+        guard let rows = try? PartitionReader(storePath: storePath, entry: t.entry).readAll() else { return false }
+        return rows.count == t.rows
+    }
+
+    /// Drops `m`'s magnitude projection when it was built from other partitions than `m`'s (a
+    /// commit that rewrote partitions without rebuilding it), retiring its file.
+    static func dropStaleTopRows(_ m: inout Manifest) {
+        guard let t = m.top, t.partitionsHash != TopRows.hash(files: m.partitions.map(\.file)) else { return }
+        m.top = nil
+        if !m.retired.contains("partitions/" + t.file) { m.retired.append("partitions/" + t.file) }
+    }
+
+    /// Checks the magnitude projection against `stored`, every stored row whose magnitude is
+    /// at least its threshold in (time, id) order: the same rows, column for column.
+    func verifyTopRows(_ stored: RowBatch) throws {
+        guard let t = manifest.top else { return }
+        let file = "partitions/" + t.file
+        guard t.partitionsHash == TopRows.hash(files: manifest.partitions.map(\.file)) else {
+            throw VerifyFailure(file: file, block: nil, reason: "built from other partitions than the manifest's")
+        }
+        let rows: RowBatch
+        do { rows = try PartitionReader(storePath: path, entry: t.entry).readAll() } catch {
+            throw VerifyFailure(file: file, block: nil, reason: "\(error)")
+        }
+        guard rows.count == stored.count else {
+            throw VerifyFailure(file: file, block: nil, reason: "holds \(rows.count) rows; the partitions hold "
+                                + "\(stored.count) of magnitude \(t.threshold) or more")
+        }
+        for i in 0..<rows.count where !rows.sameContent(i, stored, i) {
+            throw VerifyFailure(file: file, block: nil, reason: "row \(i) differs from the stored event "
+                                + "\(stored.text[Column.id.rawValue].string(i) ?? "")")
+        }
+    }
+}
