@@ -75,8 +75,8 @@ package struct KeyTopN {
         stats.rowsReturned = page.count
         let lanesNote = lanes > 1 ? ", one cut-off shared by \(lanes) threads" : ""
         let catalogNote = fromCatalog ? ", partitions chosen by the catalog's place bounds"
-            : projected == nil ? "" : ", on the magnitude projection alone (\(executor.topRows?.rows ?? 0) rows of "
-                + "magnitude \(executor.topRows?.threshold ?? 0) or more), no partition opened"
+            : projected == nil ? "" : ", on the magnitude projection alone (\(executor.manifest.top?.rows ?? 0) rows of "
+                + "magnitude \(executor.manifest.top?.threshold ?? 0) or more), no partition opened"
         stats.strategy = K.map {
             "top-\($0) by \(key.column.name) on fixed-width keys: granules best bound first\(lanesNote)\(catalogNote)"
         } ?? "full sort by \(key.column.name) on fixed-width keys"

@@ -16,18 +16,20 @@ package final class QueryExecutor {
     /// An executor over `snapshot`, or the store's current manifest.
     package init(store: Store, snapshot: Manifest? = nil) {
         self.store = store
-        let m = snapshot ?? store.manifest
-        self.manifest = m
-        topRows = m.top.flatMap { $0.partitionsHash == TopRows.hash(files: m.partitions.map(\.file)) ? $0 : nil }
+        self.manifest = snapshot ?? store.manifest
     }
 
     /// A reader for partition `p`, or for the magnitude projection at ``topRowsIndex``.
     package func reader(_ p: Int) -> PartitionReader {
-        p < manifest.partitions.count ? store.reader(manifest.partitions[p]) : store.reader(topRows?.entry ?? manifest.partitions[p])
+        p < manifest.partitions.count ? store.reader(manifest.partitions[p])
+            : store.reader(manifest.top?.entry ?? manifest.partitions[p])
     }
 
-    /// The snapshot's magnitude projection, when it was built from the snapshot's partitions.
-    package let topRows: TopRows?
+    /// The snapshot's magnitude projection, when it was built from the snapshot's partitions
+    /// (checked here: the queries that can use it ask once, the others never pay for it).
+    package var topRows: TopRows? {
+        manifest.top.flatMap { $0.partitionsHash == TopRows.hash(files: manifest.partitions.map(\.file)) ? $0 : nil }
+    }
 
     /// The partition number that stands for the magnitude projection in ``RowRef``s and units.
     package var topRowsIndex: Int { manifest.partitions.count }

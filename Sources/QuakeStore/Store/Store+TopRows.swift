@@ -71,9 +71,11 @@ extension Store {
         if m.top != nil { try FileIO.syncFilesystem(storePath) }
     }
 
-    /// Whether `m`'s magnitude projection reads whole (every chunk's checksum checked).
+    /// Whether `m`'s magnitude projection was built from its partitions and reads whole (every
+    /// chunk's checksum checked).
     static func topRowsAreSound(_ m: Manifest, storePath: String) -> Bool {
         guard let t = m.top else { return true }
+        guard t.partitionsHash == TopRows.hash(files: m.partitions.map(\.file)) else { return false }
         guard let rows = try? PartitionReader(storePath: storePath, entry: t.entry).readAll() else { return false }
         return rows.count == t.rows
     }
