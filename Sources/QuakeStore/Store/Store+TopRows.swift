@@ -29,10 +29,11 @@ extension Store {
             guard let t = old.top, t.partitionsHash == TopRows.hash(files: old.partitions.map(\.file)),
                   let rows = try? PartitionReader(storePath: storePath, entry: t.entry).readAll() else { return }
             floor = Swift.max(floor, t.threshold)
-            let keys = Set(kept.map(\.key))
+            let p = m.partitioning
+            let ordinals = Set(kept.map { p.ordinal($0.minTime) })
             let times = rows.ints[Column.time.rawValue]
             all = rows.gather(TopRowsCollector.rows(of: rows, atLeast: floor).filter {
-                keys.contains(m.partitioning.key(times[$0]))
+                ordinals.contains(p.ordinal(times[$0]))
             })
         }
         for e in m.partitions where !oldFiles.contains(e.file) {
