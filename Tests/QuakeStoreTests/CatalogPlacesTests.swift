@@ -106,8 +106,8 @@ import Testing
         let dir = TestSupport.tempDir()
         let s = try CatalogTests.generatedStore(dir, rows: 6000, years: 2022...2022, seed: 5)
         // weakest first: the magnitude projection (strongest first) cannot answer it, the catalog chooses
-        let spec = QuerySpec(filter: .contains(.place, "Chile", insensitive: false), sort: [SortKey(.mag, ascending: true)],
-                             limit: 5)
+        let spec = QuerySpec(filter: .contains(.place, "Chile", insensitive: false),
+                             sort: [SortKey(.mag, ascending: true)], limit: 5)
         let right = try s.query(spec).ids
         let file = dir + "/store/partitions/" + (try #require(s.manifest.catalog))
         var bytes = try FileIO.readFile(file)

@@ -56,8 +56,8 @@ import Testing
         }
         let fresh = try Store(path: dir + "/store")
         // weakest first: the magnitude projection (strongest first) cannot answer it
-        let spec = QuerySpec(filter: .contains(.place, "Chile", insensitive: false), sort: [SortKey(.mag, ascending: true)],
-                             limit: 5)
+        let spec = QuerySpec(filter: .contains(.place, "Chile", insensitive: false),
+                             sort: [SortKey(.mag, ascending: true)], limit: 5)
         #expect { _ = try fresh.query(spec) } throws: { "\($0)".contains("place index") }
         #expect(throws: VerifyFailure.self) { _ = try fresh.verify() }
     }

@@ -74,9 +74,11 @@ package struct KeyTopN {
         let page = all.dropFirst(spec.offset)
         stats.rowsReturned = page.count
         let lanesNote = lanes > 1 ? ", one cut-off shared by \(lanes) threads" : ""
-        let catalogNote = fromCatalog ? ", partitions chosen by the catalog's place bounds"
-            : projected == nil ? "" : ", on the magnitude projection alone (\(executor.manifest.top?.rows ?? 0) rows of "
-                + "magnitude \(executor.manifest.top?.threshold ?? 0) or more), no partition opened"
+        var catalogNote = fromCatalog ? ", partitions chosen by the catalog's place bounds" : ""
+        if projected != nil, let t = executor.manifest.top {
+            catalogNote = ", on the magnitude projection alone (\(t.rows) rows of magnitude \(t.threshold) or more), "
+                + "no partition opened"
+        }
         stats.strategy = K.map {
             "top-\($0) by \(key.column.name) on fixed-width keys: granules best bound first\(lanesNote)\(catalogNote)"
         } ?? "full sort by \(key.column.name) on fixed-width keys"
@@ -95,10 +97,8 @@ package struct KeyTopN {
         let (lo, hi) = filter.timeBounds
         if lo != nil || hi != nil {
             let a = Swift.max(lo ?? top.minTime, top.minTime), b = Swift.min(hi ?? top.maxTime, top.maxTime)
-            let share = Double(b) - Double(a) + 1
-            guard share > 0, Double(top.rows) * share / (Double(top.maxTime) - Double(top.minTime) + 1) >= Double(K) else {
-                return nil
-            }
+            let share = Double(b) - Double(a) + 1, span = Double(top.maxTime) - Double(top.minTime) + 1
+            guard share > 0, Double(top.rows) * share / span >= Double(K) else { return nil }
         }
         let shared = Shared()
         var s = QueryStats()
@@ -110,12 +110,6 @@ package struct KeyTopN {
         let cut = shared.cutoff.load(ordering: .relaxed)
         guard found.lazy.filter({ $0.key <= cut }).count >= K else { return nil }
         return (found, lanes, shared)
-    }
-
-    /// The normalized key of magnitude `m`, as rows holding it get.
-    static func magKey(_ m: Double, ascending: Bool) -> UInt64 {
-        let bits = Int64(bitPattern: m.bitPattern)
-        return NormalizedKey.bound(ZoneStats(min: bits, max: bits, nulls: 0, rows: 1), .mag, ascending: ascending)
     }
 
     /// Plans partitions `parts` on all cores, then walks their units best bound first on all
@@ -213,7 +207,10 @@ package struct KeyTopN {
                                    _ stats: inout QueryStats) throws -> ([(p: Int, bound: UInt64)], cut: UInt64?)? {
         guard let cat = try executor.store.catalog(executor.manifest), let places = try cat.places() else { return nil }
         let matches = place.matcher.table(places.localities)
-        func key(_ m: Double) -> UInt64 { Self.magKey(m, ascending: ascending) }
+        func key(_ m: Double) -> UInt64 {
+            let bits = Int64(bitPattern: m.bitPattern)
+            return NormalizedKey.bound(ZoneStats(min: bits, max: bits, nulls: 0, rows: 1), .mag, ascending: ascending)
+        }
         var bounded: [(p: Int, bound: UInt64)] = []
         var guaranteed: [UInt64] = []
         for p in parts {

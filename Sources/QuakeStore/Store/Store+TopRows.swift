@@ -10,7 +10,8 @@ extension Store {
     /// partition written without the collector, kept partitions with no sound old projection
     /// to take their rows from, or a store under ``TopRows/minimumStoreRows``.
     /// - Complexity: O(the old projection's rows + the rows collected), whatever the store's size.
-    static func attachTopRows(_ m: inout Manifest, old: Manifest, collected: (floor: Double, pieces: [String: RowBatch]),
+    static func attachTopRows(_ m: inout Manifest, old: Manifest,
+                              collected: (floor: Double, pieces: [String: RowBatch]),
                               storePath: String) throws(StoreError) {
         let previous = m.top
         m.top = nil

@@ -96,7 +96,9 @@ extension Store {
             } catch {
                 throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)")
             }
-            if let t = manifest.top { strongest.append(contentsOf: batch.gather(TopRowsCollector.rows(of: batch, atLeast: t.threshold))) }
+            if let t = manifest.top {
+                strongest.append(contentsOf: batch.gather(TopRowsCollector.rows(of: batch, atLeast: t.threshold)))
+            }
             try verifyPlaceIndex(r, batch)
             try verifyAggregates(r, batch)
             let t = batch.ints[Column.time.rawValue]
