@@ -6,6 +6,10 @@ package final class FeedReader: @unchecked Sendable {
 
     package let format: Format
     package let input: FeedInput
+    /// The unit of integer GeoJSON times given, the strictness, and the text rules, as opened.
+    package let timeUnit: TimeUnit?
+    package let strict: Bool
+    package let rulesGiven: FieldRules
     private let csv: CSVFeedReader?
     private let geojson: GeoJSONFeedReader?
 
@@ -13,6 +17,9 @@ package final class FeedReader: @unchecked Sendable {
     package init(path: String, seqBase: Int64, timeUnit: TimeUnit? = nil, strict: Bool = false, rules: FieldRules = FieldRules(),
          onWarning: @escaping (String) -> Void = { _ in }, onReject: @escaping (Reject) -> Void) throws(IngestError) {
         input = try FeedInput(path: path)
+        self.timeUnit = timeUnit
+        self.strict = strict
+        rulesGiven = rules
         var first: [UInt8] = []
         while first.count < 64, let chunk = try input.next() { first.append(contentsOf: chunk) }
         guard let lead = first.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }) else {

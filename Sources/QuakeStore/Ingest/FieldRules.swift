@@ -27,6 +27,13 @@ package struct FieldRules: Sendable {
         if firstGarbled == nil { firstGarbled = other.firstGarbled }
     }
 
+    /// Forgets what was met since the counts were `garbled` and `repaired` (a row read again).
+    package mutating func rollBack(garbled g: Int, repaired r: Int) {
+        if garbled != g && g == 0 { firstGarbled = nil }
+        garbled = g
+        repaired = r
+    }
+
     /// The text to store instead of `p` (repaired, or in NFC), or nil to store `p` as it is.
     /// - Complexity: O(n); ASCII text and text without a double-encoding mark or a combining
     ///   character return nil after one scan.

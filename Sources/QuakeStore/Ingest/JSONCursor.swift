@@ -1,18 +1,29 @@
 import QuakeFormat
 /// A minimal JSON tokenizer over a byte slice, for reading GeoJSON features without building
-/// a document tree. Strings are unescaped into a caller's scratch buffer; numbers stay raw text.
+/// a document tree. A string without escapes is read in place (``scanString()``), eight bytes a
+/// step; one with escapes is unescaped into a caller's scratch buffer. Numbers stay raw text.
 package struct JSONCursor {
     package let p: UnsafeRawBufferPointer
     package var i: Int
     package let end: Int
+    /// The file offset of `p[0]`, for messages.
+    package let base: Int
 
     package struct Malformed: Error { let reason: String }
 
-    package init(_ p: UnsafeRawBufferPointer, from: Int, to: Int) {
+    package init(_ p: UnsafeRawBufferPointer, from: Int, to: Int, base: Int = 0) {
         self.p = p
         self.i = from
         self.end = to
+        self.base = base
     }
+
+    /// Where the cursor is, as a file offset.
+    package var offset: Int { base + i }
+
+    /// JSON's whitespace: space, tab, CR, LF.
+    @inline(__always)
+    package static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
 
     @inline(__always)
     package mutating func skipSpace() {
@@ -28,29 +39,97 @@ package struct JSONCursor {
         return i < end ? p[i] : nil
     }
 
+    @inline(__always)
     package mutating func expect(_ b: UInt8) throws(Malformed) {
-        guard peek() == b else { throw Malformed(reason: "expected '\(Character(Unicode.Scalar(b)))' at offset \(i)") }
+        guard peek() == b else { throw Malformed(reason: "expected '\(Character(Unicode.Scalar(b)))' at offset \(offset)") }
         i += 1
     }
 
     /// After a member or element: true when another follows (`,`), false at the closer.
+    @inline(__always)
     package mutating func more(closer: UInt8) throws(Malformed) -> Bool {
         guard let b = peek() else { throw Malformed(reason: "unexpected end of input") }
         i += 1
         if b == UInt8(ascii: ",") { return true }
         if b == closer { return false }
-        throw Malformed(reason: "expected ',' or '\(Character(Unicode.Scalar(closer)))' at offset \(i - 1)")
+        throw Malformed(reason: "expected ',' or '\(Character(Unicode.Scalar(closer)))' at offset \(offset - 1)")
+    }
+
+    /// A string's bytes between its quotes, as offsets into `p`, whether it holds an escape, and
+    /// whether its bytes are all ASCII.
+    package struct StringSpan {
+        package var start: Int
+        package var end: Int
+        package var escaped: Bool
+        package var ascii: Bool
+    }
+
+    /// Finds the end of the string at the cursor (which must be at its opening quote) and moves
+    /// past it, eight bytes a step: the bytes are not copied.
+    /// - Complexity: O(length of the string).
+    @inline(__always)
+    package mutating func scanString() throws(Malformed) -> StringSpan {
+        try expect(UInt8(ascii: "\""))
+        let start = i
+        var escaped = false
+        var high: UInt64 = 0
+        while true {
+            // SAFETY: i + 8 <= end <= p.count, so the eight bytes loaded lie inside `p`.
+            while i + 8 <= end {
+                let w = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let m = JSONCursor.quoteOrBackslash(w)
+                if m == 0 { high |= w; i += 8; continue }
+                let n = m.trailingZeroBitCount >> 3
+                high |= n == 0 ? 0 : w & (~0 >> (64 - 8 * UInt64(n)))
+                i += n
+                break
+            }
+            while i < end && p[i] != UInt8(ascii: "\"") && p[i] != UInt8(ascii: "\\") { high |= UInt64(p[i]); i += 1 }
+            guard i < end else { throw Malformed(reason: "unterminated string") }
+            if p[i] == UInt8(ascii: "\"") {
+                i += 1
+                return StringSpan(start: start, end: i - 1, escaped: escaped, ascii: high & 0x8080_8080_8080_8080 == 0)
+            }
+            escaped = true
+            i += 2
+            guard i <= end else { throw Malformed(reason: "unterminated string") }
+        }
+    }
+
+    /// High bit set in each byte of `w` that is a quote or a backslash; the lowest one is exact.
+    @inline(__always)
+    static func quoteOrBackslash(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let q = w ^ (ones &* 0x22), b = w ^ (ones &* 0x5C)
+        return ((q &- ones) & ~q | (b &- ones) & ~b) & highs
+    }
+
+    /// The bytes of `s` (a span with no escape).
+    @inline(__always)
+    package func bytes(_ s: StringSpan) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: p[s.start..<s.end])
     }
 
     /// Reads a string into `out` (unescaped); the cursor must be at the opening quote.
     package mutating func string(into out: inout [UInt8]) throws(Malformed) {
+        let s = try scanString()
+        try unescape(s, into: &out)
+    }
+
+    /// The text of `s`, unescaped, into `out`.
+    package func unescape(_ s: StringSpan, into out: inout [UInt8]) throws(Malformed) {
         out.removeAll(keepingCapacity: true)
-        try expect(UInt8(ascii: "\""))
-        while i < end {
+        guard s.escaped else { out.append(contentsOf: bytes(s)); return }
+        var c = self
+        c.i = s.start
+        try c.unescapeRest(to: s.end, into: &out)
+    }
+
+    private mutating func unescapeRest(to stop: Int, into out: inout [UInt8]) throws(Malformed) {
+        while i < stop {
             let b = p[i]
-            if b == UInt8(ascii: "\"") { i += 1; return }
             if b == UInt8(ascii: "\\") {
-                guard i + 1 < end else { break }
+                guard i + 1 < stop else { break }
                 let e = p[i + 1]
                 i += 2
                 switch e {
@@ -61,10 +140,10 @@ package struct JSONCursor {
                 case UInt8(ascii: "r"): out.append(13)
                 case UInt8(ascii: "t"): out.append(9)
                 case UInt8(ascii: "u"):
-                    var cp = try hex4()
-                    if (0xD800..<0xDC00).contains(cp), i + 1 < end, p[i] == UInt8(ascii: "\\"), p[i + 1] == UInt8(ascii: "u") {
+                    var cp = try hex4(stop)
+                    if (0xD800..<0xDC00).contains(cp), i + 1 < stop, p[i] == UInt8(ascii: "\\"), p[i + 1] == UInt8(ascii: "u") {
                         i += 2
-                        let lo = try hex4()
+                        let lo = try hex4(stop)
                         guard (0xDC00..<0xE000).contains(lo) else { throw Malformed(reason: "invalid surrogate pair") }
                         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
                     }
@@ -77,11 +156,11 @@ package struct JSONCursor {
             out.append(b)
             i += 1
         }
-        throw Malformed(reason: "unterminated string")
+        guard i == stop else { throw Malformed(reason: "unterminated string") }
     }
 
-    private mutating func hex4() throws(Malformed) -> UInt32 {
-        guard i + 4 <= end else { throw Malformed(reason: "truncated \\u escape") }
+    private mutating func hex4(_ stop: Int) throws(Malformed) -> UInt32 {
+        guard i + 4 <= stop else { throw Malformed(reason: "truncated \\u escape") }
         var v: UInt32 = 0
         for _ in 0..<4 {
             let b = p[i]
@@ -99,6 +178,7 @@ package struct JSONCursor {
     }
 
     /// Reads a number's raw text; the cursor must be at its first byte.
+    @inline(__always)
     package mutating func number() -> UnsafeRawBufferPointer {
         skipSpace()
         let s = i
@@ -111,6 +191,7 @@ package struct JSONCursor {
     }
 
     /// Consumes `null`, `true` or `false` when next; returns which.
+    @inline(__always)
     package mutating func literal() throws(Malformed) -> UInt8? {
         guard let b = peek() else { throw Malformed(reason: "unexpected end of input") }
         let word: StaticString
@@ -122,7 +203,7 @@ package struct JSONCursor {
         }
         let n = word.utf8CodeUnitCount
         guard i + n <= end else { throw Malformed(reason: "unexpected end of input") }
-        for k in 0..<n where p[i + k] != word.utf8Start[k] { throw Malformed(reason: "invalid literal at offset \(i)") }
+        for k in 0..<n where p[i + k] != word.utf8Start[k] { throw Malformed(reason: "invalid literal at offset \(offset)") }
         i += n
         return b
     }
@@ -142,10 +223,9 @@ package struct JSONCursor {
             let b = p[i]
             switch b {
             case UInt8(ascii: "\""):
-                i += 1
-                while i < end && p[i] != UInt8(ascii: "\"") { i += p[i] == UInt8(ascii: "\\") ? 2 : 1 }
-                if i >= end { return nil }
-                i += 1
+                var c = JSONCursor(p, from: i, to: end)
+                guard (try? c.scanString()) != nil else { return nil }
+                i = c.i
                 if depth == 0 { return i }
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 depth += 1

@@ -82,11 +82,13 @@ package final class SpillPass {
                     defer { split.close() }
                     try consume(path, pieces: split.pieceCount, take: split.take)
                     if split.cutsWereRight {
+                        for w in split.warnings { warn?("warning: \(w)") }
                         for r in split.rejects { counter.add(); onReject?(r) }
                         summary.bytesRead += reader.input.fileSize ?? 0
                         met = split.rulesMet
                     } else {
-                        // a quoted newline straddled a cut: parse the file again on one thread
+                        // a quoted newline straddled a cut (or a GeoJSON piece failed, or settled on
+                        // another time unit): parse the file again on one thread
                         try rollBack()
                         let again = try FeedReader(path: path, seqBase: seqBase, timeUnit: options.timeUnit,
                                                    strict: options.strict, rules: rules) { r in counter.add(); onReject?(r) }

@@ -1,19 +1,24 @@
 import Foundation
 import QuakeFormat
 
-/// Parses one large plain CSV file on several threads and hands its batches over in file
-/// order: the file is cut after a newline near every ``chunkBytes`` (at least one piece per
-/// worker), worker `w` parses pieces `w`, `w + workers`, ... each with its own reader straight
-/// into row batches, and ``take()`` returns the batches piece by piece. So a time-ordered feed
-/// stays time-ordered for the loader, which then holds one partition open at a time.
+/// Parses one large plain CSV or GeoJSON file on several threads and hands its batches over
+/// in file order: the file is cut near every ``chunkBytes`` (at least one piece per worker),
+/// after a newline (CSV) or before a feature that follows a comma (GeoJSON); worker `w` parses
+/// pieces `w`, `w + workers`, ... each with its own reader straight into row batches, and
+/// ``take()`` returns the batches piece by piece. So a time-ordered feed stays time-ordered for
+/// the loader, which then holds one partition open at a time.
 ///
 /// A cut is right when the one-thread parse has a record boundary there. Each piece but the
 /// last checks that for the cut after it: its reader, which started at a true boundary, must
-/// end with a complete record ending in a newline outside quotes. If any piece fails the check
-/// (a quoted field holding a newline straddles a cut), ``cutsWereRight`` says so and the loader
-/// parses the file again on one thread, so the result is always exactly the one-thread parse.
-/// Rejects are held per piece and released in file order, with their real line numbers, only
-/// when every cut was right.
+/// end with a complete record ending in a newline outside quotes (CSV), or after the comma
+/// between two features (GeoJSON). If any piece fails the check (a quoted field holding a
+/// newline straddles a cut, or a cut fell inside a string), ``cutsWereRight`` says so and the
+/// loader parses the file again on one thread, so the result is always exactly the one-thread
+/// parse. A GeoJSON piece that fails (malformed structure), or whose integer times settle on
+/// another unit than the file's first, sends the file to the one-thread parse the same way, so
+/// its error and its warnings are the one-thread parse's too. Rejects are held per piece and
+/// released in file order, with their real line (or feature) numbers, only when every cut was
+/// right.
 ///
 /// Memory: each worker keeps at most ``queuedBatches`` batches waiting.
 package final class SplitParse: @unchecked Sendable {
@@ -31,10 +36,21 @@ package final class SplitParse: @unchecked Sendable {
         package var rejects: [Reject] = []
         package var endedOnRecordBoundary = true
         package var rules = FieldRules()
+        /// GeoJSON: the unit the piece's integer times settled on, the warning that came with it,
+        /// and whether the piece failed (the file is then read on one thread).
+        package var timeUnit: TimeUnit?
+        package var warnings: [String] = []
+        package var failed = false
+    }
+
+    /// How a piece is read.
+    private enum Kind {
+        case csv(CSVFeedReader.Header)
+        case geojson(timeUnit: TimeUnit?, strict: Bool, rules: FieldRules)
     }
 
     package let path: String
-    package let header: CSVFeedReader.Header
+    private let kind: Kind
     package let seqBase: Int64
     /// Written by the workers under `lock` once ``start(batchRows:)`` runs: read ``pieceCount``
     /// (or these, after every piece has ended).
@@ -52,28 +68,64 @@ package final class SplitParse: @unchecked Sendable {
     /// Plans the pieces, or nil when the file is not worth or not safe to split.
     package init?(path: String, reader: FeedReader, seqBase: Int64, workers: Int, minimumBytes: Int = SplitParse.minimumBytes,
                   chunkBytes: Int = SplitParse.chunkBytes) {
-        guard workers > 1, reader.format == .csv, reader.input.compression == "none", path != "-",
-              let size = reader.input.fileSize, size >= minimumBytes,
-              let csv = reader.csvReader, let start = csv.headerBytes else { return nil }
+        guard workers > 1, reader.input.compression == "none", path != "-",
+              let size = reader.input.fileSize, size >= minimumBytes else { return nil }
+        let start: Int
+        switch reader.format {
+        case .csv:
+            guard let csv = reader.csvReader, let s = csv.headerBytes else { return nil }
+            start = s
+            kind = .csv(csv.header)
+        case .geojson:
+            start = 0
+            kind = .geojson(timeUnit: reader.timeUnit, strict: reader.strict, rules: reader.rulesGiven)
+        }
         guard let f = try? MappedFile(path: path), f.bytes.count == size else { return nil }
         let wanted = max(workers, (size - start + max(1, chunkBytes) - 1) / max(1, chunkBytes))
         var cuts = [start]
         for k in 1..<wanted {
-            var i = start + (size - start) * k / wanted
+            let i = start + (size - start) * k / wanted
             guard i > cuts[cuts.count - 1] else { continue }
-            // SAFETY: i < size = f.bytes.count; the loop stops at the end of the mapping.
-            while i < size && f.bytes[i - 1] != UInt8(ascii: "\n") { i += 1 }
-            if i < size && i > cuts[cuts.count - 1] { cuts.append(i) }
+            let cut = reader.format == .csv ? SplitParse.lineStart(f.bytes, from: i) : SplitParse.featureStart(f.bytes, from: i)
+            if let cut, cut < size, cut > cuts[cuts.count - 1] { cuts.append(cut) }
         }
         cuts.append(size)
         guard cuts.count > 2 else { return nil }
         self.path = path
-        self.header = csv.header
         self.seqBase = seqBase
         pieces = (0..<(cuts.count - 1)).map { Piece(range: cuts[$0]..<cuts[$0 + 1]) }
         pieceCount = pieces.count
         self.workers = min(workers, pieceCount)
         channels = (0..<min(workers, pieceCount)).map { _ in BatchPipe(capacity: SplitParse.queuedBatches) }
+    }
+
+    /// The first offset at or after `i` that follows a newline.
+    private static func lineStart(_ b: UnsafeRawBufferPointer, from i: Int) -> Int? {
+        var i = i
+        // SAFETY: 0 < i < b.count on entry; the loop stops at the end of the mapping.
+        while i < b.count && b[i - 1] != UInt8(ascii: "\n") { i += 1 }
+        return i < b.count ? i : nil
+    }
+
+    /// What a GeoJSON feature starts with in USGS feeds (and in quakes' own).
+    private static let featureMark = Array(#"{"type":"Feature""#.utf8)
+
+    /// The first offset at or after `i` (within a few MiB) where `{"type":"Feature"` follows a
+    /// comma and optional whitespace: likely a feature of the `features` array. The piece before
+    /// it checks that it is.
+    private static func featureStart(_ b: UnsafeRawBufferPointer, from i: Int) -> Int? {
+        let mark = featureMark, limit = min(b.count - mark.count, i + (4 << 20))
+        var j = i
+        // SAFETY: j <= limit = b.count - mark.count, so the mark's bytes at j lie inside `b`.
+        while j <= limit {
+            if b[j] == mark[0] && mark.indices.allSatisfy({ b[j + $0] == mark[$0] }) {
+                var k = j - 1
+                while k > 0 && JSONCursor.isSpace(b[k]) { k -= 1 }
+                if k > 0 && b[k] == UInt8(ascii: ",") { return j }
+            }
+            j += 1
+        }
+        return nil
     }
 
     /// Starts the workers; read their batches with ``take()``, and ``close()`` when done.
@@ -105,28 +157,55 @@ package final class SplitParse: @unchecked Sendable {
     /// Parses piece `k` into `pipe`; false when the piece failed or the loader has gone.
     private func parse(piece k: Int, range: Range<Int>, into pipe: BatchPipe, batchRows: Int) -> Bool {
         var rejects: [Reject] = []
+        var warnings: [String] = []
         do throws(IngestError) {
             let input = try FeedInput(path: path, range: range)
-            let reader = CSVFeedReader(input: input, header: header, seqBase: seqBase + Int64(range.lowerBound)) {
-                rejects.append($0)
+            let base = seqBase + Int64(range.lowerBound)
+            var piece = Piece(range: range)
+            switch kind {
+            case .csv(let header):
+                let reader = CSVFeedReader(input: input, header: header, seqBase: base) { rejects.append($0) }
+                if !(try forward(reader.next(maxRows:), input, pipe, batchRows)) { return false }
+                piece.lines = reader.linesRead
+                piece.endedOnRecordBoundary = reader.endedOnRecordBoundary
+                piece.rules = reader.rules
+            case .geojson(let unit, let strict, let rules):
+                let reader = GeoJSONFeedReader(piece: input, offset: range.lowerBound, seqBase: base, timeUnit: unit,
+                                               strict: strict, rules: rules, endsAtCut: k < pieceCount - 1,
+                                               onWarning: { warnings.append($0) }, onReject: { rejects.append($0) })
+                do throws(IngestError) {
+                    if !(try forward(reader.next(maxRows:), input, pipe, batchRows)) { return false }
+                } catch {
+                    // the one-thread parse will raise it, with its own numbers
+                    piece.failed = true
+                }
+                piece.lines = reader.featuresRead
+                piece.endedOnRecordBoundary = reader.endedOnBoundary
+                piece.rules = reader.rules
+                piece.timeUnit = reader.timeUnit
             }
-            var seen = 0
-            while let b = try reader.next(maxRows: batchRows) {
-                let total = add(input.bytesRead - seen)
-                seen = input.bytesRead
-                if !pipe.put(.batch(b, total)) { return false }
-            }
+            piece.rejects = rejects
+            piece.warnings = warnings
             lock.lock()
-            pieces[k].lines = reader.linesRead
-            pieces[k].endedOnRecordBoundary = reader.endedOnRecordBoundary
-            pieces[k].rejects = rejects
-            pieces[k].rules = reader.rules
+            pieces[k] = piece
             lock.unlock()
             return pipe.put(.end)
         } catch {
             pipe.put(.failed(error))
             return false
         }
+    }
+
+    /// Hands the batches `next` reads to `pipe`; false when the loader has gone.
+    private func forward(_ next: (Int) throws(IngestError) -> RowBatch?, _ input: FeedInput, _ pipe: BatchPipe,
+                         _ batchRows: Int) throws(IngestError) -> Bool {
+        var seen = 0
+        while let b = try next(batchRows) {
+            let total = add(input.bytesRead - seen)
+            seen = input.bytesRead
+            if !pipe.put(.batch(b, total)) { return false }
+        }
+        return true
     }
 
     private func add(_ n: Int) -> Int {
@@ -136,11 +215,21 @@ package final class SplitParse: @unchecked Sendable {
         return bytes
     }
 
-    /// True when every cut fell on a record boundary of the one-thread parse.
+    /// True when every cut fell on a record boundary of the one-thread parse, and (GeoJSON)
+    /// every piece read to its end and settled on the file's time unit, if any.
     package var cutsWereRight: Bool {
         lock.lock()
         defer { lock.unlock() }
-        return pieces.dropLast().allSatisfy(\.endedOnRecordBoundary)
+        let units = pieces.compactMap(\.timeUnit)
+        return pieces.dropLast().allSatisfy(\.endedOnRecordBoundary) && !pieces.contains(where: \.failed)
+            && units.allSatisfy { $0 == units.first }
+    }
+
+    /// The file's warnings: those of the first piece whose times settled the unit (GeoJSON).
+    package var warnings: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return pieces.first { $0.timeUnit != nil }?.warnings ?? []
     }
 
     /// What the text rules met, over every piece.
@@ -157,9 +246,14 @@ package final class SplitParse: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         var out: [Reject] = []
-        var before = 1
+        // CSV lines count from the header's 1; GeoJSON features from 0
+        var before: Int
+        switch kind {
+        case .csv: before = 1
+        case .geojson: before = 0
+        }
         for p in pieces {
-            for r in p.rejects { out.append(Reject(file: r.file, line: r.line + before, isFeature: false, reason: r.reason)) }
+            for r in p.rejects { out.append(Reject(file: r.file, line: r.line + before, isFeature: r.isFeature, reason: r.reason)) }
             before += p.lines
         }
         return out

@@ -1,0 +1,227 @@
+import QuakeFormat
+
+/// Reads one GeoJSON feature into the row being built, in one pass over its bytes: keys are
+/// matched as packed words, ASCII text is stored without a second scan, and nothing is copied
+/// but the stored text. Owned by one ``GeoJSONFeedReader``; a struct, so the reader pays one
+/// exclusivity check per feature rather than one per field.
+struct GeoJSONFeatureParser {
+    /// Text rules and what they met (double-encoded text).
+    var rules: FieldRules
+    /// Which timestamp fields of the feature held integers (the reader converts them).
+    var integerTimes: UInt64 = 0
+    private var scratch: [UInt8] = []
+    private var hint = 0
+
+    /// A key of at most 16 bytes, packed little-endian into two words.
+    struct Key: Equatable {
+        var low: UInt64
+        var high: UInt64
+        var count: Int
+    }
+
+    private static let properties: [(Key, Column)] = (Column.geoJSONProperties + Column.extraGeoJSONProperties).map {
+        (Key(Array($0.name.utf8)), $0)
+    }
+    private static let propertiesKey = Key(Array("properties".utf8)), geometryKey = Key(Array("geometry".utf8))
+    private static let idKey = Key(Array("id".utf8)), coordinatesKey = Key(Array("coordinates".utf8))
+    private let keys: [(Key, Column)] = GeoJSONFeatureParser.properties
+
+    init(rules: FieldRules) {
+        self.rules = rules
+    }
+
+    /// Reads the feature at the cursor; returns the columns it held.
+    mutating func feature(_ c: inout JSONCursor, _ rows: inout RowBuilder) throws -> UInt64 {
+        integerTimes = 0
+        var mask: UInt64 = 0
+        try c.expect(UInt8(ascii: "{"))
+        if c.peek() == UInt8(ascii: "}") { throw FieldError(reason: "empty feature") }
+        repeat {
+            let key = try self.key(&c)
+            try c.expect(UInt8(ascii: ":"))
+            if key == GeoJSONFeatureParser.propertiesKey {
+                if try c.literal() == nil { mask |= try properties(&c, &rows) }
+            } else if key == GeoJSONFeatureParser.geometryKey {
+                if try c.literal() == nil { mask |= try geometry(&c, &rows) }
+            } else if key == GeoJSONFeatureParser.idKey {
+                if try c.literal() == nil {
+                    try text(&c, .id, &rows)
+                    mask |= Column.id.bit
+                }
+            } else {
+                try c.skipValue()
+            }
+        } while try c.more(closer: UInt8(ascii: "}"))
+        return mask
+    }
+
+    /// Reads a key; one longer than 16 bytes, or with an escape, matches no key of ours.
+    @inline(__always)
+    private mutating func key(_ c: inout JSONCursor) throws -> Key {
+        let s = try c.scanString()
+        if !s.escaped { return Key(c.p, s.start, s.end) }
+        try c.unescape(s, into: &scratch)
+        return scratch.withUnsafeBytes { Key($0, 0, $0.count) }
+    }
+
+    /// Reads a string value into text column `col` (or any column through the field rules).
+    @inline(__always)
+    private mutating func text(_ c: inout JSONCursor, _ col: Column, _ rows: inout RowBuilder) throws {
+        let s = try c.scanString()
+        if !s.escaped {
+            let p = c.bytes(s)
+            // ASCII text is valid UTF-8, already in NFC, and never double-encoded: stored as it is
+            if s.ascii && !p.isEmpty && (col.kind == .category || col.kind == .text || col.kind == .place) { rows.setText(col, p) } else { try rows.parseField(col, p, &rules) }
+            return
+        }
+        try c.unescape(s, into: &scratch)
+        // SAFETY (exclusivity): `scratch` is read while `rules` changes, two stored properties.
+        try scratch.withUnsafeBytes { try rows.parseField(col, $0, &rules) }
+    }
+
+    /// Reads a string time: epoch digits are an integer time (the reader converts them), any
+    /// other text goes through the field rules.
+    private mutating func stringTime(_ c: inout JSONCursor, _ col: Column, _ rows: inout RowBuilder) throws {
+        let s = try c.scanString()
+        if !s.escaped {
+            let p = c.bytes(s)
+            if let v = GeoJSONFeatureParser.integer(p) {
+                rows.setInt(col, v)
+                integerTimes |= col.bit
+            } else {
+                try rows.parseField(col, p, &rules)
+            }
+            return
+        }
+        try c.unescape(s, into: &scratch)
+        if let v = scratch.withUnsafeBytes({ GeoJSONFeatureParser.integer($0) }) {
+            rows.setInt(col, v)
+            integerTimes |= col.bit
+        } else {
+            // SAFETY (exclusivity): `scratch` is read while `rules` changes, two stored properties.
+            try scratch.withUnsafeBytes { try rows.parseField(col, $0, &rules) }
+        }
+    }
+
+    private mutating func geometry(_ c: inout JSONCursor, _ rows: inout RowBuilder) throws -> UInt64 {
+        var mask: UInt64 = 0
+        try c.expect(UInt8(ascii: "{"))
+        if c.peek() == UInt8(ascii: "}") { c.i += 1; return 0 }
+        repeat {
+            let coordinates = try key(&c) == GeoJSONFeatureParser.coordinatesKey
+            try c.expect(UInt8(ascii: ":"))
+            guard coordinates else { try c.skipValue(); continue }
+            try c.expect(UInt8(ascii: "["))
+            var k = 0
+            if c.peek() != UInt8(ascii: "]") {
+                repeat {
+                    if k < 3 {
+                        let col: Column = k == 0 ? .longitude : k == 1 ? .latitude : .depth
+                        if try c.literal() == nil { try rows.parseField(col, c.number(), &rules) }
+                        mask |= col.bit
+                    } else { try c.skipValue() }
+                    k += 1
+                } while try c.more(closer: UInt8(ascii: "]"))
+            } else { c.i += 1 }
+        } while try c.more(closer: UInt8(ascii: "}"))
+        return mask
+    }
+
+    /// The column property `k` names, trying the one after the last found first (feeds keep
+    /// one order).
+    @inline(__always)
+    private mutating func column(_ k: Key) -> Column? {
+        let n = keys.count
+        var j = hint < n ? hint : 0
+        for _ in 0..<n {
+            if keys[j].0 == k { hint = j + 1; return keys[j].1 }
+            j = j + 1 == n ? 0 : j + 1
+        }
+        return nil
+    }
+
+    private mutating func properties(_ c: inout JSONCursor, _ rows: inout RowBuilder) throws -> UInt64 {
+        var mask: UInt64 = 0
+        try c.expect(UInt8(ascii: "{"))
+        if c.peek() == UInt8(ascii: "}") { c.i += 1; return 0 }
+        repeat {
+            let column = column(try key(&c))
+            try c.expect(UInt8(ascii: ":"))
+            guard let col = column else { try c.skipValue(); continue }
+            mask |= col.bit
+            if let lit = try c.literal() {
+                if lit != UInt8(ascii: "n") && col.kind == .decimal {   // booleans as 0/1
+                    rows.setInt(col, ScaledDecimal.fromInteger(lit == UInt8(ascii: "t") ? 1 : 0))
+                }
+                continue
+            }
+            let b = c.peek()
+            if b == UInt8(ascii: "\"") {
+                if col.kind == .timestamp { try stringTime(&c, col, &rows) } else { try text(&c, col, &rows) }
+            } else if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") {
+                try c.skipValue()
+            } else {
+                let num = c.number()
+                if col.kind == .timestamp {
+                    guard let v = GeoJSONFeatureParser.integer(num) else {
+                        throw FieldError(reason: "\(col): not epoch milliseconds: '\(RowBatch.show(num))'")
+                    }
+                    rows.setInt(col, v)
+                    integerTimes |= col.bit
+                } else {
+                    try rows.parseField(col, num, &rules)
+                }
+            }
+        } while try c.more(closer: UInt8(ascii: "}"))
+        return mask
+    }
+
+    static func integer(_ p: UnsafeRawBufferPointer) -> Int64? {
+        guard !p.isEmpty else { return nil }
+        var i = 0
+        var neg = false
+        if p[0] == UInt8(ascii: "-") { neg = true; i = 1 }
+        guard i < p.count else { return nil }
+        var v: Int64 = 0
+        while i < p.count {
+            let d = Int64(p[i]) - 48
+            guard d >= 0 && d <= 9, v < Int64.max / 10 - 10 else { return nil }
+            v = v * 10 + d
+            i += 1
+        }
+        return neg ? -v : v
+    }
+}
+
+extension GeoJSONFeatureParser.Key {
+    init(_ bytes: [UInt8]) {
+        self = bytes.withUnsafeBytes { Self($0, 0, $0.count) }
+    }
+
+    /// Bytes `start..<end` of `p`; a key longer than 16 bytes keeps its length only (and so
+    /// matches none of ours, which are all shorter).
+    @inline(__always)
+    init(_ p: UnsafeRawBufferPointer, _ start: Int, _ end: Int) {
+        let n = end - start
+        count = n
+        guard n <= 16 else { low = 0; high = 0; return }
+        if start + 16 <= p.count {
+            // SAFETY: start + 16 <= p.count: both words lie inside `p`.
+            let a = p.loadUnaligned(fromByteOffset: start, as: UInt64.self)
+            let b = p.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self)
+            low = a & Self.mask(n)
+            high = n > 8 ? b & Self.mask(n - 8) : 0
+        } else {
+            low = 0
+            high = 0
+            for k in 0..<n {
+                let v = UInt64(p[start + k]) << (8 * UInt64(k & 7))
+                if k < 8 { low |= v } else { high |= v }
+            }
+        }
+    }
+
+    /// The low `n` bytes of a word.
+    @inline(__always)
+    static func mask(_ n: Int) -> UInt64 { n >= 8 ? ~0 : (1 << (8 * UInt64(n))) - 1 }
+}
