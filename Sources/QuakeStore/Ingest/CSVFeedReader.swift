@@ -66,7 +66,9 @@ package final class CSVFeedReader {
     /// A reader for a piece of a file that starts at a record boundary after the header. Line
     /// numbers count from 1 within the piece; the loader shifts them once the pieces before it
     /// are known.
-    package init(input: FeedInput, header: Header, seqBase: Int64, onReject: @escaping (Reject) -> Void) {
+    package init(input: FeedInput, header: Header, seqBase: Int64, builder: consuming RowBuilder? = nil,
+                 onReject: @escaping (Reject) -> Void) {
+        self.builder = builder
         self.input = input
         self.buf = []
         self.seqBase = seqBase
@@ -129,6 +131,9 @@ package final class CSVFeedReader {
         if let chunk = try input.next() { buf.append(contentsOf: chunk) } else { eof = true }
     }
 
+    /// The row buffers, for the reader of the next piece (they are large: reused, not rebuilt).
+    package func takeBuilder() -> RowBuilder? { builder.take() }
+
     /// Reads up to `maxRows` rows; nil at the end of the file.
     package func next(maxRows: Int) throws(IngestError) -> RowBatch? {
         let capacity = min(max(1, maxRows), 1 << 20)
@@ -136,7 +141,8 @@ package final class CSVFeedReader {
         if rows.capacity != capacity { rows = RowBuilder(capacity: capacity) }
         let r = Result { () throws(IngestError) in try fill(&rows) }
         let batch = rows.count == 0 ? nil : rows.finish()
-        builder = consume rows
+        // a read that failed may have left a row half built: its buffers are not kept
+        if case .success = r { builder = consume rows }
         try r.get()
         return batch
     }

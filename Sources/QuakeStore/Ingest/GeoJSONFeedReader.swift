@@ -60,7 +60,9 @@ package final class GeoJSONFeedReader {
     /// The first piece (`offset` 0) starts at the top of the collection; a later one starts at a
     /// feature inside the `features` array. Feature numbers count from 0 within the piece.
     package init(piece input: FeedInput, offset: Int, seqBase: Int64, timeUnit: TimeUnit?, strict: Bool, rules: FieldRules,
-                 endsAtCut: Bool, onWarning: @escaping (String) -> Void, onReject: @escaping (Reject) -> Void) {
+                 endsAtCut: Bool, builder: consuming RowBuilder? = nil, onWarning: @escaping (String) -> Void,
+                 onReject: @escaping (Reject) -> Void) {
+        self.builder = builder
         self.input = input
         buf = []
         dropped = offset
@@ -89,6 +91,9 @@ package final class GeoJSONFeedReader {
         .format("\(input.name): not a GeoJSON FeatureCollection: \(what)")
     }
 
+    /// The row buffers, for the reader of the next piece (they are large: reused, not rebuilt).
+    package func takeBuilder() -> RowBuilder? { builder.take() }
+
     /// Reads up to `maxRows` features; nil at the end of the collection.
     package func next(maxRows: Int) throws(IngestError) -> RowBatch? {
         let capacity = min(max(1, maxRows), 1 << 20)
@@ -96,7 +101,8 @@ package final class GeoJSONFeedReader {
         if rows.capacity != capacity { rows = RowBuilder(capacity: capacity) }
         let r = Result { () throws(IngestError) in try fill(&rows) }
         let batch = rows.count == 0 ? nil : rows.finish()
-        builder = consume rows
+        // a read that failed may have left a row half built: its buffers are not kept
+        if case .success = r { builder = consume rows }
         try r.get()
         return batch
     }

@@ -135,8 +135,10 @@ package final class SplitParse: @unchecked Sendable {
         for w in 0..<workers {
             let pipe = channels[w]
             Thread.detachNewThread { [self] in
+                // one set of row buffers per worker, handed from piece to piece
+                var builder: RowBuilder?
                 for k in stride(from: w, to: ranges.count, by: workers) {
-                    if !parse(piece: k, range: ranges[k], into: pipe, batchRows: batchRows) { return }
+                    if !parse(piece: k, range: ranges[k], into: pipe, batchRows: batchRows, builder: &builder) { return }
                 }
             }
         }
@@ -155,7 +157,8 @@ package final class SplitParse: @unchecked Sendable {
     }
 
     /// Parses piece `k` into `pipe`; false when the piece failed or the loader has gone.
-    private func parse(piece k: Int, range: Range<Int>, into pipe: BatchPipe, batchRows: Int) -> Bool {
+    private func parse(piece k: Int, range: Range<Int>, into pipe: BatchPipe, batchRows: Int,
+                       builder: inout RowBuilder?) -> Bool {
         var rejects: [Reject] = []
         var warnings: [String] = []
         do throws(IngestError) {
@@ -164,7 +167,10 @@ package final class SplitParse: @unchecked Sendable {
             var piece = Piece(range: range)
             switch kind {
             case .csv(let header):
-                let reader = CSVFeedReader(input: input, header: header, seqBase: base) { rejects.append($0) }
+                let reader = CSVFeedReader(input: input, header: header, seqBase: base, builder: builder.take()) {
+                    rejects.append($0)
+                }
+                defer { builder = reader.takeBuilder() }
                 if !(try forward(reader.next(maxRows:), input, pipe, batchRows)) { return false }
                 piece.lines = reader.linesRead
                 piece.endedOnRecordBoundary = reader.endedOnRecordBoundary
@@ -172,7 +178,9 @@ package final class SplitParse: @unchecked Sendable {
             case .geojson(let unit, let strict, let rules):
                 let reader = GeoJSONFeedReader(piece: input, offset: range.lowerBound, seqBase: base, timeUnit: unit,
                                                strict: strict, rules: rules, endsAtCut: k < pieceCount - 1,
-                                               onWarning: { warnings.append($0) }, onReject: { rejects.append($0) })
+                                               builder: builder.take(), onWarning: { warnings.append($0) },
+                                               onReject: { rejects.append($0) })
+                defer { builder = reader.takeBuilder() }
                 do throws(IngestError) {
                     if !(try forward(reader.next(maxRows:), input, pipe, batchRows)) { return false }
                 } catch {
