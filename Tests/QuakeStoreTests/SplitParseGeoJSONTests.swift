@@ -57,13 +57,9 @@ import Testing
         let s = try Store.openOrCreate(path: TestSupport.tempDir() + "/store")
         let log = RejectLog()
         let messages = MessageLog()
-        var o = LoadOptions(strict: strict)
+        var o = SplitParseTests.options(split: split, workers: workers, chunkBytes: chunkBytes, strict: strict)
         o.onReject = { log.add($0) }
         o.onMessage = { messages.add($0) }
-        o.splitBytes = split ? 0 : Int.max
-        o.parseWorkers = workers
-        o.splitChunkBytes = chunkBytes
-        o.batchRows = 257
         let summary = try s.load([path], options: o)
         return Outcome(rows: try TestSupport.allRows(s), rejects: log.all, messages: messages.all,
                        errors: summary.perFile.map(\.error), read: summary.rowsRead)
@@ -76,15 +72,7 @@ import Testing
                                          chunkBytes: chunkBytes))
         sp.start(batchRows: 100)
         defer { sp.close() }
-        var ended = 0
-        drain: while ended < sp.pieceCount {
-            switch sp.take() {
-            case .end: ended += 1
-            case .failed(let e): Issue.record("piece failed: \(e)"); break drain
-            case .batch: continue
-            }
-        }
-        return sp.cutsWereRight
+        return SplitParseTests.drain(sp) && sp.cutsWereRight
     }
 
     static let configurations = [(2, SplitParse.chunkBytes), (3, SplitParse.chunkBytes), (2, 20_000), (3, 7_000), (5, 3_000)]
@@ -105,6 +93,24 @@ import Testing
         // right; with them, some cut lands inside one and is caught
         let right = try Self.configurations.map { try cutsWereRight(path, workers: $0.0, chunkBytes: $0.1) }
         if nested { #expect(right.contains(false)) } else { #expect(right.allSatisfy { $0 }) }
+    }
+
+    /// The real USGS feeds, in pieces of 64 and 300 KB, load exactly as on one thread, and the
+    /// pieces' cuts are right (compact or pretty, a feature starts `{"type":"Feature"` after a comma).
+    @Test(.enabled(if: TestSupport.hasRealFeeds)) func realFeedsInPiecesLoadAsOnOneThread() throws {
+        let files = TestSupport.usgsFiles.filter { $0.hasSuffix(".geojson") }
+        #expect(files.count >= 3)
+        for name in files {
+            let path = try #require(TestSupport.usgs(name))
+            let one = try load(path, split: false)
+            #expect(one.rows.count > 0, "\(name)")
+            for (workers, chunk) in [(2, 64 << 10), (3, 300 << 10)] {
+                #expect(try load(path, split: true, workers: workers, chunkBytes: chunk) == one, "\(name)")
+                if FileIO.size(path) > 2 * chunk {
+                    #expect(try cutsWereRight(path, workers: workers, chunkBytes: chunk), "\(name)")
+                }
+            }
+        }
     }
 
     /// Integer times in seconds warn once; a unit that changes in a later piece, and a strict

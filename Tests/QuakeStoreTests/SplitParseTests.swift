@@ -28,14 +28,36 @@ import Testing
         throws -> (RowBatch, [Reject], LoadSummary) {
         let s = try Store.openOrCreate(path: TestSupport.tempDir() + "/store")
         let log = RejectLog()
-        var o = LoadOptions()
+        var o = SplitParseTests.options(split: split, workers: workers, chunkBytes: chunkBytes)
         o.onReject = { log.add($0) }
+        let summary = try s.load([path], options: o)
+        return (try TestSupport.allRows(s), log.all, summary)
+    }
+
+    /// Options that split every file (or none) into pieces of `chunkBytes` for `workers`, with
+    /// small batches.
+    static func options(split: Bool, workers: Int, chunkBytes: Int, strict: Bool = false) -> LoadOptions {
+        var o = LoadOptions(strict: strict)
         o.splitBytes = split ? 0 : Int.max
         o.parseWorkers = workers
         o.splitChunkBytes = chunkBytes
         o.batchRows = 257
-        let summary = try s.load([path], options: o)
-        return (try TestSupport.allRows(s), log.all, summary)
+        return o
+    }
+
+    /// Takes every batch of a started split parse; false (and an issue) when a piece failed.
+    static func drain(_ sp: SplitParse) -> Bool {
+        var ended = 0
+        while ended < sp.pieceCount {
+            switch sp.take() {
+            case .end: ended += 1
+            case .failed(let e):
+                Issue.record("piece failed: \(e)")
+                return false
+            case .batch: continue
+            }
+        }
+        return true
     }
 
     @Test(arguments: [false, true])
@@ -106,15 +128,7 @@ import Testing
             let sp = try #require(SplitParse(path: path, reader: r, seqBase: 0, workers: workers, minimumBytes: 0))
             sp.start(batchRows: 100)
             defer { sp.close() }
-            var ended = 0
-            drain: while ended < sp.pieceCount {
-                switch sp.take() {
-                case .end: ended += 1
-                case .failed(let e): Issue.record("piece failed: \(e)"); break drain
-                case .batch: continue
-                }
-            }
-            if !sp.cutsWereRight { wrong += 1 }
+            if SplitParseTests.drain(sp) && !sp.cutsWereRight { wrong += 1 }
         }
         #expect(wrong > 0)
         // compressed input is never split

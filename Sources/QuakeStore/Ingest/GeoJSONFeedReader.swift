@@ -96,15 +96,7 @@ package final class GeoJSONFeedReader {
 
     /// Reads up to `maxRows` features; nil at the end of the collection.
     package func next(maxRows: Int) throws(IngestError) -> RowBatch? {
-        let capacity = min(max(1, maxRows), 1 << 20)
-        var rows = builder.take() ?? RowBuilder(capacity: capacity)
-        if rows.capacity != capacity { rows = RowBuilder(capacity: capacity) }
-        let r = Result { () throws(IngestError) in try fill(&rows) }
-        let batch = rows.count == 0 ? nil : rows.finish()
-        // a read that failed may have left a row half built: its buffers are not kept
-        if case .success = r { builder = consume rows }
-        try r.get()
-        return batch
+        try RowBuilder.batch(&builder, maxRows: maxRows) { (rows) throws(IngestError) in try fill(&rows) }
     }
 
     /// Reads features into `rows` until it is full or the collection ends.

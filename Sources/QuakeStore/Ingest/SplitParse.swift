@@ -107,18 +107,28 @@ package final class SplitParse: @unchecked Sendable {
         return i < b.count ? i : nil
     }
 
-    /// What a GeoJSON feature starts with in USGS feeds (and in quakes' own).
-    private static let featureMark = Array(#"{"type":"Feature""#.utf8)
-
-    /// The first offset at or after `i` (within a few MiB) where `{"type":"Feature"` follows a
-    /// comma and optional whitespace: likely a feature of the `features` array. The piece before
-    /// it checks that it is.
+    /// The first offset at or after `i` (within a few MiB) where `{"type":"Feature"` (with any
+    /// whitespace between its tokens, as pretty-printed feeds have it) follows a comma and
+    /// optional whitespace: likely a feature of the `features` array. The piece before it checks
+    /// that it is.
     private static func featureStart(_ b: UnsafeRawBufferPointer, from i: Int) -> Int? {
-        let mark = featureMark, limit = min(b.count - mark.count, i + (4 << 20))
+        let limit = min(b.count, i + (4 << 20))
+        // SAFETY: every index read is checked against b.count (or limit <= b.count) first.
+        func skipSpace(_ k: Int) -> Int {
+            var k = k
+            while k < b.count && JSONCursor.isSpace(b[k]) { k += 1 }
+            return k
+        }
+        func literal(_ k: Int, _ text: StaticString) -> Int? {
+            let n = text.utf8CodeUnitCount
+            guard k + n <= b.count else { return nil }
+            for m in 0..<n where b[k + m] != text.utf8Start[m] { return nil }
+            return k + n
+        }
         var j = i
-        // SAFETY: j <= limit = b.count - mark.count, so the mark's bytes at j lie inside `b`.
-        while j <= limit {
-            if b[j] == mark[0] && mark.indices.allSatisfy({ b[j + $0] == mark[$0] }) {
+        while j < limit {
+            if b[j] == UInt8(ascii: "{"), let t = literal(skipSpace(j + 1), #""type""#),
+               let c = literal(skipSpace(t), ":"), literal(skipSpace(c), #""Feature""#) != nil {
                 var k = j - 1
                 while k > 0 && JSONCursor.isSpace(b[k]) { k -= 1 }
                 if k > 0 && b[k] == UInt8(ascii: ",") { return j }
