@@ -126,29 +126,34 @@ private final class Source: @unchecked Sendable {
     }
 
     private func readRaw() throws(IngestError) -> [UInt8]? {
-        var buf = [UInt8](repeating: 0, count: FeedInput.chunkSize)
-        var filled = 0
+        var want = FeedInput.chunkSize
         if let w = window {
             let left = w.upperBound - (w.lowerBound + rawRead)
             if left <= 0 { return nil }
-            if left < buf.count { buf.removeLast(buf.count - left) }
+            want = min(want, left)
         }
-        while filled < buf.count {
-            let at = window.map { $0.lowerBound + rawRead + filled }
-            let r = buf.withUnsafeMutableBytes { b -> Result<Int, QuakeError> in
-                // SAFETY: filled < b.count, so the destination stays inside buf.
-                guard let base = b.baseAddress else { return .success(0) }
-                return Result { () throws(QuakeError) in
-                    try FileIO.read(fd, into: base + filled, count: b.count - filled, at: at, path: name)
+        var failure: QuakeError?
+        // filled by read(2) straight away: no zeroing of a megabyte per chunk first
+        let buf = [UInt8](unsafeUninitializedCapacity: want) { b, count in
+            count = 0
+            // SAFETY: count < b.count, so each read lands inside the capacity; only the bytes
+            // read are counted as initialized.
+            guard let base = b.baseAddress else { return }
+            while count < want {
+                let at = window.map { $0.lowerBound + rawRead + count }
+                do throws(QuakeError) {
+                    let n = try FileIO.read(fd, into: base + count, count: want - count, at: at, path: name)
+                    if n == 0 { break }
+                    count += n
+                } catch {
+                    failure = error
+                    return
                 }
             }
-            let n = try r.get()
-            if n == 0 { break }
-            filled += n
         }
-        if filled == 0 { return nil }
-        buf.removeLast(buf.count - filled)
-        rawRead += filled
+        if let failure { throw failure }
+        if buf.isEmpty { return nil }
+        rawRead += buf.count
         return buf
     }
 
