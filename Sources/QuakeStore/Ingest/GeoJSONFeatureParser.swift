@@ -71,7 +71,8 @@ struct GeoJSONFeatureParser {
         if !s.escaped {
             let p = c.bytes(s)
             // ASCII text is valid UTF-8, already in NFC, and never double-encoded: stored as it is
-            if s.ascii && !p.isEmpty && (col.kind == .category || col.kind == .text || col.kind == .place) { rows.setText(col, p) } else { try rows.parseField(col, p, &rules) }
+            let isText = col.kind == .category || col.kind == .text || col.kind == .place
+            if s.ascii && !p.isEmpty && isText { rows.setText(col, p) } else { try rows.parseField(col, p, &rules) }
             return
         }
         try c.unescape(s, into: &scratch)

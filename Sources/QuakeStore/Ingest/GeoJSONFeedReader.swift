@@ -59,7 +59,8 @@ package final class GeoJSONFeedReader {
     /// A reader for bytes `offset...` of a file, read from `input`, which end at a planned cut.
     /// The first piece (`offset` 0) starts at the top of the collection; a later one starts at a
     /// feature inside the `features` array. Feature numbers count from 0 within the piece.
-    package init(piece input: FeedInput, offset: Int, seqBase: Int64, timeUnit: TimeUnit?, strict: Bool, rules: FieldRules,
+    package init(piece input: FeedInput, offset: Int, seqBase: Int64, timeUnit: TimeUnit?, strict: Bool,
+                 rules: FieldRules,
                  endsAtCut: Bool, builder: consuming RowBuilder? = nil, onWarning: @escaping (String) -> Void,
                  onReject: @escaping (Reject) -> Void) {
         self.builder = builder
@@ -164,7 +165,11 @@ package final class GeoJSONFeedReader {
                 }
             case .afterElement:
                 pos = c.i + 1
-                if b == UInt8(ascii: ",") { state = .element } else if b == UInt8(ascii: "]") { state = .afterTop } else {
+                if b == UInt8(ascii: ",") {
+                    state = .element
+                } else if b == UInt8(ascii: "]") {
+                    state = .afterTop
+                } else {
                     throw malformed("expected ',' between features")
                 }
             case .firstElement where b == UInt8(ascii: "]"):

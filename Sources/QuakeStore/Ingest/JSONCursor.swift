@@ -41,7 +41,9 @@ package struct JSONCursor {
 
     @inline(__always)
     package mutating func expect(_ b: UInt8) throws(Malformed) {
-        guard peek() == b else { throw Malformed(reason: "expected '\(Character(Unicode.Scalar(b)))' at offset \(offset)") }
+        guard peek() == b else {
+            throw Malformed(reason: "expected '\(Character(Unicode.Scalar(b)))' at offset \(offset)")
+        }
         i += 1
     }
 
@@ -141,7 +143,8 @@ package struct JSONCursor {
                 case UInt8(ascii: "t"): out.append(9)
                 case UInt8(ascii: "u"):
                     var cp = try hex4(stop)
-                    if (0xD800..<0xDC00).contains(cp), i + 1 < stop, p[i] == UInt8(ascii: "\\"), p[i + 1] == UInt8(ascii: "u") {
+                    if (0xD800..<0xDC00).contains(cp), i + 1 < stop, p[i] == UInt8(ascii: "\\"),
+                       p[i + 1] == UInt8(ascii: "u") {
                         i += 2
                         let lo = try hex4(stop)
                         guard (0xDC00..<0xE000).contains(lo) else { throw Malformed(reason: "invalid surrogate pair") }

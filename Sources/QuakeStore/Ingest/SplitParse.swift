@@ -86,7 +86,8 @@ package final class SplitParse: @unchecked Sendable {
         for k in 1..<wanted {
             let i = start + (size - start) * k / wanted
             guard i > cuts[cuts.count - 1] else { continue }
-            let cut = reader.format == .csv ? SplitParse.lineStart(f.bytes, from: i) : SplitParse.featureStart(f.bytes, from: i)
+            let cut = reader.format == .csv ? SplitParse.lineStart(f.bytes, from: i)
+                : SplitParse.featureStart(f.bytes, from: i)
             if let cut, cut < size, cut > cuts[cuts.count - 1] { cuts.append(cut) }
         }
         cuts.append(size)
@@ -148,7 +149,8 @@ package final class SplitParse: @unchecked Sendable {
                 // one set of row buffers per worker, handed from piece to piece
                 var builder: RowBuilder?
                 for k in stride(from: w, to: ranges.count, by: workers) {
-                    if !parse(piece: k, range: ranges[k], into: pipe, batchRows: batchRows, builder: &builder) { return }
+                    let more = parse(piece: k, range: ranges[k], into: pipe, batchRows: batchRows, builder: &builder)
+                    if !more { return }
                 }
             }
         }
@@ -271,7 +273,9 @@ package final class SplitParse: @unchecked Sendable {
         case .geojson: before = 0
         }
         for p in pieces {
-            for r in p.rejects { out.append(Reject(file: r.file, line: r.line + before, isFeature: r.isFeature, reason: r.reason)) }
+            for r in p.rejects {
+                out.append(Reject(file: r.file, line: r.line + before, isFeature: r.isFeature, reason: r.reason))
+            }
             before += p.lines
         }
         return out
