@@ -60,9 +60,8 @@ package final class GeoJSONFeedReader {
     /// The first piece (`offset` 0) starts at the top of the collection; a later one starts at a
     /// feature inside the `features` array. Feature numbers count from 0 within the piece.
     package init(piece input: FeedInput, offset: Int, seqBase: Int64, timeUnit: TimeUnit?, strict: Bool,
-                 rules: FieldRules,
-                 endsAtCut: Bool, builder: consuming RowBuilder? = nil, onWarning: @escaping (String) -> Void,
-                 onReject: @escaping (Reject) -> Void) {
+                 rules: FieldRules, endsAtCut: Bool, builder: consuming RowBuilder? = nil,
+                 onWarning: @escaping (String) -> Void, onReject: @escaping (Reject) -> Void) {
         self.builder = builder
         self.input = input
         buf = []
