@@ -49,19 +49,30 @@ extension ForDecimalCodec {
         let n = rows.count, mb = FrameOfReference.miniblockRows
         var histogram = [Int](repeating: 0, count: maxShift + 1)
         var lows: [Int64] = [], highs: [Int64] = []
-        var start = 0
-        while start < n {
-            let end = Swift.min(n, start + mb)
-            var lo = Int64.max, hi = Int64.min
-            for k in start..<end {
-                let x = p.m[k]
-                if x < lo { lo = x }
-                if x > hi { hi = x }
+        lows.reserveCapacity(n / mb + 1); highs.reserveCapacity(n / mb + 1)
+        p.m.withUnsafeBufferPointer { m in
+            var start = 0
+            while start < n {
+                let end = Swift.min(n, start + mb)
+                var lo = Int64.max, hi = Int64.min
+                for x in UnsafeBufferPointer(rebasing: m[start..<end]) {
+                    if x < lo { lo = x }
+                    if x > hi { hi = x }
+                }
+                lows.append(lo); highs.append(hi)
+                start = end
             }
-            lows.append(lo); highs.append(hi)
-            start = end
         }
-        for (k, i) in rows.enumerated() where v[i] != RowBatch.null { histogram[Int(p.shifts[k])] += 1 }
+        v.withUnsafeBufferPointer { all in
+            p.shifts.withUnsafeBufferPointer { shifts in
+                histogram.withUnsafeMutableBufferPointer { h in
+                    // SAFETY: `rows` lies inside `v`, `shifts` holds one value per row of `rows`, and every
+                    // shift of a row that is not null is at most `maxShift`, the histogram's last index.
+                    let src = UnsafeBufferPointer(rebasing: all[rows])
+                    for k in 0..<n where src[k] != RowBatch.null { h[Int(shifts[k])] += 1 }
+                }
+            }
+        }
         func cost(_ k: Int) -> Int {
             let d = power(k)
             var bits = 0
@@ -79,19 +90,31 @@ extension ForDecimalCodec {
             if c < bestCost { best = k; bestCost = c }
         }
         guard best > 0 else { return }
-        let d = power(best)
+        let d = power(best), top = UInt64(maxShift)
         p.split = best
-        p.remainders.reserveCapacity(histogram[0..<best].reduce(0, +))
-        for (k, i) in rows.enumerated() {
-            if k % mb == 0 { p.before.append(UInt32(p.remainders.count)) }
-            let q = floorDiv(p.m[k], d)
-            if v[i] == RowBatch.null {
-                p.shifts[k] = UInt64(maxShift)
-            } else if Int(p.shifts[k]) < best {
-                p.remainders.append(UInt64(p.m[k] &- q &* d))
+        var remainders: [UInt64] = [], before: [UInt32] = []
+        remainders.reserveCapacity(histogram[0..<best].reduce(0, +))
+        before.reserveCapacity(lows.count)
+        v.withUnsafeBufferPointer { all in
+            p.m.withUnsafeMutableBufferPointer { m in
+                p.shifts.withUnsafeMutableBufferPointer { shifts in
+                    // SAFETY: as above: `m` and `shifts` hold one value per row of `rows`, inside `v`.
+                    let src = UnsafeBufferPointer(rebasing: all[rows])
+                    for k in 0..<n {
+                        if k % mb == 0 { before.append(UInt32(remainders.count)) }
+                        let x = m[k], q = floorDiv(x, d)
+                        if src[k] == RowBatch.null {
+                            shifts[k] = top
+                        } else if Int(shifts[k]) < best {
+                            remainders.append(UInt64(x &- q &* d))
+                        }
+                        m[k] = q
+                    }
+                }
             }
-            p.m[k] = q
         }
+        p.remainders = remainders
+        p.before = before
     }
 
     /// Appends the split header and remainders of a prepared split chunk.

@@ -15,7 +15,12 @@ package enum ForDecimalCodec: RangeSelectingCodec {
     /// Every `|M| <= 2^53`: `Double(M) / 10^S` is exact, and ranges can be decided on `M`.
     package static let exactDoubles: UInt8 = 8
 
-    private static let pow10: [Int64] = (0...18).map { k in (0..<k).reduce(Int64(1)) { r, _ in r * 10 } }
+    /// `10^k`, written out so that the array is initialized statically.
+    private static let pow10: [Int64] = [
+        1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000, 10000000000, 100000000000,
+        1000000000000, 10000000000000, 100000000000000, 1000000000000000, 10000000000000000, 100000000000000000,
+        1000000000000000000
+    ]
     private static let exactLimit: Int64 = 1 << 53
 
     struct Prepared {
@@ -34,40 +39,52 @@ package enum ForDecimalCodec: RangeSelectingCodec {
     }
 
     private static func prepare(_ v: [Int64], rows: Range<Int>, splitting: Bool = true) -> Prepared {
-        var p = Prepared(m: [Int64](repeating: 0, count: rows.count), shifts: [UInt64](repeating: 0, count: rows.count),
-                         negZero: [], scale: 0, shiftWidth: 0, raw: false, exact: true, stats: .none)
-        for i in rows where v[i] != RowBatch.null { p.scale = Swift.max(p.scale, Int(v[i] & 31)) }
-        var prev: Int64 = 0, seen = false, maxShift = 0
-        for (k, i) in rows.enumerated() {
-            let x = v[i]
-            if x == RowBatch.null { p.stats.nulls += 1; p.m[k] = prev; continue }
-            let s = Int(x & 31), mant = x >> 6
-            let shift = p.scale - s
-            var big: Int64 = 0
-            if mant != 0 {
-                guard shift < pow10.count else { p.raw = true; break }
-                let (r, o) = mant.multipliedReportingOverflow(by: pow10[shift])
-                guard !o, r.magnitude < 1 << 62 else { p.raw = true; break }
-                big = r
+        var m = [Int64](repeating: 0, count: rows.count), shifts = [UInt64](repeating: 0, count: rows.count)
+        var scale = 0, nulls = 0, raw = false, exact = true, negZero: [UInt32] = []
+        var maxShift = 0
+        // the normalized mantissas' least and greatest, of the rows that are not null
+        var mlo = Int64.max, mhi = Int64.min
+        v.withUnsafeBufferPointer { all in
+            // SAFETY: `rows` lies inside the batch column `v`; `m` and `shifts` hold `rows.count` values,
+            // and every index below runs over `0..<rows.count`.
+            let src = UnsafeBufferPointer(rebasing: all[rows])
+            for x in src where x != RowBatch.null { scale = Swift.max(scale, Int(x & 31)) }
+            // one lazy-global check per chunk, not one per row
+            let powers = pow10
+            m.withUnsafeMutableBufferPointer { m in
+                shifts.withUnsafeMutableBufferPointer { shifts in
+                    var prev: Int64 = 0, seen = false
+                    for k in 0..<src.count {
+                        let x = src[k]
+                        if x == RowBatch.null { nulls += 1; m[k] = prev; continue }
+                        let s = Int(x & 31), mant = x >> 6
+                        let shift = scale - s
+                        var big: Int64 = 0
+                        if mant != 0 {
+                            guard shift < powers.count else { raw = true; break }
+                            let (r, o) = mant.multipliedReportingOverflow(by: powers[shift])
+                            guard !o, r.magnitude < 1 << 62 else { raw = true; break }
+                            big = r
+                        }
+                        if big.magnitude > UInt64(exactLimit) { exact = false }
+                        if x & 32 != 0 { negZero.append(UInt32(k)) }
+                        m[k] = big
+                        shifts[k] = UInt64(shift)
+                        if shift > maxShift { maxShift = shift }
+                        if big < mlo { mlo = big }
+                        if big > mhi { mhi = big }
+                        if !seen { for j in 0..<k { m[j] = big }; seen = true }
+                        prev = big
+                    }
+                }
             }
-            if big.magnitude > UInt64(exactLimit) { p.exact = false }
-            if x & 32 != 0 { p.negZero.append(UInt32(k)) }
-            p.m[k] = big
-            p.shifts[k] = UInt64(shift)
-            maxShift = Swift.max(maxShift, shift)
-            if !seen { for j in 0..<k { p.m[j] = big }; seen = true }
-            prev = big
         }
+        var p = Prepared(m: m, shifts: shifts, negZero: negZero, scale: scale, shiftWidth: 0, raw: raw, exact: exact,
+                         stats: ChunkStats(nulls: nulls, min: 0, max: 0))
         var lo = Double.infinity, hi = -Double.infinity
         if p.exact && !p.raw {
             // min and max on the normalized mantissas: one division each instead of one a row
             // (-0.0 and 0.0 are one value to a zone map: both compare equal)
-            var mlo = Int64.max, mhi = Int64.min
-            for (k, i) in rows.enumerated() where v[i] != RowBatch.null {
-                let m = p.m[k]
-                if m < mlo { mlo = m }
-                if m > mhi { mhi = m }
-            }
             if mlo <= mhi {
                 lo = Double(mlo) / ScaledDecimal.pow10[p.scale]
                 hi = Double(mhi) / ScaledDecimal.pow10[p.scale]

@@ -68,7 +68,10 @@ package struct UnitAggregates: Sendable {
             let n = u.rows.count
             doubles.removeAll(keepingCapacity: true)
             for k in 0..<m {
-                for r in u.rows { doubles.append(values[k][r] == RowBatch.null ? .nan : ScaledDecimal.double(values[k][r])) }
+                values[k].withUnsafeBufferPointer { v in
+                    // SAFETY: the unit's rows lie inside the batch, so inside each of its columns
+                    for x in UnsafeBufferPointer(rebasing: v[u.rows]) { doubles.append(ScaledDecimal.double(x)) }
+                }
             }
             for g in 0..<lists {
                 // the entry of each row, in order of first appearance
@@ -101,9 +104,17 @@ package struct UnitAggregates: Sendable {
                                     a[k] = f
                                     continue
                                 }
-                                for j in 0..<n {
-                                    let x = d[k * n + j]
-                                    if !x.isNaN { a[rs[j] * m + k].fold(x) }
+                                // a run of rows of one entry folds in registers, and is stored once
+                                var j = 0
+                                while j < n {
+                                    let s = rs[j]
+                                    var f = a[s * m + k]
+                                    repeat {
+                                        let x = d[k * n + j]
+                                        if !x.isNaN { f.fold(x) }
+                                        j += 1
+                                    } while j < n && rs[j] == s
+                                    a[s * m + k] = f
                                 }
                             }
                         }

@@ -39,7 +39,14 @@ package struct FieldRules: Sendable {
     ///   character return nil after one scan.
     package mutating func normalized(_ p: UnsafeRawBufferPointer) -> [UInt8]? {
         var high = false, combining = false
-        for b in p where b >= 0xC3 {
+        // eight bytes a step while they are all ASCII: most text is
+        var i = 0
+        while i + 8 <= p.count {
+            // SAFETY: bytes i..<i+8 lie inside `p`.
+            if p.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+            i += 8
+        }
+        for b in UnsafeRawBufferPointer(rebasing: p[i...]) where b >= 0xC3 {
             high = true
             if b >= 0xCC { combining = true; break }
         }
