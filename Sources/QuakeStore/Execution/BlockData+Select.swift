@@ -110,6 +110,7 @@ extension BlockData {
     /// Rows of `sel` whose value of `c` lies in `r`: on encoded values over the whole window,
     /// or on the decoded column for a narrowed selection.
     private func range(_ c: Column, _ r: RangePredicate, _ sel: Selection) throws -> Selection {
+        if c == .time, case .time(let lo, let hi) = r, case .all(let n) = sel { return try timeRun(lo, hi, n) }
         if case .all(let n) = sel, !isDecoded(c) {
             if let hits = try reader.select(c, block: block, rows: window, r) {
                 if hits.count == n { return sel }
@@ -146,6 +147,30 @@ extension BlockData {
                 }
             }
         }
+    }
+
+    /// The rows of the window whose time lies in `lo..<hi`. A partition stores its rows in (time,
+    /// id) order (`verify` checks it), so they are one run, found by two binary searches on the
+    /// decoded times. The times stay decoded for what reads them next: ordering a day by time, or
+    /// the page.
+    /// - Complexity: O(window) to decode the times, O(log window) to find the run.
+    private func timeRun(_ lo: Int64?, _ hi: Int64?, _ n: Int) throws -> Selection {
+        let v = try ints(.time)
+        guard v.count == n else { throw StoreError.corrupt(reader.path, "time column block \(block)") }
+        // null (Int64.min) sorts first and lies in no range
+        let l = Swift.max(lo ?? Int64.min, Int64.min + 1), h = hi ?? Int64.max
+        guard l < h else { return .none }
+        func firstNotBelow(_ x: Int64) -> Int {
+            var a = 0, b = v.count
+            while a < b {
+                let m = (a + b) / 2
+                if v[m] < x { a = m + 1 } else { b = m }
+            }
+            return a
+        }
+        let first = firstNotBelow(l), end = firstNotBelow(h)
+        if first == 0 && end == n { return .all(n) }
+        return first < end ? .rows((first..<end).map { UInt32(truncatingIfNeeded: $0) }) : .none
     }
 
     /// `oneOf` on a category column: the wanted values become a table over the dictionary

@@ -25,17 +25,13 @@ package struct Materializer {
             }
             return d
         }
-        var scratch: [UInt8] = []
-        var out = RowBatch()
         let columns = Column.allCases.filter(columns.contains)
         if windows.count <= Materializer.resultOrderWindows {
             // few granules (a page of a day): all of them decoded at once, rows written in result order
             let decoded = windows.indices.map(data)
             var group = [Int](repeating: 0, count: refs.count)
             for (g, w) in windows.enumerated() { for k in order[w.at] { group[k] = g } }
-            for k in refs.indices { try write(refs[k], decoded[group[k]], columns, &out, &scratch) }
-            out.padRows()
-            return out
+            return try inResultOrder(refs, decoded, group, columns)
         }
         // many: each thread takes a run of granules and decodes one at a time, writing rows in
         // storage order; the runs are joined in order, then put in result order
@@ -51,11 +47,84 @@ package struct Materializer {
             part.padRows()
             return part
         }
+        var out = RowBatch()
         for part in parts { out.append(contentsOf: part) }
         if order.elementsEqual(refs.indices) { return out }
         var position = [Int](repeating: 0, count: refs.count)
         for (row, k) in order.enumerated() { position[k] = row }
         return out.gather(position)
+    }
+
+    /// The rows of `refs` in their order, row `k` read from window `decoded[group[k]]`, written a
+    /// column at a time: each window's decoded column is fetched once per column, not once per
+    /// row and column.
+    private func inResultOrder(_ refs: [RowRef], _ decoded: [BlockData], _ group: [Int],
+                               _ columns: [Column]) throws -> RowBatch {
+        let n = refs.count
+        var at = [Int](repeating: 0, count: n)
+        for k in 0..<n {
+            let d = decoded[group[k]], i = refs[k].row - d.firstRow
+            guard i >= 0, i < d.rows else { throw StoreError.corrupt(d.reader.path, "row \(refs[k].row) outside its window") }
+            at[k] = i
+        }
+        var out = RowBatch()
+        for c in columns {
+            switch c.kind {
+            case .timestamp, .decimal:
+                let vs = try decoded.map { d in
+                    let v = try d.ints(c)
+                    guard v.count == d.rows else { throw StoreError.corrupt(d.reader.path, "column \(c) block \(d.block)") }
+                    return v
+                }
+                var col = [Int64](repeating: RowBatch.null, count: n)
+                for k in 0..<n { col[k] = vs[group[k]][at[k]] }
+                out.ints[c.rawValue] = col
+            case .category:
+                let bs = try decoded.map { d in
+                    let b = try d.category(c)
+                    guard b.codes.count == d.rows else { throw StoreError.corrupt(d.reader.path, "column \(c) block \(d.block)") }
+                    return b
+                }
+                var a = ByteArena()
+                a.ends.reserveCapacity(n)
+                for k in 0..<n {
+                    let code = Int(bs[group[k]].codes[at[k]])
+                    guard code <= bs[group[k]].dictionary.count else {
+                        throw StoreError.corrupt(decoded[group[k]].reader.path, "column \(c) code \(code)")
+                    }
+                    if code > 0 { a.append(from: bs[group[k]].dictionary, row: code - 1) } else { a.appendNull() }
+                }
+                out.text[c.rawValue] = a
+            case .text:
+                let ts = try decoded.map { d in
+                    let t = try d.text(c)
+                    guard t.count == d.rows else { throw StoreError.corrupt(d.reader.path, "column \(c) block \(d.block)") }
+                    return t
+                }
+                var a = ByteArena()
+                a.ends.reserveCapacity(n)
+                for k in 0..<n { a.append(from: ts[group[k]], row: at[k]) }
+                out.text[c.rawValue] = a
+            case .place:
+                let ps = try decoded.map { d in
+                    let p = try d.place()
+                    guard p.locality.count == d.rows else { throw StoreError.corrupt(d.reader.path, "place block \(d.block)") }
+                    return p
+                }
+                var a = ByteArena()
+                a.ends.reserveCapacity(n)
+                for k in 0..<n {
+                    ps[group[k]].write(at[k], into: &a.bytes)
+                    a.ends.append(a.bytes.count)
+                }
+                out.text[c.rawValue] = a
+            }
+        }
+        out.count = n
+        out.present = [UInt64](repeating: Column.allMask, count: n)
+        out.seq = [Int64](repeating: 0, count: n)
+        out.padRows()
+        return out
     }
 
     /// Up to this many granules, a page is written straight in result order.
