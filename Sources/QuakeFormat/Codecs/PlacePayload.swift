@@ -98,21 +98,37 @@ package struct PlaceBlock: Sendable {
         out.append(contentsOf: localities.bytes[localities.range(Int(c) - 1)])
     }
 
-    /// Appends `<N>[ ]km <DIR> of ` for a patterned row.
+    /// Each direction's letters, the first in the low byte, and their count in the top byte:
+    /// a literal, so read without a lazy-global check.
+    private static let packedDirections: [UInt32] = [
+        0x0100_004E, 0x0345_4E4E, 0x0200_454E, 0x0345_4E45, 0x0100_0045, 0x0345_5345, 0x0200_4553, 0x0345_5353,
+        0x0100_0053, 0x0357_5353, 0x0200_5753, 0x0357_5357, 0x0100_0057, 0x0357_4E57, 0x0200_574E, 0x0357_4E4E
+    ]
+
+    /// Appends `<N>[ ]km <DIR> of ` for a patterned row, built in a buffer on the stack and
+    /// appended once.
     @inline(__always)
     package func prefix(_ row: Int, into out: inout [UInt8]) {
         let d = direction[row]
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0)
-        var n = 0
-        var v = Int(distance[row])
-        withUnsafeMutableBytes(of: &digits) { dp in
-            repeat { dp[n] = UInt8(48 + v % 10); v /= 10; n += 1 } while v > 0
-            for k in stride(from: n - 1, through: 0, by: -1) { out.append(dp[k]) }
+        var v = distance[row].magnitude
+        var digits = 1
+        var t = v / 10
+        while t > 0 { digits += 1; t /= 10 }
+        let letters = PlaceBlock.packedDirections[Int(d & 0x0F)]
+        var buffer: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &buffer) { b in
+            // SAFETY: at most 10 digits (a UInt32), a space, "km ", 3 letters and " of ": 21 of 24 bytes.
+            var n = digits
+            repeat { n -= 1; b[n] = UInt8(truncatingIfNeeded: 48 + v % 10); v /= 10 } while n > 0
+            n = digits
+            if d & PlacePayload.spaceFlag != 0 { b[n] = 0x20; n += 1 }
+            b[n] = UInt8(ascii: "k"); b[n + 1] = UInt8(ascii: "m"); b[n + 2] = 0x20
+            n += 3
+            for j in 0..<Int(letters >> 24) { b[n + j] = UInt8(truncatingIfNeeded: letters >> UInt32(8 * j)) }
+            n += Int(letters >> 24)
+            b[n] = 0x20; b[n + 1] = UInt8(ascii: "o"); b[n + 2] = UInt8(ascii: "f"); b[n + 3] = 0x20
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: b[0..<(n + 4)]))
         }
-        if d & PlacePayload.spaceFlag != 0 { out.append(0x20) }
-        out.append(contentsOf: [UInt8(ascii: "k"), UInt8(ascii: "m"), 0x20])
-        out.append(contentsOf: PlacePayload.directionBytes[Int(d & 0x0F)])
-        out.append(contentsOf: [0x20, UInt8(ascii: "o"), UInt8(ascii: "f"), 0x20])
     }
 
     package func arena() -> ByteArena {

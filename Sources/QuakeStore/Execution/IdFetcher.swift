@@ -59,7 +59,11 @@ package struct IdFetcher {
     /// Indices of `refs` by partition, then row (both below 2^24 and 2^40: a partition holds
     /// at most the rows one merge holds in memory).
     static func storageOrder(_ refs: [RowRef]) -> [Int] {
-        let keys = refs.map { UInt64(truncatingIfNeeded: $0.partition) << 40 | UInt64(truncatingIfNeeded: $0.row) }
-        return refs.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }
+        // (key, index) pairs compared as tuples: no closure reading two arrays per comparison
+        var pairs = refs.enumerated().map { k, r in
+            (UInt64(truncatingIfNeeded: r.partition) << 40 | UInt64(truncatingIfNeeded: r.row), k)
+        }
+        pairs.sort { $0 < $1 }
+        return pairs.map(\.1)
     }
 }

@@ -9,9 +9,7 @@ package struct Materializer {
     /// never a cache of every granule a large result touches; then put in result order. A page
     /// within a few granules (``resultOrderWindows``) is written in result order straight away.
     package func rows(_ refs: [RowRef], columns: ColumnSet) throws -> RowBatch {
-        let order = refs.indices.sorted {
-            refs[$0].partition != refs[$1].partition ? refs[$0].partition < refs[$1].partition : refs[$0].row < refs[$1].row
-        }
+        let order = IdFetcher.storageOrder(refs)
         // the refs in each granule, to be decoded from the first to the last of them only
         let windows = try executor.granuleRuns(refs, order)
         func data(_ g: Int) -> BlockData {
