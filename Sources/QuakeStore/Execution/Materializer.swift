@@ -62,7 +62,9 @@ package struct Materializer {
         var at = [Int](repeating: 0, count: n)
         for k in 0..<n {
             let d = decoded[group[k]], i = refs[k].row - d.firstRow
-            guard i >= 0, i < d.rows else { throw StoreError.corrupt(d.reader.path, "row \(refs[k].row) outside its window") }
+            guard i >= 0, i < d.rows else {
+                throw StoreError.corrupt(d.reader.path, "row \(refs[k].row) outside its window")
+            }
             at[k] = i
         }
         var out = RowBatch()
@@ -71,7 +73,7 @@ package struct Materializer {
             case .timestamp, .decimal:
                 let vs = try decoded.map { d in
                     let v = try d.ints(c)
-                    guard v.count == d.rows else { throw StoreError.corrupt(d.reader.path, "column \(c) block \(d.block)") }
+                    guard v.count == d.rows else { throw Materializer.short(d, c) }
                     return v
                 }
                 var col = [Int64](repeating: RowBatch.null, count: n)
@@ -80,7 +82,7 @@ package struct Materializer {
             case .category:
                 let bs = try decoded.map { d in
                     let b = try d.category(c)
-                    guard b.codes.count == d.rows else { throw StoreError.corrupt(d.reader.path, "column \(c) block \(d.block)") }
+                    guard b.codes.count == d.rows else { throw Materializer.short(d, c) }
                     return b
                 }
                 var a = ByteArena()
@@ -96,7 +98,7 @@ package struct Materializer {
             case .text:
                 let ts = try decoded.map { d in
                     let t = try d.text(c)
-                    guard t.count == d.rows else { throw StoreError.corrupt(d.reader.path, "column \(c) block \(d.block)") }
+                    guard t.count == d.rows else { throw Materializer.short(d, c) }
                     return t
                 }
                 var a = ByteArena()
@@ -106,7 +108,7 @@ package struct Materializer {
             case .place:
                 let ps = try decoded.map { d in
                     let p = try d.place()
-                    guard p.locality.count == d.rows else { throw StoreError.corrupt(d.reader.path, "place block \(d.block)") }
+                    guard p.locality.count == d.rows else { throw Materializer.short(d, .place) }
                     return p
                 }
                 var a = ByteArena()
@@ -123,6 +125,11 @@ package struct Materializer {
         out.seq = [Int64](repeating: 0, count: n)
         out.padRows()
         return out
+    }
+
+    /// The error for a window whose column `c` decodes to another number of rows than it holds.
+    private static func short(_ d: BlockData, _ c: Column) -> StoreError {
+        StoreError.corrupt(d.reader.path, "column \(c) block \(d.block) does not decode to its \(d.rows) rows")
     }
 
     /// Up to this many granules, a page is written straight in result order.
