@@ -119,6 +119,34 @@ import Testing
         }
     }
 
+    /// Every direction, with and without the space before "km", at distances of one to six
+    /// digits, is split as a pattern and comes back byte for byte from both place codecs (the
+    /// text of a patterned place is rebuilt from a table of directions).
+    @Test func everyPlaceDirectionComesBackByteForByte() throws {
+        var a = ByteArena()
+        for d in PlacePayload.directions {
+            for space in ["", " "] {
+                for n in [0, 7, 42, 999, 123_456] { a.append(Array("\(n)\(space)km \(d) of Ridgecrest, CA".utf8)) }
+            }
+        }
+        for i in 0..<a.count {
+            let split = a.bytes.withUnsafeBytes { PlacePayload.split(UnsafeRawBufferPointer(rebasing: $0[a.range(i)])) }
+            #expect(split != nil, "\(a.string(i) ?? "")")
+        }
+        var codes: [UInt8] = [], zstd: [UInt8] = []
+        _ = PlaceCodesCodec.encode(a, rows: 0..<a.count, into: &codes)
+        _ = ZstdPlaceCodec.encode(a, rows: 0..<a.count, into: &zstd)
+        for (id, bytes) in [(CodecID.placeCodes, codes), (.zstdPlace, zstd)] {
+            let got: ByteArena = try bytes.withStoreBytes { (chunk) throws(StoreError) in
+                guard case .place(let p) = try id.decode(chunk, count: a.count, rows: 0..<a.count, as: .stored) else {
+                    throw .corrupt("not a place vector")
+                }
+                return p.arena()
+            }
+            #expect(got == a, "\(id)")
+        }
+    }
+
     @Test func rangeSelectionOnEncodedValuesEqualsDecodeThenCompare() throws {
         var rng = SplitMix64(seed: 77)
         var accepted = 0

@@ -15,7 +15,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
     /// Every `|M| <= 2^53`: `Double(M) / 10^S` is exact, and ranges can be decided on `M`.
     package static let exactDoubles: UInt8 = 8
 
-    /// `10^k`, written out so that the array is initialized statically.
+    /// `10^k`, written out: a literal's storage is a constant in the binary.
     private static let pow10: [Int64] = [
         1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000, 10000000000, 100000000000,
         1000000000000, 10000000000000, 100000000000000, 1000000000000000, 10000000000000000, 100000000000000000,
@@ -49,7 +49,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
             // and every index below runs over `0..<rows.count`.
             let src = UnsafeBufferPointer(rebasing: all[rows])
             for x in src where x != RowBatch.null { scale = Swift.max(scale, Int(x & 31)) }
-            // one lazy-global check per chunk, not one per row
+            // read once per chunk
             let powers = pow10
             m.withUnsafeMutableBufferPointer { m in
                 shifts.withUnsafeMutableBufferPointer { shifts in
