@@ -84,11 +84,13 @@ struct BenchCommand: ParsableCommand {
             return
         }
         let w = max(20, results.map(\.name.count).max() ?? 0)
-        print("case".padding(toLength: w, withPad: " ", startingAt: 0) + "median ms".leftPad(11) + "min ms".leftPad(10) + "max ms".leftPad(10)
-              + "rows out".leftPad(10) + "rows/s".leftPad(14) + "MB/s".leftPad(9))
+        let head: String = "case".padding(toLength: w, withPad: " ", startingAt: 0) + "median ms".leftPad(11)
+            + "min ms".leftPad(10) + "max ms".leftPad(10)
+        print(head + "rows out".leftPad(10) + "rows/s".leftPad(14) + "MB/s".leftPad(9))
         for r in results {
-            print(r.name.padding(toLength: w, withPad: " ", startingAt: 0) + String(format: "%11.2f%10.2f%10.2f", r.medianMs, r.minMs, r.maxMs)
-                  + "\(r.rowsOut)".leftPad(10) + String(format: "%14.0f%9.1f", r.rowsPerSecond, r.megabytesPerSecond))
+            let times: String = String(format: "%11.2f%10.2f%10.2f", r.medianMs, r.minMs, r.maxMs)
+            let rates: String = String(format: "%14.0f%9.1f", r.rowsPerSecond, r.megabytesPerSecond)
+            print(r.name.padding(toLength: w, withPad: " ", startingAt: 0) + times + "\(r.rowsOut)".leftPad(10) + rates)
         }
     }
 

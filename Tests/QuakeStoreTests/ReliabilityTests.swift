@@ -50,6 +50,40 @@ import Testing
         }
     }
 
+    /// Names in a manifest read back byte for byte when they are UTF-8 (one to four bytes a
+    /// character), and bytes that are not UTF-8 are an error, never a repaired name.
+    @Test func manifestNamesAreUTF8OrAnError() throws {
+        func read(_ payload: [UInt8]) throws(StoreError) -> String {
+            let bytes = [UInt8(payload.count), 0] + payload
+            return try bytes.withStoreBytes { raw throws(StoreError) in
+                var r = ByteReader(raw)
+                return try r.string()
+            }
+        }
+        for name in ["2024-06", "a.qkp", "Île-de-France", "Ōita 大分", "🌋 Kīlauea", ""] {
+            var w = ByteWriter()
+            w.string(name)
+            let back = try w.bytes.withStoreBytes { raw throws(StoreError) in
+                var r = ByteReader(raw)
+                return try r.string()
+            }
+            #expect(back == name)
+            #expect(Array(back.utf8) == Array(name.utf8))
+        }
+        // a stray continuation byte, a cut sequence, an overlong form, a surrogate, past U+10FFFF
+        for bad: [UInt8] in [[0x61, 0x80], [0xC3], [0xE2, 0x82], [0xC0, 0xAF], [0xED, 0xA0, 0x80],
+                             [0xF4, 0x90, 0x80, 0x80], [0xFF, 0x61]] {
+            #expect(throws: StoreError.self) { try read(bad) }
+        }
+        // a name cut short of its length is an error too
+        #expect(throws: StoreError.self) {
+            try [UInt8]([5, 0, 0x61]).withStoreBytes { raw throws(StoreError) in
+                var r = ByteReader(raw)
+                return try r.string()
+            }
+        }
+    }
+
     @Test func boundsFromInputNeverTrap() throws {
         #expect(throws: WhereParser.SyntaxError.self) { try WhereParser.parse("time > 9.3e18") }
         #expect(throws: WhereParser.SyntaxError.self) { try WhereParser.parse(String(repeating: "(", count: 5000) + "mag > 1") }

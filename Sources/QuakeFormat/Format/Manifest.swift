@@ -229,8 +229,14 @@ extension ByteReader {
         try need(2)
         let n = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt16.self)))
         pos += 2
-        let b = try raw(n, as: UInt8.self)
-        guard let s = String(validating: b, as: UTF8.self) else { throw .corrupt("a name is not valid UTF-8") }
+        try need(n)
+        let b = UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + n)])
+        pos += n
+        // decoded straight from the buffer, and valid exactly when decoding repaired nothing: the
+        // generic `String(validating:as:)` and a copy to an array cost a metadata lookup each, a
+        // thousand times for a manifest
+        let s = String(decoding: b, as: UTF8.self)
+        guard s.utf8.count == n, s.utf8.elementsEqual(b) else { throw .corrupt("a name is not valid UTF-8") }
         return s
     }
 }

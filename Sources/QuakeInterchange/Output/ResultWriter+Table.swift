@@ -18,11 +18,18 @@ extension ResultWriter {
 
     /// A value cut to `maxCellWidth` characters, control characters shown as spaces.
     package static func tableCell(_ s: String) -> String {
+        // printable ASCII that fits, the usual cell, is shown as it is, with no grapheme breaking
+        if s.utf8.count <= maxCellWidth, s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s }
         let cut = s.count > maxCellWidth
         var out = ""
         for ch in s.prefix(cut ? maxCellWidth - 1 : maxCellWidth) { out.append(ch.isNewline || ch == "\t" ? " " : ch) }
         if cut { out.append("…") }
         return out
+    }
+
+    /// How many characters `s` shows: its byte count when it is ASCII, with no grapheme breaking.
+    static func shownWidth(_ s: String) -> Int {
+        s.utf8.allSatisfy { $0 < 0x80 } ? s.utf8.count : s.count
     }
 
     /// Narrowest a shortened text column gets before columns are dropped instead.
@@ -96,25 +103,29 @@ extension ResultWriter {
         }
         var widths = columns.map { header ? $0.name.count : 0 }
         for row in cells {
-            for (k, s) in row.enumerated() { widths[k] = max(widths[k], (s ?? ResultWriter.nullText).count) }
+            for (k, s) in row.enumerated() { widths[k] = max(widths[k], ResultWriter.shownWidth(s ?? ResultWriter.nullText)) }
         }
         var dropped: [TableColumn] = []
         if let maxWidth {
             ResultWriter.fit(maxWidth, &columns, &widths, &cells, &dropped)
         }
+        // lines are built by appending, not with `joined(separator:)`, whose first use looks up an
+        // associated type by name: a scan of every protocol conformance in the binary
         func line(_ values: [String?]) -> String {
-            var out = values.enumerated().map { k, s in
+            var out = ""
+            for (k, s) in values.enumerated() {
+                if k > 0 { out += "  " }
                 let text = s ?? ResultWriter.nullText
-                let pad = String(repeating: " ", count: widths[k] - text.count)
+                let pad = String(repeating: " ", count: max(0, widths[k] - ResultWriter.shownWidth(text)))
                 let shown = s == nil && dimNulls ? "\u{1B}[2m\(text)\u{1B}[0m" : text
-                return columns[k].rightAligned ? pad + shown : shown + pad
-            }.joined(separator: "  ")
-            while out.last == " " { out.removeLast() }
+                out += columns[k].rightAligned ? pad + shown : shown + pad
+            }
+            while out.utf8.last == UInt8(ascii: " ") { out.removeLast() }
             return out
         }
         if header {
             sink.write(line(columns.map(\.name)) + "\n")
-            sink.write(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n")
+            sink.write(line(widths.map { String(repeating: "-", count: $0) }) + "\n")
         }
         for row in cells { sink.write(line(row) + "\n") }
         if !dropped.isEmpty {
