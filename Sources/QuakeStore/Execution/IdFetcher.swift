@@ -59,11 +59,11 @@ package struct IdFetcher {
     /// Indices of `refs` by partition, then row (both below 2^24 and 2^40: a partition holds
     /// at most the rows one merge holds in memory).
     static func storageOrder(_ refs: [RowRef]) -> [Int] {
-        // (key, index) pairs compared as tuples: no closure reading two arrays per comparison
+        // (key, index) pairs in index order, sorted stably by key: the order of the pairs as tuples
         var pairs = refs.enumerated().map { k, r in
             (UInt64(truncatingIfNeeded: r.partition) << 40 | UInt64(truncatingIfNeeded: r.row), k)
         }
-        pairs.sort { $0 < $1 }
+        StableSort.byKey(&pairs) { $0.0 }
         return pairs.map(\.1)
     }
 }

@@ -61,7 +61,7 @@ package struct KeyTopN {
         var all = found
         let cut = shared.cutoff.load(ordering: .relaxed)
         if K != nil { all.removeAll { $0.key > cut } }
-        all.sort { $0.key < $1.key }
+        StableSort.byKey(&all) { $0.key }
         if let K, all.count > K {
             // keep the whole tie group at the K-th key; ids decide inside it
             let t = all[K - 1].key

@@ -35,7 +35,7 @@ private final class ParallelState<T, R>: @unchecked Sendable {
 }
 
 /// The number of worker threads scans and loads use: the machine's cores, at most 8.
-package let workerCount = max(1, min(8, ProcessInfo.processInfo.activeProcessorCount))
+package let workerCount = min(8, FileIO.processorCount())
 
 /// Runs `body` over `items` on all cores, returning results in item order; rethrows the
 /// first error.

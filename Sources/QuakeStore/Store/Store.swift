@@ -22,7 +22,9 @@ public final class Store: @unchecked Sendable {
     private var readerTable = IntTable()
     private var readerFiles: [String] = []
     private var readers: [PartitionReader?] = []
-    private var catalogs: [String: Catalog] = [:]
+    /// Mapped catalogs by file name, newest last: a short list, not a `[String: Catalog]`, whose
+    /// first use checks `String: Hashable` by scanning every protocol conformance in the binary.
+    private var catalogs: [(name: String, catalog: Catalog)] = []
     private let readersLock = NSLock()
 
     /// Where the CLI finds a store: `--store`, else `$QUAKES_STORE`, else `./quakes.store`.
@@ -105,19 +107,22 @@ public final class Store: @unchecked Sendable {
         readerTable = IntTable()
         readerFiles = []
         readers = []
-        catalogs = [:]
+        catalogs = []
         readersLock.unlock()
     }
 
     func cachedCatalog(_ name: String) -> Catalog? {
         readersLock.lock()
         defer { readersLock.unlock() }
-        return catalogs[name]
+        return catalogs.last { $0.name == name }?.catalog
     }
 
     func cacheCatalog(_ name: String, _ c: Catalog) {
         readersLock.lock()
-        catalogs[name] = c
+        if let k = catalogs.firstIndex(where: { $0.name == name }) { catalogs.remove(at: k) }
+        catalogs.append((name, c))
+        // a snapshot's catalog is read for its queries; older snapshots' are seldom read again
+        if catalogs.count > 8 { catalogs.removeFirst() }
         readersLock.unlock()
     }
 
