@@ -55,6 +55,32 @@ import Testing
         #expect(aggTable.stdout == "net  count  avg(mag)\n---  -----  --------\nak       1       2.5\nhv       1      NULL\n(2 groups)\n")
     }
 
+    /// Columns line up by characters, not bytes, and a cell past 80 characters ends in `…`:
+    /// ASCII cells take the byte-count path, the others the grapheme path.
+    @Test func cellsAlignByCharacters() throws {
+        let d = CLI.tempDir()
+        let long = String(repeating: "Aleutian ", count: 12) + "Islands"
+        let csv = """
+            time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type,horizontalError,depthError,magError,magNst,status,locationSource,magSource
+            2024-06-15T01:00:00.000Z,61.5,-150.1,,2.5,ml,,,,,ak,ak1,,"5 km N of Willow, Alaska",earthquake,,,,,reviewed,ak,ak
+            2024-06-15T02:00:00.000Z,33.2,131.6,10,4.1,mb,,,,,us,us1,,"12 km SE of Ōita, Japan",earthquake,,,,,reviewed,us,us
+            2024-06-15T03:00:00.000Z,51.5,-175.1,20,3.0,ml,,,,,ak,ak2,,"\(long)",earthquake,,,,,reviewed,ak,ak
+
+            """
+        try csv.write(toFile: d + "/f.csv", atomically: true, encoding: .utf8)
+        #expect(try CLI.run(["load", "--store", d + "/s", d + "/f.csv"]).status == 0)
+        let t = try CLI.run(["query", "--store", d + "/s", "--fields", "place,id", "--sort", "time"])
+        func row(_ place: String, _ id: String) -> String {
+            place + String(repeating: " ", count: 80 - place.count) + "  " + id
+        }
+        let cut = String(long.prefix(79)) + "…"
+        #expect(t.stdout.split(separator: "\n").map(String.init) == [
+            row("place", "id"), String(repeating: "-", count: 80) + "  ---",
+            row("5 km N of Willow, Alaska", "ak1"), row("12 km SE of Ōita, Japan", "us1"), row(cut, "ak2"),
+            "(3 rows)",
+        ])
+    }
+
     @Test func cursorOnlyWhenAnotherPageExists() throws {
         let s = try CLI.generatedStore(rows: "3000", seed: 12)
         let n = Int(try CLI.run(["count", "--store", s, "--min-mag", "3"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0

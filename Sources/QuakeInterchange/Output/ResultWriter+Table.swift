@@ -103,7 +103,9 @@ extension ResultWriter {
         }
         var widths = columns.map { header ? $0.name.count : 0 }
         for row in cells {
-            for (k, s) in row.enumerated() { widths[k] = max(widths[k], ResultWriter.shownWidth(s ?? ResultWriter.nullText)) }
+            for (k, s) in row.enumerated() {
+                widths[k] = max(widths[k], ResultWriter.shownWidth(s ?? ResultWriter.nullText))
+            }
         }
         var dropped: [TableColumn] = []
         if let maxWidth {
