@@ -164,10 +164,26 @@ package final class QueryExecutor {
                 if rows.count >= want && (asc || times.last != times[want - 1]) { break }
                 let (d, sel) = try scan(u, f, &stats)
                 if sel.isEmpty { continue }
-                let list = sel.list
+                var list = sel.list
+                // the rows still wanted (their number is the page's, whatever the day's size), then
+                // any that tie on time with the last of them, which restoreIdOrder orders by id
+                let left = want == Int.max ? list.count : Swift.max(0, want - rows.count)
                 if asc {
-                    rows.append(contentsOf: list.lazy.map { d.firstRow + Int($0) })
+                    rows.append(contentsOf: list.prefix(left).lazy.map { d.firstRow + Int($0) })
                 } else {
+                    if left < list.count, d.isDecoded(.time) {
+                        let all = try d.ints(.time)
+                        guard let top = list.last, Int(top) < all.count else {
+                            throw StoreError.corrupt(d.reader.path, "time column block \(d.block)")
+                        }
+                        // the cut's time: the last row this unit gives, or the page's last row so far
+                        var first = list.count - left
+                        let cut = left > 0 ? all[Int(list[first])] : times[want - 1]
+                        while first > 0, all[Int(list[first - 1])] == cut { first -= 1 }
+                        list.removeFirst(first)
+                        // no tie reaches this unit: its rows, and every earlier unit's, are earlier
+                        if list.isEmpty { break }
+                    }
                     // times of the selected stretch only, unless the filter decoded the window's already
                     let lo = Int(list[0]), hi = Int(list[list.count - 1]) + 1
                     let w = d.window.lowerBound
