@@ -5,15 +5,16 @@ import Darwin
 #endif
 
 extension FileIO {
-    /// The processors this process may run on: its CPU affinity, cut to the cgroup's CPU quota
-    /// when one is set, as Foundation's `activeProcessorCount` counts them. Foundation reads the
-    /// quota through `URL`, whose first use scans every protocol conformance in the binary, about
-    /// 0.3 ms of a one-shot query; this reads it through the I/O layer.
+    /// The processors this process may run on: its CPU affinity (as `nproc` counts them), cut to
+    /// the cgroup's CPU quota when one is set. Foundation's `activeProcessorCount` ignores the
+    /// affinity and reads the quota through `URL`, whose first use scans every protocol
+    /// conformance in the binary, about 0.3 ms of a one-shot query; this reads both through the
+    /// I/O layer.
     package static func processorCount() -> Int {
         var n = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         #if os(Linux)
         // the affinity mask as the kernel reports it (`sched_getaffinity` is not in Swift's Glibc)
-        if let status = try? readToEnd("/proc/self/status", limit: 1 << 16), let c = allowedProcessors(status) {
+        if let status = try? readToEnd("/proc/self/status", limit: 1 << 14), let c = allowedProcessors(status) {
             n = c
         }
         if let bytes = try? readToEnd("/sys/fs/cgroup/cpu.max", limit: 64), let q = cgroupQuota(bytes) {
@@ -28,10 +29,10 @@ extension FileIO {
     package static func allowedProcessors(_ status: [UInt8]) -> Int? {
         let key = Array("Cpus_allowed:".utf8)
         var i = 0
-        // the line starts the file or follows a newline
-        while i + key.count <= status.count {
-            if (i == 0 || status[i - 1] == UInt8(ascii: "\n")) && Array(status[i..<(i + key.count)]) == key { break }
-            i += 1
+        // the line's start: the file's, or the byte after a newline
+        while i + key.count <= status.count, !status[i..<(i + key.count)].elementsEqual(key) {
+            guard let next = status[i...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+            i = next + 1
         }
         guard i + key.count <= status.count else { return nil }
         i += key.count
