@@ -67,15 +67,7 @@ package enum PartitionFile {
             case .latitude, .longitude, .depth, .mag:
                 return (.forDecimal, ForDecimalCodec.encode(v, rows: rows, splitting: c != .mag, into: &out))
             default:
-                var f: [UInt8] = [], z: [UInt8] = []
-                let fs = ForDecimalCodec.encode(v, rows: rows, into: &f)
-                if f.count <= 64 { out.append(contentsOf: f); return (.forDecimal, fs) }
-                let (zc, zs) = framed(.zstdDecimal, rows, &z, FramedCodec.mergeDecimals) { r, o in
-                    ZstdDecimalCodec.encode(v, rows: r, into: &o)
-                }
-                if z.count < f.count { out.append(contentsOf: z); return (zc, zs) }
-                out.append(contentsOf: f)
-                return (.forDecimal, fs)
+                return smallerDecimal(v, rows: rows, into: &out)
             }
         case .category:
             return (.dictionary, DictionaryCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
@@ -89,7 +81,7 @@ package enum PartitionFile {
 
     /// A zstd chunk for `rows` and its codec: `inner` alone when the rows fit in one frame, else
     /// a ``FramedCodec`` chunk of `inner` frames.
-    private static func framed(_ inner: CodecID, _ rows: Range<Int>, _ out: inout [UInt8],
+    static func framed(_ inner: CodecID, _ rows: Range<Int>, _ out: inout [UInt8],
                                _ merge: (ChunkStats, ChunkStats) -> ChunkStats,
                                _ encode: (Range<Int>, inout [UInt8]) -> ChunkStats) -> (CodecID, ChunkStats) {
         let frameRows = inner == .zstdText ? FramedCodec.textFrameRows : FramedCodec.frameRows
