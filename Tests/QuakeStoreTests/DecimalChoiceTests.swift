@@ -28,31 +28,28 @@ import Testing
         return out
     }
 
-    /// The smaller of the two whole-chunk encodings, as a load chose before sampling.
-    static func naive(_ v: [Int64], rows: Range<Int>) -> (CodecID, [UInt8]) {
-        var f: [UInt8] = [], z: [UInt8] = []
-        _ = ForDecimalCodec.encode(v, rows: rows, into: &f)
-        if f.count <= 64 { return (.forDecimal, f) }
-        let codec: CodecID = rows.count <= FramedCodec.frameRows ? .zstdDecimal : .zstdFramed
-        if rows.count <= FramedCodec.frameRows {
-            _ = ZstdDecimalCodec.encode(v, rows: rows, into: &z)
-        } else {
-            _ = FramedCodec.encode(inner: .zstdDecimal, rows: rows, frameRows: FramedCodec.frameRows, into: &z,
-                                   merge: FramedCodec.mergeDecimals) { r, o in ZstdDecimalCodec.encode(v, rows: r, into: &o) }
-        }
-        return z.count < f.count ? (codec, z) : (.forDecimal, f)
-    }
-
-    /// The whole chunk in one of the two codecs.
-    static func encoded(_ v: [Int64], rows: Range<Int>, as codec: CodecID) -> [UInt8] {
+    /// The whole chunk in frame-of-reference, or in zstd byte planes (framed past one frame).
+    static func encoded(_ v: [Int64], rows: Range<Int>, zstd: Bool) -> (CodecID, [UInt8]) {
         var out: [UInt8] = []
-        if codec == .forDecimal { _ = ForDecimalCodec.encode(v, rows: rows, into: &out); return out }
+        if !zstd { _ = ForDecimalCodec.encode(v, rows: rows, into: &out); return (.forDecimal, out) }
+        if rows.count <= FramedCodec.frameRows {
+            _ = ZstdDecimalCodec.encode(v, rows: rows, into: &out)
+            return (.zstdDecimal, out)
+        }
         _ = FramedCodec.encode(inner: .zstdDecimal, rows: rows, frameRows: FramedCodec.frameRows, into: &out,
                                merge: FramedCodec.mergeDecimals) { r, o in ZstdDecimalCodec.encode(v, rows: r, into: &o) }
-        return out
+        return (.zstdFramed, out)
     }
 
-    @Test(arguments: [1, 700, 2 * sample, 2 * sample + 1, 5 * sample + 77, 16 * sample])
+    /// The smaller of the two whole-chunk encodings, as a load chose before sampling.
+    static func naive(_ v: [Int64], rows: Range<Int>) -> (CodecID, [UInt8]) {
+        let f = encoded(v, rows: rows, zstd: false)
+        if f.1.count <= 64 { return f }
+        let z = encoded(v, rows: rows, zstd: true)
+        return z.1.count < f.1.count ? z : f
+    }
+
+    @Test(arguments: [1, 700, 2047, 2048, 3001, 2 * sample + 1, 5 * sample + 77, 16 * sample])
     func theChosenChunkDecodesToItsRowsAndIsOneOfTheTwoEncodings(rows n: Int) throws {
         var rng = SplitMix64(seed: UInt64(n))
         for (name, v) in DecimalChoiceTests.columns(rows: n, &rng) {
@@ -66,15 +63,16 @@ import Testing
             guard case .ints(let g) = got else { Issue.record("\(name) \(n): not ints"); continue }
             #expect(g == v, "\(name) \(n): decoded rows")
             let (naiveCodec, naiveBytes) = DecimalChoiceTests.naive(v, rows: rows)
-            if n <= 2 * DecimalChoiceTests.sample {
-                #expect(codec == naiveCodec && out == naiveBytes, "\(name) \(n): a small chunk keeps the smaller")
+            let head = 0..<Swift.min(DecimalChoiceTests.sample, n / 4)
+            if head.count < PartitionFile.minimumSampleRows {
+                let same = codec == naiveCodec && out == naiveBytes
+                #expect(same, "\(name) \(n): a small chunk keeps the smaller")
             } else {
-                // the codec the first frame favours, encoding the whole chunk
-                let head = 0..<DecimalChoiceTests.sample
-                let sampleCodec = DecimalChoiceTests.naive(v, rows: head).0 == .forDecimal ? CodecID.forDecimal : .zstdFramed
-                #expect(codec == sampleCodec, "\(name) \(n): the sample's codec")
-                #expect(out == DecimalChoiceTests.encoded(v, rows: rows, as: sampleCodec), "\(name) \(n): whole chunk")
-                if codec == naiveCodec { #expect(out == naiveBytes, "\(name) \(n): the same bytes as the naive choice") }
+                // the codec the chunk's first quarter (at most a frame) favours, encoding the whole chunk
+                let sampleFOR = DecimalChoiceTests.naive(v, rows: head).0 == .forDecimal
+                let (wantCodec, wantBytes) = DecimalChoiceTests.encoded(v, rows: rows, zstd: !sampleFOR)
+                let same = codec == wantCodec && out == wantBytes
+                #expect(same, "\(name) \(n): the sample's codec over the whole chunk")
             }
         }
     }
@@ -88,7 +86,8 @@ import Testing
             let v = cols[name]!
             let (codec, _) = PartitionFile.smallerDecimal(v, rows: 0..<n, into: &out)
             let (naiveCodec, naiveBytes) = DecimalChoiceTests.naive(v, rows: 0..<n)
-            #expect(codec == want && naiveCodec == want && out == naiveBytes, "\(name)")
+            let same = codec == want && naiveCodec == want && out == naiveBytes
+            #expect(same, "\(name)")
         }
         // the first frame favours frame-of-reference, the whole chunk zstd: the first frame decides
         let v = cols["uniform head, repeated tail"]!
