@@ -86,8 +86,9 @@ package final class CSVFeedReader {
     package var linesRead: Int { line - 1 }
 
     private func readHeader() throws(IngestError) {
+        var fields: [Field] = []
         while true {
-            switch scan() {
+            switch scan(into: &fields) {
             case .incomplete:
                 try refill()
                 continue
@@ -141,8 +142,19 @@ package final class CSVFeedReader {
 
     /// Reads rows into `rows` until it is full or the file ends.
     private func fill(_ rows: inout RowBuilder) throws(IngestError) {
+        // the per-row state lives in locals for the whole batch, not in the class's properties:
+        // each property access in the row loop would be a dynamic exclusivity check and a retain
+        var fields = self.fields, rules = self.rules, scratch = self.scratch
+        self.fields = []
+        self.scratch = []
+        defer {
+            self.fields = fields
+            self.rules = rules
+            self.scratch = scratch
+        }
+        let mapping = self.mapping, present = self.present, seqBase = self.seqBase
         while !rows.isFull {
-            switch scan() {
+            switch scan(into: &fields) {
             case .incomplete:
                 try refill()
             case .end:
@@ -164,7 +176,7 @@ package final class CSVFeedReader {
                     continue
                 }
                 do throws(FieldError) {
-                    try fillRow(&rows)
+                    try fillRow(&rows, fields, mapping, &rules, &scratch)
                     try rows.validateCurrentRow()
                     rows.endRow(present: present, seq: seqBase + rowNumber)
                 } catch {
@@ -175,17 +187,8 @@ package final class CSVFeedReader {
         }
     }
 
-    private func fillRow(_ batch: inout RowBuilder) throws(FieldError) {
-        // locals, not the class's properties, inside the loop: each property access in it
-        // would be a dynamic exclusivity check (7 % of a load's profile)
-        let fields = self.fields, mapping = self.mapping
-        var rules = self.rules
-        var scratch = self.scratch
-        self.scratch = []
-        defer {
-            self.rules = rules
-            self.scratch = scratch
-        }
+    private func fillRow(_ batch: inout RowBuilder, _ fields: [Field], _ mapping: [Column?], _ rules: inout FieldRules,
+                         _ scratch: inout [UInt8]) throws(FieldError) {
         let r = buf.withUnsafeBytes { p in
             Result { () throws(FieldError) in
                 for k in 0..<fields.count {
@@ -210,14 +213,10 @@ package final class CSVFeedReader {
         try r.get()
     }
 
-    /// Splits the record at `pos` into `fields`.
-    private func scan() -> Scan {
-        // the fields are gathered in a local (no dynamic exclusivity check per append) and
-        // handed back at the end, keeping the array's capacity
-        var fields = self.fields
-        self.fields = []
+    /// Splits the record at `pos` into `fields` (a local of the caller's: no dynamic exclusivity
+    /// check per append), keeping the array's capacity.
+    private func scan(into fields: inout [Field]) -> Scan {
         fields.removeAll(keepingCapacity: true)
-        defer { self.fields = fields }
         let n = buf.count
         let atEOF = eof
         if pos >= n { return atEOF ? .end : .incomplete }

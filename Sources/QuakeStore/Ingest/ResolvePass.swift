@@ -80,25 +80,23 @@ package struct ResolvePass {
             let r = try IdRecords(serialized: p)
             for i in 0..<r.count { all.append(from: r, i) }
         }
-        var interner = SliceInterner(capacity: all.count)
+        let codes = IdCodes(all.ids)
+        var code = codes.code
         var winner: [Int] = []
-        var code = [Int](repeating: 0, count: all.count)
-        all.ids.bytes.withUnsafeBytes { raw in
-            for i in 0..<all.count {
-                let k = interner.intern(UnsafeRawBufferPointer(rebasing: raw[all.ids.range(i)]))
-                code[i] = k
-                if k == winner.count { winner.append(i); continue }
-                let w = winner[k]
-                if all.updated[i] > all.updated[w] || (all.updated[i] == all.updated[w] && all.seq[i] > all.seq[w]) { winner[k] = i }
-            }
+        winner.reserveCapacity(codes.count)
+        for i in 0..<all.count {
+            let k = code[i]
+            if k == winner.count { winner.append(i); continue }
+            let w = winner[k]
+            if all.updated[i] > all.updated[w] || (all.updated[i] == all.updated[w] && all.seq[i] > all.seq[w]) { winner[k] = i }
         }
-        result.new = interner.count - storedCount
+        result.new = codes.count - storedCount
         // events this load names: the new ones, and the stored ones it has a record for
         var touched = [Bool](repeating: false, count: storedCount)
         for i in storedCount..<all.count where code[i] < storedCount { touched[code[i]] = true }
         let distinct = result.new + touched.lazy.filter { $0 }.count
         result.duplicates = (all.count - storedCount) - distinct
-        result.repeated = all.count - interner.count
+        result.repeated = all.count - codes.count
         var seen = Set<Int64>()   // (code, source partition) pairs already listed
         for i in 0..<all.count {
             let w = winner[code[i]]
@@ -108,15 +106,15 @@ package struct ResolvePass {
                 result.moves[from, default: []].append(Move(id: Array(all.ids.bytes[all.ids.range(i)]), to: to))
             }
         }
-        // the hash table and codes are done with: free them before the file is encoded
-        let distinctCount = interner.count
-        interner = SliceInterner()
+        // the codes are done with: free them before the file is encoded
+        let distinctCount = codes.count, hashes = codes.hashes
         code = []
         var index = IdHashes(bits: newIndexBits)
         if let f = old.idBuckets[b] {
             index = try IdHashes.read(path: storePath + "/ids/" + f, bucket: b, partitioning: partitioning)
         }
-        let next = reindexed(index, all: all, storedCount: storedCount, winners: winner.prefix(distinctCount))
+        let next = reindexed(index, all: all, hashes: hashes, storedCount: storedCount,
+                             winners: winner.prefix(distinctCount))
         if let f = old.idBuckets[b], next == index {
             result.file = f   // every event keeps its partition: keep the file
             return result
@@ -130,19 +128,14 @@ package struct ResolvePass {
     /// The bucket's entries after this load. Event `k` (its code) has its stored version, if
     /// any, at record `k`, and its winner at `winners[k]`: an event whose winner stays in the
     /// stored version's partition changes no entry; a moved one leaves that partition for the
-    /// winner's; a new one comes in.
+    /// winner's; a new one comes in. `hashes` holds each record's id hash.
     /// - Complexity: O(n + m log m) for n entries and m changed ones.
-    private func reindexed(_ index: IdHashes, all: IdRecords, storedCount: Int,
+    private func reindexed(_ index: IdHashes, all: IdRecords, hashes: [UInt64], storedCount: Int,
                            winners: ArraySlice<Int>) -> IdHashes {
         var last = LastPartition(partitioning: partitioning)
         func entries<S: Sequence<Int>>(_ rows: S) -> IdHashes {
             var e = IdHashes(bits: index.bits)
-            all.ids.bytes.withUnsafeBytes { raw in
-                for i in rows {
-                    let h = IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[all.ids.range(i)]))
-                    e.append(key: index.key(h), ordinal: last.ordinal(all.time[i]))
-                }
-            }
+            for i in rows { e.append(key: index.key(hashes[i]), ordinal: last.ordinal(all.time[i])) }
             e.sort()
             return e
         }

@@ -1,0 +1,112 @@
+import Foundation
+import QuakeFormat
+
+/// Dense codes for the ids of one id bucket's records, counted from 0 in first-seen order: the
+/// codes a ``SliceInterner`` gives, found with memory traffic that grows with the records.
+///
+/// One hash table over a bucket's records outgrows the cache as a load grows (1.5 M records a
+/// bucket at 100 M rows), and then every lookup misses: the resolve pass took 19x its 10 M-row
+/// time at 100 M rows. So the records are grouped first by the high bits of their id hash, a
+/// stable counting sort into groups of about ``groupRows``, and each group is deduplicated with a
+/// table that stays in the cache. Equal ids hash alike, so they land in one group.
+struct IdCodes {
+    /// Per record, the code of its id.
+    private(set) var code: [Int]
+    /// Per record, its id's hash (``IdHashes/hash(_:)``), for the index entries.
+    private(set) var hashes: [UInt64]
+    /// Distinct ids.
+    private(set) var count = 0
+
+    /// Records a group holds about (at most twice this, but for a skewed hash): its table of
+    /// 8-byte slots, 256 KB, stays in the cache.
+    static let groupRows = 1 << 14
+
+    /// - Complexity: O(n) for n records, plus the bytes of the ids hashed and compared.
+    init(_ ids: ByteArena) {
+        let n = ids.count
+        var hashes = [UInt64](repeating: 0, count: n)
+        ids.bytes.withUnsafeBytes { raw in
+            for i in 0..<n { hashes[i] = IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])) }
+        }
+        var groupBits = 0
+        while groupBits < 20 && (n >> groupBits) > IdCodes.groupRows { groupBits += 1 }
+        let groups = 1 << groupBits
+        @inline(__always) func group(_ h: UInt64) -> Int { groupBits == 0 ? 0 : Int(h >> UInt64(64 - groupBits)) }
+        // a stable counting sort of the records by group
+        var starts = [Int](repeating: 0, count: groups + 1)
+        for h in hashes { starts[group(h) + 1] += 1 }
+        for g in 0..<groups { starts[g + 1] += starts[g] }
+        var order = [Int](repeating: 0, count: n)
+        var next = starts
+        for i in 0..<n {
+            let g = group(hashes[i])
+            order[next[g]] = i
+            next[g] += 1
+        }
+        var largest = 0
+        for g in 0..<groups { largest = Swift.max(largest, starts[g + 1] - starts[g]) }
+        var room = 16
+        while room < 2 * largest { room <<= 1 }
+        // per record, the first record with its id; a table slot holds a first record, or -1
+        var first = [Int](repeating: 0, count: n)
+        var slots = [Int](repeating: -1, count: room)
+        let ends = ids.ends
+        ids.bytes.withUnsafeBytes { raw in
+            hashes.withUnsafeBufferPointer { h in
+                order.withUnsafeBufferPointer { order in
+                    first.withUnsafeMutableBufferPointer { first in
+                        slots.withUnsafeMutableBufferPointer { slots in
+                            ends.withUnsafeBufferPointer { ends in
+                                // SAFETY: every index is a record (below n, the length of `h`, `order`,
+                                // `first` and `ends`) or a slot (below `size` <= `room`); a record's
+                                // bytes are `ends[i - 1]..<ends[i]`, inside `raw`.
+                                func bytes(_ i: Int) -> UnsafeRawBufferPointer {
+                                    UnsafeRawBufferPointer(rebasing: raw[(i == 0 ? 0 : ends[i - 1])..<ends[i]])
+                                }
+                                for g in 0..<groups {
+                                    let lo = starts[g], hi = starts[g + 1]
+                                    var size = 16
+                                    while size < 2 * (hi - lo) { size <<= 1 }
+                                    let mask = size - 1
+                                    for k in lo..<hi {
+                                        let i = order[k]
+                                        // the low bits name the bucket, the high ones the group
+                                        var s = Int(truncatingIfNeeded: h[i] >> 6) & mask
+                                        while true {
+                                            let j = slots[s]
+                                            if j < 0 { slots[s] = i; first[i] = i; break }
+                                            if h[j] == h[i] && IdCodes.equal(bytes(j), bytes(i)) { first[i] = j; break }
+                                            s = (s + 1) & mask
+                                        }
+                                    }
+                                    for s in 0..<size { slots[s] = -1 }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        var code = [Int](repeating: 0, count: n)
+        var distinct = 0
+        for i in 0..<n {
+            let f = first[i]
+            if f == i {
+                code[i] = distinct
+                distinct += 1
+            } else {
+                code[i] = code[f]
+            }
+        }
+        self.code = code
+        self.hashes = hashes
+        self.count = distinct
+    }
+
+    @inline(__always)
+    private static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
+        return memcmp(x, y, a.count) == 0
+    }
+}
