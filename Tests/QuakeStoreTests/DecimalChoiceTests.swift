@@ -37,7 +37,9 @@ import Testing
             return (.zstdDecimal, out)
         }
         _ = FramedCodec.encode(inner: .zstdDecimal, rows: rows, frameRows: FramedCodec.frameRows, into: &out,
-                               merge: FramedCodec.mergeDecimals) { r, o in ZstdDecimalCodec.encode(v, rows: r, into: &o) }
+                               merge: FramedCodec.mergeDecimals) { r, o in
+            ZstdDecimalCodec.encode(v, rows: r, into: &o)
+        }
         return (.zstdFramed, out)
     }
 
@@ -81,7 +83,8 @@ import Testing
         var rng = SplitMix64(seed: 7)
         let n = 8 * DecimalChoiceTests.sample
         let cols = Dictionary(uniqueKeysWithValues: DecimalChoiceTests.columns(rows: n, &rng).map { ($0.0, $0.1) })
-        for (name, want) in [("uniform", CodecID.forDecimal), ("repeated wide", .zstdFramed), ("all null", .forDecimal)] {
+        let clear: [(String, CodecID)] = [("uniform", .forDecimal), ("repeated wide", .zstdFramed), ("all null", .forDecimal)]
+        for (name, want) in clear {
             var out: [UInt8] = []
             let v = cols[name]!
             let (codec, _) = PartitionFile.smallerDecimal(v, rows: 0..<n, into: &out)

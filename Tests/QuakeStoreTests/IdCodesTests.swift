@@ -30,7 +30,9 @@ import Testing
         #expect(same)
         #expect(codes.count == interner.count)
         let hashed = ids.bytes.withUnsafeBytes { raw in
-            (0..<n).allSatisfy { codes.hashes[$0] == IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[ids.range($0)])) }
+            (0..<n).allSatisfy { i in
+                codes.hashes[i] == IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)]))
+            }
         }
         #expect(hashed)
     }
@@ -46,7 +48,9 @@ import Testing
         }
         let codes = IdCodes(a)
         #expect(codes.count == a.count / 2)
-        let paired = stride(from: 0, to: a.count, by: 2).allSatisfy { codes.code[$0] == codes.code[$0 + 1] && codes.code[$0] == $0 / 2 }
+        let paired = stride(from: 0, to: a.count, by: 2).allSatisfy { i in
+            codes.code[i] == codes.code[i + 1] && codes.code[i] == i / 2
+        }
         #expect(paired)
     }
 }

@@ -16,7 +16,8 @@ extension PartitionFile {
     /// faster.
     /// The choice depends on the rows alone, so a partition encodes to the same bytes each time.
     /// - Complexity: O(n): one codec over the chunk and both over the sample.
-    package static func smallerDecimal(_ v: [Int64], rows: Range<Int>, into out: inout [UInt8]) -> (CodecID, ChunkStats) {
+    package static func smallerDecimal(_ v: [Int64], rows: Range<Int>,
+                                       into out: inout [UInt8]) -> (CodecID, ChunkStats) {
         let sample = Swift.min(decimalSampleRows, rows.count / 4)
         if sample >= minimumSampleRows {
             let head = rows.lowerBound..<(rows.lowerBound + sample)

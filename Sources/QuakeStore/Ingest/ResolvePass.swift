@@ -88,7 +88,8 @@ package struct ResolvePass {
             let k = code[i]
             if k == winner.count { winner.append(i); continue }
             let w = winner[k]
-            if all.updated[i] > all.updated[w] || (all.updated[i] == all.updated[w] && all.seq[i] > all.seq[w]) { winner[k] = i }
+            let later = all.updated[i] > all.updated[w] || (all.updated[i] == all.updated[w] && all.seq[i] > all.seq[w])
+            if later { winner[k] = i }
         }
         result.new = codes.count - storedCount
         // events this load names: the new ones, and the stored ones it has a record for
