@@ -80,12 +80,11 @@ package struct ResolvePass {
             let r = try IdRecords(serialized: p)
             for i in 0..<r.count { all.append(from: r, i) }
         }
-        let codes = IdCodes(all.ids)
-        var code = codes.code
+        var codes = IdCodes(all.ids)
         var winner: [Int] = []
         winner.reserveCapacity(codes.count)
         for i in 0..<all.count {
-            let k = code[i]
+            let k = codes.code[i]
             if k == winner.count { winner.append(i); continue }
             let w = winner[k]
             let later = all.updated[i] > all.updated[w] || (all.updated[i] == all.updated[w] && all.seq[i] > all.seq[w])
@@ -94,22 +93,22 @@ package struct ResolvePass {
         result.new = codes.count - storedCount
         // events this load names: the new ones, and the stored ones it has a record for
         var touched = [Bool](repeating: false, count: storedCount)
-        for i in storedCount..<all.count where code[i] < storedCount { touched[code[i]] = true }
+        for i in storedCount..<all.count where codes.code[i] < storedCount { touched[codes.code[i]] = true }
         let distinct = result.new + touched.lazy.filter { $0 }.count
         result.duplicates = (all.count - storedCount) - distinct
         result.repeated = all.count - codes.count
         var seen = Set<Int64>()   // (code, source partition) pairs already listed
         for i in 0..<all.count {
-            let w = winner[code[i]]
+            let w = winner[codes.code[i]]
             if i == w { continue }
             let from = partitioning.ordinal(all.time[i]), to = partitioning.ordinal(all.time[w])
-            if from != to && seen.insert(Int64(code[i]) << 32 | Int64(from & 0xFFFF_FFFF)).inserted {
+            if from != to && seen.insert(Int64(codes.code[i]) << 32 | Int64(from & 0xFFFF_FFFF)).inserted {
                 result.moves[from, default: []].append(Move(id: Array(all.ids.bytes[all.ids.range(i)]), to: to))
             }
         }
         // the codes are done with: free them before the file is encoded
         let distinctCount = codes.count, hashes = codes.hashes
-        code = []
+        codes = IdCodes(ByteArena())
         var index = IdHashes(bits: newIndexBits)
         if let f = old.idBuckets[b] {
             index = try IdHashes.read(path: storePath + "/ids/" + f, bucket: b, partitioning: partitioning)
