@@ -98,7 +98,7 @@ import Testing
     }
 
     static func generate(_ tag: String, rows: Int, perFile: Int, overlap: Double, seed: UInt64,
-                         compression: OutputSink.Compression = .none) throws -> String {
+                         compression: OutputSink.Compression = .none, format: FeedWriter.Format = .csv) throws -> String {
         let dir = TestSupport.tempDir(tag + "-\(UUID().uuidString)")
         var o = GeneratorOptions(rows: rows)
         o.firstYear = 2021
@@ -107,6 +107,7 @@ import Testing
         o.overlap = overlap
         o.seed = seed
         o.compression = compression
+        o.format = format
         _ = try FeedGenerator.generate(o, into: dir)
         return dir
     }
@@ -153,6 +154,45 @@ import Testing
         TestSupport.write(Array(gz.prefix(gz.count * 2 / 3)), to: dir + "/cut.csv.gz")
         let other = try DirectPartitionsTests.generate("other", rows: 2000, perFile: 2000, overlap: 0, seed: 22)
         try DirectPartitionsTests.compare([[dir + "/cut.csv.gz", other], [plain + "/" + csv, dir + "/cut.csv.gz"]])
+    }
+
+    /// An archive cut into files by rows: the month each file ends in stays open into the next
+    /// file, which starts in it, so no row goes through the spill. It did: each such month was
+    /// written when its first file ended, the next file's rows for it were spilled, and the
+    /// merge wrote it again (9 months of a 100 M-row load of ten files).
+    @Test func monthsStraddlingFilesAreWrittenOnce() throws {
+        let feed = try DirectPartitionsTests.generate("cut", rows: 9000, perFile: 2000, overlap: 0, seed: 8)
+        let files = FileIO.list(feed).filter { $0.hasSuffix(".csv") }.sorted().map { feed + "/" + $0 }
+        #expect(files.count == 5)
+        let spilled = Seen()
+        let (steps, early) = try DirectPartitionsTests.run([files], direct: true, spilled: spilled)
+        #expect(spilled.all == [0], "months with rows in the spill: \(spilled.all)")
+        #expect(early == [24], "every month is written once, before the merge: \(early)")
+        let (reference, _) = try DirectPartitionsTests.run([files], direct: false)
+        #expect(steps == reference)
+    }
+
+    /// A file that fails after the one before it ended inside a partition: the partition keeps
+    /// the earlier file's rows, whether it was still open when the failure came (years), handed
+    /// to the writer before it (months: the rows are read back from the file written), or
+    /// collected past the row limit (handed to the writer, not the spill, for the same reason).
+    @Test(arguments: [(Partitioning.year, nil), (.year, 7000), (.month, nil)] as [(Partitioning, Int?)])
+    func aFailedFileKeepsTheRowsCarriedIntoIt(partitioning: Partitioning, rowsLimit: Int?) throws {
+        // three GeoJSON files of 6,000 features: 2021 straddles the first two, 2022 the last two
+        let feed = try DirectPartitionsTests.generate("carry", rows: 18000, perFile: 6000, overlap: 0, seed: 23,
+                                                      format: .geojson)
+        let files = FileIO.list(feed).filter { $0.hasSuffix(".geojson") }.sorted().map { feed + "/" + $0 }
+        #expect(files.count == 3)
+        let bytes = try FileIO.readFile(files[1], limit: Int.max)
+        let dir = TestSupport.tempDir("carry-\(UUID().uuidString)")
+        // the second file cut short, early and late: it fails (truncated GeoJSON) after batches
+        // of its first rows were routed
+        for (k, fraction) in [0.45, 0.9].enumerated() {
+            let cut = dir + "/cut-\(k).geojson"
+            TestSupport.write(Array(bytes.prefix(Int(Double(bytes.count) * fraction))), to: cut)
+            try DirectPartitionsTests.compare([[files[0], cut, files[2]], [files[0], cut], [cut, files[1]]],
+                                              rowsLimit: rowsLimit, partitioning: partitioning)
+        }
     }
 
     @Test(arguments: [false, true])

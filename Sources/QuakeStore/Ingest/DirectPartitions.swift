@@ -15,6 +15,11 @@ import QuakeFormat
 ///
 /// Encoding and writing run on writer threads (``inFlight`` at once), so parsing goes on meanwhile.
 ///
+/// The partitions open when an input file ends stay open into the next file, which usually
+/// starts in the month the last one ended in (an archive cut into files by size). Until a later
+/// file ends, a failure of it gives them back their earlier rows: the rows themselves while they
+/// are open, or read back from what the writer wrote (``rollBack()``).
+///
 /// Memory: at most ``maxOpen`` partitions of at most ``openRowsLimit`` rows together, and
 /// ``inFlight`` more being written. A partition that alone outgrows the limit (a year of a
 /// large archive) is handed to the spill instead, and the rest of its rows follow it there.
@@ -33,10 +38,12 @@ package final class DirectPartitions: @unchecked Sendable {
     /// load's work, and one writer thread was busy for 10.6 of the 14 s of a 10 M-row load.
     package static let inFlight = 2
 
-    /// A partition written directly: its entry and where its rows' load order lies.
+    /// A partition written directly: its entry and where its rows' load order lies (bytes
+    /// `sideOffset...` of the scratch file `sidePath`, which every partition of the load shares).
     package struct Written: Sendable {
         package let entry: PartitionEntry
         package let sidePath: String
+        package let sideOffset: Int
     }
 
     package let storePath: String
@@ -64,6 +71,15 @@ package final class DirectPartitions: @unchecked Sendable {
     private var closed: Set<Int> = []
     /// Handed to the writer since the current input file began: a failed file removes them.
     private var closedThisFile: [Int] = []
+    /// Per partition open when the last input file ended, its rows from ended files: the first
+    /// rows of its batch while it stays open.
+    private var carried: [Int: Int] = [:]
+    /// The highest load order of a row appended, and of one from an ended input file.
+    private var lastSeq = Int64.min, endedSeq = Int64.min
+    /// The rows, and bytes per text column, of the partition last handed to the writer: a new
+    /// one is sized for as much, since it grows by doubling otherwise, copying each column again
+    /// and faulting in fresh pages at every step.
+    private var lastShape: (rows: Int, textBytes: [Int]) = (0, [])
     // the writers': at most `inFlight` partitions at once, each on a thread; guarded by `lock`
     private let queue = DispatchQueue(label: "quakes.load.direct", attributes: .concurrent)
     private let slots = DispatchSemaphore(value: DirectPartitions.inFlight)
@@ -71,6 +87,10 @@ package final class DirectPartitions: @unchecked Sendable {
     private let lock = NSLock()
     private var done: [Int: Written] = [:]
     private var failure: StoreError?
+    /// The side file, opened by the first writer, and the bytes reserved in it so far: one file
+    /// for the load, since creating a file per partition cost a load of 1 M GeoJSON features
+    /// 3 % of its time (more on a file system without a journal, after a store was deleted).
+    private var sideFD: Int32 = -1, sideSize = 0
 
     package init(storePath: String, scratch: String, old: Manifest, generation: Int, history: HistoryStaging,
                  rowsLimit: Int = DirectPartitions.openRowsLimit, residentLimit: Int = DirectPartitions.residentLimit) {
@@ -84,6 +104,8 @@ package final class DirectPartitions: @unchecked Sendable {
         self.history = history
         stored = Set(old.partitions.map { old.partitioning.ordinal($0.minTime) })
     }
+
+    deinit { if sideFD >= 0 { FileIO.close(sideFD) } }
 
     /// Whether rows of partition `o` are collected here rather than spilled. A partition not
     /// begun yet is only begun while the process stays under ``residentLimit``, once the heap's
@@ -111,15 +133,22 @@ package final class DirectPartitions: @unchecked Sendable {
     package func append(_ batch: RowBatch, range: Range<Int>, partition o: Int) throws {
         try checkFailure()
         clock += 1
-        open[o, default: (RowBatch(), 0)].rows.append(contentsOf: batch, range: range)
+        if open[o] == nil { open[o] = (sized(), 0) }
+        open[o]?.rows.append(contentsOf: batch, range: range)
         open[o]?.fed = clock
         openRows += range.count
+        if let s = batch.seq[range].max() { lastSeq = max(lastSeq, s) }
         if let rows = open[o]?.rows, rows.count > rowsLimit {
-            open[o] = nil
-            openRows -= rows.count
-            closed.insert(o)
-            closedThisFile.append(o)
-            try spill(o, rows)
+            if carried[o] != nil {
+                // rows of an ended file go to the writer, where a failure of this file finds them
+                hand(o)
+            } else {
+                open[o] = nil
+                openRows -= rows.count
+                closed.insert(o)
+                closedThisFile.append(o)
+                try spill(o, rows)
+            }
         }
         while open.count > DirectPartitions.maxOpen || openRows > rowsLimit {
             guard let lru = open.min(by: { $0.value.fed < $1.value.fed })?.key else { break }
@@ -127,30 +156,58 @@ package final class DirectPartitions: @unchecked Sendable {
         }
     }
 
-    /// Writes every open partition and waits for the writer: at the end of each input file, so
-    /// a failed file never leaves rows of an earlier one behind.
-    package func writeAll() throws(StoreError) {
-        for o in open.keys.sorted() { hand(o) }
-        group.wait()
+    /// Ends an input file: its rows are now kept whatever a later file does. The partitions open
+    /// stay open for the next file.
+    package func endFile() throws(StoreError) {
+        carried = open.mapValues { $0.rows.count }
+        endedSeq = lastSeq
         closedThisFile = []
         try checkFailure()
     }
 
-    /// Forgets the current file: drops its open rows and removes what it wrote.
-    package func rollBack() {
+    /// Writes every open partition and waits for the writer: at the end of the input.
+    package func writeAll() throws(StoreError) {
+        for o in open.keys.sorted() { hand(o) }
         group.wait()
-        open = [:]
-        openRows = 0
+        carried = [:]
+        closedThisFile = []
+        try checkFailure()
+    }
+
+    /// Forgets the current file: drops its rows, removes what it wrote, and gives the partitions
+    /// carried from ended files back their rows (read back from the writer's files if handed).
+    package func rollBack() throws(StoreError) {
+        group.wait()
+        var kept: [Int: (rows: RowBatch, fed: Int)] = [:]
+        for (o, entry) in open {
+            guard let n = carried[o], n > 0 else { continue }
+            var rows = RowBatch()
+            rows.append(contentsOf: entry.rows, range: 0..<n)
+            kept[o] = (rows, entry.fed)
+        }
         lock.lock()
-        defer { lock.unlock() }
-        for o in closedThisFile {
+        let handed = closedThisFile.map { ($0, done.removeValue(forKey: $0)) }
+        lock.unlock()
+        closedThisFile = []
+        for (o, w) in handed {
             closed.remove(o)
-            guard let w = done.removeValue(forKey: o) else { continue }
+            guard let w else { continue }
+            if let n = carried[o], n > 0 {
+                let rows = try DirectPartitions.rows(w, storePath: storePath)
+                let endedSeq = endedSeq
+                let earlier = rows.seq.indices.filter { rows.seq[$0] <= endedSeq }
+                guard earlier.count == n else {
+                    throw .corrupt(w.sidePath, "\(earlier.count) rows of ended files read back, \(n) written")
+                }
+                clock += 1
+                kept[o] = (rows.gather(earlier), clock)
+            }
             FileIO.remove(storePath + "/partitions/" + w.entry.file)
-            FileIO.remove(w.sidePath)
             history.discard(ordinal: o)
         }
-        closedThisFile = []
+        open = kept
+        openRows = kept.values.reduce(0) { $0 + $1.rows.count }
+        lastSeq = endedSeq
     }
 
     /// Waits until the writer is idle: a load that fails stops here before its files are removed.
@@ -163,9 +220,19 @@ package final class DirectPartitions: @unchecked Sendable {
         if let f { throw f }
     }
 
+    /// An empty partition sized like the last one handed to the writer, a little larger.
+    private func sized() -> RowBatch {
+        var b = RowBatch()
+        guard lastShape.rows > 0 else { return b }
+        let rows = min(lastShape.rows + lastShape.rows / 4, rowsLimit + rowsLimit / 8)
+        b.reserveCapacity(rows: rows, textBytes: lastShape.textBytes.map { $0 * rows / lastShape.rows + 64 })
+        return b
+    }
+
     /// Hands partition `o` to the writer, waiting while ``inFlight`` are queued.
     private func hand(_ o: Int) {
         guard let rows = open.removeValue(forKey: o)?.rows else { return }
+        lastShape = (rows.count, rows.text.map(\.bytes.count))
         openRows -= rows.count
         closed.insert(o)
         closedThisFile.append(o)
@@ -199,13 +266,29 @@ package final class DirectPartitions: @unchecked Sendable {
         for t in rows.ints[Column.time.rawValue] { changes.touch(t) }
         rows.sortByTimeId()
         let key = partitioning.key(ordinal: o)
-        let side = "\(scratch)/direct-\(o).side"
-        try FileIO.writeFile(side, DirectPartitions.side(rows))
+        let (side, at) = try appendSide(DirectPartitions.side(rows))
         let file = "\(key).g\(generation).\(PartitionFile.fileExtension)"
         let entry = try PartitionWriter.write(rows, key: key, file: file, storePath: storePath, blockRows: blockRows)
         topRows?.offer(rows, file: file)
         try history.append(ordinal: o, changes.encoded(key: key, partitionRows: entry.rows))
-        return Written(entry: entry, sidePath: side)
+        return Written(entry: entry, sidePath: side, sideOffset: at)
+    }
+
+    /// Writes `bytes` at the end of the side file; returns its path and where they start.
+    private func appendSide(_ bytes: [UInt8]) throws(StoreError) -> (String, Int) {
+        let path = scratch + "/direct.side"
+        lock.lock()
+        if sideFD < 0 {
+            do throws(StoreError) { sideFD = try FileIO.open(path, O_CREAT | O_TRUNC | O_WRONLY) } catch {
+                lock.unlock()
+                throw error
+            }
+        }
+        let fd = sideFD, at = sideSize
+        sideSize += bytes.count
+        lock.unlock()
+        try FileIO.pwriteAll(fd, bytes, at: at, path: path)
+        return (path, at)
     }
 
     /// Per row, its load order then its source columns, as little-endian 64-bit words.
@@ -222,12 +305,11 @@ package final class DirectPartitions: @unchecked Sendable {
     /// each row's load order and source columns.
     package static func rows(_ w: Written, storePath: String) throws(StoreError) -> RowBatch {
         var b = try PartitionReader(storePath: storePath, entry: w.entry).readAll()
-        let side = try FileIO.readFile(w.sidePath, limit: Int.max)
-        guard side.count == 16 * b.count else {
-            throw .corrupt(w.sidePath, "\(side.count) bytes for \(b.count) rows")
-        }
         let n = b.count
-        // SAFETY: the file holds exactly 16 * n bytes (checked above); every load lies inside it.
+        let fd = try FileIO.open(w.sidePath, O_RDONLY)
+        defer { FileIO.close(fd) }
+        let side = try FileIO.preadExactly(fd, count: 16 * n, at: w.sideOffset, path: w.sidePath)
+        // SAFETY: `side` holds exactly 16 * n bytes (preadExactly); every load lies inside it.
         side.withUnsafeBytes { raw in
             for i in 0..<n {
                 b.seq[i] = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self))

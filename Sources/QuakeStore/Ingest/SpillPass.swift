@@ -64,7 +64,7 @@ package final class SpillPass {
                 bufferedRows = 0
                 for b in 0..<idBuffers.count { idBuffers[b] = IdRecords() }
                 try spills.truncate(to: marks)
-                direct?.rollBack()
+                try direct?.rollBack()
             }
             do {
                 let warn = options.onMessage
@@ -99,7 +99,7 @@ package final class SpillPass {
                     try consumeSequential(path, reader)
                     met = reader.rulesMet
                 }
-                try direct?.writeAll()
+                try direct?.endFile()
                 summary.rowsRead += counter.value - before.rejects
                 var file = FileLoad(path: path)
                 file.rows = summary.rowsRead - before.rows
@@ -130,6 +130,7 @@ package final class SpillPass {
             if options.strict && rejectCounter.value > 0 { throw Loader.strictFailure(rejected: rejectCounter.value) }
         }
         try flushAll()
+        try direct?.writeAll()
         summary.rejected = rejectCounter.value - droppedRejects
         return summary
     }
