@@ -32,10 +32,12 @@ package final class Loader {
     package func run(_ paths: [String]) throws -> (LoadSummary, Manifest?) {
         let files = try InputFiles.expand(paths)
         let trace = ProcessInfo.processInfo.environment["QUAKES_TRACE"] != nil
-        func mark(_ phase: String) {
+        func mark(_ phase: String, _ detail: @autoclosure () -> String = "") {
             Heap.releaseFree()   // the next pass starts from what this one still holds
             options.onPhase?(phase)
-            if trace { FileHandle.standardError.write(Data("trace: \(phase) at \(String(format: "%.2f", Date().timeIntervalSince(start))) s\n".utf8)) }
+            guard trace else { return }
+            let at = String(format: "%.2f", Date().timeIntervalSince(start))
+            FileHandle.standardError.write(Data("trace: \(phase) at \(at) s\(detail())\n".utf8))
         }
         let spills = try SpillSet(directory: storePath + "/tmp")
         let staging = try HistoryStaging(path: spills.directory + "/history.stage")
@@ -49,7 +51,7 @@ package final class Loader {
         direct?.topRows = topRows
         var summary = try SpillPass(spills: spills, partitioning: old.partitioning, options: options, start: start,
                                     direct: direct).run(files)
-        mark("spilled")
+        mark("spilled", " (\(direct?.written.count ?? 0) partitions written, \(spills.partitions.count) spilled)")
         let report = progress(summary)
         report(.resolve, 0, Manifest.idBucketCount)
         let buckets = Tally()
