@@ -232,7 +232,7 @@ package final class DirectPartitions: @unchecked Sendable {
     /// Hands partition `o` to the writer, waiting while ``inFlight`` are queued.
     private func hand(_ o: Int) {
         guard let rows = open.removeValue(forKey: o)?.rows else { return }
-        lastShape = (rows.count, rows.text.map(\.bytes.count))
+        lastShape = (rows.count, rows.text.map { $0.bytes.count })
         openRows -= rows.count
         closed.insert(o)
         closedThisFile.append(o)
