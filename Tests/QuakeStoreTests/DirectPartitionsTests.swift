@@ -98,7 +98,8 @@ import Testing
     }
 
     static func generate(_ tag: String, rows: Int, perFile: Int, overlap: Double, seed: UInt64,
-                         compression: OutputSink.Compression = .none, format: FeedWriter.Format = .csv) throws -> String {
+                         compression: OutputSink.Compression = .none,
+                         format: FeedWriter.Format = .csv) throws -> String {
         let dir = TestSupport.tempDir(tag + "-\(UUID().uuidString)")
         var o = GeneratorOptions(rows: rows)
         o.firstYear = 2021
