@@ -22,7 +22,8 @@ import QuakeFormat
 ///
 /// Memory: at most ``maxOpen`` partitions of at most ``openRowsLimit`` rows together, and
 /// ``inFlight`` more being written. A partition that alone outgrows the limit (a year of a
-/// large archive) is handed to the spill instead, and the rest of its rows follow it there.
+/// large archive) is handed to the spill instead, and the rest of its rows follow it there; one
+/// that holds rows of an ended file goes to the writer instead, where a failure can find them.
 package final class DirectPartitions: @unchecked Sendable {
     /// Partitions collected at once (the one being fed, and the one before it for rows slightly late).
     package static let maxOpen = 2
