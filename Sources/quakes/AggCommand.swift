@@ -14,7 +14,7 @@ struct AggCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup var filters: FilterOptions
     @Option(help: "hour|day|week|month|year|net|magType|type|status|FIELD:WIDTH (e.g. mag:0.5); repeatable, up to 3.") var by: [String] = []
-    @Option(help: "Comma-separated: count,min(X),max(X),avg(X),sum(X),pNN(X).") var metrics: String = "count"
+    @Option(help: "Comma-separated: count,min(X),max(X),avg(X),sum(X),pNN(X),median(X).") var metrics: String = "count"
     @Option(help: "Sort groups by a key or metric name, e.g. count:desc.") var sort: String?
     @Option(help: "At most this many groups.") var limit: Int?
     @Option(name: .customLong("format"), help: "Output format.") var output: AggFormat = .table
@@ -39,7 +39,7 @@ struct AggCommand: ParsableCommand {
 
     func metricList() throws -> [Metric] {
         try AggCommand.splitMetrics(metrics).map { s in
-            guard let m = Metric(parsing: s) else { throw ValidationError("--metrics: unknown metric '\(s)' (count, min(X), max(X), avg(X), sum(X), p50(X))") }
+            guard let m = Metric(parsing: s) else { throw ValidationError("--metrics: unknown metric '\(s)' (count, min(X), max(X), avg(X), sum(X), p50(X), median(X))") }
             return m
         }
     }

@@ -26,6 +26,7 @@ enum ErrorMessage {
     static func flags(_ s: String) -> String {
         s.replacingOccurrences(of: "say which time unit the file uses", with: "say which with --time-unit s or --time-unit ms")
             .replacingOccurrences(of: "the text repair option", with: "--fix-text")
+            .replacingOccurrences(of: "a strict load refuses it", with: "--strict refuses it")
             .replacingOccurrences(of: "set the time unit to milliseconds if that is wrong",
                                   with: "pass --time-unit ms if that is wrong")
     }

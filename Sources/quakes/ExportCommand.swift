@@ -17,13 +17,17 @@ struct ExportCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup var filters: FilterOptions
     @Option(help: "Output format.") var format: Format = .csv
-    @Option(help: "Output file (csv, geojson; default: standard output) or directory (parquet, new or empty).")
+    @Option(help: "Output file (csv, geojson; default or '-': standard output) or directory (parquet, new or empty).")
     var out: String?
-    @Option(help: "Parquet layout: DIR/year=YYYY/month=MM/part-0.parquet, DIR/year=YYYY/..., or one file.")
+    @Option(help: "Parquet layout: DIR/year=YYYY/month=M/part-0.parquet, DIR/year=YYYY/..., or one file.")
     var partitionBy: ParquetLayout = .month
 
     func validate() throws {
         if format == .parquet && out == nil { throw ValidationError("--format parquet needs --out DIR") }
+        if format == .parquet && out == "-" {
+            throw ValidationError("--format parquet writes a directory; for one Parquet file on stdout use "
+                + "'quakes query --format parquet --out -'")
+        }
     }
 
     func run() throws {
@@ -35,14 +39,17 @@ struct ExportCommand: ParsableCommand {
             printError("exported \(r.rows) rows to \(r.files.count) file\(r.files.count == 1 ? "" : "s"), "
                 + "\(r.bytes) bytes")
         case .csv, .geojson:
-            let sink = try out.map { try OutputSink(path: $0) } ?? Console.out
+            let toStdout = out == nil || out == "-"
+            let sink = try toStdout ? Console.out : OutputSink(path: out ?? "-")
+            let rows: Int
             do {
-                try s.export(format: format == .csv ? .csv : .geojson, to: sink, filter: filter)
+                rows = try s.export(format: format == .csv ? .csv : .geojson, to: sink, filter: filter)
                 try sink.finish()
             } catch {
                 sink.discard()
                 throw error
             }
+            printError("exported \(rows) row\(rows == 1 ? "" : "s") as \(format.rawValue) to \(toStdout ? "stdout" : out ?? "")")
         }
     }
 }

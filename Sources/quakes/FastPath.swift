@@ -92,11 +92,11 @@ enum FastPath {
              "updatedafter", "where", "changed-since":
             return Spec(key: name)
         case "starttime": return Spec(key: "from")
-        case "endtime": return Spec(key: "to")
+        case "endtime": return Spec(key: "endtime")
         case "catalog", "net": return Spec(key: "net")
         case "magnitudetype": return Spec(key: "mag-type")
         case "eventtype": return Spec(key: "type")
-        case "eventid": return Spec(key: "id")
+        case "eventid": return Spec(key: "eventid")
         case "min-mag", "minmagnitude": return Spec(key: "min-mag", unconditional: true)
         case "max-mag", "maxmagnitude": return Spec(key: "max-mag", unconditional: true)
         case "min-depth", "mindepth": return Spec(key: "min-depth", unconditional: true)
@@ -135,6 +135,8 @@ enum FastPath {
         case "store": a.store.store = v
         case "from": a.filters.from = v
         case "to": a.filters.to = v
+        case "endtime": a.filters.endtime = v
+        case "eventid": a.filters.eventid = v
         case "day": a.filters.day = v
         case "last": a.filters.last = v
         case "place": a.filters.place = v

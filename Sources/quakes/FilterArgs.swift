@@ -3,6 +3,7 @@ import Foundation
 import QuakeStore
 import QuakeFormat
 import QuakeInterchange
+import QuakeServer
 import QuakeTestSupport
 
 /// The values of the filter flags shared by query, count, agg, sections and explain
@@ -11,6 +12,17 @@ import QuakeTestSupport
 struct FilterArgs: Equatable {
     var from: String?
     var to: String?
+    /// The FDSN `endtime`: inclusive, where `--to` is exclusive.
+    var endtime: String?
+    /// The FDSN parameters the event service defines beyond the CLI's own flags; their filter is
+    /// the service's own (``FDSNRequest``), so a pasted query string means the same both ways.
+    var eventid: String?
+    var contributor: String?
+    var reviewstatus: String?
+    var minradius: Double?
+    var minradiuskm: Double?
+    /// `includeallorigins` and the like, as name and value: accepted and ignored, as the service does.
+    var includes: [[String]] = []
     var day: String?
     var last: String?
     var minMag: Double?
@@ -57,6 +69,8 @@ struct FilterArgs: Equatable {
         try finite("--latitude", latitude)
         try finite("--longitude", longitude)
         try finite("--maxradius", maxradius)
+        try finite("--minradius", minradius)
+        try finite("--minradiuskm", minradiuskm)
         _ = try flagFilter(centerOnly: true)
         if let changedSince { _ = try HistoryPoint(parsing: changedSince, flag: "--changed-since") }
     }
@@ -88,17 +102,60 @@ struct FilterArgs: Equatable {
     /// `--bbox`, or the FDSN edges `--minlatitude`... (each missing edge is the globe's).
     private func boxFilter() throws -> Filter? {
         let fdsn = [minlatitude, maxlatitude, minlongitude, maxlongitude]
-        if let bbox {
-            guard fdsn.allSatisfy({ $0 == nil }) else {
-                throw ValidationError("--bbox cannot be combined with --minlatitude/--maxlatitude/--minlongitude/--maxlongitude")
-            }
-            let v = bbox.split(separator: ",").compactMap { Double($0.trimmingBlanks) }
-            guard v.count == 4 else { throw ValidationError("--bbox: expected minLat,maxLat,minLon,maxLon with minLat <= maxLat") }
-            return try box(v[0], v[1], v[2], v[3], "--bbox: expected minLat,maxLat,minLon,maxLon with minLat <= maxLat")
+        guard let bbox else { return nil }   // the FDSN edges are the service's (``fdsnFilter()``)
+        guard fdsn.allSatisfy({ $0 == nil }) else {
+            throw ValidationError("--bbox cannot be combined with --minlatitude/--maxlatitude/--minlongitude/--maxlongitude")
         }
-        guard fdsn.contains(where: { $0 != nil }) else { return nil }
-        return try box(minlatitude ?? -90, maxlatitude ?? 90, minlongitude ?? -180, maxlongitude ?? 180,
-                       "--minlatitude/--maxlatitude must lie in -90...90 with min <= max, longitudes in -180...180")
+        let v = bbox.split(separator: ",").compactMap { Double($0.trimmingBlanks) }
+        guard v.count == 4 else { throw ValidationError("--bbox: expected minLat,maxLat,minLon,maxLon with minLat <= maxLat") }
+        return try box(v[0], v[1], v[2], v[3], "--bbox: expected minLat,maxLat,minLon,maxLon with minLat <= maxLat")
+    }
+
+    /// The FDSN parameters whose meaning the event service defines (the box edges, `endtime`,
+    /// `eventid`, `contributor`, `reviewstatus`, `minradius`), read by the service's own parser.
+    private func fdsnFilter() throws -> Filter? {
+        var items: [(name: String, value: String)] = []
+        func add(_ name: String, _ v: String?) { if let v { items.append((name, v)) } }
+        func add(_ name: String, _ v: Double?) { if let v { items.append((name, String(v))) } }
+        add("minlatitude", minlatitude)
+        add("maxlatitude", maxlatitude)
+        add("minlongitude", minlongitude)
+        add("maxlongitude", maxlongitude)
+        add("endtime", endtime)
+        add("eventid", eventid)
+        add("contributor", contributor)
+        add("reviewstatus", reviewstatus)
+        if minradius != nil || minradiuskm != nil {
+            guard latitude != nil, longitude != nil else {
+                throw ValidationError("--minradius and --minradiuskm need --latitude and --longitude")
+            }
+            add("latitude", latitude)
+            add("longitude", longitude)
+            add("minradius", minradius)
+            add("minradiuskm", minradiuskm)
+            if let outer = radiusKm ?? maxradius.map({ $0 * Self.kmPerDegree }),
+               let inner = minradiuskm ?? minradius.map({ $0 * Self.kmPerDegree }), inner > outer {
+                throw ValidationError("--minradius must not exceed --maxradius")
+            }
+        }
+        for pair in includes where pair.count == 2 { add(pair[0], pair[1]) }
+        guard !items.isEmpty else { return nil }
+        do {
+            return try FDSNRequest(items, maxEvents: .max).filter
+        } catch {
+            throw ValidationError("FDSN: " + error.detail)
+        }
+    }
+
+    /// `--from` after `--to` (or after `--endtime`) is a mistake, not an empty answer.
+    private func checkTimeOrder() throws {
+        guard let from, let start = DateParsing.parse(from) else { return }
+        if let to, let end = DateParsing.parse(to), start > end {
+            throw ValidationError("--from \(from) is after --to \(to)")
+        }
+        if let endtime, let end = DateParsing.parse(endtime), start > end {
+            throw ValidationError("--starttime \(from) is after --endtime \(endtime)")
+        }
     }
 
     private func box(_ a: Double, _ b: Double, _ c: Double, _ d: Double, _ hint: String) throws -> Filter {
@@ -170,6 +227,8 @@ struct FilterArgs: Equatable {
         if minDepth != nil || maxDepth != nil { parts.append(.numberRange(.depth, lower: minDepth.map { .init($0) }, upper: maxDepth.map { .init($0) })) }
         if let b = try boxFilter() { parts.append(b) }
         if let n = try nearFilter(centerOnly: centerOnly) { parts.append(n) }
+        try checkTimeOrder()
+        if let f = try fdsnFilter() { parts.append(f) }
         if let updatedafter { parts.append(.timeRange(.updated, lower: try time(updatedafter, "--updatedafter"), upper: nil)) }
         if let place { parts.append(.contains(.place, CanonicalText.nfc(place), insensitive: false)) }
         if let placeLike { parts.append(.contains(.place, CanonicalText.nfc(placeLike), insensitive: true)) }

@@ -8,15 +8,16 @@ import QuakeTestSupport
 /// The filter flags shared by query, count, agg, sections and explain; what they mean is
 /// ``FilterArgs``.
 struct FilterOptions: ParsableArguments {
-    @Option(name: [.long, .customLong("starttime")],
+    @Option(name: [.long, .customLong("starttime"), .customLong("start")],
             help: "Start time, inclusive (YYYY-MM-DD or ISO date-time, UTC).") var from: String?
-    @Option(name: [.long, .customLong("endtime")],
-            help: "End time, exclusive (YYYY-MM-DD or ISO date-time, UTC).") var to: String?
+    @Option(help: "End time, exclusive (YYYY-MM-DD or ISO date-time, UTC).") var to: String?
+    @Option(name: [.customLong("endtime"), .customLong("end")],
+            help: "FDSN end time, inclusive (on or before), as the event service reads it.") var endtime: String?
     @Option(help: "One UTC day, YYYY-MM-DD.") var day: String?
     @Option(help: "The last period before now: 30m, 12h, 7d, 2w.") var last: String?
-    @Option(name: [.long, .customLong("minmagnitude")], parsing: .unconditional,
+    @Option(name: [.long, .customLong("minmagnitude"), .customLong("minmag")], parsing: .unconditional,
             help: "Minimum magnitude (inclusive).") var minMag: Double?
-    @Option(name: [.long, .customLong("maxmagnitude")], parsing: .unconditional,
+    @Option(name: [.long, .customLong("maxmagnitude"), .customLong("maxmag")], parsing: .unconditional,
             help: "Maximum magnitude (inclusive).") var maxMag: Double?
     @Option(name: [.long, .customLong("mindepth")], parsing: .unconditional,
             help: "Minimum depth in km (inclusive).") var minDepth: Double?
@@ -29,21 +30,44 @@ struct FilterOptions: ParsableArguments {
     @Option(name: [.long, .customLong("maxradiuskm")], parsing: .unconditional,
             help: "Radius in km around --near (great-circle).") var radiusKm: Double?
     @Option(help: "Place contains TEXT (case-sensitive).") var place: String?
-    @Option(help: "Place contains TEXT ignoring case and diacritics (pahala finds Pāhala).") var placeLike: String?
+    @Option(name: [.long, .customLong("placecontains")],
+            help: "Place contains TEXT ignoring case and diacritics (pahala finds Pāhala).") var placeLike: String?
     @Option(name: [.long, .customLong("catalog")], help: "Networks, comma-separated (ak,us).") var net: String?
-    @Option(name: [.long, .customLong("magnitudetype")], help: "Magnitude types, comma-separated.") var magType: String?
+    @Option(name: [.long, .customLong("magnitudetype"), .customLong("magtype")], help: "Magnitude types, comma-separated.") var magType: String?
     @Option(name: [.long, .customLong("eventtype")], help: "Event types, comma-separated.") var type: String?
     @Option(help: "Review status, comma-separated (automatic,reviewed).") var status: String?
-    @Option(name: [.long, .customLong("eventid")], help: "Event ids, comma-separated.") var id: String?
+    @Option(help: "Event ids, comma-separated.") var id: String?
+    @Option(help: "FDSN: one event, by its preferred id or any id in its ids list.") var eventid: String?
+    @Option(help: "FDSN: contributors, comma-separated: the sources, or the net of an event without them.")
+    var contributor: String?
+    @Option(help: "FDSN: automatic, reviewed or all.") var reviewstatus: String?
     @Option(help: "Updated at or after this time (FDSN updatedafter).") var updatedafter: String?
-    @Option(parsing: .unconditional, help: "FDSN: southern edge of a box, degrees.") var minlatitude: Double?
-    @Option(parsing: .unconditional, help: "FDSN: northern edge of a box, degrees.") var maxlatitude: Double?
-    @Option(parsing: .unconditional, help: "FDSN: western edge of a box, degrees.") var minlongitude: Double?
-    @Option(parsing: .unconditional, help: "FDSN: eastern edge of a box, degrees.") var maxlongitude: Double?
-    @Option(parsing: .unconditional, help: "FDSN: center latitude, with --maxradiuskm or --maxradius.") var latitude: Double?
-    @Option(parsing: .unconditional, help: "FDSN: center longitude, with --maxradiuskm or --maxradius.") var longitude: Double?
+    @Option(name: [.long, .customLong("minlat")], parsing: .unconditional,
+            help: "FDSN: southern edge of a box, degrees.") var minlatitude: Double?
+    @Option(name: [.long, .customLong("maxlat")], parsing: .unconditional,
+            help: "FDSN: northern edge of a box, degrees.") var maxlatitude: Double?
+    @Option(name: [.long, .customLong("minlon")], parsing: .unconditional,
+            help: "FDSN: western edge of a box, degrees (-360...360; past ±180 crosses the antimeridian).")
+    var minlongitude: Double?
+    @Option(name: [.long, .customLong("maxlon")], parsing: .unconditional,
+            help: "FDSN: eastern edge of a box, degrees (-360...360; 190 is 170°W, across 180°).")
+    var maxlongitude: Double?
+    @Option(name: [.long, .customLong("lat")], parsing: .unconditional,
+            help: "FDSN: center latitude, with --maxradiuskm or --maxradius.") var latitude: Double?
+    @Option(name: [.long, .customLong("lon")], parsing: .unconditional,
+            help: "FDSN: center longitude, with --maxradiuskm or --maxradius.") var longitude: Double?
     @Option(parsing: .unconditional, help: "FDSN: radius in degrees of arc around --latitude,--longitude.")
     var maxradius: Double?
+    @Option(parsing: .unconditional, help: "FDSN: events at least this many degrees of arc from the center.")
+    var minradius: Double?
+    @Option(parsing: .unconditional, help: "FDSN: events at least this many km from the center.")
+    var minradiuskm: Double?
+    @Option(help: ArgumentHelp("FDSN: accepted and ignored (true or false).", visibility: .hidden))
+    var includeallorigins: String?
+    @Option(help: ArgumentHelp("FDSN: accepted and ignored (true or false).", visibility: .hidden))
+    var includeallmagnitudes: String?
+    @Option(help: ArgumentHelp("FDSN: accepted and ignored (true or false).", visibility: .hidden))
+    var includearrivals: String?
     @Option(name: .customLong("null"), help: "FIELD is null (repeatable).") var isNull: [String] = []
     @Option(name: .customLong("not-null"), help: "FIELD is not null (repeatable).") var notNull: [String] = []
     @Option(name: .customLong("where"), help: "Swift-predicate text, e.g. 'mag >= 4.5 && place.contains(\"Alaska\")'.") var whereText: String?
@@ -56,6 +80,14 @@ struct FilterOptions: ParsableArguments {
         var a = FilterArgs()
         a.from = from
         a.to = to
+        a.endtime = endtime
+        a.eventid = eventid
+        a.contributor = contributor
+        a.reviewstatus = reviewstatus
+        a.minradius = minradius
+        a.minradiuskm = minradiuskm
+        a.includes = [("includeallorigins", includeallorigins), ("includeallmagnitudes", includeallmagnitudes),
+                      ("includearrivals", includearrivals)].compactMap { n, v in v.map { [n, $0] } }
         a.day = day
         a.last = last
         a.minMag = minMag

@@ -44,6 +44,10 @@ struct LoadCommand: ParsableCommand {
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one file, directory or -") }
+        if let url = paths.first(where: InputFiles.isURL) {
+            throw ValidationError("'\(url)' is a URL, and load reads local files: download it first "
+                + "(curl -fLO '\(url)') and load that file")
+        }
         _ = try parsedTimeFormat()
     }
 
@@ -88,7 +92,7 @@ struct LoadCommand: ParsableCommand {
         let bar = stderrIsTerminal ? ProgressBar(total: LoadCommand.totalBytes(files)) : nil
         if let bar { o.onProgress = { bar.update($0) } }
         let summary: LoadSummary
-        do { summary = try s.load(files, options: o) } catch let e as StoreError {
+        do { summary = try s.load(paths, options: o) } catch let e as StoreError {
             bar?.clear()
             try? rejectFile?.finish()
             if e.kind == .interrupted {

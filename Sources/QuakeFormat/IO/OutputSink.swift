@@ -8,15 +8,16 @@ import Darwin
 ///
 /// Writers append to ``buffer`` without checking each write; the first failed write is kept
 /// (``failure``), later output is dropped, and ``finish()`` throws it, naming the path (`stdout`
-/// for standard output). ``check()`` lets a long writer stop early. A file sink writes a temporary
-/// name beside `path` and renames it into place only in ``finish()``, so a failed or interrupted
-/// write leaves nothing under the final name.
+/// for standard output). ``check()`` lets a long writer stop early. A path sink opens its path through
+/// ``OutputTarget``: a regular file is written under a temporary name and renamed into place only in
+/// ``finish()``, so a failed or interrupted write leaves nothing under the final name, and a FIFO,
+/// device or symlink is never replaced.
 package final class OutputSink {
     private let fd: Int32
     /// The name errors use: the final path, or `stdout`.
     package let path: String
-    /// Where a file sink writes until ``finish()`` renames it to ``path``.
-    private let temporaryPath: String?
+    /// The file, FIFO, device or descriptor a path sink writes to.
+    private let target: OutputTarget?
     package var buffer: [UInt8] = []
     private var compressor: Compressor = .none
     private var finished = false
@@ -35,7 +36,7 @@ package final class OutputSink {
     package init() {
         fd = 1
         path = "stdout"
-        temporaryPath = nil
+        target = nil
         buffer.reserveCapacity(1 << 20)
     }
 
@@ -44,7 +45,7 @@ package final class OutputSink {
     package init(capturing: Void) {
         fd = -1
         path = "memory"
-        temporaryPath = nil
+        target = nil
     }
 
     /// What a capturing sink has received, once flushed.
@@ -53,29 +54,27 @@ package final class OutputSink {
     /// Everything a capturing sink holds, flushed or not, handed over and cleared: a server
     /// sends it as one piece of a streamed body.
     package func takeCaptured() -> [UInt8] {
-        precondition(fd < 0, "takeCaptured() is for capturing sinks")
+        precondition(fd == -1, "takeCaptured() is for capturing sinks")
         var out = captured
         captured = []
         if out.isEmpty { swap(&out, &buffer) } else { out.append(contentsOf: buffer); buffer.removeAll(keepingCapacity: true) }
         return out
     }
 
-    /// A new file at `path`, written under a temporary name in the same directory until ``finish()``.
+    /// The output `path` names, opened by ``OutputTarget``: `-` is standard output, a symlink is
+    /// followed, a FIFO or device is written in place, and a regular file is written under a
+    /// temporary name beside it until ``finish()`` renames it into place.
     package init(path: String, compression: Compression = .none) throws(QuakeError) {
-        let slash = path.lastIndex(of: "/")
-        let dir = slash.map { String(path[...$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let tmp = dir + "." + name + ".tmp-\(FileIO.processID)"
-        fd = try FileIO.open(tmp, O_CREAT | O_TRUNC | O_WRONLY)
-        self.path = path
-        temporaryPath = tmp
+        let t = try OutputTarget(path)
+        target = t
+        fd = -2
+        self.path = t.path
         buffer.reserveCapacity(1 << 20)
         switch compression {
         case .none: compressor = .none
         case .gz:
             guard let z = GzipStream(level: 6) else {
-                FileIO.close(fd)
-                FileIO.remove(tmp)
+                t.abandon()
                 throw .io(path, "zlib could not start a deflate stream (out of memory?)")
             }
             compressor = .gzip(z)
@@ -85,10 +84,7 @@ package final class OutputSink {
 
     deinit {
         // A file sink never finished (an error upstream) leaves nothing behind.
-        if !finished, let temporaryPath {
-            FileIO.close(fd)
-            FileIO.remove(temporaryPath)
-        }
+        if !finished { target?.abandon() }
     }
 
     /// Flushes, ends the compressed stream, and for a file syncs it and renames it into place.
@@ -102,19 +98,15 @@ package final class OutputSink {
         case .zstd(let z): writeAll(z.compress([], end: true))
         }
         finished = true
-        guard let temporaryPath else {
+        guard let target else {
             if let failure { throw failure }
             return
         }
-        defer { FileIO.close(fd) }
-        do throws(QuakeError) {
-            if let failure { throw failure }
-            try FileIO.fsync(fd, path: path)
-            try FileIO.rename(temporaryPath, path)
-        } catch {
-            FileIO.remove(temporaryPath)
-            throw error
+        if let failure {
+            target.abandon()
+            throw failure
         }
+        try target.commit()
     }
 
     /// Gives up on a file sink: closes it and removes the temporary file, leaving nothing under
@@ -122,10 +114,7 @@ package final class OutputSink {
     package func discard() {
         guard !finished else { return }
         finished = true
-        if let temporaryPath {
-            FileIO.close(fd)
-            FileIO.remove(temporaryPath)
-        }
+        target?.abandon()
     }
 
     /// Throws the first write error, so a long writer can stop instead of computing output that
@@ -155,10 +144,14 @@ package final class OutputSink {
     }
 
     private func writeAll(_ bytes: [UInt8]) {
-        if fd < 0 { captured.append(contentsOf: bytes); return }
+        if fd == -1 { captured.append(contentsOf: bytes); return }
         guard failure == nil, !bytes.isEmpty else { return }
         do {
-            try bytes.withStoreBytes { (b) throws(QuakeError) in try FileIO.writeAll(fd, b, path: path) }
+            if let target {
+                try target.write(bytes)
+            } else {
+                try bytes.withStoreBytes { (b) throws(QuakeError) in try FileIO.writeAll(fd, b, path: path) }
+            }
         } catch {
             failure = error
         }

@@ -4,18 +4,33 @@
 extension RowBatch {
     /// The fold of the versions at `order` (oldest first): per column, in `sources`, the row
     /// whose value the event keeps. A version sets the columns its source had (`present`),
-    /// except a text that is a double-encoded (mojibake) copy of the text kept so far.
+    /// except a text that is a double-encoded (mojibake) copy of the text kept so far, and a time
+    /// that is a coarser copy (see ``TimePrecision``) of the time kept so far from a version with
+    /// the same `updated`.
     /// - Returns: the folded row's `present` mask (every version's, or-ed).
     @discardableResult
     package func foldSources(_ order: ArraySlice<Int>, into sources: inout [Int]) -> UInt64 {
+        var kept = false
+        return foldSources(order, into: &sources, keptPreciseTime: &kept)
+    }
+
+    /// ``foldSources(_:into:)``, setting `keptPreciseTime` when a coarser time was refused.
+    package func foldSources(_ order: ArraySlice<Int>, into sources: inout [Int],
+                             keptPreciseTime: inout Bool) -> UInt64 {
         guard let first = order.first else { return 0 }
         for c in 0..<Column.count { sources[c] = first }
         var present = self.present[first]
+        let time = Column.time.rawValue, updated = ints[Column.updated.rawValue]
         for j in order.dropFirst() {
             let mask = self.present[j]
             present |= mask
             for c in Column.allCases where mask & c.bit != 0 {
                 let k = c.rawValue
+                if k == time, updated[j] == updated[sources[k]],
+                   TimePrecision.coarsens(ints[k][j], ints[k][sources[k]]) {
+                    keptPreciseTime = true
+                    continue
+                }
                 if RowBatch.isInt(c) || !text[k].garbles(j, of: text[k], sources[k]) { sources[k] = j }
             }
         }

@@ -74,12 +74,18 @@ package struct RowBatch: Sendable, Equatable {
     }
 
     /// Appends the fields of a newer version `new` (row `j` of `newer`) over an older one
-    /// (row `i` of `older`): columns the newer source lacks keep the older values.
+    /// (row `i` of `older`): columns the newer source lacks keep the older values, and so do a
+    /// text's mojibake copy and, at the same `updated`, a time's coarser copy.
     package mutating func appendMerged(older: RowBatch, _ i: Int, newer: RowBatch, _ j: Int) {
         let mask = newer.present[j]
         for c in Column.allCases {
             let fromNew = mask & c.bit != 0
-            if RowBatch.isInt(c) {
+            if c == .time, fromNew,
+               newer.ints[Column.updated.rawValue][j] == older.ints[Column.updated.rawValue][i],
+               TimePrecision.coarsens(newer.ints[c.rawValue][j], older.ints[c.rawValue][i]) {
+                // a coarser copy of the same version's time: keep the precise one
+                ints[c.rawValue].append(older.ints[c.rawValue][i])
+            } else if RowBatch.isInt(c) {
                 ints[c.rawValue].append(fromNew ? newer.ints[c.rawValue][j] : older.ints[c.rawValue][i])
             } else if fromNew && !newer.text[c.rawValue].garbles(j, of: older.text[c.rawValue], i) {
                 text[c.rawValue].append(from: newer.text[c.rawValue], row: j)

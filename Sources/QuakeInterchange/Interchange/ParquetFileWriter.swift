@@ -1,13 +1,18 @@
 import QuakeFormat
 import QuakeStore
 /// Writes one Parquet file, row group by row group, with the footer (parquet.thrift
-/// `FileMetaData`) at the end. The file is written under a hidden temporary name beside its
-/// final one and renamed by ``finish()``, so a killed export leaves no half file under a
-/// final name (and readers globbing `*.parquet` never see the temporary one).
+/// `FileMetaData`) at the end, in one sequential pass, so it can go to a pipe or standard output.
+/// The path is opened by ``OutputTarget``: a file is written under a hidden temporary name beside
+/// its final one and renamed by ``finish()``, so a killed export leaves no half file under a final
+/// name (and readers globbing `*.parquet` never see the temporary one); `-`, a FIFO or a device is
+/// written in place.
 package final class ParquetFileWriter {
     package let path: String
-    package let temporary: String
-    private let fd: Int32
+    /// Where the file is until it is renamed: the final path for a FIFO, device or `-`.
+    package var temporary: String { target.temporaryPath ?? target.finalPath }
+    /// The path the file is renamed to.
+    package var finalPath: String { target.finalPath }
+    private let target: OutputTarget
     private let columns: [ParquetColumn]
     private var offset = 4
     private var groups: [(rows: Int, chunks: [(EncodedChunk, start: Int)])] = []
@@ -18,12 +23,9 @@ package final class ParquetFileWriter {
 
     package init(path: String, columns: [Column]) throws(StoreError) {
         self.path = path
-        let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        temporary = (dir.isEmpty ? "" : dir + "/") + "." + name + ".inprogress"
         self.columns = columns.map(ParquetColumn.init)
-        fd = try FileIO.create(temporary)
-        do { try FileIO.pwriteAll(fd, ParquetFileWriter.magic, at: 0, path: path) } catch {
+        target = try OutputTarget(path)
+        do { try target.write(ParquetFileWriter.magic) } catch {
             abandon()
             throw error
         }
@@ -37,7 +39,7 @@ package final class ParquetFileWriter {
         let chunks = try parallelMap(columns) { pc in try ParquetChunkEncoder.encode(b, rows: range, pc) }
         var placed: [(EncodedChunk, start: Int)] = []
         for var c in chunks {
-            try FileIO.pwriteAll(fd, c.bytes, at: offset, path: path)
+            try target.write(c.bytes)
             c.compressedSize = c.bytes.count
             c.bytes = []  // keep the metadata only: memory stays one row group
             placed.append((c, offset))
@@ -49,28 +51,26 @@ package final class ParquetFileWriter {
 
     /// Writes the footer, flushes, and renames the file into place.
     package func finish() throws {
-        try complete(sync: true)
-        try FileIO.rename(temporary, path)
+        try complete(sync: true, rename: true)
     }
 
     /// Writes the footer and closes the temporary file (flushed to the device with `sync`);
     /// the caller renames it. An export syncs the file system once for all its files instead.
-    package func complete(sync: Bool) throws {
+    package func complete(sync: Bool, rename: Bool = false) throws {
         let footer = footerBytes()
         var tail = footer
         ParquetChunkEncoder.appendUInt32(UInt32(truncatingIfNeeded: footer.count), &tail)
         tail.append(contentsOf: ParquetFileWriter.magic)
-        try FileIO.pwriteAll(fd, tail, at: offset, path: path)
+        try target.write(tail)
         open = false
-        if sync { try FileIO.syncAndClose(fd, path: path) } else { FileIO.closeQuietly(fd) }
+        try target.commit(sync: sync, rename: rename)
     }
 
     /// Drops the temporary file.
     package func abandon() {
         guard open else { return }
         open = false
-        FileIO.closeQuietly(fd)
-        FileIO.remove(temporary)
+        target.abandon()
     }
 
     private func footerBytes() -> [UInt8] {

@@ -4,7 +4,7 @@ import QuakeStore
 package enum ParquetLayout: String, Sendable, CaseIterable {
     /// `DIR/year=2011/part-0.parquet`
     case year
-    /// `DIR/year=2011/month=03/part-0.parquet`
+    /// `DIR/year=2011/month=3/part-0.parquet`
     case month
     /// `DIR/part-0.parquet`
     case none
@@ -58,7 +58,7 @@ extension Store {
             try flush(true)
             guard let w = writer else { return }
             try w.complete(sync: false)
-            done.append((w.temporary, w.path))
+            done.append((w.temporary, w.finalPath))
             summary.files.append(w.path)
             summary.rows += w.rows
             summary.bytes += FileIO.size(w.temporary)
@@ -116,7 +116,7 @@ extension Store {
         return try query(q, columns: Array(Set(columns).union([.time]))).batch
     }
 
-    /// `year=2011` or `year=2011/month=03` for a time (empty for `.none`), and the first time
+    /// `year=2011` or `year=2011/month=3` for a time (empty for `.none`), and the first time
     /// past that bucket.
     package static func hiveBucket(_ t: Int64, _ layout: ParquetLayout) -> (key: String, end: Int64) {
         if layout == .none { return ("", .max) }
@@ -125,6 +125,7 @@ extension Store {
         let year = "year=" + String(y)
         if layout == .year { return (year, Int64(Timestamp.days(year: y + 1, month: 1, day: 1)) * 86_400_000) }
         let next = m == 12 ? Timestamp.days(year: y + 1, month: 1, day: 1) : Timestamp.days(year: y, month: m + 1, day: 1)
-        return (year + "/month=" + (m < 10 ? "0" : "") + String(m), Int64(next) * 86_400_000)
+        // no leading zero: `month=3`, as Spark writes it, so that readers type it as an integer as they do `year`
+        return (year + "/month=" + String(m), Int64(next) * 86_400_000)
     }
 }

@@ -165,16 +165,20 @@ package final class FeedWriter {
 
 extension Store {
     /// Writes the events `filter` matches (every one by default), partition by partition in
-    /// (time, id) order. Memory holds one partition.
-    package func export(format: FeedWriter.Format, to sink: OutputSink, filter: Filter = .all) throws {
+    /// (time, id) order, and returns how many. Memory holds one partition.
+    @discardableResult
+    package func export(format: FeedWriter.Format, to sink: OutputSink, filter: Filter = .all) throws -> Int {
         let w = FeedWriter(format: format, sink: sink)
         let count: Int? = if case .all = filter { manifest.rows } else { nil }
         w.begin(count: count, generated: Int64(Date().timeIntervalSince1970 * 1000))
+        var written = 0
         for e in manifest.partitions {
             let batch = try rows(of: e, filter: filter, columns: Column.allCases)
             dropReader(e)
             for i in 0..<batch.count { w.write(batch, row: i) }
+            written += batch.count
         }
         w.end()
+        return written
     }
 }

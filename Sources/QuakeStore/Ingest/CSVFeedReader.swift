@@ -82,6 +82,14 @@ package final class CSVFeedReader {
     /// of a split parse that ends this way ended where a one-thread parse has a record boundary.
     package private(set) var endedOnRecordBoundary = true
 
+    /// True when this reader's input ends where the file does (a whole file, or the last piece of a
+    /// split parse): a quoted field still open there is a cut-short file, an error.
+    package var atFileEnd = true
+
+    /// True when rows were read and the last of them had no newline: a USGS CSV always ends with
+    /// one, so the file may have been cut short.
+    package var endedWithoutNewline: Bool { rowNumber > 0 && !endedOnRecordBoundary }
+
     /// Newlines read so far.
     package var linesRead: Int { line - 1 }
 
@@ -166,6 +174,10 @@ package final class CSVFeedReader {
                 defer { pos = next }
                 if fields.count == 1 && fields[0].start == fields[0].end { continue }   // blank line
                 rowNumber += 1
+                if malformed == CSVFeedReader.unterminated && atFileEnd {
+                    throw QuakeError(.format, path: input.name, position: .line(recordLine),
+                                     detail: "the file ends inside a quoted field: it was cut short")
+                }
                 if let m = malformed {
                     onReject(Reject(file: input.name, line: recordLine, isFeature: false, reason: m))
                     continue

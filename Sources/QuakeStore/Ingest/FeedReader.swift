@@ -42,6 +42,9 @@ package final class FeedReader: @unchecked Sendable {
     /// The CSV reader, for planning a split parse.
     package var csvReader: CSVFeedReader? { csv }
 
+    /// True for a CSV file whose last row had no newline (see ``CSVFeedReader/endedWithoutNewline``).
+    package var endedWithoutNewline: Bool { csv?.endedWithoutNewline ?? false }
+
     /// Warnings about the file as a whole.
     package var warnings: [String] { csv?.warnings ?? [] }
 

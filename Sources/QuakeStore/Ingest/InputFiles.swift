@@ -1,14 +1,25 @@
 import QuakeFormat
 /// Expands load arguments: files as given, directories walked recursively (sorted; hidden
-/// files and names without `.csv`, `.geojson` or `.json` skipped), `-` for stdin.
+/// files and names without `.csv`, `.geojson` or `.json` skipped), `-` for stdin. A broken
+/// symlink inside a directory is listed in `brokenLinks`, not loaded; the loader warns about it,
+/// or refuses it in a strict load.
 package enum InputFiles {
     package static func expand(_ paths: [String]) throws(IngestError) -> [String] {
+        var broken: [String] = []
+        return try expand(paths, brokenLinks: &broken)
+    }
+
+    package static func expand(_ paths: [String], brokenLinks: inout [String]) throws(IngestError) -> [String] {
         var out: [String] = []
         for p in paths {
             if p == "-" { out.append(p); continue }
+            if isURL(p) {
+                throw QuakeError(.io, path: p, detail: "is a URL, and load reads local files: download it "
+                    + "first (curl -fLO '\(p)') and load that file")
+            }
             guard FileIO.exists(p) else { throw .io(p, "no such file or directory") }
             if FileIO.isDirectory(p) {
-                walk(p, into: &out)
+                walk(p, into: &out, broken: &brokenLinks)
             } else {
                 out.append(p)
             }
@@ -25,10 +36,22 @@ package enum InputFiles {
         return n.contains(".csv") || n.contains(".geojson") || n.contains(".json")
     }
 
-    private static func walk(_ dir: String, into out: inout [String]) {
+    /// True for an `http://` or `https://` address.
+    package static func isURL(_ p: String) -> Bool {
+        let l = p.prefix(8).lowercased()
+        return l.hasPrefix("http://") || l.hasPrefix("https://")
+    }
+
+    private static func walk(_ dir: String, into out: inout [String], broken: inout [String]) {
         for name in FileIO.list(dir) where !name.hasPrefix(".") {
             let full = dir.hasSuffix("/") ? dir + name : dir + "/" + name
-            if FileIO.isDirectory(full) { walk(full, into: &out) } else if looksLikeFeed(name) { out.append(full) }
+            if FileIO.isDirectory(full) {
+                walk(full, into: &out, broken: &broken)
+            } else if !FileIO.exists(full) {
+                broken.append(full)   // listed, but its target is gone: a broken symlink
+            } else if looksLikeFeed(name) {
+                out.append(full)
+            }
         }
     }
 }

@@ -20,6 +20,9 @@ public struct LoadSummary: Sendable, Equatable, Codable {
     public var duplicates = 0
     /// Rows rejected (malformed), reported with file and line.
     public var rejected = 0
+    /// Events whose time kept its precision: a version with the same `updated` carried a coarser
+    /// copy of it (to the minute or second, as a spreadsheet saves it), which did not replace it.
+    public var keptPreciseTimes = 0
     /// Per input file, in the order read.
     public var perFile: [FileLoad] = []
     /// Bytes read from input files (compressed size for compressed input).

@@ -30,7 +30,14 @@ package final class Loader {
     }
 
     package func run(_ paths: [String]) throws -> (LoadSummary, Manifest?) {
-        let files = try InputFiles.expand(paths)
+        var broken: [String] = []
+        let files = try InputFiles.expand(paths, brokenLinks: &broken)
+        for b in broken {
+            if options.strict {
+                throw QuakeError(.strict, path: b, detail: "a broken symlink (its target does not exist); nothing committed")
+            }
+            options.onMessage?("warning: \(b): a broken symlink (its target does not exist): skipped")
+        }
         let trace = ProcessInfo.processInfo.environment["QUAKES_TRACE"] != nil
         func mark(_ phase: String, _ detail: @autoclosure () -> String = "") {
             Heap.releaseFree()   // the next pass starts from what this one still holds
@@ -75,6 +82,13 @@ package final class Loader {
         let merged = try merge.run(resolved) { report(.merge, parts.add(), total) }
         summary.updated = merged.updated
         summary.unchanged = merged.unchanged
+        summary.keptPreciseTimes = merged.keptPreciseTimes
+        if let e = merged.keptPreciseExample {
+            let n = merged.keptPreciseTimes
+            options.onMessage?("warning: kept the full-precision time of \(n) event\(n == 1 ? "" : "s") where a version "
+                + "with the same 'updated' had a coarser copy, such as \(e.id): \(Timestamp.string(e.time)) over "
+                + "\(Timestamp.string(e.coarse)); a coarser time never replaces a precise one")
+        }
         mark("merged")
         try options.checkCancelled()
         if options.strict && summary.rejected > 0 { throw Loader.strictFailure(rejected: summary.rejected) }

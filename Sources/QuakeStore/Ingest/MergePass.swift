@@ -24,6 +24,9 @@ package struct MergePass {
         package var changed: [Int: PartitionEntry?] = [:]
         package var updated = 0
         package var unchanged = 0
+        /// Events whose precise time a coarser copy with the same `updated` did not replace, and one of them.
+        package var keptPreciseTimes = 0
+        package var keptPreciseExample: (id: String, time: Int64, coarse: Int64)?
     }
 
     /// Partitions the run will merge (the spilled ones and the sources of moves).
@@ -78,6 +81,8 @@ package struct MergePass {
         for (o, r) in results {
             out.updated += r.updated
             out.unchanged += r.unchanged
+            out.keptPreciseTimes += r.keptPreciseTimes
+            if out.keptPreciseExample == nil { out.keptPreciseExample = r.keptPreciseExample }
             if r.changed { out.changed[o] = r.entry }
         }
         return out
@@ -101,6 +106,8 @@ package struct MergePass {
         package var entry: PartitionEntry?
         package var updated = 0
         package var unchanged = 0
+        package var keptPreciseTimes = 0
+        package var keptPreciseExample: (id: String, time: Int64, coarse: Int64)?
         package var changes = ChangeSet()
     }
 
@@ -173,7 +180,9 @@ package struct MergePass {
             }
             members[lo..<hi].sort { a, b in upd[a] != upd[b] ? upd[a] < upd[b] : rows.seq[a] < rows.seq[b] }
             let g = members[lo..<hi]
-            let present = rows.foldSources(g, into: &sources)
+            var keptTime = false
+            let present = rows.foldSources(g, into: &sources, keptPreciseTime: &keptTime)
+            if keptTime { notePreciseTime(&result, rows, g) }
             let storedHere = g.first { $0 < storedRows }
             let stored = g.first { rows.seq[$0] == Int64.min }
             if let s = storedHere, rows.changedColumns(sources: sources, s) == 0 {
@@ -207,6 +216,19 @@ package struct MergePass {
         }
         result.entry = try write(sorted, partition: o)
         return result
+    }
+
+    /// Counts an event whose precise time was kept over a coarser copy, and keeps one example.
+    private func notePreciseTime(_ r: inout PartitionResult, _ rows: RowBatch, _ g: ArraySlice<Int>) {
+        r.keptPreciseTimes += 1
+        guard r.keptPreciseExample == nil else { return }
+        let times = rows.ints[Column.time.rawValue], ids = rows.text[Column.id.rawValue]
+        for c in g {
+            if let p = g.first(where: { TimePrecision.coarsens(times[c], times[$0]) }) {
+                r.keptPreciseExample = (ids.string(c) ?? "", times[p], times[c])
+                return
+            }
+        }
     }
 
     private func noteInserted(_ c: inout ChangeSet, _ rows: RowBatch, _ i: Int) {

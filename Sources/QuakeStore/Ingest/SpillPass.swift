@@ -70,6 +70,7 @@ package final class SpillPass {
                 let warn = options.onMessage
                 let rules = FieldRules(timeFormat: options.timeFormat, fixText: options.fixText)
                 var met = FieldRules()
+                var cutShort = false
                 let reader = try FeedReader(path: path, seqBase: seqBase, timeUnit: options.timeUnit, strict: options.strict,
                                             rules: rules, onWarning: { warn?("warning: \($0)") }) { r in
                     counter.add()
@@ -82,6 +83,7 @@ package final class SpillPass {
                     defer { split.close() }
                     try consume(path, pieces: split.pieceCount, take: split.take)
                     if split.cutsWereRight {
+                        cutShort = split.endedWithoutNewline
                         for w in split.warnings { warn?("warning: \(w)") }
                         for r in split.rejects { counter.add(); onReject?(r) }
                         summary.bytesRead += reader.input.fileSize ?? 0
@@ -94,10 +96,18 @@ package final class SpillPass {
                                                    strict: options.strict, rules: rules) { r in counter.add(); onReject?(r) }
                         try consumeSequential(path, again)
                         met = again.rulesMet
+                        cutShort = again.endedWithoutNewline
                     }
                 } else {
                     try consumeSequential(path, reader)
                     met = reader.rulesMet
+                    cutShort = reader.endedWithoutNewline
+                }
+                if cutShort {
+                    // USGS CSV files end with a newline: one without may have been cut off mid-row
+                    let what = "the last line has no newline: the file may be truncated"
+                    if options.strict { throw QuakeError(.format, path: path, detail: what) }
+                    warn?("warning: \(path): \(what) (its last row was loaded; a strict load refuses it)")
                 }
                 try direct?.endFile()
                 summary.rowsRead += counter.value - before.rejects

@@ -183,6 +183,7 @@ package final class SplitParse: @unchecked Sendable {
                     rejects.append($0)
                 }
                 defer { builder = reader.takeBuilder() }
+                reader.atFileEnd = k == pieceCount - 1
                 if !(try forward(reader.next(maxRows:), input, pipe, batchRows)) { return false }
                 piece.lines = reader.linesRead
                 piece.endedOnRecordBoundary = reader.endedOnRecordBoundary
@@ -243,6 +244,14 @@ package final class SplitParse: @unchecked Sendable {
         let units = pieces.compactMap(\.timeUnit)
         return pieces.dropLast().allSatisfy(\.endedOnRecordBoundary) && !pieces.contains(where: \.failed)
             && units.allSatisfy { $0 == units.first }
+    }
+
+    /// True for a CSV file whose last row had no newline: the last piece did not end on one.
+    package var endedWithoutNewline: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard case .csv = kind, let last = pieces.last else { return false }
+        return !last.endedOnRecordBoundary
     }
 
     /// The file's warnings: those of the first piece whose times settled the unit (GeoJSON).

@@ -42,7 +42,7 @@ public enum Metric: Sendable, Equatable, CustomStringConvertible {
     /// Exact percentile (nearest-rank, 0...100) of the non-null values.
     case percentile(Double, Column)
 
-    /// Parses `count`, `min(mag)`, `avg(depth)`, `p90(mag)`, ...
+    /// Parses `count`, `min(mag)`, `avg(depth)`, `p90(mag)`, `median(mag)` (which is `p50`), ...
     public init?(parsing s: String) {
         let t = s.trimmingCharacters(in: .whitespaces)
         if t == "count" || t == "count(*)" { self = .count; return }
@@ -55,6 +55,7 @@ public enum Metric: Sendable, Equatable, CustomStringConvertible {
         case "max": self = .max(c)
         case "avg": self = .avg(c)
         case "sum": self = .sum(c)
+        case "median": self = .percentile(50, c)
         default:
             guard fn.hasPrefix("p"), let p = Double(fn.dropFirst()), (0...100).contains(p) else { return nil }
             self = .percentile(p, c)

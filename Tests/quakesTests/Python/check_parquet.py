@@ -61,7 +61,7 @@ for path in files:
     rel = os.path.relpath(path, root).split(os.sep)[:-1]
     for r in table.slice(0, 1).to_pylist() + table.slice(table.num_rows - 1, 1).to_pylist():
         t = r["time"]
-        want = {"year": [f"year={t.year}"], "month": [f"year={t.year}", f"month={t.month:02d}"], "none": []}[layout]
+        want = {"year": [f"year={t.year}"], "month": [f"year={t.year}", f"month={t.month}"], "none": []}[layout]
         if rel != want:
             fail(f"{path}: holds {t} but is under {rel}")
 
