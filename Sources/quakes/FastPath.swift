@@ -91,14 +91,23 @@ enum FastPath {
         case "store", "from", "to", "day", "last", "place", "place-like", "mag-type", "type", "status", "id",
              "updatedafter", "where", "changed-since":
             return Spec(key: name)
-        case "starttime": return Spec(key: "from")
-        case "endtime": return Spec(key: "endtime")
+        case "starttime", "start": return Spec(key: "from")
+        case "endtime", "end": return Spec(key: "endtime")
+        case "contributor", "reviewstatus": return Spec(key: name)
+        case "placecontains": return Spec(key: "place-like")
+        case "minlat": return Spec(key: "minlatitude", unconditional: true)
+        case "maxlat": return Spec(key: "maxlatitude", unconditional: true)
+        case "minlon": return Spec(key: "minlongitude", unconditional: true)
+        case "maxlon": return Spec(key: "maxlongitude", unconditional: true)
+        case "lat": return Spec(key: "latitude", unconditional: true)
+        case "lon": return Spec(key: "longitude", unconditional: true)
+        case "minradius", "minradiuskm": return Spec(key: name, unconditional: true)
         case "catalog", "net": return Spec(key: "net")
-        case "magnitudetype": return Spec(key: "mag-type")
+        case "magnitudetype", "magtype": return Spec(key: "mag-type")
         case "eventtype": return Spec(key: "type")
         case "eventid": return Spec(key: "eventid")
-        case "min-mag", "minmagnitude": return Spec(key: "min-mag", unconditional: true)
-        case "max-mag", "maxmagnitude": return Spec(key: "max-mag", unconditional: true)
+        case "min-mag", "minmagnitude", "minmag": return Spec(key: "min-mag", unconditional: true)
+        case "max-mag", "maxmagnitude", "maxmag": return Spec(key: "max-mag", unconditional: true)
         case "min-depth", "mindepth": return Spec(key: "min-depth", unconditional: true)
         case "max-depth", "maxdepth": return Spec(key: "max-depth", unconditional: true)
         case "radius-km", "maxradiuskm": return Spec(key: "radius-km", unconditional: true)
@@ -137,6 +146,10 @@ enum FastPath {
         case "to": a.filters.to = v
         case "endtime": a.filters.endtime = v
         case "eventid": a.filters.eventid = v
+        case "contributor": a.filters.contributor = v
+        case "reviewstatus": a.filters.reviewstatus = v
+        case "minradius": return number(&a.filters.minradius)
+        case "minradiuskm": return number(&a.filters.minradiuskm)
         case "day": a.filters.day = v
         case "last": a.filters.last = v
         case "place": a.filters.place = v

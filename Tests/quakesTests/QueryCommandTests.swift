@@ -13,7 +13,7 @@ import Testing
     @Test func badQueriesExitTwoWithOneLineHint() throws {
         let cases: [[String]] = [
             ["query", "--fields", "time,bogus"], ["query", "--from", "2024-13-45"], ["query", "--where", "mag >= "],
-            ["query", "--sort", "nope:desc"], ["query", "--sort", ""], ["query", "--sort", ":desc"], ["count", "--bbox", "1,2,3"], ["agg", "--by", "planet"], ["agg", "--metrics", "median(mag)"],
+            ["query", "--sort", "nope:desc"], ["query", "--sort", ""], ["query", "--sort", ":desc"], ["count", "--bbox", "1,2,3"], ["agg", "--by", "planet"], ["agg", "--metrics", "mode(mag)"],
             ["query", "--after", "not-a-cursor"], ["sections", "--by", "year"], ["explain", "frobnicate"], ["query", "--day", "2024-6-1"],
         ]
         for args in cases {
