@@ -12,7 +12,7 @@ struct ExportCommand: ParsableCommand {
             + "or as a hive-partitioned Parquet data set."
     )
 
-    enum Format: String, CaseIterable, ExpressibleByArgument { case csv, geojson, parquet }
+    enum Format: String, CaseIterable, ExpressibleByArgument { case csv, geojson, parquet, kml }
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var filters: FilterOptions
@@ -34,10 +34,12 @@ struct ExportCommand: ParsableCommand {
             let r = try s.exportParquet(to: out ?? ".", layout: partitionBy, filter: filter)
             printError("exported \(r.rows) rows to \(r.files.count) file\(r.files.count == 1 ? "" : "s"), "
                 + "\(r.bytes) bytes")
-        case .csv, .geojson:
+        case .csv, .geojson, .kml:
             let sink = try out.map { try OutputSink(path: $0) } ?? Console.out
             do {
-                try s.export(format: format == .csv ? .csv : .geojson, to: sink, filter: filter)
+                if format == .kml { try s.exportKML(to: sink, filter: filter) } else {
+                    try s.export(format: format == .csv ? .csv : .geojson, to: sink, filter: filter)
+                }
                 try sink.finish()
             } catch {
                 sink.discard()
