@@ -12,7 +12,7 @@ struct ExportCommand: ParsableCommand {
             + "or as a hive-partitioned Parquet data set."
     )
 
-    enum Format: String, CaseIterable, ExpressibleByArgument { case csv, geojson, parquet }
+    enum Format: String, CaseIterable, ExpressibleByArgument { case csv, geojson, parquet, kml }
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var filters: FilterOptions
@@ -38,18 +38,21 @@ struct ExportCommand: ParsableCommand {
             let r = try s.exportParquet(to: out ?? ".", layout: partitionBy, filter: filter)
             printError("exported \(r.rows) rows to \(r.files.count) file\(r.files.count == 1 ? "" : "s"), "
                 + "\(r.bytes) bytes")
-        case .csv, .geojson:
+        case .csv, .geojson, .kml:
             let toStdout = out == nil || out == "-"
             let sink = try toStdout ? Console.out : OutputSink(path: out ?? "-")
             let rows: Int
             do {
-                rows = try s.export(format: format == .csv ? .csv : .geojson, to: sink, filter: filter)
+                if format == .kml { rows = try s.exportKML(to: sink, filter: filter) } else {
+                    rows = try s.export(format: format == .csv ? .csv : .geojson, to: sink, filter: filter)
+                }
                 try sink.finish()
             } catch {
                 sink.discard()
                 throw error
             }
-            printError("exported \(rows) row\(rows == 1 ? "" : "s") as \(format.rawValue) to \(toStdout ? "stdout" : out ?? "")")
+            let dest = toStdout ? "stdout" : out ?? ""
+            printError("exported \(rows) row\(rows == 1 ? "" : "s") as \(format.rawValue) to \(dest)")
         }
     }
 }

@@ -33,6 +33,9 @@ struct QueryArgs: Equatable {
         _ = try columns()
         try validateDistance()
         if format == .text && fields != nil { throw ValidationError("--fields: the text format has fixed FDSN columns") }
+        if format == .kml && fields != nil {
+            throw ValidationError("--fields: kml carries every field in ExtendedData")
+        }
         if format == .parquet && out == nil { throw ValidationError("--format parquet needs --out FILE") }
         if format != .parquet && format != .svg && out != nil {
             throw ValidationError("--out goes with --format parquet or svg; other formats go to stdout")

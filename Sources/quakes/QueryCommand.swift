@@ -15,7 +15,7 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var filters: FilterOptions
     @OptionGroup var page: PageOptions
     @Option(help: "Fields to read and print, comma-separated (USGS names).") var fields: String?
-    @Option(help: "Output format: text is the FDSN event service's pipe-separated text; parquet writes --out FILE; arrow is an Arrow IPC stream; svg draws a map.")
+    @Option(help: "Output format: text is the FDSN event service's pipe-separated text; parquet writes --out FILE; arrow is an Arrow IPC stream; svg draws a map; kml is for Google Earth.")
     var format: ResultWriter.Format = .table
     @Option(help: "The file --format parquet (or svg) writes.") var out: String?
     @Option(help: "With --format svg: world, or fit (the events' bounding box).") var region: MapPicture.Region = .world

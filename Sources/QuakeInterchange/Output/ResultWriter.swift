@@ -3,9 +3,11 @@ import QuakeFormat
 import QuakeStore
 
 /// Writes query results as an aligned table, USGS CSV, JSON (with an envelope holding the
-/// count and the cursor), NDJSON, USGS GeoJSON or the FDSN event service's pipe-separated text.
+/// count and the cursor), NDJSON, USGS GeoJSON, the FDSN event service's pipe-separated text or KML.
 package struct ResultWriter {
-    package enum Format: String, Sendable, CaseIterable { case table, csv, json, ndjson, geojson, text, parquet, arrow, svg }
+    package enum Format: String, Sendable, CaseIterable {
+        case table, csv, json, ndjson, geojson, text, parquet, arrow, svg, kml
+    }
 
     package let format: Format
     package let columns: [Column]
@@ -53,6 +55,7 @@ package struct ResultWriter {
         package let sink: OutputSink
         private var feed: FeedWriter?
         private var arrow: ArrowStreamWriter?
+        private var kml: KMLWriter?
         private var written = 0
 
         package init(writer: ResultWriter, sink: OutputSink) {
@@ -80,6 +83,9 @@ package struct ResultWriter {
                 sink.write("{\"count\":\(count),\(total.map { "\"total\":\($0)," } ?? "")\"cursor\":")
                 if let c = cursor { FeedWriter.jsonString(c.token.utf8, into: &sink.buffer) } else { sink.write("null") }
                 sink.write(",\"rows\":[")
+            case .kml:
+                kml = KMLWriter(sink: sink)
+                kml?.begin(count: count)
             case .ndjson, .table, .parquet, .svg:
                 break
             }
@@ -93,6 +99,8 @@ package struct ResultWriter {
                 for i in 0..<r.count { writer.fdsnText(r.batch, i, sink) }
             case .arrow:
                 arrow?.write(r)
+            case .kml:
+                for i in 0..<r.count { kml?.write(r.batch, row: i) }
             case .json:
                 for i in 0..<r.count {
                     if written + i > 0 { sink.write(",") }
@@ -113,6 +121,7 @@ package struct ResultWriter {
             case .geojson: feed?.end()
             case .json: sink.write("\n]}\n")
             case .arrow: arrow?.end()
+            case .kml: kml?.end()
             default: break
             }
             sink.flush()

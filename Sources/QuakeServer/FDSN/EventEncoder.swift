@@ -3,7 +3,7 @@ import QuakeInterchange
 import QuakeStore
 
 /// Writes the rows of an FDSN answer in the requested format into a capturing sink: QuakeML,
-/// GeoJSON (wrapped in `callback(...)` for JSONP), USGS CSV or FDSN text.
+/// GeoJSON (wrapped in `callback(...)` for JSONP), USGS CSV, FDSN text or KML.
 struct EventEncoder {
     let format: FDSNRequest.Format
     let sink: OutputSink
@@ -11,6 +11,7 @@ struct EventEncoder {
     private let quakeml: QuakeMLWriter?
     private let feed: FeedWriter?
     private let text: ResultWriter?
+    private let kml: KMLWriter?
 
     init(_ r: FDSNRequest, sink: OutputSink) {
         format = r.format
@@ -23,6 +24,7 @@ struct EventEncoder {
         default: feed = nil
         }
         text = r.format == .text ? ResultWriter(format: .text, columns: ResultWriter.fdsnTextColumns) : nil
+        kml = r.format == .kml ? KMLWriter(sink: sink) : nil
     }
 
     /// The columns a row needs.
@@ -31,6 +33,7 @@ struct EventEncoder {
         case .quakeml: return QuakeMLWriter.columns
         case .text: return ResultWriter.fdsnTextColumns
         case .geojson, .csv: return Column.allCases
+        case .kml: return KMLWriter.columns
         }
     }
 
@@ -40,6 +43,7 @@ struct EventEncoder {
         case .geojson: return callback == nil ? "application/json; charset=utf-8" : "application/javascript; charset=utf-8"
         case .csv: return "text/csv; charset=utf-8"
         case .text: return "text/plain; charset=utf-8"
+        case .kml: return KMLWriter.contentType
         }
     }
 
@@ -51,6 +55,7 @@ struct EventEncoder {
             feed?.begin(count: count, generated: generated)
         case .csv: feed?.begin(count: count)
         case .text: sink.write(ResultWriter.fdsnTextHeader + "\n")
+        case .kml: kml?.begin(count: count)
         }
     }
 
@@ -59,6 +64,7 @@ struct EventEncoder {
         case .quakeml: quakeml?.write(b, row: i)
         case .geojson, .csv: feed?.write(b, row: i)
         case .text: text?.fdsnText(b, i, sink)
+        case .kml: kml?.write(b, row: i)
         }
     }
 
@@ -70,6 +76,7 @@ struct EventEncoder {
             if callback != nil { sink.write(");\n") }
         case .csv: feed?.end()
         case .text: break
+        case .kml: kml?.end()
         }
     }
 }

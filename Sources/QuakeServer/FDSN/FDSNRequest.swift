@@ -10,7 +10,7 @@ import QuakeStore
 /// service and `quakes query` answer a request with the same events.
 package struct FDSNRequest: Sendable {
     /// The formats of the `format` parameter; `xml` and `quakeml` are both QuakeML 1.2.
-    package enum Format: String, Sendable { case quakeml, geojson, csv, text }
+    package enum Format: String, Sendable { case quakeml, geojson, csv, text, kml }
 
     package var filter: Filter = .all
     package var sort: [SortKey] = [SortKey(.time, ascending: false)]
@@ -165,7 +165,8 @@ package struct FDSNRequest: Sendable {
             case "geojson": format = .geojson
             case "csv": format = .csv
             case "text": format = .text
-            default: throw .badRequest("Bad format value '\(v)': use xml (QuakeML), quakeml, geojson, csv or text")
+            case "kml": format = .kml
+            default: throw .badRequest("Bad format value '\(v)': use xml (QuakeML), quakeml, geojson, csv, text or kml")
             }
         }
         if let v = p["nodata"] {

@@ -204,7 +204,7 @@ struct FDSNService: Sendable {
 
         Parameters: \(FDSNRequest.parameters.joined(separator: ", "))
         offset counts from 1; orderby is time, time-asc, magnitude or magnitude-asc; format is xml
-        (QuakeML 1.2, the default), quakeml, geojson, csv or text; nodata is 204 or 404.
+        (QuakeML 1.2, the default), quakeml, geojson, csv, text or kml; nodata is 204 or 404.
 
         """
     }

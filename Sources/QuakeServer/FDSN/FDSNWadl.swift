@@ -21,7 +21,7 @@ enum FDSNWadl {
 
     static let options: [String: [String]] = [
         "orderby": ["time", "time-asc", "magnitude", "magnitude-asc"],
-        "format": ["xml", "quakeml", "geojson", "csv", "text"],
+        "format": ["xml", "quakeml", "geojson", "csv", "text", "kml"],
         "nodata": ["204", "404"],
         "reviewstatus": ["all", "automatic", "reviewed"],
     ]
@@ -77,7 +77,8 @@ enum FDSNWadl {
           <resources base="\(base)\(FDSNService.root)">
 
         """
-            + resource("query", ["application/xml", "application/json", "text/csv", "text/plain"])
+            + resource("query", ["application/xml", "application/json", "text/csv", "text/plain",
+                                  "application/vnd.google-earth.kml+xml"])
             + resource("count", ["text/plain", "application/json"])
             + simple("version", "text/plain") + simple("application.wadl", "application/xml")
             + simple("catalogs", "application/xml") + simple("contributors", "application/xml")

@@ -111,7 +111,7 @@ for part in ["Unknown parameter 'bogus'", "Usage details are available from", "R
              "Request Submitted:", "Service version:", "1.2.0"]:
     expect(part in t, f"error body lacks {part!r}")
 for q in ["minmagnitude=abc", "starttime=2024-13-01", "minlatitude=10&maxlatitude=5", "orderby=size",
-          "format=kml", "nodata=500", "starttime=2024-02-01&endtime=2024-01-01", "latitude=10",
+          "format=kmz", "nodata=500", "starttime=2024-02-01&endtime=2024-01-01", "latitude=10",
           "maxradius=10", "callback=cb", "format=geojson&callback=a(b)", "limit=1&limit=2",
           "minradius=5&maxradius=1&latitude=0&longitude=0", "includearrivals=maybe", "offset=%zz"]:
     s, h, b = get(Q + q)
