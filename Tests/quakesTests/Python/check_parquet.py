@@ -13,7 +13,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_result import compare  # noqa: E402
 
 root, csv_path, layout = sys.argv[1], sys.argv[2], sys.argv[3]
-files = sorted(glob.glob(os.path.join(root, "**", "*.parquet"), recursive=True))
+def hive_order(path):
+    # year=2011/month=3 sorts before month=10: by the numbers, as the rows' time order is
+    parts = os.path.relpath(path, root).split(os.sep)
+    return [int(p.split("=", 1)[1]) if "=" in p else p for p in parts[:-1]] + [parts[-1]]
+
+
+files = sorted(glob.glob(os.path.join(root, "**", "*.parquet"), recursive=True), key=hive_order)
 leftovers = [p for p in glob.glob(os.path.join(root, "**", "*"), recursive=True) if os.path.isfile(p) and not p.endswith(".parquet")]
 
 
