@@ -68,7 +68,9 @@ package struct FDSNRequest: Sendable {
         // time
         // "on or after" starttime and "on or before" endtime (fdsnws-event 1.2): both ends are
         // inclusive, so starttime == endtime is the one instant; times are kept to the millisecond
-        let start = try p["starttime"].map { v throws(FDSNError) in try Self.time(v, "starttime", roundingUp: true) }
+        let start = try p["starttime"].map { v throws(FDSNError) in
+            try Self.time(v, "starttime", roundingUp: true)
+        }
         let end = try p["endtime"].map { v throws(FDSNError) in try Self.time(v, "endtime") }
         if let start, let end, start > end { throw .badRequest("starttime must not be after endtime") }
         if start != nil || end != nil { parts.append(.timeRange(.time, lower: start, upper: end.map { $0 + 1 })) }
