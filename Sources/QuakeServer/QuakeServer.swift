@@ -17,6 +17,9 @@ package struct QuakeServer: Sendable {
         package var log: String? = "text"
         /// Seconds a connection may stay idle (a slow client) before it is closed.
         package var idleTimeout = 30
+        /// Seconds from SIGINT or SIGTERM to the end of the process: open answers get that long
+        /// to finish (live feeds end at once), then the process exits with status 0 regardless.
+        package var stopDeadline = 1.5
         package init() {}
     }
 
@@ -29,15 +32,21 @@ package struct QuakeServer: Sendable {
     }
 
     /// Serves until SIGINT or SIGTERM; `ready` gets the bound port (useful with port 0).
+    ///
+    /// A signal stops the listener, ends the live feeds and lets other answers finish; whatever is
+    /// still open after ``Options/stopDeadline`` (a slow client mid-download) is cut by ending the
+    /// process.
+    /// - Throws: ``ServeError`` when the address cannot be listened on.
     package func run(ready: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
-        let router = Router()
-        router.add(middleware: RequestLog(style: options.log.flatMap(RequestLog.Style.init(rawValue:))))
-        FDSNService(source: source, maxEvents: options.maxEvents).register(on: router)
-        PageService(source: source, coastlines: CoastlineCache()).register(on: router)
+        let routes = Routes()
+        FDSNService(source: source, maxEvents: options.maxEvents).register(on: routes)
+        let page = PageService(source: source, coastlines: CoastlineCache())
+        page.register(on: routes)
         var logger = Logger(label: "quakes")
         logger.logLevel = .error
+        let log = RequestLog(style: options.log.flatMap(RequestLog.Style.init(rawValue:)))
         let app = Application(
-            router: router,
+            responder: routes.responder(log: log),
             // request lines and headers are capped; an idle (slow) client is dropped
             server: .http1(configuration: .init(
                 idleTimeout: TimeAmount.seconds(Int64(options.idleTimeout)),
@@ -48,6 +57,16 @@ package struct QuakeServer: Sendable {
             onServerRunning: { channel in ready(channel.localAddress?.port ?? 0) },
             logger: logger
         )
-        try await app.runService()
+        let deadline = options.stopDeadline
+        let signals = StopSignals {
+            page.live.stop()
+            StopSignals.exit(after: deadline)
+        }
+        defer { signals.cancel() }
+        do {
+            try await app.runService()
+        } catch {
+            throw ServeError(binding: error, host: options.host, port: options.port) ?? error
+        }
     }
 }

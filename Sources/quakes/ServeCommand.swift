@@ -52,6 +52,10 @@ struct ServeCommand: ParsableCommand {
             done.signal()
         }
         done.wait()
+        if let e = outcome.error as? ServeError {
+            printError("quakes: " + ErrorMessage.line(e))
+            throw ExitCode.failure
+        }
         if let e = outcome.error { throw e }
     }
 }

@@ -5,6 +5,7 @@ import QuakeStore
 /// Writes events in USGS feed shape, from stored values, so that the output loads again and
 /// every field comes back exactly: CSV with the 22-column header, or a GeoJSON
 /// FeatureCollection with the standard properties (plus the CSV-only fields, so nothing is lost).
+/// An event stored without a title (one loaded from CSV) gets USGS's (``usgsTitle(mag:type:place:into:)``).
 package final class FeedWriter {
     package enum Format: String, Sendable, CaseIterable { case csv, geojson }
 
@@ -112,7 +113,11 @@ package final class FeedWriter {
             sink.buffer.append(UInt8(ascii: "\""))
             sink.buffer.append(contentsOf: c.name.utf8)
             sink.buffer.append(contentsOf: "\":".utf8)
-            writeValue(b, c, i)
+            if c == .title, let title = madeTitle(b, i) {
+                FeedWriter.jsonString(title, into: &sink.buffer)
+            } else {
+                writeValue(b, c, i)
+            }
         }
         if let d = distance {
             if !firstProp { sink.buffer.append(UInt8(ascii: ",")) }
@@ -128,6 +133,17 @@ package final class FeedWriter {
         sink.write("]},\"id\":")
         writeValue(b, .id, i)
         sink.buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// USGS's title for an event stored without one, when the batch holds what it is made of.
+    private func madeTitle(_ b: RowBatch, _ i: Int) -> [UInt8]? {
+        let title = b.text[Column.title.rawValue], place = b.text[Column.place.rawValue]
+        let type = b.text[Column.type.rawValue], mag = b.ints[Column.mag.rawValue]
+        guard title.count > i, title.isNull(i), place.count > i, type.count > i, mag.count > i else { return nil }
+        var out: [UInt8] = []
+        FeedWriter.usgsTitle(mag: mag[i], type: type.bytes[type.range(i)], place: place.bytes[place.range(i)],
+                             into: &out)
+        return out
     }
 
     private func writeValue(_ b: RowBatch, _ c: Column, _ i: Int) {

@@ -6,6 +6,7 @@ import QuakeStore
 /// a `quakeml:` publicID, and the event's preferred origin and magnitude named.
 ///
 /// Origin: time, latitude, longitude, depth in metres (with `depthError` as its uncertainty),
+/// `horizontalError` in metres as the origin uncertainty's `horizontalUncertainty`,
 /// quality (`usedStationCount` from nst, `azimuthalGap` from gap, `minimumDistance` from dmin,
 /// `standardError` from rms), `evaluationMode` and `evaluationStatus` from status, and
 /// `creationInfo` (agency from locationSource). Magnitude: value, type, station count.
@@ -103,6 +104,13 @@ package final class QuakeMLWriter {
                 put("</uncertainty>")
             }
             put("</depth>")
+        }
+        let horizontal = b.ints[Column.horizontalError.rawValue][i]
+        if horizontal != RowBatch.null {
+            put("<originUncertainty><horizontalUncertainty>")
+            Self.formatThousandfold(horizontal, into: &sink.buffer)
+            put("</horizontalUncertainty><preferredDescription>horizontal uncertainty</preferredDescription>"
+                + "</originUncertainty>")
         }
         let quality = [Column.nst, .gap, .dmin, .rms].contains { b.ints[$0.rawValue][i] != RowBatch.null }
         if quality {

@@ -160,7 +160,7 @@ function renderFooter() {
 
 function renderDownloads() {
   const start = state.day + "T00:00:00";
-  const end = new Date(Date.parse(state.day + "T00:00:00Z") + 86400000).toISOString().slice(0, 19);
+  const end = state.day + "T23:59:59.999";  // endtime is inclusive: the day's last millisecond
   const p = new URLSearchParams({ starttime: start, endtime: end, orderby: state.orderby });
   if (state.minmagnitude !== "") p.set("minmagnitude", state.minmagnitude);
   if (state.search) p.set("placecontains", state.search);

@@ -66,10 +66,14 @@ package struct FDSNRequest: Sendable {
         }
         var parts: [Filter] = []
         // time
-        let start = try p["starttime"].map { v throws(FDSNError) in try Self.time(v, "starttime") }
+        // "on or after" starttime and "on or before" endtime (fdsnws-event 1.2): both ends are
+        // inclusive, so starttime == endtime is the one instant; times are kept to the millisecond
+        let start = try p["starttime"].map { v throws(FDSNError) in
+            try Self.time(v, "starttime", roundingUp: true)
+        }
         let end = try p["endtime"].map { v throws(FDSNError) in try Self.time(v, "endtime") }
-        if let start, let end, start >= end { throw .badRequest("starttime must be before endtime") }
-        if start != nil || end != nil { parts.append(.timeRange(.time, lower: start, upper: end)) }
+        if let start, let end, start > end { throw .badRequest("starttime must not be after endtime") }
+        if start != nil || end != nil { parts.append(.timeRange(.time, lower: start, upper: end.map { $0 + 1 })) }
         if let u = p["updatedafter"] { parts.append(.timeRange(.updated, lower: try Self.time(u, "updatedafter"), upper: nil)) }
         // box
         let minLat = try Self.number(p["minlatitude"], "minlatitude", -90...90)
@@ -110,10 +114,7 @@ package struct FDSNRequest: Sendable {
         if let v = p["magnitudetype"] { parts.append(.oneOf(.magType, try Self.list(v, "magnitudetype"))) }
         if let v = p["eventtype"] { parts.append(.oneOf(.type, try Self.list(v, "eventtype"))) }
         if let v = p["catalog"] { parts.append(.oneOf(.net, try Self.list(v, "catalog"))) }
-        if let v = p["contributor"] {
-            let names = try Self.list(v, "contributor")
-            parts.append(.or(names.map { .contains(.sources, "," + $0 + ",", insensitive: false) }))
-        }
+        if let v = p["contributor"] { parts.append(Self.contributor(try Self.list(v, "contributor"))) }
         if let v = p["reviewstatus"] {
             switch v.lowercased() {
             case "all": break
@@ -188,11 +189,22 @@ package struct FDSNRequest: Sendable {
     }
 
     /// An FDSN time: `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM:SS[.ffffff]`, with or without a trailing `Z`.
-    package static func time(_ v: String, _ name: String) throws(FDSNError) -> Int64 {
+    /// Digits past the millisecond are dropped, or with `roundingUp` make the next millisecond
+    /// (so that a start of `.0405` does not take an event at `.040`).
+    package static func time(_ v: String, _ name: String, roundingUp: Bool = false) throws(FDSNError) -> Int64 {
         guard v.utf8.count <= 40, let t = Timestamp.parse(v) else {
             throw .badRequest("Bad \(name) value '\(v)': use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (UTC)")
         }
-        return t
+        guard roundingUp, let dot = v.utf8.firstIndex(of: UInt8(ascii: ".")) else { return t }
+        let fraction = v.utf8[v.utf8.index(after: dot)...].prefix { $0 >= 48 && $0 <= 57 }
+        return fraction.dropFirst(3).contains { $0 != 48 } ? t + 1 : t
+    }
+
+    /// `contributor`: what the text format prints as Contributor, the event's `sources` (GeoJSON
+    /// events) or, for events without them (CSV events), its `net`.
+    package static func contributor(_ names: [String]) -> Filter {
+        .or(names.map { .contains(.sources, "," + $0 + ",", insensitive: false) }
+            + [.and([.isNull(.sources), .oneOf(.net, names)])])
     }
 
     private static func number(_ v: String?, _ name: String, _ r: ClosedRange<Double>) throws(FDSNError) -> Double? {

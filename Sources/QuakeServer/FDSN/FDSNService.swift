@@ -15,19 +15,19 @@ struct FDSNService: Sendable {
     let source: SnapshotSource
     let maxEvents: Int
 
-    func register(on router: Router<BasicRequestContext>) {
-        router.get("/fdsnws/event/1/") { r, _ in Self.plain(Self.usage(r)) }
-        router.get("/fdsnws/event/1/version") { _, _ in Self.plain(Self.version + "\n") }
-        router.get("/fdsnws/event/1/application.wadl") { r, _ in
+    func register(on routes: Routes) {
+        routes.get("/fdsnws/event/1/") { r, _ in Self.plain(Self.usage(r)) }
+        routes.get("/fdsnws/event/1/version") { _, _ in Self.plain(Self.version + "\n") }
+        routes.get("/fdsnws/event/1/application.wadl") { r, _ in
             Response(status: .ok, headers: [.contentType: "application/xml; charset=utf-8"],
                      body: .init(byteBuffer: ByteBuffer(string: FDSNWadl.document(base: Self.base(r)))))
         }
-        router.get("/fdsnws/event/1/catalogs") { r, _ in try await self.names(r, root: "Catalogs", item: "Catalog") }
-        router.get("/fdsnws/event/1/contributors") { r, _ in
+        routes.get("/fdsnws/event/1/catalogs") { r, _ in try await self.names(r, root: "Catalogs", item: "Catalog") }
+        routes.get("/fdsnws/event/1/contributors") { r, _ in
             try await self.names(r, root: "Contributors", item: "Contributor")
         }
-        router.get("/fdsnws/event/1/query") { r, _ in await self.query(r) }
-        router.get("/fdsnws/event/1/count") { r, _ in await self.count(r) }
+        routes.get("/fdsnws/event/1/query") { r, _ in await self.query(r) }
+        routes.get("/fdsnws/event/1/count") { r, _ in await self.count(r) }
     }
 
     // MARK: query

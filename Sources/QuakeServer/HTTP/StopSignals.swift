@@ -1,0 +1,43 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// SIGINT and SIGTERM for a running server: the first runs `onStop`, once, on a queue of its own.
+/// The server's graceful shutdown (Hummingbird's service group) watches the same signals; this
+/// is what it cannot do itself: end the streams that never finish, and bound the wait.
+final class StopSignals: Sendable {
+    private let sources: Mutex<[any DispatchSourceSignal]>
+    private let fired = Atomic(false)
+    private static let queue = DispatchQueue(label: "quakes.serve.stop")
+
+    init(_ onStop: @escaping @Sendable () -> Void) {
+        sources = Mutex([])
+        sources.withLock { s in
+            for sig in [SIGINT, SIGTERM] {
+                signal(sig, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: Self.queue)
+                source.setEventHandler { [self] in
+                    if !fired.exchange(true, ordering: .acquiringAndReleasing) { onStop() }
+                }
+                source.resume()
+                s.append(source)
+            }
+        }
+    }
+
+    /// Stops watching (the server ended on its own).
+    func cancel() {
+        sources.withLock { s in
+            for source in s { source.cancel() }
+            s.removeAll()
+        }
+    }
+
+    /// Ends the process after `seconds`, whatever is still open, unless it has ended by then.
+    static func exit(after seconds: Double, status: Int32 = 0) {
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: seconds)
+            _exit(status)
+        }
+    }
+}
