@@ -44,6 +44,15 @@ struct AggCommand: ParsableCommand {
         }
     }
 
+    /// The metrics' column names: each metric's own (`p50(mag)`), but `median(mag)` as asked.
+    func metricLabels() throws -> [String] {
+        let m = try metricList()
+        return zip(AggCommand.splitMetrics(metrics), m).map { text, metric in
+            guard text.lowercased().hasPrefix("median("), let c = metric.column else { return metric.description }
+            return "median(\(c))"
+        }
+    }
+
     /// Splits on commas outside parentheses.
     static func splitMetrics(_ s: String) -> [String] {
         var out: [String] = [], cur = "", depth = 0
@@ -57,7 +66,7 @@ struct AggCommand: ParsableCommand {
 
     func sortSpec(_ s: String) throws -> (name: String, ascending: Bool) {
         let parts = s.split(separator: ":").map(String.init)
-        let names = by + (try metricList()).map(\.description)
+        let names = by + (try metricLabels())
         guard names.contains(parts[0]), parts.count <= 2, parts.count == 1 || ["asc", "desc"].contains(parts[1]) else {
             throw ValidationError("--sort: expected one of \(names.joined(separator: ", ")) with :asc or :desc")
         }
@@ -80,14 +89,14 @@ struct AggCommand: ParsableCommand {
             let (name, asc) = try sortSpec(sort)
             if let k = by.firstIndex(of: name) {
                 rows.sort { SortValue.compare($0.keyValues[k], $1.keyValues[k], ascending: asc) < 0 }
-            } else if let k = m.firstIndex(where: { $0.description == name }) {
+            } else if let k = try metricLabels().firstIndex(of: name) {
                 rows.sort { a, b in
                     SortValue.compare(a.values[k].map { .number($0) } ?? .null, b.values[k].map { .number($0) } ?? .null, ascending: asc) < 0
                 }
             }
         }
         if let limit { rows = Array(rows.prefix(limit)) }
-        AggCommand.print(rows, keys: g.map(\.description), metrics: m.map(\.description), format: format,
+        AggCommand.print(rows, keys: g.map(\.description), metrics: try metricLabels(), format: format,
                         header: !noHeader, generation: generation)
     }
 

@@ -36,8 +36,9 @@ struct ExportCommand: ParsableCommand {
         switch format {
         case .parquet:
             let r = try s.exportParquet(to: out ?? ".", layout: partitionBy, filter: filter)
-            printError("exported \(r.rows) rows to \(r.files.count) file\(r.files.count == 1 ? "" : "s"), "
-                + "\(r.bytes) bytes")
+            let files = "\(r.files.count.formatted()) file\(r.files.count == 1 ? "" : "s")"
+            printError("exported \(r.rows.formatted()) row\(r.rows == 1 ? "" : "s") as parquet to \(out ?? ".") "
+                + "(\(files), \(r.bytes.formatted()) bytes)")
         case .csv, .geojson, .kml:
             let toStdout = out == nil || out == "-"
             let sink = try toStdout ? Console.out : OutputSink(path: out ?? "-")
@@ -52,7 +53,7 @@ struct ExportCommand: ParsableCommand {
                 throw error
             }
             let dest = toStdout ? "stdout" : out ?? ""
-            printError("exported \(rows) row\(rows == 1 ? "" : "s") as \(format.rawValue) to \(dest)")
+            printError("exported \(rows.formatted()) row\(rows == 1 ? "" : "s") as \(format.rawValue) to \(dest)")
         }
     }
 }

@@ -23,7 +23,7 @@ import Testing
                                 maxEvents: 100)
         #expect(a.skip == 2 && a.limit == 10 && a.format == .quakeml)
         #expect(a.filter.timeBounds.lower == Timestamp.parse("2024-01-01"))
-        for bad: [(String, String)] in [[("bogus", "1")], [("offset", "0")], [("limit", "101")], [("format", "kml")],
+        for bad: [(String, String)] in [[("bogus", "1")], [("offset", "0")], [("limit", "101")], [("format", "kmz")],
                                        [("minmag", "5"), ("maxmag", "4")], [("start", "x")], [("lat", "1")],
                                        [("limit", "1"), ("LIMIT", "2")], [("callback", "cb")]] {
             #expect(throws: FDSNError.self, "\(bad)") { try FDSNRequest(bad, maxEvents: 100) }

@@ -27,6 +27,12 @@ import Testing
         "includeallorigins=false&includearrivals=false&minmagnitude=6",
         "placecontains=ridgecrest&magtype=mw",
         "mindepth=-1&maxdepth=0&endtime=2019-07-01",
+        // digits past the millisecond never widen the window (the M7.1 is at 03:19:53.040)
+        "eventid=ci38457511&starttime=2019-07-06T03:19:53.0401",
+        "eventid=ci38457511&endtime=2019-07-06T03:19:53.0409",
+        "eventid=ci38457511&starttime=2019-07-06T03:19:53.0399&endtime=2019-07-06T03:19:53.0401",
+        "starttime=2019-07-06T03:19:53.0405&endtime=2019-07-06T03:19:53.0405",
+        "start=2019-07-06T03:19:53.0401&end=2019-07-06T03:19:53.0409",
     ]
     static let refused = [
         "maxlongitude=400",
@@ -68,14 +74,15 @@ import Testing
         var nonzero = 0
         for qs in Self.accepted {
             let (status, body) = try Self.fetch(server.port, qs)
-            #expect(status == 200, "\(qs): the service answered \(status) \(body)")
+            #expect(status == 200 || (status == 204 && body.isEmpty), "\(qs): the service answered \(status) \(body)")
             let cli = try CLI.run(["count", "--store", store] + Self.flags(qs))
             #expect(cli.status == 0, "\(qs): \(cli.stderr)")
-            #expect(cli.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == body, "\(qs): CLI \(cli.stdout) service \(body)")
+            let want = status == 204 ? "0" : body
+            #expect(cli.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == want, "\(qs): CLI \(cli.stdout) service \(body)")
             if body != "0" { nonzero += 1 }
         }
         // the list is not a list of empty answers
-        #expect(nonzero >= Self.accepted.count - 3)
+        #expect(nonzero >= Self.accepted.count - 6)
         for qs in Self.refused {
             let (status, body) = try Self.fetch(server.port, qs)
             #expect(status == 400, "\(qs): the service answered \(status) \(body)")

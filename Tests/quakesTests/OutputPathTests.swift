@@ -37,7 +37,7 @@ import Glibc
         // nothing but the file: no temporary left beside it
         #expect(try FileManager.default.contentsOfDirectory(atPath: d) == ["q.csv"])
         // the summary line names the rows and the path
-        #expect(r.stderr == "exported \(Self.csvRows(text)) rows as csv to \(out)\n")
+        #expect(r.stderr == "exported \(Self.csvRows(text).formatted()) rows as csv to \(out)\n")
     }
 
     @Test func aSymlinkIsFollowedAndStaysALink() throws {
@@ -112,8 +112,17 @@ import Glibc
     @Test func aDirectoryIsAnError() throws {
         let d = CLI.tempDir()
         let r = try CLI.run(["export", "--store", Self.store, "--out", d])
-        #expect(r.status == 1 && r.stderr.contains(d) && r.stderr.contains("is a directory"))
-        #expect(r.stderr.split(separator: "\n").count == 1)
+        #expect(r.status == 1 && r.stderr == "quakes: \(d): Is a directory\n", "\(r.stderr)")
+        // a missing folder: the error names the path given, not a temporary name beside it
+        for args in [["export"], ["query", "--format", "parquet"]] {
+            let m = try CLI.run(args + ["--store", Self.store, "--out", d + "/nodir/x.out"])
+            #expect(m.status == 1 && m.stderr == "quakes: \(d)/nodir/x.out: No such file or directory\n", "\(m.stderr)")
+        }
+        // a Parquet export into a file: one line naming it
+        try "keep".write(toFile: d + "/file.csv", atomically: true, encoding: .utf8)
+        let p = try CLI.run(["export", "--store", Self.store, "--format", "parquet", "--out", d + "/file.csv"])
+        #expect(p.status == 1 && p.stderr.hasPrefix("quakes: \(d)/file.csv: not a directory"), "\(p.stderr)")
+        #expect(try String(contentsOfFile: d + "/file.csv", encoding: .utf8) == "keep")
     }
 
     static let isRoot = getuid() == 0

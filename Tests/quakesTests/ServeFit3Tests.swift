@@ -128,7 +128,14 @@ import Glibc
         }
         let page = try Self.get(p, "/", "HEAD")
         #expect(page.headers["content-length"] == String(try Self.get(p, "/").body.count))
-        for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "PROPFIND"] {
+        // OPTIONS is a browser's CORS preflight: 204, GET and HEAD from any origin
+        for path in ["/fdsnws/event/1/query?limit=1", "/fdsnws/event/1/count", "/", "/api/day"] {
+            let o = try Self.get(p, path, "OPTIONS")
+            #expect(o.status == 204 && o.headers["access-control-allow-methods"] == "GET, HEAD", "\(path): \(o.status)")
+            #expect(o.headers["access-control-allow-origin"] == "*" && o.headers["allow"] == "GET, HEAD, OPTIONS")
+        }
+        #expect(try Self.get(p, "/no/such/path", "OPTIONS").status == 404)
+        for method in ["POST", "PUT", "DELETE", "PATCH", "PROPFIND"] {
             for path in ["/fdsnws/event/1/query?limit=1", "/fdsnws/event/1/count", "/fdsnws/event/1/application.wadl",
                          "/", "/assets/app.js", "/api/day", "/api/live", "/api/coastlines"] {
                 let a = try Self.get(p, path, method)

@@ -38,11 +38,11 @@ import Testing
         let sh = try CLI.run(["sections", "--help"])
         #expect(flat(sh.stdout).contains("(values: table, json, ndjson;"))
         let qh = try CLI.run(["query", "--help"])
-        #expect(flat(qh.stdout).contains("(values: table, csv, json, ndjson, geojson, text, parquet, arrow, svg;"))
+        #expect(flat(qh.stdout).contains("(values: table, csv, json, ndjson, geojson, text, parquet, arrow, svg, kml;"))
         let hh = try CLI.run(["history", "--help"])
         #expect(flat(hh.stdout).contains("(values: table, csv, json, ndjson;"))
         let xh = try CLI.run(["export", "--help"])
-        #expect(flat(xh.stdout).contains("(values: csv, geojson, parquet;"))
+        #expect(flat(xh.stdout).contains("(values: csv, geojson, parquet, kml;"))
     }
 
     @Test func aggregatesAsNDJSON() throws {

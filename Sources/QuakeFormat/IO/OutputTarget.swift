@@ -59,7 +59,7 @@ package final class OutputTarget {
         var st = stat()
         if stat(target, &st) == 0 {
             let type = st.st_mode & S_IFMT
-            if type == S_IFDIR { throw QuakeError(.io, path: path, errno: EISDIR, detail: "is a directory") }
+            if type == S_IFDIR { throw .system(path, EISDIR) }
             if type != S_IFREG {
                 fd = try FileIO.open(target, O_WRONLY | O_NOCTTY)
                 mode = .inPlace
@@ -74,7 +74,12 @@ package final class OutputTarget {
         let dir = slash.map { String(target[...$0]) } ?? ""
         let name = slash.map { String(target[target.index(after: $0)...]) } ?? target
         let tmp = dir + "." + name + ".tmp-\(FileIO.processID)"
-        fd = try FileIO.open(tmp, O_CREAT | O_TRUNC | O_WRONLY)
+        do {
+            fd = try FileIO.open(tmp, O_CREAT | O_TRUNC | O_WRONLY)
+        } catch {
+            // the error names the path given, not the temporary name beside it
+            throw .system(path, error.errno ?? EIO)
+        }
         if let existingMode { _ = fchmod(fd, existingMode) }
         mode = .replaced
         finalPath = target

@@ -65,6 +65,9 @@ extension Store {
             writer = nil
         }
         do {
+            if FileIO.exists(dir) && !FileIO.isDirectory(dir) {
+                throw StoreError.io(dir, "not a directory; a Parquet export writes a new or empty directory")
+            }
             try FileIO.makeDirectory(dir)
             guard FileIO.list(dir).isEmpty else {
                 throw StoreError.io(dir, "not empty; export into a new or empty directory")

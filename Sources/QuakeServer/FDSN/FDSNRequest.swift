@@ -72,9 +72,17 @@ package struct FDSNRequest: Sendable {
             try Self.time(v, "starttime", roundingUp: true)
         }
         let end = try p["endtime"].map { v throws(FDSNError) in try Self.time(v, "endtime") }
-        if let start, let end, start > end { throw .badRequest("starttime must not be after endtime") }
-        if start != nil || end != nil { parts.append(.timeRange(.time, lower: start, upper: end.map { $0 + 1 })) }
-        if let u = p["updatedafter"] { parts.append(.timeRange(.updated, lower: try Self.time(u, "updatedafter"), upper: nil)) }
+        // after, as written: `.0405` to `.0405` is one instant (that no millisecond time holds), not a 400
+        if let start, let end, start - 1 > end || (start - 1 == end && !Self.subMillisecond(p["starttime"])) {
+            throw .badRequest("starttime must not be after endtime")
+        }
+        if start != nil || end != nil {
+            let upper = end.map { $0 + 1 }
+            parts.append(.timeRange(.time, lower: start, upper: upper.map { u in start.map { Swift.max($0, u) } ?? u }))
+        }
+        if let u = p["updatedafter"] {
+            parts.append(.timeRange(.updated, lower: try Self.time(u, "updatedafter", roundingUp: true), upper: nil))
+        }
         // box
         let minLat = try Self.number(p["minlatitude"], "minlatitude", -90...90)
         let maxLat = try Self.number(p["maxlatitude"], "maxlatitude", -90...90)
@@ -192,12 +200,16 @@ package struct FDSNRequest: Sendable {
     /// Digits past the millisecond are dropped, or with `roundingUp` make the next millisecond
     /// (so that a start of `.0405` does not take an event at `.040`).
     package static func time(_ v: String, _ name: String, roundingUp: Bool = false) throws(FDSNError) -> Int64 {
-        guard v.utf8.count <= 40, let t = Timestamp.parse(v) else {
+        guard v.utf8.count <= 40, let t = DateParsing.parse(v, roundingUp: roundingUp) else {
             throw .badRequest("Bad \(name) value '\(v)': use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (UTC)")
         }
-        guard roundingUp, let dot = v.utf8.firstIndex(of: UInt8(ascii: ".")) else { return t }
-        let fraction = v.utf8[v.utf8.index(after: dot)...].prefix { $0 >= 48 && $0 <= 57 }
-        return fraction.dropFirst(3).contains { $0 != 48 } ? t + 1 : t
+        return t
+    }
+
+    /// True when a time's text has nonzero digits past the millisecond.
+    private static func subMillisecond(_ v: String?) -> Bool {
+        guard let v, let dot = v.utf8.firstIndex(of: UInt8(ascii: ".")) else { return false }
+        return v.utf8[v.utf8.index(after: dot)...].prefix { $0 >= 48 && $0 <= 57 }.dropFirst(3).contains { $0 != 48 }
     }
 
     /// `contributor`: what the text format prints as Contributor, the event's `sources` (GeoJSON

@@ -4,6 +4,7 @@ import Hummingbird
 
 /// What every answer of the server obeys, around the routes:
 /// - GET and HEAD are served (HEAD as GET without the body: same status and headers);
+///   OPTIONS (a browser's CORS preflight) is a 204 that allows GET and HEAD from any origin;
 ///   any other method on a served path is `405 Method Not Allowed` with `Allow: GET, HEAD`,
 ///   and on any other path a 404, as for GET;
 /// - every answer, errors and 204 included, carries `Access-Control-Allow-Origin: *`, as USGS's
@@ -39,6 +40,14 @@ struct HTTPPolicy: HTTPResponder {
             let get = try await routes.respond(to: Self.asGet(request), context: context)
             var response = Response(status: get.status, headers: get.headers, body: ResponseBody())
             response.headers[.contentLength] = get.headers[.contentLength]
+            return response
+        case .options where await isServed(request, context):
+            // a browser's CORS preflight (a request with headers of its own): GET and HEAD, from anywhere
+            var response = Response(status: .noContent)
+            response.headers[.allow] = "GET, HEAD, OPTIONS"
+            response.headers[.accessControlAllowMethods] = Self.allowed
+            response.headers[.accessControlAllowHeaders] = request.headers[.accessControlRequestHeaders] ?? "*"
+            response.headers[.accessControlMaxAge] = "86400"
             return response
         default:
             // an unknown path stays a 404, whatever the method

@@ -174,11 +174,11 @@ package final class CSVFeedReader {
                 defer { pos = next }
                 if fields.count == 1 && fields[0].start == fields[0].end { continue }   // blank line
                 rowNumber += 1
-                if malformed == CSVFeedReader.unterminated && atFileEnd {
-                    throw QuakeError(.format, path: input.name, position: .line(recordLine),
-                                     detail: "the file ends inside a quoted field: it was cut short")
-                }
                 if let m = malformed {
+                    if atFileEnd && m == CSVFeedReader.unterminated {
+                        throw QuakeError(.format, path: input.name, position: .line(recordLine),
+                                         detail: "the file ends inside a quoted field: it was cut short")
+                    }
                     onReject(Reject(file: input.name, line: recordLine, isFeature: false, reason: m))
                     continue
                 }

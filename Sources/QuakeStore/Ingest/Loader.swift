@@ -85,7 +85,7 @@ package final class Loader {
         summary.keptPreciseTimes = merged.keptPreciseTimes
         if let e = merged.keptPreciseExample {
             let n = merged.keptPreciseTimes
-            options.onMessage?("warning: kept the full-precision time of \(n) event\(n == 1 ? "" : "s") where a version "
+            options.onMessage?("warning: kept the full-precision time of \(n.formatted()) event\(n == 1 ? "" : "s") where a version "
                 + "with the same 'updated' had a coarser copy, such as \(e.id): \(Timestamp.string(e.time)) over "
                 + "\(Timestamp.string(e.coarse)); a coarser time never replaces a precise one")
         }

@@ -107,7 +107,7 @@ package final class SpillPass {
                     // USGS CSV files end with a newline: one without may have been cut off mid-row
                     let what = "the last line has no newline: the file may be truncated"
                     if options.strict { throw QuakeError(.format, path: path, detail: what) }
-                    warn?("warning: \(path): \(what) (its last row was loaded; a strict load refuses it)")
+                    warn?("warning: \(path): \(what) (a strict load refuses it)")
                 }
                 try direct?.endFile()
                 summary.rowsRead += counter.value - before.rejects

@@ -359,6 +359,16 @@ package enum DateParsing {
         return nil
     }
 
+    /// ``parse(_:)`` for a bound that digits past the millisecond must not widen: with
+    /// `roundingUp`, `.0401` is the next millisecond, `.041` (a start of `.0401` does not take an
+    /// event at `.040`; nor does an exclusive end of `.0401` leave one out).
+    package static func parse(_ s: String, roundingUp: Bool) -> Int64? {
+        guard let t = parse(s) else { return nil }
+        guard roundingUp, let dot = s.utf8.firstIndex(of: UInt8(ascii: ".")) else { return t }
+        let fraction = s.utf8[s.utf8.index(after: dot)...].prefix { $0 >= 48 && $0 <= 57 }
+        return fraction.dropFirst(3).contains { $0 != 48 } ? t + 1 : t
+    }
+
     /// `7d`, `12h`, `2w`, `30m` as milliseconds.
     package static func duration(_ s: String) -> Int64? {
         guard let unit = s.last, let n = Double(s.dropLast()), n >= 0, n.isFinite else { return nil }
