@@ -35,7 +35,7 @@ import Testing
         let before = try CLI.run(["export", "--store", d + "/s"]).stdout
         let r = try CLI.run(["load", "--store", d + "/s", "--time-format", "%d-%m-%y %H:%M", d + "/resaved.csv"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("warning: kept the full-precision time of \(coarser) events"), "\(r.stderr)")
+        #expect(r.stderr.contains("warning: kept the full-precision time of \(coarser.formatted()) events"), "\(r.stderr)")
         #expect(r.stdout.contains("nothing to commit"))
         #expect(try CLI.run(["export", "--store", d + "/s"]).stdout == before)
         // the other way round, the precise feed replaces the coarse times
