@@ -90,7 +90,9 @@ struct FilterArgs: Equatable {
     /// A time flag's value; digits past the millisecond round a bound up (see ``DateParsing``), so
     /// `--from .0401` does not take an event at `.040`, and `--to .0401` does not leave it out.
     private func time(_ s: String, _ flag: String) throws -> Int64 {
-        guard let t = DateParsing.parse(s, roundingUp: true) else { throw ValidationError("\(flag): not a date: '\(s)' (use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)") }
+        guard let t = DateParsing.parse(s, roundingUp: true) else {
+            throw ValidationError("\(flag): not a date: '\(s)' (use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)")
+        }
         return t
     }
 

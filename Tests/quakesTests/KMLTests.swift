@@ -30,8 +30,7 @@ import QuakeInterchange
     }
 
     static func check(_ args: [String]) throws {
-        guard let python else { return }
-        let r = try CLI.exec(python, [script] + args)
+        let r = try CLI.exec(try #require(python, "callers are enabled only where a python is found"), [script] + args)
         #expect(r.status == 0 && r.stdout.hasPrefix("ok "), "\(r.stdout)\(r.stderr)")
     }
 

@@ -34,7 +34,8 @@ package final class Loader {
         let files = try InputFiles.expand(paths, brokenLinks: &broken)
         for b in broken {
             if options.strict {
-                throw QuakeError(.strict, path: b, detail: "a broken symlink (its target does not exist); nothing committed")
+                throw QuakeError(.strict, path: b,
+                                 detail: "a broken symlink (its target does not exist); nothing committed")
             }
             options.onMessage?("warning: \(b): a broken symlink (its target does not exist): skipped")
         }
@@ -85,7 +86,8 @@ package final class Loader {
         summary.keptPreciseTimes = merged.keptPreciseTimes
         if let e = merged.keptPreciseExample {
             let n = merged.keptPreciseTimes
-            options.onMessage?("warning: kept the full-precision time of \(n.formatted()) event\(n == 1 ? "" : "s") where a version "
+            options.onMessage?("warning: kept the full-precision time of \(n.formatted()) event\(n == 1 ? "" : "s") "
+                + "where a version "
                 + "with the same 'updated' had a coarser copy, such as \(e.id): \(Timestamp.string(e.time)) over "
                 + "\(Timestamp.string(e.coarse)); a coarser time never replaces a precise one")
         }
