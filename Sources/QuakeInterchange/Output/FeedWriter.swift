@@ -187,14 +187,23 @@ extension Store {
         let w = FeedWriter(format: format, sink: sink)
         let count: Int? = if case .all = filter { manifest.rows } else { nil }
         w.begin(count: count, generated: Int64(Date().timeIntervalSince1970 * 1000))
-        var written = 0
-        for e in manifest.partitions {
-            let batch = try rows(of: e, filter: filter, columns: Column.allCases)
-            dropReader(e)
+        let written = try forEachMatching(filter, columns: Column.allCases) { batch in
             for i in 0..<batch.count { w.write(batch, row: i) }
-            written += batch.count
         }
         w.end()
         return written
+    }
+
+    /// Hands `body` the rows `filter` matches, partition by partition in (time, id) order, with
+    /// `columns`, and returns how many there were. Memory holds one partition.
+    package func forEachMatching(_ filter: Filter, columns: [Column], _ body: (RowBatch) throws -> Void) throws -> Int {
+        var count = 0
+        for e in manifest.partitions {
+            let batch = try rows(of: e, filter: filter, columns: columns)
+            dropReader(e)
+            try body(batch)
+            count += batch.count
+        }
+        return count
     }
 }

@@ -10,12 +10,8 @@ extension Store {
         let w = KMLWriter(sink: sink)
         let count: Int? = if case .all = filter { manifest.rows } else { nil }
         w.begin(count: count)
-        var written = 0
-        for e in manifest.partitions {
-            let batch = try rows(of: e, filter: filter, columns: KMLWriter.columns)
-            dropReader(e)
+        let written = try forEachMatching(filter, columns: KMLWriter.columns) { batch in
             for i in 0..<batch.count { w.write(batch, row: i) }
-            written += batch.count
         }
         w.end()
         return written
