@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "QuakeStore", targets: ["QuakeStore"]),
+        .library(name: "QuakeSync", targets: ["QuakeSync"]),
         .executable(name: "quakes", targets: ["quakes"]),
     ],
     dependencies: [
@@ -20,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        // quakes sync only: the HTTPS client (see Benchmarks/RESULTS.md, "The HTTP client for quakes sync")
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
     ],
     targets: [
         .systemLibrary(
@@ -67,6 +70,17 @@ let package = Package(
             resources: [.embedInCode("Assets/index.html"), .embedInCode("Assets/app.js"), .embedInCode("Assets/app.css")],
             swiftSettings: strict
         ),
+        // sync: keeps a store current from an FDSN event service or a summary feed, over AsyncHTTPClient.
+        .target(
+            name: "QuakeSync",
+            dependencies: [
+                "QuakeStore", "QuakeFormat",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // test support: the feed generator, fuzz harnesses and bench cases (generate, bench and the tests only).
         .target(
             name: "QuakeTestSupport",
@@ -76,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "quakes",
             dependencies: [
-                "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeTestSupport", "QuakeServer",
+                "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeTestSupport", "QuakeServer", "QuakeSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // A position-dependent executable: the loader applies 11 relocations instead of about
@@ -84,10 +98,11 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux]))]
         ),
         .testTarget(name: "QuakeStoreTests", dependencies: [
-            "QuakeStore", "QuakeFormat", "QuakeInterchange", "QuakeTestSupport", "QuakeServer",
+            "QuakeStore", "QuakeFormat", "QuakeInterchange", "QuakeTestSupport", "QuakeServer", "QuakeSync",
         ]),
         .testTarget(name: "quakesTests",
-                    dependencies: ["quakes", "QuakeStore", "QuakeFormat", "QuakeInterchange", "QuakeTestSupport"],
+                    dependencies: ["quakes", "QuakeStore", "QuakeFormat", "QuakeInterchange", "QuakeTestSupport",
+                                   "QuakeSync"],
                     // the client scripts the tests run by path, not resources of the target
                     exclude: ["Python"]),
     ]

@@ -115,7 +115,7 @@ enum FastPath {
              "maxradius":
             return Spec(key: name, unconditional: true)
         case "null", "not-null": return Spec(key: name, repeats: true)
-        case "watch": return Spec(key: name, isFlag: true)
+        case "watch", "include-deleted": return Spec(key: name, isFlag: true)
         default: break
         }
         guard query else { return nil }
@@ -179,6 +179,7 @@ enum FastPath {
         case "null": a.filters.isNull.append(v)
         case "not-null": a.filters.notNull.append(v)
         case "watch": a.live.watch = true
+        case "include-deleted": a.filters.includeDeleted = true
         case "fields": a.fields = v
         case "format":
             guard let f = ResultWriter.Format(rawValue: v) else { return false }

@@ -51,6 +51,9 @@ struct FilterArgs: Equatable {
     var notNull: [String] = []
     var whereText: String?
     var changedSince: String?
+    /// Tombstones (events whose status is `deleted`) are left out unless this is set or
+    /// `--status` names `deleted`.
+    var includeDeleted = false
 
     func validate() throws {
         // one call per flag, not an array of pairs: a one-shot query pays for each new generic type
@@ -144,6 +147,7 @@ struct FilterArgs: Equatable {
         }
         for pair in includes where pair.count == 2 { add(pair[0], pair[1]) }
         guard !items.isEmpty else { return nil }
+        items.append(("includedeleted", "true"))   // tombstones are this command's own choice (``flagFilter``)
         do {
             return try FDSNRequest(items, maxEvents: .max).filter
         } catch {
@@ -240,6 +244,7 @@ struct FilterArgs: Equatable {
         if let l = list(magType) { parts.append(.oneOf(.magType, l)) }
         if let l = list(type) { parts.append(.oneOf(.type, l)) }
         if let l = list(status) { parts.append(.oneOf(.status, l)) }
+        if !includeDeleted && list(status)?.contains("deleted") != true { parts.append(Filter.notDeleted) }
         if let l = list(id) { parts.append(.oneOf(.id, l)) }
         for n in isNull { parts.append(.isNull(try column(n, "--null"))) }
         for n in notNull { parts.append(.not(.isNull(try column(n, "--not-null")))) }

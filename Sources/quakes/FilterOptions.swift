@@ -74,6 +74,9 @@ struct FilterOptions: ParsableArguments {
     @Option(name: .customLong("changed-since"),
             help: "Only events inserted or updated by loads after GEN (a generation) or after a time (see 'quakes history').")
     var changedSince: String?
+    @Flag(name: .customLong("include-deleted"),
+          help: "Include events their source deleted (tombstones from quakes sync), which are left out by default.")
+    var includeDeleted = false
 
     /// The values parsed, as plain values.
     var args: FilterArgs {
@@ -116,6 +119,7 @@ struct FilterOptions: ParsableArguments {
         a.notNull = notNull
         a.whereText = whereText
         a.changedSince = changedSince
+        a.includeDeleted = includeDeleted
         return a
     }
 

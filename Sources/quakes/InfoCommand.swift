@@ -4,6 +4,7 @@ import QuakeStore
 import QuakeFormat
 import QuakeInterchange
 import QuakeTestSupport
+import QuakeSync
 
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +15,9 @@ struct InfoCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let info = try store.open().info()
+        let opened = try store.open()
+        let info = try opened.info()
+        let cursors = try opened.syncCursors()
         if json {
             let e = JSONEncoder()
             e.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -36,11 +39,31 @@ struct InfoCommand: ParsableCommand {
         } ?? "none"))
         print("history      \(info.historyTransactions) transactions, \(info.historyBytes) bytes "
             + "(complete after generation \(info.historyCompleteAfter); 'quakes history')")
+        let tombstones = opened.manifest.partitions.reduce(0) { $0 + $1.deleted }
+        if tombstones > 0 { print("tombstones   \(tombstones) (events their source deleted; --include-deleted shows them)") }
+        for c in cursors { print(Self.describe(c)) }
         print("")
         print("column".padding(toLength: 16, withPad: " ", startingAt: 0) + "disk bytes".leftPad(14) + "  codecs")
         for c in info.columns {
             print(c.column.padding(toLength: 16, withPad: " ", startingAt: 0) + "\(c.diskBytes)".leftPad(14) + "  " + c.codecs.joined(separator: ","))
         }
+    }
+}
+
+extension InfoCommand {
+    /// One sync source's cursor on one line.
+    static func describe(_ c: SyncCursorInfo) -> String {
+        func t(_ v: Int64?) -> String { v.map { Timestamp.string($0) } ?? "-" }
+        var s = "sync         \(c.kind) \(c.source)" + (c.filter.isEmpty ? "" : " [\(c.filter)]")
+        if let (through, end) = c.firstSyncThrough {
+            s += ": first sync through \(t(through)) of \(t(end))"
+        } else if c.kind == "fdsn" {
+            s += ": next updatedafter \(t(c.since))"
+        }
+        s += ", newest update \(t(c.maxUpdated)), last sync \(t(c.lastSync)), \(c.events.formatted()) events"
+        if let e = c.etag { s += ", ETag \(e)" }
+        if let m = c.lastModified { s += ", Last-Modified \(m)" }
+        return s
     }
 }
 

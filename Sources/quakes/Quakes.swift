@@ -13,7 +13,7 @@ struct Quakes: ParsableCommand {
         abstract: "Load USGS earthquake feeds into a compressed column store and query them.",
         version: "quakes 0.3.0 (store format v2)",
         subcommands: [
-            LoadCommand.self, QueryCommand.self, CountCommand.self, AggCommand.self, SectionsCommand.self, ExplainCommand.self,
+            LoadCommand.self, SyncCommand.self, QueryCommand.self, CountCommand.self, AggCommand.self, SectionsCommand.self, ExplainCommand.self,
             InfoCommand.self, HistoryCommand.self, ServeCommand.self, VerifyCommand.self, RepairCommand.self, MigrateCommand.self, ExportCommand.self, GenerateCommand.self, BenchCommand.self,
         ]
     )

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import QuakeServer
+import QuakeFormat
 import QuakeStore
+import QuakeSync
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,16 +23,30 @@ struct ServeCommand: ParsableCommand {
     var maxEvents = 20_000
     @Option(name: .customLong("log-format"), help: "Request log on stderr: text or json.") var logFormat = "text"
     @Flag(help: "No request log.") var quiet = false
+    @Option(name: .customLong("sync"),
+            help: "Keep the store current from this FDSN event service or summary feed (see 'quakes sync').")
+    var syncSource: String?
+    @Option(help: "With --sync: how often (30s, 5m, 1h).") var every = "60s"
+    @OptionGroup(title: "With --sync, the filter") var syncFilters: SyncFilterOptions
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0...65535") }
         guard maxEvents >= 1 else { throw ValidationError("--max-events must be >= 1") }
         guard logFormat == "text" || logFormat == "json" else { throw ValidationError("--log-format: text or json") }
         guard !host.isEmpty, host.utf8.count < 256 else { throw ValidationError("--host: an address or host name") }
+        _ = try SyncCommand.seconds(every)
+        if let syncSource {
+            guard (try? SyncSource(url: syncSource)) != nil else {
+                throw ValidationError("--sync: an http or https URL of an FDSN event service or a feed file")
+            }
+        } else if !syncFilters.isEmpty {
+            throw ValidationError("the filter flags go with --sync")
+        }
     }
 
     func run() throws {
-        let s = try store.open()
+        let s = try syncSource == nil ? store.open() : Store.openOrCreate(path: store.path)
+        if let syncSource { try startSync(s, syncSource) }
         var options = QuakeServer.Options()
         options.host = host
         options.port = port
@@ -57,6 +73,33 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode.failure
         }
         if let e = outcome.error { throw e }
+    }
+}
+
+extension ServeCommand {
+    /// `--sync`: a task that syncs now and then every interval, committing as `quakes sync` does;
+    /// the pages see each commit through the change feed. An error is logged and retried at the
+    /// next interval, and the server answers from the last good snapshot meanwhile.
+    func startSync(_ s: Store, _ url: String) throws {
+        let source = try SyncSource(url: url), filter = try syncFilters.filter()
+        let interval = try SyncCommand.seconds(every)
+        var o = SyncOptions()
+        o.onMessage = { printError("quakes serve: sync: " + $0) }
+        let options = o
+        Task.detached {
+            while !Task.isCancelled {
+                do throws(QuakeError) {
+                    let r = try await s.sync(from: source, filter: filter, options: options)
+                    let l = r.load
+                    // --quiet keeps the syncs that changed something, as the request log keeps nothing
+                    if !quiet || r.deleted + l.new + l.updated > 0 { printError("quakes serve: sync: " + (r.notModified ? "not modified" : "\(l.new) new, \(l.updated) updated, "
+                        + "\(r.deleted) deleted, \(r.requests) requests, \(r.bytes) bytes")) }
+                } catch {
+                    printError("quakes serve: sync: " + ErrorMessage.line(error) + "; retrying in \(every)")
+                }
+                try? await Task.sleep(nanoseconds: UInt64(interval * 1e9))
+            }
+        }
     }
 }
 

@@ -39,6 +39,8 @@ public struct QuakeError: Error, Sendable, Equatable, CustomStringConvertible {
         case noTransaction
         /// An argument the library cannot use (a sort key, a property, a group).
         case invalidArgument
+        /// A sync could not get what it asked of a server (after its retries): the path is the URL.
+        case network
         /// The caller cancelled the operation (a load's ``LoadOptions/isCancelled``); nothing was committed.
         case interrupted
     }

@@ -7,7 +7,8 @@
 /// generation, base time, the generation ranges with a transaction file), the ``Catalog``
 /// (revision 4: its file name, empty for none, and the checksum of its header), the ``TopRows``
 /// magnitude projection (revision 6: its file name, empty for none, then its rows, time span,
-/// bytes, threshold and partitions' hash), then a checksum
+/// bytes, threshold and partitions' hash), the tombstones per partition and the sync cursors
+/// (revision 7: `u32 count` + a `u64` per partition, `u32 count` + key and value strings), then a checksum
 /// of all of it. Revision 2 manifests (no history) are read as history starting now; revisions
 /// 2 and 3 have no catalog. Strings are
 /// `u16 length` + UTF-8. A flipped byte fails the checksum; a manifest that passes it is
@@ -16,8 +17,8 @@ package struct Manifest: Sendable, Equatable {
     package static let fileName = "manifest.qkm"
     /// The manifest revision this build writes (3 adds the load history, 4 the catalog, 5 the
     /// hashed id index of ``IdHashes``, which builds before it cannot read, 6 the magnitude
-    /// projection); it reads 2 to 6.
-    package static let version = 6
+    /// projection, 7 the tombstone counts and sync cursors); it reads 2 to 7.
+    package static let version = 7
     /// The store format (partition files, id index): v2 since the engine rewrite.
     package static let storeFormat = 2
     package static let magic: [UInt8] = Array("QKMANIF2".utf8)
@@ -42,6 +43,12 @@ package struct Manifest: Sendable, Equatable {
     package var catalogChecksum: UInt64 = 0
     /// The magnitude projection of the partitions (``TopRows``), nil while none is written.
     package var top: TopRows?
+    /// Each sync source's cursor, by key (the source and its filter), in key order. Committed
+    /// with the rows it describes, so a crash can never leave the two out of step.
+    package var cursors: [SyncCursorRecord] = []
+
+    /// True when some partition holds an event whose status is `deleted` (a tombstone).
+    package var holdsDeleted: Bool { partitions.contains { $0.deleted > 0 } }
 
     package static let idBucketCount = 64
     package static let defaultBlockRows = 65536
@@ -89,6 +96,10 @@ package struct Manifest: Sendable, Equatable {
         w.string(catalog ?? "")
         w.u64(catalogChecksum)
         if let top { top.encode(into: &w) } else { w.string("") }
+        w.u32(UInt32(partitions.count))
+        for p in partitions { w.u64(UInt64(p.deleted)) }
+        w.u32(UInt32(cursors.count))
+        for c in cursors { w.string(c.key); w.longString(c.value) }
         w.u64(Checksum.hash(w.bytes))
         return w.bytes
     }
@@ -174,11 +185,39 @@ package struct Manifest: Sendable, Equatable {
                 guard !clash, t.file != m.catalog else { throw bad("magnitude projection \(t.file)") }
                 m.top = t
             }
+            if version >= 7 { try decodeRevision7(&r, into: &m, bad) }
             guard r.remaining == 0 else { throw bad("\(r.remaining) stray bytes") }
             return m
         } catch {
             if error.kind == .corrupt { throw error.at(path) }
             throw error
+        }
+    }
+
+    /// The tombstone counts and the sync cursors.
+    private static func decodeRevision7(_ r: inout ByteReader, into m: inout Manifest,
+                                        _ bad: (String) -> StoreError) throws(StoreError) {
+        guard Int(try r.u32()) == m.partitions.count else { throw bad("tombstone counts do not match the partitions") }
+        for i in m.partitions.indices {
+            let d = try r.u64()
+            guard d <= UInt64(m.partitions[i].rows) else { throw bad("partition \(m.partitions[i].key) has \(d) tombstones") }
+            m.partitions[i].deleted = Int(d)
+        }
+        let n = Int(try r.u32())
+        guard n <= r.remaining / 6 else { throw bad("lists \(n) sync cursors") }
+        for _ in 0..<n {
+            let key = try r.string(), value = try r.longString()
+            if let last = m.cursors.last, last.key >= key { throw bad("sync cursors out of order") }
+            m.cursors.append(SyncCursorRecord(key: key, value: value))
+        }
+    }
+
+    /// Sets (or, with nil, removes) the cursor under `key`, keeping the list in key order.
+    package mutating func setCursor(_ key: String, _ value: String?) {
+        cursors.removeAll { $0.key == key }
+        if let value {
+            cursors.append(SyncCursorRecord(key: key, value: value))
+            cursors.sort { $0.key < $1.key }
         }
     }
 
@@ -205,8 +244,11 @@ package struct PartitionEntry: Sendable, Equatable {
     package var maxTime: Int64
     /// Size of the partition file.
     package var bytes: Int
+    /// Rows whose status is `deleted`: tombstones, left out of answers by default.
+    package var deleted: Int
 
-    package init(key: String, file: String, rows: Int, minTime: Int64, maxTime: Int64, bytes: Int) {
+    package init(key: String, file: String, rows: Int, minTime: Int64, maxTime: Int64, bytes: Int, deleted: Int = 0) {
+        self.deleted = deleted
         self.key = key
         self.file = file
         self.rows = rows
@@ -224,7 +266,36 @@ extension ByteWriter {
     }
 }
 
+/// One sync source's cursor in a manifest: an opaque value (the sync layer's JSON) by key.
+package struct SyncCursorRecord: Sendable, Equatable {
+    package var key: String
+    package var value: String
+
+    package init(key: String, value: String) {
+        self.key = key
+        self.value = value
+    }
+}
+
+extension ByteWriter {
+    /// A `u32` length and UTF-8: for values that may pass 64 KiB.
+    package mutating func longString(_ s: String) {
+        u32(UInt32(s.utf8.count))
+        bytes.append(contentsOf: s.utf8)
+    }
+}
+
 extension ByteReader {
+    package mutating func longString() throws(StoreError) -> String {
+        let n = Int(try u32())
+        try need(n)
+        let b = UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + n)])
+        pos += n
+        let s = String(decoding: b, as: UTF8.self)
+        guard s.utf8.count == n, s.utf8.elementsEqual(b) else { throw .corrupt("a sync cursor is not valid UTF-8") }
+        return s
+    }
+
     package mutating func string() throws(StoreError) -> String {
         try need(2)
         let n = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt16.self)))

@@ -6,6 +6,7 @@ package enum PartitionWriter {
         try FileIO.writeFile(storePath + "/partitions/" + file, w.bytes)
         let t = batch.ints[Column.time.rawValue]
         return PartitionEntry(key: key, file: file, rows: batch.count, minTime: t.first ?? 0, maxTime: t.last ?? 0,
-                              bytes: w.bytes.count)
+                              bytes: w.bytes.count,
+                              deleted: batch.text[Column.status.rawValue].count(of: ByteArena.deletedStatus))
     }
 }

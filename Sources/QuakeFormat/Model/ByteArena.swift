@@ -38,6 +38,20 @@ package struct ByteArena: Sendable, Equatable {
 
     package mutating func appendNull() { ends.append(bytes.count) }
 
+    /// The values equal to `value`, byte for byte.
+    /// - Complexity: O(count); bytes are compared only where the lengths agree.
+    package func count(of value: [UInt8]) -> Int {
+        var n = 0, start = 0
+        for end in ends {
+            if end - start == value.count && bytes[start..<end].elementsEqual(value) { n += 1 }
+            start = end
+        }
+        return n
+    }
+
+    /// The status of a tombstone: an event the source deleted.
+    package static let deletedStatus = Array("deleted".utf8)
+
     /// Appends every value of `other`.
     package mutating func append(contentsOf other: ByteArena) {
         let base = bytes.count

@@ -37,7 +37,7 @@ package struct FDSNRequest: Sendable {
         "minmagnitude", "minmag", "maxmagnitude", "maxmag", "magnitudetype", "magtype", "eventtype",
         "includeallorigins", "includeallmagnitudes", "includearrivals", "eventid", "limit", "offset",
         "orderby", "catalog", "contributor", "updatedafter", "format", "nodata", "callback", "jsonerror",
-        "reviewstatus", "placecontains",
+        "reviewstatus", "placecontains", "includedeleted",
     ]
 
     /// Aliases and their canonical names.
@@ -129,6 +129,13 @@ package struct FDSNRequest: Sendable {
             case "automatic", "reviewed": parts.append(.oneOf(.status, [v.lowercased()]))
             default: throw .badRequest("Bad reviewstatus value '\(v)': use automatic, reviewed or all")
             }
+        }
+        // tombstones (status `deleted`) are left out unless asked for, as USGS does
+        switch p["includedeleted"]?.lowercased() {
+        case nil, "false": parts.append(Filter.notDeleted)
+        case "true": break
+        case "only": parts.append(Filter.onlyDeleted)
+        case let v?: throw .badRequest("Bad includedeleted value '\(v)': use true, false or only")
         }
         // a quakes addition: place search ignoring case and diacritics (the page's search field)
         if let v = p["placecontains"], !v.isEmpty {

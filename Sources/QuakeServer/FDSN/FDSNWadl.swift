@@ -16,7 +16,7 @@ enum FDSNWadl {
         ("limit", "xs:int"), ("offset", "xs:int"), ("orderby", "xs:string"), ("catalog", "xs:string"),
         ("contributor", "xs:string"), ("updatedafter", "xs:dateTime"), ("format", "xs:string"),
         ("nodata", "xs:int"), ("callback", "xs:string"), ("jsonerror", "xs:boolean"), ("reviewstatus", "xs:string"),
-        ("placecontains", "xs:string"),
+        ("placecontains", "xs:string"), ("includedeleted", "xs:string"),
     ]
 
     static let options: [String: [String]] = [
@@ -24,12 +24,13 @@ enum FDSNWadl {
         "format": ["xml", "quakeml", "geojson", "csv", "text", "kml"],
         "nodata": ["204", "404"],
         "reviewstatus": ["all", "automatic", "reviewed"],
+        "includedeleted": ["false", "true", "only"],
     ]
 
     static let defaults: [String: String] = [
         "orderby": "time", "format": "xml", "nodata": "204", "includeallorigins": "false",
         "includeallmagnitudes": "false", "includearrivals": "false", "offset": "1", "minradius": "0",
-        "maxradius": "180", "jsonerror": "false", "reviewstatus": "all",
+        "maxradius": "180", "jsonerror": "false", "reviewstatus": "all", "includedeleted": "false",
     ]
 
     static func document(base: String) -> String {

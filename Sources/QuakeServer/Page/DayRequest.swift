@@ -59,8 +59,8 @@ struct DayRequest: Sendable {
         dayText = String(decoding: out.prefix(10), as: UTF8.self)
     }
 
-    /// The whole day.
-    var dayFilter: Filter { .timeRange(.time, lower: day, upper: day + 86_400_000) }
+    /// The whole day, tombstones left out.
+    var dayFilter: Filter { .conjunction([.timeRange(.time, lower: day, upper: day + 86_400_000), Filter.notDeleted]) }
 
     /// The day, searched and filtered.
     var filter: Filter {

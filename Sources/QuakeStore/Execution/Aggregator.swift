@@ -69,7 +69,7 @@ package final class Aggregator {
 
     package init(executor: QueryExecutor, filter: Filter, groups: [GroupBy], metrics: [Metric]) {
         self.executor = executor
-        self.filter = filter
+        self.filter = executor.prepared(filter)
         self.groups = groups
         self.metrics = metrics
     }

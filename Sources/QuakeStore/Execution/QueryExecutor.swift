@@ -17,7 +17,16 @@ package final class QueryExecutor {
     package init(store: Store, snapshot: Manifest? = nil) {
         self.store = store
         self.manifest = snapshot ?? store.manifest
+        holdsDeleted = manifest.holdsDeleted
     }
+
+    /// Whether the snapshot holds tombstones (events whose status is `deleted`).
+    private let holdsDeleted: Bool
+
+    /// `f` as this snapshot runs it: with no tombstone in the snapshot, the check that leaves
+    /// them out (``Filter/notDeleted``) matches every row and is dropped, so the catalog,
+    /// histogram and projection shortcuts still see the filter's own shape.
+    package func prepared(_ f: Filter) -> Filter { holdsDeleted ? f : f.droppingTombstoneCheck }
 
     /// A reader for partition `p`, or for the magnitude projection at ``topRowsIndex``.
     package func reader(_ p: Int) -> PartitionReader {
@@ -57,6 +66,7 @@ package final class QueryExecutor {
     /// Counts the rows `f` matches; with `cap`, stops once `cap` are found and gives
     /// `min(count, cap)`, so that whether more rows than a page exist costs about the page.
     package func count(_ f: Filter, cap: Int = .max) throws -> (Int, QueryStats) {
+        let f = prepared(f)
         var stats = QueryStats()
         var parts = partitions(for: f, stats: &stats)
         let fromCatalog = try catalogCount(f, parts)
@@ -115,6 +125,8 @@ package final class QueryExecutor {
     // MARK: sorted queries
 
     package func run(_ q: QuerySpec) throws -> ([RowRef], QueryStats) {
+        var q = q
+        q.filter = prepared(q.filter)
         let f = q.effectiveFilter
         var stats = QueryStats()
         if let l = q.limit, l <= 0 { return ([], stats) }

@@ -23,6 +23,10 @@ public struct LoadSummary: Sendable, Equatable, Codable {
     /// Events whose time kept its precision: a version with the same `updated` carried a coarser
     /// copy of it (to the minute or second, as a spreadsheet saves it), which did not replace it.
     public var keptPreciseTimes = 0
+    /// Rows read whose status is `deleted`: tombstones of events their source deleted.
+    public var deletedRows = 0
+    /// The latest `updated` of the rows read (epoch ms), nil when none has one.
+    public var maxUpdated: Int64?
     /// Per input file, in the order read.
     public var perFile: [FileLoad] = []
     /// Bytes read from input files (compressed size for compressed input).
@@ -120,6 +124,9 @@ public struct LoadOptions: Sendable {
     package var idHashBits = IdHashes.defaultBits
     /// Test hook: called between phases (after spilling, before commit).
     package var onPhase: (@Sendable (String) -> Void)?
+    /// A sync cursor committed in the same snapshot as the rows: its key, and its value made
+    /// from the load's summary (the newest `updated` it read) just before the commit.
+    package var cursor: (key: String, value: @Sendable (LoadSummary) -> String)?
     /// Asked between batches, id buckets and partitions; when it returns true the load stops,
     /// removes what it wrote and throws ``QuakeError/Kind/interrupted``, committing nothing.
     public var isCancelled: (@Sendable () -> Bool)?

@@ -53,13 +53,16 @@ package final class SpillPass {
             summary.files += 1
             try flushAll()
             let marks = spills.marks
-            let before = (rows: summary.rowsRead, rejects: rejectCounter.value, bytes: summary.bytesRead)
+            let before = (rows: summary.rowsRead, rejects: rejectCounter.value, bytes: summary.bytesRead,
+                          deleted: summary.deletedRows, maxUpdated: summary.maxUpdated)
             let counter = rejectCounter
             let onReject = options.onReject
             let seqBase = Int64(fi + 1) << 40
             func rollBack() throws(StoreError) {
                 summary.rowsRead = before.rows
                 summary.bytesRead = before.bytes
+                summary.deletedRows = before.deleted
+                summary.maxUpdated = before.maxUpdated
                 partBuffers = [:]
                 bufferedRows = 0
                 for b in 0..<idBuffers.count { idBuffers[b] = IdRecords() }
@@ -180,6 +183,10 @@ package final class SpillPass {
             switch take() {
             case .batch(let batch, let fileBytes):
                 summary.rowsRead += batch.count
+                summary.deletedRows += batch.text[Column.status.rawValue].count(of: ByteArena.deletedStatus)
+                if let m = batch.ints[Column.updated.rawValue].max(), m != RowBatch.null {
+                    summary.maxUpdated = max(summary.maxUpdated ?? m, m)
+                }
                 try route(batch)
                 fileRead = max(fileRead, fileBytes)
                 let read = summary.bytesRead + fileRead

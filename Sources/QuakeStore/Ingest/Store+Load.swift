@@ -10,6 +10,17 @@ extension Store {
     /// (names containing `.csv`, `.geojson` or `.json`), `-` for stdin. Throws when there are none.
     package static func feedFiles(_ paths: [String]) throws(IngestError) -> [String] { try InputFiles.expand(paths) }
 
+    /// Commits a sync cursor alone (a piece of a sync that held no event), under the writer lock.
+    package func commitCursor(_ key: String, _ value: String) throws(QuakeError) {
+        let lock = try StoreLock(storePath: path)
+        defer { withExtendedLifetime(lock) {} }
+        try refresh()
+        var m = manifest
+        m.setCursor(key, value)
+        if m.cursors != manifest.cursors { _ = try Store.commit(m, storePath: path) }
+        try refresh()
+    }
+
     public func load(_ paths: [String], options: LoadOptions = LoadOptions()) throws -> LoadSummary {
         let lock = try StoreLock(storePath: path)
         defer { withExtendedLifetime(lock) {} }
@@ -19,7 +30,15 @@ extension Store {
         do {
             let loader = Loader(storePath: path, manifest: before, options: options)
             var (summary, next) = try loader.run(paths)
-            if var next, next.partitions != before.partitions || next.idBuckets != before.idBuckets {
+            if let c = options.cursor {
+                // a load that changed no row commits the cursor on the snapshot it read: same generation
+                let changed = next.map { $0.partitions != before.partitions || $0.idBuckets != before.idBuckets } ?? false
+                var m = changed ? next ?? before : before
+                m.setCursor(c.key, c.value(summary))
+                next = m
+            }
+            if var next, next.partitions != before.partitions || next.idBuckets != before.idBuckets
+                || next.cursors != before.cursors {
                 options.onPhase?("committing")
                 options.onProgress?(LoadProgress(phase: .commit, done: 0, total: nil, bytesRead: summary.bytesRead,
                                                  rows: summary.rowsRead, elapsedSeconds: summary.elapsedSeconds))

@@ -10,6 +10,9 @@ public struct FetchDescriptor<T>: @unchecked Sendable {
     public var fetchOffset: Int?
     /// Properties to read; empty reads every property. Others are left nil.
     public var propertiesToFetch: [PartialKeyPath<T>] = []
+    /// Whether events their source deleted (tombstones a sync keeps, status `deleted`) are
+    /// fetched; like USGS, they are left out by default.
+    public var includesDeleted = false
 
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
         self.predicate = predicate
@@ -34,7 +37,10 @@ public enum FetchError: Error, CustomStringConvertible {
 }
 
 extension FetchDescriptor where T == Quake {
-    package var filter: Filter { predicate.map { PredicateTranslator.filter($0) } ?? .all }
+    package var filter: Filter {
+        let f = predicate.map { PredicateTranslator.filter($0) } ?? .all
+        return includesDeleted ? f : .conjunction([f, Filter.notDeleted])
+    }
 
     package func sortKeys() throws -> [SortKey] {
         try sortBy.map { sd in
@@ -104,7 +110,8 @@ extension Store {
 
     /// Grouped aggregates over the events a predicate matches.
     public func aggregate(_ predicate: Predicate<Quake>?, by groups: [GroupBy], metrics: [Metric]) throws -> [AggregateRow] {
-        try aggregate(predicate.map { PredicateTranslator.filter($0) } ?? .all, by: groups, metrics: metrics).0
+        try aggregate(.conjunction([predicate.map { PredicateTranslator.filter($0) } ?? .all, Filter.notDeleted]),
+                      by: groups, metrics: metrics).0
     }
 
     /// How a descriptor runs: the filter it compiled to and what was pruned.

@@ -58,6 +58,39 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Leaves out tombstones: events whose status is `deleted`, which every answer hides by
+    /// default, as USGS does. Front ends add it unless asked to include deleted events.
+    package static let notDeleted: Filter = .not(.oneOf(.status, ["deleted"]))
+    /// Only the tombstones (FDSN `includedeleted=only`).
+    package static let onlyDeleted: Filter = .oneOf(.status, ["deleted"])
+
+    /// What to do with tombstones, as the FDSN `includedeleted` parameter says.
+    package enum Tombstones: Sendable, Equatable {
+        case hidden, included, only
+
+        /// The filter part that says it.
+        package var filter: Filter {
+            switch self {
+            case .hidden: return Filter.notDeleted
+            case .included: return .all
+            case .only: return Filter.onlyDeleted
+            }
+        }
+    }
+
+    /// Whether this is ``notDeleted``.
+    package var isTombstoneCheck: Bool {
+        if case .not(.oneOf(.status, let v)) = self, v == ["deleted"] { return true }
+        return false
+    }
+
+    /// The filter without its top-level ``notDeleted`` terms, for a snapshot without tombstones.
+    package var droppingTombstoneCheck: Filter {
+        if isTombstoneCheck { return .all }
+        guard case .and(let parts) = self, parts.contains(where: \.isTombstoneCheck) else { return self }
+        return .conjunction(parts.filter { !$0.isTombstoneCheck })
+    }
+
     /// Conjunction that drops `.all` and collapses on `.none`.
     package static func conjunction(_ parts: [Filter]) -> Filter {
         var out: [Filter] = []

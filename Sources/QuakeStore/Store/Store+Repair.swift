@@ -136,7 +136,8 @@ extension Store {
             if let b = blockRows, b != scan.blockRows { throw .corrupt("partitions/\(f.name): another block size") }
             blockRows = scan.blockRows
             m.partitions.append(PartitionEntry(key: key, file: f.name, rows: scan.rows, minTime: scan.minTime,
-                                               maxTime: scan.maxTime, bytes: FileIO.size(path + "/partitions/" + f.name)))
+                                               maxTime: scan.maxTime, bytes: FileIO.size(path + "/partitions/" + f.name),
+                                               deleted: scan.deleted))
             m.rows += scan.rows
         }
         guard m.rows == indexed else {
@@ -149,7 +150,7 @@ extension Store {
     }
 
     private struct PartitionScan {
-        package var rows = 0, matched = 0, blockRows = 0
+        package var rows = 0, matched = 0, blockRows = 0, deleted = 0
         package var minTime = Int64.max, maxTime = Int64.min
     }
 
@@ -176,6 +177,7 @@ extension Store {
         for k in 0..<d.blockSizes.count {
             let t = try r.ints(.time, block: k), ids = try r.arena(.id, block: k)
             guard t.count == ids.count else { throw .corrupt(path, "block \(k) columns disagree") }
+            s.deleted += try r.arena(.status, block: k).count(of: ByteArena.deletedStatus)
             ids.bytes.withUnsafeBytes { raw in
                 for i in 0..<t.count {
                     s.minTime = min(s.minTime, t[i]); s.maxTime = max(s.maxTime, t[i])

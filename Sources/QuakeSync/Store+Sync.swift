@@ -1,0 +1,66 @@
+import Foundation
+import QuakeFormat
+import QuakeStore
+
+extension Store {
+    /// Brings the store up to date with `source` for `filter`, committing as it goes, and says
+    /// what it did.
+    ///
+    /// - An FDSN event service: the first sync counts, splits the time window into pieces under
+    ///   the service's limit and commits each piece, oldest first; later syncs ask only for what
+    ///   changed (`updatedafter`), with tombstones where the service offers them.
+    /// - A summary feed: a conditional GET; `304 Not Modified` commits nothing.
+    ///
+    /// The source's cursor is committed with each piece, so a run killed at any instant resumes
+    /// where it stopped, with no gap and no duplicate. Cancelling the task stops at the next
+    /// request or batch and commits nothing of the piece in progress.
+    /// - Throws: ``QuakeError`` of kind `network` (after the retries, naming the URL), `interrupted`,
+    ///   or the load's own kinds.
+    public func sync(from source: SyncSource, filter: SyncFilter = SyncFilter(),
+                     options: SyncOptions = SyncOptions()) async throws(QuakeError) -> SyncSummary {
+        let run = SyncRun(store: self, source: source, filter: filter, options: options)
+        do {
+            let s = try await run.run()
+            await run.fetcher.shutdown()
+            return s
+        } catch {
+            await run.fetcher.shutdown()
+            run.removeScratch()
+            throw error
+        }
+    }
+
+    /// Each sync source's cursor in the store: what `quakes info` shows.
+    public func syncCursors() throws(QuakeError) -> [SyncCursorInfo] {
+        try manifest.cursors.map { (r) throws(QuakeError) in
+            guard let c = try SyncCursor.stored(r.key, in: manifest, storePath: path) else {
+                throw QuakeError(.corrupt, path: path, detail: "sync cursor \(r.key)")
+            }
+            return SyncCursorInfo(kind: r.key.hasPrefix("feed ") ? "feed" : "fdsn", source: c.source, filter: c.filter,
+                                  since: c.since, maxUpdated: c.maxUpdated, lastSync: c.lastSync,
+                                  firstSyncThrough: c.plan.map { ($0.doneThrough, $0.end) },
+                                  etag: c.etag, lastModified: c.lastModified, events: c.events)
+        }
+    }
+}
+
+/// One source's cursor, as `quakes info` shows it.
+public struct SyncCursorInfo: Sendable {
+    /// `fdsn` or `feed`.
+    public var kind: String
+    public var source: String
+    /// The filter's canonical text (empty for none).
+    public var filter: String
+    /// The next sync's `updatedafter` (epoch ms), nil while the first sync is unfinished.
+    public var since: Int64?
+    /// The latest `updated` synced.
+    public var maxUpdated: Int64?
+    /// When the last successful sync began.
+    public var lastSync: Int64?
+    /// An unfinished first sync: the time its committed pieces reach, and its window's end.
+    public var firstSyncThrough: (Int64, Int64)?
+    public var etag: String?
+    public var lastModified: String?
+    /// Events committed through this source, in all.
+    public var events: Int
+}

@@ -1,0 +1,273 @@
+import Foundation
+import QuakeFormat
+import QuakeStore
+
+extension SyncRun {
+    /// A piece of the time window: `start` inclusive, `end` exclusive, nil unbounded.
+    struct Piece {
+        var start: Int64?
+        var end: Int64?
+        var events: Int?
+    }
+
+    /// Syncs from an FDSN event service: a first sync (or the rest of one) piece by piece, then
+    /// what changed since the cursor.
+    func fdsn(_ base: String) async throws(QuakeError) {
+        var cursor = try cursor()
+        var common = filter.parameters.map { ($0.name, $0.value) }
+        if await offersIncludeDeleted(base) { common.append(("includedeleted", "true")) }
+        let counting = Counting(base: base, common: common)
+        let overlap = options.overlapMillis, started = self.started
+        if cursor.since == nil {
+            summary.firstSync = true
+            let start = filter.start ?? started - Int64(options.defaultDays) * 86_400_000
+            let plan = cursor.plan ?? SyncCursor.Plan(start: start, end: filter.end ?? started, madeAt: started,
+                                                      doneThrough: start)
+            if cursor.plan != nil {
+                options.onMessage?("resuming the first sync at \(Timestamp.string(plan.doneThrough))")
+            } else if filter.start == nil {
+                options.onMessage?("note: a first sync with no --from covers the last \(options.defaultDays) days "
+                    + "(from \(Timestamp.string(start).prefix(10))), as libcomcat does; --from reaches further")
+            }
+            cursor.plan = plan
+            cursor.windowStart = cursor.windowStart ?? plan.start
+            try await fetchPieces(base, counting, from: plan.doneThrough, to: plan.end, since: nil, cursor: cursor) {
+                c, piece, last in
+                c.plan?.doneThrough = piece.end ?? plan.end
+                if last {
+                    c.plan = nil
+                    c.since = min(c.maxUpdated ?? plan.madeAt, plan.madeAt) - overlap
+                }
+            }
+        } else {
+            let since = cursor.since ?? 0
+            try await fetchPieces(base, counting, from: cursor.windowStart, to: filter.end, since: since, cursor: cursor) {
+                c, _, last in
+                if last, let m = c.maxUpdated { c.since = max(since, min(m, started) - overlap) }
+            }
+        }
+    }
+
+    /// Events updated since `since`, whatever their time, committed piece by piece under this
+    /// run's key (a feed's backfill).
+    func incremental(since: Int64) async throws(QuakeError) {
+        guard case .fdsn(let base) = source else {
+            throw QuakeError(.invalidArgument, path: source.url, detail: "--backfill takes an FDSN event service URL")
+        }
+        var common = filter.parameters.map { ($0.name, $0.value) }
+        if await offersIncludeDeleted(base) { common.append(("includedeleted", "true")) }
+        try await fetchPieces(base, Counting(base: base, common: common), from: nil, to: nil, since: since,
+                              cursor: try cursor()) { _, _, _ in }
+    }
+
+    /// Plans `[from, to)` into pieces under the service's limit, then fetches and commits them
+    /// oldest first, each with the cursor `advance` makes of the one before.
+    private func fetchPieces(_ base: String, _ counting: Counting, from: Int64?, to: Int64?, since: Int64?,
+                             cursor: SyncCursor,
+                             advance: @escaping @Sendable (inout SyncCursor, Piece, Bool) -> Void) async throws(QuakeError) {
+        var queue = try await plan(counting, from, to, since)
+        summary.piecesPlanned = queue.count
+        eventsPlanned = queue.reduce(0) { $0 + ($1.events ?? 0) }
+        summary.plan = queue.map { PlannedPiece(url: url(base, $0, since, counting.common), events: $0.events) }
+        if options.dryRun { return }
+        var cursor = cursor
+        let started = self.started
+        if queue.isEmpty {
+            // nothing matches: a first sync still completes, so the next one asks only for changes
+            guard summary.firstSync else { return }
+            advance(&cursor, Piece(start: from, end: to), true)
+            cursor.lastSync = started
+            try store.commitCursor(key, cursor.encoded())
+            return
+        }
+        // pieces are fetched one at a time and committed in groups (by bytes or seconds): a commit
+        // rewrites what it touches, so one per 20,000 events would cost more than the fetching
+        var group: [(piece: Piece, fetched: Fetched?)] = [], groupBytes = 0, lastCommit = Date(), n = 0
+        var inflight: Task<(LoadSummary, SyncCursor), any Error>?
+        // a failure or cancellation here waits for the load in flight: it commits whole or not at all
+        func finish(_ t: Task<(LoadSummary, SyncCursor), any Error>) async throws(QuakeError) -> SyncCursor {
+            inflight = nil
+            do {
+                let (s, c) = try await t.value
+                summary.add(s)
+                progress()
+                return c
+            } catch let e as QuakeError {
+                throw e
+            } catch {
+                throw QuakeError(.io, path: store.path, detail: "\(error)")
+            }
+        }
+        defer { if let t = inflight { t.cancel() } }
+        while !queue.isEmpty {
+            let piece = queue.removeFirst()
+            let pieceURL = url(base, piece, since, counting.common)
+            let file = scratch + "/piece-\(n).\(options.format.rawValue)"
+            n += 1
+            switch try await download(pieceURL, to: file) {
+            case .fetched(let a):
+                group.append((piece, Fetched(url: pieceURL, file: file)))
+                groupBytes += a.size
+            case .noData, .notModified:
+                group.append((piece, nil))
+            case .tooMany:
+                // the service holds more than it counted: halve the piece and go on
+                options.onMessage?("the service refused a piece as too large; splitting it in two")
+                queue.insert(contentsOf: try split(piece, into: 2, from: from, to: to), at: 0)
+                summary.piecesPlanned += 1
+                continue
+            }
+            let last = queue.isEmpty
+            guard last || groupBytes >= options.commitBytes
+                || Date().timeIntervalSince(lastCommit) >= options.commitSeconds else { continue }
+            // a group's cursor follows the one before it: the load before this one finishes first
+            if let t = inflight { cursor = try await finish(t) }
+            let before = cursor, through = group[group.count - 1].piece
+            let next: @Sendable (LoadSummary) -> SyncCursor = { s in
+                var c = before
+                if let m = s.maxUpdated { c.maxUpdated = max(c.maxUpdated ?? m, m) }
+                c.events += s.new
+                advance(&c, through, last)
+                // an incremental sync that changed nothing leaves the cursor as it was: nothing to commit
+                if last && (c.plan != nil || before.plan != nil || s.new + s.updated > 0) { c.lastSync = started }
+                return c
+            }
+            let files = group.compactMap(\.fetched)
+            if files.isEmpty {
+                cursor = next(LoadSummary())
+                if summary.firstSync || cursor != before { try store.commitCursor(key, cursor.encoded()) }
+            } else {
+                // the load runs while the next piece downloads
+                let loader = pieces
+                inflight = Task { () async throws -> (LoadSummary, SyncCursor) in
+                    let s = try await loader.load(files, next: next)
+                    return (s, next(s))
+                }
+            }
+            summary.pieces += group.count
+            group = []
+            groupBytes = 0
+            lastCommit = Date()
+        }
+        if let t = inflight { cursor = try await finish(t) }
+    }
+
+    /// The pieces of `[from, to)`: counted and split until each is under the limit, in time
+    /// order; a service without `count` gets month-long pieces, split further when it refuses one.
+    private func plan(_ counting: Counting, _ from: Int64?, _ to: Int64?,
+                      _ since: Int64?) async throws(QuakeError) -> [Piece] {
+        guard let n = try await counting.count(self, from, to, since) else {
+            options.onMessage?("the service does not count: fetching month by month")
+            guard let from else { return [Piece(start: nil, end: to)] }
+            let end = to ?? started + 86_400_000
+            return try split(Piece(start: from, end: end), into: Int(max(1, (end - from) / (31 * 86_400_000))),
+                             from: from, to: to)
+        }
+        let limit = counting.limit ?? options.pieceLimit
+        if n == 0 { return [] }
+        if n <= limit { return [Piece(start: from, end: to, events: n)] }
+        let parts = Int(min(64, (Double(n) / (Double(limit) * 0.8)).rounded(.up)))
+        var out: [Piece] = []
+        for p in try split(Piece(start: from, end: to), into: max(2, parts), from: from, to: to) {
+            for q in try await plan(counting, p.start, p.end, since) {
+                // neighbours that fit under the limit together are one request
+                if let last = out.last, let a = last.events, let b = q.events, a + b <= limit, last.end == q.start {
+                    out[out.count - 1] = Piece(start: last.start, end: q.end, events: a + b)
+                } else {
+                    out.append(q)
+                }
+            }
+        }
+        return out
+    }
+
+    /// `piece` cut into `k` equal spans; an unbounded end takes the storable years' or a day past now.
+    private func split(_ piece: Piece, into k: Int, from: Int64?, to: Int64?) throws(QuakeError) -> [Piece] {
+        let lo = piece.start ?? Timestamp.storable.lowerBound
+        let hi = piece.end ?? started + 86_400_000
+        guard hi - lo >= 2 else {
+            throw QuakeError(.network, path: source.url, detail: "more events in one millisecond than the service returns "
+                + "at once (at \(Timestamp.string(lo)))")
+        }
+        let k = Int64(min(k, Int(hi - lo)))
+        let step = (hi - lo) / k
+        return (0..<k).map { i in
+            Piece(start: i == 0 ? piece.start : lo + i * step, end: i == k - 1 ? piece.end : lo + (i + 1) * step)
+        }
+    }
+
+    /// An FDSN time: ISO 8601 to the millisecond, without the zone (UTC), as the spec writes it.
+    static func fdsnTime(_ t: Int64) -> String { String(Timestamp.string(t).dropLast()) }
+
+    /// The query URL of a piece.
+    func url(_ base: String, _ piece: Piece, _ since: Int64?, _ common: [(String, String)]) -> String {
+        var q: [(String, String)] = [("format", options.format.rawValue), ("orderby", "time-asc")]
+        if let s = piece.start { q.append(("starttime", Self.fdsnTime(s))) }
+        // endtime is inclusive: the piece's last millisecond
+        if let e = piece.end { q.append(("endtime", Self.fdsnTime(e - 1))) }
+        if let since { q.append(("updatedafter", Self.fdsnTime(since))) }
+        return base + "query?" + Self.encode(q + common)
+    }
+
+    static func encode(_ items: [(String, String)]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~:,")
+        return items.map { k, v in
+            k + "=" + (v.addingPercentEncoding(withAllowedCharacters: allowed) ?? v)
+        }.joined(separator: "&")
+    }
+
+    /// Whether the service's `application.wadl` lists `includedeleted`.
+    private func offersIncludeDeleted(_ base: String) async -> Bool {
+        let url = base + "application.wadl"
+        let a = try? await fetcher.retrying(url) { () async throws(HTTPFetcher.Failure) -> HTTPFetcher.Answer in
+            let a = try await fetcher.get(url)
+            if HTTPFetcher.isRetryable(a.status) { throw HTTPFetcher.failure(a) }
+            return a
+        }
+        guard let a, a.status == 200 else { return false }
+        return a.text.contains("\"includedeleted\"")
+    }
+}
+
+/// The service's `count` (a USGS addition most fdsnws-event services share): events per window,
+/// and the most one query returns (`maxAllowed`).
+final class Counting {
+    let base: String
+    let common: [(String, String)]
+    var limit: Int?
+    var available = true
+
+    init(base: String, common: [(String, String)]) {
+        self.base = base
+        self.common = common
+    }
+
+    /// The events in `[from, to)` updated after `since`; nil when the service does not count.
+    func count(_ run: SyncRun, _ from: Int64?, _ to: Int64?, _ since: Int64?) async throws(QuakeError) -> Int? {
+        guard available else { return nil }
+        var q: [(String, String)] = [("format", "geojson")]
+        if let from { q.append(("starttime", SyncRun.fdsnTime(from))) }
+        if let to { q.append(("endtime", SyncRun.fdsnTime(to - 1))) }
+        if let since { q.append(("updatedafter", SyncRun.fdsnTime(since))) }
+        let url = base + "count?" + SyncRun.encode(q + common)
+        let a = try await run.fetcher.retrying(url) { () async throws(HTTPFetcher.Failure) -> HTTPFetcher.Answer in
+            let a = try await run.fetcher.get(url)
+            if HTTPFetcher.isRetryable(a.status) { throw HTTPFetcher.failure(a) }
+            return a
+        }
+        if a.status == 204 { return 0 }
+        guard a.status == 200 else {
+            if [404, 405, 501].contains(a.status) { available = false; return nil }
+            throw QuakeError(.network, path: url, detail: HTTPFetcher.failure(a).detail)
+        }
+        let text = a.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let n = Int(text) { return n }
+        struct CountAnswer: Decodable { var count: Int; var maxAllowed: Int? }
+        guard let c = try? JSONDecoder().decode(CountAnswer.self, from: Data(a.body)), c.count >= 0 else {
+            throw QuakeError(.network, path: url, detail: "the count answer is neither a number nor {\"count\": N}")
+        }
+        if let m = c.maxAllowed, m > 0 { limit = min(limit ?? m, m) }
+        return c.count
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import QuakeFormat
+import QuakeStore
+
+extension SyncRun {
+    /// Syncs from a summary feed: a conditional GET, then one load of the file. A feed covers a
+    /// window (the past hour, day, week or month): when the last sync is older than the window's
+    /// start, updates in between may be missed, which the run says, and `backfill` fills.
+    func feed(_ url: String) async throws(QuakeError) {
+        let cursor = try cursor()
+        var gapSince = cursor.gapSince
+        if gapSince == nil, let last = cursor.lastSync, let window = Self.window(url), last < started - window.millis {
+            gapSince = last
+        }
+        if let gap = gapSince {
+            let window = Self.window(url)?.name ?? "window"
+            let words = "the last sync before this feed's window (the past \(window)) was at \(Timestamp.string(gap)): "
+                + "events updated in between may be missing"
+            summary.windowGap = words
+            if let backfill = options.backfill {
+                options.onMessage?(words + "; filling the gap from \(backfill)")
+                try await self.backfill(try SyncSource(url: backfill), since: gap - options.overlapMillis)
+                gapSince = nil
+            } else {
+                options.onMessage?("warning: " + words + "; --backfill FDSN-URL fills the gap")
+            }
+        }
+        let unfilled = gapSince
+        var headers: [(String, String)] = []
+        if let e = cursor.etag { headers.append(("If-None-Match", e)) }
+        if let m = cursor.lastModified { headers.append(("If-Modified-Since", m)) }
+        summary.plan = [PlannedPiece(url: url, events: nil)]
+        summary.piecesPlanned = 1
+        if options.dryRun { return }
+        let started = self.started
+        let format = url.lowercased().split(separator: "?").first.map { $0.hasSuffix(".csv") } == true ? "csv" : "geojson"
+        let file = scratch + "/feed." + format
+        switch try await download(url, to: file, headers: headers) {
+        case .notModified:
+            summary.notModified = true
+        case .noData, .tooMany:
+            throw QuakeError(.network, path: url, detail: "the feed answered without a feed")
+        case .fetched(let a):
+            // the validators are committed with the rows they describe
+            let before = try self.cursor()
+            let next: @Sendable (LoadSummary) -> SyncCursor = { s in
+                var c = before
+                if let m = s.maxUpdated { c.maxUpdated = max(c.maxUpdated ?? m, m) }
+                c.events += s.new
+                c.lastSync = started
+                c.gapSince = unfilled
+                c.etag = a.etag
+                c.lastModified = a.lastModified
+                return c
+            }
+            summary.add(try await load([Fetched(url: url, file: file, headers: [])], next: next))
+            summary.pieces += 1
+        }
+        progress()
+    }
+
+    /// Events updated since `since` from an FDSN service, committed piece by piece.
+    private func backfill(_ source: SyncSource, since: Int64) async throws(QuakeError) {
+        guard case .fdsn = source else {
+            throw QuakeError(.invalidArgument, path: source.url, detail: "--backfill takes an FDSN event service URL")
+        }
+        var o = options
+        o.backfill = nil
+        let inner = SyncRun(store: store, source: source, filter: filter, options: o, key: key, fetcher: fetcher)
+        try await inner.incremental(since: since)
+        // filled: the gap is forgotten even when the feed itself is not modified
+        var c = try cursor()
+        if c.gapSince != nil {
+            c.gapSince = nil
+            try store.commitCursor(key, c.encoded())
+        }
+        summary.add(inner.summary.load)
+        summary.pieces += inner.summary.pieces
+    }
+
+    /// A feed's window, from its name (USGS: `..._hour`, `_day`, `_week`, `_month`).
+    static func window(_ url: String) -> (name: String, millis: Int64)? {
+        let name = url.lowercased().split(separator: "?").first.map(String.init) ?? url
+        let stem = name.split(separator: "/").last.map(String.init) ?? name
+        for (w, ms) in [("hour", Int64(3_600_000)), ("day", 86_400_000), ("week", 7 * 86_400_000),
+                        ("month", 30 * 86_400_000)] where stem.contains("_" + w + ".") {
+            return (w, ms)
+        }
+        return nil
+    }
+}

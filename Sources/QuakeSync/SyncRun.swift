@@ -1,0 +1,145 @@
+import Foundation
+import QuakeFormat
+import QuakeStore
+import Synchronization
+
+/// One run of ``Store/sync(from:filter:options:)``: the requests, the pieces and their loads.
+final class SyncRun {
+    let store: Store
+    let source: SyncSource
+    let filter: SyncFilter
+    let options: SyncOptions
+    let fetcher: HTTPFetcher
+    let key: String
+    var summary = SyncSummary()
+    let started: Int64
+    /// Where a piece's body waits for its load: removed after each piece.
+    let scratch: String
+    /// Events the plan counted, for the progress bar.
+    var eventsPlanned = 0
+
+    /// `key` and `fetcher` let a feed's backfill commit the feed's cursor over the same client.
+    init(store: Store, source: SyncSource, filter: SyncFilter, options: SyncOptions, key: String? = nil,
+         fetcher: HTTPFetcher? = nil) {
+        self.store = store
+        self.source = source
+        self.filter = filter
+        self.options = options
+        self.fetcher = fetcher ?? HTTPFetcher(options: options)
+        self.key = key ?? SyncCursor.key(source, filter)
+        started = options.now()
+        scratch = store.path + "/sync.tmp"
+    }
+
+    func run() async throws(QuakeError) -> SyncSummary {
+        let clock = Date()
+        try store.refresh()
+        let tombstones = store.tombstones
+        switch source {
+        case .fdsn(let base): try await fdsn(base)
+        case .feed(let url): try await feed(url)
+        }
+        removeScratch()
+        try store.refresh()
+        summary.deleted = max(0, store.tombstones - tombstones)
+        summary.requests = fetcher.requests
+        summary.bytes = fetcher.bytes
+        summary.elapsedSeconds = Date().timeIntervalSince(clock)
+        return summary
+    }
+
+    func removeScratch() { FileIO.remove(scratch) }
+
+    /// The stored cursor, or a new one.
+    func cursor() throws(QuakeError) -> SyncCursor {
+        try store.refresh()
+        return try SyncCursor.stored(key, in: store.manifest, storePath: store.path)
+            ?? SyncCursor(source: source.url, filter: filter.key)
+    }
+
+    func progress() {
+        options.onProgress?(SyncProgress(pieces: summary.pieces, piecesPlanned: summary.piecesPlanned,
+                                         events: summary.load.rowsRead, eventsPlanned: eventsPlanned,
+                                         bytes: fetcher.bytes))
+    }
+
+    /// The downloads and loads of this run, for a task of their own.
+    var pieces: PieceLoader {
+        PieceLoader(store: store, key: key, options: options, fetcher: fetcher, scratch: scratch)
+    }
+
+    func download(_ url: String, to file: String, headers: [(String, String)] = []) async throws(QuakeError) -> Download {
+        try await pieces.download(url, to: file, headers: headers)
+    }
+
+    func load(_ files: [Fetched], next: @escaping @Sendable (LoadSummary) -> SyncCursor) async throws(QuakeError) -> LoadSummary {
+        try await pieces.load(files, next: next)
+    }
+
+    typealias Download = PieceLoader.Download
+    typealias Fetched = PieceLoader.Fetched
+
+    /// A 400 or 413 that says the query matches more events than the service returns at once.
+    static func saysTooMany(_ text: String) -> Bool {
+        let t = text.lowercased()
+        return ["exceed", "too many", "maximum", "limit", "matching events", "max allowed"].contains { t.contains($0) }
+    }
+
+    /// An error page served as a 200, or an empty body where a feed was asked for.
+    static func checkFeed(_ file: String, _ a: HTTPFetcher.Answer) throws(HTTPFetcher.Failure) {
+        let type = (a.contentType ?? "").lowercased()
+        var head: [UInt8] = []
+        if let fd = try? FileIO.openForReading(file) {
+            head = [UInt8](repeating: 0, count: 512)
+            let n = head.withUnsafeMutableBytes { b in
+                (try? FileIO.read(fd, into: b.baseAddress!, count: b.count, path: file)) ?? 0
+            }
+            head.removeSubrange(n...)
+            FileIO.close(fd)
+        }
+        let first = head.first { ![9, 10, 13, 32].contains($0) }
+        if type.contains("html") || first == UInt8(ascii: "<") {
+            throw HTTPFetcher.Failure(retryable: true, detail: "the answer is an HTML page, not a feed (HTTP \(a.status))")
+        }
+        if first == nil { throw HTTPFetcher.Failure(retryable: true, detail: "the answer is empty (HTTP \(a.status))") }
+    }
+
+    /// Whether a load failed on the answer's bytes (a retry may get them whole), not on the store.
+    static func isDataError(_ e: QuakeError) -> Bool {
+        switch e.kind {
+        case .format, .decompression, .strict: return true
+        default: return false
+        }
+    }
+
+    /// A load error in a few words, without the scratch file's name.
+    static func words(_ e: QuakeError, _ file: String) -> String {
+        var s = e.detail.replacingOccurrences(of: file + ": ", with: "").replacingOccurrences(of: file, with: "the answer")
+        if let p = e.position { s = "\(p): " + s }
+        return s
+    }
+
+    /// A rejected row in a few words, without the scratch file's name.
+    static func words(_ r: Reject, _ file: String) -> String {
+        (r.isFeature ? "feature \(r.line)" : "line \(r.line)") + ": " + r.reason
+    }
+
+    /// Runs blocking work (a load) off Swift concurrency's cooperative threads.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { c in
+            Thread.detachNewThread { c.resume(with: Result { try work() }) }
+        }
+    }
+}
+
+extension Store {
+    /// Tombstones in the current snapshot.
+    var tombstones: Int { manifest.partitions.reduce(0) { $0 + $1.deleted } }
+}
+
+/// A flag a cancellation handler sets and a load polls.
+final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .relaxed) }
+    func set() { flag.store(true, ordering: .relaxed) }
+}

@@ -1,0 +1,166 @@
+import ArgumentParser
+import Foundation
+import QuakeFormat
+import QuakeStore
+import QuakeSync
+
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync", _superCommandName: "quakes",
+        abstract: "Bring the store up to date with an FDSN event service or a USGS summary feed.",
+        discussion: """
+            SOURCE is an FDSN event service (https://earthquake.usgs.gov/fdsnws/event/1/, another
+            'quakes serve', any fdsnws-event service) or a summary feed file (.../summary/all_hour.geojson).
+            A first sync from a service counts, splits the window into pieces under the service's
+            limit and commits each piece; later syncs ask only for what changed (updatedafter). A feed
+            is fetched with a conditional GET. The cursor is committed with the data: a killed sync
+            resumes where it stopped. Events the source deleted are kept as tombstones, left out of
+            every answer unless --include-deleted is given. 'quakes info' shows each source's cursor.
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var filters: SyncFilterOptions
+    @Option(help: "Repeat every DURATION (30s, 5m, 1h) until Ctrl-C.") var every: String?
+    @Flag(name: .customLong("dry-run"), help: "Print the plan (the count, the pieces, the URLs) and fetch nothing.")
+    var dryRun = false
+    @Option(help: "A feed's gap: fill it from this FDSN event service (events updated since the last sync).")
+    var backfill: String?
+    @Option(help: "Format of the pieces from a service: geojson (every field) or csv (22 fields).")
+    var format: SyncOptions.PieceFormat = .geojson
+    @Option(help: "Attempts per request, retries included (5xx, 429, resets, damaged bodies).") var attempts = 5
+    @Option(help: "Seconds before a stalled body is given up.") var timeout = 30.0
+    @Option(name: .customLong("retry-delay"),
+            help: "Seconds before the first retry; each next one waits twice as long, with jitter (Retry-After wins).")
+    var retryDelay = 1.0
+    @Option(name: .customLong("commit-bytes"),
+            help: "Commit downloaded pieces together once they pass this many bytes (default 256 MB; 1 commits each).")
+    var commitBytes: Int?
+    @Option(help: "Partitioning of a new store: day, month or year (default month).") var partition: Partitioning?
+    @Argument(help: "The FDSN event service's base URL, or a summary feed's URL.") var source: String
+
+    func validate() throws {
+        _ = try parsedSource()
+        if let every { _ = try Self.seconds(every) }
+        if let backfill {
+            guard case .fdsn? = try? SyncSource(url: backfill) else {
+                throw ValidationError("--backfill: an FDSN event service URL (ending in /fdsnws/event/1/)")
+            }
+            guard case .feed = try parsedSource() else { throw ValidationError("--backfill is for a summary feed") }
+        }
+        if case .feed = try parsedSource(), !filters.isEmpty {
+            throw ValidationError("a summary feed takes no filter: it is the file it is (sync a service to filter)")
+        }
+        if let commitBytes, commitBytes < 1 { throw ValidationError("--commit-bytes: at least 1") }
+        guard (1...100).contains(attempts) else { throw ValidationError("--attempts: 1...100") }
+        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout: seconds > 0") }
+        guard retryDelay >= 0, retryDelay.isFinite else { throw ValidationError("--retry-delay: seconds >= 0") }
+    }
+
+    func parsedSource() throws -> SyncSource {
+        do { return try SyncSource(url: source) } catch {
+            throw ValidationError("'\(source)': expected an http or https URL of an FDSN event service or a feed file")
+        }
+    }
+
+    /// `30s`, `5m`, `1h` (or plain seconds) in seconds.
+    static func seconds(_ s: String) throws -> Double {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
+        let unit = s.last.flatMap { units[$0] }
+        guard let n = Double(unit == nil ? s : String(s.dropLast())), n > 0, n.isFinite else {
+            throw ValidationError("--every: a duration such as 30s, 5m or 1h")
+        }
+        return n * (unit ?? 1)
+    }
+
+    func options() -> SyncOptions {
+        var o = SyncOptions()
+        o.dryRun = dryRun
+        o.backfill = backfill
+        o.format = format
+        o.attempts = attempts
+        o.readTimeout = timeout
+        o.retryDelay = retryDelay
+        if let commitBytes { o.commitBytes = commitBytes }
+        o.onMessage = { printError("quakes sync: " + $0) }
+        return o
+    }
+
+    func run() throws {
+        let src = try parsedSource(), filter = try filters.filter()
+        let existed = FileIO.exists(Store.manifestPath(store.path))
+        let createdDirectory = !FileIO.exists(store.path)
+        let s = try Store.openOrCreate(path: store.path, partitioning: partition ?? .month)
+        // a dry run, or a first sync that commits nothing, leaves no new store behind
+        defer { if !existed && (dryRun || (s.manifest.rows == 0 && s.manifest.cursors.isEmpty)) {
+            s.discardNew(removingDirectory: createdDirectory)
+        } }
+        let interrupt = Interrupt.install()
+        defer { interrupt.uninstall() }
+        let interval = try every.map(Self.seconds)
+        var failures = 0
+        repeat {
+            var o = options()
+            let bar = stderrIsTerminal && !dryRun ? SyncProgressLine() : nil
+            if let bar { o.onProgress = { bar.update($0) } }
+            let options = o
+            let outcome = SyncLoop.wait(interrupt) { () async throws(QuakeError) -> SyncSummary in
+                try await s.sync(from: src, filter: filter, options: options)
+            }
+            bar?.clear()
+            switch outcome {
+            case .done(let summary):
+                // straight to the descriptor: with --every, each summary shows as it is made, even in a pipe
+                FileHandle.standardOutput.write(Data((Self.describe(summary, dryRun: dryRun) + "\n").utf8))
+            case .interrupted:
+                printError("quakes: interrupted; the pieces committed so far are kept, and the next sync resumes there")
+                throw ExitCode(130)
+            case .failed(let e):
+                printError("quakes: " + ErrorMessage.line(e))
+                failures += 1
+                if interval == nil { throw ExitCode(1) }
+            }
+            if let interval {
+                if SyncLoop.sleep(interval, interrupt) { throw ExitCode(130) }
+            }
+        } while interval != nil
+    }
+
+    /// The summary, with the load summary's labels and the traffic.
+    static func describe(_ s: SyncSummary, dryRun: Bool) -> String {
+        if dryRun {
+            var lines = ["plan          \(s.plan.count) request\(s.plan.count == 1 ? "" : "s")"
+                + (s.plan.isEmpty ? " (nothing matches)" : "")]
+            for p in s.plan { lines.append("  " + (p.events.map { "\($0.formatted()) events  " } ?? "") + p.url) }
+            return lines.joined(separator: "\n")
+        }
+        if s.notModified {
+            return "not modified  (304: the feed is as it was; nothing committed)\nrequests      \(s.requests)"
+        }
+        let l = s.load
+        func n(_ v: Int) -> String { v.formatted() }
+        let width = [l.rowsRead, l.rejected, l.duplicates, l.new, l.updated, l.unchanged, s.deleted].map { n($0).count }.max() ?? 1
+        func row(_ label: String, _ v: Int, _ note: String = "") -> String {
+            label.padding(toLength: 14, withPad: " ", startingAt: 0) + String(repeating: " ", count: width - n(v).count) + n(v) + note
+        }
+        let mb = String(format: "%.1f", Double(s.bytes) / 1e6)
+        let rate = s.elapsedSeconds > 0 ? Int(Double(l.rowsRead) / s.elapsedSeconds) : 0
+        return [
+            s.firstSync ? "first sync    \(s.pieces) of \(s.piecesPlanned) piece\(s.piecesPlanned == 1 ? "" : "s")"
+                : "pieces        \(s.pieces)",
+            row("rows read", l.rowsRead, "  = rejected + duplicates + new + updated + unchanged"),
+            row("  rejected", l.rejected),
+            row("  duplicates", l.duplicates),
+            row("  new", l.new),
+            row("  updated", l.updated),
+            row("  unchanged", l.unchanged),
+            row("deleted", s.deleted, "  (of the above: now tombstones, left out unless --include-deleted)"),
+            "requests      \(s.requests)",
+            "bytes         \(n(s.bytes)) (\(mb) MB)",
+            "elapsed       \(String(format: "%.2f", s.elapsedSeconds)) s  (\(rate) events/s)",
+            l.committed ? (l.new + l.updated > 0 ? "committed" : "committed (the cursor only)") : "nothing to commit",
+        ].joined(separator: "\n")
+    }
+}
+
+extension SyncOptions.PieceFormat: ExpressibleByArgument {}
