@@ -19,8 +19,10 @@ final class HTTPFetcher: Sendable {
     init(options: SyncOptions) {
         var c = HTTPClient.Configuration()
         c.redirectConfiguration = .follow(max: 5, allowCycles: false)
-        c.timeout = .init(connect: .milliseconds(Int64(options.connectTimeout * 1000)),
-                          read: .milliseconds(Int64(options.readTimeout * 1000)))
+        // seconds as whole milliseconds, within a day: a NaN or a huge value must not trap
+        func ms(_ s: Double) -> Int64 { s.isFinite ? Int64(min(max(s, 0.001), 86_400) * 1000) : 30_000 }
+        c.timeout = .init(connect: .milliseconds(ms(min(options.connectTimeout, options.readTimeout))),
+                          read: .milliseconds(ms(options.readTimeout)))
         c.decompression = .enabled(limit: .none)
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: c)
         self.options = options
@@ -53,6 +55,8 @@ final class HTTPFetcher: Sendable {
         var retryAfter: Double?
         /// An error of the store's (not of the answer), passed on as it is.
         var fatal: QuakeError?
+        /// No answer at all: the connection could not be made.
+        var unreachable = false
 
         init(retryable: Bool, detail: String, retryAfter: Double? = nil) {
             self.retryable = retryable
@@ -79,7 +83,9 @@ final class HTTPFetcher: Sendable {
             response = try await client.execute(request, timeout: .hours(6))
         } catch {
             if error is CancellationError { throw Failure(retryable: false, detail: "interrupted") }
-            throw Failure(retryable: true, detail: Self.describe(error))
+            var f = Failure(retryable: true, detail: Self.describe(error))
+            f.unreachable = Self.isUnreachable(error)
+            throw f
         }
         var a = Answer(status: Int(response.status.code))
         a.etag = response.headers.first(name: "ETag")
@@ -91,10 +97,15 @@ final class HTTPFetcher: Sendable {
             // the error text, for the message: the first lines of a small body
             var kept: [UInt8] = []
             do {
-                for try await chunk in response.body where kept.count < 4096 { kept += chunk.readableBytesView.prefix(4096) }
+                for try await chunk in response.body where kept.count < 4096 {
+                    kept += chunk.readableBytesView.prefix(4096)
+                }
             } catch {}
             a.body = kept
-            a.retryAfter = response.headers.first(name: "Retry-After").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            // seconds only (an HTTP date is left to the back-off); "nan" or "inf" is no number of seconds
+            a.retryAfter = response.headers.first(name: "Retry-After")
+                .flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+                .flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
             return a
         }
         let fd: Int32?
@@ -107,7 +118,9 @@ final class HTTPFetcher: Sendable {
                 a.size += chunk.readableBytes
                 traffic.withLock { $0.bytes += chunk.readableBytes }
                 if let fd {
-                    try chunk.withUnsafeReadableBytes { (b) throws(QuakeError) in try FileIO.writeAll(fd, b, path: file ?? "") }
+                    try chunk.withUnsafeReadableBytes { (b) throws(QuakeError) in
+                        try FileIO.writeAll(fd, b, path: file ?? "")
+                    }
                 } else {
                     guard a.body.count + chunk.readableBytes <= limit else {
                         throw Failure(retryable: false, detail: "the answer passes \(limit) bytes")
@@ -132,12 +145,16 @@ final class HTTPFetcher: Sendable {
     /// Runs `attempt` until it succeeds, it fails in a way a retry cannot cure, or the attempts
     /// are spent; waits between tries with exponential back-off and jitter, or as long as a
     /// `Retry-After` asked (up to ``SyncOptions/maxRetryAfter``).
-    func retrying<T>(_ url: String, _ attempt: () async throws(Failure) -> T) async throws(QuakeError) -> T {
+    /// With `retryUnreachable` false, a server that cannot be reached at all is not tried again (the
+    /// first request of a run: a wrong host or port fails at once).
+    func retrying<T>(_ url: String, retryUnreachable: Bool = true,
+                     _ attempt: () async throws(Failure) -> T) async throws(QuakeError) -> T {
         var last = Failure(retryable: true, detail: "no attempt")
         for k in 0..<max(1, options.attempts) {
             if k > 0 {
                 let backoff = options.retryDelay * pow(2, Double(k - 1)) * Double.random(in: 0.5...1.5)
-                let wait = min(last.retryAfter.map { max($0, 0) } ?? backoff, options.maxRetryAfter)
+                var wait = min(last.retryAfter.map { max($0, 0) } ?? backoff, options.maxRetryAfter)
+                if !wait.isFinite || wait < 0 { wait = 1 }
                 options.onMessage?("retrying in \(String(format: "%.1f", wait)) s (\(k + 1) of \(options.attempts)): "
                     + last.detail)
                 do { try await Task.sleep(nanoseconds: UInt64(wait * 1e9)) } catch {
@@ -149,7 +166,10 @@ final class HTTPFetcher: Sendable {
                 if let e = error.fatal { throw e }
                 if error.detail == "interrupted" { throw QuakeError(.interrupted, path: url, detail: "interrupted") }
                 last = error
-                if !error.retryable { break }
+                if !error.retryable || (error.unreachable && !retryUnreachable) {
+                    last.retryable = false
+                    break
+                }
             }
         }
         let tries = options.attempts > 1 && last.retryable ? " (after \(options.attempts) attempts)" : ""
@@ -163,6 +183,14 @@ final class HTTPFetcher: Sendable {
         let html = (a.contentType ?? "").contains("html") || words.hasPrefix("<")
         let why = "HTTP \(a.status)" + (words.isEmpty || html ? "" : ": " + String(words.prefix(200)))
         return Failure(retryable: isRetryable(a.status), detail: why, retryAfter: a.retryAfter)
+    }
+
+    /// No server there: the connection was refused, timed out, or the name does not resolve.
+    static func isUnreachable(_ error: any Error) -> Bool {
+        if let e = error as? HTTPClientError, e == .connectTimeout { return true }
+        let s = "\(error)"
+        return ["connectionRefused", "Connection refused", "connectTimeout", "NXDOMAIN", "resolve", "lookup",
+                "No address", "unknownHost"].contains { s.contains($0) }
     }
 
     /// A transport error in a few words.
@@ -179,6 +207,10 @@ final class HTTPFetcher: Sendable {
         }
         let s = "\(error)"
         if s.contains("connectionRefused") || s.contains("Connection refused") { return "connection refused" }
+        if s.contains("truncatedData") { return "a gzip stream cut short" }
+        if s.contains("SSL") || s.contains("handshake") {
+            return "the TLS handshake failed (an https URL for a server that speaks http?)"
+        }
         if s.contains("connectionReset") || s.contains("Connection reset") { return "the connection was reset" }
         return s.count > 160 ? String(s.prefix(160)) : s
     }

@@ -14,13 +14,15 @@ struct PieceLoader: Sendable {
 
     /// Fetches `url` into `file`, retrying what a retry may cure: a transport error, a 5xx or
     /// 429, a body cut short, an HTML page or an empty body where a feed was asked for.
-    func download(_ url: String, to file: String, headers: [(String, String)] = []) async throws(QuakeError) -> Download {
+    func download(_ url: String, to file: String,
+                  headers: [(String, String)] = []) async throws(QuakeError) -> Download {
         try FileIO.makeDirectory(scratch)
-        return try await fetcher.retrying(url) { () async throws(HTTPFetcher.Failure) -> Download in
+        return try await fetcher.retrying(url, retryUnreachable: fetcher.requests > 0) {
+            () async throws(HTTPFetcher.Failure) -> Download in
             let a = try await fetcher.get(url, headers: headers, to: file)
             switch a.status {
             case 304: return .notModified
-            case 204, 404: return .noData
+            case 204: return .noData
             case 200..<300: break
             case 413, 400 where SyncRun.saysTooMany(a.text): return .tooMany
             default: throw HTTPFetcher.failure(a)
@@ -47,7 +49,8 @@ struct PieceLoader: Sendable {
     /// Loads `files` as one commit, with the cursor `next` makes of the load's summary. A file
     /// that does not load (JSON that stops, a malformed row) is fetched again and the load
     /// retried, up to the attempts; the store's own errors pass as they are.
-    func load(_ files: [Fetched], next: @escaping @Sendable (LoadSummary) -> SyncCursor) async throws(QuakeError) -> LoadSummary {
+    func load(_ files: [Fetched],
+              next: @escaping @Sendable (LoadSummary) -> SyncCursor) async throws(QuakeError) -> LoadSummary {
         let store = self.store, key = self.key
         var o = options.load
         o.strict = true
@@ -73,7 +76,8 @@ struct PieceLoader: Sendable {
                     e.path == $0.file || e.detail.contains($0.file) || reject?.file == $0.file
                 }) else { throw e }
                 refetched += 1
-                let why = "the answer does not load: " + (reject.map { SyncRun.words($0, bad.file) } ?? SyncRun.words(e, bad.file))
+                let why = "the answer does not load: "
+                    + (reject.map { SyncRun.words($0, bad.file) } ?? SyncRun.words(e, bad.file))
                 guard refetched < max(1, options.attempts) else {
                     throw QuakeError(.network, path: bad.url, detail: why + " (after \(options.attempts) attempts)")
                 }

@@ -55,7 +55,8 @@ struct SyncCursor: Codable, Equatable {
         do {
             return try JSONDecoder().decode(SyncCursor.self, from: Data(r.value.utf8))
         } catch {
-            throw QuakeError(.corrupt, path: storePath + "/" + Manifest.fileName, detail: "the sync cursor of \(key) does not read")
+            throw QuakeError(.corrupt, path: storePath + "/" + Manifest.fileName,
+                             detail: "the sync cursor of \(key) does not read")
         }
     }
 }

@@ -12,7 +12,7 @@ public struct SyncOptions: Sendable {
     /// Attempts per request (the first and its retries) on 5xx, 429, a reset or a damaged body.
     public var attempts = 5
     /// Seconds for a connection, and for a body that stalls.
-    public var connectTimeout = 10.0
+    public var connectTimeout = 5.0
     public var readTimeout = 30.0
     /// The first retry's delay in seconds; each next one doubles, with jitter.
     public var retryDelay = 1.0

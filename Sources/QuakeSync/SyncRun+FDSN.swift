@@ -15,7 +15,7 @@ extension SyncRun {
     func fdsn(_ base: String) async throws(QuakeError) {
         var cursor = try cursor()
         var common = filter.parameters.map { ($0.name, $0.value) }
-        if await offersIncludeDeleted(base) { common.append(("includedeleted", "true")) }
+        if try await offersIncludeDeleted(base) { common.append(("includedeleted", "true")) }
         let counting = Counting(base: base, common: common)
         let overlap = options.overlapMillis, started = self.started
         if cursor.since == nil {
@@ -23,6 +23,10 @@ extension SyncRun {
             let start = filter.start ?? started - Int64(options.defaultDays) * 86_400_000
             let plan = cursor.plan ?? SyncCursor.Plan(start: start, end: filter.end ?? started, madeAt: started,
                                                       doneThrough: start)
+            guard plan.start < plan.end else {
+                throw QuakeError(.invalidArgument, path: source.url, detail: "the window is empty: "
+                    + "\(Timestamp.string(plan.start)) to \(Timestamp.string(plan.end))")
+            }
             if cursor.plan != nil {
                 options.onMessage?("resuming the first sync at \(Timestamp.string(plan.doneThrough))")
             } else if filter.start == nil {
@@ -41,7 +45,8 @@ extension SyncRun {
             }
         } else {
             let since = cursor.since ?? 0
-            try await fetchPieces(base, counting, from: cursor.windowStart, to: filter.end, since: since, cursor: cursor) {
+            try await fetchPieces(base, counting, from: cursor.windowStart, to: filter.end, since: since,
+                                  cursor: cursor) {
                 c, _, last in
                 if last, let m = c.maxUpdated { c.since = max(since, min(m, started) - overlap) }
             }
@@ -55,7 +60,7 @@ extension SyncRun {
             throw QuakeError(.invalidArgument, path: source.url, detail: "--backfill takes an FDSN event service URL")
         }
         var common = filter.parameters.map { ($0.name, $0.value) }
-        if await offersIncludeDeleted(base) { common.append(("includedeleted", "true")) }
+        if try await offersIncludeDeleted(base) { common.append(("includedeleted", "true")) }
         try await fetchPieces(base, Counting(base: base, common: common), from: nil, to: nil, since: since,
                               cursor: try cursor()) { _, _, _ in }
     }
@@ -64,11 +69,13 @@ extension SyncRun {
     /// oldest first, each with the cursor `advance` makes of the one before.
     private func fetchPieces(_ base: String, _ counting: Counting, from: Int64?, to: Int64?, since: Int64?,
                              cursor: SyncCursor,
-                             advance: @escaping @Sendable (inout SyncCursor, Piece, Bool) -> Void) async throws(QuakeError) {
+                             advance: @escaping @Sendable (inout SyncCursor, Piece, Bool) -> Void)
+        async throws(QuakeError) {
         var queue = try await plan(counting, from, to, since)
         summary.piecesPlanned = queue.count
         eventsPlanned = queue.reduce(0) { $0 + ($1.events ?? 0) }
         summary.plan = queue.map { PlannedPiece(url: url(base, $0, since, counting.common), events: $0.events) }
+        summary.serviceLimit = counting.limit
         if options.dryRun { return }
         var cursor = cursor
         let started = self.started
@@ -108,6 +115,9 @@ extension SyncRun {
             case .fetched(let a):
                 group.append((piece, Fetched(url: pieceURL, file: file)))
                 groupBytes += a.size
+                piecesFetched += 1
+                eventsFetched += piece.events ?? 0
+                progress()
             case .noData, .notModified:
                 group.append((piece, nil))
             case .tooMany:
@@ -157,7 +167,7 @@ extension SyncRun {
     private func plan(_ counting: Counting, _ from: Int64?, _ to: Int64?,
                       _ since: Int64?) async throws(QuakeError) -> [Piece] {
         guard let n = try await counting.count(self, from, to, since) else {
-            options.onMessage?("the service does not count: fetching month by month")
+            options.onMessage?("the service does not count: fetching month-long slices")
             guard let from else { return [Piece(start: nil, end: to)] }
             let end = to ?? started + 86_400_000
             return try split(Piece(start: from, end: end), into: Int(max(1, (end - from) / (31 * 86_400_000))),
@@ -186,7 +196,8 @@ extension SyncRun {
         let lo = piece.start ?? Timestamp.storable.lowerBound
         let hi = piece.end ?? started + 86_400_000
         guard hi - lo >= 2 else {
-            throw QuakeError(.network, path: source.url, detail: "more events in one millisecond than the service returns "
+            throw QuakeError(.network, path: source.url,
+                             detail: "more events in one millisecond than the service returns "
                 + "at once (at \(Timestamp.string(lo)))")
         }
         let k = Int64(min(k, Int(hi - lo)))
@@ -217,15 +228,21 @@ extension SyncRun {
         }.joined(separator: "&")
     }
 
-    /// Whether the service's `application.wadl` lists `includedeleted`.
-    private func offersIncludeDeleted(_ base: String) async -> Bool {
+    /// Whether the service's `application.wadl` lists `includedeleted`. Every fdsnws-event service
+    /// serves one: a base URL that answers without it is no event service, and the sync stops
+    /// there rather than reading every 404 as "no events".
+    private func offersIncludeDeleted(_ base: String) async throws(QuakeError) -> Bool {
         let url = base + "application.wadl"
-        let a = try? await fetcher.retrying(url) { () async throws(HTTPFetcher.Failure) -> HTTPFetcher.Answer in
+        let a = try await fetcher.retrying(url, retryUnreachable: false) {
+            () async throws(HTTPFetcher.Failure) -> HTTPFetcher.Answer in
             let a = try await fetcher.get(url)
             if HTTPFetcher.isRetryable(a.status) { throw HTTPFetcher.failure(a) }
             return a
         }
-        guard let a, a.status == 200 else { return false }
+        guard a.status == 200, a.text.contains("<application") || a.text.contains("<resources") else {
+            throw QuakeError(.network, path: url, detail: "not an FDSN event service (HTTP \(a.status) for its "
+                + "application.wadl); give the service's base URL, such as https://earthquake.usgs.gov/fdsnws/event/1/")
+        }
         return a.text.contains("\"includedeleted\"")
     }
 }
@@ -234,7 +251,8 @@ extension SyncRun {
 /// and the most one query returns (`maxAllowed`).
 final class Counting {
     let base: String
-    let common: [(String, String)]
+    /// The filter's parameters; `includedeleted` is dropped if `count` refuses it.
+    private(set) var common: [(String, String)]
     var limit: Int?
     var available = true
 
@@ -257,6 +275,11 @@ final class Counting {
             return a
         }
         if a.status == 204 { return 0 }
+        if a.status == 400, let k = common.firstIndex(where: { $0.0 == "includedeleted" }) {
+            // a service that lists includedeleted for query but refuses it for count
+            common.remove(at: k)
+            return try await count(run, from, to, since)
+        }
         guard a.status == 200 else {
             if [404, 405, 501].contains(a.status) { available = false; return nil }
             throw QuakeError(.network, path: url, detail: HTTPFetcher.failure(a).detail)

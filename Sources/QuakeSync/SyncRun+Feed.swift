@@ -33,13 +33,14 @@ extension SyncRun {
         summary.piecesPlanned = 1
         if options.dryRun { return }
         let started = self.started
-        let format = url.lowercased().split(separator: "?").first.map { $0.hasSuffix(".csv") } == true ? "csv" : "geojson"
+        let isCSV = url.lowercased().split(separator: "?").first.map { $0.hasSuffix(".csv") } == true
+        let format = isCSV ? "csv" : "geojson"
         let file = scratch + "/feed." + format
         switch try await download(url, to: file, headers: headers) {
         case .notModified:
             summary.notModified = true
         case .noData, .tooMany:
-            throw QuakeError(.network, path: url, detail: "the feed answered without a feed")
+            throw QuakeError(.network, path: url, detail: "the feed answered with no feed (HTTP 204 or 413)")
         case .fetched(let a):
             // the validators are committed with the rows they describe
             let before = try self.cursor()

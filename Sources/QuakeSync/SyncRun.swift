@@ -15,8 +15,11 @@ final class SyncRun {
     let started: Int64
     /// Where a piece's body waits for its load: removed after each piece.
     let scratch: String
-    /// Events the plan counted, for the progress bar.
+    /// Events the plan counted, and pieces downloaded with the events they were counted to hold,
+    /// for the progress bar (which moves as pieces arrive, not only at commits).
     var eventsPlanned = 0
+    var piecesFetched = 0
+    var eventsFetched = 0
 
     /// `key` and `fetcher` let a feed's backfill commit the feed's cursor over the same client.
     init(store: Store, source: SyncSource, filter: SyncFilter, options: SyncOptions, key: String? = nil,
@@ -58,8 +61,10 @@ final class SyncRun {
     }
 
     func progress() {
-        options.onProgress?(SyncProgress(pieces: summary.pieces, piecesPlanned: summary.piecesPlanned,
-                                         events: summary.load.rowsRead, eventsPlanned: eventsPlanned,
+        options.onProgress?(SyncProgress(pieces: max(summary.pieces, piecesFetched),
+                                         piecesPlanned: summary.piecesPlanned,
+                                         events: max(summary.load.rowsRead, eventsFetched),
+                                         eventsPlanned: eventsPlanned,
                                          bytes: fetcher.bytes))
     }
 
@@ -68,11 +73,13 @@ final class SyncRun {
         PieceLoader(store: store, key: key, options: options, fetcher: fetcher, scratch: scratch)
     }
 
-    func download(_ url: String, to file: String, headers: [(String, String)] = []) async throws(QuakeError) -> Download {
+    func download(_ url: String, to file: String,
+                  headers: [(String, String)] = []) async throws(QuakeError) -> Download {
         try await pieces.download(url, to: file, headers: headers)
     }
 
-    func load(_ files: [Fetched], next: @escaping @Sendable (LoadSummary) -> SyncCursor) async throws(QuakeError) -> LoadSummary {
+    func load(_ files: [Fetched],
+              next: @escaping @Sendable (LoadSummary) -> SyncCursor) async throws(QuakeError) -> LoadSummary {
         try await pieces.load(files, next: next)
     }
 
@@ -99,7 +106,8 @@ final class SyncRun {
         }
         let first = head.first { ![9, 10, 13, 32].contains($0) }
         if type.contains("html") || first == UInt8(ascii: "<") {
-            throw HTTPFetcher.Failure(retryable: true, detail: "the answer is an HTML page, not a feed (HTTP \(a.status))")
+            throw HTTPFetcher.Failure(retryable: true,
+                                      detail: "the answer is an HTML page, not a feed (HTTP \(a.status))")
         }
         if first == nil { throw HTTPFetcher.Failure(retryable: true, detail: "the answer is empty (HTTP \(a.status))") }
     }
@@ -114,7 +122,8 @@ final class SyncRun {
 
     /// A load error in a few words, without the scratch file's name.
     static func words(_ e: QuakeError, _ file: String) -> String {
-        var s = e.detail.replacingOccurrences(of: file + ": ", with: "").replacingOccurrences(of: file, with: "the answer")
+        var s = e.detail.replacingOccurrences(of: file + ": ", with: "")
+            .replacingOccurrences(of: file, with: "the answer")
         if let p = e.position { s = "\(p): " + s }
         return s
     }

@@ -20,7 +20,11 @@ public enum SyncSource: Sendable, Equatable, CustomStringConvertible {
             self = .feed(url)
             return
         }
-        var base = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        guard !url.contains("?") else {
+            throw QuakeError(.invalidArgument, path: url, detail: "an FDSN service URL takes no query: give its base "
+                + "(.../fdsnws/event/1/) and the filter as flags (--from, --min-mag, ...)")
+        }
+        var base = url
         for tail in ["query", "count", "version", "application.wadl"] where base.hasSuffix("/" + tail) {
             base.removeLast(tail.count)
         }

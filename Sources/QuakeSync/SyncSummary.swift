@@ -22,6 +22,8 @@ public struct SyncSummary: Sendable, Equatable {
     public var windowGap: String?
     /// The pieces planned (a dry run's plan): each URL with the events the service counted.
     public var plan: [PlannedPiece] = []
+    /// The most events one query returns, as the service's `count` said (`maxAllowed`).
+    public var serviceLimit: Int?
     /// Wall-clock duration.
     public var elapsedSeconds = 0.0
 

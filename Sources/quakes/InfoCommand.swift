@@ -40,7 +40,9 @@ struct InfoCommand: ParsableCommand {
         print("history      \(info.historyTransactions) transactions, \(info.historyBytes) bytes "
             + "(complete after generation \(info.historyCompleteAfter); 'quakes history')")
         let tombstones = opened.manifest.partitions.reduce(0) { $0 + $1.deleted }
-        if tombstones > 0 { print("tombstones   \(tombstones) (events their source deleted; --include-deleted shows them)") }
+        if tombstones > 0 {
+            print("tombstones   \(tombstones) (events their source deleted; --include-deleted shows them)")
+        }
         for c in cursors { print(Self.describe(c)) }
         print("")
         print("column".padding(toLength: 16, withPad: " ", startingAt: 0) + "disk bytes".leftPad(14) + "  codecs")

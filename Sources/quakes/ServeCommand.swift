@@ -22,11 +22,11 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("max-events"), help: "Most events a query answers without 'limit' (USGS: 20000).")
     var maxEvents = 20_000
     @Option(name: .customLong("log-format"), help: "Request log on stderr: text or json.") var logFormat = "text"
-    @Flag(help: "No request log.") var quiet = false
+    @Flag(help: "No request log (with --sync, only the syncs that changed something are logged).") var quiet = false
     @Option(name: .customLong("sync"),
             help: "Keep the store current from this FDSN event service or summary feed (see 'quakes sync').")
     var syncSource: String?
-    @Option(help: "With --sync: how often (30s, 5m, 1h).") var every = "60s"
+    @Option(help: "With --sync: how often (30s, 5m, 1h; default 60s).") var every: String?
     @OptionGroup(title: "With --sync, the filter") var syncFilters: SyncFilterOptions
 
     func validate() throws {
@@ -34,13 +34,16 @@ struct ServeCommand: ParsableCommand {
         guard maxEvents >= 1 else { throw ValidationError("--max-events must be >= 1") }
         guard logFormat == "text" || logFormat == "json" else { throw ValidationError("--log-format: text or json") }
         guard !host.isEmpty, host.utf8.count < 256 else { throw ValidationError("--host: an address or host name") }
-        _ = try SyncCommand.seconds(every)
+        if let every { _ = try SyncCommand.seconds(every) }
         if let syncSource {
-            guard (try? SyncSource(url: syncSource)) != nil else {
-                throw ValidationError("--sync: an http or https URL of an FDSN event service or a feed file")
+            guard let source = try? SyncSource(url: syncSource) else {
+                throw ValidationError("--sync: an http or https URL of an FDSN event service (no query) or a feed file")
             }
-        } else if !syncFilters.isEmpty {
-            throw ValidationError("the filter flags go with --sync")
+            if case .feed = source, !syncFilters.isEmpty {
+                throw ValidationError("a summary feed takes no filter: it is the file it is (sync a service to filter)")
+            }
+        } else if !syncFilters.isEmpty || every != nil {
+            throw ValidationError("the filter flags and --every go with --sync")
         }
     }
 
@@ -82,6 +85,7 @@ extension ServeCommand {
     /// next interval, and the server answers from the last good snapshot meanwhile.
     func startSync(_ s: Store, _ url: String) throws {
         let source = try SyncSource(url: url), filter = try syncFilters.filter()
+        let every = self.every ?? "60s"
         let interval = try SyncCommand.seconds(every)
         var o = SyncOptions()
         o.onMessage = { printError("quakes serve: sync: " + $0) }
@@ -92,8 +96,11 @@ extension ServeCommand {
                     let r = try await s.sync(from: source, filter: filter, options: options)
                     let l = r.load
                     // --quiet keeps the syncs that changed something, as the request log keeps nothing
-                    if !quiet || r.deleted + l.new + l.updated > 0 { printError("quakes serve: sync: " + (r.notModified ? "not modified" : "\(l.new) new, \(l.updated) updated, "
-                        + "\(r.deleted) deleted, \(r.requests) requests, \(r.bytes) bytes")) }
+                    if !quiet || r.deleted + l.new + l.updated > 0 {
+                        printError("quakes serve: sync: " + (r.notModified ? "not modified"
+                            : "\(l.new) new, \(l.updated) updated, \(r.deleted) deleted, \(r.requests) requests, "
+                                + "\(r.bytes) bytes"))
+                    }
                 } catch {
                     printError("quakes serve: sync: " + ErrorMessage.line(error) + "; retrying in \(every)")
                 }

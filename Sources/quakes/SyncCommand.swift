@@ -48,18 +48,30 @@ struct SyncCommand: ParsableCommand {
             }
             guard case .feed = try parsedSource() else { throw ValidationError("--backfill is for a summary feed") }
         }
-        if case .feed = try parsedSource(), !filters.isEmpty {
-            throw ValidationError("a summary feed takes no filter: it is the file it is (sync a service to filter)")
+        if case .feed = try parsedSource(), !filters.isEmpty || format != .geojson {
+            throw ValidationError("a summary feed takes no filter or --format: it is the file it is "
+                + "(sync a service to filter)")
         }
+        if filters.from == nil, let to = try filters.filter().end,
+           to <= Int64(Date().timeIntervalSince1970 * 1000) - 30 * 86_400_000 {
+            throw ValidationError("--to is more than 30 days ago, before a first sync's default start: give --from too")
+        }
+        if dryRun && every != nil { throw ValidationError("--dry-run prints the plan once: drop --every") }
         if let commitBytes, commitBytes < 1 { throw ValidationError("--commit-bytes: at least 1") }
         guard (1...100).contains(attempts) else { throw ValidationError("--attempts: 1...100") }
-        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout: seconds > 0") }
-        guard retryDelay >= 0, retryDelay.isFinite else { throw ValidationError("--retry-delay: seconds >= 0") }
+        guard timeout > 0, timeout <= 86_400 else {
+            throw ValidationError("--timeout: seconds, above 0 and at most 86400")
+        }
+        guard retryDelay >= 0, retryDelay <= 3600 else {
+            throw ValidationError("--retry-delay: seconds, 0 to 3600")
+        }
     }
 
     func parsedSource() throws -> SyncSource {
         do { return try SyncSource(url: source) } catch {
-            throw ValidationError("'\(source)': expected an http or https URL of an FDSN event service or a feed file")
+            let why = error.kind == .invalidArgument && source.contains("?") ? error.detail
+                : "expected an http or https URL of an FDSN event service or a feed file"
+            throw ValidationError("'\(source)': " + why)
         }
     }
 
@@ -67,8 +79,8 @@ struct SyncCommand: ParsableCommand {
     static func seconds(_ s: String) throws -> Double {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
         let unit = s.last.flatMap { units[$0] }
-        guard let n = Double(unit == nil ? s : String(s.dropLast())), n > 0, n.isFinite else {
-            throw ValidationError("--every: a duration such as 30s, 5m or 1h")
+        guard let n = Double(unit == nil ? s : String(s.dropLast())), n > 0, n * (unit ?? 1) <= 1e7 else {
+            throw ValidationError("--every: a duration such as 30s, 5m or 1h (at most 1e7 s)")
         }
         return n * (unit ?? 1)
     }
@@ -129,8 +141,11 @@ struct SyncCommand: ParsableCommand {
     /// The summary, with the load summary's labels and the traffic.
     static func describe(_ s: SyncSummary, dryRun: Bool) -> String {
         if dryRun {
-            var lines = ["plan          \(s.plan.count) request\(s.plan.count == 1 ? "" : "s")"
-                + (s.plan.isEmpty ? " (nothing matches)" : "")]
+            let events = s.plan.compactMap(\.events).reduce(0, +)
+            let cap = s.serviceLimit.map { ", at most \($0.formatted()) a query" } ?? ""
+            let counted = s.plan.contains { $0.events != nil } ? "\(events.formatted()) events in " : ""
+            var lines = ["plan          " + counted + "\(s.plan.count) request\(s.plan.count == 1 ? "" : "s")"
+                + (s.plan.isEmpty ? " (nothing matches)" : cap)]
             for p in s.plan { lines.append("  " + (p.events.map { "\($0.formatted()) events  " } ?? "") + p.url) }
             return lines.joined(separator: "\n")
         }
@@ -139,9 +154,11 @@ struct SyncCommand: ParsableCommand {
         }
         let l = s.load
         func n(_ v: Int) -> String { v.formatted() }
-        let width = [l.rowsRead, l.rejected, l.duplicates, l.new, l.updated, l.unchanged, s.deleted].map { n($0).count }.max() ?? 1
+        let width = [l.rowsRead, l.rejected, l.duplicates, l.new, l.updated, l.unchanged, s.deleted]
+            .map { n($0).count }.max() ?? 1
         func row(_ label: String, _ v: Int, _ note: String = "") -> String {
-            label.padding(toLength: 14, withPad: " ", startingAt: 0) + String(repeating: " ", count: width - n(v).count) + n(v) + note
+            label.padding(toLength: 14, withPad: " ", startingAt: 0)
+                + String(repeating: " ", count: width - n(v).count) + n(v) + note
         }
         let mb = String(format: "%.1f", Double(s.bytes) / 1e6)
         let rate = s.elapsedSeconds > 0 ? Int(Double(l.rowsRead) / s.elapsedSeconds) : 0

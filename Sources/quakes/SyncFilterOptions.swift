@@ -7,15 +7,18 @@ import QuakeSync
 /// event service has a parameter for them, sent to the service as its parameters.
 struct SyncFilterOptions: ParsableArguments {
     @Option(name: [.long, .customLong("starttime"), .customLong("start")],
-            help: "First event time, inclusive (default for a first sync: 30 days ago, as libcomcat).") var from: String?
+            help: "First event time, inclusive (default for a first sync: 30 days ago, as libcomcat).")
+    var from: String?
     @Option(help: "Last event time, exclusive.") var to: String?
     @Option(name: [.customLong("endtime"), .customLong("end")], help: "FDSN end time, inclusive.") var endtime: String?
     @Option(name: [.long, .customLong("minmagnitude"), .customLong("minmag")], parsing: .unconditional,
             help: "Minimum magnitude.") var minMag: Double?
     @Option(name: [.long, .customLong("maxmagnitude"), .customLong("maxmag")], parsing: .unconditional,
             help: "Maximum magnitude.") var maxMag: Double?
-    @Option(name: [.long, .customLong("mindepth")], parsing: .unconditional, help: "Minimum depth, km.") var minDepth: Double?
-    @Option(name: [.long, .customLong("maxdepth")], parsing: .unconditional, help: "Maximum depth, km.") var maxDepth: Double?
+    @Option(name: [.long, .customLong("mindepth")], parsing: .unconditional, help: "Minimum depth, km.")
+    var minDepth: Double?
+    @Option(name: [.long, .customLong("maxdepth")], parsing: .unconditional, help: "Maximum depth, km.")
+    var maxDepth: Double?
     @Option(parsing: .unconditional, help: "Box minLat,maxLat,minLon,maxLon; minLon > maxLon crosses 180°.")
     var bbox: String?
     @Option(parsing: .unconditional, help: "Center lat,lon, with --radius-km.") var near: String?
@@ -57,6 +60,13 @@ struct SyncFilterOptions: ParsableArguments {
             f.end = try time(endtime, "--endtime") + 1
         }
         if let s = f.start, let e = f.end, s >= e { throw ValidationError("--from must come before --to") }
+        if let a = minMag, let b = maxMag, a > b { throw ValidationError("--min-mag \(a) is above --max-mag \(b)") }
+        if let a = minDepth, let b = maxDepth, a > b {
+            throw ValidationError("--min-depth \(a) is above --max-depth \(b)")
+        }
+        if let r = reviewstatus, !["automatic", "reviewed", "all"].contains(r.lowercased()) {
+            throw ValidationError("--reviewstatus: automatic, reviewed or all")
+        }
         var p: [SyncFilter.Parameter] = []
         func add(_ name: String, _ v: Double?) {
             if let v { p.append(.init(name, String(v))) }
@@ -71,7 +81,9 @@ struct SyncFilterOptions: ParsableArguments {
         add("maxdepth", maxDepth)
         let edges = [minlatitude, maxlatitude, minlongitude, maxlongitude]
         if let bbox {
-            guard edges.allSatisfy({ $0 == nil }) else { throw ValidationError("--bbox cannot be combined with the FDSN edges") }
+            guard edges.allSatisfy({ $0 == nil }) else {
+                throw ValidationError("--bbox cannot be combined with the FDSN edges")
+            }
             let v = bbox.split(separator: ",").compactMap { Double($0.trimmingBlanks) }
             guard v.count == 4, v[0] <= v[1], (-90...90).contains(v[0]), (-90...90).contains(v[1]),
                   (-180...180).contains(v[2]), (-180...180).contains(v[3]) else {
@@ -96,8 +108,8 @@ struct SyncFilterOptions: ParsableArguments {
             add("longitude", c[1])
             add("maxradiuskm", r)
         }
-        for (name, v) in [("catalog", net), ("eventtype", type), ("magnitudetype", magType), ("contributor", contributor),
-                          ("reviewstatus", reviewstatus)] {
+        for (name, v) in [("catalog", net), ("eventtype", type), ("magnitudetype", magType),
+                          ("contributor", contributor), ("reviewstatus", reviewstatus)] {
             if let v { p.append(.init(name, v)) }
         }
         f = SyncFilter(start: f.start, end: f.end, parameters: p)

@@ -13,7 +13,8 @@ enum SyncLoop {
     }
 
     /// Runs `work` in a task until it ends or `interrupt` fires (which cancels it).
-    static func wait(_ interrupt: Interrupt, _ work: @escaping @Sendable () async throws(QuakeError) -> SyncSummary) -> Outcome {
+    static func wait(_ interrupt: Interrupt,
+                     _ work: @escaping @Sendable () async throws(QuakeError) -> SyncSummary) -> Outcome {
         let box = Mutex<Outcome?>(nil)
         let done = DispatchSemaphore(value: 0)
         let task = Task {
@@ -58,7 +59,8 @@ final class SyncProgressLine: Sendable {
             t = now
             return true
         }) else { return }
-        let events = p.eventsPlanned > 0 ? "\(p.events.formatted()) of \(p.eventsPlanned.formatted())" : p.events.formatted()
+        let events = p.eventsPlanned > 0 ? "\(p.events.formatted()) of \(p.eventsPlanned.formatted())"
+            : p.events.formatted()
         let line = "sync: piece \(p.pieces) of \(p.piecesPlanned), \(events) events, "
             + String(format: "%.1f MB", Double(p.bytes) / 1e6)
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))

@@ -185,9 +185,9 @@ import Testing
         m.catalogChecksum = 0
         m.top = nil
         var bytes = m.encoded()
-        // checksum, projection (empty name), catalog (empty name, checksum), base generation,
-        // base time, range count
-        bytes.removeLast(8 + 2 + 2 + 8 + 8 + 8 + 4)
+        // checksum, revision 7's tombstone counts and (no) sync cursors, projection (empty name),
+        // catalog (empty name, checksum), base generation, base time, range count
+        bytes.removeLast(8 + (4 + 8 * m.partitions.count + 4) + 2 + 2 + 8 + 8 + 8 + 4)
         bytes.replaceSubrange(8..<12, with: [2, 0, 0, 0])
         var w = ByteWriter()
         w.bytes = bytes

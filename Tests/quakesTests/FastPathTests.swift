@@ -79,7 +79,8 @@ import ArgumentParser
             for name in Self.names(help) where !["--version", "--experimental-dump-help"].contains(name) {
                 var taken = false
                 for value in ["2", "2024-06-15", "mag", "csv", "fit", "age", "id", "1,2,3,4", "10,20"] {
-                    let line = ["--no-header", "--cursor", "--watch"].contains(name) ? [name] : [name, value]
+                    let flags = ["--no-header", "--cursor", "--watch", "--include-deleted"]
+                    let line = flags.contains(name) ? [name] : [name, value]
                     Self.check(command, line)
                     if FastPath.parse([command] + line) != nil { taken = true }
                 }

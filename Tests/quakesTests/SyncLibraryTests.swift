@@ -87,8 +87,8 @@ import Testing
         let feed = dir + "/t.csv"
         let header = "time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type,"
             + "horizontalError,depthError,magError,magNst,status,locationSource,magSource\n"
-        let rows = [("aa1", "reviewed", "2.0"), ("aa2", "deleted", "3.0"), ("aa3", "", "4.0"), ("aa4", "automatic", "5.0")]
-            .map { id, status, mag in
+        let rows = [("aa1", "reviewed", "2.0"), ("aa2", "deleted", "3.0"), ("aa3", "", "4.0"),
+                    ("aa4", "automatic", "5.0")].map { id, status, mag in
                 "2020-01-01T00:00:0\(mag.prefix(1)).000Z,1,2,3,\(mag),ml,,,,,aa,\(id),2020-01-02T00:00:00.000Z,"
                     + "Somewhere,earthquake,,,,,\(status),aa,aa\n"
             }
@@ -100,7 +100,8 @@ import Testing
         var all = FetchDescriptor<Quake>(sortBy: [SortDescriptor(\.id)])
         all.includesDeleted = true
         #expect(try store.fetch(all).map(\.id) == ["aa1", "aa2", "aa3", "aa4"])
-        #expect(try store.fetch(FetchDescriptor<Quake>(sortBy: [SortDescriptor(\.id)])).map(\.id) == ["aa1", "aa3", "aa4"])
+        let visible = try store.fetch(FetchDescriptor<Quake>(sortBy: [SortDescriptor(\.id)]))
+        #expect(visible.map(\.id) == ["aa1", "aa3", "aa4"])
         // the same through the CLI and the FDSN names
         #expect(try CLI.run(["count", "--store", dir + "/s"]).stdout.hasPrefix("3"))
         #expect(try CLI.run(["count", "--store", dir + "/s", "--include-deleted"]).stdout.hasPrefix("4"))

@@ -15,7 +15,8 @@ import Glibc
     /// An upstream store of the two real feeds (10,545 events; a CSV week and a GeoJSON week).
     static func upstreamStore(_ tag: String = #function) throws -> String {
         let d = CLI.tempDir(tag) + "/up"
-        let r = try CLI.run(["load", "--store", d, SyncSupport.usgs + "/" + ridgecrest, SyncSupport.usgs + "/" + kilauea])
+        let r = try CLI.run(["load", "--store", d, SyncSupport.usgs + "/" + ridgecrest,
+                             SyncSupport.usgs + "/" + kilauea])
         #expect(r.status == 0, "\(r.stderr)")
         return d
     }
@@ -113,8 +114,9 @@ import Glibc
         let faults = ["503", "500", "429", "reset", "cut", "html", "badjson", "gzipcut"]
         let proxy = try SyncSupport.Proxy(upstream: "http://127.0.0.1:\(server.port)", faults: faults)
         let down = CLI.tempDir() + "/down"
-        let r = try Self.sync(down, proxy.url + "fdsnws/event/1/", Self.window + ["--attempts", "12", "--commit-bytes", "1",
-                                                                                      "--retry-delay", "0.05"])
+        let quick = ["--retry-delay", "0.05"]
+        let r = try Self.sync(down, proxy.url + "fdsnws/event/1/",
+                              Self.window + quick + ["--attempts", "12", "--commit-bytes", "1"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         let used = proxy.requests.compactMap { $0.split(separator: " ").last.map(String.init) }.filter { $0 != "-" }
         #expect(used == faults, "\(proxy.requests)")
@@ -125,7 +127,7 @@ import Glibc
         let slow = try SyncSupport.Proxy(upstream: "http://127.0.0.1:\(server.port)", faults: ["slow"])
         let down2 = CLI.tempDir() + "/down2"
         let started = Date()
-        let s = try Self.sync(down2, slow.url + "fdsnws/event/1/", Self.window + ["--timeout", "1", "--retry-delay", "0.05"])
+        let s = try Self.sync(down2, slow.url + "fdsnws/event/1/", Self.window + quick + ["--timeout", "1"])
         #expect(s.status == 0, "\(s.stderr)")
         #expect(Date().timeIntervalSince(started) < 25, "the stalled body was waited out")
         #expect(s.stderr.contains("stalled"), "\(s.stderr)")
@@ -135,15 +137,24 @@ import Glibc
         let broken = try SyncSupport.Proxy(upstream: "http://127.0.0.1:\(server.port)",
                                            faults: Array(repeating: "503", count: 3))
         let down3 = CLI.tempDir() + "/down3"
-        let b = try Self.sync(down3, broken.url + "fdsnws/event/1/", Self.window + ["--attempts", "3", "--retry-delay", "0.05"])
+        let b = try Self.sync(down3, broken.url + "fdsnws/event/1/", Self.window + quick + ["--attempts", "3"])
         #expect(b.status == 1)
         let lines = b.stderr.split(separator: "\n").filter { !$0.contains("retrying") && !$0.contains("note:") }
         #expect(lines.count == 1 && lines[0].contains(broken.url) && lines[0].contains("HTTP 503"), "\(b.stderr)")
         #expect(!FileManager.default.fileExists(atPath: down3), "a failed first sync left a store behind")
 
-        // a service that is not there
+        // a URL that answers but is no event service: one line, exit 1, no store and no cursor left
+        let page = try Self.sync(down3, "http://127.0.0.1:\(server.port)/", Self.window)
+        #expect(page.status == 1 && page.stderr.contains("not an FDSN event service"), "\(page.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: down3))
+
+        // a service that is not there: no retries, at once
+        let refusedAt = Date()
         let none = try Self.sync(down3, "http://127.0.0.1:9/fdsnws/event/1/", ["--attempts", "1"])
         #expect(none.status == 1 && none.stderr.contains("127.0.0.1:9"), "\(none.stderr)")
+        let again = try Self.sync(down3, "http://127.0.0.1:9/fdsnws/event/1/")
+        #expect(again.status == 1 && !again.stderr.contains("retrying"), "\(again.stderr)")
+        #expect(Date().timeIntervalSince(refusedAt) < 15, "an unreachable service was retried")
     }
 
     @Test(.enabled(if: SyncSupport.ready, "needs ../shared/usgs and python3"))
@@ -224,7 +235,15 @@ import Glibc
                      ["sync", "http://127.0.0.1:9/fdsnws/event/1/", "--backfill", "http://127.0.0.1:9/fdsnws/event/1/"],
                      ["sync", "http://127.0.0.1:9/feed/all_hour.geojson", "--min-mag", "2"],
                      ["sync", "http://127.0.0.1:9/fdsnws/event/1/", "--every", "soon"],
-                     ["sync", "http://127.0.0.1:9/fdsnws/event/1/", "--from", "2020-01-02", "--to", "2020-01-01"]] {
+                     ["sync", "http://127.0.0.1:9/fdsnws/event/1/", "--from", "2020-01-02", "--to", "2020-01-01"],
+                     ["sync", "http://127.0.0.1:9/fdsnws/event/1/query?minmagnitude=2"],
+                     ["sync", "http://127.0.0.1:9/fdsnws/event/1/", "--min-mag", "5", "--max-mag", "3"],
+                     ["sync", "http://127.0.0.1:9/fdsnws/event/1/", "--reviewstatus", "bogus"],
+                     ["sync", "http://127.0.0.1:9/fdsnws/event/1/", "--to", "2019-01-31"],
+                     ["sync", "http://127.0.0.1:9/fdsnws/event/1/", "--dry-run", "--every", "5s"],
+                     ["sync", "http://127.0.0.1:9/feed/all_day.geojson", "--format", "csv"],
+                     ["serve", "--sync", "http://127.0.0.1:9/feed/all_day.geojson", "--min-mag", "3"],
+                     ["serve", "--every", "5s"]] {
             let r = try CLI.run(args + ["--store", CLI.tempDir() + "/none"])
             #expect(r.status == 2, "\(args): \(r.stderr)")
         }

@@ -200,7 +200,9 @@ package struct Manifest: Sendable, Equatable {
         guard Int(try r.u32()) == m.partitions.count else { throw bad("tombstone counts do not match the partitions") }
         for i in m.partitions.indices {
             let d = try r.u64()
-            guard d <= UInt64(m.partitions[i].rows) else { throw bad("partition \(m.partitions[i].key) has \(d) tombstones") }
+            guard d <= UInt64(m.partitions[i].rows) else {
+                throw bad("partition \(m.partitions[i].key) has \(d) tombstones")
+            }
             m.partitions[i].deleted = Int(d)
         }
         let n = Int(try r.u32())

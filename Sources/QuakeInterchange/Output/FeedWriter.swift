@@ -58,81 +58,95 @@ package final class FeedWriter {
 
     /// Writes row `i` of `b`.
     package func write(_ b: RowBatch, row i: Int) {
+        // the row is written into a local buffer, swapped out of the sink and back: appends to a
+        // class's stored array pay an exclusivity check each, which was an eighth of a GeoJSON row
+        var out: [UInt8] = []
+        swap(&out, &sink.buffer)
         switch format {
-        case .csv: writeCSV(b, i)
-        case .geojson: writeFeature(b, i)
+        case .csv: writeCSV(b, i, &out)
+        case .geojson: writeFeature(b, i, &out)
         }
+        swap(&out, &sink.buffer)
         sink.maybeFlush()
     }
 
-    private func writeCSV(_ b: RowBatch, _ i: Int) {
+    private func writeCSV(_ b: RowBatch, _ i: Int, _ out: inout [UInt8]) {
         for (k, c) in columns.enumerated() {
-            if k > 0 { sink.buffer.append(UInt8(ascii: ",")) }
+            if k > 0 { out.append(UInt8(ascii: ",")) }
             if let d = distance, d.position == k {
-                d.write(b, i, into: &sink.buffer, nullText: "")
-                sink.buffer.append(UInt8(ascii: ","))
+                d.write(b, i, into: &out, nullText: "")
+                out.append(UInt8(ascii: ","))
             }
             switch c.kind {
             case .timestamp:
                 let v = b.ints[c.rawValue][i]
-                if v != RowBatch.null { Timestamp.format(v, into: &sink.buffer) }
+                if v != RowBatch.null { Timestamp.format(v, into: &out) }
             case .decimal:
                 let v = b.ints[c.rawValue][i]
-                if v != RowBatch.null { ScaledDecimal.format(v, into: &sink.buffer) }
+                if v != RowBatch.null { ScaledDecimal.format(v, into: &out) }
             default:
                 let a = b.text[c.rawValue]
                 let r = a.range(i)
                 var needsQuote = false
-                for x in a.bytes[r] where x == UInt8(ascii: ",") || x == UInt8(ascii: "\"") || x == 10 || x == 13 { needsQuote = true; break }
+                for x in a.bytes[r] where x == UInt8(ascii: ",") || x == UInt8(ascii: "\"") || x == 10 || x == 13 {
+                    needsQuote = true
+                    break
+                }
                 if needsQuote {
-                    sink.buffer.append(UInt8(ascii: "\""))
+                    out.append(UInt8(ascii: "\""))
                     for x in a.bytes[r] {
-                        sink.buffer.append(x)
-                        if x == UInt8(ascii: "\"") { sink.buffer.append(x) }
+                        out.append(x)
+                        if x == UInt8(ascii: "\"") { out.append(x) }
                     }
-                    sink.buffer.append(UInt8(ascii: "\""))
+                    out.append(UInt8(ascii: "\""))
                 } else {
-                    sink.buffer.append(contentsOf: a.bytes[r])
+                    out.append(contentsOf: a.bytes[r])
                 }
             }
         }
         if let d = distance, d.position >= columns.count {
-            if !columns.isEmpty { sink.buffer.append(UInt8(ascii: ",")) }
-            d.write(b, i, into: &sink.buffer, nullText: "")
+            if !columns.isEmpty { out.append(UInt8(ascii: ",")) }
+            d.write(b, i, into: &out, nullText: "")
         }
-        sink.buffer.append(10)
+        out.append(10)
     }
 
-    private func writeFeature(_ b: RowBatch, _ i: Int) {
-        sink.write(first ? "\n{\"type\":\"Feature\",\"properties\":{" : ",\n{\"type\":\"Feature\",\"properties\":{")
+    /// Each property's `"name":`, and the fixed parts of a feature, as bytes made once.
+    private lazy var keys: [[UInt8]] = properties.enumerated().map { k, c in
+        Array(((k == 0 ? "" : ",") + "\"\(c.name)\":").utf8)
+    }
+    private static let featureOpen = Array("\n{\"type\":\"Feature\",\"properties\":{".utf8)
+    private static let geometryOpen = Array("},\"geometry\":{\"type\":\"Point\",\"coordinates\":[".utf8)
+    private static let idOpen = Array("]},\"id\":".utf8)
+    private static let distanceKey = Array("\"\(DistanceField.name)\":".utf8)
+
+    private func writeFeature(_ b: RowBatch, _ i: Int, _ out: inout [UInt8]) {
+        if !first { out.append(UInt8(ascii: ",")) }
         first = false
-        var firstProp = true
-        for c in properties {
-            if !firstProp { sink.buffer.append(UInt8(ascii: ",")) }
-            firstProp = false
-            sink.buffer.append(UInt8(ascii: "\""))
-            sink.buffer.append(contentsOf: c.name.utf8)
-            sink.buffer.append(contentsOf: "\":".utf8)
+        out.append(contentsOf: Self.featureOpen)
+        let keys = self.keys
+        for (k, c) in properties.enumerated() {
+            out.append(contentsOf: keys[k])
             if c == .title, let title = madeTitle(b, i) {
-                FeedWriter.jsonString(title, into: &sink.buffer)
+                FeedWriter.jsonString(title, into: &out)
             } else {
-                writeValue(b, c, i)
+                writeValue(b, c, i, &out)
             }
         }
         if let d = distance {
-            if !firstProp { sink.buffer.append(UInt8(ascii: ",")) }
-            sink.buffer.append(contentsOf: "\"\(DistanceField.name)\":".utf8)
-            d.write(b, i, into: &sink.buffer)
+            if !properties.isEmpty { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: Self.distanceKey)
+            d.write(b, i, into: &out)
         }
-        sink.write("},\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
-        writeValue(b, .longitude, i)
-        sink.buffer.append(UInt8(ascii: ","))
-        writeValue(b, .latitude, i)
-        sink.buffer.append(UInt8(ascii: ","))
-        writeValue(b, .depth, i)
-        sink.write("]},\"id\":")
-        writeValue(b, .id, i)
-        sink.buffer.append(UInt8(ascii: "}"))
+        out.append(contentsOf: Self.geometryOpen)
+        writeValue(b, .longitude, i, &out)
+        out.append(UInt8(ascii: ","))
+        writeValue(b, .latitude, i, &out)
+        out.append(UInt8(ascii: ","))
+        writeValue(b, .depth, i, &out)
+        out.append(contentsOf: Self.idOpen)
+        writeValue(b, .id, i, &out)
+        out.append(UInt8(ascii: "}"))
     }
 
     /// USGS's title for an event stored without one, when the batch holds what it is made of.
@@ -146,22 +160,42 @@ package final class FeedWriter {
         return out
     }
 
-    private func writeValue(_ b: RowBatch, _ c: Column, _ i: Int) {
+    private static let null = Array("null".utf8)
+
+    private func writeValue(_ b: RowBatch, _ c: Column, _ i: Int, _ out: inout [UInt8]) {
         switch c.kind {
         case .timestamp, .decimal:
             let v = b.ints[c.rawValue][i]
-            if v == RowBatch.null { sink.buffer.append(contentsOf: "null".utf8); return }
-            if c.kind == .timestamp { sink.buffer.append(contentsOf: String(v).utf8) } else { ScaledDecimal.format(v, into: &sink.buffer) }
+            if v == RowBatch.null { out.append(contentsOf: Self.null); return }
+            if c.kind == .timestamp { Self.integer(v, into: &out) } else { ScaledDecimal.format(v, into: &out) }
         default:
             let a = b.text[c.rawValue]
             let r = a.range(i)
-            if r.isEmpty { sink.buffer.append(contentsOf: "null".utf8); return }
-            FeedWriter.jsonString(a.bytes[r], into: &sink.buffer)
+            if r.isEmpty { out.append(contentsOf: Self.null); return }
+            FeedWriter.jsonString(a.bytes[r], into: &out)
         }
+    }
+
+    /// The decimal digits of `v`, without a `String`.
+    static func integer(_ v: Int64, into out: inout [UInt8]) {
+        if v < 0 { out.append(UInt8(ascii: "-")) }
+        let m = v.magnitude
+        var div: UInt64 = 1
+        while m / div >= 10 { div *= 10 }
+        repeat {
+            out.append(UInt8(48 + (m / div) % 10))
+            div /= 10
+        } while div > 0
     }
 
     package static func jsonString(_ s: some Collection<UInt8>, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // most texts need no escape: one copy
+        if !s.contains(where: { $0 < 32 || $0 == UInt8(ascii: "\"") || $0 == 92 }) {
+            out.append(contentsOf: s)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for x in s {
             switch x {
             case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])

@@ -32,7 +32,8 @@ extension Store {
             var (summary, next) = try loader.run(paths)
             if let c = options.cursor {
                 // a load that changed no row commits the cursor on the snapshot it read: same generation
-                let changed = next.map { $0.partitions != before.partitions || $0.idBuckets != before.idBuckets } ?? false
+                let changed = next.map { $0.partitions != before.partitions || $0.idBuckets != before.idBuckets }
+                    ?? false
                 var m = changed ? next ?? before : before
                 m.setCursor(c.key, c.value(summary))
                 next = m
