@@ -95,7 +95,7 @@ enum SyncSupport {
     /// waitUntilExit can spin forever on a child it has already seen exit).
     static func stop(_ p: Process) {
         let pid = p.processIdentifier
-        guard pid > 0 else { return }
+        if pid <= 0 { return }   // never started
         kill(pid, SIGTERM)
         var status: Int32 = 0
         for _ in 0..<500 {
