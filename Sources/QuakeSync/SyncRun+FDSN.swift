@@ -20,7 +20,7 @@ extension SyncRun {
         let overlap = options.overlapMillis, started = self.started
         if cursor.since == nil {
             summary.firstSync = true
-            let start = filter.start ?? started - Int64(options.defaultDays) * 86_400_000
+            let start = filter.start ?? started - Int64(min(max(options.defaultDays, 0), 3_650_000)) * 86_400_000
             let plan = cursor.plan ?? SyncCursor.Plan(start: start, end: filter.end ?? started, madeAt: started,
                                                       doneThrough: start)
             guard plan.start < plan.end else {
