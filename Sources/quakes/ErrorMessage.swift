@@ -1,4 +1,5 @@
 import QuakeFormat
+import QuakeStore
 
 /// The one line the CLI prints for a library error: the library says what and where, the CLI adds
 /// which command or flag helps.
@@ -16,18 +17,19 @@ enum ErrorMessage {
         case .nothingToRepair:
             return "\(e.message) (run 'quakes verify' to check the data files)"
         case .strict:
-            return "--strict: " + flags(e.description)
+            return "--strict: " + e.description
         default:
-            return flags(e.description)
+            return e.description
         }
     }
 
-    /// The library's words for a load option, as the CLI's flag.
-    static func flags(_ s: String) -> String {
-        s.replacingOccurrences(of: "say which time unit the file uses", with: "say which with --time-unit s or --time-unit ms")
-            .replacingOccurrences(of: "the text repair option", with: "--fix-text")
-            .replacingOccurrences(of: "a strict load refuses it", with: "--strict refuses it")
-            .replacingOccurrences(of: "set the time unit to milliseconds if that is wrong",
-                                  with: "pass --time-unit ms if that is wrong")
-    }
+    /// The CLI's flags, in the words of the library's rejects and warnings.
+    static let optionNames: LoadOptions.OptionNames = {
+        var n = LoadOptions.OptionNames()
+        n.timeUnit = "--time-unit s or --time-unit ms"
+        n.timeUnitMilliseconds = "pass --time-unit ms"
+        n.fixText = "--fix-text"
+        n.strict = "--strict"
+        return n
+    }()
 }

@@ -85,14 +85,15 @@ struct LoadCommand: ParsableCommand {
             report.add(r)
             rejectFile?.write(r)
         }
-        o.onMessage = { printError(ErrorMessage.flags($0)) }
+        o.onMessage = { printError($0) }
+        o.optionNames = ErrorMessage.optionNames
         let interrupt = Interrupt.install()
         defer { interrupt.uninstall() }
         o.isCancelled = { interrupt.fired }
         let bar = stderrIsTerminal ? ProgressBar(total: LoadCommand.totalBytes(files)) : nil
         if let bar { o.onProgress = { bar.update($0) } }
         let summary: LoadSummary
-        do { summary = try s.load(paths, options: o) } catch let e as StoreError {
+        do { summary = try s.load(paths, options: o) } catch let e as QuakeError {
             bar?.clear()
             try? rejectFile?.finish()
             if e.kind == .interrupted {
@@ -192,7 +193,7 @@ final class RejectFile: @unchecked Sendable {
     private let sink: OutputSink
     private let lock = NSLock()
     init(path: String) throws { sink = try OutputSink(path: path) }
-    func write(_ r: Reject) { lock.lock(); sink.write(ErrorMessage.flags("\(r)") + "\n"); lock.unlock() }
+    func write(_ r: Reject) { lock.lock(); sink.write("\(r)\n"); lock.unlock() }
     func finish() throws { lock.lock(); defer { lock.unlock() }; try sink.finish() }
 }
 

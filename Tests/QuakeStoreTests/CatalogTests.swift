@@ -90,7 +90,7 @@ import Testing
         TestSupport.write(bytes, to: file)
         let fresh = try Store(path: dir + "/store")
         #expect { _ = try fresh.count(f) } throws: { "\($0)".contains(file) && "\($0)".contains("checksum") }
-        #expect(throws: VerifyFailure.self) { _ = try fresh.verify() }
+        #expect(throws: QuakeError.self) { _ = try fresh.verify() }
         let report = try Store.repair(path: dir + "/store")
         #expect(report.catalogOnly)
         let repaired = try Store(path: dir + "/store")

@@ -143,7 +143,7 @@ import Testing
                 TestSupport.write(bad, to: path)
                 let r = try Store(path: s.path).reader(part)
                 if what == "head" {
-                    #expect(throws: StoreError.self) { _ = try r.decode(c, block: 0, rows: first) }
+                    #expect(throws: QuakeError.self) { _ = try r.decode(c, block: 0, rows: first) }
                 } else {
                     #expect(throws: Never.self) { _ = try r.decode(c, block: 0, rows: first) }
                 }
@@ -184,7 +184,7 @@ import Testing
         }
         var damaged = older.bytes
         damaged[damaged.count - 1] ^= 0x01
-        #expect(throws: StoreError.self) {
+        #expect(throws: QuakeError.self) {
             _ = try damaged.withUnsafeBytes {
                 try ZstdTextCodec.decode($0, count: ids.count, rows: 0..<10, as: .stored)
             }

@@ -119,7 +119,7 @@ import Testing
             // truncated: a clear error, never a crash
             let full = try Array(Data(contentsOf: URL(fileURLWithPath: dir + "/sys.gz")))
             TestSupport.write(Array(full[0..<(full.count / 2)]), to: dir + "/cut.gz")
-            #expect(throws: IngestError.self) { try Self.inflate(dir + "/cut.gz") }
+            #expect(throws: QuakeError.self) { try Self.inflate(dir + "/cut.gz") }
         }
     }
 
@@ -138,6 +138,6 @@ import Testing
         TestSupport.write(bytes, to: dir + "/a.zst")
         #expect(try Self.inflate(dir + "/a.zst") == text)
         TestSupport.write(Array(bytes[0..<(bytes.count - 10)]), to: dir + "/b.zst")
-        #expect(throws: IngestError.self) { try Self.inflate(dir + "/b.zst") }
+        #expect(throws: QuakeError.self) { try Self.inflate(dir + "/b.zst") }
     }
 }

@@ -66,7 +66,7 @@ import Testing
             #expect(C.analyze(v, rows: rows) >= out.count - 1 - 8 || C.id == .zstdDecimal, "\(C.id) \(name) analyze")
             let slice = Array(v[rows])
             #expect(stats.nulls == slice.filter { $0 == RowBatch.null }.count, "\(C.id) \(name) nulls")
-            try out.withStoreBytes { (raw) throws(StoreError) in
+            try out.withStoreBytes { (raw) throws(QuakeError) in
                 let chunk = UnsafeRawBufferPointer(rebasing: raw[1...])
                 for r in ColumnCodecTests.ranges(slice.count, &rng) {
                     let got = try C.decode(chunk, count: slice.count, rows: r, as: .stored)
@@ -95,7 +95,7 @@ import Testing
                 var out: [UInt8] = []
                 let stats = C.encode(a, rows: 0..<a.count, into: &out)
                 #expect(stats.nulls == (0..<a.count).filter { a.isNull($0) }.count)
-                try out.withStoreBytes { (chunk) throws(StoreError) in
+                try out.withStoreBytes { (chunk) throws(QuakeError) in
                     for r in ColumnCodecTests.ranges(a.count, &rng) {
                         let got: ByteArena
                         switch try C.decode(chunk, count: a.count, rows: r, as: .stored) {
@@ -137,7 +137,7 @@ import Testing
         _ = PlaceCodesCodec.encode(a, rows: 0..<a.count, into: &codes)
         _ = ZstdPlaceCodec.encode(a, rows: 0..<a.count, into: &zstd)
         for (id, bytes) in [(CodecID.placeCodes, codes), (.zstdPlace, zstd)] {
-            let got: ByteArena = try bytes.withStoreBytes { (chunk) throws(StoreError) in
+            let got: ByteArena = try bytes.withStoreBytes { (chunk) throws(QuakeError) in
                 guard case .place(let p) = try id.decode(chunk, count: a.count, rows: 0..<a.count, as: .stored) else {
                     throw .corrupt("not a place vector")
                 }
@@ -154,7 +154,7 @@ import Testing
         for (name, v) in ColumnCodecTests.intColumns(&rng) where !name.contains("time") {
             var out: [UInt8] = []
             _ = ForDecimalCodec.encode(v, rows: 0..<v.count, into: &out)
-            try out.withStoreBytes { (chunk) throws(StoreError) in
+            try out.withStoreBytes { (chunk) throws(QuakeError) in
                 guard case .doubles(let d) = try ForDecimalCodec.decode(chunk, count: v.count, rows: 0..<v.count, as: .doubles) else { return }
                 for _ in 0..<40 {
                     let lo = bounds[Int(rng.next() % UInt64(bounds.count))], hi = bounds[Int(rng.next() % UInt64(bounds.count))]
@@ -188,7 +188,7 @@ import Testing
         for (name, times) in ColumnCodecTests.intColumns(&rng) where name.contains("time") || name == "extremes" {
             var out: [UInt8] = []
             _ = ForIntegerCodec.encode(times, rows: 0..<times.count, into: &out)
-            try out.withStoreBytes { (chunk) throws(StoreError) in
+            try out.withStoreBytes { (chunk) throws(QuakeError) in
                 for _ in 0..<50 {
                     let pick = times[Int(rng.next() % UInt64(times.count))]
                     let a = pick != RowBatch.null && rng.next() % 2 == 0
@@ -261,7 +261,7 @@ import Testing
         }
         for cut in [0, 8, original.count / 2, original.count - 1] {
             TestSupport.write(Array(original[0..<cut]), to: path)
-            #expect(throws: StoreError.self) { _ = try Store(path: s.path) }
+            #expect(throws: QuakeError.self) { _ = try Store(path: s.path) }
         }
         TestSupport.write(original, to: path)
         #expect(try Store(path: s.path).fetchCount(FetchDescriptor<Quake>()) == s.manifest.rows)

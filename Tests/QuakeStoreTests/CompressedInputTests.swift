@@ -65,7 +65,7 @@ import Testing
         // a flipped byte three quarters in: zlib's checks (block codes or the CRC) catch it
         gz[gz.count * 3 / 4] ^= 0x5A
         TestSupport.write(gz, to: d + "/bad.csv.gz")
-        #expect(throws: IngestError.self) { _ = try Self.bytes(d + "/bad.csv.gz") }
+        #expect(throws: QuakeError.self) { _ = try Self.bytes(d + "/bad.csv.gz") }
         // inputs dropped after their first chunk (their read-ahead threads are told to stop)
         for _ in 0..<20 {
             let input = try FeedInput(path: d + "/bad.csv.gz")

@@ -59,7 +59,7 @@ import Testing
             var out: [UInt8] = []
             let (codec, stats) = PartitionFile.smallerDecimal(v, rows: rows, into: &out)
             #expect(stats.nulls == v.filter { $0 == RowBatch.null }.count, "\(name) \(n): nulls")
-            let got = try out.withStoreBytes { (raw) throws(StoreError) in
+            let got = try out.withStoreBytes { (raw) throws(QuakeError) in
                 try codec.decode(raw, count: n, rows: rows, as: .stored)
             }
             guard case .ints(let g) = got else { Issue.record("\(name) \(n): not ints"); continue }

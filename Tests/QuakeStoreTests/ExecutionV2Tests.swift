@@ -32,7 +32,7 @@ import Testing
                 var chunks: [(String, [UInt8], CodecID)] = [("framed", framed, .zstdFramed), ("wide", wide, .zstdFramed)]
                 if name == "place" { chunks += [("place-codes", codes, .placeCodes), ("older place-codes", older, .placeCodes)] }
                 for (label, bytes, id) in chunks {
-                    let got: ByteArena = try bytes.withStoreBytes { (chunk) throws(StoreError) in
+                    let got: ByteArena = try bytes.withStoreBytes { (chunk) throws(QuakeError) in
                         switch try id.decode(chunk, count: a.count, rows: r, as: .stored) {
                         case .text(let t): return t
                         case .place(let p): return p.arena()
@@ -44,7 +44,7 @@ import Testing
                     for (k, i) in r.enumerated() { #expect(got.string(k) == a.string(i), "\(label) \(name) row \(i)") }
                 }
                 if name == "place" {
-                    let (dict, c) = try codes.withStoreBytes { (chunk) throws(StoreError) in
+                    let (dict, c) = try codes.withStoreBytes { (chunk) throws(QuakeError) in
                         let p = try PlaceCodesCodec.parse(chunk, count: a.count)
                         return (p.dictionary, try p.codes(r))
                     }
@@ -63,7 +63,7 @@ import Testing
             }
             #expect(stats.nulls == v.filter { $0 == RowBatch.null }.count, "\(name) nulls")
             for r in ColumnCodecTests.ranges(v.count, &rng) + [4095..<4097] {
-                let got = try framed.withStoreBytes { (chunk) throws(StoreError) in
+                let got = try framed.withStoreBytes { (chunk) throws(QuakeError) in
                     try FramedCodec.decode(chunk, count: v.count, rows: r, as: .stored)
                 }
                 guard case .ints(let g) = got else { Issue.record("\(name): not ints"); continue }
@@ -76,14 +76,14 @@ import Testing
             ZstdTextCodec.encode(columns[1].1, rows: r, into: &o)
         }
         for i in 16..<20 { framedText[i] = 0xFF }   // the second offset: header is 12 bytes, then offset 0
-        #expect(throws: StoreError.self) {
-            try framedText.withStoreBytes { (chunk) throws(StoreError) in _ = try FramedCodec.decode(chunk, count: 5000, rows: 0..<10, as: .stored) }
+        #expect(throws: QuakeError.self) {
+            try framedText.withStoreBytes { (chunk) throws(QuakeError) in _ = try FramedCodec.decode(chunk, count: 5000, rows: 0..<10, as: .stored) }
         }
         var bad: [UInt8] = []
         _ = PlaceCodesCodec.encode(columns[2].1, rows: 0..<5000, into: &bad)
         bad[bad.count - 1] ^= 0xFF
-        #expect(throws: StoreError.self) {
-            try bad.withStoreBytes { (chunk) throws(StoreError) in _ = try PlaceCodesCodec.decode(chunk, count: 5000, rows: 0..<5000, as: .stored) }
+        #expect(throws: QuakeError.self) {
+            try bad.withStoreBytes { (chunk) throws(QuakeError) in _ = try PlaceCodesCodec.decode(chunk, count: 5000, rows: 0..<5000, as: .stored) }
         }
     }
 

@@ -92,7 +92,7 @@ import Testing
         var w = ByteWriter()
         h.encode(into: &w)
         let bytes = w.bytes
-        let back = try bytes.withUnsafeBytes { p throws(StoreError) -> HistoryRetention in
+        let back = try bytes.withUnsafeBytes { p throws(QuakeError) -> HistoryRetention in
             var r = ByteReader(p, at: 0)
             return try HistoryRetention.decode(&r, generation: g)
         }

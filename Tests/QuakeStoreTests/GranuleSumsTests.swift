@@ -83,7 +83,7 @@ import Testing
         let at = try bytes.withUnsafeBytes { b -> Int in
             let chunk = UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)])
             guard let t = try info.codec.granuleSums(chunk, count: info.rows) else {
-                throw StoreError.corrupt(path, "no granule sums")
+                throw QuakeError.corrupt(path, "no granule sums")
             }
             let r = t.body.packedRange(granule: g)
             return info.offset + t.dataStart + r.lowerBound + r.count / 2

@@ -88,7 +88,7 @@ import Testing
             #expect(throws: (any Error).self) { try s.verify() }
         }
         try FileManager.default.removeItem(atPath: copy)
-        #expect(throws: StoreError.self) { try s.changedFilter(since: HistoryToken(generation: 0)) }
+        #expect(throws: QuakeError.self) { try s.changedFilter(since: HistoryToken(generation: 0)) }
         try good.write(to: URL(fileURLWithPath: copy))
         #expect(try Self.inserted(s, 1) == before)
 

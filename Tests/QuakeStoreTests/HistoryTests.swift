@@ -135,11 +135,11 @@ import Testing
         #expect(r.transactions == 2 && r.bytes > 0)
         #expect(s.manifest.rows == rows && s.historyExtent.transactions == 1 && s.historyExtent.completeAfter == 2)
         #expect(s.historyExtent.bytes == before.bytes - r.bytes)
-        #expect(throws: HistoryError.self) { try s.changedFilter(since: HistoryToken(generation: 1)) }
-        #expect(throws: HistoryError.self) { try s.history(since: HistoryToken(generation: 0)) }
-        #expect(throws: HistoryError.self) { try s.changedFilter(since: Date(timeIntervalSince1970: 0)) }
+        #expect(throws: QuakeError.self) { try s.changedFilter(since: HistoryToken(generation: 1)) }
+        #expect(throws: QuakeError.self) { try s.history(since: HistoryToken(generation: 0)) }
+        #expect(throws: QuakeError.self) { try s.changedFilter(since: Date(timeIntervalSince1970: 0)) }
         #expect(try s.count(try s.changedFilter(since: HistoryToken(generation: 2))) == 233)
-        #expect(throws: HistoryError.self) { try s.transaction(generation: 1) }
+        #expect(throws: QuakeError.self) { try s.transaction(generation: 1) }
         try s.verify()
         // the pruned files are kept one generation for readers still on the old snapshot, then collected
         #expect(FileManager.default.fileExists(atPath: HistoryFile.path(store: s.path, generation: 1)))
@@ -195,8 +195,8 @@ import Testing
         try Data(w.bytes).write(to: URL(fileURLWithPath: d + "/s/" + Manifest.fileName))
         s = try Store(path: d + "/s")
         #expect(s.manifest.history.baseGeneration == 1 && s.manifest.history.ranges.isEmpty)
-        #expect(throws: HistoryError.self) { try s.changedFilter(since: HistoryToken(generation: 0)) }
-        #expect(throws: HistoryError.self) { try s.changedFilter(since: Date(timeIntervalSince1970: 0)) }
+        #expect(throws: QuakeError.self) { try s.changedFilter(since: HistoryToken(generation: 0)) }
+        #expect(throws: QuakeError.self) { try s.changedFilter(since: Date(timeIntervalSince1970: 0)) }
         let start = Date()
         try s.load([c])
         #expect(try s.count(try s.changedFilter(since: HistoryToken(generation: 1))) == 3121)
@@ -205,7 +205,7 @@ import Testing
         #expect(t.generation == 2)
         #expect(try s.count(try s.changedFilter(since: t.committed.addingTimeInterval(-0.001))) == 3121)
         #expect(try s.count(try s.changedFilter(since: t.committed)) == 0)
-        #expect(throws: HistoryError.self) { try s.changedFilter(since: start.addingTimeInterval(-1)) }
+        #expect(throws: QuakeError.self) { try s.changedFilter(since: start.addingTimeInterval(-1)) }
     }
 
     /// The prefix-keyed sort against a naive byte sort: NUL and high bytes, ids shorter than,
@@ -234,7 +234,7 @@ import Testing
             masks.append(gen.next())
         }
         let enc = HistoryIdList.encode(ids, masks: masks)
-        let dec = try enc.bytes.withStoreBytes { (b) throws(StoreError) in
+        let dec = try enc.bytes.withStoreBytes { (b) throws(QuakeError) in
             try HistoryIdList.decode(b, rawSize: enc.rawSize, masks: true, count: ids.count)
         }
         let naive = (0..<ids.count).map { (Array(ids.bytes[ids.range($0)]), masks[$0]) }

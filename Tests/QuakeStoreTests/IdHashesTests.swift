@@ -133,7 +133,7 @@ import Testing
             var bad = good
             let at = Int(rng.next() % UInt64(bad.count))
             bad[at] ^= UInt8(1 << (rng.next() % 8))
-            #expect(throws: StoreError.self) {
+            #expect(throws: QuakeError.self) {
                 _ = try bad.withUnsafeBytes { try IdHashes.decode($0, bucket: 0, partitioning: .month, path: "t") }
             }
         }
@@ -145,7 +145,7 @@ import Testing
             throws: { "\($0)".contains("out of order") }
         // cut short
         let cut = Array(good.prefix(good.count - 3))
-        #expect(throws: StoreError.self) {
+        #expect(throws: QuakeError.self) {
             _ = try cut.withUnsafeBytes { try IdHashes.decode($0, bucket: 0, partitioning: .month, path: "t") }
         }
     }
@@ -177,7 +177,7 @@ import Testing
             #expect(read.keys == naive.map(\.0))
             #expect(read.ordinals == naive.map(\.1))
             // the same records filed under another bucket are refused
-            #expect(throws: StoreError.self) {
+            #expect(throws: QuakeError.self) {
                 _ = try v2.withUnsafeBytes { try IdHashes.decode($0, bucket: (b + 1) % 64, partitioning: .month, path: "t") }
             }
         }

@@ -33,7 +33,7 @@ import Testing
         _ = try migrated.verify()
         #expect(try TestSupport.export(migrated, .csv) == TestSupport.export(v2, .csv))
         #expect(try TestSupport.export(migrated, .geojson) == TestSupport.export(v2, .geojson))
-        #expect(throws: StoreError.self) { try Store.migrate(path: v1) }
+        #expect(throws: QuakeError.self) { try Store.migrate(path: v1) }
         // and it keeps loading as a v2 store
         let again = try migrated.load(paths)
         #expect(!again.committed)
@@ -51,7 +51,7 @@ import Testing
         let json = try String(contentsOfFile: path, encoding: .utf8)
         let key = try #require(v2.manifest.partitions.first?.key)
         TestSupport.write(json.replacingOccurrences(of: "\"key\":\"\(key)\"", with: "\"key\":\"..\\/..\\/escape\""), to: path)
-        #expect(throws: StoreError.self) { try Store.migrate(path: v1) }
+        #expect(throws: QuakeError.self) { try Store.migrate(path: v1) }
         #expect(!FileManager.default.fileExists(atPath: v1 + "/" + Manifest.fileName))
         #expect(try FileIO.list(v1 + "/partitions").allSatisfy { !$0.hasSuffix(".qkp") })
         #expect(!FileManager.default.fileExists(atPath: d + "/escape.g2.qkp"))

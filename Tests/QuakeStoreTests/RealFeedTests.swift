@@ -120,7 +120,7 @@ import Testing
         let r1 = try s.load([reduced], options: o)
         #expect(r1.filesRejected == 1 && s.manifest.rows == 0)
         #expect(messages.all.contains { $0.reason.contains("missing required column id") })
-        #expect(throws: IngestError.self) { try s.load([reduced], options: LoadOptions(strict: true)) }
+        #expect(throws: QuakeError.self) { try s.load([reduced], options: LoadOptions(strict: true)) }
 
         // CRLF and no final newline: every row loads
         let crlf = try #require(TestSupport.usgs("oddcsv_2023-12-19_2024-01-18_8886.csv"))

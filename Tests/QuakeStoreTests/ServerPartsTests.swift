@@ -70,7 +70,7 @@ import Testing
             }
             packed += z.compress([], final: true)
             var given = false
-            let dec = GzipDecoder(pull: { () throws(IngestError) -> [UInt8]? in
+            let dec = GzipDecoder(pull: { () throws(QuakeError) -> [UInt8]? in
                 defer { given = true }
                 return given ? nil : packed
             })

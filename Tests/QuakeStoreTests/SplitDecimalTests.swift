@@ -48,7 +48,7 @@ import Testing
             #expect(ForDecimalCodec.analyze(v, rows: 0..<v.count) >= out.count - 8)
             try ColumnCodecTests().checkInts(ForDecimalCodec.self, name, v, &rng)
             let want = v.map { $0 == RowBatch.null ? Double.nan : ScaledDecimal.double($0) }
-            try out.withStoreBytes { (chunk) throws(StoreError) in
+            try out.withStoreBytes { (chunk) throws(QuakeError) in
                 // bounds on stored values (the edge quotients), a step beside them, and round ones
                 var bounds: [Double] = [0, -0.0, 1, 2.5, 10, -45.5]
                 for _ in 0..<30 {
@@ -96,8 +96,8 @@ import Testing
         for (offset, value) in [(kAt, UInt8(0)), (kAt, 40), (kAt + 1, 3), (kAt + 6, 0xFF), (kAt + 5, 0x7F)] {
             var bad = out
             bad[offset] = value
-            #expect(throws: StoreError.self) {
-                try bad.withStoreBytes { (chunk) throws(StoreError) in
+            #expect(throws: QuakeError.self) {
+                try bad.withStoreBytes { (chunk) throws(QuakeError) in
                     _ = try ForDecimalCodec.decode(chunk, count: v.count, rows: 0..<v.count, as: .stored)
                 }
             }

@@ -47,7 +47,7 @@ import Testing
         let gap = try await store.sync(from: source, options: later)
         #expect(gap.windowGap?.contains("past hour") == true, "\(String(describing: gap.windowGap))")
         #expect(messages.lines.contains { $0.hasPrefix("warning: ") && $0.contains("--backfill") }, "\(messages.lines)")
-        let stale = try store.fetch(FetchDescriptor<Quake>(predicate: #Predicate { $0.id == id }))
+        let stale = try await store.fetch(FetchDescriptor<Quake>(predicate: #Predicate { $0.id == id }))
         #expect(stale.first?.magnitude != 7.7, "the feed alone cannot know of the change")
 
         // the gap is remembered until it is filled
@@ -60,7 +60,7 @@ import Testing
         let done = try await store.sync(from: source, options: later)
         #expect(done.windowGap == nil, "a filled gap is reported again")
         #expect(upstream.requests.contains { $0.contains("/query?") && $0.contains("updatedafter=") })
-        let fresh = try store.fetch(FetchDescriptor<Quake>(predicate: #Predicate { $0.id == id }))
+        let fresh = try await store.fetch(FetchDescriptor<Quake>(predicate: #Predicate { $0.id == id }))
         #expect(fresh.first?.magnitude == 7.7, "the backfill brought the change")
     }
 

@@ -73,7 +73,7 @@ package enum BytePlanes {
 
     /// Decodes a block of scaled decimals straight to doubles (NaN for null), in one pass
     /// over the byte planes and one conversion loop.
-    package static func decodeDoubles(_ raw: UnsafeRawBufferPointer, rows n: Int) throws(StoreError) -> [Double] {
+    package static func decodeDoubles(_ raw: UnsafeRawBufferPointer, rows n: Int) throws(QuakeError) -> [Double] {
         var r = ByteReader(raw)
         let flags = try r.u8()
         let width = Int(try r.u8())
@@ -124,7 +124,7 @@ package enum BytePlanes {
         }
     }
 
-    package static func decode(_ raw: UnsafeRawBufferPointer, rows n: Int) throws(StoreError) -> [Int64] {
+    package static func decode(_ raw: UnsafeRawBufferPointer, rows n: Int) throws(QuakeError) -> [Int64] {
         var r = ByteReader(raw)
         let flags = try r.u8()
         let width = Int(try r.u8())
@@ -167,7 +167,7 @@ package enum BytePlanes {
     }
 
     /// The shared scale of a ``uniformScale`` block.
-    private static func scale(_ r: inout ByteReader) throws(StoreError) -> Int64 {
+    private static func scale(_ r: inout ByteReader) throws(QuakeError) -> Int64 {
         let s = try r.u8()
         guard Int(s) <= ScaledDecimal.maxScale else { throw .corrupt("integer block: scale \(s)") }
         return Int64(s)

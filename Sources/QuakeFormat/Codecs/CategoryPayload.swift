@@ -23,7 +23,7 @@ package enum CategoryPayload {
         w.bytes.append(contentsOf: d.bytes)
     }
 
-    package static func readDictionary(_ r: inout ByteReader) throws(StoreError) -> ByteArena {
+    package static func readDictionary(_ r: inout ByteReader) throws(QuakeError) -> ByteArena {
         let n = Int(try r.u32())
         guard n <= r.remaining / 4 else { throw .corrupt("dictionary size \(n)") }
         var d = ByteArena()
@@ -44,7 +44,7 @@ package enum CategoryPayload {
         }
     }
 
-    package static func readCodes(_ r: inout ByteReader, rows: Int, dictionarySize: Int) throws(StoreError) -> [UInt32] {
+    package static func readCodes(_ r: inout ByteReader, rows: Int, dictionarySize: Int) throws(QuakeError) -> [UInt32] {
         let width = Int(try r.u8())
         let codes: [UInt32]
         switch width {
@@ -58,7 +58,7 @@ package enum CategoryPayload {
     }
 
     /// Decodes to the dictionary and per-row codes (0 = null).
-    package static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(StoreError) -> CategoryBlock {
+    package static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(QuakeError) -> CategoryBlock {
         var r = ByteReader(raw)
         let dict = try readDictionary(&r)
         let codes = try readCodes(&r, rows: rows, dictionarySize: dict.count)

@@ -11,7 +11,7 @@ package protocol ColumnCodec {
     static func encode(_ values: Values, rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats
     /// Decodes rows `rows` of a chunk holding `count` rows.
     static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
-                       as form: VectorForm) throws(StoreError) -> ColumnVector
+                       as form: VectorForm) throws(QuakeError) -> ColumnVector
 }
 
 /// A numeric codec that can evaluate a range predicate on encoded values, without decoding.
@@ -19,7 +19,7 @@ package protocol RangeSelectingCodec: ColumnCodec {
     /// Appends to `out` the chunk-relative rows in `rows` whose value lies in `range` (nulls fail).
     /// Returns false when the chunk cannot answer on encoded values; the caller then decodes.
     static func select(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>, _ range: RangePredicate,
-                       into out: inout [UInt32]) throws(StoreError) -> Bool
+                       into out: inout [UInt32]) throws(QuakeError) -> Bool
 }
 
 /// Codec ids as stored in the chunk directory.
@@ -68,7 +68,7 @@ package enum CodecID: UInt8, CaseIterable, Sendable {
     /// The chunk's per-granule sums of packed data (``GranuleSums``), for codecs and chunks that
     /// have them; nil otherwise.
     package func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int)
-        throws(StoreError) -> GranuleSums.Table? {
+        throws(QuakeError) -> GranuleSums.Table? {
         switch self {
         case .forInteger: return try ForIntegerCodec.granuleSums(chunk, count: count)
         case .forDecimal: return try ForDecimalCodec.granuleSums(chunk, count: count)
@@ -79,7 +79,7 @@ package enum CodecID: UInt8, CaseIterable, Sendable {
     /// Decodes a chunk with this codec.
     /// `checks` remembers the frames of framed chunks whose sums were checked.
     package func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
-                as form: VectorForm, checks: FrameChecks? = nil) throws(StoreError) -> ColumnVector {
+                as form: VectorForm, checks: FrameChecks? = nil) throws(QuakeError) -> ColumnVector {
         switch self {
         case .forInteger: return try ForIntegerCodec.decode(chunk, count: count, rows: rows, as: form)
         case .forDecimal: return try ForDecimalCodec.decode(chunk, count: count, rows: rows, as: form)
@@ -94,7 +94,7 @@ package enum CodecID: UInt8, CaseIterable, Sendable {
 
     /// Rows of `rows` whose value lies in `range`, on encoded values where the codec can.
     package func select(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>, _ range: RangePredicate,
-                into out: inout [UInt32]) throws(StoreError) -> Bool {
+                into out: inout [UInt32]) throws(QuakeError) -> Bool {
         switch self {
         case .forInteger: return try ForIntegerCodec.select(chunk, count: count, rows: rows, range, into: &out)
         case .forDecimal: return try ForDecimalCodec.select(chunk, count: count, rows: rows, range, into: &out)
@@ -107,7 +107,7 @@ extension CodecID {
     /// The rows of `among` (ascending chunk rows) whose value lies in `range`, each read alone;
     /// false when the codec cannot, and the caller must decode.
     package func select(_ chunk: UnsafeRawBufferPointer, count: Int, among: [UInt32], _ range: RangePredicate,
-                        into out: inout [UInt32]) throws(StoreError) -> Bool {
+                        into out: inout [UInt32]) throws(QuakeError) -> Bool {
         guard self == .forDecimal else { return false }
         return try ForDecimalCodec.select(chunk, count: count, among: among, range, into: &out)
     }

@@ -1,7 +1,7 @@
 /// Joining decoded row ranges of one column (the frames of a ``FramedCodec`` chunk).
 extension ColumnVector {
     /// The rows of `parts` end to end; every part must have the same form.
-    package static func concatenating(_ parts: [ColumnVector]) throws(StoreError) -> ColumnVector {
+    package static func concatenating(_ parts: [ColumnVector]) throws(QuakeError) -> ColumnVector {
         guard let head = parts.first else { throw .corrupt("no frames to join") }
         if parts.count == 1 { return head }
         switch head {
@@ -27,5 +27,5 @@ extension ColumnVector {
         }
     }
 
-    private static var mixed: StoreError { .corrupt("frames of one chunk decode to different forms") }
+    private static var mixed: QuakeError { .corrupt("frames of one chunk decode to different forms") }
 }

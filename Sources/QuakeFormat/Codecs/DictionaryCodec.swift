@@ -45,7 +45,7 @@ package enum DictionaryCodec: ColumnCodec {
     }
 
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
-                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+                       as form: VectorForm) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         var r = ByteReader(chunk)
         let dict = try CategoryPayload.readDictionary(&r)

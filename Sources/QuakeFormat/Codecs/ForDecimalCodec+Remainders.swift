@@ -127,7 +127,7 @@ extension ForDecimalCodec {
 
     /// Reads what ``writeRemainders`` wrote, checked against the chunk's scale and rows.
     static func readRemainders(_ r: inout ByteReader, chunk: UnsafeRawBufferPointer, count: Int,
-                               scale: Int) throws(StoreError) -> Remainders {
+                               scale: Int) throws(QuakeError) -> Remainders {
         let k = Int(try r.u8()), width = Int(try r.u8()), held = Int(try r.u32())
         guard k >= 1, k <= scale, k < 19, width == BitPacking.width(UInt64(power(k) - 1)), held <= count else {
             throw .corrupt("split decimal chunk: \(k) digits, \(width) bits, \(held) remainders")
@@ -166,7 +166,7 @@ extension ForDecimalCodec {
 
     /// Turns the quotients `m` of `rows` into the normalized `M`, given the rows' shifts.
     static func restore(_ m: inout [Int64], _ p: Parsed, _ t: Remainders, rows: Range<Int>,
-                        shifts: [UInt64]) throws(StoreError) {
+                        shifts: [UInt64]) throws(QuakeError) {
         guard !rows.isEmpty else { return }
         let mb = FrameOfReference.miniblockRows
         let blockStart = rows.lowerBound / mb * mb
@@ -211,7 +211,7 @@ extension ForDecimalCodec {
     /// `l...h`, in one pass over the packed quotients that also lists the rows on an edge
     /// quotient, which alone are then read whole; nil when a row of `among` lies past the chunk.
     static func select(_ rows: Range<Int>, among: [UInt32]? = nil, _ p: Parsed, _ t: Remainders,
-                       _ body: FrameOfReference.Body, _ l: Int64, _ h: Int64) throws(StoreError) -> [UInt32]? {
+                       _ body: FrameOfReference.Body, _ l: Int64, _ h: Int64) throws(QuakeError) -> [UInt32]? {
         let d = t.unit
         let (low, high) = edges(t, l, h)
         let n = among?.count ?? rows.count
@@ -258,7 +258,7 @@ extension ForDecimalCodec {
 
     /// Row `row`'s normalized `M`, read alone.
     static func whole(_ row: Int, _ p: Parsed, _ t: Remainders,
-                      _ body: FrameOfReference.Body) throws(StoreError) -> Int64 {
+                      _ body: FrameOfReference.Body) throws(QuakeError) -> Int64 {
         var q: Int64 = 0
         if let v = body.value(row) { q = v } else { body.decode(row..<(row + 1), into: &q) }
         var m = [q]

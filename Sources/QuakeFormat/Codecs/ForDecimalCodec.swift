@@ -177,7 +177,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         var sums: UnsafeRawBufferPointer?
     }
 
-    private static func parse(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> Parsed {
+    private static func parse(_ chunk: UnsafeRawBufferPointer, count: Int) throws(QuakeError) -> Parsed {
         var r = ByteReader(chunk)
         let (flags, bitmap) = try NullBitmap.read(&r, count: count)
         var p = Parsed(flags: flags, bitmap: bitmap)
@@ -203,7 +203,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
 
     /// The chunk's granule sums with its body; nil for a chunk without them (older, or all null).
     package static func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int)
-        throws(StoreError) -> GranuleSums.Table? {
+        throws(QuakeError) -> GranuleSums.Table? {
         let p = try parse(chunk, count: count)
         guard let sums = p.sums, let body = p.body else { return nil }
         return GranuleSums.Table(sums: sums, body: body, chunk: chunk)
@@ -218,7 +218,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
     }
 
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
-                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+                       as form: VectorForm) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         let p = try parse(chunk, count: count)
         let n = rows.count, base = rows.lowerBound
@@ -289,7 +289,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
     }
 
     package static func select(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>, _ range: RangePredicate,
-                       into out: inout [UInt32]) throws(StoreError) -> Bool {
+                       into out: inout [UInt32]) throws(QuakeError) -> Bool {
         guard case .number(let lo, let hi) = range, rows.lowerBound >= 0, rows.upperBound <= count else { return false }
         let p = try parse(chunk, count: count)
         if p.flags & NullBitmap.allNull != 0 { return true }
@@ -319,7 +319,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
     /// lies past it; `out` is then left empty.
     /// - Complexity: O(among.count), plus one miniblock decoded per delta-coded miniblock touched.
     package static func select(_ chunk: UnsafeRawBufferPointer, count: Int, among: [UInt32], _ range: RangePredicate,
-                               into out: inout [UInt32]) throws(StoreError) -> Bool {
+                               into out: inout [UInt32]) throws(QuakeError) -> Bool {
         guard case .number(let lo, let hi) = range else { return false }
         let p = try parse(chunk, count: count)
         if p.flags & NullBitmap.allNull != 0 { return true }

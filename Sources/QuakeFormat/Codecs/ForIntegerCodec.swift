@@ -57,7 +57,7 @@ package enum ForIntegerCodec: RangeSelectingCodec {
     }
 
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
-                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+                       as form: VectorForm) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         var r = ByteReader(chunk)
         let (flags, bitmap) = try NullBitmap.read(&r, count: count)
@@ -75,7 +75,7 @@ package enum ForIntegerCodec: RangeSelectingCodec {
     }
 
     package static func select(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>, _ range: RangePredicate,
-                       into out: inout [UInt32]) throws(StoreError) -> Bool {
+                       into out: inout [UInt32]) throws(QuakeError) -> Bool {
         guard case .time(let lo, let hi) = range else { return false }
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         var r = ByteReader(chunk)
@@ -99,7 +99,7 @@ package enum ForIntegerCodec: RangeSelectingCodec {
     /// The body after the null header at `r`, with the granule sums table when the chunk has
     /// one; checks the flags.
     private static func body(_ r: inout ByteReader, _ chunk: UnsafeRawBufferPointer, flags: UInt8, count: Int)
-        throws(StoreError) -> (body: FrameOfReference.Body, sums: UnsafeRawBufferPointer?) {
+        throws(QuakeError) -> (body: FrameOfReference.Body, sums: UnsafeRawBufferPointer?) {
         guard flags & ~(NullBitmap.hasNulls | NullBitmap.allNull | GranuleSums.flag) == 0 else {
             throw .corrupt("timestamp chunk flags \(flags)")
         }
@@ -109,7 +109,7 @@ package enum ForIntegerCodec: RangeSelectingCodec {
 
     /// The chunk's granule sums with its body; nil for a chunk without them (older, or all null).
     package static func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int)
-        throws(StoreError) -> GranuleSums.Table? {
+        throws(QuakeError) -> GranuleSums.Table? {
         var r = ByteReader(chunk)
         let (flags, _) = try NullBitmap.read(&r, count: count)
         guard flags & NullBitmap.allNull == 0 else { return nil }

@@ -90,7 +90,7 @@ package enum FrameOfReference {
         package let data: UnsafeRawBufferPointer
         package let count: Int
 
-        package init(_ raw: UnsafeRawBufferPointer, count: Int) throws(StoreError) {
+        package init(_ raw: UnsafeRawBufferPointer, count: Int) throws(QuakeError) {
             var r = ByteReader(raw)
             let blocks = Int(try r.u32())
             guard blocks == (count + FrameOfReference.miniblockRows - 1) / FrameOfReference.miniblockRows else {

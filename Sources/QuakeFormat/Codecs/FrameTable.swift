@@ -18,7 +18,7 @@ package struct FrameTable {
     /// Reads the table at `r`'s position in `chunk`; the frame data runs to the chunk's end.
     /// `checks`, when given, remembers the frames whose sums were checked, so each is hashed once.
     package init(_ chunk: UnsafeRawBufferPointer, at r: inout ByteReader, frames: Int,
-                 summed: Bool, checks: FrameChecks? = nil) throws(StoreError) {
+                 summed: Bool, checks: FrameChecks? = nil) throws(QuakeError) {
         self.checks = checks
         let table = 4 * (frames + 1), sumBytes = summed ? 8 * frames : 0
         try r.need(table + sumBytes)
@@ -37,7 +37,7 @@ package struct FrameTable {
     }
 
     /// The bytes of frame `f` (`0..<frames`), checked against its sum in a summed table.
-    package func frame(_ f: Int) throws(StoreError) -> UnsafeRawBufferPointer {
+    package func frame(_ f: Int) throws(QuakeError) -> UnsafeRawBufferPointer {
         let a = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f, as: UInt32.self)))
         let b = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f + 4, as: UInt32.self)))
         let p = UnsafeRawBufferPointer(rebasing: data[a..<b])
@@ -66,7 +66,7 @@ package struct FrameTable {
     package static let summedFlag: UInt8 = 1
 
     /// Reads the summed flag from a reserved header byte: 0 or ``summedFlag``.
-    package static func summed(_ byte: UInt8) throws(StoreError) -> Bool {
+    package static func summed(_ byte: UInt8) throws(QuakeError) -> Bool {
         guard byte <= summedFlag else { throw .corrupt("frame table flag \(byte)") }
         return byte == summedFlag
     }

@@ -63,7 +63,7 @@ package enum FramedCodec {
     }
 
     private static func header(_ chunk: UnsafeRawBufferPointer, count: Int,
-                               checks: FrameChecks? = nil) throws(StoreError) -> Header {
+                               checks: FrameChecks? = nil) throws(QuakeError) -> Header {
         var r = ByteReader(chunk)
         let code = try r.u8()
         let summed = try FrameTable.summed(try r.u8())
@@ -80,14 +80,14 @@ package enum FramedCodec {
     }
 
     /// The bytes the directory's checksum covers: the head of a summed chunk, else all of it.
-    package static func covered(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> Int {
+    package static func covered(_ chunk: UnsafeRawBufferPointer, count: Int) throws(QuakeError) -> Int {
         let t = try header(chunk, count: count).table
         return chunk.count > 1 && chunk[1] == FrameTable.summedFlag ? t.headLength : chunk.count
     }
 
     /// Decodes rows `rows`, decompressing only the frames they touch.
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
-                       as form: VectorForm, checks: FrameChecks? = nil) throws(StoreError) -> ColumnVector {
+                       as form: VectorForm, checks: FrameChecks? = nil) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         let h = try header(chunk, count: count, checks: checks)
         if rows.isEmpty {

@@ -36,7 +36,7 @@ package enum GranuleSums {
     static func size(_ count: Int) -> Int { 4 + 8 * granules(count) }
 
     /// Reads the table at `r` (left at the body), checked against the chunk's rows.
-    static func read(_ r: inout ByteReader, count: Int) throws(StoreError) -> UnsafeRawBufferPointer {
+    static func read(_ r: inout ByteReader, count: Int) throws(QuakeError) -> UnsafeRawBufferPointer {
         let n = Int(try r.u32())
         guard n == granules(count) else { throw .corrupt("granule sums list \(n) granules for \(count) rows") }
         try r.need(8 * n)

@@ -22,7 +22,7 @@ package enum NullBitmap {
     }
 
     /// Reads what ``write`` wrote: the flags, and the bitmap (nil when no row or every row is null).
-    package static func read(_ r: inout ByteReader, count: Int) throws(StoreError) -> (flags: UInt8, bitmap: UnsafeRawBufferPointer?) {
+    package static func read(_ r: inout ByteReader, count: Int) throws(QuakeError) -> (flags: UInt8, bitmap: UnsafeRawBufferPointer?) {
         let flags = try r.u8()
         let n = Int(try r.u32())
         guard n == count else { throw .corrupt("chunk holds \(n) rows, directory says \(count)") }

@@ -84,7 +84,7 @@ package enum PlaceCodesCodec: ColumnCodec {
         package var frameRows: Int
 
         /// The codes of `rows`, each checked against the dictionary.
-        package func codes(_ rows: Range<Int>) throws(StoreError) -> [UInt32] {
+        package func codes(_ rows: Range<Int>) throws(QuakeError) -> [UInt32] {
             var wide = [UInt64](repeating: 0, count: rows.count)
             wide.withUnsafeMutableBufferPointer { p in
                 // SAFETY: p holds rows.count values; `codes` holds the packed run of `count` rows,
@@ -101,14 +101,14 @@ package enum PlaceCodesCodec: ColumnCodec {
         }
 
         /// The code of one row (inside `0..<count`), checked against the dictionary.
-        package func code(_ row: Int) throws(StoreError) -> UInt32 {
+        package func code(_ row: Int) throws(QuakeError) -> UInt32 {
             let v = BitPacking.value(codes, width: width, row: row)
             guard v <= UInt64(dictionaryCount) else { throw .corrupt("place code \(v) outside its dictionary") }
             return UInt32(truncatingIfNeeded: v)
         }
 
         /// Directions and distances of `rows`, decompressing only the frames they touch.
-        package func patterns(_ rows: Range<Int>) throws(StoreError) -> ([UInt8], [Int32]) {
+        package func patterns(_ rows: Range<Int>) throws(QuakeError) -> ([UInt8], [Int32]) {
             var dirs: [UInt8] = [], dist: [Int32] = []
             dirs.reserveCapacity(rows.count)
             dist.reserveCapacity(rows.count)
@@ -133,7 +133,7 @@ package enum PlaceCodesCodec: ColumnCodec {
 
     /// The chunk's parts; with `dictionary` false the dictionary is skipped, not copied.
     package static func parse(_ chunk: UnsafeRawBufferPointer, count: Int, dictionary: Bool = true,
-                              checks: FrameChecks? = nil) throws(StoreError) -> Parsed {
+                              checks: FrameChecks? = nil) throws(QuakeError) -> Parsed {
         var r = ByteReader(chunk)
         let width = Int(try r.u8())
         let summed = try FrameTable.summed(try r.u8())
@@ -168,19 +168,19 @@ package enum PlaceCodesCodec: ColumnCodec {
 
     /// The bytes the directory's checksum covers: the head of a summed chunk (dictionary, codes
     /// and frame table), else all of it.
-    package static func covered(_ chunk: UnsafeRawBufferPointer, count: Int) throws(StoreError) -> Int {
+    package static func covered(_ chunk: UnsafeRawBufferPointer, count: Int) throws(QuakeError) -> Int {
         let t = try parse(chunk, count: count, dictionary: false).frames
         return chunk.count > 1 && chunk[1] == FrameTable.summedFlag ? t.headLength : chunk.count
     }
 
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
-                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+                       as form: VectorForm) throws(QuakeError) -> ColumnVector {
         try decode(chunk, count: count, rows: rows, as: form, checks: nil)
     }
 
     /// Decodes rows `rows`; `checks` remembers the frames whose sums were checked.
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
-                       as form: VectorForm, checks: FrameChecks?) throws(StoreError) -> ColumnVector {
+                       as form: VectorForm, checks: FrameChecks?) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         let p = try parse(chunk, count: count, checks: checks)
         let (dirs, dist) = try p.patterns(rows)

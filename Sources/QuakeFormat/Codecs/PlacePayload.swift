@@ -62,11 +62,11 @@ package enum PlacePayload {
     }
 
     /// A direction byte is ``noPattern`` or a direction index (0 to 15) with at most the space flag.
-    package static func checkDirections(_ dirs: [UInt8]) throws(StoreError) {
+    package static func checkDirections(_ dirs: [UInt8]) throws(QuakeError) {
         for d in dirs where d != noPattern && d & ~(spaceFlag | 0x0F) != 0 { throw .corrupt("place direction byte \(d)") }
     }
 
-    package static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(StoreError) -> PlaceBlock {
+    package static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(QuakeError) -> PlaceBlock {
         var r = ByteReader(raw)
         let dict = try CategoryPayload.readDictionary(&r)
         let loc = try CategoryPayload.readCodes(&r, rows: rows, dictionarySize: dict.count)

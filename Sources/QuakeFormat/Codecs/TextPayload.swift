@@ -14,7 +14,7 @@ package enum TextPayload {
         return w.bytes
     }
 
-    package static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(StoreError) -> ByteArena {
+    package static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(QuakeError) -> ByteArena {
         var r = ByteReader(raw)
         let lengths = try r.raw(rows, as: UInt32.self)
         var out = ByteArena()

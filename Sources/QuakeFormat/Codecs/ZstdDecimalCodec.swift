@@ -25,14 +25,14 @@ package enum ZstdDecimalCodec: ColumnCodec {
     }
 
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
-                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+                       as form: VectorForm) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         let p = try ZstdFrame.unwrap(chunk)
         if form == .doubles {
-            let all = try p.withStoreBytes { (b) throws(StoreError) in try BytePlanes.decodeDoubles(b, rows: count) }
+            let all = try p.withStoreBytes { (b) throws(QuakeError) in try BytePlanes.decodeDoubles(b, rows: count) }
             return .doubles(rows.count == count ? all : Array(all[rows]))
         }
-        let all = try p.withStoreBytes { (b) throws(StoreError) in try BytePlanes.decode(b, rows: count) }
+        let all = try p.withStoreBytes { (b) throws(QuakeError) in try BytePlanes.decode(b, rows: count) }
         return .ints(rows.count == count ? all : Array(all[rows]))
     }
 }

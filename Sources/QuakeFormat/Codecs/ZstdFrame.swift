@@ -12,7 +12,7 @@ package enum ZstdFrame {
         out.append(contentsOf: Zstd.compress(payload, level: level, checksum: false))
     }
 
-    package static func unwrap(_ chunk: UnsafeRawBufferPointer) throws(StoreError) -> [UInt8] {
+    package static func unwrap(_ chunk: UnsafeRawBufferPointer) throws(QuakeError) -> [UInt8] {
         var r = ByteReader(chunk)
         let n = Int(try r.u32())
         guard n <= 1 << 31 else { throw .corrupt("zstd chunk claims \(n) bytes") }

@@ -13,10 +13,10 @@ package enum ZstdPlaceCodec: ColumnCodec {
     }
 
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
-                       as form: VectorForm) throws(StoreError) -> ColumnVector {
+                       as form: VectorForm) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         let p = try ZstdFrame.unwrap(chunk)
-        let all = try p.withStoreBytes { (b) throws(StoreError) in try PlacePayload.decode(b, rows: count) }
+        let all = try p.withStoreBytes { (b) throws(QuakeError) in try PlacePayload.decode(b, rows: count) }
         if rows.count == count { return .place(all) }
         return .place(PlaceBlock(localities: all.localities, locality: Array(all.locality[rows]),
                                  direction: Array(all.direction[rows]), distance: Array(all.distance[rows])))

@@ -7,7 +7,7 @@ import CZlib
 /// Concatenated members (`cat a.gz b.gz`) decode as one stream, as gzip(1) does. zlib checks
 /// every member's CRC-32 and length; truncated or damaged input throws.
 package final class GzipDecoder {
-    private let pull: () throws(IngestError) -> [UInt8]?
+    private let pull: () throws(QuakeError) -> [UInt8]?
     // SAFETY: `stream` is allocated once, initialised by inflateInit2_ and released by inflateEnd
     // in deinit; zlib keeps pointers into it, so it never moves (a heap allocation, not a value).
     private let stream: UnsafeMutablePointer<z_stream>
@@ -21,7 +21,7 @@ package final class GzipDecoder {
     private var done = false
 
     /// `pull` returns the next chunk of compressed bytes, or nil at end of input.
-    package init(pull: @escaping () throws(IngestError) -> [UInt8]?) {
+    package init(pull: @escaping () throws(QuakeError) -> [UInt8]?) {
         self.pull = pull
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
@@ -37,7 +37,7 @@ package final class GzipDecoder {
 
     /// Returns the next chunk of decoded bytes (at least `minimum` unless the stream ends first),
     /// or nil at the end of the stream.
-    package func read(minimum: Int = 1 << 20) throws(IngestError) -> [UInt8]? {
+    package func read(minimum: Int = 1 << 20) throws(QuakeError) -> [UInt8]? {
         guard ready else { throw .decompression("zlib could not start an inflate stream (out of memory?)") }
         if done { return nil }
         let want = Swift.max(1, minimum)

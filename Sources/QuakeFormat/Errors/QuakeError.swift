@@ -1,14 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// An error from the quakes library, as a value: what kind of failure it is, where it happened
 /// (the path, and a line, byte or block in it when there is one), the system's `errno` when a system
 /// call failed, and a detail. The library never formats hints; the CLI turns the kind into one line
 /// and an exit status.
-public struct QuakeError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct QuakeError: Error, LocalizedError, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is.
     public enum Kind: String, Sendable, Equatable {
         /// A system call failed (open, read, write, rename, sync, map); ``QuakeError/errno`` says why.
@@ -37,11 +33,26 @@ public struct QuakeError: Error, Sendable, Equatable, CustomStringConvertible {
         case historyUnavailable
         /// No transaction has the generation asked for.
         case noTransaction
-        /// An argument the library cannot use (a sort key, a property, a group).
+        /// An argument out of its range (a negative limit or offset, a batch size of 0, a bin width
+        /// that is not positive, a percentile outside 0...100, a text column where a number is needed);
+        /// ``QuakeError/detail`` names the argument and what it may be.
         case invalidArgument
+        /// A predicate the library cannot run: one that evaluates to something other than a Boolean
+        /// or reads a property that is not stored.
+        case unsupportedPredicate
+        /// A sort descriptor whose key path is not a stored ``Quake`` property.
+        case unsupportedSort
+        /// Foundation's `Predicate.evaluate` threw for a stored event, as it would for the same
+        /// event in memory: a force-unwrap (`!`) of a nil property that the predicate reached.
+        case predicateFailed
+        /// ``Store/openOrCreate(path:partitioning:)`` asked for a partitioning other than the
+        /// existing store's.
+        case partitioningMismatch
+        /// A file whose time column could be in seconds or milliseconds: the load needs the unit.
+        case ambiguousTimeUnit
         /// A sync could not get what it asked of a server (after its retries): the path is the URL.
         case network
-        /// The caller cancelled the operation (a load's ``LoadOptions/isCancelled``); nothing was committed.
+        /// The caller cancelled the operation (its task, or a load's `isCancelled`); nothing was committed.
         case interrupted
     }
 
@@ -58,7 +69,7 @@ public struct QuakeError: Error, Sendable, Equatable, CustomStringConvertible {
             switch self {
             case .line(let n): return "line \(n)"
             case .byte(let n): return "byte \(n)"
-            case .block(let c, let k): return "column \(c) block \(k)"
+            case .block(let c, let k): return c.isEmpty ? "block \(k)" : "column \(c) block \(k)"
             }
         }
     }
@@ -95,6 +106,11 @@ public struct QuakeError: Error, Sendable, Equatable, CustomStringConvertible {
         if let reason { parts.append(reason) }
         return (kind == .corrupt ? "corrupt store: " : "") + parts.joined(separator: ": ")
     }
+
+    /// The same one line as ``description``, for `localizedDescription`.
+    public var errorDescription: String? { description }
+    /// The system's reason (``reason``), when a system call failed.
+    public var failureReason: String? { reason }
 }
 
 // Factories used across the package. The string-only ones carry a detail that names no path;
@@ -129,11 +145,9 @@ extension QuakeError {
         if e.path == nil { e.path = path }
         return e
     }
-}
 
-/// The errors of store files (open, read, verify, commit): kept as a name for the layer's typed throws.
-package typealias StoreError = QuakeError
-/// The errors of feed input.
-package typealias IngestError = QuakeError
-/// The errors of the history.
-package typealias HistoryError = QuakeError
+    /// An argument out of range: `name` is the argument, `allowed` what it may be.
+    package static func argument(_ name: String, _ allowed: String) -> QuakeError {
+        QuakeError(.invalidArgument, detail: "\(name) must be \(allowed)")
+    }
+}

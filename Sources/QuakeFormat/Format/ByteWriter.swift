@@ -27,8 +27,8 @@ package struct ByteWriter {
 
 extension Array where Element == UInt8 {
     /// Calls `body` with the array's bytes, keeping `body`'s typed error.
-    package func withStoreBytes<T>(_ body: (UnsafeRawBufferPointer) throws(StoreError) -> T) throws(StoreError) -> T {
-        let r = withUnsafeBytes { raw in Result { () throws(StoreError) -> T in try body(raw) } }
+    package func withStoreBytes<T>(_ body: (UnsafeRawBufferPointer) throws(QuakeError) -> T) throws(QuakeError) -> T {
+        let r = withUnsafeBytes { raw in Result { () throws(QuakeError) -> T in try body(raw) } }
         return try r.get()
     }
 }
@@ -45,31 +45,31 @@ package struct ByteReader {
 
     package var remaining: Int { bytes.count - pos }
 
-    @inline(__always) package mutating func need(_ n: Int) throws(StoreError) {
+    @inline(__always) package mutating func need(_ n: Int) throws(QuakeError) {
         guard n >= 0, pos + n <= bytes.count else { throw .corrupt("record runs past the end of its block") }
     }
 
-    @inline(__always) package mutating func u8() throws(StoreError) -> UInt8 {
+    @inline(__always) package mutating func u8() throws(QuakeError) -> UInt8 {
         try need(1)
         defer { pos += 1 }
         return bytes[pos]
     }
 
-    @inline(__always) package mutating func u32() throws(StoreError) -> UInt32 {
+    @inline(__always) package mutating func u32() throws(QuakeError) -> UInt32 {
         try need(4)
         defer { pos += 4 }
         return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt32.self))
     }
 
-    @inline(__always) package mutating func u64() throws(StoreError) -> UInt64 {
+    @inline(__always) package mutating func u64() throws(QuakeError) -> UInt64 {
         try need(8)
         defer { pos += 8 }
         return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt64.self))
     }
 
-    @inline(__always) package mutating func i64() throws(StoreError) -> Int64 { Int64(bitPattern: try u64()) }
+    @inline(__always) package mutating func i64() throws(QuakeError) -> Int64 { Int64(bitPattern: try u64()) }
 
-    package mutating func raw<T: BitwiseCopyable>(_ count: Int, as: T.Type) throws(StoreError) -> [T] {
+    package mutating func raw<T: BitwiseCopyable>(_ count: Int, as: T.Type) throws(QuakeError) -> [T] {
         let n = count * MemoryLayout<T>.stride
         try need(n)
         let out = [T](uninitializedCount: count) { buf, initialized in
@@ -80,7 +80,7 @@ package struct ByteReader {
         return out
     }
 
-    package mutating func blob() throws(StoreError) -> [UInt8] {
+    package mutating func blob() throws(QuakeError) -> [UInt8] {
         let n = Int(try u32())
         return try raw(n, as: UInt8.self)
     }

@@ -37,7 +37,7 @@ extension Catalog {
         /// rows have one): magnitudes of rows that exist.
         /// - Complexity: O(the partition's localities).
         package func bound(partition p: Int, matches: [Bool],
-                           rows: (Double, Double) -> Void = { _, _ in }) throws(StoreError) -> Bound {
+                           rows: (Double, Double) -> Void = { _, _ in }) throws(QuakeError) -> Bound {
             guard p >= 0, p < summarized.count, summarized[p] else { return .unknown }
             var any = false
             var lo: Double?, hi: Double?
@@ -72,7 +72,7 @@ extension Catalog {
 
         /// Checks every partition's entries, as ``bound(partition:matches:rows:)`` checks the
         /// ones it reads (for `verify` and `repair`).
-        package func checkAll() throws(StoreError) {
+        package func checkAll() throws(QuakeError) {
             for p in 0..<summarized.count { _ = try bound(partition: p, matches: []) }
         }
 
@@ -105,7 +105,7 @@ extension Catalog {
 
         /// Parses a section (already checksum-checked) of a catalog of `partitions` partitions;
         /// `owner` keeps `b` mapped. The entries are checked where they are read.
-        init(_ b: UnsafeRawBufferPointer, partitions: Int, owner: AnyObject?) throws(StoreError) {
+        init(_ b: UnsafeRawBufferPointer, partitions: Int, owner: AnyObject?) throws(QuakeError) {
             var r = ByteReader(b)
             let l = Int(try r.u32())
             guard l <= b.count / 4 else { throw .corrupt("place section lists \(l) localities") }

@@ -48,11 +48,11 @@ package final class Catalog: @unchecked Sendable {
 
     /// Maps the catalog at `path` and checks its header against `checksum` (from the manifest)
     /// and its partition list against `files`.
-    package init(path: String, checksum: UInt64, files: [String]) throws(StoreError) {
+    package init(path: String, checksum: UInt64, files: [String]) throws(QuakeError) {
         self.path = path
         file = try MappedFile(path: path)
         let b = file.bytes
-        func bad(_ why: String) -> StoreError { .corrupt(path, why) }
+        func bad(_ why: String) -> QuakeError { .corrupt(path, why) }
         guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == Catalog.magic[$0] || b[$0] == Catalog.magicV1[$0] }) else {
             throw bad("not a quakes catalog (bad magic)")
         }
@@ -97,7 +97,7 @@ package final class Catalog: @unchecked Sendable {
 
     /// Running counts before partition `i` (`0...partitions`): one per magnitude, then nulls.
     /// - Complexity: O(magnitudes); the row's checksum is checked on first use.
-    package func row(_ i: Int) throws(StoreError) -> [UInt64] {
+    package func row(_ i: Int) throws(QuakeError) -> [UInt64] {
         guard i >= 0, i <= partitions else { throw .corrupt(path, "no row \(i)") }
         let width = (values.count + 1) * 8
         let start = rowsOffset + i * width
@@ -119,7 +119,7 @@ package final class Catalog: @unchecked Sendable {
     package var rowsLength: Int { (partitions + 1) * (values.count + 1) * 8 }
 
     /// The place section, checked and parsed on first use; nil in a catalog without one.
-    package func places() throws(StoreError) -> Places? {
+    package func places() throws(QuakeError) -> Places? {
         guard let range = placesRange else { return nil }
         lock.lock()
         let cached = parsedPlaces
@@ -128,7 +128,7 @@ package final class Catalog: @unchecked Sendable {
         let b = UnsafeRawBufferPointer(rebasing: file.bytes[range])
         guard Checksum.hash(b) == placesChecksum else { throw .corrupt(path, "place section: checksum mismatch") }
         let parsed: Places
-        do throws(StoreError) { parsed = try Places(b, partitions: partitions, owner: file) } catch { throw error.at(path) }
+        do throws(QuakeError) { parsed = try Places(b, partitions: partitions, owner: file) } catch { throw error.at(path) }
         lock.lock()
         parsedPlaces = parsed
         lock.unlock()

@@ -131,7 +131,7 @@ package struct GranuleIndex: Sendable, Equatable {
         }
     }
 
-    package init(reading r: inout ByteReader, rows: Int) throws(StoreError) {
+    package init(reading r: inout ByteReader, rows: Int) throws(QuakeError) {
         self.rows = rows
         let g = Int(try r.u32())
         guard g == (rows + GranuleIndex.granuleRows - 1) / GranuleIndex.granuleRows else {

@@ -150,16 +150,16 @@ package struct IdHashes: Sendable, Equatable {
 
     /// Reads the bucket file at `path` for bucket `b`: a v3 file as it is, a v1 or v2 file (ids
     /// in full) converted, with `partitioning` placing each id's time.
-    package static func read(path: String, bucket b: Int, partitioning: Partitioning) throws(StoreError) -> IdHashes {
+    package static func read(path: String, bucket b: Int, partitioning: Partitioning) throws(QuakeError) -> IdHashes {
         let f = try MappedFile(path: path)
-        return try withExtendedLifetime(f) { () throws(StoreError) in
+        return try withExtendedLifetime(f) { () throws(QuakeError) in
             try decode(f.bytes, bucket: b, partitioning: partitioning, path: path)
         }
     }
 
     /// Checks and decodes a bucket file's bytes; `path` names it in errors.
     package static func decode(_ b: UnsafeRawBufferPointer, bucket: Int, partitioning: Partitioning,
-                               path: String) throws(StoreError) -> IdHashes {
+                               path: String) throws(QuakeError) -> IdHashes {
         guard b.count >= 20, Array(b[(b.count - 8)...]) == magic else {
             let old = try IdRecords.decode(b, path: path)
             do { return try converting(old, bucket: bucket, partitioning: partitioning) } catch {
@@ -175,7 +175,7 @@ package struct IdHashes: Sendable, Equatable {
         do { return try IdHashes(payload: payload, bucket: bucket) } catch { throw .corrupt(path, "\(error)") }
     }
 
-    private init(payload p: UnsafeRawBufferPointer, bucket: Int) throws(StoreError) {
+    private init(payload p: UnsafeRawBufferPointer, bucket: Int) throws(QuakeError) {
         var r = ByteReader(p)
         let n = Int(try r.u32())
         guard n <= p.count * 8 else { throw .corrupt("id hashes: count \(n)") }
@@ -213,7 +213,7 @@ package struct IdHashes: Sendable, Equatable {
 
     /// The entries of full id records (v1 and v2 files, and tests).
     package static func converting(_ recs: IdRecords, bucket b: Int, partitioning: Partitioning,
-                                   bits: Int = defaultBits) throws(StoreError) -> IdHashes {
+                                   bits: Int = defaultBits) throws(QuakeError) -> IdHashes {
         var out = IdHashes(bits: bits)
         out.keys.reserveCapacity(recs.count)
         out.ordinals.reserveCapacity(recs.count)

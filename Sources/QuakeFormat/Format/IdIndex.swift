@@ -37,7 +37,7 @@ package struct IdRecords: Sendable {
 
     package init() {}
 
-    package init(serialized p: UnsafeRawBufferPointer) throws(StoreError) {
+    package init(serialized p: UnsafeRawBufferPointer) throws(QuakeError) {
         var r = ByteReader(p)
         let n = Int(try r.u32())
         ids.ends = try r.raw(n, as: UInt32.self).map { Int($0) }
@@ -86,11 +86,11 @@ package struct IdRecords: Sendable {
         return out
     }
 
-    private init(compact p: UnsafeRawBufferPointer) throws(StoreError) {
+    private init(compact p: UnsafeRawBufferPointer) throws(QuakeError) {
         var r = ByteReader(p)
         let n = Int(try r.u32())
         guard n <= p.count else { throw .corrupt("id records: count \(n)") }
-        func part() throws(StoreError) -> UnsafeRawBufferPointer {
+        func part() throws(QuakeError) -> UnsafeRawBufferPointer {
             let len = Int(try r.u32())
             try r.need(len)
             defer { r.pos += len }
@@ -120,13 +120,13 @@ package struct IdRecords: Sendable {
         return w.bytes
     }
 
-    package static func read(path: String) throws(StoreError) -> IdRecords {
+    package static func read(path: String) throws(QuakeError) -> IdRecords {
         let f = try MappedFile(path: path)
         return try decode(f.bytes, path: path)
     }
 
     /// Checks and decodes the bytes of a bucket file; `path` names it in errors.
-    package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> IdRecords {
+    package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> IdRecords {
         guard b.count >= 20 else { throw .corrupt(path, "not an id index file") }
         let tail = Array(b[(b.count - 8)...])
         guard tail == magic || tail == magicV1 else { throw .corrupt(path, "not an id index file") }
@@ -137,7 +137,7 @@ package struct IdRecords: Sendable {
         guard Checksum.hash(frame) == sum else { throw .corrupt(path, "checksum mismatch") }
         let payload = try Zstd.decompress(frame, expectedSize: rawLen)
         let res = payload.withUnsafeBytes { p in
-            Result { () throws(StoreError) in tail == magic ? try IdRecords(compact: p) : try IdRecords(serialized: p) }
+            Result { () throws(QuakeError) in tail == magic ? try IdRecords(compact: p) : try IdRecords(serialized: p) }
         }
         do { return try res.get() } catch { throw .corrupt(path, "\(error)") }
     }

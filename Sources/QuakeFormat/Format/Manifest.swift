@@ -105,22 +105,22 @@ package struct Manifest: Sendable, Equatable {
     }
 
     /// Reads and checks `manifest.qkm` at `path`.
-    package static func read(path: String) throws(StoreError) -> Manifest {
+    package static func read(path: String) throws(QuakeError) -> Manifest {
         let f = try MappedFile(path: path)
         return try decode(f.bytes, path: path)
     }
 
-    package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> Manifest {
-        func bad(_ why: String) -> StoreError { .corrupt(path, why) }
+    package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> Manifest {
+        func bad(_ why: String) -> QuakeError { .corrupt(path, why) }
         guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else { throw bad("not a quakes manifest (bad magic)") }
         let body = UnsafeRawBufferPointer(rebasing: b[0..<(b.count - 8)])
         var tail = ByteReader(b, at: b.count - 8)
         guard Checksum.hash(body) == (try tail.u64()) else { throw bad("manifest checksum mismatch") }
         var r = ByteReader(body, at: 8)
-        do throws(StoreError) {
+        do throws(QuakeError) {
             let version = Int(try r.u32())
             guard (2...Manifest.version).contains(version) else {
-                throw StoreError.unsupported("\(path): manifest version \(version) is not supported by this build")
+                throw QuakeError.unsupported("\(path): manifest version \(version) is not supported by this build")
             }
             let code = Int(try r.u8())
             guard code < partitioningCodes.count else { throw bad("partitioning code \(code)") }
@@ -196,7 +196,7 @@ package struct Manifest: Sendable, Equatable {
 
     /// The tombstone counts and the sync cursors.
     private static func decodeRevision7(_ r: inout ByteReader, into m: inout Manifest,
-                                        _ bad: (String) -> StoreError) throws(StoreError) {
+                                        _ bad: (String) -> QuakeError) throws(QuakeError) {
         guard Int(try r.u32()) == m.partitions.count else { throw bad("tombstone counts do not match the partitions") }
         for i in m.partitions.indices {
             let d = try r.u64()
@@ -288,7 +288,7 @@ extension ByteWriter {
 }
 
 extension ByteReader {
-    package mutating func longString() throws(StoreError) -> String {
+    package mutating func longString() throws(QuakeError) -> String {
         let n = Int(try u32())
         try need(n)
         let b = UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + n)])
@@ -298,7 +298,7 @@ extension ByteReader {
         return s
     }
 
-    package mutating func string() throws(StoreError) -> String {
+    package mutating func string() throws(QuakeError) -> String {
         try need(2)
         let n = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt16.self)))
         pos += 2

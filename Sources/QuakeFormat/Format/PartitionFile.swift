@@ -286,7 +286,7 @@ package enum PartitionFile {
 
     /// The row count a partition file's directory records (for `repair`, which has no manifest
     /// to say it); the directory is then read with the usual checks.
-    package static func storedRows(_ b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> Int {
+    package static func storedRows(_ b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> Int {
         guard b.count >= footerSize + 24 else { throw .corrupt(path, "too short for a partition file") }
         var r = ByteReader(b, at: b.count - footerSize)
         let off = try r.u64()
@@ -298,7 +298,7 @@ package enum PartitionFile {
     }
 
     /// Reads and checks the footer and directory of a mapped partition file.
-    package static func directory(_ b: UnsafeRawBufferPointer, path: String, rows expected: Int) throws(StoreError) -> Directory {
+    package static func directory(_ b: UnsafeRawBufferPointer, path: String, rows expected: Int) throws(QuakeError) -> Directory {
         guard b.count >= footerSize else { throw .corrupt(path, "too short for a partition file") }
         let footerMagic = Array(b[(b.count - 8)...])
         guard [magic, magicBeforeGranuleSums, magicBeforeSplit].contains(footerMagic) else {
@@ -318,7 +318,7 @@ package enum PartitionFile {
         }
     }
 
-    private static func parse(_ dir: UnsafeRawBufferPointer, dataEnd: Int, rows expected: Int) throws(StoreError) -> Directory {
+    private static func parse(_ dir: UnsafeRawBufferPointer, dataEnd: Int, rows expected: Int) throws(QuakeError) -> Directory {
         var r = ByteReader(dir)
         let cols = Int(try r.u32()), blocks = Int(try r.u32()), blockRows = Int(try r.u32())
         let flags = try r.u32()

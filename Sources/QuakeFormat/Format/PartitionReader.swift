@@ -39,7 +39,7 @@ package final class PartitionReader: @unchecked Sendable {
     }
 
     /// The checked directory (chunks, zone maps, granules).
-    package func directory() throws(StoreError) -> PartitionFile.Directory {
+    package func directory() throws(QuakeError) -> PartitionFile.Directory {
         lock.lock()
         defer { lock.unlock() }
         if let dir { return dir }
@@ -55,7 +55,7 @@ package final class PartitionReader: @unchecked Sendable {
     }
 
     /// The place index, checksum-checked and parsed on first use; nil for files without one.
-    package func placeIndex() throws(StoreError) -> PlaceIndex? {
+    package func placeIndex() throws(QuakeError) -> PlaceIndex? {
         let d = try directory()
         lock.lock()
         let cached = place
@@ -97,7 +97,7 @@ package final class PartitionReader: @unchecked Sendable {
     /// The unit aggregates of group column `group` (an index into
     /// ``UnitAggregates/groupColumns``; nil: of all rows), checksum-checked and parsed on first
     /// use; nil for files without them.
-    package func unitAggregates(group: Int?) throws(StoreError) -> UnitAggregates? {
+    package func unitAggregates(group: Int?) throws(QuakeError) -> UnitAggregates? {
         let d = try directory()
         let key = group ?? -1
         lock.lock()
@@ -125,7 +125,7 @@ package final class PartitionReader: @unchecked Sendable {
     }
 
     /// The bytes of the unit aggregates region (for `verify`); nil for files without one.
-    package func unitAggregateBytes() throws(StoreError) -> [UInt8]? {
+    package func unitAggregateBytes() throws(QuakeError) -> [UInt8]? {
         let d = try directory()
         guard let reg = d.aggregates else { return nil }
         lock.lock()
@@ -135,7 +135,7 @@ package final class PartitionReader: @unchecked Sendable {
     }
 
     /// The bytes of the place index region (for `verify`); nil for files without one.
-    package func placeIndexBytes() throws(StoreError) -> [UInt8]? {
+    package func placeIndexBytes() throws(QuakeError) -> [UInt8]? {
         let d = try directory()
         guard let reg = d.placeIndex else { return nil }
         lock.lock()
@@ -145,10 +145,10 @@ package final class PartitionReader: @unchecked Sendable {
     }
 
     /// The zone maps of column `c`, one per block.
-    package func blocks(_ c: Column) throws(StoreError) -> [PartitionFile.ChunkInfo] { try directory().chunks[c.rawValue] }
+    package func blocks(_ c: Column) throws(QuakeError) -> [PartitionFile.ChunkInfo] { try directory().chunks[c.rawValue] }
 
     /// The fine zone maps and mag histogram.
-    package func granules() throws(StoreError) -> GranuleIndex { try directory().granules }
+    package func granules() throws(QuakeError) -> GranuleIndex { try directory().granules }
 
     /// The rows of a chunk a read touches, for the granule sums to check first.
     private enum Reach {
@@ -160,7 +160,7 @@ package final class PartitionReader: @unchecked Sendable {
 
     /// The bytes of chunk (`c`, `k`), its head checksum-checked on first use, and the packed
     /// data of the granules `reach` touches checked against their sums (``GranuleSums``).
-    private func chunk(_ c: Column, _ k: Int, _ reach: Reach = .all) throws(StoreError)
+    private func chunk(_ c: Column, _ k: Int, _ reach: Reach = .all) throws(QuakeError)
         -> (UnsafeRawBufferPointer, PartitionFile.ChunkInfo) {
         let d = try directory()
         guard k >= 0, k < d.blockSizes.count else { throw .corrupt(path, "no block \(k)") }
@@ -195,7 +195,7 @@ package final class PartitionReader: @unchecked Sendable {
 
     /// Checks the granules of chunk `at` that `reach` touches and were not checked yet. A warm
     /// read finds them all checked under one lock, and allocates nothing.
-    private func checkGranules(_ at: Int, _ reach: Reach, _ c: Column, _ k: Int, rows: Int) throws(StoreError) {
+    private func checkGranules(_ at: Int, _ reach: Reach, _ c: Column, _ k: Int, rows: Int) throws(QuakeError) {
         var pending: [Int] = []
         lock.lock()
         guard let table = granuleSums[at], granulesLeft[at] > 0 else {
@@ -232,7 +232,7 @@ package final class PartitionReader: @unchecked Sendable {
     }
 
     /// Decodes rows `rows` (all rows when nil) of block `k` of column `c`.
-    package func decode(_ c: Column, block k: Int, rows: Range<Int>? = nil, as form: VectorForm = .stored) throws(StoreError) -> ColumnVector {
+    package func decode(_ c: Column, block k: Int, rows: Range<Int>? = nil, as form: VectorForm = .stored) throws(QuakeError) -> ColumnVector {
         let (p, info) = try chunk(c, k, rows.map { .rows($0) } ?? .all)
         do {
             return try info.codec.decode(p, count: info.rows, rows: rows ?? 0..<info.rows, as: form, checks: frameChecks)
@@ -243,7 +243,7 @@ package final class PartitionReader: @unchecked Sendable {
 
     /// Block-relative rows of `rows` whose value of `c` lies in `range`, evaluated on encoded
     /// values; nil when the chunk's codec cannot, and the caller must decode.
-    package func select(_ c: Column, block k: Int, rows: Range<Int>, _ range: RangePredicate) throws(StoreError) -> [UInt32]? {
+    package func select(_ c: Column, block k: Int, rows: Range<Int>, _ range: RangePredicate) throws(QuakeError) -> [UInt32]? {
         let (p, info) = try chunk(c, k, .rows(rows))
         var out: [UInt32] = []
         do {
@@ -255,7 +255,7 @@ package final class PartitionReader: @unchecked Sendable {
 
     /// The rows of `among` (ascending, block-relative) whose value of `c` lies in `range`, each
     /// read alone from the encoded chunk; nil when the codec cannot, and the caller must decode.
-    package func select(_ c: Column, block k: Int, among: [UInt32], _ range: RangePredicate) throws(StoreError) -> [UInt32]? {
+    package func select(_ c: Column, block k: Int, among: [UInt32], _ range: RangePredicate) throws(QuakeError) -> [UInt32]? {
         let (p, info) = try chunk(c, k, .among(among))
         var out: [UInt32] = []
         out.reserveCapacity(among.count)
@@ -269,9 +269,9 @@ package final class PartitionReader: @unchecked Sendable {
     /// The locality dictionary and per-row locality codes of rows `rows` of the place column
     /// (0 for null): read from the open codes of a ``PlaceCodesCodec`` chunk without
     /// decompressing anything, or decoded from older place chunks.
-    package func placeCodes(block k: Int, rows: Range<Int>, dictionary: Bool = true) throws(StoreError) -> (ByteArena, [UInt32]) {
+    package func placeCodes(block k: Int, rows: Range<Int>, dictionary: Bool = true) throws(QuakeError) -> (ByteArena, [UInt32]) {
         let (p, info) = try chunk(.place, k)
-        do throws(StoreError) {
+        do throws(QuakeError) {
             if info.codec == .placeCodes {
                 guard rows.lowerBound >= 0, rows.upperBound <= info.rows else { throw .corrupt("row range \(rows) outside chunk") }
                 let parsed = try PlaceCodesCodec.parse(p, count: info.rows, dictionary: dictionary, checks: frameChecks)
@@ -288,10 +288,10 @@ package final class PartitionReader: @unchecked Sendable {
 
     /// Locality codes of single rows of block `k` (`base` plus each of `rows`), read one by one
     /// from a ``PlaceCodesCodec`` chunk; nil for older codecs.
-    package func placeCodes(block k: Int, base: Int, rows: [UInt32]) throws(StoreError) -> [UInt32]? {
+    package func placeCodes(block k: Int, base: Int, rows: [UInt32]) throws(QuakeError) -> [UInt32]? {
         let (p, info) = try chunk(.place, k)
         guard info.codec == .placeCodes else { return nil }
-        do throws(StoreError) {
+        do throws(QuakeError) {
             let parsed = try PlaceCodesCodec.parse(p, count: info.rows, dictionary: false, checks: frameChecks)
             var out: [UInt32] = []
             out.reserveCapacity(rows.count)
@@ -309,7 +309,7 @@ package final class PartitionReader: @unchecked Sendable {
     /// A table over the place dictionary of block `k`, built once per chunk and `key` when the
     /// chunk's dictionary covers the whole chunk (``PlaceCodesCodec``); nil for older codecs,
     /// whose dictionaries differ by row range.
-    package func placeTable(block k: Int, key: String, build: (ByteArena) -> [Bool]) throws(StoreError) -> [Bool]? {
+    package func placeTable(block k: Int, key: String, build: (ByteArena) -> [Bool]) throws(QuakeError) -> [Bool]? {
         let d = try directory()
         guard k >= 0, k < d.blockSizes.count, d.chunks[Column.place.rawValue][k].codec == .placeCodes else { return nil }
         let full = "\(k)|" + key
@@ -336,13 +336,13 @@ package final class PartitionReader: @unchecked Sendable {
     }
 
     /// Raw `Int64` values of a timestamp or decimal column block.
-    package func ints(_ c: Column, block k: Int, rows: Range<Int>? = nil) throws(StoreError) -> [Int64] {
+    package func ints(_ c: Column, block k: Int, rows: Range<Int>? = nil) throws(QuakeError) -> [Int64] {
         guard case .ints(let v) = try decode(c, block: k, rows: rows) else { throw .corrupt(path, "column \(c) is not numeric") }
         return v
     }
 
     /// A column block as strings in a ``ByteArena`` (category, text or place columns).
-    package func arena(_ c: Column, block k: Int) throws(StoreError) -> ByteArena {
+    package func arena(_ c: Column, block k: Int) throws(QuakeError) -> ByteArena {
         switch try decode(c, block: k) {
         case .category(let b): return b.arena()
         case .text(let a): return a
@@ -352,7 +352,7 @@ package final class PartitionReader: @unchecked Sendable {
     }
 
     /// Every row of the partition, all columns (stored rows: every field present, oldest seq).
-    package func readAll() throws(StoreError) -> RowBatch {
+    package func readAll() throws(QuakeError) -> RowBatch {
         var batch = RowBatch()
         let n = try directory().blockSizes.count
         for c in Column.allCases {

@@ -105,7 +105,7 @@ package struct PlaceIndex: Sendable {
     }
 
     /// Parses an index region (already checksum-checked) of a partition of `rows` rows.
-    package init(_ b: UnsafeRawBufferPointer, rows: Int, blockRows: Int, magValues: Int) throws(StoreError) {
+    package init(_ b: UnsafeRawBufferPointer, rows: Int, blockRows: Int, magValues: Int) throws(QuakeError) {
         var r = ByteReader(b)
         let n = Int(try r.u32())
         let units = PlaceIndex.units(rows: rows, blockRows: blockRows)
@@ -142,7 +142,7 @@ package struct PlaceIndex: Sendable {
     }
 
     /// The entries of every unit of block `k`, unit by unit.
-    package func entries(block k: Int) throws(StoreError) -> ArraySlice<Entry> {
+    package func entries(block k: Int) throws(QuakeError) -> ArraySlice<Entry> {
         guard k >= 0, k < blockFirstUnit.count else { throw .corrupt("place index has no block \(k)") }
         let end = k + 1 < blockFirstUnit.count ? blockFirstUnit[k + 1] : unitCount
         return entries[Int(offsets[blockFirstUnit[k]])..<Int(offsets[end])]

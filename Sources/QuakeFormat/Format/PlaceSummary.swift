@@ -51,7 +51,7 @@ package struct PlaceSummary: Sendable, Equatable {
     /// The summary of a partition from its place index and its blocks' place dictionaries,
     /// without decoding a row; nil when the partition has no place index.
     /// - Complexity: O(place index entries + dictionary bytes).
-    package init?(_ r: PartitionReader) throws(StoreError) {
+    package init?(_ r: PartitionReader) throws(QuakeError) {
         guard let index = try r.placeIndex() else { return nil }
         let d = try r.directory()
         let values = d.granules.magValues
@@ -59,7 +59,7 @@ package struct PlaceSummary: Sendable, Equatable {
         for k in 0..<d.blockSizes.count {
             let (dict, _) = try r.placeCodes(block: k, rows: 0..<0)
             let list: ArraySlice<PlaceIndex.Entry>
-            do throws(StoreError) { list = try index.entries(block: k) } catch { throw error.at(r.path) }
+            do throws(QuakeError) { list = try index.entries(block: k) } catch { throw error.at(r.path) }
             for e in list where e.code != 0 {
                 guard Int(e.code) <= dict.count else { throw .corrupt(r.path, "place index names locality \(e.code)") }
                 let none = e.least == PlaceIndex.noMag

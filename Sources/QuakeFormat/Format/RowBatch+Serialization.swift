@@ -15,7 +15,7 @@ extension RowBatch {
         return w.bytes
     }
 
-    package init(serialized p: UnsafeRawBufferPointer) throws(StoreError) {
+    package init(serialized p: UnsafeRawBufferPointer) throws(QuakeError) {
         self.init()
         var r = ByteReader(p)
         let n = Int(try r.u32())

@@ -79,7 +79,7 @@ package struct TopRows: Sendable, Equatable {
         w.u64(threshold.bitPattern); w.u64(partitionsHash)
     }
 
-    static func decode(_ r: inout ByteReader) throws(StoreError) -> TopRows? {
+    static func decode(_ r: inout ByteReader) throws(QuakeError) -> TopRows? {
         let file = try r.string()
         if file.isEmpty { return nil }
         let rows = try r.u64(), lo = try r.i64(), hi = try r.i64(), bytes = try r.u64()

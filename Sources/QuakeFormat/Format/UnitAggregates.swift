@@ -144,7 +144,7 @@ package struct UnitAggregates: Sendable {
     /// checksum-checked) of a partition of `rows` rows, checking that each unit's entries add up
     /// to its rows and each fold's values to at most its entry's.
     /// - Complexity: O(units + the list's entries); the other lists are not read.
-    package init(_ b: UnsafeRawBufferPointer, rows total: Int, blockRows: Int, group: Int?) throws(StoreError) {
+    package init(_ b: UnsafeRawBufferPointer, rows total: Int, blockRows: Int, group: Int?) throws(QuakeError) {
         var r = ByteReader(b)
         let n = Int(try r.u32()), g = Int(try r.u8()), m = Int(try r.u8())
         _ = try r.u8(); _ = try r.u8()

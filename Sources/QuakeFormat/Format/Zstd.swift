@@ -25,7 +25,7 @@ package enum Zstd {
 
     /// Decompresses one frame whose content size is recorded in its header, with this
     /// thread's reusable decompression context, into an uninitialized buffer.
-    package static func decompress(_ input: UnsafeRawBufferPointer, expectedSize: Int) throws(StoreError) -> [UInt8] {
+    package static func decompress(_ input: UnsafeRawBufferPointer, expectedSize: Int) throws(QuakeError) -> [UInt8] {
         let size = ZSTD_getFrameContentSize(input.baseAddress, input.count)
         guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN, UInt64(exactly: expectedSize) == size else {
             throw .corrupt("zstd frame header does not match the block footer")
@@ -73,7 +73,7 @@ package final class ZstdStreamDecoder {
     deinit { ZSTD_freeDCtx(dctx) }
 
     /// Feeds `input` and appends the decompressed bytes to `output`.
-    package func decode(_ input: UnsafeRawBufferPointer, into output: inout [UInt8]) throws(IngestError) {
+    package func decode(_ input: UnsafeRawBufferPointer, into output: inout [UInt8]) throws(QuakeError) {
         var inBuf = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
         var chunk = [UInt8](repeating: 0, count: 1 << 17)
         repeat {
@@ -92,7 +92,7 @@ package final class ZstdStreamDecoder {
     }
 
     /// Throws when the stream ended inside a frame.
-    package func finish() throws(IngestError) {
+    package func finish() throws(QuakeError) {
         if lastResult != 0 { throw .decompression("truncated zstd stream") }
     }
 }

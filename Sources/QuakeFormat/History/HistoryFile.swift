@@ -57,7 +57,7 @@ package struct HistoryFile {
     /// commit syncs the store before it renames the manifest.
     /// - Complexity: memory bounded by the largest section.
     package static func write(store: String, generation g: Int, committed: Int64, previous: Int, files: [String],
-                              staged: HistoryStaging) throws(StoreError) -> Int {
+                              staged: HistoryStaging) throws(QuakeError) -> Int {
         let scratch = staged.sections
         var sections: [Section] = []
         var offset = 0
@@ -109,7 +109,7 @@ package struct HistoryFile {
     }
 
     /// Reads and checks the header of the transaction file at `path`.
-    package static func read(path: String) throws(StoreError) -> HistoryFile {
+    package static func read(path: String) throws(QuakeError) -> HistoryFile {
         let f = try MappedFile(path: path)
         var h = try decode(f.bytes, path: path)
         h.mapped = f
@@ -117,8 +117,8 @@ package struct HistoryFile {
     }
 
     /// Decodes and checks a transaction's header; sections are checked when read.
-    package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> HistoryFile {
-        func bad(_ why: String) -> StoreError { .corrupt(path, why) }
+    package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> HistoryFile {
+        func bad(_ why: String) -> QuakeError { .corrupt(path, why) }
         guard b.count >= 20, (0..<8).allSatisfy({ b[$0] == magic[$0] })
                 || (0..<8).allSatisfy({ b[$0] == magicWithReferences[$0] }) else { throw bad("not a history file") }
         var r = ByteReader(b, at: 8)
@@ -128,7 +128,7 @@ package struct HistoryFile {
         var tail = ByteReader(b, at: 12 + n)
         guard Checksum.hash(header) == (try tail.u64()) else { throw bad("header checksum mismatch") }
         let bodyStart = 12 + n + 8
-        do throws(StoreError) {
+        do throws(QuakeError) {
             var h = ByteReader(header)
             let g = try h.u64(), committed = try h.i64(), previous = try h.u64()
             guard g < 1 << 48, previous < g else { throw bad("generation \(g) after \(previous)") }
@@ -166,13 +166,13 @@ package struct HistoryFile {
     }
 
     /// The ids of section `i`, checked against the section's checksum and counts.
-    package func changes(_ i: Int) throws(StoreError) -> ChangeSet {
+    package func changes(_ i: Int) throws(QuakeError) -> ChangeSet {
         guard let mapped else { throw .corrupt("history section \(i) is not mapped") }
         return try changes(i, in: mapped.bytes, path: mapped.path)
     }
 
     /// Whether section `i` refers to its partition file for its inserted ids.
-    package func isReference(_ i: Int) throws(StoreError) -> Bool {
+    package func isReference(_ i: Int) throws(QuakeError) -> Bool {
         guard let mapped else { throw .corrupt("history section \(i) is not mapped") }
         let body = try body(i, in: mapped.bytes, path: mapped.path)
         var r = ByteReader(body)
@@ -181,7 +181,7 @@ package struct HistoryFile {
 
     /// Section `i`'s bytes within the whole file `b`, checked against its checksum.
     private func body(_ i: Int, in b: UnsafeRawBufferPointer,
-                      path: String) throws(StoreError) -> UnsafeRawBufferPointer {
+                      path: String) throws(QuakeError) -> UnsafeRawBufferPointer {
         guard sections.indices.contains(i) else { throw .corrupt(path, "no history section \(i)") }
         let s = sections[i]
         let headerEnd = b.count - sections.reduce(0) { $0 + $1.length }
@@ -191,7 +191,7 @@ package struct HistoryFile {
     }
 
     /// The ids of section `i` of the whole file `b` (at `path`, under its store's `history/`).
-    package func changes(_ i: Int, in b: UnsafeRawBufferPointer, path: String) throws(StoreError) -> ChangeSet {
+    package func changes(_ i: Int, in b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> ChangeSet {
         let body = try body(i, in: b, path: path)
         let s = sections[i]
         var r = ByteReader(body)

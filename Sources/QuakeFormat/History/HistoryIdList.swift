@@ -57,9 +57,9 @@ package enum HistoryIdList {
     /// Decodes a list written by ``encode(_:masks:)``: its ids and, with `masks`, their masks.
     /// Throws `.corrupt` on anything that does not add up (never traps on damaged bytes).
     package static func decode(_ compressed: UnsafeRawBufferPointer, rawSize: Int, masks: Bool,
-                       count expected: Int) throws(StoreError) -> (ids: ByteArena, masks: [UInt64]) {
+                       count expected: Int) throws(QuakeError) -> (ids: ByteArena, masks: [UInt64]) {
         let raw = try Zstd.decompress(compressed, expectedSize: rawSize)
-        return try raw.withStoreBytes { (b) throws(StoreError) in
+        return try raw.withStoreBytes { (b) throws(QuakeError) in
             var r = VarintReader(b)
             let n = try r.varint()
             guard n == UInt64(expected), n <= UInt64(rawSize) else {
@@ -109,7 +109,7 @@ package struct VarintReader {
 
     package var remaining: Int { buffer.count - pos }
 
-    package mutating func varint() throws(StoreError) -> UInt64 {
+    package mutating func varint() throws(QuakeError) -> UInt64 {
         var v: UInt64 = 0
         var shift: UInt64 = 0
         while pos < buffer.count {
@@ -123,7 +123,7 @@ package struct VarintReader {
         throw .corrupt("a varint runs past the end of its list")
     }
 
-    package mutating func bytes(_ n: Int) throws(StoreError) -> UnsafeRawBufferPointer.SubSequence {
+    package mutating func bytes(_ n: Int) throws(QuakeError) -> UnsafeRawBufferPointer.SubSequence {
         guard n >= 0, n <= remaining else { throw .corrupt("a value runs past the end of its list") }
         defer { pos += n }
         return buffer[pos..<(pos + n)]

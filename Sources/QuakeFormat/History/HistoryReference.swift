@@ -43,10 +43,10 @@ package enum HistoryReference {
     /// from the partition file while it exists, else from its copy.
     /// - Throws: `.corrupt` when neither reads whole, or the count differs.
     package static func ids(store: String, generation g: Int, key: String,
-                            count: Int) throws(StoreError) -> ByteArena {
+                            count: Int) throws(QuakeError) -> ByteArena {
         let file = partitionFile(key: key, generation: g)
         if FileIO.exists(store + "/partitions/" + file) {
-            do throws(StoreError) {
+            do throws(QuakeError) {
                 return try sorted(partitionIds(store: store, file: file, rows: count))
             } catch {
                 // retired and collected since the check: the copy was written before that commit
@@ -66,7 +66,7 @@ package enum HistoryReference {
     ///   - retired: store-relative paths the commit retires (`partitions/KEY.gN.qkp`, ...).
     ///   - history: the generations whose transactions are kept.
     /// - Complexity: reads one partition's id column at a time.
-    package static func preserve(retired: [String], history: [Int], storePath: String) throws(StoreError) {
+    package static func preserve(retired: [String], history: [Int], storePath: String) throws(QuakeError) {
         let kept = Set(history)
         for r in retired where r.hasPrefix("partitions/") {
             let name = String(r.dropFirst("partitions/".count))
@@ -93,7 +93,7 @@ package enum HistoryReference {
     }
 
     /// The id column of a partition file, in storage order, checked against `rows`.
-    private static func partitionIds(store: String, file: String, rows: Int) throws(StoreError) -> ByteArena {
+    private static func partitionIds(store: String, file: String, rows: Int) throws(QuakeError) -> ByteArena {
         let reader = PartitionReader(storePath: store, entry: PartitionEntry(key: "", file: file, rows: rows,
                                                                              minTime: 0, maxTime: 0, bytes: 0))
         var out = ByteArena()
@@ -128,7 +128,7 @@ package enum HistoryReference {
         return w.bytes
     }
 
-    private static func readCopy(_ path: String, count: Int) throws(StoreError) -> ByteArena {
+    private static func readCopy(_ path: String, count: Int) throws(QuakeError) -> ByteArena {
         let f = try MappedFile(path: path)
         let b = f.bytes
         guard b.count >= 40, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else {
@@ -141,7 +141,7 @@ package enum HistoryReference {
         }
         let body = UnsafeRawBufferPointer(rebasing: b[r.pos...])
         guard Checksum.hash(body) == sum else { throw .corrupt(path, "checksum mismatch") }
-        do throws(StoreError) {
+        do throws(QuakeError) {
             return try HistoryIdList.decode(body, rawSize: Int(raw), masks: false, count: count).ids
         } catch {
             throw error.at(path)

@@ -71,7 +71,7 @@ package struct HistoryRetention: Sendable, Equatable {
         for b in bounds { w.u64(UInt64(b)) }
     }
 
-    package static func decode(_ r: inout ByteReader, generation: Int) throws(StoreError) -> HistoryRetention {
+    package static func decode(_ r: inout ByteReader, generation: Int) throws(QuakeError) -> HistoryRetention {
         var h = HistoryRetention()
         let base = try r.u64()
         guard base <= UInt64(generation) else { throw .corrupt("history base \(base) is past generation \(generation)") }

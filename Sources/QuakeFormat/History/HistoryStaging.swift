@@ -16,7 +16,7 @@ package final class HistoryStaging: @unchecked Sendable {
     private var staged: [(ordinal: Int, section: HistoryFile.Section)] = []
     private var size = 0
 
-    package init(path: String) throws(StoreError) {
+    package init(path: String) throws(QuakeError) {
         self.path = path
         fd = try FileIO.open(path, O_CREAT | O_TRUNC | O_RDWR)
     }
@@ -24,7 +24,7 @@ package final class HistoryStaging: @unchecked Sendable {
     deinit { FileIO.close(fd) }
 
     /// Stages partition `ordinal`'s encoded changes.
-    package func append(ordinal: Int, _ c: EncodedChanges) throws(StoreError) {
+    package func append(ordinal: Int, _ c: EncodedChanges) throws(QuakeError) {
         lock.lock()
         defer { lock.unlock() }
         try FileIO.pwriteAll(fd, c.body, at: size, path: path)
@@ -53,7 +53,7 @@ package final class HistoryStaging: @unchecked Sendable {
     }
 
     /// The body of a section returned by ``sections``.
-    package func body(_ s: HistoryFile.Section) throws(StoreError) -> [UInt8] {
+    package func body(_ s: HistoryFile.Section) throws(QuakeError) -> [UInt8] {
         try FileIO.preadExactly(fd, count: s.length, at: s.offset, path: path)
     }
 }

@@ -166,7 +166,7 @@ package enum FileIO {
 
     /// Flushes every dirty file of the filesystem holding `path` (Linux `syncfs`), so a
     /// commit pays one flush instead of one `fsync` per column file.
-    package static func syncFilesystem(_ path: String) throws(StoreError) {
+    package static func syncFilesystem(_ path: String) throws(QuakeError) {
         let fd = try open(path, O_RDONLY | O_DIRECTORY)
         defer { close(fd) }
         #if os(Linux)
@@ -177,16 +177,16 @@ package enum FileIO {
     }
 
     /// Writes a file without flushing it; a later ``syncFilesystem(_:)`` makes it durable.
-    package static func writeFile(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
+    package static func writeFile(_ path: String, _ bytes: [UInt8]) throws(QuakeError) {
         try write(path, bytes, sync: false)
     }
 
     /// Writes a file and fsyncs it.
-    package static func writeDurably(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
+    package static func writeDurably(_ path: String, _ bytes: [UInt8]) throws(QuakeError) {
         try write(path, bytes, sync: true)
     }
 
-    private static func write(_ path: String, _ bytes: [UInt8], sync: Bool) throws(StoreError) {
+    private static func write(_ path: String, _ bytes: [UInt8], sync: Bool) throws(QuakeError) {
         let fd = try open(path, O_CREAT | O_TRUNC | O_WRONLY)
         defer { close(fd) }
         try bytes.withStoreBytes { (b) throws(QuakeError) in try writeAll(fd, b, path: path) }
@@ -195,7 +195,7 @@ package enum FileIO {
 
     /// Writes all of `bytes` at `offset`, retrying short writes; a full disk is an error naming `path`.
     /// The whole file at `path`, refusing one larger than `limit` bytes.
-    package static func readFile(_ path: String, limit: Int = 1 << 28) throws(StoreError) -> [UInt8] {
+    package static func readFile(_ path: String, limit: Int = 1 << 28) throws(QuakeError) -> [UInt8] {
         let fd = try openForReading(path)
         defer { close(fd) }
         let n = try size(of: fd, path: path)
@@ -205,7 +205,7 @@ package enum FileIO {
 
     /// The bytes of `path` read to its end, at most `limit`: for files whose size `fstat` does
     /// not report (`/proc` gives 0), which ``readFile(_:limit:)`` would read as empty.
-    package static func readToEnd(_ path: String, limit: Int) throws(StoreError) -> [UInt8] {
+    package static func readToEnd(_ path: String, limit: Int) throws(QuakeError) -> [UInt8] {
         let fd = try openForReading(path)
         defer { close(fd) }
         var out = [UInt8](repeating: 0, count: limit)
@@ -214,12 +214,12 @@ package enum FileIO {
         return out
     }
 
-    package static func pwriteAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(StoreError) {
+    package static func pwriteAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(QuakeError) {
         try bytes.withStoreBytes { (b) throws(QuakeError) in try writeAll(fd, b, at: offset, path: path) }
     }
 
     /// Reads exactly `count` bytes at `offset`; a short read is an error naming `path`.
-    package static func preadExactly(_ fd: Int32, count: Int, at offset: Int, path: String) throws(StoreError) -> [UInt8] {
+    package static func preadExactly(_ fd: Int32, count: Int, at offset: Int, path: String) throws(QuakeError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         let got = try fill(fd, &out, at: offset, path: path)
         if got < count { throw .io(path, "ends after \(offset + got) bytes, expected \(offset + count)") }
@@ -246,14 +246,14 @@ package enum FileIO {
         return got
     }
 
-    package static func fsyncDirectory(_ path: String) throws(StoreError) {
+    package static func fsyncDirectory(_ path: String) throws(QuakeError) {
         let fd = try open(path, O_RDONLY | O_DIRECTORY)
         defer { close(fd) }
         try fsync(fd, path: path)
     }
 
     /// Creates a directory and any missing parents.
-    package static func makeDirectory(_ path: String) throws(StoreError) {
+    package static func makeDirectory(_ path: String) throws(QuakeError) {
         if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
         if errno == ENOENT {
             let parent = (path as NSString).deletingLastPathComponent
@@ -265,7 +265,7 @@ package enum FileIO {
         throw .system(path, errno)
     }
 
-    package static func rename(_ from: String, _ to: String) throws(StoreError) {
+    package static func rename(_ from: String, _ to: String) throws(QuakeError) {
         guard cRename(from, to) == 0 else { throw QuakeError(.io, path: to, errno: errno, detail: "rename from \(from)") }
     }
 
@@ -324,6 +324,13 @@ package enum FileIO {
         return true
     }
 
+    /// Sleeps the calling thread (a writer waiting for another of its process).
+    package static func sleep(milliseconds: Int) {
+        var t = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var left = timespec()
+        while nanosleep(&t, &left) != 0 && errno == EINTR { t = left }
+    }
+
     /// Last modification time in epoch milliseconds, rounded up; nil when it cannot be read.
     package static func modifiedMillis(_ path: String) -> Int64? {
         var st = stat()
@@ -337,12 +344,12 @@ package enum FileIO {
     }
 
     /// A new file at `path` for writing (truncated), as a descriptor.
-    package static func create(_ path: String) throws(StoreError) -> Int32 {
+    package static func create(_ path: String) throws(QuakeError) -> Int32 {
         try open(path, O_CREAT | O_TRUNC | O_WRONLY)
     }
 
     /// Flushes `fd` to the device and closes it.
-    package static func syncAndClose(_ fd: Int32, path: String) throws(StoreError) {
+    package static func syncAndClose(_ fd: Int32, path: String) throws(QuakeError) {
         defer { close(fd) }
         try fsync(fd, path: path)
     }

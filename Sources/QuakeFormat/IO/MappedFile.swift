@@ -9,7 +9,7 @@ package final class MappedFile: @unchecked Sendable {
     package let path: String
     package let bytes: UnsafeRawBufferPointer
 
-    package init(path: String) throws(StoreError) {
+    package init(path: String) throws(QuakeError) {
         self.path = path
         let fd = try FileIO.openForReading(path)
         defer { FileIO.close(fd) }

@@ -11,14 +11,14 @@ package final class SpillFile {
     private let fd: Int32
     package private(set) var size = 0
 
-    package init(path: String) throws(StoreError) {
+    package init(path: String) throws(QuakeError) {
         self.path = path
         fd = try FileIO.open(path, O_CREAT | O_TRUNC | O_RDWR)
     }
 
     deinit { FileIO.close(fd) }
 
-    package func append(_ payload: [UInt8]) throws(StoreError) {
+    package func append(_ payload: [UInt8]) throws(QuakeError) {
         var w = ByteWriter()
         let frame = Zstd.compress(payload, level: 1)
         w.u32(UInt32(frame.count))
@@ -29,7 +29,7 @@ package final class SpillFile {
     }
 
     /// Drops everything appended after `mark` (a failed input file).
-    package func truncate(to mark: Int) throws(StoreError) {
+    package func truncate(to mark: Int) throws(QuakeError) {
         try FileIO.truncate(fd, to: mark, path: path)
         size = mark
     }
@@ -42,7 +42,7 @@ package final class SpillFile {
             let clen = Int(head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 0, as: UInt32.self) })
             let rlen = Int(head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self) })
             let frame = try FileIO.preadExactly(fd, count: clen, at: off + 8, path: path)
-            let payload = try frame.withUnsafeBytes { (p) throws(StoreError) in try Zstd.decompress(p, expectedSize: rlen) }
+            let payload = try frame.withUnsafeBytes { (p) throws(QuakeError) in try Zstd.decompress(p, expectedSize: rlen) }
             try payload.withUnsafeBytes { try body($0) }
             off += 8 + clen
         }

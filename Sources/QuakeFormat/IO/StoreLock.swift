@@ -3,15 +3,36 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// The single-writer lock: an exclusive `flock` on `<store>/LOCK`, released when the process
 /// exits, however it exits. The file holds the holder's pid for the error message.
+///
+/// Writers in one process queue: a second writer to a store this process is writing waits for
+/// the first (flock alone would refuse it, since each open file is its own holder). A writer in
+/// another process is refused at once with ``QuakeError/Kind/locked``.
 package final class StoreLock {
     private let fd: Int32
+    private let key: Int64
 
-    package init(storePath: String) throws(StoreError) {
+    /// Stores (directory inodes) a writer of this process holds.
+    private static let held = Mutex<Set<Int64>>([])
+
+    /// Takes the lock; while another writer of this process holds it, waits, asking `cancelled`
+    /// every few milliseconds (throws ``QuakeError/Kind/interrupted`` when it says so).
+    package init(storePath: String, cancelled: (() -> Bool)? = nil) throws(QuakeError) {
         let path = storePath + "/LOCK"
-        let f = try FileIO.open(path, O_CREAT | O_RDWR)
+        let key = FileIO.identity(storePath)?.first ?? -1
+        self.key = key
+        while !StoreLock.held.withLock({ $0.insert(key).inserted }) {
+            if cancelled?() == true { throw QuakeError(.interrupted, path: storePath, detail: "interrupted") }
+            FileIO.sleep(milliseconds: 5)
+        }
+        let f: Int32
+        do throws(QuakeError) { f = try FileIO.open(path, O_CREAT | O_RDWR) } catch {
+            _ = StoreLock.held.withLock { $0.remove(key) }
+            throw error
+        }
         do throws(QuakeError) {
             guard try FileIO.tryLockExclusive(f, path: path) else {
                 var buf = [UInt8](repeating: 0, count: 32)
@@ -30,6 +51,7 @@ package final class StoreLock {
             }
         } catch {
             FileIO.close(f)
+            _ = StoreLock.held.withLock { $0.remove(key) }
             throw error
         }
         fd = f
@@ -38,5 +60,6 @@ package final class StoreLock {
     deinit {
         FileIO.unlock(fd)
         FileIO.close(fd)
+        _ = StoreLock.held.withLock { $0.remove(key) }
     }
 }

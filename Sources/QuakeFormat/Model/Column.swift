@@ -46,6 +46,9 @@ public enum Column: Int, CaseIterable, Sendable, Hashable, CustomStringConvertib
     ]
     public var description: String { name }
 
+    /// The name of the ``Quake`` property that holds this column (`magnitude` for `mag`).
+    public var propertyName: String { self == .mag ? "magnitude" : name }
+
     /// Looks a column up by its USGS field name.
     /// The column named `name` (USGS spelling). A search of the 36 names, not a dictionary: a
     /// one-shot command names a few fields, and building a dictionary costs it more.

@@ -59,7 +59,11 @@ public struct Quake: Sendable, Hashable, Identifiable, Codable {
     }
 
     /// The time in epoch milliseconds, as stored.
-    public var timeMilliseconds: Int64 { Int64((time.timeIntervalSince1970 * 1000).rounded()) }
+    /// Dates beyond what 64-bit milliseconds hold saturate.
+    public var timeMilliseconds: Int64 {
+        let ms = (time.timeIntervalSince1970 * 1000).rounded()
+        return Int64(exactly: ms) ?? (ms > 0 ? .max : .min)
+    }
 }
 
 extension Date {

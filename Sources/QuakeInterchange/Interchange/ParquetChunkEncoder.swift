@@ -27,7 +27,7 @@ package enum ParquetChunkEncoder {
     /// Pages larger than this cannot be described by the format's 32-bit page sizes.
     package static let maxPageBytes = Int(Int32.max)
 
-    package static func encode(_ b: RowBatch, rows: Range<Int>, _ pc: ParquetColumn) throws(StoreError) -> EncodedChunk {
+    package static func encode(_ b: RowBatch, rows: Range<Int>, _ pc: ParquetColumn) throws(QuakeError) -> EncodedChunk {
         var chunk = EncodedChunk()
         chunk.values = rows.count
         var defs = [UInt32]()
@@ -97,7 +97,7 @@ package enum ParquetChunkEncoder {
     /// Appends a page header and the compressed body; `kind` writes the type-specific header.
     /// `type` is DATA_PAGE (0) or DICTIONARY_PAGE (2).
     private static func appendPage(_ chunk: inout EncodedChunk, _ pc: ParquetColumn, type: Int32, body: [UInt8],
-                                   _ kind: (inout ThriftCompactWriter) -> Void) throws(StoreError) {
+                                   _ kind: (inout ThriftCompactWriter) -> Void) throws(QuakeError) {
         let compressed = Zstd.compress(body, level: zstdLevel)
         guard body.count <= maxPageBytes, compressed.count <= maxPageBytes else {
             throw .io("column \(pc.column): a Parquet page of \(body.count) bytes exceeds the format's 2 GiB limit")

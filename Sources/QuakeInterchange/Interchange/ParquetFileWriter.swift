@@ -21,7 +21,7 @@ package final class ParquetFileWriter {
 
     package static let magic: [UInt8] = Array("PAR1".utf8)
 
-    package init(path: String, columns: [Column]) throws(StoreError) {
+    package init(path: String, columns: [Column]) throws(QuakeError) {
         self.path = path
         self.columns = columns.map(ParquetColumn.init)
         target = try OutputTarget(path)

@@ -66,11 +66,11 @@ extension Store {
         }
         do {
             if FileIO.exists(dir) && !FileIO.isDirectory(dir) {
-                throw StoreError.io(dir, "not a directory; a Parquet export writes a new or empty directory")
+                throw QuakeError.io(dir, "not a directory; a Parquet export writes a new or empty directory")
             }
             try FileIO.makeDirectory(dir)
             guard FileIO.list(dir).isEmpty else {
-                throw StoreError.io(dir, "not empty; export into a new or empty directory")
+                throw QuakeError.io(dir, "not empty; export into a new or empty directory")
             }
             // the next partition is read on another thread while this one is encoded
             let parts = manifest.partitions

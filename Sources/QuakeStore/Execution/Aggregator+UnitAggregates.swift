@@ -43,7 +43,7 @@ extension Aggregator {
     func foldUnit(_ u: ScanUnit, _ r: PartitionReader, _ aggregates: UnitAggregates, _ plan: UnitPlan,
                   names: inout [Int: [Int64]], into local: inout [Key: Acc]) throws -> Bool {
         guard let unit = aggregates.unit(block: u.block, row: u.rows.lowerBound) else {
-            throw StoreError.corrupt(r.path, "unit aggregates have no unit at block \(u.block) row \(u.rows.lowerBound)")
+            throw QuakeError.corrupt(r.path, "unit aggregates have no unit at block \(u.block) row \(u.rows.lowerBound)")
         }
         var key = Key()
         var span: (min: Int64, max: Int64)?
@@ -68,7 +68,7 @@ extension Aggregator {
         for e in aggregates.entries(unit: unit) {
             let code = Int(aggregates.code(e))
             guard code < table.count else {
-                throw StoreError.corrupt(r.path, "unit aggregates name code \(code) of a \(table.count - 1)-entry dictionary")
+                throw QuakeError.corrupt(r.path, "unit aggregates name code \(code) of a \(table.count - 1)-entry dictionary")
             }
             key[slot] = table[code]
             local[key, default: Acc(metrics.count)].fold(aggregates, e..<(e + 1), plan.metricColumns)
@@ -82,7 +82,7 @@ extension Aggregator {
         if let t = names[k] { return t }
         let c = UnitAggregates.groupColumns[column]
         guard case .category(let b) = try r.decode(c, block: k, rows: 0..<0) else {
-            throw StoreError.corrupt(r.path, "column \(c) is not a category")
+            throw QuakeError.corrupt(r.path, "column \(c) is not a category")
         }
         var t = [Int64](repeating: 0, count: b.dictionary.count + 1)
         for i in 0..<b.dictionary.count { t[i + 1] = self.names.id(b.dictionary.string(i) ?? "") }

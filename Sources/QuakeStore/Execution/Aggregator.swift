@@ -315,9 +315,9 @@ package final class Aggregator {
 
 extension Store {
     /// Grouped aggregates of matching rows, sorted by group keys.
-    /// - Throws: ``FetchError/tooManyGroups(_:)`` for more than three group keys.
+    /// - Throws: ``QuakeError/Kind/invalidArgument`` for more than three group keys.
     package func aggregate(_ filter: Filter = .all, by groups: [GroupBy], metrics: [Metric]) throws -> ([AggregateRow], QueryStats) {
-        guard groups.count <= Aggregator.maxGroups else { throw FetchError.tooManyGroups(groups.count) }
+        guard groups.count <= Aggregator.maxGroups else { throw QuakeError.argument("the number of group keys", "at most \(Aggregator.maxGroups), not \(groups.count)") }
         return try Aggregator(executor: QueryExecutor(store: self), filter: filter, groups: groups, metrics: metrics).run()
     }
 }

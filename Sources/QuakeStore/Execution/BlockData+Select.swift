@@ -156,7 +156,7 @@ extension BlockData {
     /// - Complexity: O(window) to decode the times, O(log window) to find the run.
     private func timeRun(_ lo: Int64?, _ hi: Int64?, _ n: Int) throws -> Selection {
         let v = try ints(.time)
-        guard v.count == n else { throw StoreError.corrupt(reader.path, "time column block \(block)") }
+        guard v.count == n else { throw QuakeError.corrupt(reader.path, "time column block \(block)") }
         // null (Int64.min) sorts first and lies in no range
         let l = Swift.max(lo ?? Int64.min, Int64.min + 1), h = hi ?? Int64.max
         guard l < h else { return .none }

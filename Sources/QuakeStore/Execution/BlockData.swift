@@ -48,7 +48,7 @@ package final class BlockData {
             v = try reader.decode(c, block: block, rows: window, as: form)
             decodedColumns.insert(c)
         }
-        guard v.count == rows else { throw StoreError.corrupt(reader.path, "column \(c) block \(block) decodes to \(v.count) rows") }
+        guard v.count == rows else { throw QuakeError.corrupt(reader.path, "column \(c) block \(block) decodes to \(v.count) rows") }
         cache[slot] = v
         return v
     }
@@ -57,17 +57,17 @@ package final class BlockData {
         switch try vector(c, .doubles) {
         case .doubles(let v): return v
         case .ints(let v): return v.map { $0 == RowBatch.null ? .nan : ScaledDecimal.double($0) }
-        default: throw StoreError.corrupt(reader.path, "column \(c) is not numeric")
+        default: throw QuakeError.corrupt(reader.path, "column \(c) is not numeric")
         }
     }
 
     package func ints(_ c: Column) throws -> [Int64] {
-        guard case .ints(let v) = try vector(c, .stored) else { throw StoreError.corrupt(reader.path, "column \(c) is not numeric") }
+        guard case .ints(let v) = try vector(c, .stored) else { throw QuakeError.corrupt(reader.path, "column \(c) is not numeric") }
         return v
     }
 
     package func category(_ c: Column) throws -> CategoryBlock {
-        guard case .category(let v) = try vector(c, .stored) else { throw StoreError.corrupt(reader.path, "column \(c) is not a category") }
+        guard case .category(let v) = try vector(c, .stored) else { throw QuakeError.corrupt(reader.path, "column \(c) is not a category") }
         return v
     }
 
@@ -76,7 +76,7 @@ package final class BlockData {
         case .category(let b): return b.arena()
         case .text(let a): return a
         case .place(let p): return p.arena()
-        default: throw StoreError.corrupt(reader.path, "column \(c) is not a string column")
+        default: throw QuakeError.corrupt(reader.path, "column \(c) is not a string column")
         }
     }
 
@@ -86,14 +86,14 @@ package final class BlockData {
         if let p = placeCodesCache, p.complete || !dictionary { return (p.dictionary, p.codes) }
         if case .place(let b)? = cache[2 * Column.place.rawValue] { return (b.localities, b.locality) }
         let (dict, codes) = try reader.placeCodes(block: block, rows: window, dictionary: dictionary)
-        guard codes.count == rows else { throw StoreError.corrupt(reader.path, "place block \(block) decodes to \(codes.count) rows") }
+        guard codes.count == rows else { throw QuakeError.corrupt(reader.path, "place block \(block) decodes to \(codes.count) rows") }
         decodedColumns.insert(.place)
         placeCodesCache = (dict, codes, dictionary)
         return (dict, codes)
     }
 
     package func place() throws -> PlaceBlock {
-        guard case .place(let p) = try vector(.place, .stored) else { throw StoreError.corrupt(reader.path, "place column") }
+        guard case .place(let p) = try vector(.place, .stored) else { throw QuakeError.corrupt(reader.path, "place column") }
         return p
     }
 

@@ -43,7 +43,7 @@ package struct IdFetcher {
                 if s.lowerBound <= rows.lowerBound, rows.upperBound <= s.upperBound { rows = s; keep = true }
             }
             guard case .text(let a) = try r.decode(.id, block: run.block, rows: rows), a.count == rows.count else {
-                throw StoreError.corrupt(r.path, "id column block \(run.block) does not decode to its rows")
+                throw QuakeError.corrupt(r.path, "id column block \(run.block) does not decode to its rows")
             }
             if keep { executor.idWindows.put(key, rows: rows, ids: a) }
             let shift = run.rows.lowerBound - rows.lowerBound

@@ -319,7 +319,7 @@ package struct KeyTopN {
                     p.map { NormalizedKey.double($0 == RowBatch.null ? .nan : ScaledDecimal.double($0), ascending: asc) }
                 }, base)
             default:
-                throw StoreError.corrupt(d.reader.path, "column \(key.column) is not numeric")
+                throw QuakeError.corrupt(d.reader.path, "column \(key.column) is not numeric")
             }
         }
         if key.column.kind == .timestamp {

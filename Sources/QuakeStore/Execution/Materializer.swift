@@ -63,7 +63,7 @@ package struct Materializer {
         for k in 0..<n {
             let d = decoded[group[k]], i = refs[k].row - d.firstRow
             guard i >= 0, i < d.rows else {
-                throw StoreError.corrupt(d.reader.path, "row \(refs[k].row) outside its window")
+                throw QuakeError.corrupt(d.reader.path, "row \(refs[k].row) outside its window")
             }
             at[k] = i
         }
@@ -90,7 +90,7 @@ package struct Materializer {
                 for k in 0..<n {
                     let code = Int(bs[group[k]].codes[at[k]])
                     guard code <= bs[group[k]].dictionary.count else {
-                        throw StoreError.corrupt(decoded[group[k]].reader.path, "column \(c) code \(code)")
+                        throw QuakeError.corrupt(decoded[group[k]].reader.path, "column \(c) code \(code)")
                     }
                     if code > 0 { a.append(from: bs[group[k]].dictionary, row: code - 1) } else { a.appendNull() }
                 }
@@ -128,8 +128,8 @@ package struct Materializer {
     }
 
     /// The error for a window whose column `c` decodes to another number of rows than it holds.
-    private static func short(_ d: BlockData, _ c: Column) -> StoreError {
-        StoreError.corrupt(d.reader.path, "column \(c) block \(d.block) does not decode to its \(d.rows) rows")
+    private static func short(_ d: BlockData, _ c: Column) -> QuakeError {
+        QuakeError.corrupt(d.reader.path, "column \(c) block \(d.block) does not decode to its \(d.rows) rows")
     }
 
     /// Up to this many granules, a page is written straight in result order.

@@ -44,7 +44,7 @@ struct PlaceBound {
             return .some(NormalizedKey.bound(ZoneStats(min: 0, max: 0, nulls: n, rows: n), .mag, ascending: ascending))
         }
         guard Int(b.greatest) < values.count else {
-            throw StoreError.corrupt(path, "place index names magnitude \(b.greatest)")
+            throw QuakeError.corrupt(path, "place index names magnitude \(b.greatest)")
         }
         let lo = Int64(bitPattern: values[Int(b.least)].bitPattern)
         let hi = Int64(bitPattern: values[Int(b.greatest)].bitPattern)

@@ -6,7 +6,7 @@ extension QueryExecutor {
     /// bounds (a run, as partitions do not overlap) hold `row[b] - row[a]` rows per magnitude.
     /// Returns the partitions counted and their matching rows; nil when the catalog cannot say.
     /// - Complexity: O(distinct magnitudes), whatever the number of partitions.
-    func catalogCount(_ f: Filter, _ parts: [Int]) throws(StoreError) -> (partitions: Set<Int>, rows: Int)? {
+    func catalogCount(_ f: Filter, _ parts: [Int]) throws(QuakeError) -> (partitions: Set<Int>, rows: Int)? {
         var ranges: [RangePredicate] = []
         let terms: [Filter]
         switch f {

@@ -16,9 +16,13 @@ package final class QueryExecutor {
     /// An executor over `snapshot`, or the store's current manifest.
     package init(store: Store, snapshot: Manifest? = nil) {
         self.store = store
-        self.manifest = snapshot ?? store.manifest
+        self.manifest = snapshot ?? store.freshManifest()
+        cancel = CancelFlag.current
         holdsDeleted = manifest.holdsDeleted
     }
+
+    /// The cancellation of the async call running this query, asked per partition scanned.
+    package let cancel: CancelFlag?
 
     /// Whether the snapshot holds tombstones (events whose status is `deleted`).
     private let holdsDeleted: Bool
@@ -130,6 +134,11 @@ package final class QueryExecutor {
         let f = q.effectiveFilter
         var stats = QueryStats()
         if let l = q.limit, l <= 0 { return ([], stats) }
+        // no store holds 2^48 rows: a larger limit is none, a larger offset skips everything, and
+        // the top-N arithmetic on `offset + limit` never nears overflow
+        if let l = q.limit, l >= QuerySpec.rowsBound { q.limit = nil }
+        if q.offset >= QuerySpec.rowsBound { return ([], stats) }
+        q.offset = max(0, q.offset)
         if q.sort.count == 1 && q.sort[0].column == .time {
             return try readInOrder(q, f, &stats)
         }
@@ -186,7 +195,7 @@ package final class QueryExecutor {
                     if left < list.count, d.isDecoded(.time) {
                         let all = try d.ints(.time)
                         guard let top = list.last, Int(top) < all.count else {
-                            throw StoreError.corrupt(d.reader.path, "time column block \(d.block)")
+                            throw QuakeError.corrupt(d.reader.path, "time column block \(d.block)")
                         }
                         // the cut's time: the last row this unit gives, or the page's last row so far
                         var first = list.count - left
@@ -202,7 +211,7 @@ package final class QueryExecutor {
                     let t = d.isDecoded(.time) ? Array(try d.ints(.time)[lo..<hi])
                         : try d.reader.ints(.time, block: d.block, rows: (w + lo)..<(w + hi))
                     guard t.count == hi - lo else {
-                        throw StoreError.corrupt(d.reader.path, "time column block \(d.block)")
+                        throw QuakeError.corrupt(d.reader.path, "time column block \(d.block)")
                     }
                     for i in list.reversed() { rows.append(d.firstRow + Int(i)); times.append(t[Int(i) - lo]) }
                 }
@@ -244,7 +253,7 @@ package final class QueryExecutor {
             return out
         }
         func time(_ row: Int) throws -> Int64 {
-            guard let t = try times(row..<(row + 1)).first else { throw StoreError.corrupt(r.path, "no time for row \(row)") }
+            guard let t = try times(row..<(row + 1)).first else { throw QuakeError.corrupt(r.path, "no time for row \(row)") }
             return t
         }
         // widen to whole runs of equal times, reading times a miniblock at a time

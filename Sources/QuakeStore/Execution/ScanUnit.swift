@@ -18,6 +18,7 @@ extension QueryExecutor {
     /// zone maps (and mag histograms) rule out are dropped; with `merge`, neighbouring
     /// granules with the same verdict in one block become one unit.
     package func units(_ p: Int, _ f: Filter, merge: Bool, stats: inout QueryStats) throws -> [ScanUnit] {
+        try cancel?.check()
         let r = reader(p)
         let d = try r.directory()
         let idx = d.granules
@@ -77,7 +78,7 @@ extension QueryExecutor {
         let r = reader(ref.partition)
         let d = try r.directory()
         let k = ref.row / d.blockRows
-        guard ref.row >= 0, k < d.blockSizes.count else { throw StoreError.corrupt(r.path, "no row \(ref.row)") }
+        guard ref.row >= 0, k < d.blockSizes.count else { throw QuakeError.corrupt(r.path, "no row \(ref.row)") }
         let start = k * d.blockRows
         let g = GranuleIndex.granuleRows
         let lo = (ref.row - start) / g * g

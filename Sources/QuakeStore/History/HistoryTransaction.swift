@@ -15,14 +15,14 @@ public struct HistoryToken: Sendable, Hashable, Codable, Comparable, CustomStrin
 }
 
 /// An event a load updated, with the fields whose values changed.
-public struct HistoryUpdate: Sendable, Hashable {
+public struct HistoryUpdate: Sendable, Hashable, Codable {
     public var id: String
     public var changedFields: [Column]
 }
 
 /// One committed load, like SwiftData's `DefaultHistoryTransaction`: its generation, commit
 /// time, input files, and the events it inserted, updated and left unchanged.
-public struct HistoryTransaction: Sendable, Identifiable {
+public struct HistoryTransaction: Sendable, Identifiable, Hashable, Codable {
     /// The generation the load committed.
     public var generation: Int
     public var id: Int { generation }
@@ -47,7 +47,8 @@ public struct HistoryTransaction: Sendable, Identifiable {
     public var inserted: [String] = []
     /// Updated ids with their changed fields (empty unless asked for).
     public var updated: [HistoryUpdate] = []
-    /// Deleted ids: always empty, since a load is an upsert and nothing else removes events.
+    /// Deleted ids: always empty. Events are never removed; a deletion (a sync's, or
+    /// ``Store/delete(ids:)``) stores a tombstone, which shows as an update of `status`.
     public var deleted: [String] = []
 }
 

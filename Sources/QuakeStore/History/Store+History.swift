@@ -26,8 +26,8 @@ extension Store {
     /// `HistoryDescriptor`. With no token, every retained transaction.
     ///
     /// - Parameter identifiers: also read each transaction's inserted and updated ids.
-    /// - Throws: ``HistoryError/unavailable(_:)`` when transactions after `token` were pruned
-    ///   or predate history (the answer would be incomplete); ``StoreError`` on a damaged file.
+    /// - Throws: ``QuakeError/unavailable(_:)`` when transactions after `token` were pruned
+    ///   or predate history (the answer would be incomplete); ``QuakeError`` on a damaged file.
     /// - Complexity: reads one header per transaction, and with `identifiers` its id lists.
     public func history(since token: HistoryToken? = nil, identifiers: Bool = true,
                         limit: Int? = nil) throws -> [HistoryTransaction] {
@@ -41,7 +41,7 @@ extension Store {
     }
 
     /// Committed loads after `date`, oldest first.
-    /// - Throws: ``HistoryError/unavailable(_:)`` when history does not reach back to `date`.
+    /// - Throws: ``QuakeError/unavailable(_:)`` when history does not reach back to `date`.
     public func history(since date: Date, identifiers: Bool = true, limit: Int? = nil) throws -> [HistoryTransaction] {
         let ms = Int64(saturating: (date.timeIntervalSince1970 * 1000).rounded(.down))
         try checkCovered(afterTime: ms)
@@ -57,7 +57,7 @@ extension Store {
     /// The transaction that committed generation `g`.
     package func transaction(generation g: Int, identifiers: Bool = false) throws -> HistoryTransaction {
         guard manifest.history.generations.contains(g) else {
-            throw HistoryError.noTransaction(noTransactionReason(g))
+            throw QuakeError.noTransaction(noTransactionReason(g))
         }
         return try transaction(HistoryFile.read(path: HistoryFile.path(store: path, generation: g)), identifiers: identifiers)
     }
@@ -67,7 +67,7 @@ extension Store {
     /// Memory holds one partition's lists at a time.
     package func forEachChange(generation g: Int, includeUnchanged: Bool = true,
                               _ body: (HistoryChange) throws -> Void) throws {
-        guard manifest.history.generations.contains(g) else { throw HistoryError.noTransaction(noTransactionReason(g)) }
+        guard manifest.history.generations.contains(g) else { throw QuakeError.noTransaction(noTransactionReason(g)) }
         let h = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
         for (i, s) in h.sections.enumerated() {
             let c = try h.changes(i)
@@ -90,7 +90,7 @@ extension Store {
     /// A filter matching the events inserted or updated after `token`: the local counterpart
     /// of the event service's `updatedafter`. Combine it with any other filter; pass that
     /// filter as `within` so that only the changes inside its time bounds are read.
-    /// - Throws: ``HistoryError/unavailable(_:)`` when that part of the history is gone.
+    /// - Throws: ``QuakeError/unavailable(_:)`` when that part of the history is gone.
     /// - Complexity: reads the id lists of the transactions after `token` whose partitions meet
     ///   `within`'s time bounds; the set holds each of those changed ids once.
     package func changedFilter(since token: HistoryToken, within: Filter = .all) throws -> Filter {
@@ -129,6 +129,14 @@ extension Store {
         // the span bounds the partitions to read; every changed event's current time lies in it
         let upper = hi < Int64.max ? hi + 1 : nil
         return .conjunction([.timeRange(.time, lower: lo, upper: upper), .ids(EventIdSet(ids))])
+    }
+
+    /// Drops the history of transactions before `token` (never data), as one commit: history
+    /// asked for from before it then throws ``QuakeError/Kind/historyUnavailable``.
+    /// - Returns: the transactions removed and their bytes.
+    @discardableResult
+    public func pruneHistory(before token: HistoryToken) throws -> (transactions: Int, bytes: Int) {
+        try pruneHistory(before: token.generation)
     }
 
     /// Drops the transactions of generations before `g` (never data), as one commit.
@@ -177,12 +185,12 @@ extension Store {
     /// Throws unless every load committed after generation `g` has its transaction.
     private func checkCovered(after g: Int) throws {
         guard g >= 0, g <= manifest.generation else {
-            throw HistoryError.noTransaction(
+            throw QuakeError.noTransaction(
                 "generation \(g) is not one of this store's (it is at generation \(manifest.generation))")
         }
         let base = manifest.history.baseGeneration
         guard g >= base else {
-            throw HistoryError.unavailable("history before generation \(base + 1) is not kept (pruned, or the store "
+            throw QuakeError.unavailable("history before generation \(base + 1) is not kept (pruned, or the store "
                 + "predates history); changes since generation \(g) cannot be listed completely")
         }
     }
@@ -191,11 +199,11 @@ extension Store {
     private func checkCovered(afterTime ms: Int64) throws {
         let base = manifest.history.baseTime
         if base == HistoryRetention.unknownTime {
-            throw HistoryError.unavailable("this store's history starts with its next load (it predates history); "
+            throw QuakeError.unavailable("this store's history starts with its next load (it predates history); "
                 + "changes since a time cannot be listed completely yet")
         }
         guard ms >= base else {
-            throw HistoryError.unavailable("history before \(Timestamp.string(base)) is not kept; changes since "
+            throw QuakeError.unavailable("history before \(Timestamp.string(base)) is not kept; changes since "
                 + "\(Timestamp.string(ms)) cannot be listed completely")
         }
     }

@@ -51,7 +51,7 @@ package enum BatchItem {
     /// A parsed batch and the file's raw bytes read so far.
     case batch(RowBatch, Int)
     case end
-    case failed(IngestError)
+    case failed(QuakeError)
 }
 
 /// Parsed batches from the parsing threads to the loader, so parsing and spilling run on both

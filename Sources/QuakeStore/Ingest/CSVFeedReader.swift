@@ -40,7 +40,7 @@ package final class CSVFeedReader {
         case end
     }
 
-    package init(input: FeedInput, initial: [UInt8], seqBase: Int64, onReject: @escaping (Reject) -> Void) throws(IngestError) {
+    package init(input: FeedInput, initial: [UInt8], seqBase: Int64, onReject: @escaping (Reject) -> Void) throws(QuakeError) {
         self.input = input
         self.buf = initial
         self.seqBase = seqBase
@@ -56,7 +56,8 @@ package final class CSVFeedReader {
         package var rules: FieldRules
     }
 
-    package var header: Header { Header(mapping: mapping, present: present, rules: FieldRules(timeFormat: rules.timeFormat, fixText: rules.fixText)) }
+    package var header: Header { Header(mapping: mapping, present: present, rules: FieldRules(timeFormat: rules.timeFormat, fixText: rules.fixText,
+                                                                          names: rules.names)) }
 
     /// Bytes of the file the header took (the split parse starts after them), when the header
     /// holds no quote; nil otherwise.
@@ -93,7 +94,7 @@ package final class CSVFeedReader {
     /// Newlines read so far.
     package var linesRead: Int { line - 1 }
 
-    private func readHeader() throws(IngestError) {
+    private func readHeader() throws(QuakeError) {
         var fields: [Field] = []
         while true {
             switch scan(into: &fields) {
@@ -131,7 +132,7 @@ package final class CSVFeedReader {
         }
     }
 
-    private func refill() throws(IngestError) {
+    private func refill() throws(QuakeError) {
         if pos > 0 {
             buf.removeFirst(pos)
             dropped += pos
@@ -144,12 +145,12 @@ package final class CSVFeedReader {
     package func takeBuilder() -> RowBuilder? { builder.take() }
 
     /// Reads up to `maxRows` rows; nil at the end of the file.
-    package func next(maxRows: Int) throws(IngestError) -> RowBatch? {
-        try RowBuilder.batch(&builder, maxRows: maxRows) { (rows) throws(IngestError) in try fill(&rows) }
+    package func next(maxRows: Int) throws(QuakeError) -> RowBatch? {
+        try RowBuilder.batch(&builder, maxRows: maxRows) { (rows) throws(QuakeError) in try fill(&rows) }
     }
 
     /// Reads rows into `rows` until it is full or the file ends.
-    private func fill(_ rows: inout RowBuilder) throws(IngestError) {
+    private func fill(_ rows: inout RowBuilder) throws(QuakeError) {
         // the per-row state lives in locals for the whole batch, not in the class's properties:
         // each property access in the row loop would be a dynamic exclusivity check and a retain
         var fields = self.fields, rules = self.rules, scratch = self.scratch

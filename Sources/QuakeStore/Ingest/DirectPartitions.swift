@@ -87,7 +87,7 @@ package final class DirectPartitions: @unchecked Sendable {
     private let group = DispatchGroup()
     private let lock = NSLock()
     private var done: [Int: Written] = [:]
-    private var failure: StoreError?
+    private var failure: QuakeError?
     /// The side file, opened by the first writer, and the bytes reserved in it so far: one file
     /// for the load, since creating a file per partition cost a load of 1 M GeoJSON features
     /// 3 % of its time (more on a file system without a journal, after a store was deleted).
@@ -159,7 +159,7 @@ package final class DirectPartitions: @unchecked Sendable {
 
     /// Ends an input file: its rows are now kept whatever a later file does. The partitions open
     /// stay open for the next file.
-    package func endFile() throws(StoreError) {
+    package func endFile() throws(QuakeError) {
         carried = open.mapValues { $0.rows.count }
         endedSeq = lastSeq
         closedThisFile = []
@@ -167,7 +167,7 @@ package final class DirectPartitions: @unchecked Sendable {
     }
 
     /// Writes every open partition and waits for the writer: at the end of the input.
-    package func writeAll() throws(StoreError) {
+    package func writeAll() throws(QuakeError) {
         for o in open.keys.sorted() { hand(o) }
         group.wait()
         carried = [:]
@@ -177,7 +177,7 @@ package final class DirectPartitions: @unchecked Sendable {
 
     /// Forgets the current file: drops its rows, removes what it wrote, and gives the partitions
     /// carried from ended files back their rows (read back from the writer's files if handed).
-    package func rollBack() throws(StoreError) {
+    package func rollBack() throws(QuakeError) {
         group.wait()
         var kept: [Int: (rows: RowBatch, fed: Int)] = [:]
         for (o, entry) in open {
@@ -214,7 +214,7 @@ package final class DirectPartitions: @unchecked Sendable {
     /// Waits until the writer is idle: a load that fails stops here before its files are removed.
     package func wait() { group.wait() }
 
-    private func checkFailure() throws(StoreError) {
+    private func checkFailure() throws(QuakeError) {
         lock.lock()
         let f = failure
         lock.unlock()
@@ -243,7 +243,7 @@ package final class DirectPartitions: @unchecked Sendable {
         let box = Handoff(rows)
         queue.async {
             defer { self.slots.signal(); self.group.leave() }
-            do throws(StoreError) {
+            do throws(QuakeError) {
                 let w = try self.write(o, box.take())
                 // what encoding it freed, once the process is large (a large archive's partitions)
                 Heap.releaseFree(ifResidentAbove: DirectPartitions.trimAbove)
@@ -260,7 +260,7 @@ package final class DirectPartitions: @unchecked Sendable {
 
     /// Sorts, encodes and writes partition `o`, with its history section and its rows' load
     /// order and source columns.
-    private func write(_ o: Int, _ batch: consuming RowBatch) throws(StoreError) -> Written {
+    private func write(_ o: Int, _ batch: consuming RowBatch) throws(QuakeError) -> Written {
         var rows = batch
         var changes = ChangeSet()
         changes.inserted = rows.text[Column.id.rawValue]
@@ -276,11 +276,11 @@ package final class DirectPartitions: @unchecked Sendable {
     }
 
     /// Writes `bytes` at the end of the side file; returns its path and where they start.
-    private func appendSide(_ bytes: [UInt8]) throws(StoreError) -> (String, Int) {
+    private func appendSide(_ bytes: [UInt8]) throws(QuakeError) -> (String, Int) {
         let path = scratch + "/direct.side"
         lock.lock()
         if sideFD < 0 {
-            do throws(StoreError) { sideFD = try FileIO.open(path, O_CREAT | O_TRUNC | O_WRONLY) } catch {
+            do throws(QuakeError) { sideFD = try FileIO.open(path, O_CREAT | O_TRUNC | O_WRONLY) } catch {
                 lock.unlock()
                 throw error
             }
@@ -304,7 +304,7 @@ package final class DirectPartitions: @unchecked Sendable {
 
     /// The rows of a written partition as the spill would have given them: read back, with
     /// each row's load order and source columns.
-    package static func rows(_ w: Written, storePath: String) throws(StoreError) -> RowBatch {
+    package static func rows(_ w: Written, storePath: String) throws(QuakeError) -> RowBatch {
         var b = try PartitionReader(storePath: storePath, entry: w.entry).readAll()
         let n = b.count
         let fd = try FileIO.open(w.sidePath, O_RDONLY)

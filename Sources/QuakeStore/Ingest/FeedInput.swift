@@ -28,7 +28,7 @@ package final class FeedInput {
     package static let chunkSize = 1 << 20
 
     /// Opens `path`; `-` reads standard input.
-    package init(path: String) throws(IngestError) {
+    package init(path: String) throws(QuakeError) {
         name = path
         if path == "-" {
             source = Source(name: path, fd: 0, ownsFD: false, window: nil)
@@ -42,7 +42,7 @@ package final class FeedInput {
     }
 
     /// Opens bytes `range` of a plain (uncompressed) file, for one worker of a split parse.
-    package init(path: String, range: Range<Int>) throws(IngestError) {
+    package init(path: String, range: Range<Int>) throws(QuakeError) {
         name = path
         source = Source(name: path, fd: try FileIO.openForReading(path), ownsFD: true, window: range)
         fileSize = range.count
@@ -52,7 +52,7 @@ package final class FeedInput {
     deinit { ahead?.close() }
 
     /// The next chunk of decompressed bytes, or nil at the end.
-    package func next() throws(IngestError) -> [UInt8]? {
+    package func next() throws(QuakeError) -> [UInt8]? {
         if finished { return nil }
         guard compression != "none" else {
             let c = try source.next()
@@ -62,7 +62,7 @@ package final class FeedInput {
         }
         if ahead == nil {
             let s = source
-            ahead = ReadAhead { () throws(IngestError) -> ([UInt8], Int)? in
+            ahead = ReadAhead { () throws(QuakeError) -> ([UInt8], Int)? in
                 // SAFETY (concurrency): from here on only this thread touches `source`.
                 guard let c = try s.next() else { return nil }
                 return (c, s.rawRead)
@@ -112,11 +112,11 @@ private final class Source: @unchecked Sendable {
     deinit { if ownsFD { FileIO.close(fd) } }
 
     /// Reads the first chunk and picks the decompressor from its magic bytes.
-    func detect() throws(IngestError) -> String {
+    func detect() throws(QuakeError) -> String {
         let first = try readRaw()
         peeked = first
         if let b = first, b.count >= 2, b[0] == 0x1F, b[1] == 0x8B {
-            codec = .gzip(GzipDecoder(pull: { [unowned self] () throws(IngestError) -> [UInt8]? in try self.takeRaw() }))
+            codec = .gzip(GzipDecoder(pull: { [unowned self] () throws(QuakeError) -> [UInt8]? in try self.takeRaw() }))
             return "gzip"
         } else if let b = first, b.count >= 4, b[0] == 0x28, b[1] == 0xB5, b[2] == 0x2F, b[3] == 0xFD {
             codec = .zstd(ZstdStreamDecoder())
@@ -125,7 +125,7 @@ private final class Source: @unchecked Sendable {
         return "none"
     }
 
-    private func readRaw() throws(IngestError) -> [UInt8]? {
+    private func readRaw() throws(QuakeError) -> [UInt8]? {
         var want = FeedInput.chunkSize
         if let w = window {
             let left = w.upperBound - (w.lowerBound + rawRead)
@@ -157,15 +157,15 @@ private final class Source: @unchecked Sendable {
         return buf
     }
 
-    private func takeRaw() throws(IngestError) -> [UInt8]? {
+    private func takeRaw() throws(QuakeError) -> [UInt8]? {
         if let p = peeked { peeked = nil; return p }
         return try readRaw()
     }
 
     /// The next chunk of decompressed bytes, or nil at the end.
-    func next() throws(IngestError) -> [UInt8]? {
+    func next() throws(QuakeError) -> [UInt8]? {
         if finished { return nil }
-        do throws(IngestError) {
+        do throws(QuakeError) {
             switch codec {
             case .plain:
                 let c = try takeRaw()
@@ -183,7 +183,7 @@ private final class Source: @unchecked Sendable {
                         finished = true
                         break
                     }
-                    let r = raw.withUnsafeBytes { p in Result { () throws(IngestError) in try z.decode(p, into: &out) } }
+                    let r = raw.withUnsafeBytes { p in Result { () throws(QuakeError) in try z.decode(p, into: &out) } }
                     try r.get()
                 }
                 return out.isEmpty && finished ? nil : out

@@ -15,7 +15,7 @@ package final class FeedReader: @unchecked Sendable {
 
     /// Opens `path` (`-` for stdin). `seqBase` orders this file's rows after earlier files'.
     package init(path: String, seqBase: Int64, timeUnit: TimeUnit? = nil, strict: Bool = false, rules: FieldRules = FieldRules(),
-         onWarning: @escaping (String) -> Void = { _ in }, onReject: @escaping (Reject) -> Void) throws(IngestError) {
+         onWarning: @escaping (String) -> Void = { _ in }, onReject: @escaping (Reject) -> Void) throws(QuakeError) {
         input = try FeedInput(path: path)
         self.timeUnit = timeUnit
         self.strict = strict
@@ -52,7 +52,7 @@ package final class FeedReader: @unchecked Sendable {
     package var rulesMet: FieldRules { csv?.rules ?? geojson?.rules ?? FieldRules() }
 
     /// The next batch of up to `maxRows` rows, or nil at the end.
-    package func next(maxRows: Int) throws(IngestError) -> RowBatch? {
+    package func next(maxRows: Int) throws(QuakeError) -> RowBatch? {
         if let csv { return try csv.next(maxRows: maxRows) }
         if let geojson { return try geojson.next(maxRows: maxRows) }
         return nil

@@ -14,10 +14,13 @@ package struct FieldRules: Sendable {
     package var garbled = 0
     package var repaired = 0
     package var firstGarbled: String?
+    /// How the caller names the load options, for the words of rejects and warnings.
+    package var names = LoadOptions.OptionNames()
 
-    package init(timeFormat: TimeFormat? = nil, fixText: Bool = false) {
+    package init(timeFormat: TimeFormat? = nil, fixText: Bool = false, names: LoadOptions.OptionNames = .init()) {
         self.timeFormat = timeFormat
         self.fixText = fixText
+        self.names = names
     }
 
     /// Adds another reader's counts (a piece of the same file).

@@ -31,7 +31,7 @@ package final class GeoJSONFeedReader {
     private var timeRule: TimeUnitRule
     private let onWarning: (String) -> Void
     /// A file-level error met while reading a feature (raised by the next `next`).
-    private var pending: IngestError?
+    private var pending: QuakeError?
     /// A piece of a split parse: its input ends at a planned cut, not at the end of the file.
     private let endsAtCut: Bool
 
@@ -78,7 +78,7 @@ package final class GeoJSONFeedReader {
         }
     }
 
-    private func refill() throws(IngestError) {
+    private func refill() throws(QuakeError) {
         if pos > 0 {
             buf.removeFirst(pos)
             dropped += pos
@@ -87,7 +87,7 @@ package final class GeoJSONFeedReader {
         if let chunk = try input.next() { buf.append(contentsOf: chunk) } else { eof = true }
     }
 
-    private func malformed(_ what: String) -> IngestError {
+    private func malformed(_ what: String) -> QuakeError {
         .format("\(input.name): not a GeoJSON FeatureCollection: \(what)")
     }
 
@@ -95,15 +95,15 @@ package final class GeoJSONFeedReader {
     package func takeBuilder() -> RowBuilder? { builder.take() }
 
     /// Reads up to `maxRows` features; nil at the end of the collection.
-    package func next(maxRows: Int) throws(IngestError) -> RowBatch? {
-        try RowBuilder.batch(&builder, maxRows: maxRows) { (rows) throws(IngestError) in try fill(&rows) }
+    package func next(maxRows: Int) throws(QuakeError) -> RowBatch? {
+        try RowBuilder.batch(&builder, maxRows: maxRows) { (rows) throws(QuakeError) in try fill(&rows) }
     }
 
     /// Reads features into `rows` until it is full or the collection ends.
-    private func fill(_ rows: inout RowBuilder) throws(IngestError) {
+    private func fill(_ rows: inout RowBuilder) throws(QuakeError) {
         while !rows.isFull {
             if case .done = state { break }
-            let r = buf.withUnsafeBytes { raw in Result { () throws(IngestError) -> Bool in try advance(raw, &rows) } }
+            let r = buf.withUnsafeBytes { raw in Result { () throws(QuakeError) -> Bool in try advance(raw, &rows) } }
             let more = try r.get()
             if let pending { throw pending }
             guard more else { continue }
@@ -125,7 +125,7 @@ package final class GeoJSONFeedReader {
 
     /// Reads what the bytes in `raw` hold, token by token, until `rows` is full, the collection
     /// ends, or more input is needed (then true).
-    private func advance(_ raw: UnsafeRawBufferPointer, _ rows: inout RowBuilder) throws(IngestError) -> Bool {
+    private func advance(_ raw: UnsafeRawBufferPointer, _ rows: inout RowBuilder) throws(QuakeError) -> Bool {
         while !rows.isFull {
             var c = JSONCursor(raw, from: pos, to: raw.count, base: dropped)
             guard let b = c.peek() else { return true }
@@ -225,15 +225,16 @@ package final class GeoJSONFeedReader {
         let t = rows.currentInt(.time)
         let u: Int64? = integerTimes & Column.updated.bit != 0 ? rows.currentInt(.updated) : nil
         if integerTimes & Column.time.bit != 0 {
-            do throws(IngestError) {
-                if let w = try timeRule.decide(time: t, updated: u) { onWarning(w) }
+            do throws(QuakeError) {
+                if let w = try timeRule.decide(time: t, updated: u, names: parser.rules.names) { onWarning(w) }
             } catch {
                 pending = error
                 throw FieldError(reason: "\(error)")
             }
         }
         for c in [Column.time, .updated] where integerTimes & c.bit != 0 {
-            rows.setInt(c, try timeRule.milliseconds(rows.currentInt(c), c, time: t, updated: u))
+            rows.setInt(c, try timeRule.milliseconds(rows.currentInt(c), c, time: t, updated: u,
+                                                                 names: parser.rules.names))
         }
     }
 }

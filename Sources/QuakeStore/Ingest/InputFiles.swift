@@ -4,12 +4,12 @@ import QuakeFormat
 /// symlink inside a directory is listed in `brokenLinks`, not loaded; the loader warns about it,
 /// or refuses it in a strict load.
 package enum InputFiles {
-    package static func expand(_ paths: [String]) throws(IngestError) -> [String] {
+    package static func expand(_ paths: [String]) throws(QuakeError) -> [String] {
         var broken: [String] = []
         return try expand(paths, brokenLinks: &broken)
     }
 
-    package static func expand(_ paths: [String], brokenLinks: inout [String]) throws(IngestError) -> [String] {
+    package static func expand(_ paths: [String], brokenLinks: inout [String]) throws(QuakeError) -> [String] {
         var out: [String] = []
         for p in paths {
             if p == "-" { out.append(p); continue }

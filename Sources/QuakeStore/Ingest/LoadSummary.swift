@@ -105,6 +105,9 @@ public struct LoadOptions: Sendable {
     public var onReject: (@Sendable (Reject) -> Void)?
     /// Called with file-level warnings and errors.
     public var onMessage: (@Sendable (String) -> Void)?
+    /// How rejects and warnings name these options: the API's names by default; the CLI gives
+    /// its flags, so that no caller rewrites the library's text.
+    public var optionNames = OptionNames()
     /// Called now and then while reading.
     public var onProgress: (@Sendable (LoadProgress) -> Void)?
     /// A plain CSV file at least this large is parsed by ``parseWorkers`` threads at once.
@@ -131,10 +134,25 @@ public struct LoadOptions: Sendable {
     /// removes what it wrote and throws ``QuakeError/Kind/interrupted``, committing nothing.
     public var isCancelled: (@Sendable () -> Bool)?
 
-    /// Throws when the caller has cancelled the load.
+    /// Throws when the caller has cancelled the load, or (asked on the task's own thread) its task.
     package func checkCancelled() throws(QuakeError) {
-        if isCancelled?() == true { throw QuakeError(.interrupted, detail: "interrupted") }
+        if isCancelled?() == true || Task.isCancelled { throw QuakeError(.interrupted, detail: "interrupted") }
     }
 
     public init(strict: Bool = false) { self.strict = strict }
+
+    /// The words rejects and warnings use for the options that would help.
+    public struct OptionNames: Sendable, Equatable {
+        /// Names ``LoadOptions/timeUnit`` with both units.
+        public var timeUnit = "LoadOptions.timeUnit (.seconds or .milliseconds)"
+        /// Says to read the file in milliseconds.
+        public var timeUnitMilliseconds = "set LoadOptions.timeUnit to .milliseconds"
+        /// Names ``LoadOptions/fixText``.
+        public var fixText = "LoadOptions.fixText"
+        /// Names ``LoadOptions/strict``.
+        public var strict = "a strict load"
+
+        /// The API's names.
+        public init() {}
+    }
 }

@@ -25,7 +25,7 @@ package final class Loader {
     }
 
     /// The one message for a `--strict` load that met rejects.
-    package static func strictFailure(rejected n: Int) -> IngestError {
+    package static func strictFailure(rejected n: Int) -> QuakeError {
         .strict("\(n) row\(n == 1 ? "" : "s") rejected; nothing committed")
     }
 

@@ -11,19 +11,19 @@ final class ReadAhead: Sendable {
         /// A chunk, and the raw (compressed) bytes read when it was made.
         case chunk([UInt8], Int)
         case end
-        case failed(IngestError)
+        case failed(QuakeError)
     }
 
     private let channel: BoundedChannel<Item>
 
     /// Starts the producer thread.
-    init(capacity: Int = 4, produce: @escaping @Sendable () throws(IngestError) -> ([UInt8], Int)?) {
+    init(capacity: Int = 4, produce: @escaping @Sendable () throws(QuakeError) -> ([UInt8], Int)?) {
         let channel = BoundedChannel<Item>(capacity: capacity)
         self.channel = channel
         Thread.detachNewThread {
             while true {
                 let item: Item
-                do throws(IngestError) {
+                do throws(QuakeError) {
                     if let (c, raw) = try produce() { item = .chunk(c, raw) } else { item = .end }
                 } catch {
                     item = .failed(error)

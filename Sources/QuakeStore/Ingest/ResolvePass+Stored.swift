@@ -52,7 +52,7 @@ extension ResolvePass {
             let part = Array(sorted[start..<min(start + group, sorted.count)])
             let staged = try parallelMap(part) { o -> [Int: IdRecords] in
                 guard let e = entries[o] else {
-                    throw StoreError.corrupt(storePath + "/ids", "names partition \(partitioning.key(ordinal: o)), "
+                    throw QuakeError.corrupt(storePath + "/ids", "names partition \(partitioning.key(ordinal: o)), "
                                              + "which the store does not hold")
                 }
                 return try stage(e, met)
@@ -103,7 +103,7 @@ extension ResolvePass {
         for k in 0..<d.blockSizes.count {
             let ids = try r.arena(.id, block: k), t = try r.ints(.time, block: k), u = try r.ints(.updated, block: k)
             guard ids.count == t.count, u.count == t.count else {
-                throw StoreError.corrupt(storePath + "/partitions/" + e.file, "block \(k) columns disagree")
+                throw QuakeError.corrupt(storePath + "/partitions/" + e.file, "block \(k) columns disagree")
             }
             ids.bytes.withUnsafeBytes { raw in
                 for i in 0..<ids.count {

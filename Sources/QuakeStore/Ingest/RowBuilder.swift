@@ -171,11 +171,11 @@ extension RowBuilder {
     /// that capacity (else new ones); the buffers go back to `spare` for the next batch. After a
     /// failed fill they are dropped: it may have left a row half built.
     package static func batch(_ spare: inout RowBuilder?, maxRows: Int,
-                              _ fill: (inout RowBuilder) throws(IngestError) -> Void) throws(IngestError) -> RowBatch? {
+                              _ fill: (inout RowBuilder) throws(QuakeError) -> Void) throws(QuakeError) -> RowBatch? {
         let capacity = min(max(1, maxRows), 1 << 20)
         var rows = spare.take() ?? RowBuilder(capacity: capacity)
         if rows.capacity != capacity { rows = RowBuilder(capacity: capacity) }
-        let r = Result { () throws(IngestError) in try fill(&rows) }
+        let r = Result { () throws(QuakeError) in try fill(&rows) }
         let batch = rows.count == 0 ? nil : rows.finish()
         if case .success = r { spare = consume rows }
         try r.get()

@@ -22,6 +22,8 @@ package final class SpillPass {
     private var bufferedRows = 0
     private var idBuffers: [IdRecords]
     private var summary = LoadSummary()
+    /// The input files' bytes, for the read phase's progress total (nil for stdin).
+    private var totalBytes: Int?
     /// Row rejects of files then rejected whole: reported, but not counted in the summary.
     private var droppedRejects = 0
     private let rejectCounter = Counter()
@@ -49,6 +51,8 @@ package final class SpillPass {
     /// rejects).
     package func run(_ files: [String]) throws -> LoadSummary {
         defer { direct?.wait() }
+        // the read phase's total: the input files' bytes as stored (unknown for stdin)
+        totalBytes = files.contains("-") ? nil : files.reduce(0) { $0 + FileIO.size($1) }
         for (fi, path) in files.enumerated() {
             summary.files += 1
             try flushAll()
@@ -58,7 +62,7 @@ package final class SpillPass {
             let counter = rejectCounter
             let onReject = options.onReject
             let seqBase = Int64(fi + 1) << 40
-            func rollBack() throws(StoreError) {
+            func rollBack() throws(QuakeError) {
                 summary.rowsRead = before.rows
                 summary.bytesRead = before.bytes
                 summary.deletedRows = before.deleted
@@ -71,7 +75,7 @@ package final class SpillPass {
             }
             do {
                 let warn = options.onMessage
-                let rules = FieldRules(timeFormat: options.timeFormat, fixText: options.fixText)
+                let rules = FieldRules(timeFormat: options.timeFormat, fixText: options.fixText, names: options.optionNames)
                 var met = FieldRules()
                 var cutShort = false
                 let reader = try FeedReader(path: path, seqBase: seqBase, timeUnit: options.timeUnit, strict: options.strict,
@@ -110,7 +114,7 @@ package final class SpillPass {
                     // USGS CSV files end with a newline: one without may have been cut off mid-row
                     let what = "the last line has no newline: the file may be truncated"
                     if options.strict { throw QuakeError(.format, path: path, detail: what) }
-                    warn?("warning: \(path): \(what) (a strict load refuses it)")
+                    warn?("warning: \(path): \(what) (\(options.optionNames.strict) refuses it)")
                 }
                 try direct?.endFile()
                 summary.rowsRead += counter.value - before.rejects
@@ -123,13 +127,13 @@ package final class SpillPass {
                 if met.garbled > 0, let sample = met.firstGarbled {
                     let fixed = met.repaired == met.garbled ? "; all repaired"
                         : options.fixText ? "; \(met.garbled - met.repaired) could not be repaired (a byte was lost)"
-                        : "; they never replace a stored text they garble; the text repair option repairs them on load"
+                        : "; they never replace a stored text they garble; \(options.optionNames.fixText) repairs them on load"
                     options.onMessage?("warning: \(path): \(met.garbled) text field\(met.garbled == 1 ? "" : "s") hold "
                         + "double-encoded UTF-8 (mojibake), such as '\(sample)'\(fixed)")
                 }
                 if file.loadedNothing { summary.filesRejected += 1 }
                 summary.perFile.append(file)
-            } catch let e as IngestError where !writesStore(e) {
+            } catch let e as QuakeError where !writesStore(e) {
                 // the file is rejected whole: drop everything it contributed, its row rejects included
                 summary.filesRejected += 1
                 droppedRejects += counter.value - before.rejects
@@ -137,7 +141,7 @@ package final class SpillPass {
                 var file = FileLoad(path: path)
                 file.error = "\(e)"
                 summary.perFile.append(file)
-                if options.strict { throw IngestError.strict("\(e); nothing committed") }
+                if options.strict { throw QuakeError.strict("\(e); nothing committed") }
                 options.onMessage?("error: \(e); file skipped, nothing from it is loaded")
             }
             if options.strict && rejectCounter.value > 0 { throw Loader.strictFailure(rejected: rejectCounter.value) }
@@ -162,7 +166,7 @@ package final class SpillPass {
         let pipe = BatchPipe(capacity: 4)
         defer { pipe.close() }
         Thread.detachNewThread {
-            do throws(IngestError) {
+            do throws(QuakeError) {
                 while let b = try reader.next(maxRows: batchRows) { if !pipe.put(.batch(b, reader.input.bytesRead)) { return } }
                 pipe.put(.end)
             } catch {
@@ -190,7 +194,8 @@ package final class SpillPass {
                 try route(batch)
                 fileRead = max(fileRead, fileBytes)
                 let read = summary.bytesRead + fileRead
-                options.onProgress?(LoadProgress(phase: .read, done: read, total: nil, bytesRead: read,
+                options.onProgress?(LoadProgress(phase: .read, done: read, total: totalBytes.map { max($0, read) },
+                                                 bytesRead: read,
                                                  rows: summary.rowsRead + rejectCounter.value,
                                                  elapsedSeconds: Date().timeIntervalSince(start)))
             case .end: ended += 1

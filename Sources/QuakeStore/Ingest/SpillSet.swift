@@ -12,7 +12,7 @@ package final class SpillSet {
         package var idBuckets: [Int]
     }
 
-    package init(directory: String) throws(StoreError) {
+    package init(directory: String) throws(QuakeError) {
         self.directory = directory
         FileIO.remove(directory)
         try FileIO.makeDirectory(directory)
@@ -22,7 +22,7 @@ package final class SpillSet {
     }
 
     /// The spill of partition `o`.
-    package func partition(_ o: Int) throws(StoreError) -> SpillFile {
+    package func partition(_ o: Int) throws(QuakeError) -> SpillFile {
         if let s = partitions[o] { return s }
         let s = try SpillFile(path: "\(directory)/part-\(o).spill")
         partitions[o] = s
@@ -32,7 +32,7 @@ package final class SpillSet {
     package var marks: Marks { Marks(partitions: partitions.mapValues { $0.size }, idBuckets: idBuckets.map { $0.size }) }
 
     /// Drops everything appended after `m`.
-    package func truncate(to m: Marks) throws(StoreError) {
+    package func truncate(to m: Marks) throws(QuakeError) {
         for (o, s) in partitions { try s.truncate(to: m.partitions[o] ?? 0) }
         for (b, s) in idBuckets.enumerated() { try s.truncate(to: m.idBuckets[b]) }
     }

@@ -173,7 +173,7 @@ package final class SplitParse: @unchecked Sendable {
                        builder: inout RowBuilder?) -> Bool {
         var rejects: [Reject] = []
         var warnings: [String] = []
-        do throws(IngestError) {
+        do throws(QuakeError) {
             let input = try FeedInput(path: path, range: range)
             let base = seqBase + Int64(range.lowerBound)
             var piece = Piece(range: range)
@@ -194,7 +194,7 @@ package final class SplitParse: @unchecked Sendable {
                                                builder: builder.take(), onWarning: { warnings.append($0) },
                                                onReject: { rejects.append($0) })
                 defer { builder = reader.takeBuilder() }
-                do throws(IngestError) {
+                do throws(QuakeError) {
                     if !(try forward(reader.next(maxRows:), input, pipe, batchRows)) { return false }
                 } catch {
                     // the one-thread parse will raise it, with its own numbers
@@ -218,8 +218,8 @@ package final class SplitParse: @unchecked Sendable {
     }
 
     /// Hands the batches `next` reads to `pipe`; false when the loader has gone.
-    private func forward(_ next: (Int) throws(IngestError) -> RowBatch?, _ input: FeedInput, _ pipe: BatchPipe,
-                         _ batchRows: Int) throws(IngestError) -> Bool {
+    private func forward(_ next: (Int) throws(QuakeError) -> RowBatch?, _ input: FeedInput, _ pipe: BatchPipe,
+                         _ batchRows: Int) throws(QuakeError) -> Bool {
         var seen = 0
         while let b = try next(batchRows) {
             let total = add(input.bytesRead - seen)

@@ -1,3 +1,4 @@
+import Foundation
 import QuakeFormat
 extension Store {
     /// Loads feed files (CSV or GeoJSON; plain, gzip or zstd; directories walked; `-` is stdin)
@@ -5,10 +6,26 @@ extension Store {
     ///
     /// Takes the writer lock for the duration. On any thrown error nothing is committed and
     /// the previous snapshot stays as it was.
+    ///
+    /// Loads through handles of one process queue behind each other; a writer in another process
+    /// makes it throw ``QuakeError/Kind/locked``. Called from a task, a load that sees the task
+    /// cancelled before its commit throws ``QuakeError/Kind/interrupted`` and commits nothing.
+    /// - Complexity: reads every input once; rewrites only the partitions and id buckets the
+    ///   input touches. Memory is bounded by the batch size, not the input size.
     @discardableResult
+    public func load(_ paths: [String], options: LoadOptions = LoadOptions()) throws -> LoadSummary {
+        try loadFiles(paths, options: options)
+    }
+
+    /// Loads feed files named by file URLs (see ``load(_:options:)-([String],_)``).
+    @discardableResult
+    public func load(_ urls: [URL], options: LoadOptions = LoadOptions()) throws -> LoadSummary {
+        try load(urls.map(\.path), options: options)
+    }
+
     /// The feed files `load` would read for `paths`: files as given, directories walked
     /// (names containing `.csv`, `.geojson` or `.json`), `-` for stdin. Throws when there are none.
-    package static func feedFiles(_ paths: [String]) throws(IngestError) -> [String] { try InputFiles.expand(paths) }
+    package static func feedFiles(_ paths: [String]) throws(QuakeError) -> [String] { try InputFiles.expand(paths) }
 
     /// Commits a sync cursor alone (a piece of a sync that held no event), under the writer lock.
     package func commitCursor(_ key: String, _ value: String) throws(QuakeError) {
@@ -21,8 +38,8 @@ extension Store {
         try refresh()
     }
 
-    public func load(_ paths: [String], options: LoadOptions = LoadOptions()) throws -> LoadSummary {
-        let lock = try StoreLock(storePath: path)
+    private func loadFiles(_ paths: [String], options: LoadOptions) throws -> LoadSummary {
+        let lock = try StoreLock(storePath: path, cancelled: { options.isCancelled?() == true || Task.isCancelled })
         defer { withExtendedLifetime(lock) {} }
         try refresh()
         let before = manifest
@@ -38,6 +55,9 @@ extension Store {
                 m.setCursor(c.key, c.value(summary))
                 next = m
             }
+            // the calling thread is the task's: its cancellation is seen here, before anything is committed
+            if Task.isCancelled { throw QuakeError(.interrupted, path: path, detail: "cancelled; nothing committed") }
+            try options.checkCancelled()
             if var next, next.partitions != before.partitions || next.idBuckets != before.idBuckets
                 || next.cursors != before.cursors {
                 options.onPhase?("committing")

@@ -45,34 +45,36 @@ package struct TimeUnitRule {
 
     /// Settles the file's unit on its first integer time. Returns the one warning line to
     /// print when the file is read as seconds by guess; throws under `--strict`.
-    package mutating func decide(time t: Int64, updated u: Int64?) throws(IngestError) -> String? {
+    package mutating func decide(time t: Int64, updated u: Int64?,
+                                 names: LoadOptions.OptionNames) throws(QuakeError) -> String? {
         guard unit == nil else { return nil }
         guard TimeUnitRule.looksLikeSeconds(time: t, updated: u) else { unit = .milliseconds; return nil }
         let asSeconds = Timestamp.string(t * 1000), asMillis = Timestamp.string(t)
         if strict {
-            throw .format("\(file): integer times look like epoch seconds (\(t) is \(asSeconds) in seconds, "
-                + "\(asMillis) in milliseconds); say which time unit the file uses")
+            throw QuakeError(.ambiguousTimeUnit, path: file, detail: "integer times look like epoch seconds (\(t) is "
+                + "\(asSeconds) in seconds, \(asMillis) in milliseconds); say which with \(names.timeUnit)")
         }
         unit = .seconds
         return "\(file): reading integer times as epoch seconds (\(t) is \(asSeconds); in milliseconds it "
-            + "would be \(asMillis)); set the time unit to milliseconds if that is wrong"
+            + "would be \(asMillis)); \(names.timeUnitMilliseconds) if that is wrong"
     }
 
     /// `v` in milliseconds, for a field that held an integer; throws when the row disagrees
     /// with the file's unit (only when the unit was guessed).
-    package func milliseconds(_ v: Int64, _ c: Column, time t: Int64, updated u: Int64?) throws(FieldError) -> Int64 {
+    package func milliseconds(_ v: Int64, _ c: Column, time t: Int64, updated u: Int64?,
+                              names: LoadOptions.OptionNames) throws(FieldError) -> Int64 {
         switch unit ?? .milliseconds {
         case .milliseconds:
             if given == nil, c == .time, TimeUnitRule.looksLikeSeconds(time: t, updated: u) {
                 throw FieldError(reason: "time: \(v) looks like epoch seconds in a file of milliseconds "
                     + "(\(Timestamp.string(v.multipliedReportingOverflow(by: 1000).partialValue))); "
-                    + "say which time unit the file uses")
+                    + "say which with \(names.timeUnit)")
             }
             return v
         case .seconds:
             if given == nil, !TimeUnitRule.small(v) {
                 throw FieldError(reason: "\(c): \(v) looks like epoch milliseconds in a file of seconds; "
-                    + "say which time unit the file uses")
+                    + "say which with \(names.timeUnit)")
             }
             let (ms, overflow) = v.multipliedReportingOverflow(by: 1000)
             if overflow { throw FieldError(reason: "\(c): \(v) seconds is out of range") }

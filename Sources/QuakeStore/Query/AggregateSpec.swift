@@ -33,6 +33,35 @@ public enum GroupBy: Sendable, Equatable, CustomStringConvertible {
         case .bin(let c, let w): return "\(c.name):\(ScaledDecimal.trimmed(w))"
         }
     }
+
+    /// The key's name after the ``Quake`` property: `day`, `net`, `magnitude:0.5`.
+    public var key: String {
+        switch self {
+        case .time(let t): return t.rawValue
+        case .value(let c): return c.propertyName
+        case .bin(let c, let w): return "\(c.propertyName):\(ScaledDecimal.trimmed(w))"
+        }
+    }
+
+    /// Throws ``QuakeError/Kind/invalidArgument`` for a grouping the column cannot take: values
+    /// of a numeric column, bins of a text column, or a bin width that is not finite and positive.
+    package func validate() throws(QuakeError) {
+        switch self {
+        case .time: return
+        case .value(let c):
+            guard c.kind == .category || c.kind == .text || c.kind == .place else {
+                throw .argument("GroupBy.value(\(c.propertyName))", "a text property (net, magType, place, ...); "
+                    + "bin a number with .bin(_:width:)")
+            }
+        case .bin(let c, let w):
+            guard c.kind == .decimal else {
+                throw .argument("GroupBy.bin(\(c.propertyName))", "a numeric property (magnitude, depth, ...)")
+            }
+            guard w.isFinite && w > 0 && w <= 1e12 else {
+                throw .argument("the bin width", "finite and greater than 0, not \(w)")
+            }
+        }
+    }
 }
 
 /// An aggregate metric.
@@ -73,6 +102,29 @@ public enum Metric: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The metric's name after the ``Quake`` property: `avg(magnitude)`, `count`.
+    public var key: String {
+        switch self {
+        case .count: return "count"
+        case .min(let c): return "min(\(c.propertyName))"
+        case .max(let c): return "max(\(c.propertyName))"
+        case .avg(let c): return "avg(\(c.propertyName))"
+        case .sum(let c): return "sum(\(c.propertyName))"
+        case .percentile(let p, let c): return "p\(ScaledDecimal.trimmed(p))(\(c.propertyName))"
+        }
+    }
+
+    /// Throws ``QuakeError/Kind/invalidArgument`` for a metric of a text column or a percentile
+    /// outside 0...100.
+    package func validate() throws(QuakeError) {
+        if case .percentile(let p, _) = self, !(p >= 0 && p <= 100) {
+            throw .argument("the percentile", "within 0...100, not \(p)")
+        }
+        if let c = column, c.kind != .decimal && c.kind != .timestamp {
+            throw .argument("\(key)", "of a numeric or time property (magnitude, depth, time, ...), not text")
+        }
+    }
+
     /// The column the metric reads (nil for count).
     package var column: Column? {
         switch self {
@@ -83,7 +135,9 @@ public enum Metric: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// One group of an aggregate result.
-public struct AggregateRow: Sendable {
+public struct AggregateRow: Sendable, Identifiable {
+    /// The group's keys, joined: unique within one result.
+    public var id: String { keys.map { $0 ?? "\u{2205}" }.joined(separator: "\u{1F}") }
     /// Display values of the group keys (nil for the null group).
     public var keys: [String?]
     /// Sortable values of the group keys.
@@ -96,15 +150,29 @@ public struct AggregateRow: Sendable {
     public var metrics: [Metric] = []
 
     /// The display value of the group key named `name` (`row["net"]`, `row["month"]`,
-    /// `row["mag:0.5"]`), nil for the null group or a name that is not a key.
+    /// `row["magnitude:0.5"]`; the CLI's `mag:0.5` too), nil for the null group or a name that is not a key.
     public subscript(name: String) -> String? {
-        guard let k = groups.firstIndex(where: { $0.description == name }) else { return nil }
+        guard let k = groups.firstIndex(where: { $0.key == name || $0.description == name }) else { return nil }
         return keys[k]
     }
 
-    /// The value of the metric named `name` (`row.value("avg(mag)")`, `row.value("count")`),
+    /// The display value of `group`'s key, nil for the null group or a group not in the row.
+    public subscript(group: GroupBy) -> String? {
+        guard let k = groups.firstIndex(of: group) else { return nil }
+        return keys[k]
+    }
+
+    /// The value of `metric`, nil when it had no input or is not one of the row's metrics.
+    public func value(_ metric: Metric) -> Double? {
+        guard let k = metrics.firstIndex(of: metric) else { return nil }
+        return values[k]
+    }
+
+    /// The value of the metric named `name` (`row.value("avg(magnitude)")`, `row.value("count")`;
+    /// the CLI's `avg(mag)` too),
     /// nil when it had no input or is not one of the row's metrics.
     public func value(_ name: String) -> Double? {
+        if let k = metrics.firstIndex(where: { $0.key == name }) { return values[k] }
         guard let m = Metric(parsing: name), let k = metrics.firstIndex(of: m) else { return nil }
         return values[k]
     }

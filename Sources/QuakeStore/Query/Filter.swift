@@ -158,10 +158,22 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
 /// A predicate over one event, evaluated exactly, row by row.
 package struct RowPredicate: @unchecked Sendable {
     package let label: String
-    package let evaluate: (Quake) throws -> Bool
+    private let body: (Quake) throws -> Bool
 
     package init(label: String, _ evaluate: @escaping (Quake) throws -> Bool) {
         self.label = label
-        self.evaluate = evaluate
+        self.body = evaluate
+    }
+
+    /// Foundation's answer for `q`; what Foundation throws (a force-unwrap of nil) is a
+    /// ``QuakeError/Kind/predicateFailed`` naming the event.
+    package func evaluate(_ q: Quake) throws(QuakeError) -> Bool {
+        do {
+            return try body(q)
+        } catch let e as QuakeError {
+            throw e
+        } catch {
+            throw QuakeError(.predicateFailed, detail: "event \(q.id): \(error)")
+        }
     }
 }

@@ -5,15 +5,34 @@ import QuakeFormat
 /// `PredicateExpressions` tree. Recognised shapes (comparisons, ==/!=, &&, ||, !,
 /// `contains`, optional chaining with `??`, `!` and `if let`, captured values) become column
 /// kernels; any other subtree becomes a `.predicate` node that evaluates it exactly, row by row.
+///
+/// A force-unwrap (`x!`) of a property runs as the column itself, and is recorded as an
+/// ``UnwrapTrap``: the rows under which Foundation's left-to-right, short-circuit evaluation
+/// reaches it. A stored event that the trap's filter matches and whose property is nil is one for
+/// which `evaluate` throws, so the fetch throws too (see `Store.checkUnwraps`).
 package struct PredicateTranslator {
     package let root: PredicateExpressions.Variable<Quake>
     package var bound: [PredicateExpressions.VariableID: Column] = [:]
+    /// The rows for which evaluation reaches the node being translated.
+    package var reach: Filter = .all
+    /// The force-unwraps met so far, shared by the copies made for subtrees.
+    package let traps = UnwrapTraps()
 
     /// The filter for `p`.
-    package static func filter(_ p: Predicate<Quake>) -> Filter {
+    package static func filter(_ p: Predicate<Quake>) -> Filter { translate(p).filter }
+
+    /// The filter for `p`, and its force-unwraps with the rows that reach them.
+    package static func translate(_ p: Predicate<Quake>) -> (filter: Filter, traps: [UnwrapTrap]) {
         let t = PredicateTranslator(root: p.variable)
-        if let f = t.recognised(p.expression) { return f }
-        return .predicate(RowPredicate(label: PredicateTranslator.label(p.expression)) { q in try p.evaluate(q) })
+        if let f = t.recognised(p.expression) { return (f, t.traps.all) }
+        return (.predicate(RowPredicate(label: PredicateTranslator.label(p.expression)) { q in try p.evaluate(q) }), [])
+    }
+
+    /// This translator for a subtree reached only when `f` holds as well.
+    package func reaching(_ f: Filter) -> PredicateTranslator {
+        var t = self
+        t.reach = .conjunction([reach, f])
+        return t
     }
 
     /// A row-by-row filter for an untranslated subtree.
@@ -120,9 +139,24 @@ extension PredicateExpressions.NilCoalesce: QuakeExpression where LHS: StandardP
 
 extension PredicateExpressions.ForcedUnwrap: QuakeExpression where Inner: StandardPredicateExpression {
     package func operand(_ t: PredicateTranslator) -> Operand? {
-        if case .column(let c, nil)? = t.operand(inner) { return .column(c, coalesce: nil) }
+        if case .column(let c, nil)? = t.operand(inner) {
+            t.traps.add(UnwrapTrap(reach: t.reach, column: c))
+            return .column(c, coalesce: nil)
+        }
         return nil
     }
+}
+
+/// A force-unwrap of `column` that evaluation reaches on the rows `reach` matches.
+package struct UnwrapTrap: Sendable {
+    package var reach: Filter
+    package var column: Column
+}
+
+/// The force-unwraps a translation met.
+package final class UnwrapTraps {
+    package private(set) var all: [UnwrapTrap] = []
+    package func add(_ t: UnwrapTrap) { all.append(t) }
 }
 
 /// An optional-chaining body whose result is a Boolean about the unwrapped column value.
@@ -133,7 +167,7 @@ package protocol OptionalBody {
 extension PredicateExpressions.OptionalFlatMap: QuakeExpression, OptionalBody where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
     package func bodyFilter(_ t: PredicateTranslator) -> (Filter, Column)? {
         guard case .column(let c, nil)? = t.operand(wrapped) else { return nil }
-        var inner = t
+        var inner = t.reaching(.not(.isNull(c)))
         inner.bound[variable.key] = c
         guard let f = inner.recognised(transform) else { return nil }
         return (f, c)
@@ -141,13 +175,17 @@ extension PredicateExpressions.OptionalFlatMap: QuakeExpression, OptionalBody wh
 }
 
 extension PredicateExpressions.Conjunction: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
-    package func filter(_ t: PredicateTranslator) -> Filter? { .conjunction([t.filter(lhs), t.filter(rhs)]) }
+    package func filter(_ t: PredicateTranslator) -> Filter? {
+        let l = t.filter(lhs)
+        return .conjunction([l, t.reaching(l).filter(rhs)])
+    }
 }
 
 extension PredicateExpressions.Disjunction: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
     package func filter(_ t: PredicateTranslator) -> Filter? {
-        let l = t.filter(lhs), r = t.filter(rhs)
+        let l = t.filter(lhs)
         if case .all = l { return .all }
+        let r = t.reaching(.not(l)).filter(rhs)
         if case .all = r { return .all }
         if case .none = l { return r }
         if case .none = r { return l }

@@ -3,47 +3,77 @@ import QuakeFormat
 /// A pull-based cursor over a fetch, as GRDB's `Cursor`: call ``next()`` until it returns nil.
 /// Events come in the descriptor's order, `batchSize` at a time through a keyset cursor, so
 /// memory stays bounded by the batch whatever the result size, and loads that commit meanwhile
-/// cause neither duplicates nor gaps.
+/// cause neither duplicates nor gaps. (An order run in memory, for a string comparator that is
+/// not `.lexical`, reads every matching event at the first call.)
 public final class QuakeCursor {
     private let store: Store
-    private var spec: QuerySpec
-    private let columns: [Column]?
+    private let plan: FetchPlan
     private let batchSize: Int
     private var remaining: Int
+    private var skip: Int
+    private var segment = 0
+    private var spec: QuerySpec?
     private var batch: [Quake] = []
     private var at = 0
     private var exhausted = false
 
     init(store: Store, descriptor d: FetchDescriptor<Quake>, batchSize: Int) throws {
+        guard batchSize >= 1 else { throw QuakeError.argument("batchSize", "1 or more, not \(batchSize)") }
         self.store = store
-        spec = try d.spec()
-        columns = try d.columns()
-        self.batchSize = max(1, batchSize)
-        remaining = d.fetchLimit ?? Int.max
+        plan = try FetchPlan(d)
+        try store.checkUnwraps(plan)
+        self.batchSize = min(batchSize, 1 << 20)
+        remaining = plan.limit ?? Int.max
+        skip = plan.offset
     }
 
     /// The next event, or nil after the last.
     /// - Complexity: amortized O(1) per event, plus one query per `batchSize` events.
     public func next() throws -> Quake? {
-        if at == batch.count {
+        while at == batch.count {
             guard !exhausted, remaining > 0 else { return nil }
-            spec.limit = min(batchSize, remaining)
-            let r = try store.query(spec, columns: columns)
-            batch = r.quakes
-            at = 0
-            remaining -= batch.count
-            if batch.count < (spec.limit ?? 0) || r.cursor == nil { exhausted = true }
-            spec.after = r.cursor
-            spec.offset = 0
-            if batch.isEmpty { return nil }
+            try fill()
         }
         defer { at += 1 }
         return batch[at]
+    }
+
+    private func fill() throws {
+        at = 0
+        guard case .segments(let segments) = plan.order else {
+            batch = try store.page(plan, limit: plan.limit, offset: plan.offset)
+            exhausted = true
+            return
+        }
+        while spec == nil {
+            guard segment < segments.count else { exhausted = true; batch = []; return }
+            let s = segments[segment]
+            if skip > 0 && segment < segments.count - 1 {
+                let n = try store.count(s.filter)
+                if n <= skip { skip -= n; segment += 1; continue }
+            }
+            spec = QuerySpec(filter: s.filter, sort: s.sort, offset: skip)
+            skip = 0
+        }
+        guard var q = spec else { return }
+        q.limit = min(batchSize, remaining)
+        let r = try store.query(q, columns: plan.columns)
+        batch = r.quakes
+        remaining -= batch.count
+        if batch.count < (q.limit ?? 0) || r.cursor == nil {
+            spec = nil
+            segment += 1
+        } else {
+            q.after = r.cursor
+            q.offset = 0
+            spec = q
+        }
     }
 }
 
 extension Store {
     /// A cursor over the matching events, fetched `batchSize` at a time.
+    /// - Throws: ``QuakeError/Kind/invalidArgument`` when `batchSize` is below 1.
     public func fetchCursor(_ d: FetchDescriptor<Quake>, batchSize: Int = 5000) throws -> QuakeCursor {
         try QuakeCursor(store: self, descriptor: d, batchSize: batchSize)
     }

@@ -7,6 +7,8 @@ package struct QuerySpec: Sendable {
     package var offset = 0
     /// Resume after this keyset cursor (its sort must equal `sort`).
     package var after: Cursor?
+    /// More rows than any store holds: limits and offsets at or above it are clamped.
+    package static let rowsBound = 1 << 48
 
     package init(filter: Filter = .all, sort: [SortKey] = [SortKey(.time)], limit: Int? = nil, offset: Int = 0, after: Cursor? = nil) {
         self.filter = filter

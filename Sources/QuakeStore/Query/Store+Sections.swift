@@ -12,10 +12,22 @@ extension Store {
     /// each with its count and up to `limitPerSection` rows in `sort` order. Sections follow
     /// their key, newest first when the sort's primary key is time descending.
     package func sections(_ filter: Filter, by key: GroupBy, sort: [SortKey], limitPerSection: Int?, columns: [Column]? = nil) throws -> [Section] {
+        let newestFirst = sort.first.map({ $0.column == .time && !$0.ascending }) == true
+        return try sectionGroups(filter, by: key, newestFirst: newestFirst).map { g in
+            let r = try query(QuerySpec(filter: .conjunction([filter, g.filter]), sort: sort, limit: limitPerSection),
+                              columns: columns)
+            return Section(id: g.id, count: g.count, rows: r)
+        }
+    }
+
+    /// The groups of the rows `filter` matches under `key`, in key order (newest first for a
+    /// time key when asked), each with its count and the filter that selects it.
+    package func sectionGroups(_ filter: Filter, by key: GroupBy, newestFirst: Bool) throws
+        -> [(id: String?, count: Int, filter: Filter)] {
         let (groups, _) = try aggregate(filter, by: [key], metrics: [.count])
         var ordered = groups
-        if sort.first.map({ $0.column == .time && !$0.ascending }) == true, case .time = key { ordered.reverse() }
-        return try ordered.map { g in
+        if newestFirst, case .time = key { ordered.reverse() }
+        return ordered.map { g in
             let sectionFilter: Filter
             switch (key, g.keyValues[0]) {
             case (.time(let b), .number(let start)):
@@ -28,8 +40,7 @@ extension Store {
                 sectionFilter = .numberRange(c, lower: .init(lo), upper: .init(lo + w, inclusive: false))
             default: sectionFilter = .none
             }
-            let r = try query(QuerySpec(filter: .conjunction([filter, sectionFilter]), sort: sort, limit: limitPerSection), columns: columns)
-            return Section(id: g.keys[0], count: Int(g.values[0] ?? 0), rows: r)
+            return (g.keys[0], Int(g.values[0] ?? 0), sectionFilter)
         }
     }
 

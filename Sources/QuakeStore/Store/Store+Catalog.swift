@@ -6,7 +6,7 @@ extension Store {
     /// (``PlaceSummary``), the old one retired.
     /// Runs under the writer lock, before the manifest that names the catalog is committed.
     /// - Complexity: O(partitions) directory reads when the partitions changed, else one header.
-    static func attachCatalog(_ m: inout Manifest, storePath: String) throws(StoreError) {
+    static func attachCatalog(_ m: inout Manifest, storePath: String) throws(QuakeError) {
         let files = m.partitions.map(\.file)
         if let c = m.catalog,
            (try? Catalog(path: storePath + "/partitions/" + c, checksum: m.catalogChecksum, files: files)) != nil {
@@ -25,7 +25,7 @@ extension Store {
                 let r = PartitionReader(storePath: storePath, entry: e)
                 return (Catalog.Histogram(try r.granules()), try PlaceSummary(r))
             }
-        } catch let e as StoreError {
+        } catch let e as QuakeError {
             throw e
         } catch {
             throw .io(storePath, "\(error)")
@@ -41,7 +41,7 @@ extension Store {
     }
 
     /// The catalog of snapshot `m`, mapped once per store handle; nil when `m` has none.
-    package func catalog(_ m: Manifest) throws(StoreError) -> Catalog? {
+    package func catalog(_ m: Manifest) throws(QuakeError) -> Catalog? {
         guard let name = m.catalog else { return nil }
         if let c = cachedCatalog(name) { return c }
         let c = try Catalog(path: path + "/partitions/" + name, checksum: m.catalogChecksum,
@@ -52,11 +52,11 @@ extension Store {
 
     /// Rebuilds a damaged or missing catalog of a sound manifest, and a damaged or missing
     /// magnitude projection; nil when both are sound.
-    static func repairCatalog(path: String) throws(StoreError) -> RepairReport? {
+    static func repairCatalog(path: String) throws(QuakeError) -> RepairReport? {
         let m = try Manifest.read(path: manifestPath(path))
         var catalogSound = true
         if let name = m.catalog {
-            do throws(StoreError) {
+            do throws(QuakeError) {
                 let c = try Catalog(path: path + "/partitions/" + name, checksum: m.catalogChecksum,
                                     files: m.partitions.map(\.file))
                 for i in 0...c.partitions { _ = try c.row(i) }

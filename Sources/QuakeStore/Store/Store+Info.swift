@@ -1,48 +1,49 @@
 import QuakeFormat
-/// Sizes and spans of a store, for `quakes info`.
-package struct StoreInfo: Codable, Sendable {
-    package struct ColumnSize: Codable, Sendable {
-        package var column: String
-        package var diskBytes: Int
+/// Sizes and spans of a store, as `quakes info` prints them (``Store/info()``).
+public struct StoreInfo: Codable, Sendable, Hashable {
+    /// One column's bytes on disk and codecs.
+    public struct ColumnSize: Codable, Sendable, Hashable {
+        public var column: String
+        public var diskBytes: Int
         /// The codecs its chunks use, most used first.
-        package var codecs: [String]
+        public var codecs: [String]
     }
-    package var path: String
-    package var format: Int
-    package var partitioning: String
-    package var generation: Int
-    package var partitions: Int
-    package var rows: Int
-    package var firstTime: String?
-    package var lastTime: String?
+    public var path: String
+    public var format: Int
+    public var partitioning: String
+    public var generation: Int
+    public var partitions: Int
+    public var rows: Int
+    public var firstTime: String?
+    public var lastTime: String?
     /// Partition files and id index together.
-    package var diskBytes: Int
+    public var diskBytes: Int
     /// Chunk directories, zone maps, granule statistics and mag histograms.
-    package var indexBytes: Int
-    package var idIndexBytes: Int
+    public var indexBytes: Int
+    public var idIndexBytes: Int
     /// The store catalog (magnitude counts per partition run), 0 when there is none.
-    package var catalogBytes: Int
+    public var catalogBytes: Int
     /// The magnitude projection (``TopRows``): its file's bytes, rows and threshold; 0 rows when
     /// there is none.
-    package var projectionBytes: Int
-    package var projectionRows: Int
-    package var projectionThreshold: Double?
+    public var projectionBytes: Int
+    public var projectionRows: Int
+    public var projectionThreshold: Double?
     /// The partitions' place indexes (part of ``indexBytes``).
-    package var placeIndexBytes: Int
+    public var placeIndexBytes: Int
     /// The partitions' unit aggregates (part of ``indexBytes``).
-    package var aggregateBytes: Int
-    package var columns: [ColumnSize]
+    public var aggregateBytes: Int
+    public var columns: [ColumnSize]
     /// Load transactions kept under `history/`, their bytes, and the generation after which
     /// the history is complete.
-    package var historyTransactions: Int
-    package var historyBytes: Int
-    package var historyCompleteAfter: Int
+    public var historyTransactions: Int
+    public var historyBytes: Int
+    public var historyCompleteAfter: Int
 }
 
 extension Store {
     /// Partitions, rows, time span and per-column sizes and codecs of the current snapshot.
     /// - Complexity: reads every partition's directory.
-    package func info() throws(StoreError) -> StoreInfo {
+    public func info() throws(QuakeError) -> StoreInfo {
         var disk = [Int](repeating: 0, count: Column.count)
         var codecUse = [[CodecID: Int]](repeating: [:], count: Column.count)
         var index = 0, files = 0, place = 0, aggregates = 0

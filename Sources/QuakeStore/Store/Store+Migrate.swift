@@ -8,7 +8,7 @@ extension Store {
     /// - Returns: the partitions and rows converted.
     /// - Complexity: reads and rewrites every row once; memory holds one partition at a time.
     @discardableResult
-    package static func migrate(path: String, progress: ((String) -> Void)? = nil) throws(StoreError) -> (partitions: Int, rows: Int) {
+    package static func migrate(path: String, progress: ((String) -> Void)? = nil) throws(QuakeError) -> (partitions: Int, rows: Int) {
         guard FileIO.isDirectory(path) else { throw .io("no store at \(path)") }
         let lock = try StoreLock(storePath: path)
         defer { withExtendedLifetime(lock) {} }

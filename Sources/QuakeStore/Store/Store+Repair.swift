@@ -1,19 +1,19 @@
 import QuakeFormat
 /// What `repair` found and did.
-package struct RepairReport: Sendable, CustomStringConvertible {
+public struct RepairReport: Sendable, CustomStringConvertible {
     /// The generation of the rebuilt manifest.
-    package let generation: Int
-    package let partitions: Int
-    package let rows: Int
+    public let generation: Int
+    public let partitions: Int
+    public let rows: Int
     /// Newer generations passed over because their files were incomplete or disagreed.
-    package let skipped: [String]
+    public let skipped: [String]
     /// Where the damaged manifest was moved, when there was one.
-    package let movedAside: String?
+    public let movedAside: String?
     /// True when the manifest was sound and only the store catalog or the magnitude projection
     /// (files derived from the partitions) was rebuilt.
-    package var catalogOnly = false
+    public var catalogOnly = false
 
-    package var description: String {
+    public var description: String {
         if catalogOnly {
             return "rebuilt the store catalog and magnitude projection at generation \(generation): "
                 + "\(partitions) partitions, \(rows) rows"
@@ -42,14 +42,14 @@ extension Store {
     /// the same snapshot at the next generation with the catalog rebuilt from the partitions.
     /// Refuses when the manifest and catalog are sound (nothing to repair). Takes the writer lock.
     /// - Complexity: reads the id and time columns of every candidate partition: O(rows).
-    package static func repair(path: String) throws(StoreError) -> RepairReport {
+    public static func repair(path: String) throws(QuakeError) -> RepairReport {
         guard FileIO.isDirectory(path) else { throw .io("\(path) is not a store directory") }
         let lock = try StoreLock(storePath: path)
         defer { withExtendedLifetime(lock) {} }
         let mpath = manifestPath(path)
         if FileIO.exists(mpath) {
             var sound = true
-            do throws(StoreError) { _ = try Manifest.read(path: mpath) } catch {
+            do throws(QuakeError) { _ = try Manifest.read(path: mpath) } catch {
                 guard error.isCorruption else { throw error }
                 sound = false
             }
@@ -66,7 +66,7 @@ extension Store {
         let generations = Set(parts.map(\.generation) + buckets.map(\.generation)).sorted(by: >)
         var skipped: [String] = []
         for g in generations {
-            do throws(StoreError) {
+            do throws(QuakeError) {
                 var m = try candidate(path: path, generation: g, parts: parts, buckets: buckets)
                 try rebuildTopRows(&m, storePath: path)
                 var moved: String?
@@ -90,7 +90,7 @@ extension Store {
 
     /// The snapshot of generation `g`, checked file by file; throws `.corrupt` when it is not whole.
     private static func candidate(path: String, generation g: Int, parts: [FileName],
-                                  buckets: [FileName]) throws(StoreError) -> Manifest {
+                                  buckets: [FileName]) throws(QuakeError) -> Manifest {
         // newest file per key and per bucket, of a generation at most g
         var byKey: [String: FileName] = [:]
         for p in parts where p.generation <= g {
@@ -164,10 +164,10 @@ extension Store {
     /// Reads a partition's ids and times and counts the rows the id index places there; each
     /// entry places one row.
     private static func scanPartition(store: String, file: String, partitioning: Partitioning, bits: [Int],
-                                      entries: inout [IdEntry: Int]) throws(StoreError) -> PartitionScan {
+                                      entries: inout [IdEntry: Int]) throws(QuakeError) -> PartitionScan {
         let path = store + "/partitions/" + file
         let mapped = try MappedFile(path: path)
-        let rows = try withExtendedLifetime(mapped) { () throws(StoreError) in
+        let rows = try withExtendedLifetime(mapped) { () throws(QuakeError) in
             try PartitionFile.storedRows(mapped.bytes, path: path)
         }
         let r = PartitionReader(storePath: store, entry: PartitionEntry(key: "", file: file, rows: rows, minTime: 0,
@@ -225,7 +225,7 @@ extension Partitioning {
     }
 }
 
-extension StoreError {
+extension QuakeError {
     /// Damage (as opposed to a missing file, a lock or an unsupported format).
     package var isCorruption: Bool { kind == .corrupt }
 }

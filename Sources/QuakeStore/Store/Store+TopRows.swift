@@ -12,7 +12,7 @@ extension Store {
     /// - Complexity: O(the old projection's rows + the rows collected), whatever the store's size.
     static func attachTopRows(_ m: inout Manifest, old: Manifest,
                               collected: (floor: Double, pieces: [String: RowBatch]),
-                              storePath: String) throws(StoreError) {
+                              storePath: String) throws(QuakeError) {
         let previous = m.top
         m.top = nil
         defer {
@@ -55,13 +55,13 @@ extension Store {
     /// Builds `m`'s magnitude projection from every partition's rows, one partition at a time
     /// per core (for `repair`); the old one, if any, is retired.
     /// - Complexity: decodes every partition: O(rows).
-    static func rebuildTopRows(_ m: inout Manifest, storePath: String) throws(StoreError) {
+    static func rebuildTopRows(_ m: inout Manifest, storePath: String) throws(QuakeError) {
         let collector = TopRowsCollector(floor: -.infinity, capacity: TopRows.maximumCapacity)
         do {
             _ = try parallelMap(m.partitions) { e in
                 collector.offer(try PartitionReader(storePath: storePath, entry: e).readAll(), file: e.file)
             }
-        } catch let e as StoreError {
+        } catch let e as QuakeError {
             throw e
         } catch {
             throw .io(storePath, "\(error)")

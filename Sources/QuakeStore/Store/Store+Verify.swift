@@ -7,12 +7,41 @@ package struct VerifyFailure: Error, CustomStringConvertible {
     package var description: String { block.map { "\(file) block \($0): \(reason)" } ?? "\(file): \(reason)" }
 }
 
+/// What ``Store/verify(progress:)`` read: every block of every file, all sound.
+public struct VerifyReport: Sendable, Hashable, Codable {
+    /// Partition files read.
+    public var partitions: Int
+    /// Rows read.
+    public var rows: Int
+    /// Blocks (column chunks) read and checked.
+    public var blocks: Int
+}
+
 extension Store {
     /// Reads every block of every file and checks checksums and invariants: row counts, zone
     /// maps, (time, id) order, partition time spans, that every id is stored once and
     /// indexed, and that every kept history transaction reads whole and names only stored
     /// events (loads never delete). Throws the first failure.
-    package func verify(progress: ((String) -> Void)? = nil) throws -> (partitions: Int, rows: Int, blocks: Int) {
+    /// Reads every block of every file and checks checksums and invariants (see ``VerifyReport``).
+    /// - Throws: ``QuakeError/Kind/corrupt`` naming the first damaged file (and block), or
+    ///   ``QuakeError/Kind/io``. ``repair(path:)`` rebuilds a lost or damaged manifest.
+    /// - Complexity: reads the whole store once.
+    @discardableResult
+    public func verify(progress: ((String) -> Void)? = nil) throws(QuakeError) -> VerifyReport {
+        do {
+            let r = try verifyAll(progress: progress)
+            return VerifyReport(partitions: r.partitions, rows: r.rows, blocks: r.blocks)
+        } catch let e as QuakeError {
+            throw e
+        } catch let f as VerifyFailure {
+            throw QuakeError(.corrupt, path: path + "/" + f.file, position: f.block.map { .block(column: "", index: $0) },
+                             detail: f.reason)
+        } catch {
+            throw QuakeError(.corrupt, path: path, detail: "\(error)")
+        }
+    }
+
+    func verifyAll(progress: ((String) -> Void)?) throws -> (partitions: Int, rows: Int, blocks: Int) {
         var blocksRead = 0
         var index: [IdHashes?] = []
         for (b, f) in manifest.idBuckets.enumerated() {

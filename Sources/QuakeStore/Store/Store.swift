@@ -17,6 +17,11 @@ public final class Store: @unchecked Sendable {
         return current
     }
     private var current: Manifest
+    /// The manifest file's identity (inode, size, mtime) when `current` was read: a commit renames
+    /// a new manifest into place, which changes it.
+    private var currentIdentity: [Int64]?
+    /// A handle from ``snapshot()``: it keeps its generation until ``refresh()``.
+    public let isSnapshot: Bool
     /// Open partition readers by file name: names by hash in a table of fixed types (a one-shot
     /// query pays for each new hashed type it instantiates), readers beside them.
     private var readerTable = IntTable()
@@ -40,10 +45,22 @@ public final class Store: @unchecked Sendable {
     /// Opens an existing store.
     /// - Complexity: reads and checks the manifest only, O(partitions); partition files are
     ///   opened when a query first needs them.
-    public init(path: String) throws(QuakeError) {
+    public convenience init(path: String) throws(QuakeError) {
+        try self.init(path: path, snapshot: false)
+    }
+
+    /// Opens the existing store at a file URL.
+    public convenience init(url: URL) throws(QuakeError) {
+        try self.init(path: url.path)
+    }
+
+    private init(path: String, snapshot: Bool) throws(QuakeError) {
         self.path = path
+        isSnapshot = snapshot
         let m = Store.manifestPath(path)
-        if FileIO.exists(path) && !FileIO.isDirectory(path) { throw .io("\(path) is a file, not a store directory") }
+        if FileIO.exists(path) && !FileIO.isDirectory(path) {
+            throw QuakeError(.io, path: path, errno: ENOTDIR, detail: "a file, not a store directory")
+        }
         guard FileIO.exists(m) else {
             if FileIO.exists(path + "/" + ManifestV1.fileName) {
                 throw QuakeError(.needsMigration, path: path, detail: "a format v1 store")
@@ -55,19 +72,42 @@ public final class Store: @unchecked Sendable {
             }
             throw QuakeError(.notFound, path: path, detail: "no store (no \(Manifest.fileName))")
         }
+        currentIdentity = FileIO.identity(m)
         current = try Manifest.read(path: m)
+    }
+
+    /// A handle pinned to this store's newest committed generation: its reads keep that
+    /// snapshot, whatever commits later, until its ``refresh()``. Other handles read the newest
+    /// generation at every call.
+    /// - Complexity: reads the manifest, O(partitions).
+    public func snapshot() throws(QuakeError) -> Store {
+        try Store(path: path, snapshot: true)
     }
 
     /// Opens the store at `path`, creating an empty one with `partitioning` when none exists.
     /// Refuses a directory that holds store files but no manifest, rather than starting over.
+    /// - Throws: ``QuakeError/Kind/partitioningMismatch`` when the existing store is partitioned
+    ///   otherwise.
     public static func openOrCreate(path: String, partitioning: Partitioning = .month) throws(QuakeError) -> Store {
-        try openOrCreate(path: path, partitioning: partitioning, blockRows: Manifest.defaultBlockRows)
+        let s = try openOrCreate(path: path, partitioning: partitioning, blockRows: Manifest.defaultBlockRows)
+        if s.manifest.partitioning != partitioning {
+            throw QuakeError(.partitioningMismatch, path: path, detail: "the store is partitioned by "
+                + "\(s.manifest.partitioning.rawValue), not \(partitioning.rawValue)")
+        }
+        return s
+    }
+
+    /// Opens or creates the store at a file URL (see ``openOrCreate(path:partitioning:)``).
+    public static func openOrCreate(url: URL, partitioning: Partitioning = .month) throws(QuakeError) -> Store {
+        try openOrCreate(path: url.path, partitioning: partitioning)
     }
 
     /// As the package one, with the rows per block of a new store (tests use small blocks).
-    package static func openOrCreate(path: String, partitioning: Partitioning, blockRows: Int) throws(StoreError) -> Store {
+    package static func openOrCreate(path: String, partitioning: Partitioning, blockRows: Int) throws(QuakeError) -> Store {
         if FileIO.exists(manifestPath(path)) || FileIO.exists(path + "/" + ManifestV1.fileName) { return try Store(path: path) }
-        if FileIO.exists(path) && !FileIO.isDirectory(path) { throw .io("\(path) is a file, not a store directory") }
+        if FileIO.exists(path) && !FileIO.isDirectory(path) {
+            throw QuakeError(.io, path: path, errno: ENOTDIR, detail: "a file, not a store directory")
+        }
         try FileIO.makeDirectory(path)
         let lock = try StoreLock(storePath: path)
         defer { withExtendedLifetime(lock) {} }
@@ -99,16 +139,34 @@ public final class Store: @unchecked Sendable {
         if removingDirectory && FileIO.list(path).isEmpty { FileIO.remove(path) }
     }
 
-    /// Re-reads the manifest to see the latest committed snapshot.
+    /// Re-reads the manifest to see the newest committed generation. Only a ``snapshot()``
+    /// needs it: other handles check for a newer generation at every read.
     public func refresh() throws(QuakeError) {
+        let id = FileIO.identity(Store.manifestPath(path))
         let m = try Manifest.read(path: Store.manifestPath(path))
         readersLock.lock()
         current = m
+        currentIdentity = id
         readerTable = IntTable()
         readerFiles = []
         readers = []
         catalogs = []
         readersLock.unlock()
+    }
+
+    /// The snapshot a read starts from: the newest committed generation, checked with one
+    /// `stat` of the manifest as SQLite checks its change counter, unless this handle is a
+    /// ``snapshot()``. A manifest that cannot be read now leaves the last good snapshot.
+    package func freshManifest() -> Manifest {
+        if isSnapshot { return manifest }
+        let id = FileIO.identity(Store.manifestPath(path))
+        readersLock.lock()
+        let same = id == currentIdentity
+        let m = current
+        readersLock.unlock()
+        if same || id == nil { return m }
+        try? refresh()
+        return manifest
     }
 
     func cachedCatalog(_ name: String) -> Catalog? {
@@ -159,13 +217,13 @@ public final class Store: @unchecked Sendable {
     /// the reader's checks first, so no commit can leave a manifest that the next open would
     /// refuse. Returns the manifest committed (with its catalog), for collecting garbage.
     @discardableResult
-    package static func commit(_ m: Manifest, storePath: String) throws(StoreError) -> Manifest {
+    package static func commit(_ m: Manifest, storePath: String) throws(QuakeError) -> Manifest {
         var m = m
         try attachCatalog(&m, storePath: storePath)
         dropStaleTopRows(&m)
         let tmp = manifestPath(storePath) + ".tmp"
         let bytes = m.encoded()
-        _ = try bytes.withStoreBytes { (b) throws(StoreError) in try Manifest.decode(b, path: tmp) }
+        _ = try bytes.withStoreBytes { (b) throws(QuakeError) in try Manifest.decode(b, path: tmp) }
         try FileIO.writeDurably(tmp, bytes)
         try FileIO.rename(tmp, manifestPath(storePath))
         try FileIO.fsyncDirectory(storePath)

@@ -13,7 +13,7 @@ package enum GzipHarness: FuzzHarness {
         let piece = Int(first) * 37 + 1
         var pos = 1
         let bytes = Array(data)
-        let g = GzipDecoder(pull: { () throws(IngestError) -> [UInt8]? in
+        let g = GzipDecoder(pull: { () throws(QuakeError) -> [UInt8]? in
             guard pos < bytes.count else { return nil }
             let end = min(bytes.count, pos + piece)
             defer { pos = end }

@@ -65,7 +65,7 @@ package enum ManifestHarness: FuzzHarness {
         let file = r.fileBytes()
         let rawLen = file[(file.count - 20)..<(file.count - 16)].reversed().reduce(0) { $0 << 8 | Int($1) }
         let frame = Array(file[0..<(file.count - 20)])
-        if let payload = try? frame.withUnsafeBytes({ (b) throws(StoreError) in try Zstd.decompress(b, expectedSize: rawLen) }) {
+        if let payload = try? frame.withUnsafeBytes({ (b) throws(QuakeError) in try Zstd.decompress(b, expectedSize: rawLen) }) {
             seeds.append([1] + payload)
         }
         seeds.append([3] + r.serialized())

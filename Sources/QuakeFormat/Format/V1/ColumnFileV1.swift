@@ -21,7 +21,7 @@ package enum ColumnFileV1 {
     package static let version: UInt8 = 1
 
     /// Reads and checks the footer of a mapped column file.
-    package static func footer(_ f: MappedFile, column: Column) throws(StoreError) -> [BlockInfoV1] {
+    package static func footer(_ f: MappedFile, column: Column) throws(QuakeError) -> [BlockInfoV1] {
         let b = f.bytes
         guard b.count >= trailerSize else { throw .corrupt(f.path, "file too short for a column file") }
         var r = ByteReader(b, at: b.count - trailerSize)
@@ -53,7 +53,7 @@ package enum ColumnFileV1 {
 
     /// Decompresses block `k`. Queries rely on the zstd frame's own content checksum (checked
     /// by every decompression); `verify` also checks the footer's checksum of the compressed bytes.
-    package static func payload(_ f: MappedFile, _ info: BlockInfoV1, index k: Int, checkFooterSum: Bool = false) throws(StoreError) -> [UInt8] {
+    package static func payload(_ f: MappedFile, _ info: BlockInfoV1, index k: Int, checkFooterSum: Bool = false) throws(QuakeError) -> [UInt8] {
         let start = Int(info.offset)
         let frame = UnsafeRawBufferPointer(rebasing: f.bytes[start..<(start + Int(info.compressedLength))])
         if checkFooterSum, Checksum.hash(frame) != info.checksum { throw .corrupt("\(f.path) block \(k): checksum mismatch") }

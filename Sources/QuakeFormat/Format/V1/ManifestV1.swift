@@ -23,7 +23,7 @@ package struct ManifestV1: Codable, Sendable {
 
     package static let fileName = "manifest.json"
 
-    package static func read(path: String) throws(StoreError) -> ManifestV1 {
+    package static func read(path: String) throws(QuakeError) -> ManifestV1 {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch { throw .io(path, "cannot read manifest") }
         let m: ManifestV1
@@ -42,7 +42,7 @@ package struct ManifestV1: Codable, Sendable {
     }
 
     /// Every row of a v1 partition folder.
-    package func readPartition(storePath: String, _ e: Entry) throws(StoreError) -> RowBatch {
+    package func readPartition(storePath: String, _ e: Entry) throws(QuakeError) -> RowBatch {
         var batch = RowBatch()
         for c in Column.allCases {
             let f = try MappedFile(path: "\(storePath)/partitions/\(e.dir)/\(c.name).col")
@@ -52,7 +52,7 @@ package struct ManifestV1: Codable, Sendable {
                 let p = try ColumnFileV1.payload(f, info, index: k, checkFooterSum: true)
                 let n = Int(info.rows)
                 total += n
-                try p.withStoreBytes { (raw) throws(StoreError) in
+                try p.withStoreBytes { (raw) throws(QuakeError) in
                     switch c.kind {
                     case .timestamp, .decimal: batch.ints[c.rawValue].append(contentsOf: try BytePlanes.decode(raw, rows: n))
                     default:

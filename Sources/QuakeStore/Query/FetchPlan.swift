@@ -1,0 +1,153 @@
+import Foundation
+import QuakeFormat
+
+/// A ``FetchDescriptor`` compiled for the engine, with Foundation's meaning kept exactly:
+///
+/// - the filter (predicate, search text and tombstones), and the force-unwraps whose nil would
+///   make Foundation's `evaluate` throw ([`UnwrapTrap`]);
+/// - the order as one or more *segments*, each a filter and a native sort. The engine sorts nulls
+///   last; Foundation's `sorted(using:)` puts nil first in a forward sort. A forward first key on a
+///   property that can be nil becomes two segments, its nil rows and then the others;
+/// - or, for an order the engine cannot run (a string key whose comparator is not `.lexical`, or a
+///   forward nullable key after the first), an order run in memory with Foundation's own
+///   comparators over the matching rows;
+/// - the limit and offset, checked, and the columns to read.
+package struct FetchPlan {
+
+    /// One run of the order: rows matching `filter`, in `sort` order.
+    package struct Segment {
+        package var filter: Filter
+        package var sort: [SortKey]
+    }
+
+    package enum Order {
+        case segments([Segment])
+        /// Sorted in memory with `sortBy` after the engine reads the rows in id order.
+        case inMemory
+    }
+
+    package var filter: Filter
+    /// The rows a predicate's force-unwraps are checked over: the tombstone part of `filter`.
+    package var base: Filter
+    package var traps: [UnwrapTrap]
+    package var order: Order
+    package var sortBy: [SortDescriptor<Quake>]
+    package var limit: Int?
+    package var offset: Int
+    /// Columns to read; nil reads all.
+    package var columns: [Column]?
+
+    package init(_ d: FetchDescriptor<Quake>) throws(QuakeError) {
+        if let l = d.fetchLimit, l < 0 { throw .argument("fetchLimit", "0 or more, not \(l)") }
+        if let o = d.fetchOffset, o < 0 { throw .argument("fetchOffset", "0 or more, not \(o)") }
+        limit = d.fetchLimit
+        offset = d.fetchOffset ?? 0
+        base = d.includesDeleted ? .all : Filter.notDeleted
+        var parts = [base]
+        traps = []
+        if let p = d.predicate {
+            let (f, t) = PredicateTranslator.translate(p)
+            parts.append(f)
+            traps = t
+        }
+        if let text = d.searchText?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+            parts.append(.contains(.place, CanonicalText.nfc(text), insensitive: true))
+        }
+        filter = .conjunction(parts)
+        sortBy = d.sortBy
+        var keys: [SortKey] = []
+        var native = true
+        for (k, sd) in d.sortBy.enumerated() {
+            guard let kp = sd.keyPath, let c = Quake.column(for: kp) else {
+                throw QuakeError(.unsupportedSort, detail: "sort key \(k + 1) of \(d.sortBy.count) is not a stored "
+                    + "Quake property (computed properties and nested key paths cannot be sorted on)")
+            }
+            if let cmp = sd.stringComparator, cmp != .lexical { native = false }
+            keys.append(SortKey(c, ascending: sd.order == .forward))
+        }
+        let segments = native ? FetchPlan.segments(keys, filter) : nil
+        order = segments.map { .segments($0) } ?? .inMemory
+        var cols: [Column]? = nil
+        if !d.propertiesToFetch.isEmpty {
+            var set: [Column] = [.id, .time, .latitude, .longitude]
+            for kp in d.propertiesToFetch {
+                guard let c = Quake.column(for: kp) else {
+                    throw QuakeError(.invalidArgument, detail: "propertiesToFetch names a property that is not stored")
+                }
+                if !set.contains(c) { set.append(c) }
+            }
+            if case .inMemory = order { for k in keys where !set.contains(k.column) { set.append(k.column) } }
+            cols = set
+        }
+        columns = cols
+    }
+
+    /// Whether a column can hold nil: every one but the four a ``Quake`` always has.
+    package static func nullable(_ c: Column) -> Bool {
+        c != .id && c != .time && c != .latitude && c != .longitude
+    }
+
+    /// Segments whose native orders (nulls last) concatenate to Foundation's order (nil first
+    /// when forward), or nil when a forward nullable key that is not first needs the memory path.
+    static func segments(_ keys: [SortKey], _ filter: Filter) -> [Segment]? {
+        guard let k = keys.first else { return [Segment(filter: filter, sort: [])] }
+        let rest = Array(keys.dropFirst())
+        guard rest.allSatisfy({ !($0.ascending && nullable($0.column)) }) else { return nil }
+        guard k.ascending && nullable(k.column) else { return [Segment(filter: filter, sort: keys)] }
+        return [Segment(filter: .conjunction([filter, .isNull(k.column)]), sort: rest),
+                Segment(filter: .conjunction([filter, .not(.isNull(k.column))]), sort: keys)]
+    }
+
+    /// The plan for one section: the same order over the rows `extra` also matches.
+    package func narrowed(_ extra: Filter) -> FetchPlan {
+        var p = self
+        p.filter = .conjunction([filter, extra])
+        if case .segments(let s) = order {
+            p.order = .segments(s.map { Segment(filter: .conjunction([$0.filter, extra]), sort: $0.sort) })
+        }
+        return p
+    }
+}
+
+extension Store {
+    /// Throws as Foundation's `evaluate` would: when a stored event that a force-unwrap reaches
+    /// holds nil there.
+    package func checkUnwraps(_ plan: FetchPlan) throws {
+        for t in plan.traps {
+            let f = Filter.conjunction([plan.base, t.reach, .isNull(t.column)])
+            let r = try query(QuerySpec(filter: f, sort: [SortKey(.id)], limit: 1), columns: [.id])
+            if let id = r.ids.first {
+                throw QuakeError(.predicateFailed, detail: "the predicate force-unwraps \(t.column.propertyName), "
+                    + "which is nil for event \(id): Foundation's evaluate throws there")
+            }
+        }
+    }
+
+    /// The rows of `plan` at `offset..<offset+limit` in its order.
+    package func page(_ plan: FetchPlan, limit: Int?, offset: Int) throws -> [Quake] {
+        switch plan.order {
+        case .inMemory:
+            let all = try query(QuerySpec(filter: plan.filter, sort: [SortKey(.id)]), columns: plan.columns).quakes
+            let sorted = all.sorted(using: plan.sortBy)
+            let from = min(offset, sorted.count)
+            let to = limit.map { min(sorted.count, from + min($0, sorted.count)) } ?? sorted.count
+            return Array(sorted[from..<to])
+        case .segments(let segments):
+            var out: [Quake] = []
+            var skip = offset
+            var want = limit ?? Int.max
+            for (k, s) in segments.enumerated() where want > 0 {
+                if skip > 0 && k < segments.count - 1 {
+                    let n = try count(s.filter)
+                    if n <= skip { skip -= n; continue }
+                }
+                let spec = QuerySpec(filter: s.filter, sort: s.sort, limit: want == Int.max ? nil : want, offset: skip)
+                let r = try query(spec, columns: plan.columns).quakes
+                skip = 0
+                out += r
+                want -= r.count
+            }
+            return out
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import QuakeFormat
+
+/// The async API: each call runs the synchronous one on a queue of its own, off the caller's
+/// executor (a `@MainActor` view never blocks on a read or a load), and stops promptly when its
+/// task is cancelled, throwing ``QuakeError/Kind/interrupted``: a fetch at the next partition it
+/// scans, a load before it commits (nothing is committed).
+extension Store {
+    private static let queue = DispatchQueue(label: "quakes.store", qos: .userInitiated, attributes: .concurrent)
+
+    /// Runs `body` on the store's queue with a cancellation flag its task's cancellation sets.
+    package func offExecutor<T: Sendable>(_ body: @escaping @Sendable (CancelFlag) throws -> T) async throws -> T {
+        let flag = CancelFlag()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
+                Store.queue.async {
+                    if flag.isCancelled {
+                        c.resume(throwing: QuakeError(.interrupted, detail: "cancelled"))
+                        return
+                    }
+                    c.resume(with: Result { try CancelFlag.with(flag) { try body(flag) } })
+                }
+            }
+        } onCancel: {
+            flag.cancel()
+        }
+    }
+
+    /// ``fetch(_:)``, off the caller's executor; cancelling the task stops it.
+    public func fetch(_ d: FetchDescriptor<Quake>) async throws -> [Quake] {
+        try await offExecutor { _ in try self.fetch(d) }
+    }
+
+    /// ``fetchCount(_:)``, off the caller's executor; cancelling the task stops it.
+    public func fetchCount(_ d: FetchDescriptor<Quake>) async throws -> Int {
+        try await offExecutor { _ in try self.fetchCount(d) }
+    }
+
+    /// ``fetchIdentifiers(_:)``, off the caller's executor; cancelling the task stops it.
+    public func fetchIdentifiers(_ d: FetchDescriptor<Quake>) async throws -> [String] {
+        try await offExecutor { _ in try self.fetchIdentifiers(d) }
+    }
+
+    /// ``fetchSections(_:by:limitPerSection:)``, off the caller's executor; cancelling the task stops it.
+    public func fetchSections(_ d: FetchDescriptor<Quake>, by key: GroupBy, limitPerSection: Int? = nil) async throws
+        -> [QuakeSection] {
+        try await offExecutor { _ in try self.fetchSections(d, by: key, limitPerSection: limitPerSection) }
+    }
+
+    /// ``aggregate(_:by:metrics:)``, off the caller's executor; cancelling the task stops it.
+    public func aggregate(_ predicate: Predicate<Quake>?, by groups: [GroupBy], metrics: [Metric]) async throws
+        -> [AggregateRow] {
+        try await offExecutor { _ in try self.aggregate(predicate, by: groups, metrics: metrics) }
+    }
+
+    /// ``load(_:options:)-([String],_)``, off the caller's executor. Cancelling the task stops
+    /// the load before it commits; nothing is committed.
+    @discardableResult
+    public func load(_ paths: [String], options: LoadOptions = LoadOptions()) async throws -> LoadSummary {
+        try await offExecutor { flag in
+            var o = options
+            let asked = options.isCancelled
+            o.isCancelled = { flag.isCancelled || asked?() == true }
+            return try self.load(paths, options: o)
+        }
+    }
+
+    /// ``load(_:options:)-([URL],_)``, off the caller's executor; cancelling the task stops it
+    /// before it commits.
+    @discardableResult
+    public func load(_ urls: [URL], options: LoadOptions = LoadOptions()) async throws -> LoadSummary {
+        try await load(urls.map(\.path), options: options)
+    }
+}
