@@ -12,7 +12,7 @@ import QuakeFormat
 /// an observer of one day's events does not wake for a load of another day.
 ///
 /// ```swift
-/// for try await update in store.results(for: FetchDescriptor(predicate: #Predicate { $0.magnitude! >= 6 })) {
+/// for try await update in store.results(for: FetchDescriptor(predicate: #Predicate { ($0.magnitude ?? 0) >= 6 })) {
 ///     print(update.generation, update.result.count)
 /// }
 /// ```
