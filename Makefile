@@ -5,7 +5,7 @@ SWIFT ?= swift
 STORE ?= $(CURDIR)/.build/demo.store
 Q = .build/release/quakes
 
-.PHONY: demo test deps pydeps tools build sample clean fuzz trials install
+.PHONY: demo test deps pydeps tools build sample clean fuzz trials install docs
 PREFIX ?= /usr/local
 
 deps:
@@ -58,6 +58,11 @@ demo: build
 	@echo "map of the M2.5+ events: .build/demo-map.svg"
 	@echo "browse it and fetch it over FDSN:  $(Q) serve --store $(STORE)   (then open http://127.0.0.1:8080/)"
 
+# QuakeStore's documentation (DocC, through swift-docc-plugin); any docc warning fails it.
+# The archive lands in .build-docs/plugins/Swift-DocC/outputs/QuakeStore.doccarchive.
+docs: deps
+	.ci/docs
+
 # libFuzzer harnesses, FUZZ_SECONDS each (default 1800); not part of CI. See Fuzz/README.md.
 fuzz: deps
 	bash Fuzz/run.sh
@@ -78,4 +83,4 @@ install: build
 	install -m 755 $(Q) $(DESTDIR)$(PREFIX)/bin/quakes
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-docs

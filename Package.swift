@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         // quakes sync only: the HTTPS client (see Benchmarks/RESULTS.md, "The HTTP client for quakes sync")
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
+        // documentation only: `swift package generate-documentation` (.ci/docs, make docs)
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         .systemLibrary(

@@ -123,7 +123,7 @@ import Testing
         TestSupport.write(bytes, to: file)
         let fresh = try Store(path: dir + "/store")
         #expect { _ = try fresh.query(spec) } throws: { "\($0)".contains(file) && "\($0)".contains("place section") }
-        #expect(throws: VerifyFailure.self) { _ = try fresh.verify() }
+        #expect(throws: QuakeError.self) { _ = try fresh.verify() }
         #expect(try Store.repair(path: dir + "/store").catalogOnly)
         let repaired = try Store(path: dir + "/store")
         #expect(try repaired.query(spec).ids == right)

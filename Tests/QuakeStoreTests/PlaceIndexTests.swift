@@ -59,6 +59,6 @@ import Testing
         let spec = QuerySpec(filter: .contains(.place, "Chile", insensitive: false),
                              sort: [SortKey(.mag, ascending: true)], limit: 5)
         #expect { _ = try fresh.query(spec) } throws: { "\($0)".contains("place index") }
-        #expect(throws: VerifyFailure.self) { _ = try fresh.verify() }
+        #expect(throws: QuakeError.self) { _ = try fresh.verify() }
     }
 }

@@ -125,7 +125,7 @@ import Testing
         TestSupport.write(bytes, to: file)
         let fresh = try Store(path: dir + "/store")
         #expect { _ = try fresh.query(spec) } throws: { "\($0)".contains(file) }
-        #expect(throws: VerifyFailure.self) { _ = try fresh.verify() }
+        #expect(throws: QuakeError.self) { _ = try fresh.verify() }
         #expect(try Store.repair(path: dir + "/store").catalogOnly)
         let repaired = try Store(path: dir + "/store")
         let again = try repaired.query(spec)

@@ -107,7 +107,7 @@ import Testing
         #expect { _ = try fresh.aggregate(by: [.value(.net)], metrics: [.count, .avg(.mag)]) } throws: {
             "\($0)".contains(e.file) && "\($0)".contains("unit aggregates")
         }
-        #expect(throws: VerifyFailure.self) { _ = try fresh.verify() }
+        #expect(throws: QuakeError.self) { _ = try fresh.verify() }
     }
 }
 

@@ -65,6 +65,7 @@ public struct QuakeError: Error, LocalizedError, Sendable, Equatable, CustomStri
         /// A block (column chunk) of a column of a partition file.
         case block(column: String, index: Int)
 
+        /// `line 12`, `byte 4096` or `column mag block 3`.
         public var description: String {
             switch self {
             case .line(let n): return "line \(n)"

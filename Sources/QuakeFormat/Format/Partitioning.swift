@@ -1,6 +1,17 @@
 /// How events are bucketed into partitions by their time (UTC).
+///
+/// A store keeps one file per partition, so the partitioning is the grain of pruning (a query
+/// for one day reads only the partitions that overlap it) and of rewriting (a load rewrites
+/// the partitions it touches): smaller partitions make small loads cheaper, larger ones mean
+/// fewer files. It is chosen when the store is created, with
+/// ``Store/openOrCreate(path:partitioning:)`` (`month` by default), and fixed from then on.
 public enum Partitioning: String, Codable, Sendable, CaseIterable {
-    case day, month, year
+    /// One partition per UTC day, keyed `2024-06-15`.
+    case day
+    /// One partition per UTC month, keyed `2024-06`.
+    case month
+    /// One partition per UTC year, keyed `2024`.
+    case year
 
     /// A dense number for the partition holding `t`: day number, `year * 12 + month - 1`, or year.
     @inline(__always)

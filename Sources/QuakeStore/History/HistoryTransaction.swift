@@ -2,21 +2,30 @@ import Foundation
 import QuakeFormat
 
 /// A point in a store's load history to resume from, like SwiftData's `HistoryToken`: the
-/// generation a caller has seen. Keep its ``description`` and pass it back to
-/// ``Store/history(since:identifiers:)`` or `--changed-since`.
+/// generation a caller has seen. Keep its ``description`` (or the token itself: it is
+/// `Codable`) and pass it back to ``Store/history(since:identifiers:limit:)-(HistoryToken?,_,_)``
+/// or the CLI's `--changed-since`.
 public struct HistoryToken: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The store generation: each load that changes events, and each repair, migration or
+    /// history prune, commits the next one.
     public let generation: Int
 
+    /// The token of generation `generation`, as ``description`` wrote it.
     public init(generation: Int) { self.generation = generation }
 
+    /// The generation as decimal text, `41`.
     public var description: String { "\(generation)" }
 
+    /// Whether `a` comes before `b` in the history: an older generation.
     public static func < (a: HistoryToken, b: HistoryToken) -> Bool { a.generation < b.generation }
 }
 
 /// An event a load updated, with the fields whose values changed.
 public struct HistoryUpdate: Sendable, Hashable, Codable {
+    /// The event id.
     public var id: String
+    /// The columns whose values differ between the stored version and the new one, in storage
+    /// order.
     public var changedFields: [Column]
 }
 
@@ -25,15 +34,19 @@ public struct HistoryUpdate: Sendable, Hashable, Codable {
 public struct HistoryTransaction: Sendable, Identifiable, Hashable, Codable {
     /// The generation the load committed.
     public var generation: Int
+    /// The generation, which identifies the transaction.
     public var id: Int { generation }
     /// Resume after this transaction.
     public var token: HistoryToken { HistoryToken(generation: generation) }
+    /// When the load committed.
     public var committed: Date
     /// Commit time, epoch milliseconds.
     package var committedMillis: Int64
     /// The feed files the load read, as given.
     public var files: [String]
+    /// Events the load inserted: new to the store.
     public var insertedCount: Int
+    /// Stored events the load replaced with a newer version whose fields differ.
     public var updatedCount: Int
     /// Events in the input whose stored version did not change.
     public var unchangedCount: Int

@@ -3,7 +3,9 @@ import QuakeFormat
 
 /// The load history of a store: what each committed load inserted, updated and left unchanged.
 extension Store {
-    /// Where the snapshot this handle reads stands in the history; resume from it later.
+    /// Where the snapshot this handle reads stands in the history: keep it, and pass it to
+    /// ``history(since:identifiers:limit:)-(HistoryToken?,_,_)`` later to learn what changed
+    /// since.
     public var historyToken: HistoryToken { HistoryToken(generation: manifest.generation) }
 
     /// Retained transactions, their total size on disk, and from where history is complete.
@@ -25,9 +27,26 @@ extension Store {
     /// Committed loads after `token`, oldest first, like SwiftData's `fetchHistory` with a
     /// `HistoryDescriptor`. With no token, every retained transaction.
     ///
-    /// - Parameter identifiers: also read each transaction's inserted and updated ids.
-    /// - Throws: ``QuakeError/unavailable(_:)`` when transactions after `token` were pruned
-    ///   or predate history (the answer would be incomplete); ``QuakeError`` on a damaged file.
+    /// ```swift
+    /// var token = store.historyToken
+    /// // ... later, after loads by this process or another:
+    /// for t in try store.history(since: token) {
+    ///     print(t.generation, t.inserted.count, t.updated.map(\.id))
+    ///     token = t.token
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - token: Where to resume: the transactions of later generations are returned. Nil
+    ///     returns every transaction the store keeps.
+    ///   - identifiers: Also read each transaction's inserted and updated ids (``HistoryTransaction/inserted``,
+    ///     ``HistoryTransaction/updated``); without it those lists are empty.
+    ///   - limit: At most this many transactions, the oldest after `token`.
+    /// - Returns: The transactions, oldest first.
+    /// - Throws: ``QuakeError`` of kind ``QuakeError/Kind/historyUnavailable`` when transactions
+    ///   after `token` were pruned or predate history (the answer would be incomplete),
+    ///   ``QuakeError/Kind/noTransaction`` for a token past the store's generation, or
+    ///   ``QuakeError/Kind/corrupt`` on a damaged history file.
     /// - Complexity: reads one header per transaction, and with `identifiers` its id lists.
     public func history(since token: HistoryToken? = nil, identifiers: Bool = true,
                         limit: Int? = nil) throws -> [HistoryTransaction] {
@@ -41,7 +60,16 @@ extension Store {
     }
 
     /// Committed loads after `date`, oldest first.
-    /// - Throws: ``QuakeError/unavailable(_:)`` when history does not reach back to `date`.
+    ///
+    /// - Parameters:
+    ///   - date: Transactions committed after this instant are returned.
+    ///   - identifiers: Also read each transaction's inserted and updated ids.
+    ///   - limit: At most this many transactions, the oldest after `date`.
+    /// - Returns: The transactions, oldest first.
+    /// - Throws: ``QuakeError`` of kind ``QuakeError/Kind/historyUnavailable`` when history does
+    ///   not reach back to `date`.
+    /// - Complexity: reads the header of every transaction the store keeps, and with
+    ///   `identifiers` the id lists of those it returns.
     public func history(since date: Date, identifiers: Bool = true, limit: Int? = nil) throws -> [HistoryTransaction] {
         let ms = Int64(saturating: (date.timeIntervalSince1970 * 1000).rounded(.down))
         try checkCovered(afterTime: ms)

@@ -33,11 +33,17 @@ public struct LoadSummary: Sendable, Equatable, Codable {
     public var bytesRead = 0
     /// Wall-clock duration of the load.
     public var elapsedSeconds = 0.0
+    /// Whether the load committed a new snapshot. False when it changed nothing (every event
+    /// unchanged, or every row rejected): such a load commits nothing and makes no history
+    /// transaction.
     public var committed = false
 
+    /// An empty summary: every count zero, nothing committed.
     public init() {}
 
+    /// Rows read per second of ``elapsedSeconds`` (0 for an instant load).
     public var rowsPerSecond: Double { elapsedSeconds > 0 ? Double(rowsRead) / elapsedSeconds : 0 }
+    /// Input megabytes (10⁶ bytes of ``bytesRead``) per second of ``elapsedSeconds``.
     public var megabytesPerSecond: Double { elapsedSeconds > 0 ? Double(bytesRead) / 1e6 / elapsedSeconds : 0 }
 }
 
@@ -53,13 +59,15 @@ public struct FileLoad: Sendable, Equatable, Codable {
     public var bytes = 0
     /// Why the whole file was skipped, when it was.
     public var error: String?
-    /// Text fields that held double-encoded UTF-8, and how many of them were repaired.
+    /// Text fields that held double-encoded UTF-8 (mojibake, `SerdÃ¡n` for `Serdán`).
     public var garbledText = 0
+    /// Of ``garbledText``, the fields repaired (with ``LoadOptions/fixText``).
     public var repairedText = 0
 
     /// True when nothing of the file was loaded.
     public var loadedNothing: Bool { error != nil || (rows > 0 && rejected == rows) }
 
+    /// A file named `path` that nothing was read from yet.
     public init(path: String) { self.path = path }
 }
 
@@ -77,17 +85,21 @@ public struct LoadProgress: Sendable {
         case commit
     }
 
+    /// The phase running.
     public var phase: Phase
-    /// Units of the phase done, and their total when known.
+    /// Units of the phase done (see ``Phase`` for the unit of each).
     public var done: Int
+    /// The phase's units in all, when known.
     public var total: Int?
-    /// Input bytes and rows read so far.
+    /// Input bytes read so far.
     public var bytesRead: Int
+    /// Data rows read so far.
     public var rows: Int
+    /// Seconds since the load began.
     public var elapsedSeconds: Double
 }
 
-/// Options for ``Store/load(_:options:)``.
+/// Options for ``Store/load(_:options:)-([String],_)``.
 public struct LoadOptions: Sendable {
     /// Any rejected row or file fails the whole load; nothing is committed.
     public var strict = false
@@ -139,6 +151,8 @@ public struct LoadOptions: Sendable {
         if isCancelled?() == true || Task.isCancelled { throw QuakeError(.interrupted, detail: "interrupted") }
     }
 
+    /// Default options: not strict, time units decided per file, text stored as read, no
+    /// callbacks.
     public init(strict: Bool = false) { self.strict = strict }
 
     /// The words rejects and warnings use for the options that would help.

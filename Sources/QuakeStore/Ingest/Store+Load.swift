@@ -1,22 +1,6 @@
 import Foundation
 import QuakeFormat
 extension Store {
-    /// Loads feed files (CSV or GeoJSON; plain, gzip or zstd; directories walked; `-` is stdin)
-    /// as an upsert keyed by event id, and commits the result as one new snapshot.
-    ///
-    /// Takes the writer lock for the duration. On any thrown error nothing is committed and
-    /// the previous snapshot stays as it was.
-    ///
-    /// Loads through handles of one process queue behind each other; a writer in another process
-    /// makes it throw ``QuakeError/Kind/locked``. Called from a task, a load that sees the task
-    /// cancelled before its commit throws ``QuakeError/Kind/interrupted`` and commits nothing.
-    /// - Complexity: reads every input once; rewrites only the partitions and id buckets the
-    ///   input touches. Memory is bounded by the batch size, not the input size.
-    @discardableResult
-    public func load(_ paths: [String], options: LoadOptions = LoadOptions()) throws -> LoadSummary {
-        try loadFiles(paths, options: options)
-    }
-
     /// Loads feed files named by file URLs (see ``load(_:options:)-([String],_)``).
     @discardableResult
     public func load(_ urls: [URL], options: LoadOptions = LoadOptions()) throws -> LoadSummary {
@@ -36,6 +20,49 @@ extension Store {
         m.setCursor(key, value)
         if m.cursors != manifest.cursors { _ = try Store.commit(m, storePath: path) }
         try refresh()
+    }
+
+    /// Loads feed files as an upsert keyed by event id, and commits the result as one new
+    /// snapshot.
+    ///
+    /// Each path is a USGS summary feed, CSV or GeoJSON (plain, `.gz` or `.zst`), a directory
+    /// (walked recursively for names containing `.csv`, `.geojson` or `.json`), or `-` for
+    /// standard input. Of the versions of an event, in the store and in the input, the one
+    /// updated last wins (``Quake/updated``); an event whose winning version is the stored one
+    /// is counted unchanged. Rows that cannot be stored are rejected
+    /// (``Reject``) and the rest load, unless ``LoadOptions/strict`` is set.
+    ///
+    /// ```swift
+    /// let store = try Store.openOrCreate(path: "quakes.store")
+    /// let summary = try store.load(["feeds/2024/", "all_day.geojson.gz"])
+    /// print(summary.new, summary.updated, summary.unchanged, summary.rejected)
+    /// ```
+    ///
+    /// Takes the writer lock for the duration. On any thrown error nothing is committed and
+    /// the previous snapshot stays as it was. A load that changes nothing commits nothing
+    /// (``LoadSummary/committed`` is false). Readers are never blocked: they keep the snapshot
+    /// they started on, and later fetches see the new one.
+    ///
+    /// Loads through handles of one process queue behind each other; a writer in another process
+    /// makes it throw ``QuakeError/Kind/locked``. Called from a task, a load that sees the task
+    /// cancelled before its commit throws ``QuakeError/Kind/interrupted`` and commits nothing.
+    ///
+    /// - Parameters:
+    ///   - paths: Feed files, directories, or `-` for standard input.
+    ///   - options: Strictness, time units, text repair, progress and reject callbacks.
+    /// - Returns: What the load did: rows read, events new, updated and unchanged, rejects, per
+    ///   file.
+    /// - Throws: ``QuakeError``: ``QuakeError/Kind/io`` for a missing input or a directory
+    ///   without feeds, ``QuakeError/Kind/strict`` when a strict load met a reject,
+    ///   ``QuakeError/Kind/locked`` when another process holds the writer lock,
+    ///   ``QuakeError/Kind/interrupted`` when cancelled. A file that is not a feed is no error:
+    ///   it is reported in ``LoadSummary/perFile`` and counted in ``LoadSummary/filesRejected``.
+    /// - Complexity: reads the input once and rewrites only the partitions holding new or
+    ///   updated events, with the id index buckets they touch: O(input rows + rows of those
+    ///   partitions). Memory is bounded by the parse batches and the spill, not the input size.
+    @discardableResult
+    public func load(_ paths: [String], options: LoadOptions = LoadOptions()) throws -> LoadSummary {
+        try loadFiles(paths, options: options)
     }
 
     private func loadFiles(_ paths: [String], options: LoadOptions) throws -> LoadSummary {

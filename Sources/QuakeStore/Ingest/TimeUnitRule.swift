@@ -1,8 +1,16 @@
 import QuakeFormat
 /// The unit of integer times (`time`, `updated`) in a GeoJSON feed: USGS writes epoch
 /// milliseconds, but feeds re-saved by other tools sometimes carry epoch seconds.
+///
+/// Set ``LoadOptions/timeUnit`` to say which. Left nil, the loader decides per file from its
+/// first integer time: a value under 10¹⁰ in magnitude, which as milliseconds would fall within
+/// 116 days of 1970, is read as seconds unless the event's `updated` says otherwise. Later rows
+/// that disagree with the file's unit are rejected, never placed in 1970; a strict load refuses
+/// to guess seconds.
 public enum TimeUnit: String, Sendable, CaseIterable {
+    /// Seconds since 1970-01-01T00:00:00Z (the CLI's `--time-unit s`).
     case seconds = "s"
+    /// Milliseconds since 1970-01-01T00:00:00Z, as USGS writes them (`--time-unit ms`).
     case milliseconds = "ms"
 }
 

@@ -1,8 +1,19 @@
 import Foundation
 import QuakeFormat
 
-/// A grouping dimension for aggregates.
+/// A grouping dimension for aggregates and sections.
+///
+/// ```swift
+/// let byMonth: GroupBy = .time(.month)      // keys 2024-01, 2024-02, ...
+/// let byNet: GroupBy = .value(.net)         // keys us, ci, ak, ...
+/// let byHalfMag: GroupBy = .bin(.mag, width: 0.5)  // keys 4, 4.5, 5, ... (bin starts)
+/// ```
+///
+/// Used by ``Store/aggregate(_:by:metrics:)`` (up to three at once) and
+/// ``Store/fetchSections(_:by:limitPerSection:)``.
 public enum GroupBy: Sendable, Equatable, CustomStringConvertible {
+    /// A UTC calendar bucket of ``Quake/time``: `hour`, `day`, `week` (starting on Monday),
+    /// `month` or `year`. Its raw value is the name the CLI's `--by` takes and the key's name.
     public enum TimeBucket: String, Sendable, CaseIterable { case hour, day, week, month, year }
     /// UTC time buckets (weeks start on Monday).
     case time(TimeBucket)
@@ -11,7 +22,9 @@ public enum GroupBy: Sendable, Equatable, CustomStringConvertible {
     /// Fixed-width bins of a numeric column: `mag:0.5`, `depth:10`.
     case bin(Column, width: Double)
 
-    /// Parses `hour|day|week|month|year|FIELD|FIELD:WIDTH`.
+    /// Parses the CLI's `--by` text: `hour|day|week|month|year`, a string column's USGS name
+    /// (`net`, `magType`, `type`, `status`, ...), or a numeric column and a bin width
+    /// (`mag:0.5`, `depth:10`). Nil for anything else.
     public init?(parsing s: String) {
         if let t = TimeBucket(rawValue: s) { self = .time(t); return }
         let parts = s.split(separator: ":").map(String.init)
@@ -26,6 +39,8 @@ public enum GroupBy: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The grouping's name, as ``init(parsing:)`` reads it (`month`, `net`), which also names
+    /// its key in an ``AggregateRow``.
     public var description: String {
         switch self {
         case .time(let t): return t.rawValue
@@ -64,9 +79,15 @@ public enum GroupBy: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// An aggregate metric.
+/// An aggregate metric: a value computed over each group's events.
+///
+/// Every metric but `count` reads a numeric column (a number or a time) and skips its nil
+/// values; a group with none has a nil value.
 public enum Metric: Sendable, Equatable, CustomStringConvertible {
+    /// The number of events in the group.
     case count
+    /// The minimum, maximum, average (arithmetic mean) or sum of a numeric column's non-null
+    /// values in the group.
     case min(Column), max(Column), avg(Column), sum(Column)
     /// Exact percentile (nearest-rank, 0...100) of the non-null values.
     case percentile(Double, Column)
@@ -91,6 +112,8 @@ public enum Metric: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The metric's name (`count`, or a function of a column such as `p90(...)`), which also
+    /// names its value in an ``AggregateRow``.
     public var description: String {
         switch self {
         case .count: return "count"
@@ -134,7 +157,10 @@ public enum Metric: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// One group of an aggregate result.
+/// One group of an aggregate result: the group's keys, and one value per metric.
+///
+/// Read the keys by name with ``subscript(_:)`` and the values with ``value(_:)``, or by
+/// position in ``keys`` and ``values``, which follow ``groups`` and ``metrics``.
 public struct AggregateRow: Sendable, Identifiable {
     /// The group's keys, joined: unique within one result.
     public var id: String { keys.map { $0 ?? "\u{2205}" }.joined(separator: "\u{1F}") }

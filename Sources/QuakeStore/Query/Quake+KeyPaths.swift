@@ -18,6 +18,21 @@ extension Quake {
 
     /// The seed app's search: one UTC day, plus place text when `searchText` is not empty.
     /// It feeds the map (sorted by magnitude, largest first) and the list (by time or magnitude).
+    ///
+    /// ```swift
+    /// let p = Quake.predicate(searchText: "Alaska", searchDate: .now)
+    /// let map = try store.fetch(FetchDescriptor(predicate: p,
+    ///                                           sortBy: [SortDescriptor(\.magnitude, order: .reverse)]))
+    /// ```
+    ///
+    /// The place test is `String.contains`: case- and diacritic-sensitive, as in the seed app.
+    /// For a search that ignores case and diacritics, set the descriptor's `searchText` instead.
+    ///
+    /// - Parameters:
+    ///   - searchText: Text the place must contain; empty matches every place (and events
+    ///     without one).
+    ///   - searchDate: Any instant of the UTC day to match.
+    /// - Returns: A predicate that runs as column kernels: a time range and a place search.
     public static func predicate(searchText: String, searchDate: Date) -> Predicate<Quake> {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!

@@ -5,6 +5,16 @@ import QuakeFormat
 /// memory stays bounded by the batch whatever the result size, and loads that commit meanwhile
 /// cause neither duplicates nor gaps. (An order run in memory, for a string comparator that is
 /// not `.lexical`, reads every matching event at the first call.)
+///
+/// ```swift
+/// let cursor = try store.fetchCursor(FetchDescriptor<Quake>(sortBy: [SortDescriptor(\.time)]))
+/// while let quake = try cursor.next() {
+///     print(quake.id)
+/// }
+/// ```
+///
+/// Make one with ``Store/fetchCursor(_:batchSize:)``. A cursor is not `Sendable`: use it from
+/// one task or thread at a time.
 public final class QuakeCursor {
     private let store: Store
     private let plan: FetchPlan
@@ -72,8 +82,16 @@ public final class QuakeCursor {
 }
 
 extension Store {
-    /// A cursor over the matching events, fetched `batchSize` at a time.
-    /// - Throws: ``QuakeError/Kind/invalidArgument`` when `batchSize` is below 1.
+    /// A cursor over the matching events, fetched `batchSize` at a time: the events
+    /// ``fetch(_:)`` returns, limit and offset included, pulled one by one.
+    ///
+    /// - Parameters:
+    ///   - d: The events and their order.
+    ///   - batchSize: Events fetched per query (at least 1).
+    /// - Throws: ``QuakeError/Kind/invalidArgument`` for a batch size below 1, and the errors
+    ///   of ``fetch(_:)`` for the descriptor.
+    /// - Complexity: fetches nothing until the first ``QuakeCursor/next()``; then one query
+    ///   per `batchSize` events, with memory for one batch.
     public func fetchCursor(_ d: FetchDescriptor<Quake>, batchSize: Int = 5000) throws -> QuakeCursor {
         try QuakeCursor(store: self, descriptor: d, batchSize: batchSize)
     }

@@ -6,7 +6,7 @@ import QuakeFormat
 public struct QuakeSection: Identifiable, RandomAccessCollection, Sendable {
     /// The section key: a day (`2024-06-15`), a month (`2024-06`), a net, a magType, ...
     public let id: String?
-    /// The events shown, at most `limitPerSection` of them.
+    /// The events shown, at most `limitPerSection` of them, in the descriptor's order.
     public let elements: [Quake]
     /// Every event in the section, shown or not.
     public let totalCount: Int
@@ -17,7 +17,10 @@ public struct QuakeSection: Identifiable, RandomAccessCollection, Sendable {
         self.totalCount = totalCount
     }
 
+    /// The position of the first event shown: 0.
     public var startIndex: Int { elements.startIndex }
+    /// One past the position of the last event shown: the number of events shown.
     public var endIndex: Int { elements.endIndex }
+    /// The event shown at `position`, in the descriptor's order.
     public subscript(position: Int) -> Quake { elements[position] }
 }

@@ -32,12 +32,15 @@ package struct SortKey: Sendable, Equatable, Codable, CustomStringConvertible {
 }
 
 extension Column: Codable {
+    /// Decodes a column from its USGS field name (`"mag"`), as ``encode(to:)`` writes it.
     public init(from decoder: any Decoder) throws {
         let s = try decoder.singleValueContainer().decode(String.self)
         guard let c = Column(name: s) else { throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown column \(s)")) }
         self = c
     }
 
+    /// Encodes the column as its USGS field name (``Column/name``), not its ordinal, so encoded
+    /// data survives a change of storage order.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(name)

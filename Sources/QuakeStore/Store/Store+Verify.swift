@@ -4,6 +4,8 @@ package struct VerifyFailure: Error, CustomStringConvertible {
     package let file: String
     package let block: Int?
     package let reason: String
+    /// The library error the check met, when it was one: it already says where and what.
+    package var underlying: QuakeError? = nil
     package var description: String { block.map { "\(file) block \($0): \(reason)" } ?? "\(file): \(reason)" }
 }
 
@@ -34,6 +36,7 @@ extension Store {
         } catch let e as QuakeError {
             throw e
         } catch let f as VerifyFailure {
+            if let u = f.underlying { throw u.at(path + "/" + f.file) }
             throw QuakeError(.corrupt, path: path + "/" + f.file, position: f.block.map { .block(column: "", index: $0) },
                              detail: f.reason)
         } catch {
@@ -49,7 +52,7 @@ extension Store {
             do {
                 index.append(try IdHashes.read(path: path + "/ids/" + f, bucket: b, partitioning: manifest.partitioning))
             } catch {
-                throw VerifyFailure(file: "ids/" + f, block: nil, reason: "\(error)")
+                throw VerifyFailure(file: "ids/" + f, block: nil, reason: "\(error)", underlying: error as? QuakeError)
             }
         }
         let indexed = index.reduce(0) { $0 + ($1?.count ?? 0) }
@@ -110,20 +113,20 @@ extension Store {
             }
             // row order, spans and ids
             let batch: RowBatch
-            do { batch = try r.readAll() } catch { throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)") }
+            do { batch = try r.readAll() } catch { throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)", underlying: error as? QuakeError) }
             do {
                 guard try r.granules() == GranuleIndex(batch) else {
                     throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "granule index does not match the rows")
                 }
             } catch let f as VerifyFailure { throw f } catch {
-                throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)")
+                throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)", underlying: error as? QuakeError)
             }
             histograms.append(Catalog.Histogram(GranuleIndex(batch)))
             do {
                 places.append(try r.placeIndex() == nil ? nil
                               : PlaceSummary(places: batch.text[Column.place.rawValue], mags: batch.ints[Column.mag.rawValue]))
             } catch {
-                throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)")
+                throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)", underlying: error as? QuakeError)
             }
             if let t = manifest.top {
                 strongest.append(contentsOf: batch.gather(TopRowsCollector.rows(of: batch, atLeast: t.threshold)))
@@ -180,7 +183,7 @@ extension Store {
                 throw VerifyFailure(file: file, block: nil, reason: "place index does not match the rows")
             }
         } catch let f as VerifyFailure { throw f } catch {
-            throw VerifyFailure(file: file, block: nil, reason: "\(error)")
+            throw VerifyFailure(file: file, block: nil, reason: "\(error)", underlying: error as? QuakeError)
         }
     }
 
@@ -207,7 +210,7 @@ extension Store {
                 throw VerifyFailure(file: file, block: nil, reason: "unit aggregates do not match the rows")
             }
         } catch let f as VerifyFailure { throw f } catch {
-            throw VerifyFailure(file: file, block: nil, reason: "\(error)")
+            throw VerifyFailure(file: file, block: nil, reason: "\(error)", underlying: error as? QuakeError)
         }
     }
 
@@ -227,7 +230,7 @@ extension Store {
                 throw VerifyFailure(file: file, block: nil, reason: "does not match the partitions' rows")
             }
         } catch let f as VerifyFailure { throw f } catch {
-            throw VerifyFailure(file: file, block: nil, reason: "\(error)")
+            throw VerifyFailure(file: file, block: nil, reason: "\(error)", underlying: error as? QuakeError)
         }
     }
 

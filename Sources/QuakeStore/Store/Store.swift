@@ -2,12 +2,25 @@ import Foundation
 import QuakeFormat
 
 /// A quakes store: a directory holding a manifest, one file per time partition and an
-/// event-id index. Readers work on one immutable ``Manifest`` snapshot; a writer holds the
+/// event-id index. Readers work on one immutable manifest snapshot; a writer holds the
 /// lock, writes new files, then atomically replaces `manifest.qkm`.
+///
+/// ```swift
+/// let store = try Store.openOrCreate(path: "quakes.store")
+/// try store.load(["feeds/"])
+/// let strongest = try store.fetch(FetchDescriptor<Quake>(
+///     sortBy: [SortDescriptor(\.magnitude, order: .reverse)]))
+/// ```
+///
+/// A `Store` is a handle, cheap to open (it reads the manifest only) and safe to share between
+/// tasks and threads. Each query reads one committed generation from start to end, whatever
+/// commits meanwhile, and a query started after a commit sees it, whether this handle, another
+/// one or another process made it. Loads through one process queue behind each other; another
+/// process's writer lock is reported as ``QuakeError/Kind/locked``.
 // @unchecked: the mutable state (`current`, `readers`) is read and written only under `readersLock`;
 // `path` is immutable. A query takes one manifest snapshot when it starts (`QueryExecutor`).
 public final class Store: @unchecked Sendable {
-    /// The store directory.
+    /// The store directory, as given when the handle was opened.
     public let path: String
     /// The snapshot this handle reads. Read and replaced under `readersLock`, so a query running
     /// while another thread calls ``refresh()`` sees one whole manifest, never a torn one.
@@ -43,6 +56,13 @@ public final class Store: @unchecked Sendable {
     package static func manifestPath(_ store: String) -> String { store + "/" + Manifest.fileName }
 
     /// Opens an existing store.
+    ///
+    /// - Parameter path: The store directory.
+    /// - Throws: ``QuakeError``: ``QuakeError/Kind/notFound`` when there is no store at `path`,
+    ///   ``QuakeError/Kind/needsMigration`` for a format v1 store (`quakes migrate` converts
+    ///   it), ``QuakeError/Kind/noManifest`` for a directory that holds store files but no
+    ///   manifest (`quakes repair` rebuilds it), ``QuakeError/Kind/corrupt`` for a damaged
+    ///   manifest, ``QuakeError/Kind/io`` for a path that is a file or cannot be read.
     /// - Complexity: reads and checks the manifest only, O(partitions); partition files are
     ///   opened when a query first needs them.
     public convenience init(path: String) throws(QuakeError) {
@@ -86,8 +106,14 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the store at `path`, creating an empty one with `partitioning` when none exists.
     /// Refuses a directory that holds store files but no manifest, rather than starting over.
-    /// - Throws: ``QuakeError/Kind/partitioningMismatch`` when the existing store is partitioned
-    ///   otherwise.
+    ///
+    /// - Parameters:
+    ///   - path: The store directory; created, with its parents, when missing.
+    ///   - partitioning: How a new store buckets events by time. An existing store keeps its
+    ///     own; one that differs is refused (`.partitioningMismatch`).
+    /// - Throws: ``QuakeError``: ``QuakeError/Kind/noManifest`` for a directory that holds
+    ///   store files but no manifest, and the errors of ``init(path:)``.
+    /// - Complexity: as ``init(path:)``; creating a store writes an empty manifest.
     public static func openOrCreate(path: String, partitioning: Partitioning = .month) throws(QuakeError) -> Store {
         let s = try openOrCreate(path: path, partitioning: partitioning, blockRows: Manifest.defaultBlockRows)
         if s.manifest.partitioning != partitioning {
@@ -139,8 +165,14 @@ public final class Store: @unchecked Sendable {
         if removingDirectory && FileIO.list(path).isEmpty { FileIO.remove(path) }
     }
 
-    /// Re-reads the manifest to see the newest committed generation. Only a ``snapshot()``
-    /// needs it: other handles check for a newer generation at every read.
+    /// Re-reads the manifest to see the latest committed snapshot.
+    ///
+    /// Fetches read the newest committed generation anyway; `refresh()` moves a handle pinned
+    /// to a snapshot (`snapshot()`) to the newest one, and drops the readers of files the old
+    /// snapshot named.
+    ///
+    /// - Throws: ``QuakeError`` when the manifest cannot be read.
+    /// - Complexity: reads and checks the manifest, O(partitions).
     public func refresh() throws(QuakeError) {
         let id = FileIO.identity(Store.manifestPath(path))
         let m = try Manifest.read(path: Store.manifestPath(path))
