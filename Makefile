@@ -37,8 +37,10 @@ tools:
 	  { echo "could not install tmux, librsvg2-bin, chromium and chromium-driver; install them with your package manager"; exit 1; }; }
 
 # Release mode: the tests compare kernels with naive references over real and generated data.
+# Then an app's own package (Examples/AppPackage) builds against QuakeStore and runs its tests.
 test: deps pydeps tools
 	QUAKES_PYTHON=$(VENV)/bin/python $(SWIFT) test -c release -Xswiftc -enable-testing
+	SWIFT=$(SWIFT) sh Examples/AppPackage/run.sh
 
 demo: build
 	@rm -rf $(STORE)

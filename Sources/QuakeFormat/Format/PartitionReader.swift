@@ -173,7 +173,7 @@ package final class PartitionReader: @unchecked Sendable {
         let p = UnsafeRawBufferPointer(rebasing: bytes[info.offset..<(info.offset + info.length)])
         if !seen {
             guard d.checksum(chunk: p, info) == info.checksum else {
-                throw .corrupt(path, "column \(c) block \(k): checksum mismatch")
+                throw .corrupt(path, "checksum mismatch", position: .block(column: c.name, index: k))
             }
             // the head checked, its granule table and body parse from checked bytes
             let table: GranuleSums.Table?
@@ -221,7 +221,7 @@ package final class PartitionReader: @unchecked Sendable {
         lock.unlock()
         if pending.isEmpty { return }
         for g in pending where !table.check(g) {
-            throw .corrupt(path, "column \(c) block \(k) granule \(g): checksum mismatch")
+            throw .corrupt(path, "granule \(g): checksum mismatch", position: .block(column: c.name, index: k))
         }
         lock.lock()
         for g in pending where !granulesChecked[at][g] {

@@ -14,7 +14,18 @@ import QuakeFormat
 public enum GroupBy: Sendable, Equatable, CustomStringConvertible {
     /// A UTC calendar bucket of ``Quake/time``: `hour`, `day`, `week` (starting on Monday),
     /// `month` or `year`. Its raw value is the name the CLI's `--by` takes and the key's name.
-    public enum TimeBucket: String, Sendable, CaseIterable { case hour, day, week, month, year }
+    public enum TimeBucket: String, Sendable, CaseIterable {
+        /// The UTC hour.
+        case hour
+        /// The UTC day.
+        case day
+        /// The week, Monday to Sunday, UTC.
+        case week
+        /// The calendar month, UTC.
+        case month
+        /// The calendar year, UTC.
+        case year
+    }
     /// UTC time buckets (weeks start on Monday).
     case time(TimeBucket)
     /// The values of a string column (net, magType, type, status, ...).

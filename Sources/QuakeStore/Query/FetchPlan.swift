@@ -94,7 +94,8 @@ package struct FetchPlan {
         let rest = Array(keys.dropFirst())
         guard rest.allSatisfy({ !($0.ascending && nullable($0.column)) }) else { return nil }
         guard k.ascending && nullable(k.column) else { return [Segment(filter: filter, sort: keys)] }
-        return [Segment(filter: .conjunction([filter, .isNull(k.column)]), sort: rest),
+        // the nil rows tie on the first key: the rest order them, and the id alone when there is no rest
+        return [Segment(filter: .conjunction([filter, .isNull(k.column)]), sort: rest.isEmpty ? [SortKey(.id)] : rest),
                 Segment(filter: .conjunction([filter, .not(.isNull(k.column))]), sort: keys)]
     }
 

@@ -113,20 +113,23 @@ extension Store {
             }
             // row order, spans and ids
             let batch: RowBatch
-            do { batch = try r.readAll() } catch { throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)", underlying: error as? QuakeError) }
+            do { batch = try r.readAll() } catch { throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)",
+                                underlying: error as? QuakeError) }
             do {
                 guard try r.granules() == GranuleIndex(batch) else {
                     throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "granule index does not match the rows")
                 }
             } catch let f as VerifyFailure { throw f } catch {
-                throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)", underlying: error as? QuakeError)
+                throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)",
+                                    underlying: error as? QuakeError)
             }
             histograms.append(Catalog.Histogram(GranuleIndex(batch)))
             do {
                 places.append(try r.placeIndex() == nil ? nil
                               : PlaceSummary(places: batch.text[Column.place.rawValue], mags: batch.ints[Column.mag.rawValue]))
             } catch {
-                throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)", underlying: error as? QuakeError)
+                throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)",
+                                    underlying: error as? QuakeError)
             }
             if let t = manifest.top {
                 strongest.append(contentsOf: batch.gather(TopRowsCollector.rows(of: batch, atLeast: t.threshold)))
