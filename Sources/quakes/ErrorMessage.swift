@@ -1,3 +1,4 @@
+import Foundation
 import QuakeFormat
 import QuakeStore
 
@@ -16,6 +17,8 @@ enum ErrorMessage {
                 + "or move the directory aside to start a new store"
         case .nothingToRepair:
             return "\(e.message) (run 'quakes verify' to check the data files)"
+        case .io where e.errno == ENOTDIR && e.path != nil:
+            return "\(p) is a file, not a store directory"
         case .strict:
             return "--strict: " + e.description
         default:

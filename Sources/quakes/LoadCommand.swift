@@ -67,7 +67,8 @@ struct LoadCommand: ParsableCommand {
         let files = try Store.feedFiles(paths)
         let existed = FileIO.exists(Store.manifestPath(store.path))
         let createdDirectory = !FileIO.exists(store.path)
-        let s = try Store.openOrCreate(path: store.path, partitioning: partition ?? .month)
+        let s = try Store.openOrCreate(path: store.path, partitioning: partition ?? .month,
+                                          blockRows: Manifest.defaultBlockRows)
         // a load that commits nothing to a store it created leaves no store behind
         var keepNewStore = false
         defer { if !existed && !keepNewStore { s.discardNew(removingDirectory: createdDirectory) } }

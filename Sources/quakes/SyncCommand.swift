@@ -102,7 +102,8 @@ struct SyncCommand: ParsableCommand {
         let src = try parsedSource(), filter = try filters.filter()
         let existed = FileIO.exists(Store.manifestPath(store.path))
         let createdDirectory = !FileIO.exists(store.path)
-        let s = try Store.openOrCreate(path: store.path, partitioning: partition ?? .month)
+        let s = try Store.openOrCreate(path: store.path, partitioning: partition ?? .month,
+                                          blockRows: Manifest.defaultBlockRows)
         // a dry run, or a first sync that commits nothing, leaves no new store behind
         defer { if !existed && (dryRun || (s.manifest.rows == 0 && s.manifest.cursors.isEmpty)) {
             s.discardNew(removingDirectory: createdDirectory)

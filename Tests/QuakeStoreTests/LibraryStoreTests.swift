@@ -105,8 +105,11 @@ import Synchronization
         let missing = #expect(throws: QuakeError.self) { _ = try Store(path: dir + "/none") }
         #expect(missing?.kind == .notFound && missing?.path == dir + "/none")
         _ = try Store.openOrCreate(path: dir + "/day", partitioning: .day)
-        let mismatch = #expect(throws: QuakeError.self) { _ = try Store.openOrCreate(path: dir + "/day") }
+        let mismatch = #expect(throws: QuakeError.self) {
+            _ = try Store.openOrCreate(path: dir + "/day", partitioning: .month)
+        }
         #expect(mismatch?.kind == .partitioningMismatch)
+        #expect(try Store.openOrCreate(path: dir + "/day").info().partitioning == "day", "no partitioning: the store's")
         let s = try Store.openOrCreate(url: URL(fileURLWithPath: dir + "/u"))
         let input = #expect(throws: QuakeError.self) { try s.load([URL(fileURLWithPath: dir + "/no.csv")]) }
         #expect(input?.kind == .io && input?.path?.hasSuffix("no.csv") == true)

@@ -66,7 +66,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: d + "/empty", withIntermediateDirectories: true)
         let r = try CLI.run(["load", "--store", d + "/s", d + "/empty"])
         #expect(r.status == 1)
-        #expect(r.stderr == "quakes: no feed files in \(d)/empty (looked for names containing .csv, .geojson or .json); "
+        #expect(r.stderr == "quakes: \(d)/empty: no feed files (looked for names containing .csv, .geojson or .json); "
                 + "nothing was loaded\n")
         #expect(!FileManager.default.fileExists(atPath: d + "/s"))
         FileManager.default.createFile(atPath: d + "/file", contents: Data("x".utf8))

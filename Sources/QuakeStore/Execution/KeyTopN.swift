@@ -247,6 +247,7 @@ package struct KeyTopN {
         while true {
             let i = shared.next.wrappingAdd(1, ordering: .relaxed).oldValue
             if i >= units.count { break }
+            if i & 63 == 0 { try executor.cancel?.check() }
             let (u, bound) = units[i]
             if K != nil {
                 localCut = Swift.min(localCut, shared.cutoff.load(ordering: .relaxed))

@@ -39,6 +39,7 @@ package struct Materializer {
             var part = RowBatch()
             var scratch: [UInt8] = []
             for g in (lane * per)..<min(windows.count, (lane + 1) * per) {
+                try executor.cancel?.check()
                 let d = data(g)
                 for k in order[windows[g].at] { try write(refs[k], d, columns, &part, &scratch) }
             }

@@ -344,6 +344,7 @@ package final class QueryExecutor {
         var heap = Heap<Candidate>()
         var all: [Candidate] = []
         for (n, b) in units.enumerated() {
+            if n & 63 == 0 { try cancel?.check() }
             if let K, heap.count >= K, numeric, let worst = heap.max,
                SortValue.compare(b.bound, worst.values[0], ascending: primary.ascending) > 0 {
                 stats.granulesSkippedByTopN += units.count - n

@@ -6,7 +6,7 @@ extension Store {
     /// Where the snapshot this handle reads stands in the history: keep it, and pass it to
     /// ``history(since:identifiers:limit:)-(HistoryToken?,_,_)`` later to learn what changed
     /// since.
-    public var historyToken: HistoryToken { HistoryToken(generation: manifest.generation) }
+    public var historyToken: HistoryToken { HistoryToken(generation: freshManifest().generation) }
 
     /// Retained transactions, their total size on disk, and from where history is complete.
     package var historyExtent: (transactions: Int, bytes: Int, completeAfter: Int) {
@@ -50,6 +50,7 @@ extension Store {
     /// - Complexity: reads one header per transaction, and with `identifiers` its id lists.
     public func history(since token: HistoryToken? = nil, identifiers: Bool = true,
                         limit: Int? = nil) throws -> [HistoryTransaction] {
+        _ = freshManifest()
         if let token { try checkCovered(after: token.generation) }
         var out: [HistoryTransaction] = []
         for g in manifest.history.generations where g > (token?.generation ?? Int.min) {
@@ -71,6 +72,7 @@ extension Store {
     /// - Complexity: reads the header of every transaction the store keeps, and with
     ///   `identifiers` the id lists of those it returns.
     public func history(since date: Date, identifiers: Bool = true, limit: Int? = nil) throws -> [HistoryTransaction] {
+        _ = freshManifest()
         let ms = Int64(saturating: (date.timeIntervalSince1970 * 1000).rounded(.down))
         try checkCovered(afterTime: ms)
         var out: [HistoryTransaction] = []

@@ -1,3 +1,4 @@
+import Foundation
 import QuakeFormat
 /// Expands load arguments: files as given, directories walked recursively (sorted; hidden
 /// files and names without `.csv`, `.geojson` or `.json` skipped), `-` for stdin. A broken
@@ -17,7 +18,7 @@ package enum InputFiles {
                 throw QuakeError(.io, path: p, detail: "is a URL, and load reads local files: download it "
                     + "first (curl -fLO '\(p)') and load that file")
             }
-            guard FileIO.exists(p) else { throw .io(p, "no such file or directory") }
+            guard FileIO.exists(p) else { throw QuakeError(.io, path: p, errno: ENOENT) }
             if FileIO.isDirectory(p) {
                 walk(p, into: &out, broken: &brokenLinks)
             } else {
@@ -25,7 +26,7 @@ package enum InputFiles {
             }
         }
         guard !out.isEmpty else {
-            throw .io("no feed files in \(paths.joined(separator: ", ")) "
+            throw QuakeError(.io, path: paths.joined(separator: ", "), detail: "no feed files "
                 + "(looked for names containing .csv, .geojson or .json); nothing was loaded")
         }
         return out

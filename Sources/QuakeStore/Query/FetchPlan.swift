@@ -76,7 +76,6 @@ package struct FetchPlan {
                 }
                 if !set.contains(c) { set.append(c) }
             }
-            if case .inMemory = order { for k in keys where !set.contains(k.column) { set.append(k.column) } }
             cols = set
         }
         columns = cols
@@ -128,11 +127,19 @@ extension Store {
     package func page(_ plan: FetchPlan, limit: Int?, offset: Int) throws -> [Quake] {
         switch plan.order {
         case .inMemory:
-            let all = try query(QuerySpec(filter: plan.filter, sort: [SortKey(.id)]), columns: plan.columns).quakes
+            // the sort keys are read for the sort; the page is then read with the asked columns only
+            let keys = Set(plan.sortBy.compactMap { $0.keyPath.flatMap(Quake.column(for:)) })
+            let read = plan.columns.map { Array(Set($0).union(keys)) }
+            let all = try query(QuerySpec(filter: plan.filter, sort: [SortKey(.id)]), columns: read).quakes
             let sorted = all.sorted(using: plan.sortBy)
             let from = min(offset, sorted.count)
             let to = limit.map { min(sorted.count, from + min($0, sorted.count)) } ?? sorted.count
-            return Array(sorted[from..<to])
+            let pageRows = sorted[from..<to]
+            guard let cols = plan.columns, !keys.isSubset(of: Set(cols)) else { return Array(pageRows) }
+            let at = Dictionary(pageRows.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let narrow = try query(QuerySpec(filter: .ids(EventIdSet(pageRows.map(\.id))), sort: [SortKey(.id)]),
+                                   columns: cols).quakes
+            return narrow.sorted { (at[$0.id] ?? 0) < (at[$1.id] ?? 0) }
         case .segments(let segments):
             var out: [Quake] = []
             var skip = offset

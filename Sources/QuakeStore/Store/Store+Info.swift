@@ -44,6 +44,7 @@ extension Store {
     /// Partitions, rows, time span and per-column sizes and codecs of the current snapshot.
     /// - Complexity: reads every partition's directory.
     public func info() throws(QuakeError) -> StoreInfo {
+        _ = freshManifest()
         var disk = [Int](repeating: 0, count: Column.count)
         var codecUse = [[CodecID: Int]](repeating: [:], count: Column.count)
         var index = 0, files = 0, place = 0, aggregates = 0

@@ -1,3 +1,4 @@
+import Foundation
 import QuakeFormat
 /// What `repair` found and did.
 public struct RepairReport: Sendable, CustomStringConvertible {
@@ -43,7 +44,9 @@ extension Store {
     /// Refuses when the manifest and catalog are sound (nothing to repair). Takes the writer lock.
     /// - Complexity: reads the id and time columns of every candidate partition: O(rows).
     public static func repair(path: String) throws(QuakeError) -> RepairReport {
-        guard FileIO.isDirectory(path) else { throw .io("\(path) is not a store directory") }
+        guard FileIO.isDirectory(path) else {
+            throw QuakeError(.io, path: path, errno: FileIO.exists(path) ? ENOTDIR : ENOENT, detail: "not a store directory")
+        }
         let lock = try StoreLock(storePath: path)
         defer { withExtendedLifetime(lock) {} }
         let mpath = manifestPath(path)
@@ -61,7 +64,8 @@ extension Store {
         let parts = FileIO.list(path + "/partitions").compactMap(FileName.init(partition:))
         let buckets = FileIO.list(path + "/ids").compactMap(FileName.init(bucket:))
         guard !parts.isEmpty || !buckets.isEmpty else {
-            throw .io("\(path) holds no partition or id-index files; there is nothing to rebuild a manifest from")
+            throw QuakeError(.io, path: path, detail: "holds no partition or id-index files; there is nothing to rebuild a "
+                + "manifest from")
         }
         let generations = Set(parts.map(\.generation) + buckets.map(\.generation)).sorted(by: >)
         var skipped: [String] = []

@@ -109,14 +109,15 @@ public final class Store: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - path: The store directory; created, with its parents, when missing.
-    ///   - partitioning: How a new store buckets events by time. An existing store keeps its
-    ///     own; one that differs is refused (`.partitioningMismatch`).
+    ///   - partitioning: How a new store buckets events by time (nil: by month). An existing
+    ///     store keeps its own: nil accepts it, and another value is refused
+    ///     (``QuakeError/Kind/partitioningMismatch``).
     /// - Throws: ``QuakeError``: ``QuakeError/Kind/noManifest`` for a directory that holds
     ///   store files but no manifest, and the errors of ``init(path:)``.
     /// - Complexity: as ``init(path:)``; creating a store writes an empty manifest.
-    public static func openOrCreate(path: String, partitioning: Partitioning = .month) throws(QuakeError) -> Store {
-        let s = try openOrCreate(path: path, partitioning: partitioning, blockRows: Manifest.defaultBlockRows)
-        if s.manifest.partitioning != partitioning {
+    public static func openOrCreate(path: String, partitioning: Partitioning? = nil) throws(QuakeError) -> Store {
+        let s = try openOrCreate(path: path, partitioning: partitioning ?? .month, blockRows: Manifest.defaultBlockRows)
+        if let partitioning, s.manifest.partitioning != partitioning {
             throw QuakeError(.partitioningMismatch, path: path, detail: "the store is partitioned by "
                 + "\(s.manifest.partitioning.rawValue), not \(partitioning.rawValue)")
         }
@@ -124,7 +125,7 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Opens or creates the store at a file URL (see ``openOrCreate(path:partitioning:)``).
-    public static func openOrCreate(url: URL, partitioning: Partitioning = .month) throws(QuakeError) -> Store {
+    public static func openOrCreate(url: URL, partitioning: Partitioning? = nil) throws(QuakeError) -> Store {
         try openOrCreate(path: url.path, partitioning: partitioning)
     }
 
