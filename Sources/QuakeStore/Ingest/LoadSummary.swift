@@ -99,7 +99,7 @@ public struct LoadProgress: Sendable {
     public var elapsedSeconds: Double
 }
 
-/// Options for ``Store/load(_:options:)-([String],_)``.
+/// Options for ``Store/load(_:options:)``.
 public struct LoadOptions: Sendable {
     /// Any rejected row or file fails the whole load; nothing is committed.
     public var strict = false

@@ -1,7 +1,7 @@
 import Foundation
 import QuakeFormat
 extension Store {
-    /// Loads feed files named by file URLs (see ``load(_:options:)-([String],_)``).
+    /// Loads feed files named by file URLs (see ``load(_:options:)``).
     @discardableResult
     public func load(_ urls: [URL], options: LoadOptions = LoadOptions()) throws -> LoadSummary {
         try load(urls.map(\.path), options: options)

@@ -53,7 +53,7 @@ extension Store {
         try await offExecutor { _ in try self.aggregate(predicate, by: groups, metrics: metrics) }
     }
 
-    /// ``load(_:options:)-([String],_)``, off the caller's executor. Cancelling the task stops
+    /// ``load(_:options:)``, off the caller's executor. Cancelling the task stops
     /// the load before it commits; nothing is committed.
     @discardableResult
     public func load(_ paths: [String], options: LoadOptions = LoadOptions()) async throws -> LoadSummary {

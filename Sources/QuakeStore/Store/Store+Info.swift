@@ -3,40 +3,56 @@ import QuakeFormat
 public struct StoreInfo: Codable, Sendable, Hashable {
     /// One column's bytes on disk and codecs.
     public struct ColumnSize: Codable, Sendable, Hashable {
+        /// The column's USGS name.
         public var column: String
+        /// Bytes of its chunks on disk, over every partition.
         public var diskBytes: Int
         /// The codecs its chunks use, most used first.
         public var codecs: [String]
     }
+    /// The store directory.
     public var path: String
+    /// The on-disk format version.
     public var format: Int
+    /// How events are bucketed into partitions: `day`, `month` or `year`.
     public var partitioning: String
+    /// The committed generation described.
     public var generation: Int
+    /// Partition files.
     public var partitions: Int
+    /// Events stored, tombstones included.
     public var rows: Int
+    /// The earliest event time (ISO 8601), nil for an empty store.
     public var firstTime: String?
+    /// The latest event time (ISO 8601), nil for an empty store.
     public var lastTime: String?
     /// Partition files and id index together.
     public var diskBytes: Int
     /// Chunk directories, zone maps, granule statistics and mag histograms.
     public var indexBytes: Int
+    /// Bytes of the event-id index.
     public var idIndexBytes: Int
     /// The store catalog (magnitude counts per partition run), 0 when there is none.
     public var catalogBytes: Int
-    /// The magnitude projection (``TopRows``): its file's bytes, rows and threshold; 0 rows when
+    /// The magnitude projection (`TopRows`): its file's bytes, rows and threshold; 0 rows when
     /// there is none.
     public var projectionBytes: Int
+    /// Rows in the magnitude projection.
     public var projectionRows: Int
+    /// The magnitude from which events are in the projection, nil when there is none.
     public var projectionThreshold: Double?
     /// The partitions' place indexes (part of ``indexBytes``).
     public var placeIndexBytes: Int
     /// The partitions' unit aggregates (part of ``indexBytes``).
     public var aggregateBytes: Int
+    /// Each column's bytes and codecs.
     public var columns: [ColumnSize]
     /// Load transactions kept under `history/`, their bytes, and the generation after which
     /// the history is complete.
     public var historyTransactions: Int
+    /// Bytes of the kept history.
     public var historyBytes: Int
+    /// The generation after which the history is complete (older ones were pruned).
     public var historyCompleteAfter: Int
 }
 

@@ -4,7 +4,9 @@ import QuakeFormat
 public struct RepairReport: Sendable, CustomStringConvertible {
     /// The generation of the rebuilt manifest.
     public let generation: Int
+    /// Partitions in the rebuilt manifest.
     public let partitions: Int
+    /// Rows in the rebuilt manifest.
     public let rows: Int
     /// Newer generations passed over because their files were incomplete or disagreed.
     public let skipped: [String]

@@ -100,7 +100,7 @@ extension Store {
         }
         let rows: RowBatch
         do { rows = try PartitionReader(storePath: path, entry: t.entry).readAll() } catch {
-            throw VerifyFailure(file: file, block: nil, reason: "\(error)", underlying: error as? QuakeError)
+            throw VerifyFailure(file: file, block: nil, reason: "\(error)", underlying: error)
         }
         guard rows.count == stored.count else {
             throw VerifyFailure(file: file, block: nil, reason: "holds \(rows.count) rows; the partitions hold "

@@ -52,7 +52,7 @@ extension Store {
             do {
                 index.append(try IdHashes.read(path: path + "/ids/" + f, bucket: b, partitioning: manifest.partitioning))
             } catch {
-                throw VerifyFailure(file: "ids/" + f, block: nil, reason: "\(error)", underlying: error as? QuakeError)
+                throw VerifyFailure(file: "ids/" + f, block: nil, reason: "\(error)", underlying: error)
             }
         }
         let indexed = index.reduce(0) { $0 + ($1?.count ?? 0) }
@@ -114,7 +114,7 @@ extension Store {
             // row order, spans and ids
             let batch: RowBatch
             do { batch = try r.readAll() } catch { throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)",
-                                underlying: error as? QuakeError) }
+                                underlying: error) }
             do {
                 guard try r.granules() == GranuleIndex(batch) else {
                     throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "granule index does not match the rows")
@@ -129,7 +129,7 @@ extension Store {
                               : PlaceSummary(places: batch.text[Column.place.rawValue], mags: batch.ints[Column.mag.rawValue]))
             } catch {
                 throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)",
-                                    underlying: error as? QuakeError)
+                                    underlying: error)
             }
             if let t = manifest.top {
                 strongest.append(contentsOf: batch.gather(TopRowsCollector.rows(of: batch, atLeast: t.threshold)))
