@@ -52,20 +52,17 @@ public enum GroupBy: Sendable, Equatable, CustomStringConvertible {
 
     /// The grouping's name, as ``init(parsing:)`` reads it (`month`, `net`), which also names
     /// its key in an ``AggregateRow``.
-    public var description: String {
-        switch self {
-        case .time(let t): return t.rawValue
-        case .value(let c): return c.name
-        case .bin(let c, let w): return "\(c.name):\(ScaledDecimal.trimmed(w))"
-        }
-    }
+    public var description: String { spelled(\.name) }
 
     /// The key's name after the ``Quake`` property: `day`, `net`, `magnitude:0.5`.
-    public var key: String {
+    public var key: String { spelled(\.propertyName) }
+
+    /// The name, with each column spelled by `name`.
+    private func spelled(_ name: (Column) -> String) -> String {
         switch self {
         case .time(let t): return t.rawValue
-        case .value(let c): return c.propertyName
-        case .bin(let c, let w): return "\(c.propertyName):\(ScaledDecimal.trimmed(w))"
+        case .value(let c): return name(c)
+        case .bin(let c, let w): return "\(name(c)):\(ScaledDecimal.trimmed(w))"
         }
     }
 
@@ -125,26 +122,20 @@ public enum Metric: Sendable, Equatable, CustomStringConvertible {
 
     /// The metric's name (`count`, or a function of a column such as `p90(...)`), which also
     /// names its value in an ``AggregateRow``.
-    public var description: String {
-        switch self {
-        case .count: return "count"
-        case .min(let c): return "min(\(c))"
-        case .max(let c): return "max(\(c))"
-        case .avg(let c): return "avg(\(c))"
-        case .sum(let c): return "sum(\(c))"
-        case .percentile(let p, let c): return "p\(ScaledDecimal.trimmed(p))(\(c))"
-        }
-    }
+    public var description: String { spelled(\.name) }
 
     /// The metric's name after the ``Quake`` property: `avg(magnitude)`, `count`.
-    public var key: String {
+    public var key: String { spelled(\.propertyName) }
+
+    /// The name, with the column spelled by `name`.
+    private func spelled(_ name: (Column) -> String) -> String {
         switch self {
         case .count: return "count"
-        case .min(let c): return "min(\(c.propertyName))"
-        case .max(let c): return "max(\(c.propertyName))"
-        case .avg(let c): return "avg(\(c.propertyName))"
-        case .sum(let c): return "sum(\(c.propertyName))"
-        case .percentile(let p, let c): return "p\(ScaledDecimal.trimmed(p))(\(c.propertyName))"
+        case .min(let c): return "min(\(name(c)))"
+        case .max(let c): return "max(\(name(c)))"
+        case .avg(let c): return "avg(\(name(c)))"
+        case .sum(let c): return "sum(\(name(c)))"
+        case .percentile(let p, let c): return "p\(ScaledDecimal.trimmed(p))(\(name(c)))"
         }
     }
 
