@@ -69,7 +69,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             exclude: ["Assets/README.md"],
-            resources: [.embedInCode("Assets/index.html"), .embedInCode("Assets/app.js"), .embedInCode("Assets/app.css")],
+            resources: [.embedInCode("Assets/index.html"), .embedInCode("Assets/app.js"), .embedInCode("Assets/map.js"),
+                        .embedInCode("Assets/app.css")],
             swiftSettings: strict
         ),
         // sync: keeps a store current from an FDSN event service or a summary feed, over AsyncHTTPClient.

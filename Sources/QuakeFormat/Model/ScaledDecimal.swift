@@ -105,13 +105,20 @@ package enum ScaledDecimal {
         let scale = Int(e & 31)
         let m = e >> 6
         if m < 0 || e & 32 != 0 { out.append(UInt8(ascii: "-")) }
-        var digits: [UInt8] = []
-        var v = m.magnitude
-        repeat { digits.append(UInt8(48 + v % 10)); v /= 10 } while v > 0
-        while digits.count <= scale { digits.append(48) }
-        for k in stride(from: digits.count - 1, through: 0, by: -1) {
-            out.append(digits[k])
-            if k == scale && scale > 0 { out.append(UInt8(ascii: ".")) }
+        let v = m.magnitude
+        // the digits, at least one before the point, written from the right into their room
+        var n = 1
+        var p: UInt64 = 10
+        while n < 20 && v >= p { n += 1; p &*= 10 }
+        let count = Swift.max(n, scale + 1)
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count + (scale > 0 ? 1 : 0)))
+        var i = out.count - 1
+        var x = v
+        for k in 0..<count {
+            if scale > 0 && k == scale { out[i] = UInt8(ascii: "."); i -= 1 }
+            out[i] = UInt8(truncatingIfNeeded: 48 + x % 10)
+            x /= 10
+            i -= 1
         }
     }
 

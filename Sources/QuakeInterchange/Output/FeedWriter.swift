@@ -188,6 +188,24 @@ package final class FeedWriter {
         } while div > 0
     }
 
+    /// ``jsonString(_:into:)`` for the stored texts' slices, concrete so that callers in other
+    /// modules need no generic dispatch per byte.
+    package static func jsonString(_ s: ArraySlice<UInt8>, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var plain = true
+        for x in s where x < 32 || x == UInt8(ascii: "\"") || x == 92 {
+            plain = false
+            break
+        }
+        if plain {
+            out.append(contentsOf: s)
+            out.append(UInt8(ascii: "\""))
+        } else {
+            out.removeLast()
+            jsonEscaped(s, into: &out)
+        }
+    }
+
     package static func jsonString(_ s: some Collection<UInt8>, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // most texts need no escape: one copy
@@ -196,6 +214,12 @@ package final class FeedWriter {
             out.append(UInt8(ascii: "\""))
             return
         }
+        out.removeLast()
+        jsonEscaped(s, into: &out)
+    }
+
+    private static func jsonEscaped(_ s: some Collection<UInt8>, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
         for x in s {
             switch x {
             case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])

@@ -1,41 +1,63 @@
-// The quake browser: one UTC day's quakes as a list and a map, kept in the URL and kept live.
+// The quake browser: a day's, a range's or the past hours' quakes as a list and a map (map.js),
+// kept in the URL and kept live.
 "use strict";
 
-const MAX_MARKERS = 5000;               // a swarm day draws its largest quakes only
-const DEPTH_BANDS = [[35, "#d7301f", "0–35 km"], [70, "#fc8d59", "35–70"], [150, "#fdcc8a", "70–150"],
-  [300, "#78c679", "150–300"], [500, "#4292c6", "300–500"], [Infinity, "#6a51a3", "500+ km"]];
-const SVG_NS = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
+const REGION_KEYS = ["minlatitude", "maxlatitude", "minlongitude", "maxlongitude"];
+const ORDERS = ["time", "time-asc", "magnitude", "magnitude-asc"];
+const PRESETS = ["1h", "1d", "7d", "30d"];
 
-const state = { day: null, orderby: "time", search: "", minmagnitude: "", selected: null };
+// the view: one of day, starttime/endtime or last; filters; the map; the selection
+const state = {};
 let data = null;            // the last answer of /api/day
 let requestSerial = 0;      // answers to superseded requests are dropped
-let live = null;            // the EventSource of the shown day
-let view = { x: -180, y: -90, w: 360, h: 180 };
+let live = null;            // the EventSource of the shown window
+let drawnOnce = false;
 
 // ---------- URL state ----------
 
 function readURL() {
   const p = new URLSearchParams(location.search);
-  state.day = /^\d{4}-\d{2}-\d{2}$/.test(p.get("day") || "") ? p.get("day") : null;
-  state.orderby = ["time", "time-asc", "magnitude", "magnitude-asc"].includes(p.get("orderby")) ? p.get("orderby") : "time";
+  const dayRE = /^\d{4}-\d{2}-\d{2}$/;
+  state.day = dayRE.test(p.get("day") || "") ? p.get("day") : null;
+  state.starttime = p.get("starttime") || null;
+  state.endtime = p.get("endtime") || null;
+  state.last = PRESETS.includes(p.get("last")) ? p.get("last") : null;
+  if (state.last || state.starttime) state.day = null;
+  state.orderby = ORDERS.includes(p.get("orderby")) ? p.get("orderby") : "time";
   state.search = p.get("search") || "";
   state.minmagnitude = p.get("minmagnitude") || "";
+  state.region = null;
+  for (const k of REGION_KEYS) {
+    const v = p.get(k);
+    if (v !== null && v !== "" && isFinite(+v)) (state.region ??= {})[k] = +v;
+  }
+  state.inview = p.get("inview") === "1";
+  state.map = p.get("map") || null;
   state.selected = p.get("selected") || null;
 }
 
-function stateQuery(withSelection) {
+// the parameters of what is listed (for /api/day, /api/download and the URL)
+function viewParams(forServer) {
   const p = new URLSearchParams();
   if (state.day) p.set("day", state.day);
+  if (state.starttime) p.set("starttime", state.starttime);
+  if (state.endtime) p.set("endtime", state.endtime);
+  if (state.last) p.set("last", state.last);
   p.set("orderby", state.orderby);
   if (state.search) p.set("search", state.search);
   if (state.minmagnitude !== "") p.set("minmagnitude", state.minmagnitude);
-  if (withSelection && state.selected) p.set("selected", state.selected);
-  return p.toString();
+  const region = forServer && state.inview ? QuakeMap.viewRegion() : state.region;
+  for (const k of REGION_KEYS) if (region && region[k] !== undefined) p.set(k, region[k]);
+  return p;
 }
 
 function writeURL(push) {
-  const url = "?" + stateQuery(true);
+  const p = viewParams(false);
+  if (state.inview) p.set("inview", "1");
+  if (state.map) p.set("map", state.map);
+  if (state.selected) p.set("selected", state.selected);
+  const url = "?" + p.toString();
   if (url === location.search) return;
   if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
 }
@@ -44,14 +66,13 @@ function writeURL(push) {
 
 async function load(options = {}) {
   const serial = ++requestSerial;
-  const q = new URLSearchParams();
-  if (state.day) q.set("day", state.day);
-  q.set("orderby", state.orderby);
-  if (state.search) q.set("search", state.search);
-  if (state.minmagnitude !== "") q.set("minmagnitude", state.minmagnitude);
+  const query = viewParams(true).toString();
+  const early = window.quakesEarly;
+  window.quakesEarly = null;
   let answer;
   try {
-    const r = await fetch("/api/day?" + q.toString(), { cache: "no-store" });
+    const r = await (early && sameParams(early.query, query) ? early.answer
+      : fetch("/api/day?" + query, { cache: "no-store" }));
     answer = await r.json();
     if (!r.ok) throw new Error(answer.error || r.statusText);
   } catch (e) {
@@ -59,14 +80,34 @@ async function load(options = {}) {
     return;
   }
   if (serial !== requestSerial) return;
+  if (!drawnOnce) performance.mark("quakes-data");
+  const previous = data;
   data = answer;
-  if (!state.day) { state.day = data.day; writeURL(false); }
-  if (state.selected && !data.events.some((e) => e[0] === state.selected) && !options.keepMissingSelection) {
+  if (!state.day && !state.starttime && !state.last && data.day) { state.day = data.day; writeURL(false); }
+  if (state.selected && !data.events.some((e) => e[0] === state.selected) && !options.live) {
     state.selected = null;
     writeURL(false);
+    closeDetail();
   }
-  render();
+  render(options.live ? previous : null);
+  if (!drawnOnce) performance.mark("quakes-list");
+  const refit = !options.live && !state.inview && !options.keepMap;
+  const [drawn, located] = QuakeMap.draw(data.events, refit ? (state.map || "fit") : null);
+  if (!drawnOnce) performance.mark("quakes-map");
+  if (refit) { state.map = QuakeMap.urlValue(); writeURL(false); }
+  QuakeMap.setSelected(state.selected, !options.live);
+  QuakeMap.setRegion(state.inview ? null : state.region);
+  renderNotes(drawn, located);
+  if (!drawnOnce) {
+    drawnOnce = true;
+    requestAnimationFrame(() => setTimeout(() => performance.mark("quakes-drawn")));
+  }
   if (options.resubscribe !== false) subscribe();
+}
+
+function sameParams(a, b) {
+  const sorted = (q) => [...new URLSearchParams(q)].map(([k, v]) => k + "=" + v).sort().join("&");
+  return sorted(a) === sorted(b);
 }
 
 // ---------- rendering ----------
@@ -75,21 +116,19 @@ function fmtTime(ms) {
   return new Date(ms).toISOString().replace("T", " ").slice(0, 19);
 }
 
-function depthColor(d) {
-  if (d === null) return "#bbbbbb";
-  for (const [upTo, color] of DEPTH_BANDS) if (d < upTo) return color;
-  return "#6a51a3";
+function escapeHTML(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }[c]));
 }
 
-function radiusPx(m) {
-  if (m === null || m <= 1) return 1.6;
-  return 1.6 + 1.1 * Math.pow(Math.min(m, 10) - 1, 1.6);
-}
-
-function render() {
-  $("day").value = state.day || "";
+function render(previous) {
+  $("day").value = state.day || (data.day ?? "");
   $("search").value = state.search;
   $("minmag").value = state.minmagnitude;
+  $("inview").checked = state.inview;
+  $("clear-region").hidden = !state.region;
+  for (const b of document.querySelectorAll("button[data-last]")) {
+    b.setAttribute("aria-pressed", String(b.dataset.last === state.last));
+  }
   for (const th of document.querySelectorAll("th[data-sort]")) {
     const key = th.dataset.sort;
     const active = state.orderby.startsWith(key);
@@ -97,57 +136,85 @@ function render() {
     th.classList.toggle("asc", active && state.orderby.endsWith("-asc"));
     th.classList.toggle("desc", active && !state.orderby.endsWith("-asc"));
   }
-  renderList();
-  renderMarkers();
+  $("window").textContent = data.day ? "" : data.label;
+  renderList(previous);
+  renderEmpty();
   renderFooter();
   renderDownloads();
 }
 
-function escapeHTML(s) {
-  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }[c]));
+// Keeps the first row in sight where it was, so that rows a live update adds above it do not move
+// the list; a live update marks its new rows for a few seconds. A long list is written a screenful
+// first and the rest in the following frames (a table of 10,000 rows takes the browser about a
+// second to lay out at once); a live update, or a selection further down, writes it whole.
+const FIRST_ROWS = 120, MORE_ROWS = 2000;
+let listSerial = 0;
+
+function renderList(previous) {
+  const pane = $("list-pane");
+  let anchor = null;
+  if (previous) {
+    const top = pane.getBoundingClientRect().top + $("list").tHead.offsetHeight;
+    for (const tr of $("rows").children) {
+      const r = tr.getBoundingClientRect();
+      if (r.bottom > top) { anchor = { id: tr.dataset.eventId, offset: r.top - top }; break; }
+    }
+  }
+  const old = previous ? new Set(previous.events.map((e) => e[0])) : null;
+  const events = data.events;
+  const rows = (from, to) => events.slice(from, to).map((e) => rowHTML(e, old)).join("");
+  const serial = ++listSerial;
+  const whole = previous || (state.selected && events.findIndex((e) => e[0] === state.selected) >= FIRST_ROWS);
+  const first = whole ? events.length : FIRST_ROWS;
+  const scrollTop = pane.scrollTop;
+  $("rows").innerHTML = rows(0, first);
+  $("rows").dataset.complete = String(first >= events.length);
+  if (anchor) {
+    const tr = rowOf(anchor.id);
+    const top = pane.getBoundingClientRect().top + $("list").tHead.offsetHeight;
+    pane.scrollTop = tr ? pane.scrollTop + (tr.getBoundingClientRect().top - top) - anchor.offset : scrollTop;
+  } else if (state.selected) {
+    scrollToRow(state.selected, "nearest");
+  }
+  if (old) setTimeout(() => { for (const tr of $("rows").querySelectorAll("tr.new")) tr.classList.remove("new"); }, 4000);
+  const more = (from) => {
+    if (serial !== listSerial || from >= events.length) return;
+    $("rows").insertAdjacentHTML("beforeend", rows(from, from + MORE_ROWS));
+    $("rows").dataset.complete = String(from + MORE_ROWS >= events.length);
+    setTimeout(() => more(from + MORE_ROWS), 0);
+  };
+  if (first < events.length) requestAnimationFrame(() => setTimeout(() => more(first), 0));
 }
 
-function renderList() {
-  const rows = [];
-  for (const e of data.events) {
-    const [id, time, mag, place, depth] = e;
-    rows.push(`<tr data-event-id="${escapeHTML(id)}"${id === state.selected ? ' class="selected"' : ""}>` +
-      `<td>${time === null ? "" : fmtTime(time)}</td><td class="num">${mag === null ? "" : Number(mag).toFixed(1)}</td>` +
-      `<td class="place">${escapeHTML(place || "")}</td><td class="num">${depth === null ? "" : Number(depth).toFixed(1)}</td></tr>`);
-  }
-  $("rows").innerHTML = rows.join("");
-  if (state.selected) scrollToRow(state.selected, "nearest");
+function rowHTML(e, old) {
+  const [id, time, mag, place, depth] = e;
+  const cls = [id === state.selected ? "selected" : "", old && !old.has(id) ? "new" : ""].filter(Boolean).join(" ");
+  return `<tr data-event-id="${escapeHTML(id)}"${cls ? ` class="${cls}"` : ""} aria-selected="${id === state.selected}">` +
+    `<td>${time === null ? "" : fmtTime(time)}</td><td class="num">${mag === null ? "" : Number(mag).toFixed(1)}</td>` +
+    `<td class="place">${escapeHTML(place || "")}</td><td class="num">${depth === null ? "" : Number(depth).toFixed(1)}</td></tr>`;
 }
 
-function renderMarkers() {
-  const g = $("markers");
-  g.textContent = "";
-  // largest first, so that they lie behind the smaller; a busy day draws only the largest
-  const order = data.events.filter((e) => e[5] !== null && e[6] !== null)
-    .sort((a, b) => (b[2] ?? -99) - (a[2] ?? -99));
-  const drawn = order.slice(0, MAX_MARKERS);
-  const scale = unitsPerPixel();
-  const frag = document.createDocumentFragment();
-  for (const e of drawn) {
-    const c = document.createElementNS(SVG_NS, "circle");
-    c.setAttribute("cx", e[6]);
-    c.setAttribute("cy", -e[5]);
-    c.dataset.eventId = e[0];
-    c.dataset.r = radiusPx(e[2]);
-    c.setAttribute("r", c.dataset.r * scale);
-    c.setAttribute("stroke-width", 0.6 * scale);
-    c.setAttribute("fill", depthColor(e[4]));
-    const t = document.createElementNS(SVG_NS, "title");
-    t.textContent = `M${e[2] ?? "?"} · ${e[3] ?? ""} · ${e[1] === null ? "" : fmtTime(e[1])} UTC`;
-    c.appendChild(t);
-    if (e[0] === state.selected) c.classList.add("selected");
-    frag.appendChild(c);
-  }
-  g.appendChild(frag);
-  raiseSelected();
-  const capped = order.length > drawn.length;
-  $("notes").textContent = [capped ? `Map shows the ${drawn.length.toLocaleString("en-US")} largest of ` +
-    `${order.length.toLocaleString("en-US")} quakes.` : "", coastlineNote].filter(Boolean).join(" ");
+function renderEmpty() {
+  const box = $("empty");
+  box.hidden = data.matched > 0;
+  if (data.matched > 0) return;
+  const filtered = state.search || state.minmagnitude !== "" || state.region || state.inview;
+  const when = data.day ? `on ${data.day}` : data.label.startsWith("past") ? `in the ${data.label}` : `from ${data.label}`;
+  const parts = [`<p>No quakes ${escapeHTML(when)}${filtered ? " match the search and filters" : ""}.</p>`];
+  const links = [];
+  if (data.before) links.push(`Earlier: <a id="empty-before" href="?${dayLink(data.before)}">${data.before}</a>`);
+  if (data.after) links.push(`Later: <a id="empty-after" href="?${dayLink(data.after)}">${data.after}</a>`);
+  parts.push(links.length ? `<p>${links.join(" · ")}</p>` : "<p>The store holds no such quakes.</p>");
+  box.innerHTML = parts.join("");
+}
+
+// the same view on another day
+function dayLink(day) {
+  const p = viewParams(false);
+  for (const k of ["starttime", "endtime", "last"]) p.delete(k);
+  p.set("day", day);
+  if (state.inview) p.set("inview", "1");
+  return p.toString();
 }
 
 function renderFooter() {
@@ -158,119 +225,91 @@ function renderFooter() {
   $("status").dataset.generation = data.generation;
 }
 
+function renderNotes(drawn, located) {
+  $("notes").textContent = [drawn < located ? `Map shows the ${drawn.toLocaleString("en-US")} largest of ` +
+    `${located.toLocaleString("en-US")} quakes.` : "", coastlineNote].filter(Boolean).join(" ");
+}
+
 function renderDownloads() {
-  const start = state.day + "T00:00:00";
-  const end = state.day + "T23:59:59.999";  // endtime is inclusive: the day's last millisecond
-  const p = new URLSearchParams({ starttime: start, endtime: end, orderby: state.orderby });
-  if (state.minmagnitude !== "") p.set("minmagnitude", state.minmagnitude);
-  if (state.search) p.set("placecontains", state.search);
-  for (const [id, fmt] of [["dl-csv", "csv"], ["dl-geojson", "geojson"], ["dl-quakeml", "xml"]]) {
+  const first = isoTime(data.start).slice(0, 10), last = isoTime(data.end - 1).slice(0, 10);
+  const name = data.day ?? (first === last ? first : `${first}_${last}`);
+  for (const [id, fmt, ext] of [["dl-csv", "csv", "csv"], ["dl-geojson", "geojson", "geojson"],
+    ["dl-quakeml", "quakeml", "xml"], ["dl-kml", "kml", "kml"]]) {
+    const a = $(id);
+    a.setAttribute("download", `quakes-${name}.${ext}`);
+    if (data.matched === 0) { a.removeAttribute("href"); a.setAttribute("aria-disabled", "true"); continue; }
+    const p = viewParams(true);
+    if (state.last) { p.delete("last"); p.set("starttime", isoTime(data.start)); p.set("endtime", isoTime(data.end - 1)); }
     p.set("format", fmt);
-    $(id).href = "/fdsnws/event/1/query?" + p.toString();
+    a.href = "/api/download?" + p.toString();
+    a.removeAttribute("aria-disabled");
   }
 }
 
-// ---------- selection ----------
+const isoTime = (ms) => new Date(ms).toISOString().replace("Z", "");
+
+// ---------- selection and detail ----------
+
+function rowOf(id) {
+  return id === null ? null : $("rows").querySelector(`tr[data-event-id="${CSS.escape(id)}"]`);
+}
 
 function select(id, from) {
   state.selected = id;
   writeURL(false);
-  for (const el of document.querySelectorAll(".selected")) el.classList.remove("selected");
-  if (id) {
-    for (const el of document.querySelectorAll(`[data-event-id="${CSS.escape(id)}"]`)) el.classList.add("selected");
-    raiseSelected();
-    if (from === "map") scrollToRow(id, "center");
-  }
-}
-
-function raiseSelected() {
-  if (!state.selected) return;
-  const c = $("markers").querySelector(`circle[data-event-id="${CSS.escape(state.selected)}"]`);
-  if (c) c.parentNode.appendChild(c);
+  for (const tr of $("rows").querySelectorAll("tr.selected")) { tr.classList.remove("selected"); tr.setAttribute("aria-selected", "false"); }
+  const tr = rowOf(id);
+  if (tr) { tr.classList.add("selected"); tr.setAttribute("aria-selected", "true"); }
+  QuakeMap.setSelected(id, from !== "map");
+  if (from !== "list" && tr) tr.scrollIntoView({ block: from === "map" ? "center" : "nearest" });
+  if (!$("detail").hidden && id) openDetail(id);
 }
 
 function scrollToRow(id, block) {
-  const row = $("rows").querySelector(`tr[data-event-id="${CSS.escape(id)}"]`);
+  const row = rowOf(id);
   if (row) row.scrollIntoView({ block });
 }
 
-// ---------- the map: projection, pan and zoom ----------
-
-function unitsPerPixel() {
-  const svg = $("map");
-  const w = svg.clientWidth || 800, h = svg.clientHeight || 400;
-  return Math.max(view.w / w, view.h / h);
+function step(delta) {
+  if (!data || !data.events.length) return;
+  const k = data.events.findIndex((e) => e[0] === state.selected);
+  const next = k < 0 ? (delta > 0 ? 0 : data.events.length - 1) : Math.min(data.events.length - 1, Math.max(0, k + delta));
+  select(data.events[next][0], "keys");
 }
 
-function applyView() {
-  $("map").setAttribute("viewBox", `${view.x} ${view.y} ${view.w} ${view.h}`);
-  const s = unitsPerPixel();
-  for (const c of $("markers").children) {
-    c.setAttribute("r", c.dataset.r * s);
-    c.setAttribute("stroke-width", 0.6 * s);
+async function openDetail(id) {
+  const panel = $("detail");
+  panel.hidden = false;
+  panel.dataset.eventId = id;
+  $("detail-title").textContent = id;
+  $("detail-fields").innerHTML = "<tr><td>Loading…</td></tr>";
+  $("detail-usgs").hidden = true;
+  let ev;
+  try {
+    const r = await fetch("/api/event?id=" + encodeURIComponent(id), { cache: "no-store" });
+    ev = await r.json();
+    if (!r.ok) throw new Error(ev.error || r.statusText);
+  } catch (e) {
+    $("detail-fields").innerHTML = `<tr><td>${escapeHTML("Could not load: " + e.message)}</td></tr>`;
+    return;
   }
-  $("coastlines").setAttribute("stroke-width", 0.8 * s);
-  for (const l of $("graticule").children) l.setAttribute("stroke-width", 0.5 * s);
+  if (panel.dataset.eventId !== id) return;
+  $("detail-title").textContent = `M${ev.mag ?? "?"} · ${ev.place ?? id}`;
+  $("detail-fields").innerHTML = Object.entries(ev).filter(([, v]) => v !== null)
+    .map(([k, v]) => `<tr><th scope="row">${escapeHTML(k)}</th><td>${escapeHTML(v)}</td></tr>`).join("");
+  // ComCat ids are the preferred network's code and the event's: the USGS site has a page for each
+  const usgs = typeof ev.net === "string" && id.startsWith(ev.net) && /^[a-z]{2}[a-z0-9_]+$/.test(id);
+  $("detail-usgs").hidden = !usgs;
+  if (usgs) $("detail-usgs").href = "https://earthquake.usgs.gov/earthquakes/eventpage/" + encodeURIComponent(id);
+  $("detail-close").focus({ preventScroll: true });
 }
 
-function zoom(factor, cx, cy) {
-  const w = Math.min(720, Math.max(0.5, view.w * factor));
-  const f = w / view.w;
-  if (cx === undefined) { cx = view.x + view.w / 2; cy = view.y + view.h / 2; }
-  view = { x: cx - (cx - view.x) * f, y: cy - (cy - view.y) * f, w, h: view.h * f };
-  applyView();
+function closeDetail() {
+  $("detail").hidden = true;
+  $("detail").dataset.eventId = "";
 }
 
-function svgPoint(evt) {
-  const svg = $("map");
-  const pt = svg.createSVGPoint();
-  pt.x = evt.clientX; pt.y = evt.clientY;
-  return pt.matrixTransform(svg.getScreenCTM().inverse());
-}
-
-function setUpMap() {
-  const svg = $("map");
-  const grat = $("graticule");
-  for (let lon = -180; lon <= 180; lon += 30) grat.appendChild(line(lon, -90, lon, 90));
-  for (let lat = -60; lat <= 60; lat += 30) grat.appendChild(line(-180, -lat, 180, -lat));
-  svg.addEventListener("wheel", (e) => {
-    e.preventDefault();
-    const p = svgPoint(e);
-    zoom(e.deltaY < 0 ? 0.8 : 1.25, p.x, p.y);
-  }, { passive: false });
-  let drag = null;
-  svg.addEventListener("pointerdown", (e) => {
-    if (e.target.tagName === "circle") return;
-    drag = { x: e.clientX, y: e.clientY, view: { ...view }, moved: false };
-    svg.setPointerCapture(e.pointerId);
-  });
-  svg.addEventListener("pointermove", (e) => {
-    if (!drag) return;
-    const s = unitsPerPixel();
-    const dx = (e.clientX - drag.x) * s, dy = (e.clientY - drag.y) * s;
-    if (Math.abs(dx) + Math.abs(dy) > 0) { drag.moved = true; svg.classList.add("dragging"); }
-    view = { ...drag.view, x: drag.view.x - dx, y: drag.view.y - dy };
-    applyView();
-  });
-  const end = () => { drag = null; svg.classList.remove("dragging"); };
-  svg.addEventListener("pointerup", end);
-  svg.addEventListener("pointercancel", end);
-  $("markers").addEventListener("click", (e) => {
-    const c = e.target.closest("circle");
-    if (c) select(c.dataset.eventId, "map");
-  });
-  $("zoom-in").onclick = () => zoom(0.5);
-  $("zoom-out").onclick = () => zoom(2);
-  $("zoom-reset").onclick = () => { view = { x: -180, y: -90, w: 360, h: 180 }; applyView(); };
-  window.addEventListener("resize", applyView);
-  $("legend").innerHTML = "Depth" + DEPTH_BANDS.map(([, c, l]) => `<span class="sw" style="background:${c}"></span>${l}`).join("");
-}
-
-function line(x1, y1, x2, y2) {
-  const l = document.createElementNS(SVG_NS, "line");
-  l.setAttribute("x1", x1); l.setAttribute("y1", y1); l.setAttribute("x2", x2); l.setAttribute("y2", y2);
-  return l;
-}
+// ---------- the map's coastlines ----------
 
 let coastlineNote = "";
 async function loadCoastlines() {
@@ -278,70 +317,103 @@ async function loadCoastlines() {
     const r = await fetch("/api/coastlines");
     const g = await r.json();
     if (!r.ok) throw new Error(g.error || r.statusText);
-    const parts = [];
-    for (const f of g.features) {
-      for (const ring of f.geometry.coordinates) {
-        parts.push("M" + ring.map(([x, y]) => x + "," + (-y)).join("L"));
-      }
-    }
-    $("coastlines").setAttribute("d", parts.join(""));
+    QuakeMap.drawCoastlines(g);
   } catch (e) {
     coastlineNote = "No coastline dataset on the server: graticule only.";
     $("coastlines").dataset.missing = "true";
-    if (data) renderMarkers();
+    if (data) renderNotes(Infinity, 0);
   }
-  applyView();
 }
 
 // ---------- live updates ----------
 
+function liveKey() {
+  const p = new URLSearchParams();
+  for (const k of ["day", "starttime", "endtime", "last"]) if (state[k]) p.set(k, state[k]);
+  if (!state.day && data && data.day) p.set("day", data.day);
+  return p.toString();
+}
+
 function subscribe() {
-  if (live && live.day === state.day) return;
+  const key = liveKey();
+  if (live && live.key === key) return;
   if (live) live.source.close();
-  const source = new EventSource("/api/live?day=" + encodeURIComponent(state.day));
-  live = { day: state.day, source };
+  const source = new EventSource("/api/live?" + key);
+  live = { key, source };
   source.addEventListener("hello", () => $("live").classList.add("on"));
-  source.addEventListener("change", () => load({ resubscribe: false, keepMissingSelection: true }));
+  source.addEventListener("change", () => load({ resubscribe: false, live: true }));
   source.onerror = () => $("live").classList.remove("on");
 }
 
 // a page leaving (or entering the back-forward cache) gives its connection back: browsers allow
 // six HTTP/1.1 connections per server, and a live feed holds one
 window.addEventListener("pagehide", () => { if (live) { live.source.close(); live = null; } });
-window.addEventListener("pageshow", (e) => { if (e.persisted && state.day) load(); });
+window.addEventListener("pageshow", (e) => { if (e.persisted) load(); });
+// the past hours move with the clock
+setInterval(() => { if (state.last && !document.hidden) load({ resubscribe: false, live: true }); }, 60000);
 
 // ---------- controls ----------
 
-function shiftDay(days) {
-  const t = Date.parse((state.day || new Date().toISOString().slice(0, 10)) + "T00:00:00Z") + days * 86400000;
-  state.day = new Date(t).toISOString().slice(0, 10);
+// a new window: the map fits it again, the selection goes
+function setWindow(w) {
+  Object.assign(state, { day: null, starttime: null, endtime: null, last: null }, w);
   state.selected = null;
+  state.map = null;
   writeURL(true);
   load();
+}
+
+function shiftDay(days) {
+  const from = state.day || data?.day || (data ? isoTime(data.start).slice(0, 10) : new Date().toISOString().slice(0, 10));
+  const t = Date.parse(from + "T00:00:00Z") + days * 86400000;
+  setWindow({ day: new Date(t).toISOString().slice(0, 10) });
+}
+
+// The date field commits a typed date once: on Enter, on leaving the field, or when a date with a
+// four-digit year has stood for 800 ms (typing "2019" passes through 0002, 0020 and 0201).
+function setUpDateField() {
+  const input = $("day");
+  let timer = null;
+  const commit = () => {
+    clearTimeout(timer);
+    const v = input.value;
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || +v.slice(0, 4) < 1000) return;
+    if (v === state.day) return;
+    setWindow({ day: v });
+  };
+  input.addEventListener("change", () => {
+    clearTimeout(timer);
+    if (document.activeElement !== input) { commit(); return; }
+    timer = setTimeout(commit, 800);
+  });
+  input.addEventListener("keydown", (e) => { if (e.key === "Enter") commit(); });
+  input.addEventListener("blur", commit);
 }
 
 function setUpControls() {
   $("prev-day").onclick = () => shiftDay(-1);
   $("next-day").onclick = () => shiftDay(1);
-  $("day").addEventListener("change", () => {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test($("day").value)) return;
-    state.day = $("day").value;
-    state.selected = null;
-    writeURL(true);
-    load();
-  });
+  setUpDateField();
+  for (const b of document.querySelectorAll("button[data-last]")) b.onclick = () => setWindow({ last: b.dataset.last });
   let timer = null;
   $("search").addEventListener("input", () => {
     clearTimeout(timer);
-    timer = setTimeout(() => { state.search = $("search").value; writeURL(false); load(); }, 150);
+    timer = setTimeout(() => { state.search = $("search").value; writeURL(false); load({ keepMap: true }); }, 150);
   });
-  $("minmag").addEventListener("change", () => { state.minmagnitude = $("minmag").value; writeURL(true); load(); });
+  $("minmag").addEventListener("change", () => { state.minmagnitude = $("minmag").value; writeURL(true); load({ keepMap: true }); });
+  $("inview").addEventListener("change", () => {
+    state.inview = $("inview").checked;
+    if (state.inview) state.region = null;
+    writeURL(true);
+    load({ keepMap: true });
+  });
+  $("clear-region").onclick = () => { state.region = null; writeURL(true); load({ keepMap: true }); };
   for (const th of document.querySelectorAll("th[data-sort]")) {
     const go = () => {
       const key = th.dataset.sort;
       state.orderby = state.orderby === key ? key + "-asc" : key;
       writeURL(true);
-      load();
+      load({ keepMap: true });
     };
     th.addEventListener("click", go);
     th.addEventListener("keydown", (e) => { if (e.key === "Enter") go(); });
@@ -350,11 +422,57 @@ function setUpControls() {
     const tr = e.target.closest("tr");
     if (tr) select(tr.dataset.eventId, "list");
   });
+  $("rows").addEventListener("dblclick", (e) => {
+    const tr = e.target.closest("tr");
+    if (tr) { select(tr.dataset.eventId, "list"); openDetail(tr.dataset.eventId); }
+  });
+  $("detail-close").onclick = closeDetail;
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && !$("detail").hidden) { closeDetail(); return; }
+    const t = e.target;
+    if (t.closest && t.closest("input, select, textarea, button, a, th")) return;
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") { e.preventDefault(); step(e.key === "ArrowDown" ? 1 : -1); }
+    else if (e.key === "Enter" && state.selected) { e.preventDefault(); openDetail(state.selected); }
+  });
   window.addEventListener("popstate", () => { readURL(); load(); });
 }
 
+let tipTimer = null;
+function hover(id, evt) {
+  const tip = $("tip");
+  clearTimeout(tipTimer);
+  if (!id || !data) { tipTimer = setTimeout(() => { tip.hidden = true; }, 100); return; }
+  const e = data.events.find((x) => x[0] === id);
+  if (!e) return;
+  tip.textContent = `M${e[2] ?? "?"} · ${e[3] ?? ""} · ${e[1] === null ? "" : fmtTime(e[1])} UTC`;
+  const pane = $("map-pane").getBoundingClientRect();
+  tip.style.left = Math.min(pane.width - 260, evt.clientX - pane.left + 12) + "px";
+  tip.style.top = (evt.clientY - pane.top + 12) + "px";
+  tip.hidden = false;
+}
+
+let movedTimer = null;
+function mapMoved() {
+  state.map = QuakeMap.urlValue();
+  clearTimeout(movedTimer);
+  movedTimer = setTimeout(() => {
+    writeURL(false);
+    if (state.inview) load({ keepMap: true, resubscribe: false });
+  }, 250);
+}
+
 readURL();
-setUpMap();
+QuakeMap.setUp({
+  select: (id) => select(id, "map"),
+  moved: mapMoved,
+  hover,
+  region: (r) => {
+    state.region = r;
+    state.inview = false;
+    writeURL(true);
+    load({ keepMap: true });
+  },
+});
 setUpControls();
-loadCoastlines();
 load();
+loadCoastlines();

@@ -37,21 +37,39 @@ struct FDSNService: Sendable {
         do { parsed = try Self.parse(r, maxEvents: maxEvents) } catch { return Self.error(error, r) }
         let snap: SnapshotSource.Snapshot
         do { snap = try source.current() } catch { return Self.storeError(error, r) }
-        let gzip = StreamedBody.acceptsGzip(r)
+        let cap = parsed.limit == nil ? maxEvents : nil
+        let answer: (count: Int, channel: PieceChannel)
+        do {
+            answer = try await Self.stream(parsed, spec: parsed.spec, snap: snap, gzip: StreamedBody.acceptsGzip(r),
+                                           cap: cap)
+        } catch {
+            return Self.error(error, r)
+        }
+        if answer.count == 0 {
+            answer.channel.cancel()
+            return noData(parsed, r, generation: snap.generation)
+        }
+        return Self.response(answer, parsed, snap: snap, gzip: StreamedBody.acceptsGzip(r))
+    }
+
+    /// Starts streaming `spec`'s events in `parsed`'s format, off the cooperative pool, and waits
+    /// for the count. With a `cap`, more matching events than that is a 400 before anything is sent.
+    /// - Returns: the count, and the channel whose pieces are the body (cancel it when unused).
+    static func stream(_ parsed: FDSNRequest, spec: QuerySpec, snap: SnapshotSource.Snapshot, gzip: Bool,
+                       cap: Int?) async throws -> (count: Int, channel: PieceChannel) {
         let channel = PieceChannel()
-        let maxEvents = maxEvents
         await channel.start { ch in
             let out = PieceWriter(channel: ch, gzip: gzip)
             let enc = EventEncoder(parsed, sink: out.sink)
-            if parsed.limit == nil {
-                let n = try snap.store.count(parsed.filter, snapshot: snap.manifest)
-                if n - parsed.skip > maxEvents {
-                    throw FDSNError.badRequest("\(n - parsed.skip) matching events exceeds search limit of "
-                        + "\(maxEvents). Modify the search to match fewer events.")
+            if let cap {
+                let n = try snap.store.count(spec.filter, snapshot: snap.manifest)
+                if n - spec.offset > cap {
+                    throw FDSNError.badRequest("\(n - spec.offset) matching events exceeds search limit of "
+                        + "\(cap). Modify the search to match fewer events.")
                 }
             }
             let now = Int64(Date().timeIntervalSince1970 * 1000)
-            _ = try snap.store.query(parsed.spec, columns: enc.columns, chunkRows: 2048, snapshot: snap.manifest,
+            _ = try snap.store.query(spec, columns: enc.columns, chunkRows: 2048, snapshot: snap.manifest,
                                      begin: { count, _ in
                 try ch.push(.head(count))
                 if count > 0 { enc.begin(count: count, generated: now) }
@@ -69,22 +87,24 @@ struct FDSNService: Sendable {
         let head: PieceChannel.Message?
         do { head = try await channel.next() } catch {
             channel.cancel()
-            return Self.error(error, r)
+            throw error
         }
         guard case .head(let count)? = head else {
             channel.cancel()
-            return Self.error(FDSNError(status: 500, detail: "the query ended before its answer began"), r)
+            throw FDSNError(status: 500, detail: "the query ended before its answer began")
         }
-        if count == 0 {
-            channel.cancel()
-            return noData(parsed, r, generation: snap.generation)
-        }
+        return (count, channel)
+    }
+
+    /// The streamed answer's response: its content type, generation and row count.
+    static func response(_ answer: (count: Int, channel: PieceChannel), _ parsed: FDSNRequest,
+                         snap: SnapshotSource.Snapshot, gzip: Bool) -> Response {
         var headers: HTTPFields = [.contentType: EventEncoder(parsed, sink: OutputSink(capturing: ())).contentType]
         headers[Self.generationHeader] = String(snap.generation)
-        headers[Self.rowsHeader] = String(count)
+        headers[Self.rowsHeader] = String(answer.count)
         if gzip { headers[.contentEncoding] = "gzip" }
         headers[.vary] = "Accept-Encoding"
-        return Response(status: .ok, headers: headers, body: StreamedBody.body(channel))
+        return Response(status: .ok, headers: headers, body: StreamedBody.body(answer.channel))
     }
 
     func count(_ r: Request) async -> Response {

@@ -6,8 +6,9 @@ import QuakeFormat
 import QuakeInterchange
 import QuakeStore
 
-/// The quake browser: the page at `/`, its assets, its data request (`/api/day`), live updates
-/// (`/api/live`, Server-Sent Events) and the coastlines it draws (`/api/coastlines`).
+/// The quake browser: the page at `/`, its assets, its data request (`/api/day`), its downloads
+/// (`/api/download`), one event's fields (`/api/event`), live updates (`/api/live`, Server-Sent
+/// Events) and the coastlines it draws (`/api/coastlines`).
 struct PageService: Sendable {
     let source: SnapshotSource
     let coastlines: CoastlineCache
@@ -19,7 +20,9 @@ struct PageService: Sendable {
         routes.get("/assets/:name") { _, context in
             Self.asset(context.parameters.get("name") ?? "")
         }
-        routes.get("/api/day") { r, _ in await self.day(r) }
+        routes.get("/api/day") { r, _ in await self.view(r) }
+        routes.get("/api/download") { r, _ in await self.download(r) }
+        routes.get("/api/event") { r, _ in await self.event(r) }
         routes.get("/api/live") { r, _ in self.live(r) }
         routes.get("/api/coastlines") { r, _ in self.coastlineResponse(r) }
         routes.get("/healthz") { _, _ in FDSNService.plain("ok\n") }
@@ -33,98 +36,6 @@ struct PageService: Sendable {
         }
         return Response(status: .ok, headers: [.contentType: a.contentType, .cacheControl: "no-cache"],
                         body: .init(byteBuffer: ByteBuffer(bytes: a.bytes)))
-    }
-
-    // MARK: /api/day
-
-    func day(_ r: Request) async -> Response {
-        // the whole answer is made off the cooperative pool; the async part stays a single await
-        // (Swift 6.3's optimizer crashed splitting a larger coroutine here)
-        let source = source
-        let gzip = StreamedBody.acceptsGzip(r)
-        let query = r.uri.query
-        return (try? await Blocking.run { Self.dayResponse(query: query, gzip: gzip, source: source) })
-            ?? Self.jsonError(FDSNError(status: 503, detail: "the request could not be run"))
-    }
-
-    static func dayResponse(query: String?, gzip: Bool, source: SnapshotSource) -> Response {
-        let req: DayRequest
-        do {
-            guard let items = QueryString.parse(query) else { throw FDSNError.badRequest("malformed query string") }
-            req = try DayRequest(items)
-        } catch {
-            return jsonError(error)
-        }
-        do {
-            let snap = try source.current()
-            let (body, rows) = try dayJSON(req, snap)
-            var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
-            headers[FDSNService.generationHeader] = String(snap.generation)
-            headers[FDSNService.rowsHeader] = String(rows)
-            var bytes = body
-            if gzip, bytes.count > 1024, let z = GzipStream(level: 1) {
-                bytes = z.compress(bytes, final: true)
-                headers[.contentEncoding] = "gzip"
-            }
-            headers[.vary] = "Accept-Encoding"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
-        } catch {
-            return jsonError(FDSNError(status: 503, detail: "The store cannot be read: \(error)"))
-        }
-    }
-
-    /// `{"generation":G,"day":D,"total":N,"matched":M,"events":[[id,time,mag,place,depth,lat,lon,magType,type],...]}`
-    /// where `total` counts the whole day and `matched` the day after search and magnitude.
-    static func dayJSON(_ req: DayRequest, _ snap: SnapshotSource.Snapshot) throws -> ([UInt8], Int) {
-        var req = req
-        if req.dayText.isEmpty {
-            var newest: Int64?
-            let q = QuerySpec(filter: .all, sort: [SortKey(.time, ascending: false)], limit: 1)
-            _ = try snap.store.query(q, columns: [.time], snapshot: snap.manifest, begin: { _, _ in }, chunk: { r in
-                if r.batch.count > 0 { newest = r.batch.ints[Column.time.rawValue][0] }
-            })
-            req.resolve(newest: newest)
-        }
-        let total = try snap.store.count(req.dayFilter, snapshot: snap.manifest)
-        var out: [UInt8] = []
-        var matched = 0
-        let q = QuerySpec(filter: req.filter, sort: req.sort)
-        _ = try snap.store.query(q, columns: DayRequest.columns, snapshot: snap.manifest, begin: { count, _ in
-            matched = count
-            out.reserveCapacity(200 + count * 120)
-            out.append(contentsOf: "{\"generation\":\(snap.generation),\"day\":\"\(req.dayText)\",\"total\":\(total),".utf8)
-            out.append(contentsOf: "\"matched\":\(count),\"events\":[".utf8)
-        }, chunk: { result in
-            let b = result.batch
-            for i in 0..<b.count {
-                if out.last != UInt8(ascii: "[") { out.append(UInt8(ascii: ",")) }
-                out.append(UInt8(ascii: "["))
-                text(b, .id, i, &out); out.append(UInt8(ascii: ","))
-                let t = b.ints[Column.time.rawValue][i]
-                out.append(contentsOf: (t == RowBatch.null ? "null" : String(t)).utf8); out.append(UInt8(ascii: ","))
-                number(b, .mag, i, &out); out.append(UInt8(ascii: ","))
-                text(b, .place, i, &out); out.append(UInt8(ascii: ","))
-                number(b, .depth, i, &out); out.append(UInt8(ascii: ","))
-                number(b, .latitude, i, &out); out.append(UInt8(ascii: ","))
-                number(b, .longitude, i, &out); out.append(UInt8(ascii: ","))
-                text(b, .magType, i, &out); out.append(UInt8(ascii: ","))
-                text(b, .type, i, &out)
-                out.append(UInt8(ascii: "]"))
-            }
-        })
-        out.append(contentsOf: "]}\n".utf8)
-        return (out, matched)
-    }
-
-    private static func text(_ b: RowBatch, _ c: Column, _ i: Int, _ out: inout [UInt8]) {
-        let a = b.text[c.rawValue]
-        let r = a.range(i)
-        if r.isEmpty { out.append(contentsOf: "null".utf8) } else { FeedWriter.jsonString(a.bytes[r], into: &out) }
-    }
-
-    private static func number(_ b: RowBatch, _ c: Column, _ i: Int, _ out: inout [UInt8]) {
-        let v = b.ints[c.rawValue][i]
-        if v == RowBatch.null { out.append(contentsOf: "null".utf8) } else { ScaledDecimal.format(v, into: &out) }
     }
 
     static func jsonError(_ error: any Error) -> Response {
@@ -153,15 +64,19 @@ struct PageService: Sendable {
     // MARK: /api/live
 
     /// Server-Sent Events: `event: change` with the new generation whenever a commit could
-    /// change the given day's answer, and a comment every 15 s so that a gone client is noticed.
+    /// change the answer of the given window (`day`, `starttime`/`endtime` or `last`), and a comment every 15 s so that a gone client is noticed.
     func live(_ r: Request) -> Response {
-        let items = QueryString.parse(r.uri.query) ?? []
+        // the window of the page's view; the past hours reach on into the future
         var filter = Filter.all
-        if let d = items.first(where: { $0.name == "day" })?.value {
-            guard d.utf8.count == 10, let t = Timestamp.parse(d) else {
-                return Self.jsonError(FDSNError.badRequest("Bad day value '\(d)': use YYYY-MM-DD"))
+        do {
+            guard let items = QueryString.parse(r.uri.query) else { throw FDSNError.badRequest("malformed query string") }
+            let view = try ViewRequest(items.filter { ["day", "starttime", "endtime", "last"].contains($0.name) })
+            if !view.needsNewestDay {
+                let open = items.contains { $0.name == "last" }
+                filter = .timeRange(.time, lower: view.start, upper: open ? nil : view.end)
             }
-            filter = .timeRange(.time, lower: t, upper: t + 86_400_000)
+        } catch {
+            return Self.jsonError(error)
         }
         let path = source.store.path, dayFilter = filter
         let channel = PieceChannel(depth: 2)

@@ -13,6 +13,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.common.action_chains import ActionChains
 
 port, store, quakes, shot = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 base = f"http://127.0.0.1:{port}/"
@@ -64,12 +65,12 @@ def rows():
 
 
 def marker_ids():
-    return driver.execute_script(
-        "return [...document.querySelectorAll('#markers circle')].map(c => c.getAttribute('data-event-id'))")
+    return driver.execute_script("return QuakeMap.markers().map(m => m.id)")
 
 
 def markers():
-    return driver.find_elements(By.CSS_SELECTOR, "#markers circle")
+    """The drawn markers in client pixels: [{id, x, y, r}] (the map draws them as paths)."""
+    return driver.execute_script("return QuakeMap.markers()")
 
 
 def generation():
@@ -79,7 +80,8 @@ def generation():
 def shown(url_query):
     """Opens the page at ?url_query and waits for its list."""
     driver.get(base + "?" + url_query)
-    wait(lambda: driver.find_element(By.ID, "status").get_attribute("data-matched") is not None, f"load {url_query}")
+    wait(lambda: driver.find_element(By.ID, "status").get_attribute("data-matched") is not None
+         and driver.find_element(By.ID, "rows").get_attribute("data-complete") == "true", f"load {url_query}")
 
 
 try:
@@ -144,12 +146,22 @@ try:
     first = driver.find_element(By.CSS_SELECTOR, "#rows tr")
     eid = first.get_attribute("data-event-id")
     first.click()
-    m = driver.find_element(By.CSS_SELECTOR, f'#markers circle[data-event-id="{eid}"]')
-    expect("selected" in (m.get_attribute("class") or ""), "clicking a row selects its marker")
+    m = driver.find_element(By.ID, "selected-marker")
+    expect(m.get_attribute("data-event-id") == eid and m.get_attribute("data-selected") is not None,
+           "clicking a row selects its marker")
     expect(f"selected={eid}" in driver.current_url, "selection in the URL")
-    last = markers()[-2] if len(markers()) > 1 else markers()[-1]
-    other = last.get_attribute("data-event-id")
-    driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", last)
+    # a click on the map where a marker is drawn selects the smallest marker under the pointer
+    rect = driver.execute_script("const r = document.getElementById('map').getBoundingClientRect();"
+                                 "return [r.left, r.top, r.width, r.height]")
+    ms = [k for k in markers() if k["id"] != eid and rect[0] + 5 < k["x"] < rect[0] + rect[2] - 5
+          and rect[1] + 5 < k["y"] < rect[1] + rect[3] - 5]
+    target = ms[-1]
+    under = [k for k in markers() if (k["x"] - target["x"]) ** 2 + (k["y"] - target["y"]) ** 2 <= (k["r"] + 3) ** 2]
+    other = min(under, key=lambda k: k["r"])["id"]
+    ActionChains(driver).move_to_element_with_offset(
+        driver.find_element(By.ID, "map"), target["x"] - rect[0] - rect[2] / 2, target["y"] - rect[1] - rect[3] / 2
+    ).click().perform()
+    wait(lambda: f"selected={other}" in driver.current_url, "clicking a marker selects it")
     tr = driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-event-id="{other}"]')
     expect("selected" in (tr.get_attribute("class") or ""), "clicking a marker selects its row")
     expect(driver.execute_script(
@@ -157,8 +169,8 @@ try:
         "return r.top >= p.top - 1 && r.bottom <= p.bottom + 1;", tr), "the selected row is scrolled into view")
     # a shared URL restores the selection
     shown(f"day={day}&orderby=magnitude&selected={other}")
-    expect("selected" in (driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-event-id="{other}"]')
-                          .get_attribute("class") or ""), "a URL with selected= restores it")
+    wait(lambda: driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-event-id="{other}"]')
+         .get_attribute("aria-selected") == "true", "a URL with selected= restores it")
 
     # live: a load in another process shows on the open page within 2 s, keeping the selection
     before = len(rows())

@@ -1,0 +1,401 @@
+// The page's map: an equirectangular world in an SVG whose user units are degrees (x = longitude,
+// y = -latitude). It wraps east and west (coastlines and quakes are drawn again 360° either side),
+// fits the shown quakes the shorter way across 180°, pans, zooms, rings the selection and draws a
+// region with shift-drag. It knows nothing of the list: app.js hands it events and callbacks.
+"use strict";
+
+const QuakeMap = (() => {
+  const NS = "http://www.w3.org/2000/svg";
+  const DEPTH_BANDS = [[35, "#d7301f", "0–35 km"], [70, "#fc8d59", "35–70"], [150, "#fdcc8a", "70–150"],
+    [300, "#78c679", "150–300"], [500, "#4292c6", "300–500"], [Infinity, "#6a51a3", "500+ km"]];
+  const MAX_MARKERS = 5000;        // a swarm day draws its largest quakes only
+  const MIN_SCALE = 360 / (256 * 2 ** 12);   // degrees per pixel at zoom 12
+  const el = (id) => document.getElementById(id);
+
+  // the view: its centre (cx = longitude, kept in -180...180; cy = -latitude) and degrees per pixel
+  let view = { cx: 0, cy: 0, s: 1 };
+  // The drawn events, largest first: [id, lat, lon, radius px, depth band]. They are drawn as one
+  // SVG path per magnitude tier and depth band (a circle is an element's worth of style, layout and
+  // paint: 5,000 elements took a quarter of a second to show, a few paths take milliseconds), with
+  // the larger tiers first, behind. Only the selection is an element of its own.
+  let events = [];
+  let xs = new Float64Array(0);    // each marker's x: its longitude, within 180° of the view's centre
+  let byId = new Map();            // event id -> index in events
+  let selected = null;
+  let hooks = { select() {}, moved() {}, region() {} };
+  let svg;
+
+  const wrap180 = (x) => ((x + 180) % 360 + 360) % 360 - 180;
+  const size = () => ({ w: svg.clientWidth || 800, h: svg.clientHeight || 400 });
+
+  function depthBand(d) {
+    if (d === null) return DEPTH_BANDS.length;
+    const k = DEPTH_BANDS.findIndex(([upTo]) => d < upTo);
+    return k < 0 ? DEPTH_BANDS.length - 1 : k;
+  }
+
+  const bandColor = (k) => (k < DEPTH_BANDS.length ? DEPTH_BANDS[k][1] : "#bbbbbb");
+  const TIERS = [5, 3, 1.6, 0];   // radius px at or above which a marker is in tier 0, 1, 2, 3
+
+  function radiusPx(m) {
+    if (m === null || m <= 1) return 1.6;
+    return 1.6 + 1.1 * Math.pow(Math.min(m, 10) - 1, 1.6);
+  }
+
+  // ---------- the view ----------
+
+  // the largest scale: the world fills the pane's height, or its width when the pane is tall,
+  // and never more than two worlds across (the copies cover that much)
+  function maxScale() {
+    const { w, h } = size();
+    return Math.min(Math.max(180 / h, 360 / w), 720 / w);
+  }
+
+  function clampView() {
+    const { h } = size();
+    view.s = Math.min(maxScale(), Math.max(MIN_SCALE, view.s));
+    view.cx = wrap180(view.cx);
+    const half = (h * view.s) / 2;
+    view.cy = half >= 90 ? 0 : Math.min(90 - half, Math.max(-90 + half, view.cy));
+  }
+
+  // the view's box in degrees: west, east (east - west <= 720), north, south
+  function bounds() {
+    const { w, h } = size();
+    return { west: view.cx - (w * view.s) / 2, east: view.cx + (w * view.s) / 2,
+      north: -(view.cy - (h * view.s) / 2), south: -(view.cy + (h * view.s) / 2) };
+  }
+
+  // Sets the viewBox; moves each marker within 180° of the view's centre (copies at ±360 cover the
+  // rest) and, after a zoom, sizes the circles. Marker state lives in arrays, so a pan frame reads
+  // nothing from the DOM and writes only the markers that changed sides. Strokes do not scale.
+  function applyView(zoomed) {
+    clampView();
+    const { w, h } = size();
+    const s = view.s;
+    svg.setAttribute("viewBox", `${view.cx - (w * s) / 2} ${view.cy - (h * s) / 2} ${w * s} ${h * s}`);
+    let moved = zoomed;
+    for (let k = 0; k < events.length; k++) {
+      const x = wrapNear(events[k][2]);
+      if (x !== xs[k]) { xs[k] = x; moved = true; }
+    }
+    if (moved) drawMarkers();
+    placeRegion();
+    const copies = w * s > 360 ? "" : "none";
+    for (const u of svg.querySelectorAll("use.quake-copy")) if (u.style.display !== copies) u.style.display = copies;
+    markSelected();
+    svg.dataset.view = urlValue();
+  }
+
+  const wrapNear = (lon) => lon + 360 * Math.round((view.cx - lon) / 360);
+
+  // the zoom as web maps count it: the world is 256 * 2^zoom pixels wide
+  const zoomOf = (s) => Math.log2(360 / (256 * s));
+  const scaleOf = (z) => 360 / (256 * 2 ** z);
+
+  function urlValue() {
+    return `${(-view.cy).toFixed(3)},${wrap180(view.cx).toFixed(3)},${zoomOf(view.s).toFixed(2)}`;
+  }
+
+  // `lat,lon,zoom` from the URL; false when it does not read
+  function setView(text) {
+    const m = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(text || "");
+    if (!m) return false;
+    const [lat, lon, z] = [+m[1], +m[2], +m[3]];
+    if (!(Math.abs(lat) <= 90 && Math.abs(lon) <= 360 && z >= -4 && z <= 20)) return false;
+    view = { cx: lon, cy: -lat, s: scaleOf(z) };
+    return true;
+  }
+
+  // the whole world's height, filling the pane (a wide pane shows more than 360°, wrapped)
+  function setWhole() {
+    const { w, h } = size();
+    view = { cx: 0, cy: 0, s: Math.min(180 / h, 720 / w) };
+  }
+
+  // The view that holds every event: the longitudes' shortest span (the circle less its widest
+  // gap between events, so a cluster across 180° is framed across it), with room for the
+  // largest circle and a margin, so that no marker touches the edge.
+  function setFit() {
+    const pts = events;
+    if (!pts.length) { setWhole(); return; }
+    const lons = pts.map((e) => e[2]).sort((a, b) => a - b);
+    let widest = lons[0] + 360 - lons[lons.length - 1], west = lons[0], east = lons[lons.length - 1];
+    for (let k = 1; k < lons.length; k++) {
+      if (lons[k] - lons[k - 1] > widest) { widest = lons[k] - lons[k - 1]; west = lons[k]; east = lons[k - 1] + 360; }
+    }
+    let south = 90, north = -90, rmax = 0;
+    for (const e of pts) { south = Math.min(south, e[1]); north = Math.max(north, e[1]); rmax = Math.max(rmax, e[3]); }
+    const { w, h } = size();
+    const pad = 20 + rmax;
+    const sx = (east - west) / Math.max(40, w - 2 * pad), sy = (north - south) / Math.max(40, h - 2 * pad);
+    view = { cx: (west + east) / 2, cy: -(north + south) / 2, s: Math.max(sx, sy, scaleOf(8)) };
+  }
+
+  function zoomAt(factor, x, y) {
+    const old = view.s;
+    view.s = Math.min(maxScale(), Math.max(MIN_SCALE, old * factor));
+    const f = view.s / old;
+    if (x !== undefined) { view.cx = x - (x - view.cx) * f; view.cy = y - (y - view.cy) * f; }
+    applyView(true);
+    hooks.moved();
+  }
+
+  // ---------- drawing ----------
+
+  // Draws `list` ([id, time, mag, place, depth, lat, lon, ...]): largest first so the smaller
+  // lie on top, and on a swarm day only the largest MAX_MARKERS. The view is settled first (`how`:
+  // "fit", a `lat,lon,zoom` text, or nothing to keep it). Returns [drawn, with coordinates].
+  function draw(list, how) {
+    const order = list.filter((e) => e[5] !== null && e[6] !== null).sort((a, b) => (b[2] ?? -99) - (a[2] ?? -99));
+    const drawn = order.slice(0, MAX_MARKERS);
+    events = drawn.map((e) => [e[0], +e[5], +e[6], radiusPx(e[2]), depthBand(e[4])]);
+    byId = new Map();
+    for (let k = 0; k < events.length; k++) byId.set(events[k][0], k);
+    if (how === "fit") setFit(); else if (how && !setView(how)) setFit();
+    clampView();
+    xs = new Float64Array(events.length);
+    for (let k = 0; k < events.length; k++) xs[k] = wrapNear(events[k][2]);
+    el("markers").dataset.count = events.length;
+    applyView(true);
+    return [drawn.length, order.length];
+  }
+
+  // one path per tier and band, tiers of larger circles first
+  function drawMarkers() {
+    const s = view.s, bands = DEPTH_BANDS.length + 1;
+    const d = Array.from({ length: TIERS.length * bands }, () => []);
+    for (let k = 0; k < events.length; k++) {
+      const [, lat, , rpx, band] = events[k];
+      const tier = TIERS.findIndex((t) => rpx >= t);
+      const r = rpx * s, x = xs[k], y = -lat;
+      d[tier * bands + band].push(`M${x - r},${y}a${r},${r} 0 1,0 ${2 * r},0a${r},${r} 0 1,0 ${-2 * r},0`);
+    }
+    const parts = [];
+    for (let i = 0; i < d.length; i++) {
+      if (d[i].length) parts.push(`<path fill="${bandColor(i % bands)}" d="${d[i].join("")}"></path>`);
+    }
+    el("markers").innerHTML = parts.join("");
+  }
+
+  // The marker under a point of the map (SVG units), the smallest (top-most) when they overlap.
+  function hit(p) {
+    let best = -1;
+    const slack = 3 * view.s;
+    for (let k = 0; k < events.length; k++) {
+      const dx = ((p.x - events[k][2]) % 360 + 540) % 360 - 180, dy = p.y + events[k][1];
+      const r = events[k][3] * view.s + slack;
+      if (dx * dx + dy * dy <= r * r && (best < 0 || events[k][3] <= events[best][3])) best = k;
+    }
+    return best < 0 ? null : events[best][0];
+  }
+
+  // The drawn markers where the page shows them, in client pixels: [{id, x, y, r}], for tests and tools.
+  function markers() {
+    const m = svg.getScreenCTM();
+    return events.map((e, k) => {
+      const pt = svg.createSVGPoint();
+      pt.x = xs[k]; pt.y = -e[1];
+      const q = pt.matrixTransform(m);
+      return { id: e[0], x: q.x, y: q.y, r: e[3] };
+    });
+  }
+
+  function escapeAttr(s) {
+    return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }[c]));
+  }
+
+  // The selection: its marker again as an element of its own (`data-selected`), and a larger ring
+  // above every marker.
+  function markSelected() {
+    const c = el("selected-marker"), ring = el("selection-ring");
+    const k = selected === null ? undefined : byId.get(selected);
+    if (k === undefined) {
+      for (const x of [c, ring]) { x.setAttribute("visibility", "hidden"); x.removeAttribute("data-event-id"); }
+      c.removeAttribute("data-selected");
+      return;
+    }
+    const [id, lat, , rpx, band] = events[k];
+    for (const x of [c, ring]) {
+      x.setAttribute("visibility", "visible");
+      x.dataset.eventId = id;
+      x.setAttribute("cx", xs[k]);
+      x.setAttribute("cy", -lat);
+    }
+    c.setAttribute("data-selected", "");
+    c.setAttribute("fill", bandColor(band));
+    c.setAttribute("r", rpx * view.s);
+    ring.setAttribute("r", (rpx + 5) * view.s);
+  }
+
+  // Selects `id` (null clears); with `reveal`, pans to its marker when it lies outside the view.
+  function setSelected(id, reveal) {
+    selected = id;
+    markSelected();
+    const k = id === null ? undefined : byId.get(id);
+    if (k === undefined || !reveal) return;
+    const b = bounds(), x = xs[k], y = events[k][1];
+    const mx = (b.east - b.west) * 0.05, my = (b.north - b.south) * 0.05;
+    if (x < b.west + mx || x > b.east - mx || y < b.south + my || y > b.north - my) {
+      view.cx = x; view.cy = -y;
+      applyView(false);
+      hooks.moved();
+    }
+  }
+
+  // ---------- the region box ----------
+
+  let region = null;               // {minlatitude, maxlatitude, minlongitude, maxlongitude} or null
+
+  function setRegion(r) { region = r; placeRegion(); }
+
+  function placeRegion() {
+    const rect = el("region");
+    if (!region) { rect.setAttribute("visibility", "hidden"); return; }
+    const west = region.minlongitude ?? -180, east = region.maxlongitude ?? 180;
+    const south = region.minlatitude ?? -90, north = region.maxlatitude ?? 90;
+    const x = west + 360 * Math.round((view.cx - (west + east) / 2) / 360);
+    rect.setAttribute("x", x);
+    rect.setAttribute("y", -north);
+    rect.setAttribute("width", east - west);
+    rect.setAttribute("height", north - south);
+    rect.setAttribute("visibility", "visible");
+  }
+
+  // the view as a region, in FDSN's terms (longitudes past 180 across the antimeridian)
+  function viewRegion() {
+    const b = bounds();
+    const r = { minlatitude: Math.max(-90, b.south), maxlatitude: Math.min(90, b.north) };
+    if (b.east - b.west < 360) {
+      r.minlongitude = wrap180(b.west);
+      r.maxlongitude = r.minlongitude + (b.east - b.west);
+    }
+    return roundRegion(r);
+  }
+
+  function roundRegion(r) {
+    const out = {};
+    for (const [k, v] of Object.entries(r)) out[k] = Math.round(v * 1000) / 1000;
+    return out;
+  }
+
+  // ---------- coastlines ----------
+
+  // A ring's edges drawn as coastline: not those along the datasets' cuts (the ±180 meridian, the
+  // meridian down to the South Pole where Antarctica is split, the pole's own parallel).
+  function isSeam(a, b) {
+    if (a[1] <= -89.99 && b[1] <= -89.99) return true;
+    if (a[0] === b[0] && (Math.abs(a[0]) === 180 || a[1] <= -89.99 || b[1] <= -89.99)) return true;
+    return false;
+  }
+
+  function drawCoastlines(g) {
+    const fill = [], stroke = [];
+    for (const f of g.features) {
+      for (const ring of f.geometry.coordinates) {
+        if (ring.length < 2) continue;
+        fill.push("M" + ring.map(([x, y]) => x + "," + -y).join("L") + "Z");
+        let pen = false;
+        for (let k = 1; k < ring.length; k++) {
+          const a = ring[k - 1], b = ring[k];
+          if (isSeam(a, b)) { pen = false; continue; }
+          stroke.push((pen ? "L" : "M" + a[0] + "," + -a[1] + "L") + b[0] + "," + -b[1]);
+          pen = true;
+        }
+      }
+    }
+    el("land").setAttribute("d", fill.join(""));
+    el("coastlines").setAttribute("d", stroke.join(""));
+  }
+
+  // ---------- interaction ----------
+
+  function svgPoint(evt) {
+    const pt = svg.createSVGPoint();
+    pt.x = evt.clientX; pt.y = evt.clientY;
+    return pt.matrixTransform(svg.getScreenCTM().inverse());
+  }
+
+  function setUp(h) {
+    hooks = { ...hooks, ...h };
+    svg = el("map");
+    const grat = [];
+    for (let lon = -540; lon <= 540; lon += 30) grat.push(`<line x1="${lon}" y1="-90" x2="${lon}" y2="90"></line>`);
+    for (let lat = -60; lat <= 60; lat += 30) grat.push(`<line x1="-540" y1="${-lat}" x2="540" y2="${-lat}"></line>`);
+    el("graticule").innerHTML = grat.join("");
+    svg.addEventListener("wheel", (e) => {
+      e.preventDefault();
+      const p = svgPoint(e);
+      zoomAt(e.deltaY < 0 ? 0.8 : 1.25, p.x, p.y);
+    }, { passive: false });
+    let drag = null;
+    svg.addEventListener("pointerdown", (e) => {
+      if (e.button !== 0) return;
+      const p = svgPoint(e);
+      drag = { x: e.clientX, y: e.clientY, p, view: { ...view }, box: e.shiftKey, moved: false };
+      svg.setPointerCapture(e.pointerId);
+      e.preventDefault();
+    });
+    svg.addEventListener("pointermove", (e) => {
+      if (!drag) return;
+      if (Math.abs(e.clientX - drag.x) + Math.abs(e.clientY - drag.y) > 2) drag.moved = true;
+      if (drag.box) {
+        const p = svgPoint(e);
+        const west = Math.min(drag.p.x, p.x), east = Math.max(drag.p.x, p.x);
+        region = { minlatitude: Math.max(-90, -Math.max(drag.p.y, p.y)), maxlatitude: Math.min(90, -Math.min(drag.p.y, p.y)),
+          minlongitude: west, maxlongitude: east };
+        placeRegion();
+        return;
+      }
+      svg.classList.add("dragging");
+      view = { ...drag.view, cx: drag.view.cx - (e.clientX - drag.x) * view.s, cy: drag.view.cy - (e.clientY - drag.y) * view.s };
+      applyView(false);
+    });
+    const end = () => {
+      if (!drag) return;
+      const d = drag;
+      drag = null;
+      svg.classList.remove("dragging");
+      if (d.box) {
+        if (!d.moved || !region) { region = null; placeRegion(); return; }
+        const r = { ...region };
+        const width = r.maxlongitude - r.minlongitude;
+        if (width >= 360) { delete r.minlongitude; delete r.maxlongitude; } else {
+          r.minlongitude = wrap180(r.minlongitude);
+          r.maxlongitude = r.minlongitude + width;
+        }
+        region = roundRegion(r);
+        placeRegion();
+        hooks.region(region);
+      } else if (d.moved) {
+        hooks.moved();
+      } else {
+        const id = hit(d.p);
+        if (id !== null) hooks.select(id);
+      }
+    };
+    svg.addEventListener("pointerup", end);
+    svg.addEventListener("pointercancel", end);
+    let hoverFrame = 0;
+    svg.addEventListener("pointermove", (e) => {
+      if (drag || hoverFrame) return;
+      hoverFrame = requestAnimationFrame(() => {
+        hoverFrame = 0;
+        const id = hit(svgPoint(e));
+        svg.classList.toggle("over-marker", id !== null);
+        hooks.hover(id, e);
+      });
+    });
+    svg.addEventListener("pointerleave", () => hooks.hover(null));
+    el("zoom-in").onclick = () => zoomAt(0.5);
+    el("zoom-out").onclick = () => zoomAt(2);
+    el("zoom-reset").onclick = () => { setWhole(); applyView(true); hooks.moved(); };
+    // the pane changes size with the window and with the header's wrapping: keep the centre and scale
+    new ResizeObserver(() => applyView(true)).observe(svg);
+    el("legend").innerHTML = "Depth" + DEPTH_BANDS.map(([, c, l]) => `<span class="sw" style="background:${c}"></span>${l}`).join("");
+    clampView();
+  }
+
+  return { setUp, draw, urlValue, markers, hit, setSelected, setRegion, viewRegion, drawCoastlines,
+    bounds };
+})();

@@ -1,0 +1,124 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import QuakeFormat
+import QuakeInterchange
+import QuakeStore
+
+/// `/api/day`: the events of the page's view (``ViewRequest``) as compact JSON.
+extension PageService {
+    func view(_ r: Request) async -> Response {
+        // the whole answer is made off the cooperative pool; the async part stays a single await
+        // (Swift 6.3's optimizer crashed splitting a larger coroutine here)
+        let source = source
+        let gzip = StreamedBody.acceptsGzip(r)
+        let query = r.uri.query
+        return (try? await Blocking.run { Self.viewResponse(query: query, gzip: gzip, source: source) })
+            ?? Self.jsonError(FDSNError(status: 503, detail: "the request could not be run"))
+    }
+
+    static func viewResponse(query: String?, gzip: Bool, source: SnapshotSource) -> Response {
+        let req: ViewRequest
+        do {
+            guard let items = QueryString.parse(query) else { throw FDSNError.badRequest("malformed query string") }
+            req = try ViewRequest(items)
+        } catch {
+            return jsonError(error)
+        }
+        do {
+            let snap = try source.current()
+            let (body, rows) = try viewJSON(req, snap)
+            var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
+            headers[FDSNService.generationHeader] = String(snap.generation)
+            headers[FDSNService.rowsHeader] = String(rows)
+            var bytes = body
+            if gzip, bytes.count > 1024, let z = GzipStream(level: 1) {
+                bytes = z.compress(bytes, final: true)
+                headers[.contentEncoding] = "gzip"
+            }
+            headers[.vary] = "Accept-Encoding"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        } catch {
+            return jsonError(FDSNError(status: 503, detail: "The store cannot be read: \(error)"))
+        }
+    }
+
+    /// The newest (or, `ascending`, the oldest) event time matching `filter`.
+    static func firstTime(_ filter: Filter, ascending: Bool, _ snap: SnapshotSource.Snapshot) throws -> Int64? {
+        var found: Int64?
+        let q = QuerySpec(filter: filter, sort: [SortKey(.time, ascending: ascending)], limit: 1)
+        _ = try snap.store.query(q, columns: [.time], snapshot: snap.manifest, begin: { _, _ in }, chunk: { r in
+            if r.batch.count > 0, r.batch.ints[Column.time.rawValue][0] != RowBatch.null {
+                found = r.batch.ints[Column.time.rawValue][0]
+            }
+        })
+        return found
+    }
+
+    /// `{"generation":G,"day":D|null,"label":L,"start":MS,"end":MS,"total":N,"matched":M,
+    /// "events":[[id,time,mag,place,depth,lat,lon,magType,type],...],"before":D|null,"after":D|null}`.
+    /// `total` counts the whole window and `matched` the list. `before` and `after`, given when
+    /// nothing matched, are the nearest earlier and later days with events that the same search,
+    /// magnitude and region would list.
+    static func viewJSON(_ req: ViewRequest, _ snap: SnapshotSource.Snapshot) throws -> ([UInt8], Int) {
+        var req = req
+        if req.needsNewestDay { req.resolve(newest: try firstTime(Filter.notDeleted, ascending: false, snap)) }
+        let total = try snap.store.count(req.windowFilter, snapshot: snap.manifest)
+        var out: [UInt8] = []
+        var matched = 0
+        _ = try snap.store.query(req.spec, columns: ViewRequest.columns, snapshot: snap.manifest, begin: { count, _ in
+            matched = count
+            out.reserveCapacity(300 + count * 120)
+            out.append(contentsOf: "{\"generation\":\(snap.generation),\"day\":".utf8)
+            if let day = req.day { FeedWriter.jsonString(day.utf8, into: &out) } else { out.append(contentsOf: "null".utf8) }
+            out.append(contentsOf: ",\"label\":".utf8)
+            FeedWriter.jsonString(req.label.utf8, into: &out)
+            out.append(contentsOf: ",\"start\":\(req.start),\"end\":\(req.end),\"total\":\(total),".utf8)
+            out.append(contentsOf: "\"matched\":\(count),\"events\":[".utf8)
+        }, chunk: { result in
+            let b = result.batch
+            for i in 0..<b.count {
+                if out.last != UInt8(ascii: "[") { out.append(UInt8(ascii: ",")) }
+                out.append(UInt8(ascii: "["))
+                text(b, .id, i, &out); out.append(UInt8(ascii: ","))
+                let t = b.ints[Column.time.rawValue][i]
+                out.append(contentsOf: (t == RowBatch.null ? "null" : String(t)).utf8); out.append(UInt8(ascii: ","))
+                number(b, .mag, i, &out); out.append(UInt8(ascii: ","))
+                text(b, .place, i, &out); out.append(UInt8(ascii: ","))
+                number(b, .depth, i, &out); out.append(UInt8(ascii: ","))
+                number(b, .latitude, i, &out); out.append(UInt8(ascii: ","))
+                number(b, .longitude, i, &out); out.append(UInt8(ascii: ","))
+                text(b, .magType, i, &out); out.append(UInt8(ascii: ","))
+                text(b, .type, i, &out)
+                out.append(UInt8(ascii: "]"))
+            }
+        })
+        out.append(contentsOf: "],\"before\":".utf8)
+        var before: Int64?, after: Int64?
+        if matched == 0 {
+            before = try firstTime(.conjunction([.timeRange(.time, lower: nil, upper: req.start), req.rest.filter]),
+                                   ascending: false, snap)
+            after = try firstTime(.conjunction([.timeRange(.time, lower: req.end, upper: nil), req.rest.filter]),
+                                  ascending: true, snap)
+        }
+        for (k, t) in [before, after].enumerated() {
+            if k == 1 { out.append(contentsOf: ",\"after\":".utf8) }
+            if let t { FeedWriter.jsonString(ViewRequest.dayText(t).utf8, into: &out) } else {
+                out.append(contentsOf: "null".utf8)
+            }
+        }
+        out.append(contentsOf: "}\n".utf8)
+        return (out, matched)
+    }
+
+    static func text(_ b: RowBatch, _ c: Column, _ i: Int, _ out: inout [UInt8]) {
+        let a = b.text[c.rawValue]
+        let r = a.range(i)
+        if r.isEmpty { out.append(contentsOf: "null".utf8) } else { FeedWriter.jsonString(a.bytes[r], into: &out) }
+    }
+
+    static func number(_ b: RowBatch, _ c: Column, _ i: Int, _ out: inout [UInt8]) {
+        let v = b.ints[c.rawValue][i]
+        if v == RowBatch.null { out.append(contentsOf: "null".utf8) } else { ScaledDecimal.format(v, into: &out) }
+    }
+}
