@@ -73,7 +73,9 @@ async function load(options = {}) {
   try {
     const r = await (early && sameParams(early.query, query) ? early.answer
       : fetch("/api/day?" + query, { cache: "no-store" }));
-    answer = await r.json();
+    const text = await r.text();
+    if (!drawnOnce) performance.mark("quakes-text");
+    answer = JSON.parse(text);
     if (!r.ok) throw new Error(answer.error || r.statusText);
   } catch (e) {
     if (serial === requestSerial) $("status").textContent = "Could not load: " + e.message;
@@ -100,7 +102,7 @@ async function load(options = {}) {
   renderNotes(drawn, located);
   if (!drawnOnce) {
     drawnOnce = true;
-    requestAnimationFrame(() => setTimeout(() => performance.mark("quakes-drawn")));
+    coastlinesDone.then(() => requestAnimationFrame(() => setTimeout(() => performance.mark("quakes-drawn"))));
   }
   if (options.resubscribe !== false) subscribe();
 }
@@ -117,7 +119,8 @@ function fmtTime(ms) {
 }
 
 function escapeHTML(s) {
-  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }[c]));
+  const names = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" };
+  return String(s).replace(/[&<>"']/g, (c) => names[c]);
 }
 
 function render(previous) {
@@ -176,7 +179,9 @@ function renderList(previous) {
   } else if (state.selected) {
     scrollToRow(state.selected, "nearest");
   }
-  if (old) setTimeout(() => { for (const tr of $("rows").querySelectorAll("tr.new")) tr.classList.remove("new"); }, 4000);
+  if (old) {
+    setTimeout(() => { for (const tr of $("rows").querySelectorAll("tr.new")) tr.classList.remove("new"); }, 4000);
+  }
   const more = (from) => {
     if (serial !== listSerial || from >= events.length) return;
     $("rows").insertAdjacentHTML("beforeend", rows(from, from + MORE_ROWS));
@@ -189,9 +194,11 @@ function renderList(previous) {
 function rowHTML(e, old) {
   const [id, time, mag, place, depth] = e;
   const cls = [id === state.selected ? "selected" : "", old && !old.has(id) ? "new" : ""].filter(Boolean).join(" ");
-  return `<tr data-event-id="${escapeHTML(id)}"${cls ? ` class="${cls}"` : ""} aria-selected="${id === state.selected}">` +
+  return `<tr data-event-id="${escapeHTML(id)}"${cls ? ` class="${cls}"` : ""}` +
+    ` aria-selected="${id === state.selected}">` +
     `<td>${time === null ? "" : fmtTime(time)}</td><td class="num">${mag === null ? "" : Number(mag).toFixed(1)}</td>` +
-    `<td class="place">${escapeHTML(place || "")}</td><td class="num">${depth === null ? "" : Number(depth).toFixed(1)}</td></tr>`;
+    `<td class="place">${escapeHTML(place || "")}</td>` +
+    `<td class="num">${depth === null ? "" : Number(depth).toFixed(1)}</td></tr>`;
 }
 
 function renderEmpty() {
@@ -199,7 +206,8 @@ function renderEmpty() {
   box.hidden = data.matched > 0;
   if (data.matched > 0) return;
   const filtered = state.search || state.minmagnitude !== "" || state.region || state.inview;
-  const when = data.day ? `on ${data.day}` : data.label.startsWith("past") ? `in the ${data.label}` : `from ${data.label}`;
+  const when = data.day ? `on ${data.day}`
+    : data.label.startsWith("past") ? `in the ${data.label}` : `from ${data.label}`;
   const parts = [`<p>No quakes ${escapeHTML(when)}${filtered ? " match the search and filters" : ""}.</p>`];
   const links = [];
   if (data.before) links.push(`Earlier: <a id="empty-before" href="?${dayLink(data.before)}">${data.before}</a>`);
@@ -239,7 +247,12 @@ function renderDownloads() {
     a.setAttribute("download", `quakes-${name}.${ext}`);
     if (data.matched === 0) { a.removeAttribute("href"); a.setAttribute("aria-disabled", "true"); continue; }
     const p = viewParams(true);
-    if (state.last) { p.delete("last"); p.set("starttime", isoTime(data.start)); p.set("endtime", isoTime(data.end - 1)); }
+    if (state.last) {
+      // the past hours as listed, not as they will be when the link is followed
+      p.delete("last");
+      p.set("starttime", isoTime(data.start));
+      p.set("endtime", isoTime(data.end - 1));
+    }
     p.set("format", fmt);
     a.href = "/api/download?" + p.toString();
     a.removeAttribute("aria-disabled");
@@ -257,7 +270,10 @@ function rowOf(id) {
 function select(id, from) {
   state.selected = id;
   writeURL(false);
-  for (const tr of $("rows").querySelectorAll("tr.selected")) { tr.classList.remove("selected"); tr.setAttribute("aria-selected", "false"); }
+  for (const tr of $("rows").querySelectorAll("tr.selected")) {
+    tr.classList.remove("selected");
+    tr.setAttribute("aria-selected", "false");
+  }
   const tr = rowOf(id);
   if (tr) { tr.classList.add("selected"); tr.setAttribute("aria-selected", "true"); }
   QuakeMap.setSelected(id, from !== "map");
@@ -273,7 +289,8 @@ function scrollToRow(id, block) {
 function step(delta) {
   if (!data || !data.events.length) return;
   const k = data.events.findIndex((e) => e[0] === state.selected);
-  const next = k < 0 ? (delta > 0 ? 0 : data.events.length - 1) : Math.min(data.events.length - 1, Math.max(0, k + delta));
+  const last = data.events.length - 1;
+  const next = k < 0 ? (delta > 0 ? 0 : last) : Math.min(last, Math.max(0, k + delta));
   select(data.events[next][0], "keys");
 }
 
@@ -311,18 +328,24 @@ function closeDetail() {
 
 // ---------- the map's coastlines ----------
 
-let coastlineNote = "";
+// the first "drawn" mark waits for the coastlines too: the map is not drawn without them
+let coastlineNote = "", coastlinesLoaded;
+const coastlinesDone = new Promise((resolve) => { coastlinesLoaded = resolve; });
 async function loadCoastlines() {
   try {
-    const r = await fetch("/api/coastlines");
+    const early = window.quakesCoastlines;
+    window.quakesCoastlines = null;
+    const r = await (early || fetch("/api/coastlines"));
     const g = await r.json();
     if (!r.ok) throw new Error(g.error || r.statusText);
     QuakeMap.drawCoastlines(g);
+    performance.mark("quakes-coastlines");
   } catch (e) {
     coastlineNote = "No coastline dataset on the server: graticule only.";
     $("coastlines").dataset.missing = "true";
     if (data) renderNotes(Infinity, 0);
   }
+  coastlinesLoaded();
 }
 
 // ---------- live updates ----------
@@ -364,7 +387,8 @@ function setWindow(w) {
 }
 
 function shiftDay(days) {
-  const from = state.day || data?.day || (data ? isoTime(data.start).slice(0, 10) : new Date().toISOString().slice(0, 10));
+  const from = state.day || data?.day
+    || (data ? isoTime(data.start).slice(0, 10) : new Date().toISOString().slice(0, 10));
   const t = Date.parse(from + "T00:00:00Z") + days * 86400000;
   setWindow({ day: new Date(t).toISOString().slice(0, 10) });
 }
@@ -400,7 +424,11 @@ function setUpControls() {
     clearTimeout(timer);
     timer = setTimeout(() => { state.search = $("search").value; writeURL(false); load({ keepMap: true }); }, 150);
   });
-  $("minmag").addEventListener("change", () => { state.minmagnitude = $("minmag").value; writeURL(true); load({ keepMap: true }); });
+  $("minmag").addEventListener("change", () => {
+    state.minmagnitude = $("minmag").value;
+    writeURL(true);
+    load({ keepMap: true });
+  });
   $("inview").addEventListener("change", () => {
     state.inview = $("inview").checked;
     if (state.inview) state.region = null;
@@ -462,6 +490,7 @@ function mapMoved() {
 }
 
 readURL();
+performance.mark("quakes-setup");
 QuakeMap.setUp({
   select: (id) => select(id, "map"),
   moved: mapMoved,
@@ -474,5 +503,6 @@ QuakeMap.setUp({
   },
 });
 setUpControls();
+performance.mark("quakes-ready");
 load();
 loadCoastlines();

@@ -14,7 +14,9 @@ extension PageService {
     func download(_ r: Request) async -> Response {
         let req: ViewRequest
         do {
-            guard let items = QueryString.parse(r.uri.query) else { throw FDSNError.badRequest("malformed query string") }
+            guard let items = QueryString.parse(r.uri.query) else {
+                throw FDSNError.badRequest("malformed query string")
+            }
             guard items.contains(where: { $0.name == "format" }) else {
                 throw FDSNError.badRequest("format is required: csv, geojson, quakeml or kml")
             }

@@ -70,7 +70,11 @@ extension PageService {
             matched = count
             out.reserveCapacity(300 + count * 120)
             out.append(contentsOf: "{\"generation\":\(snap.generation),\"day\":".utf8)
-            if let day = req.day { FeedWriter.jsonString(day.utf8, into: &out) } else { out.append(contentsOf: "null".utf8) }
+            if let day = req.day {
+                FeedWriter.jsonString(day.utf8, into: &out)
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
             out.append(contentsOf: ",\"label\":".utf8)
             FeedWriter.jsonString(req.label.utf8, into: &out)
             out.append(contentsOf: ",\"start\":\(req.start),\"end\":\(req.end),\"total\":\(total),".utf8)

@@ -64,12 +64,15 @@ struct PageService: Sendable {
     // MARK: /api/live
 
     /// Server-Sent Events: `event: change` with the new generation whenever a commit could
-    /// change the answer of the given window (`day`, `starttime`/`endtime` or `last`), and a comment every 15 s so that a gone client is noticed.
+    /// change the answer of the given window (`day`, `starttime`/`endtime` or `last`), and a
+    /// comment every 15 s so that a gone client is noticed.
     func live(_ r: Request) -> Response {
         // the window of the page's view; the past hours reach on into the future
         var filter = Filter.all
         do {
-            guard let items = QueryString.parse(r.uri.query) else { throw FDSNError.badRequest("malformed query string") }
+            guard let items = QueryString.parse(r.uri.query) else {
+                throw FDSNError.badRequest("malformed query string")
+            }
             let view = try ViewRequest(items.filter { ["day", "starttime", "endtime", "last"].contains($0.name) })
             if !view.needsNewestDay {
                 let open = items.contains { $0.name == "last" }

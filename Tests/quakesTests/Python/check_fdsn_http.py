@@ -174,9 +174,41 @@ expect(s == 200 and json.loads(b)["day"] == day, "/api/day defaults to the newes
 for q in ["day=2024-02-30", "day=x", "orderby=up", "minmagnitude=nan", "search=" + "x" * 300, "what=1"]:
     s, h, b = get("/api/day?" + q)
     expect(s == 400 and "error" in json.loads(b), f"/api/day?{q[:30]}: {s}")
+# a range (endtime inclusive) and a region across 180° equal the FDSN service's answer
+start, end = day + "T00:00:00", day + "T23:59:59.999"
+s, h, b = get("/api/day?" + urllib.parse.urlencode({"starttime": start, "endtime": end, "orderby": "time-asc"}))
+r = json.loads(b)
+expect(s == 200 and r["day"] is None and r["matched"] == len(r["events"]) <= 100
+       and [e[0] for e in r["events"]] == text_ids({"starttime": start, "endtime": end, "orderby": "time-asc"}),
+       "/api/day range")
+box = {"minlatitude": -60, "maxlatitude": 60, "minlongitude": 150, "maxlongitude": 230}
+s, h, b = get("/api/day?" + urllib.parse.urlencode({"day": day, **box}))
+r = json.loads(b)
+n = int(get("/fdsnws/event/1/count?" + urllib.parse.urlencode(
+    {"starttime": day, "endtime": day + "T23:59:59.999", **box}))[2])
+expect(s == 200 and r["matched"] == n and all(e[6] >= 150 or e[6] <= -130 for e in r["events"]), "/api/day box")
+s, h, b = get("/api/day?day=1900-01-01")
+r = json.loads(b)
+expect(s == 200 and r["matched"] == 0 and r["before"] is None and r["after"] is not None, "/api/day empty day")
+for q in ["starttime=2019-01-01&endtime=2019-03-01", "last=2d", "day=2019-01-01&last=1d", "starttime=2019-01-01"]:
+    s, h, b = get("/api/day?" + q)
+    expect(s == 400 and "error" in json.loads(b), f"/api/day?{q}: {s}")
+# downloads: every listed event (no --max-events cap), as an attachment named after the view
+s, h, b = get("/api/download?day=" + day + "&format=csv")
+expect(s == 200 and h.get("content-disposition") == f'attachment; filename="quakes-{day}.csv"', f"download {h}")
+expect(len(b.decode().splitlines()) - 1 == d["matched"], "the download holds the whole list")
+for q, status in [("day=" + day, 400), ("day=" + day + "&format=kmz", 400), ("format=csv&what=1", 400)]:
+    s, h, b = get("/api/download?" + q)
+    expect(s == status, f"/api/download?{q}: {s}")
+s, h, b = get("/api/event?id=" + urllib.parse.quote(d["events"][0][0]))
+ev = json.loads(b)
+expect(s == 200 and ev["id"] == d["events"][0][0] and "updated" in ev and len(ev) >= 22, "/api/event")
+for q, status in [("id=no-such-event", 404), ("", 400), ("id=a&id=b", 400)]:
+    s, h, b = get("/api/event?" + q)
+    expect(s == status, f"/api/event?{q}: {s}")
 s, h, b = get("/")
 expect(s == 200 and b"<title>quakes</title>" in b, "the page")
-for path in ["/assets/app.js", "/assets/app.css"]:
+for path in ["/assets/app.js", "/assets/map.js", "/assets/app.css"]:
     s, h, b = get(path)
     expect(s == 200 and len(b) > 100, path)
 for path in ["/assets/..%2f..%2fetc%2fpasswd", "/assets/../Package.swift", "/assets/%2e%2e/x", "/assets/"]:
