@@ -91,11 +91,13 @@ async function load(options = {}) {
     writeURL(false);
     closeDetail();
   }
-  render(options.live ? previous : null);
-  if (!drawnOnce) performance.mark("quakes-list");
+  // the map first: it reads the pane's size, which lays the page out, and that is cheaper before
+  // the list's rows are in
   const refit = !options.live && !state.inview && !options.keepMap;
   const [drawn, located] = QuakeMap.draw(data.events, refit ? (state.map || "fit") : null);
   if (!drawnOnce) performance.mark("quakes-map");
+  render(options.live ? previous : null);
+  if (!drawnOnce) performance.mark("quakes-list");
   if (refit) { state.map = QuakeMap.urlValue(); writeURL(false); }
   QuakeMap.setSelected(state.selected, !options.live);
   QuakeMap.setRegion(state.inview ? null : state.region);
@@ -150,7 +152,7 @@ function render(previous) {
 // the list; a live update marks its new rows for a few seconds. A long list is written a screenful
 // first and the rest in the following frames (a table of 10,000 rows takes the browser about a
 // second to lay out at once); a live update, or a selection further down, writes it whole.
-const FIRST_ROWS = 120, MORE_ROWS = 2000;
+const FIRST_ROWS = 50, MORE_ROWS = 2000;
 let listSerial = 0;
 
 function renderList(previous) {
