@@ -16,21 +16,26 @@ let drawnOnce = false;
 
 // ---------- URL state ----------
 
+// Values are taken as written: the server checks them, and a bad one is shown with its reason
+// rather than quietly replaced. Names the page does not know are ignored, and the foot says so.
+const KNOWN = ["day", "starttime", "endtime", "last", "orderby", "search", "minmagnitude", ...REGION_KEYS,
+  "inview", "map", "selected"];
+let ignored = [];
+
 function readURL() {
   const p = new URLSearchParams(location.search);
-  const dayRE = /^\d{4}-\d{2}-\d{2}$/;
-  state.day = dayRE.test(p.get("day") || "") ? p.get("day") : null;
+  ignored = [...p.keys()].filter((k) => !KNOWN.includes(k));
+  state.day = p.get("day") || null;
   state.starttime = p.get("starttime") || null;
   state.endtime = p.get("endtime") || null;
-  state.last = PRESETS.includes(p.get("last")) ? p.get("last") : null;
-  if (state.last || state.starttime) state.day = null;
-  state.orderby = ORDERS.includes(p.get("orderby")) ? p.get("orderby") : "time";
+  state.last = p.get("last") || null;
+  state.orderby = p.get("orderby") || "time";
   state.search = p.get("search") || "";
   state.minmagnitude = p.get("minmagnitude") || "";
   state.region = null;
   for (const k of REGION_KEYS) {
     const v = p.get(k);
-    if (v !== null && v !== "" && isFinite(+v)) (state.region ??= {})[k] = +v;
+    if (v !== null && v !== "") (state.region ??= {})[k] = isFinite(+v) ? +v : v;
   }
   state.inview = p.get("inview") === "1";
   state.map = p.get("map") || null;
@@ -66,6 +71,8 @@ function writeURL(push) {
 
 async function load(options = {}) {
   const serial = ++requestSerial;
+  // only what the map shows: the map's view must be the URL's before it is asked for
+  if (state.inview && state.map && !options.keepMap && !options.live) QuakeMap.show(state.map);
   const query = viewParams(true).toString();
   const early = window.quakesEarly;
   window.quakesEarly = null;
@@ -78,7 +85,7 @@ async function load(options = {}) {
     answer = JSON.parse(text);
     if (!r.ok) throw new Error(answer.error || r.statusText);
   } catch (e) {
-    if (serial === requestSerial) $("status").textContent = "Could not load: " + e.message;
+    if (serial === requestSerial) renderError(e.message);
     return;
   }
   if (serial !== requestSerial) return;
@@ -227,6 +234,35 @@ function dayLink(day) {
   return p.toString();
 }
 
+// A view the server refused (a bad date, a range over 31 days, a region upside down): the reason
+// where the list would be, and ways out.
+function renderError(message) {
+  data = null;
+  $("rows").innerHTML = "";
+  $("rows").dataset.complete = "true";
+  QuakeMap.draw([], null);
+  $("clear-region").hidden = !state.region;
+  const box = $("empty");
+  box.hidden = false;
+  box.innerHTML = `<p>This view cannot be shown: ${escapeHTML(message)}</p>` +
+    `<p><a id="error-newest" href="?">Show the newest day</a>` +
+    (state.region ? ` · <a id="error-clear-region" href="?${escapeHTML(withoutRegion())}">Clear the region</a>` : "") +
+    "</p>";
+  $("status").textContent = "Could not load";
+  delete $("status").dataset.matched;
+  renderNotes(0, 0);
+  for (const id of ["dl-csv", "dl-geojson", "dl-quakeml", "dl-kml"]) {
+    $(id).removeAttribute("href");
+    $(id).setAttribute("aria-disabled", "true");
+  }
+}
+
+function withoutRegion() {
+  const p = viewParams(false);
+  for (const k of REGION_KEYS) p.delete(k);
+  return p.toString();
+}
+
 function renderFooter() {
   const n = data.matched.toLocaleString("en-US"), total = data.total.toLocaleString("en-US");
   $("status").textContent = `${n} of ${total} quakes`;
@@ -237,7 +273,8 @@ function renderFooter() {
 
 function renderNotes(drawn, located) {
   $("notes").textContent = [drawn < located ? `Map shows the ${drawn.toLocaleString("en-US")} largest of ` +
-    `${located.toLocaleString("en-US")} quakes.` : "", coastlineNote].filter(Boolean).join(" ");
+    `${located.toLocaleString("en-US")} quakes.` : "", coastlineNote,
+  ignored.length ? `Not understood in the URL, ignored: ${ignored.join(", ")}.` : ""].filter(Boolean).join(" ");
 }
 
 function renderDownloads() {
@@ -314,8 +351,10 @@ async function openDetail(id) {
   }
   if (panel.dataset.eventId !== id) return;
   $("detail-title").textContent = `M${ev.mag ?? "?"} · ${ev.place ?? id}`;
+  // the comma-wrapped lists (",ci,us,") read as lists
+  const shown = (v) => (typeof v === "string" && /^,.*,$/.test(v) ? v.split(",").filter(Boolean).join(", ") : v);
   $("detail-fields").innerHTML = Object.entries(ev).filter(([, v]) => v !== null)
-    .map(([k, v]) => `<tr><th scope="row">${escapeHTML(k)}</th><td>${escapeHTML(v)}</td></tr>`).join("");
+    .map(([k, v]) => `<tr><th scope="row">${escapeHTML(k)}</th><td>${escapeHTML(shown(v))}</td></tr>`).join("");
   // ComCat ids are the preferred network's code and the event's: the USGS site has a page for each
   const usgs = typeof ev.net === "string" && id.startsWith(ev.net) && /^[a-z]{2}[a-z0-9_]+$/.test(id);
   $("detail-usgs").hidden = !usgs;
@@ -389,31 +428,39 @@ function setWindow(w) {
 }
 
 function shiftDay(days) {
-  const from = state.day || data?.day
-    || (data ? isoTime(data.start).slice(0, 10) : new Date().toISOString().slice(0, 10));
+  const valid = (d) => (/^\d{4}-\d{2}-\d{2}$/.test(d || "") ? d : null);
+  const from = valid(data?.day) || (data ? isoTime(data.start).slice(0, 10) : null)
+    || valid(state.day) || valid((state.starttime || "").slice(0, 10)) || new Date().toISOString().slice(0, 10);
   const t = Date.parse(from + "T00:00:00Z") + days * 86400000;
   setWindow({ day: new Date(t).toISOString().slice(0, 10) });
 }
 
 // The date field commits a typed date once: on Enter, on leaving the field, or when a date with a
-// four-digit year has stood for 800 ms (typing "2019" passes through 0002, 0020 and 0201).
+// four-digit year has stood for 1.5 s with no key pressed (typing "2019" passes through 0002, 0020
+// and 0201, and a new month and day come before the year). A date picked from the calendar, with
+// no key pressed lately, commits at once. A date left incomplete goes back to the view's.
 function setUpDateField() {
   const input = $("day");
-  let timer = null;
+  let timer = null, lastKey = 0;
+  const complete = (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && +v.slice(0, 4) >= 1000;
   const commit = () => {
     clearTimeout(timer);
     const v = input.value;
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || +v.slice(0, 4) < 1000) return;
-    if (v === state.day) return;
+    if (!complete(v) || v === state.day) return;
     setWindow({ day: v });
   };
+  const later = () => { clearTimeout(timer); timer = setTimeout(commit, 1500); };
   input.addEventListener("change", () => {
-    clearTimeout(timer);
-    if (document.activeElement !== input) { commit(); return; }
-    timer = setTimeout(commit, 800);
+    if (Date.now() - lastKey > 1500) commit(); else later();
   });
-  input.addEventListener("keydown", (e) => { if (e.key === "Enter") commit(); });
-  input.addEventListener("blur", commit);
+  input.addEventListener("keydown", (e) => {
+    lastKey = Date.now();
+    if (e.key === "Enter") commit(); else if (timer) later();
+  });
+  input.addEventListener("blur", () => {
+    commit();
+    if (!complete(input.value)) input.value = state.day || data?.day || "";
+  });
 }
 
 function setUpControls() {
@@ -421,10 +468,18 @@ function setUpControls() {
   $("next-day").onclick = () => shiftDay(1);
   setUpDateField();
   for (const b of document.querySelectorAll("button[data-last]")) b.onclick = () => setWindow({ last: b.dataset.last });
-  let timer = null;
+  // a burst of typing in the search field is one history entry, so Back returns to before it
+  let timer = null, burst = false, burstTimer = null;
   $("search").addEventListener("input", () => {
     clearTimeout(timer);
-    timer = setTimeout(() => { state.search = $("search").value; writeURL(false); load({ keepMap: true }); }, 150);
+    timer = setTimeout(() => {
+      state.search = $("search").value;
+      writeURL(!burst);
+      burst = true;
+      clearTimeout(burstTimer);
+      burstTimer = setTimeout(() => { burst = false; }, 1500);
+      load({ keepMap: true });
+    }, 150);
   });
   $("minmag").addEventListener("change", () => {
     state.minmagnitude = $("minmag").value;

@@ -43,12 +43,11 @@ const QuakeMap = (() => {
 
   // ---------- the view ----------
 
-  // the largest scale: the world's height fills the pane (a wide pane shows more than 360°,
-  // wrapped; a tall one less, and a fit wider than that is centred on its span), and never more
-  // than two worlds across (the copies cover that much)
+  // the largest scale: the whole world, its height filling a wide pane (wrapped, more than 360°
+  // across) and its width a tall one, and never more than two worlds across (the copies cover that)
   function maxScale() {
     const { w, h } = size();
-    return Math.min(180 / h, 720 / w);
+    return Math.min(Math.max(180 / h, 360 / w), 720 / w);
   }
 
   function clampView() {
@@ -115,6 +114,13 @@ const QuakeMap = (() => {
     view = { cx: 0, cy: 0, s: maxScale() };
   }
 
+  // the view of a `lat,lon,zoom` text, drawn; false when it does not read
+  function show(text) {
+    if (!setView(text)) return false;
+    applyView(true);
+    return true;
+  }
+
   // The view that holds every event: the longitudes' shortest span (the circle less its widest
   // gap between events, so a cluster across 180° is framed across it), with room for the
   // largest circle and a margin, so that no marker touches the edge.
@@ -129,9 +135,10 @@ const QuakeMap = (() => {
     let south = 90, north = -90, rmax = 0;
     for (const e of pts) { south = Math.min(south, e[1]); north = Math.max(north, e[1]); rmax = Math.max(rmax, e[3]); }
     const { w, h } = size();
-    const pad = 20 + rmax;
-    const sx = (east - west) / Math.max(40, w - 2 * pad), sy = (north - south) / Math.max(40, h - 2 * pad);
-    view = { cx: (west + east) / 2, cy: -(north + south) / 2, s: Math.max(sx, sy, scaleOf(8)) };
+    const pad = 20 + rmax, legend = 34;   // the depth legend takes the foot of the pane
+    const sx = (east - west) / Math.max(40, w - 2 * pad), sy = (north - south) / Math.max(40, h - 2 * pad - legend);
+    const s = Math.max(sx, sy, scaleOf(8));
+    view = { cx: (west + east) / 2, cy: -(north + south) / 2 + (legend / 2) * s, s };
   }
 
   function zoomAt(factor, x, y) {
@@ -276,8 +283,12 @@ const QuakeMap = (() => {
   function placeRegion() {
     const rect = el("region");
     if (!region) { rect.setAttribute("visibility", "hidden"); return; }
-    const west = region.minlongitude ?? -180, east = region.maxlongitude ?? 180;
-    const south = region.minlatitude ?? -90, north = region.maxlatitude ?? 90;
+    const west = +(region.minlongitude ?? -180), east = +(region.maxlongitude ?? 180);
+    const south = +(region.minlatitude ?? -90), north = +(region.maxlatitude ?? 90);
+    if (![west, east, south, north].every(isFinite) || west > east || south > north) {
+      rect.setAttribute("visibility", "hidden");
+      return;
+    }
     const x = west + 360 * Math.round((view.cx - (west + east) / 2) / 360);
     rect.setAttribute("x", x);
     rect.setAttribute("y", -north);
@@ -426,6 +437,6 @@ const QuakeMap = (() => {
     clampView();
   }
 
-  return { setUp, draw, urlValue, markers, hit, setSelected, setRegion, viewRegion, drawCoastlines,
+  return { setUp, draw, show, urlValue, markers, hit, setSelected, setRegion, viewRegion, drawCoastlines,
     bounds };
 })();

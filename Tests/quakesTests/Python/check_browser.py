@@ -1,7 +1,8 @@
 """The quake browser page, part 2, in headless Chromium driven by Selenium against a live `quakes serve`
 on the real USGS feeds. One scenario per run, each checked against the CLI's answers:
 
-  wrap          the map opens fitted the shorter way across 180 and wraps when dragged; no seams; fills its pane
+  wrap          the map opens fitted the shorter way across 180 and wraps when dragged; no seams; a worldwide
+                day shows every quake; the whole world fills a wide pane
   selection     row, ring, pan to an unseen marker, arrow keys, the detail panel (Enter, double-click, Escape)
   datefield     a typed date commits once: one history entry, one load; Back returns
   empty         an empty day says so and links the nearest days with quakes
@@ -221,8 +222,11 @@ def drag_map(dx, dy, start=(0, 0), shift=False):
     ac.perform()
 
 
-def no_console_errors():
-    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+def no_console_errors(allowed=None):
+    """No SEVERE console entry, except those `allowed` (a substring) names: the browser logs a
+    refused request (a 400) itself, which a test of a refused view expects."""
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"
+              and not (allowed and allowed in e["message"])]
     expect(not errors, f"console errors: {errors[:3]}")
 
 
@@ -361,8 +365,17 @@ def wrap():
         expect(False, f"#coastlines d cannot be read: {e}")
     driver.save_screenshot(os.path.join(shotdir, "page-wrap-dragged.png"))
 
-    # a plain worldwide day: the world fills the map pane, no blank band
+    # a plain worldwide day: the fit shows every listed quake, none clipped at the edge
     shown(f"day={day}", cli_ids(["--day", day, "--orderby", "time"]))
+    settled_view()
+    box = rect("#map")
+    ms = markers()
+    clipped = [m["id"] for m in ms if not inside(m, box)]
+    expect(ms and not clipped, f"worldwide: {len(clipped)} of {len(ms)} markers outside the fitted map: {clipped[:5]}")
+    # in a pane wider than the world is tall, "Whole world" fills it: no blank band above or below
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 2600, "height": 700, "deviceScaleFactor": 1, "mobile": False})
+    driver.find_element(By.ID, "zoom-reset").click()
     settled_view()
     f = js("""const svg = document.getElementById('map'), r = svg.getBoundingClientRect(), m = svg.getScreenCTM();
         const vb = svg.viewBox.baseVal, p = svg.createSVGPoint();
@@ -373,11 +386,12 @@ def wrap():
         const pane = (document.getElementById('map-pane') || svg).getBoundingClientRect();
         return {north, south, top: r.top, bottom: r.bottom, west: a.x, east: b.x, width: r.width, height: r.height,
                 paneWidth: pane.width, paneHeight: pane.height};""")
-    expect(f["north"] <= f["top"] + 3, f"worldwide: {f['north'] - f['top']:.0f} px blank above the world (latitude 90 "
-                                       f"at y {f['north']:.0f}, #map's top at {f['top']:.0f}): {f}")
-    expect(f["south"] >= f["bottom"] - 3, f"worldwide: {f['bottom'] - f['south']:.0f} px blank below the world "
+    expect(f["width"] > 2 * f["height"], f"the wide window gives a pane wider than twice its height: {f}")
+    expect(f["north"] <= f["top"] + 3, f"whole world: {f['north'] - f['top']:.0f} px blank above the world "
+                                       f"(latitude 90 at y {f['north']:.0f}, #map's top at {f['top']:.0f}): {f}")
+    expect(f["south"] >= f["bottom"] - 3, f"whole world: {f['bottom'] - f['south']:.0f} px blank below the world "
                                           f"(latitude -90 at y {f['south']:.0f}, #map's bottom at {f['bottom']:.0f})")
-    expect(f["west"] >= -540 and f["east"] <= 540, f"worldwide: the view is wider than the world and its copies: {f}")
+    expect(f["west"] >= -540 and f["east"] <= 540, f"whole world: the view is wider than the world and its copies: {f}")
     expect(f["height"] >= f["paneHeight"] - 3 and f["width"] >= f["paneWidth"] - 3, f"#map fills #map-pane: {f}")
     no_console_errors()
 
@@ -727,7 +741,23 @@ def range_region():
     expect(not outside, f"inview: {len(outside)} listed events outside the view {x} {y} {w} {h}: {outside[:3]}")
     missing = [i for i in coords if within(i, 0.02) and i not in shown_ids]
     expect(not missing, f"inview: {len(missing)} events well inside the view are not listed: {missing[:3]}")
+    # the URL restores it: the same view and the same list after a reload
+    url = driver.current_url
+    driver.get(url)
+    wait(lambda: rows() == shown_ids, f"a reload of {url} lists the same {len(shown_ids)} events")
+    expect(settled_view() == (x, y, w, h) or max(abs(a - b) for a, b in zip(settled_view(), (x, y, w, h))) < 0.01,
+           f"a reload keeps the view: {settled_view()} against {(x, y, w, h)}")
+
     no_console_errors()
+    # a view the server refuses says why where the list would be, with a way out
+    shown_error = "day=2019-07-06&minlatitude=40&maxlatitude=30"
+    driver.get(base + "?" + shown_error)
+    wait(lambda: "minlatitude" in js("return document.getElementById('empty').textContent"),
+         "a region upside down is explained in the list pane")
+    expect(js("return !!document.getElementById('error-clear-region')"), "the error offers to clear the region")
+    driver.find_element(By.ID, "error-clear-region").click()
+    wait(lambda: rows() == listed and "minlatitude" not in url_params(), "clearing the region lists the day again")
+    no_console_errors(allowed="400 (Bad Request)")
 
 
 # ---------- live ----------
