@@ -13,6 +13,11 @@ import Testing
     static let script = CLI.packageRoot.appendingPathComponent("Tests/quakesTests/Python/check_browser.py").path
     static let shots = CLI.packageRoot.appendingPathComponent(".build").path
 
+    /// Every scenario needs the browser and the real feeds; without them it is skipped, out loud.
+    static let needsBrowser = Testing.ConditionTrait.enabled(
+        if: ServeTests.hasSelenium && CLI.hasRealFeeds,
+        "needs selenium in the venv, Debian's chromium and chromium-driver, and ../shared/usgs")
+
     /// Runs one scenario against a server of `store` started with `extra` arguments.
     static func check(_ scenario: String, store: String?, _ extra: [String] = []) throws {
         let store = try #require(store, "the store of the real feeds could not be built")
@@ -26,51 +31,43 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: shots + "/page-\(scenario).png"))
     }
 
-    @Test(.enabled(if: ServeTests.hasSelenium && CLI.hasRealFeeds,
-                   "needs selenium in the venv, Debian's chromium and chromium-driver, and ../shared/usgs"))
+    @Test(Self.needsBrowser)
     func theMapFitsAcross180AndWraps() throws {
         try Self.check("wrap", store: Self.shared)
     }
 
-    @Test(.enabled(if: ServeTests.hasSelenium && CLI.hasRealFeeds,
-                   "needs selenium in the venv, Debian's chromium and chromium-driver, and ../shared/usgs"))
+    @Test(Self.needsBrowser)
     func theSelectionIsRingedAndMovesWithTheKeys() throws {
         try Self.check("selection", store: Self.shared)
     }
 
-    @Test(.enabled(if: ServeTests.hasSelenium && CLI.hasRealFeeds,
-                   "needs selenium in the venv, Debian's chromium and chromium-driver, and ../shared/usgs"))
+    @Test(Self.needsBrowser)
     func aTypedDateCommitsOnce() throws {
         try Self.check("datefield", store: Self.shared)
     }
 
-    @Test(.enabled(if: ServeTests.hasSelenium && CLI.hasRealFeeds,
-                   "needs selenium in the venv, Debian's chromium and chromium-driver, and ../shared/usgs"))
+    @Test(Self.needsBrowser)
     func anEmptyDaySaysSoAndLinksTheNearestDays() throws {
         try Self.check("empty", store: Self.shared)
     }
 
-    @Test(.enabled(if: ServeTests.hasSelenium && CLI.hasRealFeeds,
-                   "needs selenium in the venv, Debian's chromium and chromium-driver, and ../shared/usgs"))
+    @Test(Self.needsBrowser)
     func downloadsHoldEverythingListedPastTheCap() throws {
         try Self.check("downloads", store: Self.shared, ["--max-events", "500"])
     }
 
-    @Test(.enabled(if: ServeTests.hasSelenium && CLI.hasRealFeeds,
-                   "needs selenium in the venv, Debian's chromium and chromium-driver, and ../shared/usgs"))
+    @Test(Self.needsBrowser)
     func rangesAndRegionsListWhatTheCLIDoes() throws {
         try Self.check("range_region", store: Self.shared)
     }
 
     /// The live scenario loads three events into its store, so it has a store of its own.
-    @Test(.enabled(if: ServeTests.hasSelenium && CLI.hasRealFeeds,
-                   "needs selenium in the venv, Debian's chromium and chromium-driver, and ../shared/usgs"))
+    @Test(Self.needsBrowser)
     func aLiveUpdateKeepsTheScrollAndTheSelection() throws {
         try Self.check("live", store: try ServeTests.store("browserlive"))
     }
 
-    @Test(.enabled(if: ServeTests.hasSelenium && CLI.hasRealFeeds,
-                   "needs selenium in the venv, Debian's chromium and chromium-driver, and ../shared/usgs"))
+    @Test(Self.needsBrowser)
     func aNarrowWindowStacksTheMapAboveTheList() throws {
         try Self.check("narrow", store: Self.shared)
     }

@@ -4,8 +4,6 @@
 
 const $ = (id) => document.getElementById(id);
 const REGION_KEYS = ["minlatitude", "maxlatitude", "minlongitude", "maxlongitude"];
-const ORDERS = ["time", "time-asc", "magnitude", "magnitude-asc"];
-const PRESETS = ["1h", "1d", "7d", "30d"];
 
 // the view: one of day, starttime/endtime or last; filters; the map; the selection
 const state = {};
