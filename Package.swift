@@ -84,28 +84,48 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // test support: the feed generator, fuzz harnesses and bench cases (generate, bench and the tests only).
+        // the feed generator and the bench cases: `quakes generate` and `quakes bench` (the CLI links it).
+        .target(
+            name: "QuakeGenerator",
+            dependencies: ["QuakeInterchange", "QuakeStore", "QuakeFormat"],
+            swiftSettings: strict
+        ),
+        // test support, for the test targets and the fuzz harness only (never the CLI): the naive
+        // reference, the fuzz harnesses and scratch folders.
         .target(
             name: "QuakeTestSupport",
-            dependencies: ["QuakeInterchange", "QuakeStore", "QuakeFormat"],
+            dependencies: ["QuakeGenerator", "QuakeInterchange", "QuakeStore", "QuakeFormat"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "quakes",
             dependencies: [
-                "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeTestSupport", "QuakeServer", "QuakeSync",
+                "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeGenerator", "QuakeServer", "QuakeSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // A position-dependent executable: the loader applies 11 relocations instead of about
             // 106,000, which is a fifth of a one-shot query's start-up (see Benchmarks/RESULTS.md).
             linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux]))]
         ),
+        // one test target per library target, and the CLI's end-to-end tests
+        .testTarget(name: "QuakeFormatTests", dependencies: ["QuakeFormat", "QuakeStore", "QuakeTestSupport"]),
         .testTarget(name: "QuakeStoreTests", dependencies: [
-            "QuakeStore", "QuakeFormat", "QuakeInterchange", "QuakeTestSupport", "QuakeServer", "QuakeSync",
+            "QuakeStore", "QuakeFormat", "QuakeInterchange", "QuakeGenerator", "QuakeTestSupport",
+        ]),
+        .testTarget(name: "QuakeInterchangeTests", dependencies: [
+            "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeTestSupport",
+        ]),
+        .testTarget(name: "QuakeServerTests", dependencies: [
+            "QuakeServer", "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeTestSupport",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
+        .testTarget(name: "QuakeSyncTests", dependencies: [
+            "QuakeSync", "QuakeStore", "QuakeFormat", "QuakeTestSupport",
         ]),
         .testTarget(name: "quakesTests",
-                    dependencies: ["quakes", "QuakeStore", "QuakeFormat", "QuakeInterchange", "QuakeTestSupport",
-                                   "QuakeSync"],
+                    dependencies: ["quakes", "QuakeGenerator", "QuakeTestSupport"],
                     // the client scripts the tests run by path, not resources of the target
                     exclude: ["Python"]),
     ]

@@ -1,8 +1,5 @@
 import ArgumentParser
 import QuakeStore
-import QuakeFormat
-import QuakeInterchange
-import QuakeTestSupport
 
 struct CountCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

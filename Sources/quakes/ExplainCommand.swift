@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
-import QuakeFormat
 import QuakeInterchange
-import QuakeTestSupport
 
 struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

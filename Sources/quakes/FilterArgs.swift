@@ -1,10 +1,8 @@
 import ArgumentParser
 import Foundation
-import QuakeStore
 import QuakeFormat
-import QuakeInterchange
+import QuakeStore
 import QuakeServer
-import QuakeTestSupport
 
 /// The values of the filter flags shared by query, count, agg, sections and explain
 /// (``FilterOptions``), and the filter they describe. Plain values, so the one-shot fast path

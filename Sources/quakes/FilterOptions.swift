@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
-import QuakeFormat
-import QuakeInterchange
-import QuakeTestSupport
 
 /// The filter flags shared by query, count, agg, sections and explain; what they mean is
 /// ``FilterArgs``.

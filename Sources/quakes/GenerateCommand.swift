@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import QuakeStore
 import QuakeFormat
+import QuakeStore
 import QuakeInterchange
-import QuakeTestSupport
+import QuakeGenerator
 
 struct GenerateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,7 @@
 import ArgumentParser
-import QuakeStore
 import QuakeFormat
+import QuakeStore
 import QuakeInterchange
-import QuakeTestSupport
 
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,5 @@
 import ArgumentParser
-import QuakeStore
-import QuakeFormat
 import QuakeInterchange
-import QuakeTestSupport
 
 /// What `agg` prints: its help lists exactly these.
 enum AggFormat: String, CaseIterable, ExpressibleByArgument {

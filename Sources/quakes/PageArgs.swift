@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import QuakeStore
-import QuakeFormat
-import QuakeInterchange
-import QuakeTestSupport
 
 /// The values of the sorting and paging flags (``PageOptions``), and the query they describe.
 struct PageArgs: Equatable {

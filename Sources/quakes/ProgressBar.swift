@@ -1,8 +1,6 @@
 import Foundation
 import QuakeStore
-import QuakeFormat
 import QuakeInterchange
-import QuakeTestSupport
 
 /// A one-line progress display on standard error that follows the load's phases: read (bytes,
 /// rows, MB/s, time left), resolve (id buckets), merge (partitions) and commit. It fits the

@@ -1,9 +1,8 @@
 import ArgumentParser
 import Foundation
-import QuakeStore
 import QuakeFormat
+import QuakeStore
 import QuakeInterchange
-import QuakeTestSupport
 
 /// The `quakes` command: load USGS earthquake feeds into a column store and query them.
 @main

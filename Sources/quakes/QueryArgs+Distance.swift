@@ -1,6 +1,6 @@
 import ArgumentParser
-import QuakeStore
 import QuakeFormat
+import QuakeStore
 import QuakeInterchange
 
 /// `--sort distance` and the `distance_km` field: events ordered by great-circle distance from

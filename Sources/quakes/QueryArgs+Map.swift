@@ -1,9 +1,8 @@
 import ArgumentParser
 import Foundation
-import QuakeStore
 import QuakeFormat
+import QuakeStore
 import QuakeInterchange
-import QuakeTestSupport
 
 extension QueryArgs {
     /// Most circles a map draws unless `--limit` says otherwise.

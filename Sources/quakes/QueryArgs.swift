@@ -1,9 +1,8 @@
 import ArgumentParser
 import Foundation
-import QuakeStore
 import QuakeFormat
+import QuakeStore
 import QuakeInterchange
-import QuakeTestSupport
 
 /// What `quakes query` was asked (``QueryCommand``), and how it answers: plain values, so the
 /// one-shot fast path (``FastPath``) fills them without ArgumentParser.

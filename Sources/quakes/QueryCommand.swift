@@ -1,9 +1,8 @@
 import ArgumentParser
 import Foundation
-import QuakeStore
 import QuakeFormat
+import QuakeStore
 import QuakeInterchange
-import QuakeTestSupport
 
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import QuakeServer
 import QuakeFormat
 import QuakeStore
+import QuakeServer
 import QuakeSync
 
 struct ServeCommand: ParsableCommand {

@@ -1,6 +1,5 @@
 import Foundation
 import QuakeFormat
-import QuakeStore
 import QuakeSync
 import Synchronization
 

@@ -1,9 +1,8 @@
 import ArgumentParser
 import Foundation
-import QuakeStore
 import QuakeFormat
+import QuakeStore
 import QuakeInterchange
-import QuakeTestSupport
 
 /// `--watch` on query, count and agg.
 struct WatchOptions: ParsableArguments {

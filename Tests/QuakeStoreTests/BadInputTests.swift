@@ -4,6 +4,7 @@ import Testing
 @testable import QuakeFormat
 @testable import QuakeInterchange
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// Malformed input: clear errors with file and line, and nothing lost or half-committed.
 @Suite struct BadInputTests {

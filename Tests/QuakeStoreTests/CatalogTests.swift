@@ -3,6 +3,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The store catalog: magnitude counts over whole partitions from two rows of one file, equal
 /// to the naive count on generated and real data, after upserts, and an error when damaged.

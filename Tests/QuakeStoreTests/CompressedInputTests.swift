@@ -3,6 +3,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// Compressed input through zlib and libzstd, read ahead on a thread of its own: every byte the
 /// parser sees equals the plain file's, and a store loaded from `.gz` or `.zst` equals one

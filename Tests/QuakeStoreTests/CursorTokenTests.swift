@@ -3,6 +3,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The cursor token written by hand reads back to the same cursor, and holds the same JSON as
 /// `JSONEncoder` gives the cursor with sorted keys (the reference), for numbers, text with

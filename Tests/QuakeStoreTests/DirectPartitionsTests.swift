@@ -4,6 +4,7 @@ import Testing
 @testable import QuakeFormat
 @testable import QuakeInterchange
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// New partitions written straight from the parsed batches must give exactly the store that
 /// spilling every row gives: the same partition files byte for byte, the same history and the

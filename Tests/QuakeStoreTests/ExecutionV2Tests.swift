@@ -4,6 +4,7 @@ import Testing
 @testable import QuakeFormat
 @testable import QuakeInterchange
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The execution v2 access paths against full scans and the naive reference: framed and
 /// place-code chunks, granule verdicts and histogram counts, selections, and queries over

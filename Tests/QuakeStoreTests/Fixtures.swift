@@ -3,6 +3,7 @@ import Foundation
 @testable import QuakeFormat
 @testable import QuakeInterchange
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// Stores shared by the query tests, built once per test run.
 enum Fixtures {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import QuakeStore
 import QuakeFormat
+import QuakeTestSupport
 
 /// The library's answers against Foundation's own: `Predicate.evaluate` over every stored event,
 /// and `sorted(using:)` with the event id (lexically) as the last key, on generated and real data.

@@ -3,6 +3,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// Transactions whose inserted ids are those of the partition files their load wrote: listed
 /// exactly as the stored ids, kept through the later loads that replace those files, and an

@@ -4,6 +4,7 @@ import Testing
 @testable import QuakeFormat
 @testable import QuakeInterchange
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// Load history against a naive diff of the store's rows before and after each load, on real
 /// overlapping USGS snapshots and on edited copies that move events across partitions.

@@ -3,6 +3,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The resolve pass's id codes, grouped by hash, against one ``SliceInterner`` over the records.
 @Suite struct IdCodesTests {

@@ -4,6 +4,7 @@ import Testing
 @testable import QuakeFormat
 @testable import QuakeInterchange
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The hashed id index (format v3): a key and a partition per event, with the exact path
 /// through the partitions. Loads whose index keys collide on almost every id (3 key bits)

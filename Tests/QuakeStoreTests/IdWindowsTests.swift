@@ -2,6 +2,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The ids a query keeps between ordering ties and building its page: a stretch serves any
 /// window inside it, as the same ids the window decodes to, and nothing past the budget is kept.

@@ -4,6 +4,7 @@ import Testing
 import QuakeFormat
 import QuakeTestSupport
 import Synchronization
+import QuakeGenerator
 
 /// What an app meets through `Store`: fresh reads and snapshots, queued loads, writes of `Quake`
 /// values, cancellation, and errors with their kind and fields.

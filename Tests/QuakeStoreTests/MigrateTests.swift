@@ -4,6 +4,7 @@ import Testing
 @testable import QuakeFormat
 @testable import QuakeInterchange
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 @Suite struct MigrateTests {
     @Test func migrateFromV1GivesIdenticalExports() throws {

@@ -3,6 +3,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The place matcher skips the per-row prefix check for needles that cannot touch a
 /// `<N> km <DIR> of ` prefix. Every needle cut from a real or generated place that starts inside

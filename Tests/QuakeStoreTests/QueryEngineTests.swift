@@ -4,6 +4,7 @@ import Testing
 @testable import QuakeFormat
 @testable import QuakeInterchange
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// Every filter, sort, page, cursor and count kind against the naive reference, on generated
 /// data and on the real USGS files, with randomized queries and the edge cases.

@@ -4,6 +4,7 @@ import Testing
 @testable import QuakeFormat
 @testable import QuakeInterchange
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// Damage, loss and hostile input: a store answers right or gives an error naming the file,
 /// never a wrong answer or a trap; a lost manifest is rebuilt, not replaced by a new store.

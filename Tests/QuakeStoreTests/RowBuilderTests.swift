@@ -2,6 +2,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The CSV parser's row builder against rows begun one at a time on a ``RowBatch``: the same
 /// fields, rejected rows and all, give equal batches, batch after batch from one builder whose

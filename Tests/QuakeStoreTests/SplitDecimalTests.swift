@@ -3,6 +3,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// Split decimal chunks (``ForDecimalCodec/split``): mixed-scale columns are split, decode to
 /// exactly what was written, and range selection, whole and among rows, equals

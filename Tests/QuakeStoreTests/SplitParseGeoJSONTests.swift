@@ -3,6 +3,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// A GeoJSON file parsed in pieces on several threads must load exactly what one thread loads:
 /// the same rows, rejects (with the same feature numbers), warnings and errors, wherever the

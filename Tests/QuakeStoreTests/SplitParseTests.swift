@@ -4,6 +4,7 @@ import Testing
 @testable import QuakeFormat
 @testable import QuakeInterchange
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// A file parsed in pieces on several threads must load exactly what one thread loads: the same
 /// rows, the same rejects with the same line numbers, whatever the cuts hit.

@@ -1,6 +1,7 @@
 import Testing
 @testable import QuakeStore
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The written-out stable sort equals the standard library's stable sort (by key, then by
 /// original position) on every size around its run and merge boundaries, with keys drawn from

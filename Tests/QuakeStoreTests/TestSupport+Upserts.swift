@@ -2,6 +2,7 @@ import Foundation
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The fields an upsert row sets besides time, coordinates, id and updated (CSV text; empty for
 /// none, quoted by the caller where it may hold a comma).

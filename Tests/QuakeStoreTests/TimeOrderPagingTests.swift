@@ -3,6 +3,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// Pages of the whole store in time order read straight from storage positions, against the
 /// naive sort, where runs of equal times (some of thousands of rows) cross granules, blocks and

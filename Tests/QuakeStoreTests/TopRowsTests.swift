@@ -3,6 +3,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The magnitude projection (``TopRows``): exactly the stored rows of magnitude at least its
 /// threshold, kept so through loads that add partitions, rewrite some and keep others, and

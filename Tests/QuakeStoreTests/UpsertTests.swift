@@ -4,6 +4,7 @@ import Testing
 @testable import QuakeFormat
 @testable import QuakeInterchange
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// Dedupe across snapshots, partition moves and field keeping, against hand-computed answers.
 @Suite struct UpsertTests {

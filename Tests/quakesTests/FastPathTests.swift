@@ -3,6 +3,7 @@ import Testing
 import ArgumentParser
 @testable import quakes
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The one-shot fast path reads exactly what ArgumentParser reads, or steps aside: on random
 /// command lines over every option name query and count declare, whatever it returns equals

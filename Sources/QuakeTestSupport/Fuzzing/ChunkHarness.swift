@@ -3,6 +3,7 @@ import Foundation
 import QuakeFormat
 import QuakeStore
 import QuakeInterchange
+import QuakeGenerator
 
 /// Arbitrary bytes as column chunks and as partition directories, past the checksums (which
 /// the harness recomputes, as a forger could): everything behind a checksum must still refuse

@@ -3,6 +3,7 @@ import Foundation
 import QuakeFormat
 import QuakeStore
 import QuakeInterchange
+import QuakeGenerator
 
 /// Reads one input as a feed file, through the same reader `quakes load` uses (format and
 /// compression detected from the bytes), and drains it.

@@ -3,6 +3,7 @@ import Foundation
 import QuakeFormat
 import QuakeStore
 import QuakeInterchange
+import QuakeGenerator
 
 /// Parses the input as `--where` text and runs what parses against a small store: a count and
 /// a top-5 by magnitude, so bounds that parse but cannot be planned are found too. Inputs that

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The codec choice of the decimal columns that try both frame-of-reference and zstd byte planes:
 /// compared with encoding both ways and keeping the smaller, the naive rule it replaces.

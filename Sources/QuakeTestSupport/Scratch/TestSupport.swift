@@ -1,46 +1,49 @@
 import Foundation
-@testable import QuakeStore
-@testable import QuakeFormat
-@testable import QuakeInterchange
-@testable import QuakeTestSupport
+import Synchronization
+import QuakeStore
+import QuakeFormat
+import QuakeInterchange
+import QuakeGenerator
 
 /// Temporary directories and the shared real USGS files for tests.
-enum TestSupport {
-    /// The package root (two levels above this file's folder).
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+package enum TestSupport {
+    /// The package root (three levels above this file's folder: Sources/QuakeTestSupport/Scratch).
+    package static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// `../shared/usgs` beside the package, when present.
-    static let usgsDirectory: URL? = {
+    package static let usgsDirectory: URL? = {
         let u = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/usgs")
         return FileManager.default.fileExists(atPath: u.path) ? u : nil
     }()
 
     /// True when `../shared/usgs` is there; tests that need it are skipped, out loud, when it is not.
-    static let hasRealFeeds = usgsDirectory != nil
+    package static let hasRealFeeds = usgsDirectory != nil
 
-    static func usgs(_ name: String) -> String? { usgsDirectory?.appendingPathComponent(name).path }
+    package static func usgs(_ name: String) -> String? { usgsDirectory?.appendingPathComponent(name).path }
 
-    static var usgsFiles: [String] {
+    package static var usgsFiles: [String] {
         guard let d = usgsDirectory else { return [] }
         return ((try? FileManager.default.contentsOfDirectory(atPath: d.path)) ?? [])
             .filter { $0.hasSuffix(".csv") || $0.hasSuffix(".geojson") }.sorted()
     }
 
-    static func tempDir(_ tag: String = #function) -> String {
+    package static func tempDir(_ tag: String = #function) -> String {
         let safe = tag.filter { $0.isLetter || $0.isNumber }
         return TestScratch.folder("quakes-tests-\(safe)")
     }
 
-    static func write(_ text: String, to path: String) {
+    package static func write(_ text: String, to path: String) {
         FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
     }
 
-    static func write(_ bytes: [UInt8], to path: String) {
+    package static func write(_ bytes: [UInt8], to path: String) {
         FileManager.default.createFile(atPath: path, contents: Data(bytes))
     }
 
     /// Loads `paths` into a fresh store and returns it with the summary and rejects.
-    static func load(_ paths: [String], into store: String? = nil, strict: Bool = false, partitioning: Partitioning = .month) throws
+    package static func load(_ paths: [String], into store: String? = nil, strict: Bool = false,
+                             partitioning: Partitioning = .month) throws
         -> (Store, LoadSummary, [Reject]) {
         let s = try Store.openOrCreate(path: store ?? tempDir() + "/store", partitioning: partitioning)
         let rejects = RejectLog()
@@ -51,14 +54,14 @@ enum TestSupport {
     }
 
     /// Every stored row, all columns, partition by partition.
-    static func allRows(_ s: Store) throws -> RowBatch {
+    package static func allRows(_ s: Store) throws -> RowBatch {
         var b = RowBatch()
         for e in s.manifest.partitions { b.append(contentsOf: try s.reader(e).readAll()) }
         return b
     }
 
     /// Exports the store as text.
-    static func export(_ s: Store, _ f: FeedWriter.Format) throws -> String {
+    package static func export(_ s: Store, _ f: FeedWriter.Format) throws -> String {
         let path = tempDir() + "/export." + f.rawValue
         let sink = try OutputSink(path: path)
         try s.export(format: f, to: sink)
@@ -68,19 +71,21 @@ enum TestSupport {
             .replacingOccurrences(of: "\"generated\":[0-9]+", with: "\"generated\":0", options: .regularExpression)
     }
 
-    static let header22 = "time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type,horizontalError,depthError,magError,magNst,status,locationSource,magSource"
+    package static let header22 = "time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type,"
+        + "horizontalError,depthError,magError,magNst,status,locationSource,magSource"
 }
 
-final class RejectLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [Reject] = []
-    func add(_ r: Reject) { lock.lock(); items.append(r); lock.unlock() }
-    var all: [Reject] { lock.lock(); defer { lock.unlock() }; return items }
+/// The rejects a load reports, from whichever thread reports them.
+package final class RejectLog: Sendable {
+    private let items = Mutex<[Reject]>([])
+    package init() {}
+    package func add(_ r: Reject) { items.withLock { $0.append(r) } }
+    package var all: [Reject] { items.withLock { $0 } }
 }
 
 /// A naive CSV parser (RFC 4180) used as the reference for the hand-written reader.
-enum NaiveCSV {
-    static func parse(_ text: String) -> [[String]] {
+package enum NaiveCSV {
+    package static func parse(_ text: String) -> [[String]] {
         var rows: [[String]] = []
         var field = ""
         var row: [String] = []

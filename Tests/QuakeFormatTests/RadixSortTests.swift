@@ -1,6 +1,7 @@
 import Testing
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The radix sort against the standard library's sort, and the id index's sort of (key,
 /// partition) pairs against a comparison sort of the pairs, on both of its paths: packed into

@@ -2,6 +2,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The tables of fixed types a one-shot query uses instead of `Set` and `Dictionary`
 /// (``IntTable``, ``ColumnSet``, ``HistoryRetention``'s bounds), each against the standard

@@ -3,6 +3,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The checksums behind every chunk: the eight-chain `wide` sum equals a naive reference, any
 /// flipped byte changes both sums, and partition files written with the older single-chain sum

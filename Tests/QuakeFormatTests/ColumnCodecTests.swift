@@ -4,6 +4,7 @@ import Testing
 @testable import QuakeFormat
 @testable import QuakeInterchange
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// One generic round trip for every v2 codec, over whole chunks and row ranges, plus range
 /// selection on encoded values against decode-then-compare.

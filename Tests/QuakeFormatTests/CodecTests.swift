@@ -4,6 +4,7 @@ import Testing
 @testable import QuakeFormat
 @testable import QuakeInterchange
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 @Suite struct CodecTests {
     @Test func scaledDecimalRoundTripsTextAndMatchesDoubleParsing() throws {

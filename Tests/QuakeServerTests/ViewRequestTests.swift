@@ -5,6 +5,7 @@ import Testing
 @testable import QuakeServer
 @testable import QuakeStore
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// The page's view parameters (`ViewRequest`): windows against hand-computed milliseconds, its
 /// filters against the FDSN service's for the same parameters, and the checks that refuse the rest.

@@ -2,6 +2,7 @@ import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
+import QuakeGenerator
 
 /// Partition keys, written digit by digit since every manifest read checks each partition's,
 /// against keys formatted from the civil date by interpolation.

@@ -1,14 +1,13 @@
 import Foundation
-@testable import QuakeStore
-@testable import QuakeFormat
-@testable import QuakeInterchange
-@testable import QuakeTestSupport
+import QuakeStore
+import QuakeFormat
+import QuakeInterchange
 
 /// Straightforward reference implementations the engine's kernels are compared against:
 /// filters evaluated field by field on `Quake` values, sorts with `sorted(by:)`, and groups
 /// with dictionaries.
-enum Naive {
-    static func value(_ q: Quake, _ c: Column) -> SortValue {
+package enum Naive {
+    package static func value(_ q: Quake, _ c: Column) -> SortValue {
         func n(_ d: Double?) -> SortValue { d.map { .number($0) } ?? .null }
         func s(_ v: String?) -> SortValue { v.map { .text($0) } ?? .null }
         func i(_ v: Int?) -> SortValue { v.map { .number(Double($0)) } ?? .null }
@@ -52,7 +51,7 @@ enum Naive {
         }
     }
 
-    static func bytesContain(_ hay: String, _ needle: String) -> Bool {
+    package static func bytesContain(_ hay: String, _ needle: String) -> Bool {
         let h = Array(hay.utf8), n = Array(needle.utf8)
         if n.isEmpty { return true }
         if n.count > h.count { return false }
@@ -60,16 +59,16 @@ enum Naive {
         return false
     }
 
-    static func fold(_ s: String) -> String { s.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil) }
+    package static func fold(_ s: String) -> String { s.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil) }
 
-    static func haversine(_ a: Double, _ b: Double, _ c: Double, _ d: Double) -> Double {
+    package static func haversine(_ a: Double, _ b: Double, _ c: Double, _ d: Double) -> Double {
         let r = Double.pi / 180
         let x = sin((c - a) * r / 2), y = sin((d - b) * r / 2)
         let h = x * x + cos(a * r) * cos(c * r) * y * y
         return 2 * 6371.0088 * asin(min(1, h.squareRoot()))
     }
 
-    static func matches(_ f: Filter, _ q: Quake) throws -> Bool {
+    package static func matches(_ f: Filter, _ q: Quake) throws -> Bool {
         switch f {
         case .all: return true
         case .none: return false
@@ -107,7 +106,7 @@ enum Naive {
         }
     }
 
-    static func sorted(_ qs: [Quake], _ keys: [SortKey]) -> [Quake] {
+    package static func sorted(_ qs: [Quake], _ keys: [SortKey]) -> [Quake] {
         qs.sorted { a, b in
             for k in keys {
                 let c = SortValue.compare(value(a, k.column), value(b, k.column), ascending: k.ascending)
@@ -117,7 +116,7 @@ enum Naive {
         }
     }
 
-    static func query(_ all: [Quake], _ q: QuerySpec) throws -> [Quake] {
+    package static func query(_ all: [Quake], _ q: QuerySpec) throws -> [Quake] {
         var rows = try all.filter { try matches(q.filter, $0) }
         if let c = q.after { rows = rows.filter { row in c.isBefore(c.sort.map { k in value(row, k.column) }, id: row.id) } }
         let s = sorted(rows, q.sort).dropFirst(q.offset)
