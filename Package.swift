@@ -108,15 +108,17 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux]))]
         ),
         // one test target per library target, and the CLI's end-to-end tests
-        .testTarget(name: "QuakeFormatTests", dependencies: ["QuakeFormat", "QuakeStore", "QuakeTestSupport"]),
+        .testTarget(name: "QuakeFormatTests", dependencies: [
+            "QuakeFormat", "QuakeStore", "QuakeGenerator", "QuakeTestSupport",
+        ]),
         .testTarget(name: "QuakeStoreTests", dependencies: [
             "QuakeStore", "QuakeFormat", "QuakeInterchange", "QuakeGenerator", "QuakeTestSupport",
         ]),
         .testTarget(name: "QuakeInterchangeTests", dependencies: [
-            "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeTestSupport",
+            "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeGenerator", "QuakeTestSupport",
         ]),
         .testTarget(name: "QuakeServerTests", dependencies: [
-            "QuakeServer", "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeTestSupport",
+            "QuakeServer", "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeGenerator", "QuakeTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),

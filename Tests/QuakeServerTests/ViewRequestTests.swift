@@ -79,18 +79,4 @@ import QuakeGenerator
         }
         #expect(throws: FDSNError.self) { try ViewRequest([("format", "kmz")], formats: true) }
     }
-
-    @Test func jsonStringsOfSlicesEqualTheGenericOnes() {
-        var rng = SplitMix64(seed: 11)
-        let alphabet: [UInt8] = Array("ab \"\\\n\r\t".utf8) + [0, 1, 31, 127, 0xC3, 0xA9]
-        for _ in 0..<2000 {
-            let n = Int(rng.next() % 12)
-            let bytes = (0..<n + 2).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
-            let slice = bytes[1..<(n + 1)]
-            var a: [UInt8] = [], b: [UInt8] = []
-            FeedWriter.jsonString(slice, into: &a)
-            FeedWriter.jsonString(Array(slice), into: &b)
-            #expect(a == b && a.first == 34 && a.last == 34)
-        }
-    }
 }
