@@ -249,6 +249,7 @@ extension Store {
                 for i in h.sections.indices {
                     let c = try h.changes(i)
                     for list in [c.inserted, c.updated] {
+                        // SAFETY: the list's ends lie in its bytes and $0 < list.count; lookup reads the slice.
                         let missing = list.bytes.withUnsafeBytes { raw in
                             (0..<list.count).first { indexed.lookup(UnsafeRawBufferPointer(rebasing: raw[list.range($0)])) == nil }
                         }
