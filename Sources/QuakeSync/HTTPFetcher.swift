@@ -118,6 +118,7 @@ final class HTTPFetcher: Sendable {
                 a.size += chunk.readableBytes
                 traffic.withLock { $0.bytes += chunk.readableBytes }
                 if let fd {
+                    // SAFETY: `b` is valid only inside this closure; writeAll writes its bytes and keeps nothing.
                     try chunk.withUnsafeReadableBytes { (b) throws(QuakeError) in
                         try FileIO.writeAll(fd, b, path: file ?? "")
                     }

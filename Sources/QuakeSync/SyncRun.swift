@@ -98,6 +98,8 @@ final class SyncRun {
         var head: [UInt8] = []
         if let fd = try? FileIO.openForReading(file) {
             head = [UInt8](repeating: 0, count: 512)
+            // SAFETY: `head` holds 512 bytes, so baseAddress is non-nil; read writes at most b.count bytes there and
+            // returns how many (<= 512, so removeSubrange(n...) below is in range).
             let n = head.withUnsafeMutableBytes { b in
                 (try? FileIO.read(fd, into: b.baseAddress!, count: b.count, path: file)) ?? 0
             }

@@ -164,6 +164,7 @@ nonisolated(unsafe) private var openStores: [Store] = []
 func printError(_ s: String) {
     // straight to the descriptor: Data and FileHandle cost a one-shot query a conformance scan
     let bytes = Array((s + "\n").utf8)
+    // SAFETY: `$0` is used only inside the closure; writeAll writes its count bytes and keeps nothing.
     bytes.withUnsafeBytes { try? FileIO.writeAll(2, $0, path: "stderr") }
 }
 

@@ -107,11 +107,14 @@ package struct Manifest: Sendable, Equatable {
     /// Reads and checks `manifest.qkm` at `path`.
     package static func read(path: String) throws(QuakeError) -> Manifest {
         let f = try MappedFile(path: path)
+        // SAFETY: decode copies what it keeps out of the mapping; `f` is a local whose lexical lifetime
+        // covers the call (withExtendedLifetime would make that explicit).
         return try decode(f.bytes, path: path)
     }
 
     package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> Manifest {
         func bad(_ why: String) -> QuakeError { .corrupt(path, why) }
+        // SAFETY: b.count >= 16 is checked before b[0..<8]; body and tail then lie in `b`.
         guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else { throw bad("not a quakes manifest (bad magic)") }
         let body = UnsafeRawBufferPointer(rebasing: b[0..<(b.count - 8)])
         var tail = ByteReader(b, at: b.count - 8)
@@ -226,6 +229,7 @@ package struct Manifest: Sendable, Equatable {
     /// A hash of a file name's bytes, for tables of names (``IntTable``).
     package static func nameHash(_ s: String) -> UInt64 {
         var s = s
+        // SAFETY: the UTF-8 pointer is used only inside this closure, and hash does not keep it.
         return s.withUTF8 { Checksum.hash(UnsafeRawBufferPointer($0)) }
     }
 
@@ -263,6 +267,7 @@ package struct PartitionEntry: Sendable, Equatable {
 extension ByteWriter {
     package mutating func string(_ s: String) {
         let u = Array(s.utf8.prefix(Int(UInt16.max)))
+        // SAFETY: the closure copies the 2 bytes of a local value; the pointer does not escape it.
         withUnsafeBytes(of: UInt16(u.count).littleEndian) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: u)
     }
@@ -291,6 +296,7 @@ extension ByteReader {
     package mutating func longString() throws(QuakeError) -> String {
         let n = Int(try u32())
         try need(n)
+        // SAFETY: need(n) checked pos + n <= bytes.count; `b` is dropped when this call returns.
         let b = UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + n)])
         pos += n
         let s = String(decoding: b, as: UTF8.self)
@@ -300,6 +306,7 @@ extension ByteReader {
 
     package mutating func string() throws(QuakeError) -> String {
         try need(2)
+        // SAFETY: need(2) and need(n) check each read lies in `bytes`; loadUnaligned needs no alignment.
         let n = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt16.self)))
         pos += 2
         try need(n)

@@ -34,6 +34,8 @@ package struct PlaceSummary: Sendable, Equatable {
     /// - Complexity: O(rows).
     package init(places: ByteArena, mags: [Int64]) {
         var pairs: [[UInt8]: (least: Double?, greatest: Double?)] = [:]
+        // SAFETY: i < places.count, so each row range lies in the arena's bytes and `rest` lies in `p`; the
+        // slices are copied into arrays and no pointer outlives the closure.
         places.bytes.withUnsafeBytes { b in
             for i in 0..<Swift.min(places.count, mags.count) {
                 let r = places.range(i)

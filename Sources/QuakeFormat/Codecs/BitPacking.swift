@@ -54,6 +54,8 @@ package enum BitPacking {
             return
         }
         let mask: UInt64 = width == 64 ? ~0 : (1 << UInt64(width)) - 1
+        assert(rows.lowerBound >= 0 && bytes(rows.upperBound, width: width) <= data.count,
+               "packed run of \(data.count) bytes is shorter than rows \(rows) at width \(width)")
         // SAFETY: every load reads 8 bytes at byte offset (bit >> 3) for a bit inside the packed
         // run; the run's spare trailing word keeps that load inside `data`.
         guard let base = data.baseAddress else { return }
@@ -83,6 +85,7 @@ package enum BitPacking {
     @inline(__always)
     package static func value(_ data: UnsafeRawBufferPointer, width: Int, row: Int) -> UInt64 {
         var v: UInt64 = 0
+        // SAFETY: the one row row..<row + 1 makes unpack write only `v`, whose pointer lives for this call.
         unpack(data, width: width, rows: row..<(row + 1), reference: 0, into: &v)
         return v
     }

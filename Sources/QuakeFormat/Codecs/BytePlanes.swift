@@ -59,6 +59,7 @@ package enum BytePlanes {
         if let scale { w.u8(UInt8(scale)) }
         let start = w.bytes.count
         w.bytes.append(contentsOf: repeatElement(0, count: n * width))
+        // SAFETY: o + i < start + width * n = w.bytes.count and i < n = z.count; neither pointer escapes.
         w.bytes.withUnsafeMutableBufferPointer { out in
             z.withUnsafeBufferPointer { zp in
                 for plane in 0..<width {
@@ -85,6 +86,10 @@ package enum BytePlanes {
         try r.need(n * width)
         let start = r.pos
         var z = [UInt64](repeating: 0, count: n)
+        assert(start + n * width <= raw.count, "byte planes run past the block")
+        // SAFETY: need(n * width) checked start + n * width <= raw.count, so base[i] (i < n, plane < width)
+        // stays in `raw`; raw holds >= 2 bytes (the header), so baseAddress is non-nil; the bytes are
+        // a decompressed [UInt8], already bound to UInt8. zp has n slots. No pointer escapes the closure.
         z.withUnsafeMutableBufferPointer { zp in
             let src = raw.bindMemory(to: UInt8.self)
             for plane in 0..<width {
@@ -93,6 +98,8 @@ package enum BytePlanes {
                 for i in 0..<n { zp[i] |= UInt64(base[i]) << shift }
             }
         }
+        // SAFETY: `out` and `zp` hold n slots (i < n); p10 holds 32 powers and its index is scale <= maxScale
+        // (checked by scale(_:)) or e & 31; the bitmap reads lie in the need((n + 7) / 8) bytes.
         return [Double](uninitializedCount: n) { out, initialized in
             z.withUnsafeBufferPointer { zp in
                 ScaledDecimal.pow10.withUnsafeBufferPointer { p10 in
@@ -138,6 +145,8 @@ package enum BytePlanes {
         try r.need(n * width)
         let start = r.pos
         var out = [Int64](repeating: 0, count: n)
+        // SAFETY: o and zp hold n slots (i < n); base + i < start + width * n <= raw.count (need above);
+        // bitmap reads lie in the need((n + 7) / 8) bytes at bitmapStart. No pointer escapes.
         out.withUnsafeMutableBufferPointer { o in
             var z = [UInt64](repeating: 0, count: n)
             z.withUnsafeMutableBufferPointer { zp in

@@ -4,6 +4,8 @@ package enum CategoryPayload {
     package static func encode(_ a: ByteArena, rows: Range<Int>) -> [UInt8] {
         var dict = SliceInterner()
         var codes = [UInt32](repeating: 0, count: rows.count)
+        // SAFETY: each row's range lies in the arena's bytes, so b[r] stays in `b`; intern copies the bytes and
+        // no pointer outlives the closure.
         a.bytes.withUnsafeBytes { b in
             for (k, i) in rows.enumerated() {
                 let r = a.range(i)
@@ -59,6 +61,7 @@ package enum CategoryPayload {
 
     /// Decodes to the dictionary and per-row codes (0 = null).
     package static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(QuakeError) -> CategoryBlock {
+        // SAFETY: every read of `raw` goes through ByteReader, which throws before reading past raw.count.
         var r = ByteReader(raw)
         let dict = try readDictionary(&r)
         let codes = try readCodes(&r, rows: rows, dictionarySize: dict.count)

@@ -57,6 +57,7 @@ package enum CodecID: UInt8, CaseIterable, Sendable {
     /// How many leading bytes of a chunk its directory checksum covers: the head of a chunk
     /// whose frames carry their own sums, else (and for a head that does not parse) the whole.
     package func covered(_ chunk: UnsafeRawBufferPointer, count: Int) -> Int {
+        // SAFETY: `chunk` is only borrowed for this call; the header parsers bounds-check every read.
         switch self {
         case .zstdFramed: return (try? FramedCodec.covered(chunk, count: count)) ?? chunk.count
         case .placeCodes: return (try? PlaceCodesCodec.covered(chunk, count: count)) ?? chunk.count
@@ -80,6 +81,8 @@ package enum CodecID: UInt8, CaseIterable, Sendable {
     /// `checks` remembers the frames of framed chunks whose sums were checked.
     package func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
                 as form: VectorForm, checks: FrameChecks? = nil) throws(QuakeError) -> ColumnVector {
+        // SAFETY: `chunk` is only borrowed for this call; each codec bounds-checks its reads against
+        // chunk.count (throwing on damage) and copies the decoded values out.
         switch self {
         case .forInteger: return try ForIntegerCodec.decode(chunk, count: count, rows: rows, as: form)
         case .forDecimal: return try ForDecimalCodec.decode(chunk, count: count, rows: rows, as: form)
@@ -95,6 +98,7 @@ package enum CodecID: UInt8, CaseIterable, Sendable {
     /// Rows of `rows` whose value lies in `range`, on encoded values where the codec can.
     package func select(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>, _ range: RangePredicate,
                 into out: inout [UInt32]) throws(QuakeError) -> Bool {
+        // SAFETY: `chunk` is only borrowed for this call; the codecs bounds-check their reads and throw on damage.
         switch self {
         case .forInteger: return try ForIntegerCodec.select(chunk, count: count, rows: rows, range, into: &out)
         case .forDecimal: return try ForDecimalCodec.select(chunk, count: count, rows: rows, range, into: &out)
@@ -108,6 +112,7 @@ extension CodecID {
     /// false when the codec cannot, and the caller must decode.
     package func select(_ chunk: UnsafeRawBufferPointer, count: Int, among: [UInt32], _ range: RangePredicate,
                         into out: inout [UInt32]) throws(QuakeError) -> Bool {
+        // SAFETY: `chunk` is only borrowed for this call; ForDecimalCodec bounds-checks its reads.
         guard self == .forDecimal else { return false }
         return try ForDecimalCodec.select(chunk, count: count, among: among, range, into: &out)
     }

@@ -8,6 +8,7 @@ package enum DictionaryCodec: ColumnCodec {
         var dict = SliceInterner()
         var codes = [UInt64](repeating: 0, count: rows.count)
         var nulls = 0
+        // SAFETY: every row range of `a` lies in its bytes, so b[r] stays in `b`; `b` is not kept past the closure.
         a.bytes.withUnsafeBytes { b in
             // runs of one value are common (status, type, sources): compare with the row before
             // and hash only when the value changes
@@ -39,6 +40,7 @@ package enum DictionaryCodec: ColumnCodec {
         CategoryPayload.writeDictionary(dict.values, into: &w)
         let width = BitPacking.width(UInt64(dict.count))
         w.u8(UInt8(width))
+        // SAFETY: `$0` spans the codes array's count values and does not escape the closure.
         codes.withUnsafeBufferPointer { BitPacking.pack($0, width: width, into: &w.bytes) }
         out.append(contentsOf: w.bytes)
         return ChunkStats(nulls: nulls, min: 0, max: 0)
@@ -52,8 +54,10 @@ package enum DictionaryCodec: ColumnCodec {
         let width = Int(try r.u8())
         guard width <= 32 else { throw .corrupt("dictionary code width \(width)") }
         try r.need(BitPacking.bytes(count, width: width))
+        // SAFETY: need(bytes(count, width)) checked the packed codes lie in `chunk`, which outlives `packed`.
         let packed = UnsafeRawBufferPointer(rebasing: chunk[r.pos...])
         var wide = [UInt64](repeating: 0, count: rows.count)
+        // SAFETY: `w` is used only inside the closure; see the line below for the unpack bounds.
         wide.withUnsafeMutableBufferPointer { w in
             // SAFETY: w has rows.count slots, and rows lie inside the chunk's count packed values.
             if let p = w.baseAddress { BitPacking.unpack(packed, width: width, rows: rows, reference: 0, into: p) }

@@ -26,6 +26,8 @@ extension ForDecimalCodec {
         var unit: Int64 { Int64(truncatingIfNeeded: ForDecimalCodec.power(k)) }
 
         func first(ofMiniblock b: Int) -> Int {
+            // SAFETY: callers pass b < blocks = ceil(count / 1024), and `before` holds 4 * blocks bytes; loadUnaligned
+            // needs no alignment.
             Int(UInt32(littleEndian: before.loadUnaligned(fromByteOffset: b * 4, as: UInt32.self)))
         }
     }
@@ -50,6 +52,7 @@ extension ForDecimalCodec {
         var histogram = [Int](repeating: 0, count: maxShift + 1)
         var lows: [Int64] = [], highs: [Int64] = []
         lows.reserveCapacity(n / mb + 1); highs.reserveCapacity(n / mb + 1)
+        // SAFETY: start < end <= n = m.count, so each slice lies in `m`; `m` does not escape the closure.
         p.m.withUnsafeBufferPointer { m in
             var start = 0
             while start < n {
@@ -63,6 +66,7 @@ extension ForDecimalCodec {
                 start = end
             }
         }
+        // SAFETY: the pointers are used only inside these closures; see the note below for bounds.
         v.withUnsafeBufferPointer { all in
             p.shifts.withUnsafeBufferPointer { shifts in
                 histogram.withUnsafeMutableBufferPointer { h in
@@ -95,6 +99,7 @@ extension ForDecimalCodec {
         var remainders: [UInt64] = [], before: [UInt32] = []
         remainders.reserveCapacity(histogram[0..<best].reduce(0, +))
         before.reserveCapacity(lows.count)
+        // SAFETY: the pointers are used only inside these closures; see the note below for bounds.
         v.withUnsafeBufferPointer { all in
             p.m.withUnsafeMutableBufferPointer { m in
                 p.shifts.withUnsafeMutableBufferPointer { shifts in
@@ -122,12 +127,14 @@ extension ForDecimalCodec {
         let width = BitPacking.width(UInt64(power(p.split) - 1))
         w.u8(UInt8(p.split)); w.u8(UInt8(width)); w.u32(UInt32(p.remainders.count))
         for b in p.before { w.u32(b) }
+        // SAFETY: `$0` spans the remainders' count values and does not escape the closure.
         p.remainders.withUnsafeBufferPointer { BitPacking.pack($0, width: width, into: &w.bytes) }
     }
 
     /// Reads what ``writeRemainders`` wrote, checked against the chunk's scale and rows.
     static func readRemainders(_ r: inout ByteReader, chunk: UnsafeRawBufferPointer, count: Int,
                                scale: Int) throws(QuakeError) -> Remainders {
+        // SAFETY: header reads go through ByteReader; `before` and `packed` are sliced after need().
         let k = Int(try r.u8()), width = Int(try r.u8()), held = Int(try r.u32())
         guard k >= 1, k <= scale, k < 19, width == BitPacking.width(UInt64(power(k) - 1)), held <= count else {
             throw .corrupt("split decimal chunk: \(k) digits, \(width) bits, \(held) remainders")
@@ -142,6 +149,7 @@ extension ForDecimalCodec {
         r.pos += size
         let t = Remainders(k: k, width: width, count: held, before: before, packed: packed)
         var previous = 0
+        // SAFETY: b < blocks, so each first(ofMiniblock:) load lies in the 4 * blocks bytes of `before`.
         for b in 0..<blocks {
             let f = t.first(ofMiniblock: b)
             guard f >= previous, f <= held, b > 0 || f == 0 else {
@@ -156,6 +164,8 @@ extension ForDecimalCodec {
     static func shifts(_ p: Parsed, _ rows: Range<Int>) -> [UInt64] {
         var s = [UInt64](repeating: 0, count: rows.count)
         if p.shiftWidth != 0, !rows.isEmpty {
+            // SAFETY: rows is non-empty (so baseAddress is non-nil) and lies in 0..<count; p.shifts holds the
+            // packed run of count rows (parse checked its size).
             s.withUnsafeMutableBufferPointer { b in
                 // SAFETY: `b` holds rows.count values, one per row of `rows`, inside the chunk.
                 BitPacking.unpack(p.shifts, width: p.shiftWidth, rows: rows, reference: 0, into: b.baseAddress!)
@@ -167,6 +177,8 @@ extension ForDecimalCodec {
     /// Turns the quotients `m` of `rows` into the normalized `M`, given the rows' shifts.
     static func restore(_ m: inout [Int64], _ p: Parsed, _ t: Remainders, rows: Range<Int>,
                         shifts: [UInt64]) throws(QuakeError) {
+        assert(rows.lowerBound >= 0 && m.count == rows.count && shifts.count == rows.count,
+               "restore takes one quotient and one shift per row")
         guard !rows.isEmpty else { return }
         let mb = FrameOfReference.miniblockRows
         let blockStart = rows.lowerBound / mb * mb
@@ -185,6 +197,7 @@ extension ForDecimalCodec {
             for j in i..<end where shifts[j] < k { held += 1 }
             guard index + held <= t.count else { throw .corrupt("split decimal chunk: a remainder past the last") }
             for j in i..<end {
+                assert(((index &* t.width) >> 3) + 8 <= t.packed.count, "remainder \(index) past the packed run")
                 // SAFETY: index < t.count here for every row that takes a remainder (checked
                 // above), and the 8-byte load at a packed value's byte offset stays inside the run
                 // and its spare trailing word; rows without one add 0.
@@ -218,6 +231,7 @@ extension ForDecimalCodec {
         var edgeRows: [UInt32] = []
         var hits: [UInt32] = []
         var ok = true
+        // SAFETY: `e` lives only inside this closure; its first edgeCount slots are the ones select wrote.
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: low || high ? n : 0) { e in
             var edgeCount = 0
             hits = [UInt32](uninitializedCount: n) { buf, count in
@@ -235,6 +249,8 @@ extension ForDecimalCodec {
                                         edgeCount: &edgeCount)
                 }
             }
+            assert(edgeCount <= e.count, "more edge rows than the room given")
+            // SAFETY: select wrote e[0..<edgeCount] (edgeCount <= n = e.count when listed, else 0).
             edgeRows = Array(UnsafeBufferPointer(rebasing: e[0..<edgeCount]))
         }
         guard ok else { return nil }
@@ -260,6 +276,7 @@ extension ForDecimalCodec {
     static func whole(_ row: Int, _ p: Parsed, _ t: Remainders,
                       _ body: FrameOfReference.Body) throws(QuakeError) -> Int64 {
         var q: Int64 = 0
+        // SAFETY: &q points at one local Int64 for this call; decode of one row writes exactly it.
         if let v = body.value(row) { q = v } else { body.decode(row..<(row + 1), into: &q) }
         var m = [q]
         try restore(&m, p, t, rows: row..<(row + 1), shifts: shifts(p, row..<(row + 1)))

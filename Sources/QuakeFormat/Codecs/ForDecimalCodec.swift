@@ -44,6 +44,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         var maxShift = 0
         // the normalized mantissas' least and greatest, of the rows that are not null
         var mlo = Int64.max, mhi = Int64.min
+        // SAFETY: `all`, `m` and `shifts` are used only inside these closures; see the note below for bounds.
         v.withUnsafeBufferPointer { all in
             // SAFETY: `rows` lies inside the batch column `v`; `m` and `shifts` hold `rows.count` values,
             // and every index below runs over `0..<rows.count`.
@@ -128,6 +129,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         let split = p.split == 0 ? 0 : 6 + 4 * p.before.count
             + BitPacking.bytes(p.remainders.count, width: BitPacking.width(UInt64(power(p.split) - 1)))
         return 5 + bitmap + 6 + BitPacking.bytes(n, width: p.shiftWidth) + 4 * p.negZero.count + split
+            // SAFETY: `$0` spans p.m's count values and does not escape the closure.
             + GranuleSums.size(n) + p.m.withUnsafeBufferPointer { FrameOfReference.size($0) }
     }
 
@@ -151,11 +153,13 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         }
         w.u8(UInt8(p.scale))
         w.u8(UInt8(p.shiftWidth))
+        // SAFETY: `$0` spans the shifts' count values and does not escape the closure.
         p.shifts.withUnsafeBufferPointer { BitPacking.pack($0, width: p.shiftWidth, into: &w.bytes) }
         w.u32(UInt32(p.negZero.count))
         for r in p.negZero { w.u32(r) }
         if p.split > 0 { writeRemainders(p, into: &w) }
         var body: [UInt8] = []
+        // SAFETY: `$0` spans p.m's count values and does not escape the closure.
         p.m.withUnsafeBufferPointer { FrameOfReference.encode($0, into: &body) }
         GranuleSums.write(body: body, count: rows.count, into: &w)
         out.append(contentsOf: w.bytes)
@@ -169,6 +173,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         package var bitmap: UnsafeRawBufferPointer?
         package var scale = 0
         package var shiftWidth = 0
+        // SAFETY: an empty buffer (nil, 0): nothing is ever read through it.
         package var shifts = UnsafeRawBufferPointer(start: nil, count: 0)
         package var negZero: [UInt32] = []
         package var body: FrameOfReference.Body?
@@ -178,6 +183,8 @@ package enum ForDecimalCodec: RangeSelectingCodec {
     }
 
     private static func parse(_ chunk: UnsafeRawBufferPointer, count: Int) throws(QuakeError) -> Parsed {
+        // SAFETY: header reads go through ByteReader; the shifts, sums and body are slices of `chunk` after
+        // need(), and `chunk` outlives the Parsed value (it is used within the caller's call).
         var r = ByteReader(chunk)
         let (flags, bitmap) = try NullBitmap.read(&r, count: count)
         var p = Parsed(flags: flags, bitmap: bitmap)
@@ -197,6 +204,8 @@ package enum ForDecimalCodec: RangeSelectingCodec {
               flags & split == 0 || flags & raw == 0 else { throw .corrupt("decimal chunk flags \(flags)") }
         if flags & split != 0 { p.remainders = try readRemainders(&r, chunk: chunk, count: count, scale: p.scale) }
         if flags & GranuleSums.flag != 0 { p.sums = try GranuleSums.read(&r, count: count) }
+        assert(r.bytes.baseAddress == chunk.baseAddress && r.pos <= chunk.count, "`r` must read `chunk`")
+        // SAFETY: `r` reads `chunk` and r.pos <= chunk.count, so chunk[r.pos...] is a valid (maybe empty) slice.
         p.body = try FrameOfReference.Body(UnsafeRawBufferPointer(rebasing: chunk[r.pos...]), count: count)
         return p
     }
@@ -210,6 +219,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
     }
 
     private static func mantissas(_ p: Parsed, _ rows: Range<Int>) -> [Int64] {
+        // SAFETY: callers pass rows inside 0..<count (decode's guard), the rows p.body was checked for.
         [Int64](uninitializedCount: rows.count) { buf, n in
             // SAFETY: buf has rows.count slots; decode writes exactly that many.
             if let b = buf.baseAddress, let body = p.body { body.decode(rows, into: b) }
@@ -230,12 +240,14 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         let shifts = p.flags & raw == 0 && (!exactOut || p.remainders != nil) ? Self.shifts(p, rows) : []
         if let t = p.remainders { try restore(&m, p, t, rows: rows, shifts: shifts) }
         if exactOut {
+            // SAFETY: `buf` holds n slots and i < n, so all n are initialised; it does not escape the closure.
             var out = [Double](uninitializedCount: n) { buf, k in
                 let div = ScaledDecimal.pow10[p.scale]
                 for i in 0..<n { buf[i] = Double(m[i]) / div }
                 k = n
             }
             for z in p.negZero where rows.contains(Int(z)) { out[Int(z) - base] = -0.0 }
+            // SAFETY: rows lie in 0..<count and the bitmap holds (count + 7) / 8 bytes.
             if let bm = p.bitmap { for i in rows where NullBitmap.isNull(bm, i) { out[i - base] = .nan } }
             return .doubles(out)
         }
@@ -259,6 +271,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
             }
             for z in p.negZero where rows.contains(Int(z)) { out[Int(z) - base] |= 32 }
         }
+        // SAFETY: rows lie in 0..<count and the bitmap holds (count + 7) / 8 bytes.
         if let bm = p.bitmap { for i in rows where NullBitmap.isNull(bm, i) { out[i - base] = RowBatch.null } }
         if form == .doubles { return .doubles(out.map { $0 == RowBatch.null ? .nan : ScaledDecimal.double($0) }) }
         return .ints(out)
@@ -303,11 +316,13 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         if let t = p.remainders {
             hits = try select(rows, p, t, body, l, h) ?? []
         } else {
+            // SAFETY: rows lie in 0..<count (the guard at the top), the rows the body was checked for.
             hits = [UInt32](uninitializedCount: rows.count) { buf, n in
                 // SAFETY: buf has room for rows.count rows, as select requires.
                 n = buf.baseAddress.map { body.select(rows, l, h, into: $0) } ?? 0
             }
         }
+        // SAFETY: every hit is a chunk row below count; the bitmap holds (count + 7) / 8 bytes.
         if let bm = p.bitmap { hits.removeAll { NullBitmap.isNull(bm, Int($0)) } }
         out.append(contentsOf: hits)
         return true
@@ -335,6 +350,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
             ok = found != nil
             hits = found ?? []
         } else {
+            // SAFETY: body.select(among:) reads only rows below count (it returns nil at the first past it).
             hits = [UInt32](uninitializedCount: among.count) { buf, n in
                 // SAFETY: buf has room for among.count rows, as select(among:) requires.
                 let k = buf.baseAddress.map { body.select(among: among, l, h, into: $0) } ?? 0
@@ -343,6 +359,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
             }
         }
         guard ok else { out.removeAll(); return false }
+        // SAFETY: every hit is a row below count (select(among:) checked it); the bitmap holds (count + 7) / 8 bytes.
         if let bm = p.bitmap { hits.removeAll { NullBitmap.isNull(bm, Int($0)) } }
         out.append(contentsOf: hits)
         return true

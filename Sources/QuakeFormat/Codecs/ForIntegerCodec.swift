@@ -35,6 +35,7 @@ package enum ForIntegerCodec: RangeSelectingCodec {
         let (v, s) = filled(values, rows: rows)
         let bitmap = s.nulls > 0 && s.nulls < rows.count ? (rows.count + 7) / 8 : 0
         if s.nulls == rows.count { return 5 }
+        // SAFETY: `$0` spans v's count values and does not escape the closure.
         return 5 + bitmap + GranuleSums.size(rows.count) + v.withUnsafeBufferPointer { FrameOfReference.size($0) }
     }
 
@@ -48,6 +49,7 @@ package enum ForIntegerCodec: RangeSelectingCodec {
         }
         if some {
             var body: [UInt8] = []
+            // SAFETY: `$0` spans v's count values and does not escape the closure.
             v.withUnsafeBufferPointer { FrameOfReference.encode($0, into: &body) }
             GranuleSums.write(body: body, count: rows.count, into: &w)
             w.bytes.append(contentsOf: body)
@@ -59,16 +61,19 @@ package enum ForIntegerCodec: RangeSelectingCodec {
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
                        as form: VectorForm) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
+        // SAFETY: header reads go through ByteReader; the bitmap and body are slices of `chunk` after need().
         var r = ByteReader(chunk)
         let (flags, bitmap) = try NullBitmap.read(&r, count: count)
         if flags & NullBitmap.allNull != 0 { return .ints([Int64](repeating: RowBatch.null, count: rows.count)) }
         let body = try Self.body(&r, chunk, flags: flags, count: count).body
+        // SAFETY: rows lie in 0..<count (the guard above), the rows Body was checked for; `buf` stays inside.
         var out = [Int64](uninitializedCount: rows.count) { buf, n in
             // SAFETY: buf has rows.count slots; decode writes exactly that many.
             if let p = buf.baseAddress { body.decode(rows, into: p) }
             n = rows.count
         }
         if let bitmap {
+            // SAFETY: rows lie in 0..<count and the bitmap holds (count + 7) / 8 bytes.
             for i in rows where NullBitmap.isNull(bitmap, i) { out[i - rows.lowerBound] = RowBatch.null }
         }
         return .ints(out)
@@ -78,6 +83,7 @@ package enum ForIntegerCodec: RangeSelectingCodec {
                        into out: inout [UInt32]) throws(QuakeError) -> Bool {
         guard case .time(let lo, let hi) = range else { return false }
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
+        // SAFETY: header reads go through ByteReader; the bitmap and body are slices of `chunk` after need().
         var r = ByteReader(chunk)
         let (flags, bitmap) = try NullBitmap.read(&r, count: count)
         if flags & NullBitmap.allNull != 0 { return true }
@@ -87,10 +93,12 @@ package enum ForIntegerCodec: RangeSelectingCodec {
         guard end > l else { return true }
         let h = end - 1
         let body = try Self.body(&r, chunk, flags: flags, count: count).body
+        // SAFETY: rows lie in 0..<count (the guard above), the rows Body was checked for; `buf` stays inside.
         var hits = [UInt32](uninitializedCount: rows.count) { buf, n in
             // SAFETY: buf has room for rows.count rows, as select requires.
             n = buf.baseAddress.map { body.select(rows, l, h, into: $0) } ?? 0
         }
+        // SAFETY: every hit is a chunk row below count; the bitmap holds (count + 7) / 8 bytes.
         if let bitmap { hits.removeAll { NullBitmap.isNull(bitmap, Int($0)) } }
         out.append(contentsOf: hits)
         return true
@@ -104,12 +112,15 @@ package enum ForIntegerCodec: RangeSelectingCodec {
             throw .corrupt("timestamp chunk flags \(flags)")
         }
         let sums = flags & GranuleSums.flag != 0 ? try GranuleSums.read(&r, count: count) : nil
+        assert(r.bytes.baseAddress == chunk.baseAddress && r.pos <= chunk.count, "`r` must read `chunk`")
+        // SAFETY: `r` reads `chunk` and r.pos <= chunk.count, so chunk[r.pos...] is a valid (maybe empty) slice.
         return (try FrameOfReference.Body(UnsafeRawBufferPointer(rebasing: chunk[r.pos...]), count: count), sums)
     }
 
     /// The chunk's granule sums with its body; nil for a chunk without them (older, or all null).
     package static func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int)
         throws(QuakeError) -> GranuleSums.Table? {
+        // SAFETY: header reads go through ByteReader; the sums table is a slice of `chunk` after need().
         var r = ByteReader(chunk)
         let (flags, _) = try NullBitmap.read(&r, count: count)
         guard flags & NullBitmap.allNull == 0 else { return nil }

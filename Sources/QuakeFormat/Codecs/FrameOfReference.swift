@@ -19,6 +19,7 @@ package enum FrameOfReference {
         var start = 0
         while start < values.count {
             let end = Swift.min(values.count, start + miniblockRows)
+            // SAFETY: start < end <= values.count (the loop bound and the min), so the slice lies in `values`.
             let (_, _, width, _) = choose(UnsafeBufferPointer(rebasing: values[start..<end]))
             total += headerSize + BitPacking.bytes(end - start, width: width)
             start = end
@@ -63,10 +64,12 @@ package enum FrameOfReference {
         var start = 0
         while start < n {
             let end = Swift.min(n, start + miniblockRows)
+            // SAFETY: start < end <= n = values.count, so the miniblock's slice lies in `values`.
             let v = UnsafeBufferPointer(rebasing: values[start..<end])
             let (mode, ref, width, first) = choose(v)
             w.i64(first); w.i64(ref); w.u8(UInt8(width)); w.u8(mode.rawValue); w.u8(0); w.u8(0)
             w.u32(UInt32(data.count))
+            // SAFETY: k <= v.count <= miniblockRows = scratch.count; `s` does not escape the closure.
             scratch.withUnsafeMutableBufferPointer { s in
                 var k = 0
                 if mode == .plain {
@@ -91,6 +94,8 @@ package enum FrameOfReference {
         package let count: Int
 
         package init(_ raw: UnsafeRawBufferPointer, count: Int) throws(QuakeError) {
+            // SAFETY: header reads go through ByteReader; `headers` and `data` are sliced only after
+            // need(blocks * headerSize), so both lie in `raw`, which the caller keeps alive.
             var r = ByteReader(raw)
             let blocks = Int(try r.u32())
             guard blocks == (count + FrameOfReference.miniblockRows - 1) / FrameOfReference.miniblockRows else {
@@ -100,6 +105,7 @@ package enum FrameOfReference {
             headers = UnsafeRawBufferPointer(rebasing: raw[r.pos..<(r.pos + blocks * FrameOfReference.headerSize)])
             data = UnsafeRawBufferPointer(rebasing: raw[(r.pos + blocks * FrameOfReference.headerSize)...])
             self.count = count
+            // SAFETY: h + 24 <= blocks * headerSize = headers.count: the byte reads and the load at h + 20 lie in it.
             for b in 0..<blocks {
                 let h = b * FrameOfReference.headerSize
                 let width = Int(headers[h + 16]), mode = headers[h + 17]
@@ -114,6 +120,9 @@ package enum FrameOfReference {
         /// Miniblock `b`'s header: its first value, reference, bit width, whether it holds
         /// deltas, and where its packed run starts in `data` (Body.init checked each).
         private func miniblock(_ b: Int) -> (first: Int64, ref: Int64, width: Int, delta: Bool, offset: Int) {
+            assert(b >= 0 && (b + 1) * FrameOfReference.headerSize <= headers.count, "miniblock \(b) past the headers")
+            // SAFETY: callers pass b < blocks (a row below count), so bytes h..<h + 24 lie in `headers`; loadUnaligned
+            // needs no alignment.
             let h = b * FrameOfReference.headerSize
             return (headers.loadUnaligned(fromByteOffset: h, as: Int64.self),
                     headers.loadUnaligned(fromByteOffset: h + 8, as: Int64.self),
@@ -147,6 +156,8 @@ package enum FrameOfReference {
             guard row >= 0, row < count else { return nil }
             let (_, ref, width, delta, offset) = miniblock(b)
             if delta { return nil }
+            // SAFETY: the row lies in 0..<count (the guard) and Body.init checked offset + bytes(rows, width)
+            // <= data.count, so the slice and the one-value read lie in `data`.
             let packed = UnsafeRawBufferPointer(rebasing: data[offset...])
             return ref &+ Int64(bitPattern: BitPacking.value(packed, width: width, row: row - b * m))
         }
@@ -167,6 +178,7 @@ package enum FrameOfReference {
         package func select(_ rows: Range<Int>, _ l: Int64, _ h: Int64, into out: UnsafeMutablePointer<UInt32>,
                             edges: UnsafeMutablePointer<UInt32>?, edgeLow: Bool, edgeHigh: Bool,
                             edgeCount: inout Int) -> Int {
+            assert(rows.lowerBound >= 0 && rows.upperBound <= count, "rows \(rows) outside 0..<\(count)")
             let m = FrameOfReference.miniblockRows
             let span = UInt64(bitPattern: h &- l)
             // the two offsets from `l` that mark an edge row (one repeated when only one end is)
@@ -184,6 +196,7 @@ package enum FrameOfReference {
                 let shift = UInt64(bitPattern: l &- ref)
                 if delta || width > 56 {
                     if scratch.count < m { scratch = [Int64](repeating: 0, count: m) }
+                    // SAFETY: sp has m >= hi - lo slots; out has room for rows.count rows, and k counts rows visited.
                     scratch.withUnsafeMutableBufferPointer { sp in
                         // SAFETY: scratch holds a whole miniblock (m values) and hi - lo <= m.
                         guard let v = sp.baseAddress else { return }
@@ -206,6 +219,7 @@ package enum FrameOfReference {
                         for i in lo..<hi { edges[e] = UInt32(truncatingIfNeeded: blockStart + i); e += 1 }
                     }
                 } else if let base = data.baseAddress {
+                    assert(offset + BitPacking.bytes(hi, width: width) <= data.count, "miniblock \(b) past the data")
                     // SAFETY: the miniblock's packed run starts at `offset` inside `data` (Body.init
                     // checked it and its spare trailing word); out (and edges) have room for
                     // rows.count rows, and the loops count at most the rows of lo..<hi.
@@ -307,6 +321,7 @@ package enum FrameOfReference {
             var k = 0, e = 0
             defer { edgeCount = e }
             var scratch: [Int64] = []
+            // SAFETY: i and j stay below a.count (the loop conditions); `a` does not escape the closure.
             return among.withUnsafeBufferPointer { a -> Int? in
                 var i = 0
                 // one run of rows per miniblock: its header read once, then a loop with every
@@ -324,6 +339,7 @@ package enum FrameOfReference {
                     var j = i
                     if delta || width > 56 {
                         if scratch.count < m { scratch = [Int64](repeating: 0, count: m) }
+                        // SAFETY: sp has m slots, decode fills endRow - blockStart <= m; a[j] - blockStart < m.
                         scratch.withUnsafeMutableBufferPointer { sp in
                             // SAFETY: scratch holds a whole miniblock (m values), at least its rows.
                             guard let v = sp.baseAddress else { return }
@@ -347,6 +363,8 @@ package enum FrameOfReference {
                         }
                     } else {
                         let mask: UInt64 = (1 << UInt64(width)) - 1
+                        assert(offset + BitPacking.bytes(Int(endRow - lowRow), width: width) <= data.count,
+                               "miniblock \(b) runs past the data")
                         let packed = base + offset
                         // SAFETY: as in BitPacking.unpack: each 8-byte load starts inside the miniblock's
                         // packed run (the row lies in the miniblock), whose spare trailing word Body.init
@@ -410,6 +428,7 @@ package enum FrameOfReference {
 
         /// Decodes rows `rows` into `out[0..<rows.count]`.
         package func decode(_ rows: Range<Int>, into out: UnsafeMutablePointer<Int64>) {
+            assert(rows.lowerBound >= 0 && rows.upperBound <= count, "rows \(rows) outside 0..<\(count)")
             let m = FrameOfReference.miniblockRows
             var done = 0
             var row = rows.lowerBound
@@ -420,13 +439,17 @@ package enum FrameOfReference {
                 let blockStart = b * m
                 let lo = row - blockStart
                 let hi = Swift.min(rows.upperBound, Swift.min(count, blockStart + m)) - blockStart
+                // SAFETY: Body.init checked offset + bytes(rows, width) <= data.count for each miniblock, so `packed`
+                // is a valid slice holding the miniblock's whole run (unpack asserts the rows fit).
                 let packed = UnsafeRawBufferPointer(rebasing: data[offset...])
                 if !delta {
+                    // SAFETY: Int64 and UInt64 share size and alignment, so rebinding hi - lo slots of `out` is sound.
                     // SAFETY: out has room for rows.count values; hi - lo more fit at `done`.
                     out.advanced(by: done).withMemoryRebound(to: UInt64.self, capacity: hi - lo) { p in
                         BitPacking.unpack(packed, width: width, rows: lo..<hi, reference: UInt64(bitPattern: ref), into: p)
                     }
                 } else {
+                    // SAFETY: `s` is used only inside the closure; see the notes below for the bounds.
                     scratch.withUnsafeMutableBufferPointer { s in
                         // SAFETY: scratch holds a whole miniblock (m values), hi <= m, and out has
                         // room for hi - lo more values at `done`.

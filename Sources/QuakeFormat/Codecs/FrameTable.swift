@@ -22,12 +22,16 @@ package struct FrameTable {
         self.checks = checks
         let table = 4 * (frames + 1), sumBytes = summed ? 8 * frames : 0
         try r.need(table + sumBytes)
+        assert(r.bytes.baseAddress == chunk.baseAddress && r.bytes.count == chunk.count, "`r` must read `chunk`")
+        // SAFETY: need(table + sumBytes) checked r.pos + table + sumBytes <= chunk.count (`r` reads `chunk`),
+        // so the offsets, sums and data slices lie in `chunk`, which the caller keeps alive.
         offsets = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + table)])
         sums = summed ? UnsafeRawBufferPointer(rebasing: chunk[(r.pos + table)..<(r.pos + table + sumBytes)]) : nil
         headLength = r.pos + table + sumBytes
         data = UnsafeRawBufferPointer(rebasing: chunk[headLength...])
         self.frames = frames
         var last = 0
+        // SAFETY: f <= frames, so each 4-byte load at 4 * f lies in the 4 * (frames + 1) offset bytes.
         for f in 0...frames {
             let o = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f, as: UInt32.self)))
             guard o >= last, o <= data.count, f > 0 || o == 0 else { throw .corrupt("frame offset \(f) out of order") }
@@ -38,6 +42,9 @@ package struct FrameTable {
 
     /// The bytes of frame `f` (`0..<frames`), checked against its sum in a summed table.
     package func frame(_ f: Int) throws(QuakeError) -> UnsafeRawBufferPointer {
+        assert(f >= 0 && f < frames, "frame \(f) outside 0..<\(frames)")
+        // SAFETY: callers pass f < frames; init checked the offsets ascend within data.count, so a <= b <= data.count,
+        // and the sum load at 8 * f lies in the 8 * frames sum bytes.
         let a = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f, as: UInt32.self)))
         let b = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f + 4, as: UInt32.self)))
         let p = UnsafeRawBufferPointer(rebasing: data[a..<b])
@@ -54,6 +61,8 @@ package struct FrameTable {
         w.u32(0)
         for e in ends { w.u32(e) }
         var start = 0
+        // SAFETY: `ends` ascend up to data.count (the writer's own offsets), so each slice lies in `d`; the
+        // pointer does not escape the closure.
         data.withUnsafeBytes { d in
             for e in ends {
                 w.u64(Checksum.wide(UnsafeRawBufferPointer(rebasing: d[start..<Int(e)])))

@@ -64,6 +64,7 @@ package enum FramedCodec {
 
     private static func header(_ chunk: UnsafeRawBufferPointer, count: Int,
                                checks: FrameChecks? = nil) throws(QuakeError) -> Header {
+        // SAFETY: every header read goes through ByteReader; FrameTable slices `chunk` only after its need().
         var r = ByteReader(chunk)
         let code = try r.u8()
         let summed = try FrameTable.summed(try r.u8())
@@ -82,6 +83,7 @@ package enum FramedCodec {
     /// The bytes the directory's checksum covers: the head of a summed chunk, else all of it.
     package static func covered(_ chunk: UnsafeRawBufferPointer, count: Int) throws(QuakeError) -> Int {
         let t = try header(chunk, count: count).table
+        // SAFETY: chunk.count > 1 is checked before chunk[1] is read.
         return chunk.count > 1 && chunk[1] == FrameTable.summedFlag ? t.headLength : chunk.count
     }
 
@@ -91,10 +93,13 @@ package enum FramedCodec {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         let h = try header(chunk, count: count, checks: checks)
         if rows.isEmpty {
+            // SAFETY: header checked frames >= 1, so frame 0 exists; its bytes lie in `chunk`, alive for this call.
             return try h.inner.decode(h.table.frame(0), count: Swift.min(count, h.frameRows), rows: 0..<0, as: form)
         }
         var parts: [ColumnVector] = []
         let first = rows.lowerBound / h.frameRows, last = (rows.upperBound - 1) / h.frameRows
+        // SAFETY: header checked frames == ceil(count / frameRows), and rows.upperBound <= count, so
+        // last < frames and every frame(f) is in range; its bytes lie in `chunk`, alive for this call.
         for f in first...last {
             let start = f * h.frameRows
             let n = Swift.min(count, start + h.frameRows) - start

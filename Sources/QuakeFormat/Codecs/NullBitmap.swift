@@ -30,11 +30,14 @@ package enum NullBitmap {
         let size = (n + 7) / 8
         try r.need(size)
         defer { r.pos += size }
+        // SAFETY: need(size) checked pos + size <= bytes.count; the slice borrows the caller's chunk, which
+        // the caller keeps alive while it reads the bitmap.
         return (flags, UnsafeRawBufferPointer(rebasing: r.bytes[r.pos..<(r.pos + size)]))
     }
 
     @inline(__always)
     package static func isNull(_ bitmap: UnsafeRawBufferPointer, _ i: Int) -> Bool {
+        // SAFETY: the bitmap holds (count + 7) / 8 bytes and callers pass rows i < count, so i >> 3 is inside.
         bitmap[i >> 3] & (1 << UInt8(i & 7)) != 0
     }
 }

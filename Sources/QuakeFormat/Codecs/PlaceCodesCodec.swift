@@ -18,6 +18,8 @@ package enum PlaceCodesCodec: ColumnCodec {
         var dist = [Int32](repeating: 0, count: rows.count)
         var dirs = [UInt8](repeating: PlacePayload.noPattern, count: rows.count)
         var loc = [UInt64](repeating: 0, count: rows.count)
+        // SAFETY: each row's range lies in the arena's bytes and s.rest lies in `p` (split's result), so
+        // every slice stays in `b`; no pointer outlives the closure (intern copies the bytes).
         a.bytes.withUnsafeBytes { b in
             for (k, i) in rows.enumerated() {
                 let r = a.range(i)
@@ -54,6 +56,7 @@ package enum PlaceCodesCodec: ColumnCodec {
         w.u8(UInt8(width)); w.u8(FrameTable.summedFlag)
         w.u8(UInt8(frameRows & 0xFF)); w.u8(UInt8(frameRows >> 8))
         CategoryPayload.writeDictionary(dict.values, into: &w)
+        // SAFETY: `$0` spans the codes array's count values and does not escape the closure.
         loc.withUnsafeBufferPointer { BitPacking.pack($0, width: width, into: &w.bytes) }
         let frames = Swift.max(1, (rows.count + frameRows - 1) / frameRows)
         var data: [UInt8] = []
@@ -61,6 +64,7 @@ package enum PlaceCodesCodec: ColumnCodec {
         for f in 0..<frames {
             let r = (f * frameRows)..<Swift.min(rows.count, (f + 1) * frameRows)
             var payload = Array(dirs[r])
+            // SAFETY: the closure copies the 4 bytes of a local value; the pointer does not escape it.
             for d in dist[r] { withUnsafeBytes(of: d.littleEndian) { payload.append(contentsOf: $0) } }
             ZstdFrame.wrap(payload, into: &data)
             ends.append(UInt32(data.count))
@@ -85,7 +89,9 @@ package enum PlaceCodesCodec: ColumnCodec {
 
         /// The codes of `rows`, each checked against the dictionary.
         package func codes(_ rows: Range<Int>) throws(QuakeError) -> [UInt32] {
+            assert(rows.lowerBound >= 0 && rows.upperBound <= count, "rows \(rows) outside 0..<\(count)")
             var wide = [UInt64](repeating: 0, count: rows.count)
+            // SAFETY: `p` is used only inside the closure; see the lines below for the unpack bounds.
             wide.withUnsafeMutableBufferPointer { p in
                 // SAFETY: p holds rows.count values; `codes` holds the packed run of `count` rows,
                 // checked at parse, and rows lies inside 0..<count.
@@ -102,6 +108,8 @@ package enum PlaceCodesCodec: ColumnCodec {
 
         /// The code of one row (inside `0..<count`), checked against the dictionary.
         package func code(_ row: Int) throws(QuakeError) -> UInt32 {
+            assert(row >= 0 && row < count, "row \(row) outside 0..<\(count)")
+            // SAFETY: callers pass row < count and parse checked `codes` holds the packed run of count rows.
             let v = BitPacking.value(codes, width: width, row: row)
             guard v <= UInt64(dictionaryCount) else { throw .corrupt("place code \(v) outside its dictionary") }
             return UInt32(truncatingIfNeeded: v)
@@ -113,12 +121,16 @@ package enum PlaceCodesCodec: ColumnCodec {
             dirs.reserveCapacity(rows.count)
             dist.reserveCapacity(rows.count)
             if rows.isEmpty { return (dirs, dist) }
+            assert(rows.lowerBound >= 0 && rows.upperBound <= count, "rows \(rows) outside 0..<\(count)")
+            // SAFETY: rows lie in 0..<count, so f < frames (parse checked frames == ceil(count / frameRows)).
             for f in (rows.lowerBound / frameRows)...((rows.upperBound - 1) / frameRows) {
                 let start = f * frameRows
                 let n = Swift.min(count, start + frameRows) - start
                 let raw = try ZstdFrame.unwrap(frames.frame(f))
                 guard raw.count == 5 * n else { throw .corrupt("place frame \(f) holds \(raw.count) bytes for \(n) rows") }
                 let lo = Swift.max(rows.lowerBound, start) - start, hi = Swift.min(rows.upperBound, start + n) - start
+                // SAFETY: raw.count == 5 * n was checked above and lo..<hi lies in 0..<n: p[i] reads below n and each
+                // Int32 load at n + 4 * i ends at or before 5 * n; `p` does not escape the closure.
                 raw.withUnsafeBytes { p in
                     for i in lo..<hi {
                         dirs.append(p[i])
@@ -134,6 +146,7 @@ package enum PlaceCodesCodec: ColumnCodec {
     /// The chunk's parts; with `dictionary` false the dictionary is skipped, not copied.
     package static func parse(_ chunk: UnsafeRawBufferPointer, count: Int, dictionary: Bool = true,
                               checks: FrameChecks? = nil) throws(QuakeError) -> Parsed {
+        // SAFETY: every header read goes through ByteReader; `codes` is sliced only after need(packed).
         var r = ByteReader(chunk)
         let width = Int(try r.u8())
         let summed = try FrameTable.summed(try r.u8())
@@ -170,6 +183,7 @@ package enum PlaceCodesCodec: ColumnCodec {
     /// and frame table), else all of it.
     package static func covered(_ chunk: UnsafeRawBufferPointer, count: Int) throws(QuakeError) -> Int {
         let t = try parse(chunk, count: count, dictionary: false).frames
+        // SAFETY: chunk.count > 1 is checked before chunk[1] is read.
         return chunk.count > 1 && chunk[1] == FrameTable.summedFlag ? t.headLength : chunk.count
     }
 

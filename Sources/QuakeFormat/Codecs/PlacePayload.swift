@@ -14,6 +14,8 @@ package enum PlacePayload {
         let n = p.count
         var i = 0
         var dist: Int32 = 0
+        // SAFETY: every p[k] follows a bound check: i < n in the loops, i + 3 <= n and i + 4 < n in the guards,
+        // and ds + j < ds + dlen = i <= n; `rest` ends at n = p.count.
         while i < n, i < 7, p[i] >= 48, p[i] <= 57 { dist = dist * 10 + Int32(p[i] - 48); i += 1 }
         guard i > 0, i < 7, !(i > 1 && p[0] == 48) else { return nil }
         var dir: UInt8 = 0
@@ -39,6 +41,8 @@ package enum PlacePayload {
         var dist = [Int32](repeating: 0, count: rows.count)
         var dirs = [UInt8](repeating: noPattern, count: rows.count)
         var loc = [UInt32](repeating: 0, count: rows.count)
+        // SAFETY: each row's range lies in the arena's bytes and s.rest lies in `p` (split's result), so
+        // every slice stays in `b`; no pointer outlives the closure (intern copies the bytes).
         a.bytes.withUnsafeBytes { b in
             for (k, i) in rows.enumerated() {
                 let r = a.range(i)
@@ -67,6 +71,7 @@ package enum PlacePayload {
     }
 
     package static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(QuakeError) -> PlaceBlock {
+        // SAFETY: every read of `raw` goes through ByteReader, which throws before reading past raw.count.
         var r = ByteReader(raw)
         let dict = try CategoryPayload.readDictionary(&r)
         let loc = try CategoryPayload.readCodes(&r, rows: rows, dictionarySize: dict.count)
@@ -116,6 +121,7 @@ package struct PlaceBlock: Sendable {
         while t > 0 { digits += 1; t /= 10 }
         let letters = PlaceBlock.packedDirections[Int(d & 0x0F)]
         var buffer: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        // SAFETY: `b` spans the 24 bytes of the local `buffer` and does not escape the closure.
         withUnsafeMutableBytes(of: &buffer) { b in
             // SAFETY: at most 10 digits (a UInt32), a space, "km ", 3 letters and " of ": 21 of 24 bytes.
             var n = digits

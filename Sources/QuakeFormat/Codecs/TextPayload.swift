@@ -15,6 +15,7 @@ package enum TextPayload {
     }
 
     package static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(QuakeError) -> ByteArena {
+        // SAFETY: every read of `raw` goes through ByteReader, which throws before reading past raw.count.
         var r = ByteReader(raw)
         let lengths = try r.raw(rows, as: UInt32.self)
         var out = ByteArena()

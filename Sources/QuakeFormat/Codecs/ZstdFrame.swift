@@ -16,11 +16,13 @@ package enum ZstdFrame {
         var r = ByteReader(chunk)
         let n = Int(try r.u32())
         guard n <= 1 << 31 else { throw .corrupt("zstd chunk claims \(n) bytes") }
+        // SAFETY: r.u32() succeeded, so chunk.count >= 4 and chunk[4...] is a valid (maybe empty) slice of it.
         return try Zstd.decompress(UnsafeRawBufferPointer(rebasing: chunk[4...]), expectedSize: n)
     }
 
     /// The frame's raw length, without decompressing.
     package static func rawLength(_ chunk: UnsafeRawBufferPointer) -> Int {
+        // SAFETY: the guard keeps chunk.count >= 4; loadUnaligned reads bytes 0..<4 at any alignment.
         chunk.count < 4 ? 0 : Int(UInt32(littleEndian: chunk.loadUnaligned(as: UInt32.self)))
     }
 }

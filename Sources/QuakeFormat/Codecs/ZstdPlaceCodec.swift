@@ -15,6 +15,7 @@ package enum ZstdPlaceCodec: ColumnCodec {
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
                        as form: VectorForm) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
+        // SAFETY: `chunk` is only borrowed for this call: unwrap bounds-checks it (ByteReader) and copies the frame.
         let p = try ZstdFrame.unwrap(chunk)
         let all = try p.withStoreBytes { (b) throws(QuakeError) in try PlacePayload.decode(b, rows: count) }
         if rows.count == count { return .place(all) }

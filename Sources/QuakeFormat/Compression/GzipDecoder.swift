@@ -30,6 +30,7 @@ package final class GzipDecoder {
     }
 
     deinit {
+        // SAFETY: deinit runs once: inflateEnd frees zlib's state before the z_stream is deinitialised and freed.
         if ready { inflateEnd(stream) }
         stream.deinitialize(count: 1)
         stream.deallocate()
@@ -55,6 +56,7 @@ package final class GzipDecoder {
             let before = (inPos, filled)
             let rc = input.withUnsafeBufferPointer { inp in
                 out.withUnsafeMutableBufferPointer { o in
+                    assert(inPos < inp.count && filled < o.count, "inflate called with no input or no room")
                     // SAFETY: zlib reads `avail_in` bytes from `next_in` (inside `inp`, alive in this
                     // closure, never written: the cast drops a const zlib's API omits) and writes at
                     // most `avail_out` bytes at `next_out` (inside `o`).

@@ -16,12 +16,14 @@ package final class GzipStream {
         let rc = deflateInit2_(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY,
                                ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard rc == Z_OK else {
+            // SAFETY: deflateInit2_ failed, so zlib holds no state; the trivial z_stream needs no deinitialise.
             stream.deallocate()
             return nil
         }
     }
 
     deinit {
+        // SAFETY: deinit runs once: deflateEnd frees zlib's state before the z_stream is deinitialised and freed.
         deflateEnd(stream)
         stream.deinitialize(count: 1)
         stream.deallocate()

@@ -13,6 +13,8 @@ package enum Zstd {
         ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0)
         let bound = ZSTD_compressBound(input.count)
         var out = [UInt8](repeating: 0, count: bound)
+        // SAFETY: zstd writes at most `bound` bytes into `dst` (out holds bound) and reads input.count bytes
+        // from `src`; neither pointer outlives these closures (a nil src only comes with size 0).
         let n = out.withUnsafeMutableBytes { dst in
             input.withUnsafeBytes { src in
                 ZSTD_compress2(cctx, dst.baseAddress, bound, src.baseAddress, input.count)
@@ -26,12 +28,15 @@ package enum Zstd {
     /// Decompresses one frame whose content size is recorded in its header, with this
     /// thread's reusable decompression context, into an uninitialized buffer.
     package static func decompress(_ input: UnsafeRawBufferPointer, expectedSize: Int) throws(QuakeError) -> [UInt8] {
+        // SAFETY: zstd reads at most input.count bytes of the frame header; `input` is borrowed for this call.
         let size = ZSTD_getFrameContentSize(input.baseAddress, input.count)
         guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN, UInt64(exactly: expectedSize) == size else {
             throw .corrupt("zstd frame header does not match the block footer")
         }
         let dctx = DecompressionContext.current
         var result = 0
+        // SAFETY: zstd writes at most expectedSize bytes (the capacity given) into `buf`, which holds that many,
+        // and only the `result` bytes it reports are counted as initialised; no pointer escapes.
         let out = [UInt8](uninitializedCount: expectedSize) { buf, initialized in
             result = ZSTD_decompressDCtx(dctx, buf.baseAddress, expectedSize, input.baseAddress, input.count)
             initialized = ZSTD_isError(result) != 0 ? 0 : min(result, expectedSize)
@@ -74,9 +79,12 @@ package final class ZstdStreamDecoder {
 
     /// Feeds `input` and appends the decompressed bytes to `output`.
     package func decode(_ input: UnsafeRawBufferPointer, into output: inout [UInt8]) throws(QuakeError) {
+        // SAFETY: `inBuf` points into `input`, which the caller keeps alive for this call; zstd reads at most
+        // input.count bytes and inBuf is dropped when decode returns.
         var inBuf = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
         var chunk = [UInt8](repeating: 0, count: 1 << 17)
         repeat {
+            // SAFETY: zstd writes at most dst.count bytes at `dst`; outBuf does not outlive the closure.
             let (r, produced): (Int, Int) = chunk.withUnsafeMutableBytes { dst in
                 var outBuf = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: 0)
                 let r = ZSTD_decompressStream(dctx, &outBuf, &inBuf)
@@ -111,10 +119,12 @@ package final class ZstdStreamEncoder {
 
     package func compress(_ input: [UInt8], end: Bool = false) -> [UInt8] {
         var result: [UInt8] = []
+        // SAFETY: `inBuf` points into `src` only while this closure runs; zstd reads at most src.count bytes.
         input.withUnsafeBytes { src in
             var inBuf = ZSTD_inBuffer(src: src.baseAddress, size: src.count, pos: 0)
             var chunk = [UInt8](repeating: 0, count: 1 << 17)
             while true {
+                // SAFETY: zstd writes at most dst.count bytes at `dst`; outBuf does not outlive the closure.
                 let (r, produced): (Int, Int) = chunk.withUnsafeMutableBytes { dst in
                     var outBuf = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: 0)
                     let r = ZSTD_compressStream2(cctx, &outBuf, &inBuf, end ? ZSTD_e_end : ZSTD_e_continue)

@@ -111,6 +111,7 @@ package struct HistoryFile {
     /// Reads and checks the header of the transaction file at `path`.
     package static func read(path: String) throws(QuakeError) -> HistoryFile {
         let f = try MappedFile(path: path)
+        // SAFETY: decode copies what it keeps; `f` is used again below (h.mapped), so the mapping outlives it.
         var h = try decode(f.bytes, path: path)
         h.mapped = f
         return h
@@ -119,11 +120,13 @@ package struct HistoryFile {
     /// Decodes and checks a transaction's header; sections are checked when read.
     package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> HistoryFile {
         func bad(_ why: String) -> QuakeError { .corrupt(path, why) }
+        // SAFETY: b.count >= 20 is checked before b[0..<8] is read.
         guard b.count >= 20, (0..<8).allSatisfy({ b[$0] == magic[$0] })
                 || (0..<8).allSatisfy({ b[$0] == magicWithReferences[$0] }) else { throw bad("not a history file") }
         var r = ByteReader(b, at: 8)
         let n = Int(try r.u32())
         guard n <= b.count - 20 else { throw bad("header runs past the end") }
+        // SAFETY: n <= b.count - 20, so the header (12..<12 + n) and the checksum after it lie in `b`.
         let header = UnsafeRawBufferPointer(rebasing: b[12..<(12 + n)])
         var tail = ByteReader(b, at: 12 + n)
         guard Checksum.hash(header) == (try tail.u64()) else { throw bad("header checksum mismatch") }
@@ -149,6 +152,8 @@ package struct HistoryFile {
                 guard ni < 1 << 40, nu < 1 << 40, nn < 1 << 40, off == UInt64(end - bodyStart),
                       len <= UInt64(b.count - end) else { throw bad("section \(key) has impossible values") }
                 // peeked, not checked: the checksum is checked when the section is read
+                // SAFETY: len >= 16 and len <= b.count - end, so the 8 bytes at `end` lie in `b`; loadUnaligned needs
+                // no alignment.
                 let reference = len >= 16 && b.loadUnaligned(fromByteOffset: end, as: UInt64.self).littleEndian
                     == HistoryReference.marker
                 sections.append(Section(key: key, minTime: smin, maxTime: smax, inserted: Int(ni), updated: Int(nu),
@@ -168,12 +173,14 @@ package struct HistoryFile {
     /// The ids of section `i`, checked against the section's checksum and counts.
     package func changes(_ i: Int) throws(QuakeError) -> ChangeSet {
         guard let mapped else { throw .corrupt("history section \(i) is not mapped") }
+        // SAFETY: `mapped` is a stored property, so the mapping outlives this call; changes copies the ids out.
         return try changes(i, in: mapped.bytes, path: mapped.path)
     }
 
     /// Whether section `i` refers to its partition file for its inserted ids.
     package func isReference(_ i: Int) throws(QuakeError) -> Bool {
         guard let mapped else { throw .corrupt("history section \(i) is not mapped") }
+        // SAFETY: `mapped` is a stored property, so the mapping outlives this call; the read is bounds-checked.
         let body = try body(i, in: mapped.bytes, path: mapped.path)
         var r = ByteReader(body)
         return try r.u64() == HistoryReference.marker
@@ -185,6 +192,10 @@ package struct HistoryFile {
         guard sections.indices.contains(i) else { throw .corrupt(path, "no history section \(i)") }
         let s = sections[i]
         let headerEnd = b.count - sections.reduce(0) { $0 + $1.length }
+        assert(headerEnd >= 0 && s.offset >= 0 && headerEnd + s.offset + s.length <= b.count,
+               "section \(i) outside the file it was decoded from")
+        // SAFETY: decode checked every section lies end to end up to b.count (end == b.count), so for the file
+        // the header came from the slice lies in `b`; callers pass that file (mapped or the decoded bytes).
         let body = UnsafeRawBufferPointer(rebasing: b[(headerEnd + s.offset)..<(headerEnd + s.offset + s.length)])
         guard Checksum.hash(body) == s.checksum else { throw .corrupt(path, "section \(s.key) checksum mismatch") }
         return body
@@ -194,6 +205,7 @@ package struct HistoryFile {
     package func changes(_ i: Int, in b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> ChangeSet {
         let body = try body(i, in: b, path: path)
         let s = sections[i]
+        // SAFETY: reads go through ByteReader; the list slice follows the check comp <= r.remaining.
         var r = ByteReader(body)
         var out = ChangeSet()
         out.minTime = s.minTime

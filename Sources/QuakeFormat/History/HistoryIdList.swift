@@ -37,6 +37,8 @@ package enum HistoryIdList {
             let prefix: UInt64
             let index: Int
         }
+        // SAFETY: i < ids.count, so each range lies in the arena's bytes and k < min(8, r.count) keeps
+        // raw[r.lowerBound + k] inside it; `raw` is not kept past the closure (keys hold indices).
         return ids.bytes.withUnsafeBytes { raw in
             var keys: [Key] = []
             keys.reserveCapacity(ids.count)
@@ -58,8 +60,10 @@ package enum HistoryIdList {
     /// Throws `.corrupt` on anything that does not add up (never traps on damaged bytes).
     package static func decode(_ compressed: UnsafeRawBufferPointer, rawSize: Int, masks: Bool,
                        count expected: Int) throws(QuakeError) -> (ids: ByteArena, masks: [UInt64]) {
+        // SAFETY: `compressed` is only borrowed for this call; zstd reads at most compressed.count bytes.
         let raw = try Zstd.decompress(compressed, expectedSize: rawSize)
         return try raw.withStoreBytes { (b) throws(QuakeError) in
+            // SAFETY: every read goes through VarintReader, which throws before reading past b.count.
             var r = VarintReader(b)
             let n = try r.varint()
             guard n == UInt64(expected), n <= UInt64(rawSize) else {
@@ -113,6 +117,7 @@ package struct VarintReader {
         var v: UInt64 = 0
         var shift: UInt64 = 0
         while pos < buffer.count {
+            // SAFETY: the loop reads buffer[pos] only while pos < buffer.count.
             let b = buffer[pos]
             pos += 1
             guard shift < 64 else { break }
@@ -126,6 +131,7 @@ package struct VarintReader {
     package mutating func bytes(_ n: Int) throws(QuakeError) -> UnsafeRawBufferPointer.SubSequence {
         guard n >= 0, n <= remaining else { throw .corrupt("a value runs past the end of its list") }
         defer { pos += n }
+        // SAFETY: the guard checked 0 <= n <= remaining, so pos..<pos + n lies in `buffer`.
         return buffer[pos..<(pos + n)]
     }
 }

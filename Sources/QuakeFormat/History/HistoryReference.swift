@@ -130,7 +130,10 @@ package enum HistoryReference {
 
     private static func readCopy(_ path: String, count: Int) throws(QuakeError) -> ByteArena {
         let f = try MappedFile(path: path)
+        // SAFETY: `b` is read only below, while `f` (the mapping's owner, a local whose lexical lifetime
+        // covers this function) is alive; decode copies the ids out.
         let b = f.bytes
+        // SAFETY: b.count >= 40 is checked before b[0..<8] is read.
         guard b.count >= 40, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else {
             throw .corrupt(path, "not a copy of history ids")
         }
@@ -139,6 +142,7 @@ package enum HistoryReference {
         guard n == UInt64(count), comp == UInt64(r.remaining), raw <= comp * 1024 + 65536 else {
             throw .corrupt(path, "holds \(n) ids in \(comp) bytes, expected \(count) in \(r.remaining)")
         }
+        // SAFETY: r.pos <= b.count after the four u64 reads, so b[r.pos...] is a valid (maybe empty) slice.
         let body = UnsafeRawBufferPointer(rebasing: b[r.pos...])
         guard Checksum.hash(body) == sum else { throw .corrupt(path, "checksum mismatch") }
         do throws(QuakeError) {

@@ -161,6 +161,7 @@ package struct GranuleIndex: Sendable, Equatable {
             try r.need(n * 4)
             var total = 0
             for j in 0..<n {
+                // SAFETY: need(n * 4) was checked above and j < n, so the 4 bytes at r.pos + 4 * j lie in r.bytes.
                 let e = UInt32(littleEndian: r.bytes.loadUnaligned(fromByteOffset: r.pos + 4 * j, as: UInt32.self))
                 guard Int(e & 0xFFFF) < magValues.count else {
                     throw .corrupt("mag histogram granule \(k): value \(e & 0xFFFF)")

@@ -33,6 +33,7 @@ package struct IdHashes: Sendable, Equatable {
     /// The 64-bit hash an id's bucket and key come from.
     @inline(__always)
     package static func hash(_ p: UnsafeRawBufferPointer) -> UInt64 {
+        // SAFETY: hash reads p.count bytes of `p`, borrowed for this call.
         Checksum.hash(p, seed: 0x51_7CC1_B727_220A)
     }
 
@@ -131,11 +132,13 @@ package struct IdHashes: Sendable, Equatable {
     /// The bucket file of these entries (which must be sorted).
     package func fileBytes() -> [UInt8] {
         var out: [UInt8] = []
+        // SAFETY: the closure copies the 4 bytes of a local value; the pointer does not escape it.
         withUnsafeBytes(of: UInt32(count).littleEndian) { out.append(contentsOf: $0) }
         out.append(UInt8(bits))
         for column in [keys.map { Int64(bitPattern: $0) }, ordinals.map { Int64($0) }] {
             var chunk: [UInt8] = []
             if count > 0 { _ = ForIntegerCodec.encode(column, rows: 0..<count, into: &chunk) }
+            // SAFETY: the closure copies the 4 bytes of a local value; the pointer does not escape it.
             withUnsafeBytes(of: UInt32(chunk.count).littleEndian) { out.append(contentsOf: $0) }
             out.append(contentsOf: chunk)
         }
@@ -152,6 +155,7 @@ package struct IdHashes: Sendable, Equatable {
     /// in full) converted, with `partitioning` placing each id's time.
     package static func read(path: String, bucket b: Int, partitioning: Partitioning) throws(QuakeError) -> IdHashes {
         let f = try MappedFile(path: path)
+        // SAFETY: withExtendedLifetime keeps the mapping alive while decode reads f.bytes; decode copies.
         return try withExtendedLifetime(f) { () throws(QuakeError) in
             try decode(f.bytes, bucket: b, partitioning: partitioning, path: path)
         }
@@ -160,6 +164,7 @@ package struct IdHashes: Sendable, Equatable {
     /// Checks and decodes a bucket file's bytes; `path` names it in errors.
     package static func decode(_ b: UnsafeRawBufferPointer, bucket: Int, partitioning: Partitioning,
                                path: String) throws(QuakeError) -> IdHashes {
+        // SAFETY: `&&` reads b[(b.count - 8)...] only once b.count >= 20; the payload slice has len == b.count - 20.
         guard b.count >= 20, Array(b[(b.count - 8)...]) == magic else {
             let old = try IdRecords.decode(b, path: path)
             do { return try converting(old, bucket: bucket, partitioning: partitioning) } catch {
@@ -176,6 +181,7 @@ package struct IdHashes: Sendable, Equatable {
     }
 
     private init(payload p: UnsafeRawBufferPointer, bucket: Int) throws(QuakeError) {
+        // SAFETY: reads go through ByteReader; each column slice follows need(len).
         var r = ByteReader(p)
         let n = Int(try r.u32())
         guard n <= p.count * 8 else { throw .corrupt("id hashes: count \(n)") }
@@ -217,6 +223,8 @@ package struct IdHashes: Sendable, Equatable {
         var out = IdHashes(bits: bits)
         out.keys.reserveCapacity(recs.count)
         out.ordinals.reserveCapacity(recs.count)
+        // SAFETY: recs.ids ends ascend up to its bytes (IdRecords checks on decode), so each range lies in
+        // `raw`; the pointer does not outlive the closure (hash only reads).
         let problem: String? = recs.ids.bytes.withUnsafeBytes { raw in
             for i in 0..<recs.count {
                 let h = hash(UnsafeRawBufferPointer(rebasing: raw[recs.ids.range(i)]))

@@ -11,6 +11,7 @@ package struct IdRecords: Sendable {
     package var count: Int { ids.count }
 
     package mutating func append(id p: UnsafeRawBufferPointer, time t: Int64, updated u: Int64, seq s: Int64) {
+        // SAFETY: append copies p.count bytes out of `p`, borrowed for this call.
         ids.append(p)
         time.append(t)
         updated.append(u)
@@ -38,6 +39,8 @@ package struct IdRecords: Sendable {
     package init() {}
 
     package init(serialized p: UnsafeRawBufferPointer) throws(QuakeError) {
+        // SAFETY: every read goes through ByteReader; the ends are checked to ascend up to ids.bytes.count, so
+        // every later range(i) lies in the bytes.
         var r = ByteReader(p)
         let n = Int(try r.u32())
         ids.ends = try r.raw(n, as: UInt32.self).map { Int($0) }
@@ -54,6 +57,7 @@ package struct IdRecords: Sendable {
     }
 
     /// The bucket of an id.
+    // SAFETY: hash reads p.count bytes of `p`, borrowed for this call.
     package static func bucket(_ p: UnsafeRawBufferPointer) -> Int { IdHashes.bucket(IdHashes.hash(p)) }
 
     // MARK: bucket files: [zstd frame][raw length u32][checksum u64][magic]
@@ -73,6 +77,7 @@ package struct IdRecords: Sendable {
         let n = order.count
         let sortedIds = ids.gather(order)
         var out: [UInt8] = []
+        // SAFETY: each closure copies the 4 bytes of a local value; the pointer does not escape it.
         withUnsafeBytes(of: UInt32(n).littleEndian) { out.append(contentsOf: $0) }
         let text = TextPayload.encode(sortedIds, rows: 0..<n)
         withUnsafeBytes(of: UInt32(text.count).littleEndian) { out.append(contentsOf: $0) }
@@ -87,6 +92,7 @@ package struct IdRecords: Sendable {
     }
 
     private init(compact p: UnsafeRawBufferPointer) throws(QuakeError) {
+        // SAFETY: reads go through ByteReader; part() slices `p` only after need(len).
         var r = ByteReader(p)
         let n = Int(try r.u32())
         guard n <= p.count else { throw .corrupt("id records: count \(n)") }
@@ -122,12 +128,15 @@ package struct IdRecords: Sendable {
 
     package static func read(path: String) throws(QuakeError) -> IdRecords {
         let f = try MappedFile(path: path)
+        // SAFETY: decode copies what it keeps out of the mapping; `f` is a local whose lexical lifetime
+        // covers the call (IdHashes.read uses withExtendedLifetime for the same pattern).
         return try decode(f.bytes, path: path)
     }
 
     /// Checks and decodes the bytes of a bucket file; `path` names it in errors.
     package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> IdRecords {
         guard b.count >= 20 else { throw .corrupt(path, "not an id index file") }
+        // SAFETY: b.count >= 20 is checked before the tail and the frame slices, which lie in `b`.
         let tail = Array(b[(b.count - 8)...])
         guard tail == magic || tail == magicV1 else { throw .corrupt(path, "not an id index file") }
         var r = ByteReader(b, at: b.count - 20)
@@ -136,6 +145,7 @@ package struct IdRecords: Sendable {
         let frame = UnsafeRawBufferPointer(rebasing: b[0..<(b.count - 20)])
         guard Checksum.hash(frame) == sum else { throw .corrupt(path, "checksum mismatch") }
         let payload = try Zstd.decompress(frame, expectedSize: rawLen)
+        // SAFETY: `p` is used only inside the closure; both decoders bounds-check through ByteReader and copy.
         let res = payload.withUnsafeBytes { p in
             Result { () throws(QuakeError) in tail == magic ? try IdRecords(compact: p) : try IdRecords(serialized: p) }
         }

@@ -106,6 +106,7 @@ package struct PlaceIndex: Sendable {
 
     /// Parses an index region (already checksum-checked) of a partition of `rows` rows.
     package init(_ b: UnsafeRawBufferPointer, rows: Int, blockRows: Int, magValues: Int) throws(QuakeError) {
+        // SAFETY: every read of `b` goes through ByteReader, which throws before reading past b.count.
         var r = ByteReader(b)
         let n = Int(try r.u32())
         let units = PlaceIndex.units(rows: rows, blockRows: blockRows)

@@ -145,6 +145,7 @@ package struct UnitAggregates: Sendable {
     /// to its rows and each fold's values to at most its entry's.
     /// - Complexity: O(units + the list's entries); the other lists are not read.
     package init(_ b: UnsafeRawBufferPointer, rows total: Int, blockRows: Int, group: Int?) throws(QuakeError) {
+        // SAFETY: every read of `b` goes through ByteReader, which throws before reading past b.count.
         var r = ByteReader(b)
         let n = Int(try r.u32()), g = Int(try r.u8()), m = Int(try r.u8())
         _ = try r.u8(); _ = try r.u8()

@@ -21,6 +21,7 @@ package struct ByteArena: Sendable, Equatable {
     package func isNull(_ i: Int) -> Bool { range(i).isEmpty }
 
     package mutating func append(_ value: UnsafeRawBufferPointer) {
+        // SAFETY: append copies value.count bytes out of `value`, borrowed for this call.
         bytes.append(contentsOf: value)
         ends.append(bytes.count)
     }
@@ -77,6 +78,8 @@ package struct ByteArena: Sendable, Equatable {
     package func equal(_ i: Int, _ other: ByteArena, _ j: Int) -> Bool {
         let a = range(i), b = other.range(j)
         guard a.count == b.count else { return false }
+        // SAFETY: a and b are ranges of each arena (ends ascend within bytes) of equal count, so memcmp reads
+        // a.count bytes inside both; an Array's base address is non-nil even when empty.
         return bytes.withUnsafeBufferPointer { p in
             other.bytes.withUnsafeBufferPointer { q in
                 memcmp(p.baseAddress! + a.lowerBound, q.baseAddress! + b.lowerBound, a.count) == 0
@@ -89,6 +92,8 @@ package struct ByteArena: Sendable, Equatable {
         let a = range(i), b = other.range(j)
         // cheap exits: mojibake is longer than its original, and the original is not empty
         guard a.count > b.count, !b.isEmpty else { return false }
+        // SAFETY: a and b are ranges inside each arena's bytes, so both slices lie in their buffers; the
+        // pointers do not escape the closures.
         return bytes.withUnsafeBytes { p in
             other.bytes.withUnsafeBytes { q in
                 Mojibake.garbles(UnsafeRawBufferPointer(rebasing: p[a]), of: UnsafeRawBufferPointer(rebasing: q[b]))
@@ -100,6 +105,8 @@ package struct ByteArena: Sendable, Equatable {
     package func compare(_ i: Int, _ other: ByteArena, _ j: Int) -> Int {
         let a = range(i), b = other.range(j)
         let n = min(a.count, b.count)
+        // SAFETY: n <= a.count, b.count and both ranges lie in their arenas' bytes, so memcmp reads n bytes
+        // inside each; n == 0 skips the call.
         let c: Int32 = n == 0 ? 0 : bytes.withUnsafeBufferPointer { p in
             other.bytes.withUnsafeBufferPointer { q in
                 memcmp(p.baseAddress! + a.lowerBound, q.baseAddress! + b.lowerBound, n)

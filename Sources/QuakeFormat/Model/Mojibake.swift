@@ -38,6 +38,7 @@ package enum Mojibake {
     /// - Complexity: O(n).
     package static func garbles(_ new: UnsafeRawBufferPointer, of old: UnsafeRawBufferPointer) -> Bool {
         guard new.count > old.count, let units = units(new), units.count == old.count else { return false }
+        // SAFETY: zip stops at old.count, so iterating reads only bytes of `old`, borrowed for this call.
         for (u, b) in zip(units, old) {
             switch u {
             case .byte(let x): if x != b { return false }
@@ -57,6 +58,7 @@ package enum Mojibake {
         var out: [Unit] = []
         out.reserveCapacity(text.count)
         var i = 0
+        // SAFETY: `text` passed isValid above and i moves scalar by scalar, so decode reads inside `text`.
         while i < text.count {
             let (scalar, length) = UTF8Validation.decode(text, at: i)
             i += length

@@ -217,11 +217,13 @@ package struct RowBatch: Sendable, Equatable {
     package mutating func setInt(_ c: Column, _ v: Int64) { ints[c.rawValue][count] = v }
 
     package mutating func setText(_ c: Column, _ bytes: UnsafeRawBufferPointer) {
+        // SAFETY: append copies bytes.count bytes out of `bytes`, borrowed for this call.
         text[c.rawValue].bytes.append(contentsOf: bytes)
         text[c.rawValue].ends[count] = text[c.rawValue].bytes.count
     }
 
     package mutating func setText(_ c: Column, _ bytes: [UInt8]) {
+        // SAFETY: `$0` is used only inside the closure; setText copies the bytes out.
         bytes.withUnsafeBytes { setText(c, $0) }
     }
 

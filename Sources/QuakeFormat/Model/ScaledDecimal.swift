@@ -28,6 +28,7 @@ package enum ScaledDecimal {
         let n = p.count
         guard n > 0 else { throw .empty }
         var negative = false
+        // SAFETY: n > 0 is checked before p[0]; the loop reads p[i] only while i < n.
         if p[0] == UInt8(ascii: "-") { negative = true; i = 1 } else if p[0] == UInt8(ascii: "+") { i = 1 }
         var mantissa: Int64 = 0
         var digits = 0
@@ -59,6 +60,7 @@ package enum ScaledDecimal {
     private static func exponent(_ p: UnsafeRawBufferPointer, from start: Int, mantissa: Int64, scale: Int, negative: Bool) throws(ParseError) -> Int64 {
         var i = start
         var expNeg = false
+        // SAFETY: every p[i] read is preceded by i < p.count (the condition, the guard and the loop bound).
         if i < p.count && (p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+")) { expNeg = p[i] == UInt8(ascii: "-"); i += 1 }
         guard i < p.count else { throw .notANumber }
         var e = 0

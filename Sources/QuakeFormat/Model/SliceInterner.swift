@@ -48,6 +48,9 @@ package struct SliceInterner {
     private func equal(_ k: Int, _ p: UnsafeRawBufferPointer) -> Bool {
         let r = values.range(k)
         guard r.count == p.count else { return false }
+        assert(r.lowerBound >= 0 && r.upperBound <= values.bytes.count, "value \(k) outside the arena's bytes")
+        // SAFETY: r lies in the arena's bytes and r.count == p.count, so memcmp reads inside both buffers;
+        // with p.count > 0 neither base address is nil.
         return values.bytes.withUnsafeBytes { b in
             p.count == 0 || memcmp(b.baseAddress! + r.lowerBound, p.baseAddress!, p.count) == 0
         }

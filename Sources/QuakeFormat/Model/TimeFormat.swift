@@ -78,11 +78,13 @@ package struct TimeFormat: Sendable, Equatable {
         let n = p.count
         var year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, millis = 0, offset = 0
         var pm: Bool?
+        // SAFETY: digits reads p[i] only while i < n = p.count.
         func digits(_ most: Int) -> Int? {
             var v = 0, k = 0
             while k < most, i < n, p[i] >= 48, p[i] <= 57 { v = v * 10 + Int(p[i] - 48); i += 1; k += 1 }
             return k == 0 ? nil : v
         }
+        // SAFETY: every p[k] below follows a check that k < n (i + 1 < n for the two ampm bytes).
         for piece in pieces {
             switch piece {
             case .literal(let b):
@@ -155,6 +157,7 @@ package struct TimeFormat: Sendable, Equatable {
 
     /// The month named at `i` (full name or its first three letters, any case) and its length.
     private static func monthName(_ p: UnsafeRawBufferPointer, at i: Int) -> (Int, Int)? {
+        // SAFETY: matches reads p[i + j] only after i + length <= p.count, with j < length.
         for (k, name) in months.enumerated() {
             func matches(_ length: Int) -> Bool {
                 guard i + length <= p.count else { return false }

@@ -9,6 +9,7 @@ package enum UTF8Validation {
         if ascii { return true }
         var i = 0
         let n = p.count
+        // SAFETY: p[i] is read while i < n = p.count; p[i + k] has k < len and i + len <= n (the guard below).
         while i < n {
             let b = p[i]
             if b < 0x80 { i += 1; continue }
@@ -32,10 +33,14 @@ package enum UTF8Validation {
     }
 
     /// As ``isValid(_:)-(UnsafeRawBufferPointer)``, for an array.
+    // SAFETY: the pointer is used only inside the closure, which reads the array's count bytes.
     package static func isValid(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { isValid($0) } }
 
     /// The scalar at `i` of valid UTF-8 and its length in bytes.
     package static func decode(_ p: UnsafeRawBufferPointer, at i: Int) -> (UInt32, Int) {
+        // SAFETY: callers pass valid UTF-8 (isValid) and a scalar start i, so the scalar's bytes lie in `p`.
+        assert(i < p.count && i + (p[i] < 0x80 ? 1 : p[i] < 0xE0 ? 2 : p[i] < 0xF0 ? 3 : 4) <= p.count,
+               "scalar at \(i) runs past the end of the text")
         let b0 = UInt32(p[i])
         if b0 < 0x80 { return (b0, 1) }
         if b0 < 0xE0 { return ((b0 & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F), 2) }

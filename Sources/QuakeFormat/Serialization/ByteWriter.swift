@@ -6,16 +6,19 @@ package struct ByteWriter {
     @inline(__always) package mutating func u8(_ v: UInt8) { bytes.append(v) }
 
     @inline(__always) package mutating func u32(_ v: UInt32) {
+        // SAFETY: the closure copies the 4 bytes of a local value; the pointer does not escape it.
         withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     @inline(__always) package mutating func u64(_ v: UInt64) {
+        // SAFETY: the closure copies the 8 bytes of a local value; the pointer does not escape it.
         withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     @inline(__always) package mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
 
     package mutating func raw<T: BitwiseCopyable>(_ a: [T]) {
+        // SAFETY: the closure copies the array's count * stride bytes; the pointer does not escape it.
         a.withUnsafeBytes { bytes.append(contentsOf: $0) }
     }
 
@@ -28,6 +31,7 @@ package struct ByteWriter {
 extension Array where Element == UInt8 {
     /// Calls `body` with the array's bytes, keeping `body`'s typed error.
     package func withStoreBytes<T>(_ body: (UnsafeRawBufferPointer) throws(QuakeError) -> T) throws(QuakeError) -> T {
+        // SAFETY: `raw` is valid only inside this closure; `body` must not keep it (callers decode and copy).
         let r = withUnsafeBytes { raw in Result { () throws(QuakeError) -> T in try body(raw) } }
         return try r.get()
     }
@@ -52,18 +56,21 @@ package struct ByteReader {
     @inline(__always) package mutating func u8() throws(QuakeError) -> UInt8 {
         try need(1)
         defer { pos += 1 }
+        // SAFETY: need(1) checked pos + 1 <= bytes.count just above.
         return bytes[pos]
     }
 
     @inline(__always) package mutating func u32() throws(QuakeError) -> UInt32 {
         try need(4)
         defer { pos += 4 }
+        // SAFETY: need(4) checked pos + 4 <= bytes.count; loadUnaligned has no alignment requirement.
         return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt32.self))
     }
 
     @inline(__always) package mutating func u64() throws(QuakeError) -> UInt64 {
         try need(8)
         defer { pos += 8 }
+        // SAFETY: need(8) checked pos + 8 <= bytes.count; loadUnaligned has no alignment requirement.
         return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt64.self))
     }
 
@@ -73,6 +80,7 @@ package struct ByteReader {
         let n = count * MemoryLayout<T>.stride
         try need(n)
         let out = [T](uninitializedCount: count) { buf, initialized in
+            // SAFETY: need(n) checked pos + n <= bytes.count; `buf` holds count elements, exactly n bytes.
             UnsafeMutableRawBufferPointer(buf).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + n)]))
             initialized = count
         }

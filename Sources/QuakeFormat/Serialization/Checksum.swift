@@ -6,6 +6,7 @@ package enum Checksum {
         var h = seed ^ UInt64(p.count)
         var i = 0
         let n = p.count
+        // SAFETY: the loop keeps i + 8 <= n = p.count, so each 8-byte load lies in `p`; the tail reads i < n.
         while i + 8 <= n {
             var k = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
             k &*= 0xFF51_AFD7_ED55_8CCD
@@ -22,6 +23,7 @@ package enum Checksum {
         return h
     }
 
+    // SAFETY: the pointer is used only inside the closure, which hashes the array's count bytes.
     package static func hash(_ a: [UInt8]) -> UInt64 { a.withUnsafeBytes { hash($0) } }
 
     /// Eight independent chains over 64-byte stripes, folded at the end: about six times the
@@ -42,6 +44,8 @@ package enum Checksum {
             a ^= a >> 29
         }
         var i = 0
+        // SAFETY: i + 64 <= n, i + 8 <= n and i < n (the loop bounds) keep every load inside `p` (n = p.count);
+        // loadUnaligned has no alignment requirement.
         while i + 64 <= n {
             step(&a0, p.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             step(&a1, p.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self))
@@ -68,5 +72,6 @@ package enum Checksum {
         return fold(fold(fold(fold(fold(fold(fold(fold(a0, a1), a2), a3), a4), a5), a6), a7), tail)
     }
 
+    // SAFETY: the pointer is used only inside the closure, which hashes the array's count bytes.
     package static func wide(_ a: [UInt8]) -> UInt64 { a.withUnsafeBytes { wide($0) } }
 }

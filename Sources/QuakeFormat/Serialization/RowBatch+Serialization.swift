@@ -17,6 +17,7 @@ extension RowBatch {
 
     package init(serialized p: UnsafeRawBufferPointer) throws(QuakeError) {
         self.init()
+        // SAFETY: every read of `p` goes through ByteReader, which throws before reading past p.count.
         var r = ByteReader(p)
         let n = Int(try r.u32())
         count = n

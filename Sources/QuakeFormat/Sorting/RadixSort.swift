@@ -67,10 +67,13 @@ package enum RadixSort {
     /// sorted values ended in `tmp`, false when in `src`.
     private static func lsd(_ src: UnsafeMutableBufferPointer<UInt64>, _ tmp: UnsafeMutableBufferPointer<UInt64>,
                             bits: Int, _ cnt: UnsafeMutableBufferPointer<Int>) -> Bool {
+        assert(tmp.count == src.count && cnt.count >= 1 << digitBits && !src.isEmpty, "lsd needs equal buffers")
         let n = src.count, radix = 1 << digitBits
         let mask = UInt64(radix - 1)
         var from = src, to = tmp, inTmp = false
         var shift = 0
+        // SAFETY: every digit is masked below radix = cnt's length; `to` holds n = from.count slots (callers pass
+        // tmp as long as src), and the prefix sums keep each cnt[d] below n; from[0] exists as n > 0.
         while shift < bits {
             let s = UInt64(shift)
             shift += digitBits

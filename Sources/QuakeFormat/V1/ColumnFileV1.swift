@@ -22,6 +22,8 @@ package enum ColumnFileV1 {
 
     /// Reads and checks the footer of a mapped column file.
     package static func footer(_ f: MappedFile, column: Column) throws(QuakeError) -> [BlockInfoV1] {
+        // SAFETY: `b` is read only within this call while the caller holds `f`; b.count >= 24 is checked before
+        // the trailer reads, and footerStart >= 0 before the footer slice.
         let b = f.bytes
         guard b.count >= trailerSize else { throw .corrupt(f.path, "file too short for a column file") }
         var r = ByteReader(b, at: b.count - trailerSize)
@@ -55,6 +57,9 @@ package enum ColumnFileV1 {
     /// by every decompression); `verify` also checks the footer's checksum of the compressed bytes.
     package static func payload(_ f: MappedFile, _ info: BlockInfoV1, index k: Int, checkFooterSum: Bool = false) throws(QuakeError) -> [UInt8] {
         let start = Int(info.offset)
+        assert(start >= 0 && start + Int(info.compressedLength) <= f.bytes.count, "block \(k) outside its file")
+        // SAFETY: footer(f) checked offset + compressedLength <= footerStart for each block it returned, and
+        // callers pass a block of that footer, so the frame lies in the mapping `f` keeps alive.
         let frame = UnsafeRawBufferPointer(rebasing: f.bytes[start..<(start + Int(info.compressedLength))])
         if checkFooterSum, Checksum.hash(frame) != info.checksum { throw .corrupt("\(f.path) block \(k): checksum mismatch") }
         do {

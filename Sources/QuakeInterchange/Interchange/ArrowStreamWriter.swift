@@ -93,6 +93,8 @@ package final class ArrowStreamWriter {
             switch c.kind {
             case .timestamp, .decimal:
                 values.reserveCapacity(n * 8)
+                // SAFETY: callers pass rows inside the batch, so p[i] lies in the column's count values; `p` does not
+                // escape the closure.
                 b.ints[c.rawValue].withUnsafeBufferPointer { p in
                     for (k, i) in rows.enumerated() {
                         let v = p[i]
@@ -106,6 +108,8 @@ package final class ArrowStreamWriter {
                 let a = b.text[c.rawValue]
                 values.reserveCapacity((n + 1) * 4)
                 ParquetChunkEncoder.appendUInt32(0, &values)
+                // SAFETY: rows lie inside the batch, so each range lies in the arena's bytes; the bytes are copied
+                // into `data` and `all` does not escape the closure.
                 a.bytes.withUnsafeBytes { all in
                     for (k, i) in rows.enumerated() {
                         let r = a.range(i)

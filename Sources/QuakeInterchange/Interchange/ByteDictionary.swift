@@ -18,6 +18,7 @@ package struct ByteDictionary {
 
     package static func hash(_ p: UnsafeRawBufferPointer) -> Int {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        // SAFETY: iterating reads only value.count bytes of `p`, borrowed for this call.
         for b in p { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         return Int(truncatingIfNeeded: h)
     }
@@ -29,6 +30,7 @@ package struct ByteDictionary {
             let e = slots[s]
             if e < 0 { break }
             let r = arena.range(Int(e))
+            // SAFETY: the closure's pointer does not escape it; see the note inside for the bounds.
             let same = r.count == value.count && (r.isEmpty || arena.bytes.withUnsafeBytes { all in
                 // SAFETY: `r` is a non-empty range of `arena.bytes`, and `value` holds r.count bytes.
                 guard let a = all.baseAddress, let b = value.baseAddress else { return false }
@@ -49,6 +51,7 @@ package struct ByteDictionary {
         mask = slots.count - 1
         for k in 0..<arena.count {
             let r = arena.range(k)
+            // SAFETY: k < arena.count, so r lies in the arena's bytes; `all` does not escape the closure.
             var s = arena.bytes.withUnsafeBytes { all in
                 ByteDictionary.hash(UnsafeRawBufferPointer(rebasing: all[r]))
             } & mask

@@ -45,6 +45,7 @@ package struct FlatBufferWriter {
     private mutating func pad(to n: Int) { while bytes.count % n != 0 { bytes.append(0) } }
 
     private mutating func put<T: FixedWidthInteger>(_ v: T) {
+        // SAFETY: the closure copies the bytes of a local value; the pointer does not escape it.
         withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
     }
 

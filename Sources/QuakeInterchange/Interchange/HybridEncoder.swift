@@ -24,6 +24,8 @@ package struct HybridEncoder {
     package mutating func encode(_ values: UnsafeBufferPointer<UInt32>) {
         var i = 0
         let n = values.count
+        // SAFETY: values[i + run] is read only when i + run < n = values.count, and values[i + k] has
+        // k < take <= run, where i + run <= n.
         while i < n {
             var run = 1
             while i + run < n && values[i + run] == values[i] { run += 1 }

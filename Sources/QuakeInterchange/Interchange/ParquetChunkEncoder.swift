@@ -45,6 +45,7 @@ package enum ParquetChunkEncoder {
                 dictionaryCount = dict.count
                 var page: [UInt8] = []
                 var lo: Range<Int>?, hi: Range<Int>?
+                // SAFETY: k < dict.count, so each range lies in the dictionary's bytes; `all` stays in the closure.
                 dict.arena.bytes.withUnsafeBytes { all in
                     for k in 0..<dict.count {
                         let r = dict.arena.range(k)
@@ -58,6 +59,7 @@ package enum ParquetChunkEncoder {
                 dictionaryValues = page
                 let width = Swift.max(1, HybridEncoder.width(dict.count - 1))
                 var enc = HybridEncoder(bitWidth: width)
+                // SAFETY: `$0` spans the indices' count values and does not escape the closure.
                 indices.withUnsafeBufferPointer { enc.encode($0) }
                 values = [UInt8(width)] + enc.bytes
             } else {
@@ -76,6 +78,7 @@ package enum ParquetChunkEncoder {
         var body: [UInt8] = []
         if !pc.required {
             var enc = HybridEncoder(bitWidth: 1)
+            // SAFETY: `$0` spans the levels' count values and does not escape the closure.
             defs.withUnsafeBufferPointer { enc.encode($0) }
             appendUInt32(UInt32(enc.bytes.count), &body)
             body.append(contentsOf: enc.bytes)
@@ -122,6 +125,7 @@ package enum ParquetChunkEncoder {
     package static func appendLength(_ n: Int, _ out: inout [UInt8]) { appendUInt32(UInt32(truncatingIfNeeded: n), &out) }
 
     package static func appendUInt64(_ v: UInt64, _ out: inout [UInt8]) {
+        // SAFETY: the closure copies the 8 bytes of a local value; the pointer does not escape it.
         withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) }
     }
 
@@ -129,6 +133,7 @@ package enum ParquetChunkEncoder {
     package static func less(_ all: UnsafeRawBufferPointer, _ a: Range<Int>, _ b: Range<Int>) -> Bool {
         let n = Swift.min(a.count, b.count)
         if n > 0, let base = all.baseAddress {
+            assert(a.upperBound <= all.count && b.upperBound <= all.count, "ranges outside the buffer")
             // SAFETY: both ranges lie inside `all`, and n is at most either length.
             let c = memcmp(base + a.lowerBound, base + b.lowerBound, n)
             if c != 0 { return c < 0 }
@@ -145,11 +150,13 @@ package enum ParquetChunkEncoder {
         let out = [UInt8](uninitializedCount: rows.count * 8) { buf, initialized in
             var n = 0
             guard let base = buf.baseAddress else { initialized = 0; return }
+            // SAFETY: rows lie inside the column `v`, so p[i] is in bounds; `p` does not escape the closure.
             v.withUnsafeBufferPointer { p in
                 for i in rows {
                     let x = p[i]
                     if x == RowBatch.null { nulls += 1; defs.append(0); continue }
                     if !required { defs.append(1) }
+                    assert(n + 8 <= buf.count, "more values than rows")
                     // SAFETY: at most rows.count values of 8 bytes go into a buffer of rows.count * 8.
                     UnsafeMutableRawPointer(base + n).storeBytes(of: bits(x).littleEndian, as: UInt64.self)
                     n += 8
@@ -200,6 +207,8 @@ package enum ParquetChunkEncoder {
     @inline(__always)
     private static func eachText(_ a: ByteArena, _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
                                  _ chunk: inout EncodedChunk, _ body: (UnsafeRawBufferPointer, Range<Int>) -> Void) {
+        // SAFETY: rows lie inside the arena, so each range lies in its bytes; `all` is only lent to `body`,
+        // which copies what it keeps.
         a.bytes.withUnsafeBytes { all in
             for i in rows {
                 let r = a.range(i)
@@ -234,6 +243,7 @@ package enum ParquetChunkEncoder {
         var indices: [UInt32] = []
         indices.reserveCapacity(rows.count)
         eachText(a, rows, required, &defs, &chunk) { all, r in
+            // SAFETY: `r` is a range of the arena's bytes (eachText), so the slice lies in `all`; index copies it.
             indices.append(dict.index(UnsafeRawBufferPointer(rebasing: all[r])))
         }
         return (dict, indices)

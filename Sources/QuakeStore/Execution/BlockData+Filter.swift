@@ -15,6 +15,8 @@ extension BlockData {
             return try oneOf(c, values)
         case .ids(let set):
             let t = try text(.id)
+            // SAFETY: vector() checked the column holds `rows` values, so each t.range($0) lies in its bytes;
+            // `raw` does not escape the closure (contains only reads the slice).
             return t.bytes.withUnsafeBytes { raw in
                 (0..<rows).map { set.contains(UnsafeRawBufferPointer(rebasing: raw[t.range($0)])) }
             }
@@ -96,6 +98,8 @@ extension BlockData {
             return b.codes.map { table[Int($0)] }
         case .text:
             let t = try text(c)
+            // SAFETY: vector() checked the column holds `rows` values, so each t.range(i) lies in its bytes;
+            // `raw` does not escape the closure.
             return t.bytes.withUnsafeBytes { raw in
                 (0..<rows).map { i in
                     if insensitive { return ByteSearch.contains(ByteSearch.fold(t.bytes[t.range(i)]), needle) }
@@ -116,10 +120,12 @@ infix operator |||: LogicalDisjunctionPrecedence
 
 /// Branch-free Boolean and/or (both sides always evaluated), so kernel loops vectorize.
 @inline(__always) package func &&& (a: Bool, b: Bool) -> Bool {
+    // SAFETY: Bool is one byte holding 0 or 1; & of two such bytes is 0 or 1 again, a valid Bool.
     unsafeBitCast(unsafeBitCast(a, to: UInt8.self) & unsafeBitCast(b, to: UInt8.self), to: Bool.self)
 }
 
 @inline(__always) package func ||| (a: Bool, b: Bool) -> Bool {
+    // SAFETY: Bool is one byte holding 0 or 1; | of two such bytes is 0 or 1 again, a valid Bool.
     unsafeBitCast(unsafeBitCast(a, to: UInt8.self) | unsafeBitCast(b, to: UInt8.self), to: Bool.self)
 }
 

@@ -29,6 +29,7 @@ extension BlockData {
             let lat = try range(.latitude, latRange, sel)
             if lat.isEmpty { return lat }
             let lon = try doubles(.longitude)
+            // SAFETY: selected rows lie below `rows`, the length vector() checked for `lon`; `p` stays in the closure.
             return lon.withUnsafeBufferPointer { p in lat.filter { (p[$0] >= c) ||| (p[$0] <= d) } }
         case .and(let fs):
             var s = sel
@@ -74,6 +75,7 @@ extension BlockData {
                 table = m.table(dict)
                 codes = c
             }
+            // SAFETY: selected rows lie below `rows` = codes.count (checked); each code is checked below t.count.
             return codes.withUnsafeBufferPointer { c in
                 table.withUnsafeBufferPointer { t in sel.filter { Int(c[$0]) < t.count && t[Int(c[$0])] } }
             }
@@ -87,6 +89,7 @@ extension BlockData {
     /// The per-row mask of `f`, kept where `sel` is.
     private func maskSelect(_ f: Filter, _ sel: Selection) throws -> Selection {
         let m = try mask(f)
+        // SAFETY: selected rows lie below `rows` = m.count (one flag a row); `p` stays in the closure.
         return m.withUnsafeBufferPointer { p in sel.filter { p[$0] } }
     }
 
@@ -130,6 +133,7 @@ extension BlockData {
         case .time(let lo, let hi):
             let v = try ints(c)
             let l = lo ?? Int64.min, h = hi ?? Int64.max
+            // SAFETY: selected rows lie below `rows`, the length vector() checked for `v`; `p` stays in the closure.
             return v.withUnsafeBufferPointer { p in
                 sel.filter { (p[$0] != RowBatch.null) &&& (p[$0] >= l) &&& (p[$0] < h) }
             }
@@ -138,6 +142,7 @@ extension BlockData {
             let l = lo?.value ?? -.infinity, h = hi?.value ?? .infinity
             let li = lo?.inclusive ?? true, hiIncl = hi?.inclusive ?? true
             // NaN (null) fails every comparison, as it should
+            // SAFETY: selected rows lie below `rows`, the length vector() checked for `v`; `p` stays in the closure.
             return v.withUnsafeBufferPointer { p in
                 switch (li, hiIncl) {
                 case (true, true): return sel.filter { (p[$0] >= l) &&& (p[$0] <= h) }
@@ -183,6 +188,7 @@ extension BlockData {
         for k in 0..<b.dictionary.count where wanted.contains(Array(b.dictionary.bytes[b.dictionary.range(k)])) {
             table[k + 1] = true
         }
+        // SAFETY: selected rows lie below `rows` = codes.count (checked); each code is checked below t.count.
         return b.codes.withUnsafeBufferPointer { codes in
             table.withUnsafeBufferPointer { t in sel.filter { Int(codes[$0]) < t.count && t[Int(codes[$0])] } }
         }

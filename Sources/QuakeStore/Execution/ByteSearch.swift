@@ -11,11 +11,14 @@ package enum ByteSearch {
         if n == 0 { return true }
         if n > h { return false }
         let first = needle[0]
+        // SAFETY: h >= n >= 1, so hay's base is non-nil; memchr scans positions i...h - n, so every match
+        // `at` has at + n <= h and memcmp reads n bytes inside both buffers; `nd` stays in the closure.
         return needle.withUnsafeBytes { nd in
             var i = 0
             while i <= h - n {
                 guard let p = memchr(hay.baseAddress! + i, Int32(first), h - n - i + 1) else { return false }
                 let at = hay.baseAddress!.distance(to: UnsafeRawPointer(p))
+                assert(at + n <= h, "match runs past the haystack")
                 if memcmp(hay.baseAddress! + at, nd.baseAddress!, n) == 0 { return true }
                 i = at + 1
             }
@@ -24,6 +27,7 @@ package enum ByteSearch {
     }
 
     package static func contains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
+        // SAFETY: `$0` is used only inside the closure; contains does not keep it.
         hay.withUnsafeBytes { contains($0, needle) }
     }
 

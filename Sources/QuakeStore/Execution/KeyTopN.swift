@@ -312,10 +312,13 @@ package struct KeyTopN {
             let rows = (d.window.lowerBound + base)..<(d.window.lowerBound + Int(hi) + 1)
             switch try d.reader.decode(key.column, block: d.block, rows: rows, as: .doubles) {
             case .doubles(let v):
+                // SAFETY: map visits exactly the buffer's count values; `p` does not escape the closure.
                 return (v.withUnsafeBufferPointer { p in p.map { NormalizedKey.double($0, ascending: asc) } }, base)
             case .ints(let v) where key.column.kind == .timestamp:
+                // SAFETY: map visits exactly the buffer's count values; `p` does not escape the closure.
                 return (v.withUnsafeBufferPointer { p in p.map { NormalizedKey.time($0, ascending: asc) } }, base)
             case .ints(let v):
+                // SAFETY: map visits exactly the buffer's count values; `p` does not escape the closure.
                 return (v.withUnsafeBufferPointer { p in
                     p.map { NormalizedKey.double($0 == RowBatch.null ? .nan : ScaledDecimal.double($0), ascending: asc) }
                 }, base)
@@ -325,9 +328,11 @@ package struct KeyTopN {
         }
         if key.column.kind == .timestamp {
             let v = try d.ints(key.column)
+            // SAFETY: map visits exactly the buffer's count values; `p` does not escape the closure.
             return (v.withUnsafeBufferPointer { p in p.map { NormalizedKey.time($0, ascending: asc) } }, base)
         }
         let v = try d.doubles(key.column)
+        // SAFETY: map visits exactly the buffer's count values; `p` does not escape the closure.
         return (v.withUnsafeBufferPointer { p in p.map { NormalizedKey.double($0, ascending: asc) } }, base)
     }
 
@@ -337,6 +342,7 @@ package struct KeyTopN {
     static func idOrder(_ ids: ByteArena, _ range: Range<Int>) -> [Int] {
         let lo = range.isEmpty ? 0 : ids.range(range.lowerBound).lowerBound
         let hi = range.isEmpty ? 0 : ids.range(range.upperBound - 1).upperBound
+        // SAFETY: `range` lies in 0..<ids.count (callers' contract), so lo..<hi lies in the arena's bytes.
         let ascii = ids.bytes.withUnsafeBufferPointer { p in !p[lo..<hi].contains { $0 >= 0x80 } }
         guard ascii else {
             let s = range.map { ids.string($0) ?? "" }
@@ -345,6 +351,7 @@ package struct KeyTopN {
                 return x < y || (x == y && a < b)
             }
         }
+        // SAFETY: each range(i) lies in the arena's bytes and j < r.count guards p[r.lowerBound + j].
         let keys: [UInt64] = ids.bytes.withUnsafeBufferPointer { p in
             range.map { i in
                 var k: UInt64 = 0

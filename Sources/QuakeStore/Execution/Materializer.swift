@@ -151,11 +151,15 @@ package struct Materializer {
                 let code = Int(b.codes[i])
                 if code > 0 {
                     let r = b.dictionary.range(code - 1)
+                    // SAFETY: decoding checked each code <= dictionary.count, so r lies in the dictionary's bytes;
+                    // setText copies the slice and `$0` does not escape the closure.
                     b.dictionary.bytes.withUnsafeBytes { out.setText(c, UnsafeRawBufferPointer(rebasing: $0[r])) }
                 }
             case .text:
                 let t = try data.text(c)
                 if !t.isNull(i) {
+                    // SAFETY: i is a window row and vector() checked `t` holds the window's rows, so the range lies
+                    // in its bytes; setText copies the slice and `$0` does not escape the closure.
                     t.bytes.withUnsafeBytes { out.setText(c, UnsafeRawBufferPointer(rebasing: $0[t.range(i)])) }
                 }
             case .place:

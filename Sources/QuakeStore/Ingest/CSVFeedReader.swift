@@ -202,11 +202,14 @@ package final class CSVFeedReader {
 
     private func fillRow(_ batch: inout RowBuilder, _ fields: [Field], _ mapping: [Column?], _ rules: inout FieldRules,
                          _ scratch: inout [UInt8]) throws(FieldError) {
+        // SAFETY: scan() built `fields` over this same buf (unchanged since), so start <= end <= p.count, and an
+        // escaped field's doubled quotes both lie before its end; `p` does not escape the closure.
         let r = buf.withUnsafeBytes { p in
             Result { () throws(FieldError) in
                 for k in 0..<fields.count {
                     guard let c = mapping[k] else { continue }
                     let f = fields[k]
+                    assert(f.start <= f.end && f.end <= p.count, "field \(k) outside the buffer")
                     if f.escaped {
                         scratch.removeAll(keepingCapacity: true)
                         var i = f.start
@@ -215,6 +218,7 @@ package final class CSVFeedReader {
                             scratch.append(b)
                             i += (b == UInt8(ascii: "\"")) ? 2 : 1
                         }
+                        // SAFETY: `q` is used only inside the closure; parseField copies the bytes it keeps.
                         let r = scratch.withUnsafeBytes { q in Result { () throws(FieldError) in try batch.parseField(c, q, &rules) } }
                         try r.get()
                     } else {
@@ -234,7 +238,9 @@ package final class CSVFeedReader {
         let atEOF = eof
         if pos >= n { return atEOF ? .end : .incomplete }
         let pos = self.pos
+        // SAFETY: every p[k] below follows a check that k < n = p.count (the loops and the `&&` conditions).
         return buf.withUnsafeBufferPointer { p -> Scan in
+            assert(n == p.count, "the scanned buffer changed size")
             var i = pos
             var newlines = 0
             var malformed: String?

@@ -49,12 +49,14 @@ package struct FieldRules: Sendable {
             if p.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
             i += 8
         }
+        // SAFETY: i <= p.count after the loop above, so p[i...] is a valid (maybe empty) slice of `p`.
         for b in UnsafeRawBufferPointer(rebasing: p[i...]) where b >= 0xC3 {
             high = true
             if b >= 0xCC { combining = true; break }
         }
         guard high else { return nil }
         var bytes: [UInt8]?
+        // SAFETY: `p` is borrowed for this call; Mojibake and String(decoding:) read below p.count and copy.
         if Mojibake.isGarbled(p) {
             garbled += 1
             if firstGarbled == nil { firstGarbled = String(decoding: p, as: UTF8.self) }

@@ -23,6 +23,7 @@ extension FieldSink where Self: ~Copyable {
     /// stored in Unicode's composed form (NFC); `rules` says how to read times and whether to
     /// repair double-encoded text, and counts what it met.
     package mutating func parseField(_ c: Column, _ p: UnsafeRawBufferPointer, _ rules: inout FieldRules) throws(FieldError) {
+        // SAFETY: `p` is borrowed for this call: the parsers read below p.count and setText copies the bytes.
         if p.isEmpty { return }
         switch c.kind {
         case .timestamp:
@@ -39,6 +40,7 @@ extension FieldSink where Self: ~Copyable {
             }
         case .category, .text, .place:
             guard RowBatch.validUTF8(p) else { throw FieldError(reason: "\(c): invalid UTF-8") }
+            // SAFETY: `$0` is used only inside the closure; setText copies the bytes it keeps.
             if let text = rules.normalized(p) { text.withUnsafeBytes { setText(c, $0) } } else { setText(c, p) }
         }
     }
@@ -65,6 +67,7 @@ extension FieldSink where Self: ~Copyable {
 
 extension RowBatch {
     package static func show(_ p: UnsafeRawBufferPointer) -> String {
+        // SAFETY: prefix(40) reads at most p.count bytes; String(decoding:) copies them.
         String(decoding: p.prefix(40), as: UTF8.self)
     }
 

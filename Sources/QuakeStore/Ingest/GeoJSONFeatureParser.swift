@@ -59,8 +59,10 @@ struct GeoJSONFeatureParser {
     @inline(__always)
     private mutating func key(_ c: inout JSONCursor) throws -> Key {
         let s = try c.scanString()
+        // SAFETY: scanString's span lies in 0..<c.end <= c.p.count; Key copies at most 16 bytes of it.
         if !s.escaped { return Key(c.p, s.start, s.end) }
         try c.unescape(s, into: &scratch)
+        // SAFETY: Key copies at most 16 bytes of `$0` (0..<count); the pointer does not escape the closure.
         return scratch.withUnsafeBytes { Key($0, 0, $0.count) }
     }
 
@@ -69,6 +71,7 @@ struct GeoJSONFeatureParser {
     private mutating func text(_ c: inout JSONCursor, _ col: Column, _ rows: inout RowBuilder) throws {
         let s = try c.scanString()
         if !s.escaped {
+            // SAFETY: the span lies inside the cursor's bytes; setText and parseField copy what they keep.
             let p = c.bytes(s)
             // ASCII text is valid UTF-8, already in NFC, and never double-encoded: stored as it is
             let isText = col.kind == .category || col.kind == .text || col.kind == .place
@@ -76,6 +79,7 @@ struct GeoJSONFeatureParser {
             return
         }
         try c.unescape(s, into: &scratch)
+        // SAFETY: `$0` is used only inside the closure; parseField copies the bytes it keeps.
         // SAFETY (exclusivity): `scratch` is read while `rules` changes, two stored properties.
         try scratch.withUnsafeBytes { try rows.parseField(col, $0, &rules) }
     }
@@ -95,10 +99,12 @@ struct GeoJSONFeatureParser {
             return
         }
         try c.unescape(s, into: &scratch)
+        // SAFETY: `$0` is used only inside the closure; integer reads below its count.
         if let v = scratch.withUnsafeBytes({ GeoJSONFeatureParser.integer($0) }) {
             rows.setInt(col, v)
             integerTimes |= col.bit
         } else {
+            // SAFETY: `$0` is used only inside the closure; parseField copies the bytes it keeps.
             // SAFETY (exclusivity): `scratch` is read while `rules` changes, two stored properties.
             try scratch.withUnsafeBytes { try rows.parseField(col, $0, &rules) }
         }
@@ -181,6 +187,7 @@ struct GeoJSONFeatureParser {
         guard !p.isEmpty else { return nil }
         var i = 0
         var neg = false
+        // SAFETY: p is non-empty before p[0], and p[i] is read only while i < p.count.
         if p[0] == UInt8(ascii: "-") { neg = true; i = 1 }
         guard i < p.count else { return nil }
         var v: Int64 = 0
@@ -196,6 +203,7 @@ struct GeoJSONFeatureParser {
 
 extension GeoJSONFeatureParser.Key {
     init(_ bytes: [UInt8]) {
+        // SAFETY: Key copies at most 16 bytes of `$0` (0..<count); the pointer does not escape the closure.
         self = bytes.withUnsafeBytes { Self($0, 0, $0.count) }
     }
 
@@ -203,6 +211,7 @@ extension GeoJSONFeatureParser.Key {
     /// matches none of ours, which are all shorter).
     @inline(__always)
     init(_ p: UnsafeRawBufferPointer, _ start: Int, _ end: Int) {
+        assert(start >= 0 && start <= end && end <= p.count, "key bytes \(start)..<\(end) outside the buffer")
         let n = end - start
         count = n
         guard n <= 16 else { low = 0; high = 0; return }
@@ -215,6 +224,7 @@ extension GeoJSONFeatureParser.Key {
         } else {
             low = 0
             high = 0
+            // SAFETY: the else branch reads p[start + k] with k < n = end - start, and end <= p.count.
             for k in 0..<n {
                 let v = UInt64(p[start + k]) << (8 * UInt64(k & 7))
                 if k < 8 { low |= v } else { high |= v }

@@ -103,6 +103,8 @@ package final class GeoJSONFeedReader {
     private func fill(_ rows: inout RowBuilder) throws(QuakeError) {
         while !rows.isFull {
             if case .done = state { break }
+            // SAFETY: `raw` lives only for this closure: advance keeps offsets (pos), never the pointer, and every
+            // cursor over it is bounded by raw.count.
             let r = buf.withUnsafeBytes { raw in Result { () throws(QuakeError) -> Bool in try advance(raw, &rows) } }
             let more = try r.get()
             if let pending { throw pending }
@@ -127,6 +129,7 @@ package final class GeoJSONFeedReader {
     /// ends, or more input is needed (then true).
     private func advance(_ raw: UnsafeRawBufferPointer, _ rows: inout RowBuilder) throws(QuakeError) -> Bool {
         while !rows.isFull {
+            // SAFETY: the cursor is bounded by raw.count; pos <= raw.count (it moves only past a byte peek saw).
             var c = JSONCursor(raw, from: pos, to: raw.count, base: dropped)
             guard let b = c.peek() else { return true }
             switch state {
@@ -136,6 +139,7 @@ package final class GeoJSONFeedReader {
                 state = .topKey
             case .topKey:
                 if b == UInt8(ascii: "}") { pos = c.i + 1; state = .done; return false }
+                // SAFETY: valueEnd reads only below raw.count.
                 guard let keyEnd = JSONCursor.valueEnd(raw, from: c.i, to: raw.count) else { return true }
                 var key: [UInt8] = []
                 do throws(JSONCursor.Malformed) { try c.string(into: &key) } catch { throw malformed(error.reason) }
@@ -149,6 +153,7 @@ package final class GeoJSONFeedReader {
                     sawFeatures = true
                     state = .firstElement
                 } else {
+                    // SAFETY: valueEnd reads only below raw.count.
                     guard let e = JSONCursor.valueEnd(raw, from: c.i, to: raw.count) else { return true }
                     c.i = e
                     state = .afterTop
@@ -191,6 +196,7 @@ package final class GeoJSONFeedReader {
     /// it runs past the bytes in `raw`.
     private func readFeature(_ raw: UnsafeRawBufferPointer, from: Int, into rows: inout RowBuilder) -> Int? {
         let garbled = parser.rules.garbled, repaired = parser.rules.repaired
+        // SAFETY: the cursor is bounded by raw.count; rows copies every field it keeps.
         var c = JSONCursor(raw, from: from, to: raw.count, base: dropped)
         let reason: String
         do {
@@ -207,6 +213,7 @@ package final class GeoJSONFeedReader {
             reason = "\(error)"
         }
         rows.abandonRow()
+        // SAFETY: valueEnd reads only below raw.count.
         guard let end = JSONCursor.valueEnd(raw, from: from, to: raw.count) else {
             // the feature is not all here: it is read again, whole, once more bytes have come
             parser.rules.rollBack(garbled: garbled, repaired: repaired)

@@ -25,6 +25,7 @@ struct IdCodes {
     init(_ ids: ByteArena) {
         let n = ids.count
         var hashes = [UInt64](repeating: 0, count: n)
+        // SAFETY: i < n = ids.count, so each range lies in the arena's bytes; hash only reads the slice.
         ids.bytes.withUnsafeBytes { raw in
             for i in 0..<n { hashes[i] = IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])) }
         }
@@ -51,6 +52,7 @@ struct IdCodes {
         var first = [Int](repeating: 0, count: n)
         var slots = [Int](repeating: -1, count: room)
         let ends = ids.ends
+        // SAFETY: no pointer escapes these closures; see the note inside for the bounds.
         ids.bytes.withUnsafeBytes { raw in
             hashes.withUnsafeBufferPointer { h in
                 order.withUnsafeBufferPointer { order in
@@ -107,6 +109,7 @@ struct IdCodes {
     private static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         guard a.count == b.count else { return false }
         guard let x = a.baseAddress, let y = b.baseAddress else { return true }
+        // SAFETY: a.count == b.count (the guard), so memcmp reads a.count bytes inside each buffer.
         return memcmp(x, y, a.count) == 0
     }
 }

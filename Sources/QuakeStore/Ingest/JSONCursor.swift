@@ -12,6 +12,7 @@ package struct JSONCursor {
     package struct Malformed: Error { let reason: String }
 
     package init(_ p: UnsafeRawBufferPointer, from: Int, to: Int, base: Int = 0) {
+        assert(to <= p.count, "cursor end \(to) past the buffer's \(p.count) bytes")
         self.p = p
         self.i = from
         self.end = to
@@ -28,6 +29,7 @@ package struct JSONCursor {
     @inline(__always)
     package mutating func skipSpace() {
         while i < end {
+            // SAFETY: the loop reads p[i] only while i < end <= p.count (every cursor is made with to <= p.count).
             let b = p[i]
             if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { i += 1 } else { break }
         }
@@ -36,6 +38,7 @@ package struct JSONCursor {
     @inline(__always)
     package mutating func peek() -> UInt8? {
         skipSpace()
+        // SAFETY: p[i] is read only when i < end <= p.count.
         return i < end ? p[i] : nil
     }
 
@@ -86,6 +89,7 @@ package struct JSONCursor {
                 i += n
                 break
             }
+            // SAFETY: p[i] is read only after i < end <= p.count (the loop condition and the guard).
             while i < end && p[i] != UInt8(ascii: "\"") && p[i] != UInt8(ascii: "\\") { high |= UInt64(p[i]); i += 1 }
             guard i < end else { throw Malformed(reason: "unterminated string") }
             if p[i] == UInt8(ascii: "\"") {
@@ -109,6 +113,7 @@ package struct JSONCursor {
     /// The bytes of `s` (a span with no escape).
     @inline(__always)
     package func bytes(_ s: StringSpan) -> UnsafeRawBufferPointer {
+        // SAFETY: scanString returned start..<end with end <= this cursor's end <= p.count.
         UnsafeRawBufferPointer(rebasing: p[s.start..<s.end])
     }
 
@@ -128,6 +133,7 @@ package struct JSONCursor {
     }
 
     private mutating func unescapeRest(to stop: Int, into out: inout [UInt8]) throws(Malformed) {
+        // SAFETY: p[i] needs i < stop and p[i + 1] needs i + 1 < stop, with stop <= end <= p.count.
         while i < stop {
             let b = p[i]
             if b == UInt8(ascii: "\\") {
@@ -143,6 +149,7 @@ package struct JSONCursor {
                 case UInt8(ascii: "t"): out.append(9)
                 case UInt8(ascii: "u"):
                     var cp = try hex4(stop)
+                    // SAFETY: i + 1 < stop is checked before p[i] and p[i + 1] are read.
                     if (0xD800..<0xDC00).contains(cp), i + 1 < stop, p[i] == UInt8(ascii: "\\"),
                        p[i + 1] == UInt8(ascii: "u") {
                         i += 2
@@ -163,6 +170,7 @@ package struct JSONCursor {
     }
 
     private mutating func hex4(_ stop: Int) throws(Malformed) -> UInt32 {
+        // SAFETY: i + 4 <= stop <= p.count is checked before the four reads.
         guard i + 4 <= stop else { throw Malformed(reason: "truncated \\u escape") }
         var v: UInt32 = 0
         for _ in 0..<4 {
@@ -185,6 +193,7 @@ package struct JSONCursor {
     package mutating func number() -> UnsafeRawBufferPointer {
         skipSpace()
         let s = i
+        // SAFETY: p[i] is read only while i < end <= p.count.
         while i < end {
             let b = p[i]
             if (b >= 48 && b <= 57) || b == UInt8(ascii: "-") || b == UInt8(ascii: "+") || b == UInt8(ascii: ".")
@@ -206,6 +215,7 @@ package struct JSONCursor {
         }
         let n = word.utf8CodeUnitCount
         guard i + n <= end else { throw Malformed(reason: "unexpected end of input") }
+        // SAFETY: i + n <= end is checked first, and k < n = the literal's byte count for utf8Start[k].
         for k in 0..<n where p[i + k] != word.utf8Start[k] { throw Malformed(reason: "invalid literal at offset \(offset)") }
         i += n
         return b
@@ -222,6 +232,7 @@ package struct JSONCursor {
     package static func valueEnd(_ p: UnsafeRawBufferPointer, from: Int, to end: Int) -> Int? {
         var i = from
         var depth = 0
+        // SAFETY: p[i] is read only while i < end <= p.count; scanString cursors share that end.
         while i < end {
             let b = p[i]
             switch b {

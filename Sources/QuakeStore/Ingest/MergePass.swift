@@ -44,9 +44,12 @@ package struct MergePass {
         for (from, list) in moves.sorted(by: { $0.key < $1.key }) {
             var ids = SliceInterner(capacity: list.count)
             var dest: [Int] = []
+            // SAFETY: `$0` is used only inside the closure; intern copies the id's bytes.
             for m in list { m.id.withUnsafeBytes { _ = ids.intern($0) }; dest.append(m.to) }
             var carried: [Int: [Int]] = [:]
             let rows = try rowsOf(from, existing: existing[from])
+            // SAFETY: i < rows.count, so each range(i) lies in the id arena's bytes (decoded chunks are checked; spill
+            // batches are this load's own, zstd-checksummed); lookup only reads the slice.
             rows.text[Column.id.rawValue].bytes.withUnsafeBytes { raw in
                 let a = rows.text[Column.id.rawValue]
                 for i in 0..<rows.count {
@@ -137,6 +140,8 @@ package struct MergePass {
         var starts: [Int] = []
         do {
             var interner = SliceInterner(capacity: rows.count)
+            // SAFETY: i < rows.count, so each range(i) lies in the id arena's bytes (as above); intern copies the
+            // bytes and `raw` does not escape the closure.
             ids.bytes.withUnsafeBytes { raw in
                 for i in 0..<rows.count {
                     let p = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])

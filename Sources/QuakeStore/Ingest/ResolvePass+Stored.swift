@@ -79,6 +79,8 @@ extension ResolvePass {
         var any = false
         try spill.forEach { p in
             let r = try IdRecords(serialized: p)
+            // SAFETY: IdRecords(serialized:) checked the ends ascend up to the bytes and i < r.count, so each
+            // range lies in `raw`; hash only reads the slice.
             r.ids.bytes.withUnsafeBytes { raw in
                 for i in 0..<r.count {
                     let h = IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[r.ids.range(i)]))
@@ -105,6 +107,7 @@ extension ResolvePass {
             guard ids.count == t.count, u.count == t.count else {
                 throw QuakeError.corrupt(storePath + "/partitions/" + e.file, "block \(k) columns disagree")
             }
+            // SAFETY: i < ids.count and the decoded arena's ends lie in its bytes; append copies the id.
             ids.bytes.withUnsafeBytes { raw in
                 for i in 0..<ids.count {
                     let p = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])

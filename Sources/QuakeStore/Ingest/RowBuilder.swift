@@ -34,6 +34,8 @@ package struct RowBuilder: ~Copyable {
         let cap = max(1, capacity)
         self.capacity = cap
         let n = Column.count
+        // SAFETY: each buffer is allocated once here, owned by this ~Copyable value (never copied), and
+        // freed once in deinit; used, room, texts and the number columns are initialised below.
         ints = .allocate(capacity: n * cap)
         ends = .allocate(capacity: n * cap)
         texts = .allocate(capacity: n)
@@ -53,6 +55,7 @@ package struct RowBuilder: ~Copyable {
     }
 
     deinit {
+        // SAFETY: deinit runs once: each text buffer, then every allocation of init, is freed exactly once.
         for c in 0..<Column.count { texts[c].deallocate() }
         ints.deallocate()
         ends.deallocate()
@@ -69,6 +72,7 @@ package struct RowBuilder: ~Copyable {
     /// Sets number column `c` of the row being built (``count``, below ``capacity``).
     @inline(__always)
     package mutating func setInt(_ c: Column, _ v: Int64) {
+        assert(count < capacity, "a row is built only while the batch has room")
         // SAFETY: count < capacity while a row is built (the reader checks isFull first).
         ints[c.rawValue * capacity + count] = v
     }
@@ -81,6 +85,7 @@ package struct RowBuilder: ~Copyable {
         if used[k] + n > room[k] { grow(k, to: used[k] + n) }
         // SAFETY: grow left room for n more bytes after `used[k]`; `bytes` holds n bytes.
         if let src = bytes.baseAddress {
+            // SAFETY: the readers' bytes are [UInt8] buffers, already bound to UInt8; see the note above.
             let dst = texts[k] + used[k], from = src.assumingMemoryBound(to: UInt8.self)
             // most fields are a few bytes: a loop costs less than a call to memmove
             if n <= 16 { for i in 0..<n { dst[i] = from[i] } } else { dst.initialize(from: from, count: n) }
@@ -90,6 +95,7 @@ package struct RowBuilder: ~Copyable {
 
     /// The number the row being built holds in column `c` (null when unset).
     @inline(__always)
+    // SAFETY: count < capacity while a row is built (the reader checks isFull first).
     package func currentInt(_ c: Column) -> Int64 { ints[c.rawValue * capacity + count] }
 
     /// True when the row being built has no text in column `c`.
@@ -99,6 +105,7 @@ package struct RowBuilder: ~Copyable {
     /// Ends the row being built.
     @inline(__always)
     package mutating func endRow(present mask: UInt64, seq s: Int64) {
+        assert(count < capacity, "a row is built only while the batch has room")
         // SAFETY: count < capacity; each text column's row end lies in its `capacity` rows.
         for c in RowBuilder.textColumns { ends[c * capacity + count] = used[c] }
         present[count] = mask
@@ -108,6 +115,7 @@ package struct RowBuilder: ~Copyable {
 
     /// Drops the row being built: its numbers back to null, its text removed.
     package mutating func abandonRow() {
+        assert(count < capacity, "a row is built only while the batch has room")
         // SAFETY: count < capacity; the row's slots lie inside every column's rows.
         for c in RowBuilder.intColumns { ints[c * capacity + count] = RowBatch.null }
         for c in RowBuilder.textColumns { used[c] = rowStart(c) }
@@ -121,6 +129,7 @@ package struct RowBuilder: ~Copyable {
         for c in RowBuilder.intColumns {
             // SAFETY: rows 0..<n of column c were initialized (null or set); the copy reads those.
             b.ints[c] = Array(uninitializedCount: n) { buf, k in
+                // SAFETY: n > 0 here (a count of 0 never calls this closure), so baseAddress is non-nil.
                 buf.baseAddress!.initialize(from: ints + c * cap, count: n)
                 k = n
             }
@@ -130,10 +139,12 @@ package struct RowBuilder: ~Copyable {
             let m = used[c]
             // SAFETY: the column's first m bytes and first n row ends were written this batch.
             let bytes = [UInt8](uninitializedCount: m) { buf, k in
+                // SAFETY: m > 0 here (a count of 0 never calls this closure), so baseAddress is non-nil.
                 buf.baseAddress!.initialize(from: texts[c], count: m)
                 k = m
             }
             let rowEnds = [Int](uninitializedCount: n) { buf, k in
+                // SAFETY: n > 0 here (a count of 0 never calls this closure), so baseAddress is non-nil.
                 buf.baseAddress!.initialize(from: ends + c * cap, count: n)
                 k = n
             }
@@ -157,6 +168,7 @@ package struct RowBuilder: ~Copyable {
     /// Gives text column `k` room for at least `need` bytes, keeping what it holds.
     private mutating func grow(_ k: Int, to need: Int) {
         let r = max(need, 2 * room[k])
+        // SAFETY: the new buffer is freshly allocated; texts[k] takes it over below and deinit frees it.
         let p = UnsafeMutablePointer<UInt8>.allocate(capacity: r)
         // SAFETY: the old buffer holds used[k] <= room[k] bytes; the new one holds r >= need.
         p.initialize(from: texts[k], count: used[k])

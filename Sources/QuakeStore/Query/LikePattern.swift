@@ -84,11 +84,14 @@ package struct LikePattern: Sendable {
     /// - Complexity: O(n·m) in the worst case, n the text's bytes and m the pattern's pieces.
     package func matches(_ text: String) -> Bool {
         let bytes = insensitive ? ByteSearch.fold(CanonicalText.nfc(text)) : Array(CanonicalText.nfc(text).utf8)
+        // SAFETY: `$0` is used only during match, which never keeps it.
         return bytes.withUnsafeBufferPointer { match(0, $0, 0) }
     }
 
     private func match(_ k: Int, _ t: UnsafeBufferPointer<UInt8>, _ i: Int) -> Bool {
         var k = k, i = i
+        // SAFETY: t[...] reads follow i + l.count <= t.count or i < t.count; recursion passes j <= t.count,
+        // and a piece reads nothing at i == t.count.
         while k < pieces.count {
             switch pieces[k] {
             case .literal(let l):

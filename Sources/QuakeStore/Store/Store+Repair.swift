@@ -173,6 +173,7 @@ extension Store {
                                       entries: inout [IdEntry: Int]) throws(QuakeError) -> PartitionScan {
         let path = store + "/partitions/" + file
         let mapped = try MappedFile(path: path)
+        // SAFETY: withExtendedLifetime keeps the mapping alive while storedRows reads mapped.bytes.
         let rows = try withExtendedLifetime(mapped) { () throws(QuakeError) in
             try PartitionFile.storedRows(mapped.bytes, path: path)
         }
@@ -184,6 +185,8 @@ extension Store {
             let t = try r.ints(.time, block: k), ids = try r.arena(.id, block: k)
             guard t.count == ids.count else { throw .corrupt(path, "block \(k) columns disagree") }
             s.deleted += try r.arena(.status, block: k).count(of: ByteArena.deletedStatus)
+            // SAFETY: t.count == ids.count (the guard), so i < ids.count and each decoded range lies in `raw`;
+            // hash only reads the slice.
             ids.bytes.withUnsafeBytes { raw in
                 for i in 0..<t.count {
                     s.minTime = min(s.minTime, t[i]); s.maxTime = max(s.maxTime, t[i])

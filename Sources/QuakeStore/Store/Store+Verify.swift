@@ -106,6 +106,7 @@ extension Store {
                             var nulls = 0
                             for i in 0..<a.count where a.isNull(i) { nulls += 1 }
                             guard nulls == Int(info.nulls) else { throw fail(k, "zone map says \(info.nulls) nulls, block has \(nulls)") }
+                            // SAFETY: `$0` is used only inside the closure; validUTF8 reads below its count.
                             if !a.bytes.withUnsafeBytes({ RowBatch.validUTF8($0) }) { throw fail(k, "invalid UTF-8") }
                         }
                     } catch let f as VerifyFailure { throw f } catch { throw fail(k, "\(error)") }
@@ -148,6 +149,8 @@ extension Store {
                     }
                 }
                 let before = stored.count
+                // SAFETY: i < batch.count and the decoded id arena's ends lie in its bytes, so the slice lies in
+                // `raw`; intern copies the bytes and hash only reads them.
                 let (k, h) = ids.bytes.withUnsafeBytes { raw in
                     let p = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
                     return (stored.intern(p), IdHashes.hash(p))
@@ -249,6 +252,7 @@ extension Store {
                 for i in h.sections.indices {
                     let c = try h.changes(i)
                     for list in [c.inserted, c.updated] {
+                        // SAFETY: the list's ends lie in its bytes and $0 < list.count; lookup reads the slice.
                         let missing = list.bytes.withUnsafeBytes { raw in
                             (0..<list.count).first { indexed.lookup(UnsafeRawBufferPointer(rebasing: raw[list.range($0)])) == nil }
                         }

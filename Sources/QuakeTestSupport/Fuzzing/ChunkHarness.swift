@@ -18,6 +18,7 @@ package enum ChunkHarness: FuzzHarness {
 
     package static func run(_ data: UnsafeRawBufferPointer) {
         guard data.count >= 8 else { return }
+        // SAFETY: data.count >= 8 (the guard), so data[0...7] and the slice data[8...] lie in `data`.
         let rest = UnsafeRawBufferPointer(rebasing: data[8...])
         if data[0] & 1 == 0 {
             guard let codec = CodecID(rawValue: data[1] % UInt8(CodecID.allCases.count) + 1) else { return }
@@ -31,6 +32,7 @@ package enum ChunkHarness: FuzzHarness {
     }
 
     package static func decodeAll(_ codec: CodecID, _ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>) {
+        // SAFETY: `chunk` is borrowed for this call; every decoder bounds-checks its reads and throws on damage.
         _ = try? codec.decode(chunk, count: count, rows: 0..<count, as: .stored)
         _ = try? codec.decode(chunk, count: count, rows: rows, as: .doubles)
         var out: [UInt32] = []
@@ -45,13 +47,17 @@ package enum ChunkHarness: FuzzHarness {
 
     package static func directory(_ input: UnsafeRawBufferPointer, dataBytes: Int) {
         let split = min(dataBytes, input.count)
+        // SAFETY: split <= input.count, so both slices lie in `input`; Array copies them.
         var file = Array(input[..<split])
         let dir = Array(input[split...])
         guard dir.count >= 24 else { return }
         let rows = dir[16..<24].reversed().reduce(0) { $0 << 8 | Int($1) } & 0xFFFFF
         var w = ByteWriter()
+        // SAFETY: `$0` is used only by hash inside the closure.
         w.u64(UInt64(file.count)); w.u64(UInt64(dir.count)); w.u64(dir.withUnsafeBytes { Checksum.hash($0) })
         file += dir + w.bytes + PartitionFile.magic
+        // SAFETY: `b` is used only inside the closure; directory() checked offset + length <= the data end
+        // <= b.count for every chunk, so each slice below lies in `b`.
         file.withUnsafeBytes { b in
             guard let d = try? PartitionFile.directory(b, path: "fuzz", rows: rows) else { return }
             for (c, list) in d.chunks.enumerated() {

@@ -10,6 +10,7 @@ import QuakeGenerator
 package enum FeedHarness {
     package static func read(_ data: UnsafeRawBufferPointer) {
         let path = fuzzScratch + "/feed"
+        // SAFETY: Data(data) copies the input into the file's contents; `data` is not kept.
         _ = FileManager.default.createFile(atPath: path, contents: Data(data))
         guard let reader = try? FeedReader(path: path, seqBase: 0, onReject: { _ in }) else { return }
         var rows = 0

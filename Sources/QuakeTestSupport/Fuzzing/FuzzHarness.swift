@@ -9,6 +9,7 @@ import QuakeInterchange
 package protocol FuzzHarness {
     static var name: String { get }
     /// Runs one input. Errors are expected; a trap, overflow or memory fault is a finding.
+    // SAFETY: `data` is valid only for the call: a harness copies what it keeps (Array, Data, String).
     static func run(_ data: UnsafeRawBufferPointer)
     /// Seeds built from generated data (real-feed seeds come from `Fuzz/run.sh`).
     static func seeds() -> [[UInt8]]

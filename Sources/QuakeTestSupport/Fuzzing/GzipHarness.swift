@@ -12,6 +12,7 @@ package enum GzipHarness: FuzzHarness {
         guard let first = data.first else { return }
         let piece = Int(first) * 37 + 1
         var pos = 1
+        // SAFETY: Array(data) copies the input, so the pull closure never touches `data` after run returns.
         let bytes = Array(data)
         let g = GzipDecoder(pull: { () throws(QuakeError) -> [UInt8]? in
             guard pos < bytes.count else { return nil }

@@ -9,15 +9,18 @@ package enum HistoryHarness: FuzzHarness {
 
     package static func run(_ data: UnsafeRawBufferPointer) {
         guard let mode = data.first else { return }
+        // SAFETY: `data` is non-empty (it has a first byte), so data[1...] is a valid slice; Array copies it.
         let body = Array(data[1...])
         if mode & 1 == 0 {
             let file = withValidHeaderChecksum(body)
+            // SAFETY: `b` is used only inside the closure; decode and changes bounds-check and copy what they keep.
             file.withUnsafeBytes { b in
                 guard let h = try? HistoryFile.decode(b, path: "fuzz") else { return }
                 for i in h.sections.indices { _ = try? h.changes(i, in: b, path: "fuzz") }
             }
         } else {
             let frame = Zstd.compress(body, level: 1)
+            // SAFETY: `b` is used only inside the closure; decode reads below its count and copies the ids.
             frame.withUnsafeBytes { b in
                 _ = try? HistoryIdList.decode(b, rawSize: body.count, masks: mode & 2 != 0, count: Int(mode >> 2))
             }
@@ -35,6 +38,7 @@ package enum HistoryHarness: FuzzHarness {
         w.bytes = HistoryFile.magic
         w.u32(UInt32(n))
         w.bytes += rest[0..<n]
+        // SAFETY: `$0` spans the header slice (n <= rest.count, checked) and is used only by hash.
         w.u64(rest[0..<n].withUnsafeBytes { Checksum.hash($0) })
         w.bytes += rest[n...]
         return w.bytes
@@ -57,6 +61,7 @@ package enum HistoryHarness: FuzzHarness {
         if let staged, (try? HistoryFile.write(store: dir, generation: 3, committed: 1_700_000_000_000, previous: 1,
                                                files: ["a.csv"], staged: staged)) != nil,
            let f = try? MappedFile(path: HistoryFile.path(store: dir, generation: 3)) {
+            // SAFETY: Array(f.bytes) copies the mapping while `f` is alive (bound by this if-let).
             let b = Array(f.bytes)
             seeds.append([0] + Array(b[8..<12]) + Array(b[12...]).enumerated().filter { k, _ in
                 // drop the checksum; run() puts a valid one back

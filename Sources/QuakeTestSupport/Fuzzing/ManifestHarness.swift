@@ -13,6 +13,7 @@ package enum ManifestHarness: FuzzHarness {
 
     package static func run(_ data: UnsafeRawBufferPointer) {
         guard let mode = data.first else { return }
+        // SAFETY: `data` is non-empty (it has a first byte), so data[1...] is a valid slice; Array copies it.
         let body = Array(data[1...])
         if mode & 3 == 2 {
             var w = ByteWriter()
@@ -21,11 +22,13 @@ package enum ManifestHarness: FuzzHarness {
             w.u64(Checksum.hash(body))
             w.bytes += IdHashes.magic
             let b = Int(mode >> 2) % Manifest.idBucketCount
+            // SAFETY: `p` is used only inside the closure; decode bounds-checks it and copies what it keeps.
             w.bytes.withUnsafeBytes { p in _ = try? IdHashes.decode(p, bucket: b, partitioning: .month, path: "fuzz") }
         } else if mode & 1 == 0 {
             var w = ByteWriter()
             w.bytes = Manifest.magic + body
             w.u64(Checksum.hash(w.bytes))
+            // SAFETY: `b` is used only inside the closure; decode bounds-checks it and copies what it keeps.
             w.bytes.withUnsafeBytes { b in _ = try? Manifest.decode(b, path: "fuzz") }
         } else {
             var w = ByteWriter()
@@ -34,6 +37,7 @@ package enum ManifestHarness: FuzzHarness {
             w.u32(UInt32(body.count))
             w.u64(sum)
             w.bytes += (mode & 2 == 0 ? IdRecords.magic : IdRecords.magicV1)
+            // SAFETY: `b` is used only inside the closure; decode bounds-checks it and copies what it keeps.
             w.bytes.withUnsafeBytes { b in _ = try? IdHashes.decode(b, bucket: 0, partitioning: .month, path: "fuzz") }
         }
     }
@@ -60,17 +64,20 @@ package enum ManifestHarness: FuzzHarness {
         var r = IdRecords()
         for i in 0..<20 {
             let id = Array("us7000\(i)".utf8)
+            // SAFETY: `$0` is used only inside the closure; append copies the id.
             id.withUnsafeBytes { r.append(id: $0, time: 1_700_000_000_000 + Int64(i) * 1000, updated: 1, seq: Int64(i)) }
         }
         let file = r.fileBytes()
         let rawLen = file[(file.count - 20)..<(file.count - 16)].reversed().reduce(0) { $0 << 8 | Int($1) }
         let frame = Array(file[0..<(file.count - 20)])
+        // SAFETY: `b` is used only inside the closure; zstd reads at most b.count bytes.
         if let payload = try? frame.withUnsafeBytes({ (b) throws(QuakeError) in try Zstd.decompress(b, expectedSize: rawLen) }) {
             seeds.append([1] + payload)
         }
         seeds.append([3] + r.serialized())
         for b in 0..<Manifest.idBucketCount {
             var one = IdRecords()
+            // SAFETY: i < r.count and the records' ends lie in their bytes; bucket only hashes the slice.
             r.ids.bytes.withUnsafeBytes { raw in
                 for i in 0..<r.count where IdRecords.bucket(UnsafeRawBufferPointer(rebasing: raw[r.ids.range(i)])) == b {
                     one.append(from: r, i)

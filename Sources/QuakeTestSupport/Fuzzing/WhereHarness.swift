@@ -25,6 +25,7 @@ package enum WhereHarness: FuzzHarness {
     }()
 
     package static func run(_ data: UnsafeRawBufferPointer) {
+        // SAFETY: String(decoding:) copies the input; `data` is not kept.
         let text = String(decoding: data, as: UTF8.self)
         if text.hasPrefix("#") {
             let rest = String(text.dropFirst())
