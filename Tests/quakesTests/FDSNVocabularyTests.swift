@@ -88,9 +88,10 @@ import Testing
     }
 
     /// A real GeoJSON feed re-saved with times in seconds, and one odd row among milliseconds.
-    @Test func epochSecondsAreDetectedPerFile() throws {
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func epochSecondsAreDetectedPerFile() throws {
         let d = CLI.tempDir()
-        let real = CLI.packageRoot.appendingPathComponent("../shared/usgs/geojson_2019-01-29_2019-01-30_233.geojson").path
+        let real = CLI.usgs + "/geojson_2019-01-29_2019-01-30_233.geojson"
         var doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: real))) as? [String: Any])
         var features = try #require(doc["features"] as? [[String: Any]])
         func resave(_ path: String, _ change: (Int, inout [String: Any]) -> Void) throws {

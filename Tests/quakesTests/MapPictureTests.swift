@@ -40,11 +40,11 @@ import Testing
         return (a, b)
     }
 
-    @Test(.enabled(if: CLI.hasRealFeeds && ProgressTerminalTests.hasRsvgConvert,
-                   "needs ../shared/usgs and rsvg-convert (make test installs librsvg2-bin)"))
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          .enabled(if: ProgressTerminalTests.hasRsvgConvert, "needs rsvg-convert (make test installs librsvg2-bin)"))
     func theMapDrawsTheQueryLargestFirstAndRenders() throws {
-        let feed = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/usgs/csv_2019-06-19_2019-07-19_3121.csv").path
-        guard FileManager.default.fileExists(atPath: feed) else { Issue.record("a real feed is missing from ../shared/usgs"); return }
+        let feed = CLI.usgs + "/csv_2019-06-19_2019-07-19_3121.csv"
+        try #require(FileManager.default.fileExists(atPath: feed), "a real feed is missing from \(CLI.usgs)")
         let d = CLI.tempDir()
         let s = d + "/s"
         #expect(try CLI.run(["load", "--store", s, feed]).status == 0)

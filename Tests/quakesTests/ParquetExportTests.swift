@@ -10,6 +10,9 @@ import Testing
         return CLI.packageRoot.appendingPathComponent(".build-venv/bin/python").path
     }
 
+    /// pyarrow and DuckDB in that python: the readers the checks hand the files to.
+    static let hasReaders = ServeTests.pythonHas("pyarrow") && ServeTests.pythonHas("duckdb")
+
     static func check(_ dir: String, csv: String, layout: String) throws -> CLI.Result {
         let script = CLI.packageRoot.appendingPathComponent("Tests/quakesTests/Python/check_parquet.py").path
         return try CLI.exec(python, [script, dir, csv, layout])
@@ -30,7 +33,8 @@ import Testing
         if rowGroups { #expect(!r.stdout.contains("groups=1 "), "\(r.stdout)") }
     }
 
-    @Test func generatedDataWithOddValues() throws {
+    @Test(.enabled(if: ParquetExportTests.hasReaders, "needs pyarrow and duckdb in the venv (make test installs them)"))
+    func generatedDataWithOddValues() throws {
         let d = CLI.tempDir()
         #expect(try CLI.run(["generate", "--rows", "300k", "--out", d + "/feed", "--seed", "21"]).status == 0)
         let odd = """
@@ -49,15 +53,18 @@ import Testing
         #expect(again.status == 1 && again.stderr.contains("not empty; export into a new or empty directory"))
     }
 
-    @Test func realFeeds() throws {
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          .enabled(if: ParquetExportTests.hasReaders, "needs pyarrow and duckdb in the venv (make test installs them)"))
+    func realFeeds() throws {
         let d = CLI.tempDir()
-        let usgs = CLI.packageRoot.appendingPathComponent("../shared/usgs").path
+        let usgs = CLI.usgs
         #expect(try CLI.run(["load", "--store", d + "/s", usgs]).status <= 1)  // the odd files carry rejects
         try roundTrip(d + "/s", d, layout: "month")
         try roundTrip(d + "/s", d, layout: "year", ["--place-like", "alaska"])
     }
 
-    @Test func aKilledExportLeavesNoFileUnderAFinalName() throws {
+    @Test(.enabled(if: ParquetExportTests.hasReaders, "needs pyarrow and duckdb in the venv (make test installs them)"))
+    func aKilledExportLeavesNoFileUnderAFinalName() throws {
         let d = CLI.tempDir()
         #expect(try CLI.run(["generate", "--rows", "2M", "--file-rows", "2M", "--out", d + "/feed", "--seed", "22"]).status == 0)
         #expect(try CLI.run(["load", "--store", d + "/s", d + "/feed"]).status == 0)

@@ -17,11 +17,12 @@ import Testing
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
 
-    /// A store for the clients: the real feeds when they are there, else a generated archive.
+    /// A store for the clients: the real feeds when they are there, else a generated archive. The
+    /// ObsPy and HTTP checks hold on either; the tests that need the real feeds say so by trait.
     static func store(_ tag: String) throws -> String {
         let d = CLI.tempDir(tag)
         if CLI.hasRealFeeds {
-            let usgs = CLI.packageRoot.appendingPathComponent("../shared/usgs").path
+            let usgs = CLI.usgs
             #expect(try CLI.run(["load", "--store", d + "/s", usgs]).status <= 1)  // some files carry rejects
         } else {
             #expect(try CLI.run(["generate", "--rows", "20000", "--out", d + "/feed", "--seed", "5"]).status == 0)
@@ -81,7 +82,8 @@ import Testing
         #expect(server.process.isRunning, "the server survived the bad requests")
     }
 
-    @Test(.enabled(if: ServeTests.hasSelenium, "needs selenium in the venv and Debian's chromium and chromium-driver"))
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          .enabled(if: ServeTests.hasSelenium, "needs selenium in the venv and Debian's chromium and chromium-driver"))
     func thePageInARealBrowser() throws {
         let s = try Self.store("page")
         let server = try Server(store: s)
