@@ -26,7 +26,8 @@ import Glibc
     }
 
     @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
-          arguments: [["count"], ["query", "--format", "ndjson", "--limit", "3"], ["agg", "--by", "net", "--format", "ndjson"]])
+          arguments: [["count"], ["query", "--format", "ndjson", "--limit", "3"],
+                      ["agg", "--by", "net", "--format", "ndjson"]])
     func watchReprintsAfterACommitThatMatters(_ command: [String]) throws {
         let a = Self.usgs + "/csv_2019-06-19_2019-07-19_3121.csv", c = Self.usgs + "/geojson_2019-06-19_2019-07-19_3121.geojson"
         let other = Self.usgs + "/geojson_2019-01-29_2019-01-30_233.geojson"
