@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// Parquet out, read back by real readers (pyarrow and DuckDB from PyPI, in the venv `make test`
-/// sets up), compared field by field with the CSV export.
+/// sets up), compared field by field with the CSV export; and the hive layout's `year=` and `month=`
+/// folders, as DuckDB's `hive_partitioning` reads them.
 @Suite struct ParquetExportTests {
     /// The venv's python: `$QUAKES_PYTHON`, else `.build-venv/bin/python` (made by `make test`).
     static var python: String {
@@ -82,5 +83,33 @@ import Testing
                 #expect(r.stdout.contains("pyarrow read 2000000 rows, the CSV export has 0"), "\(r.stdout)\(r.stderr)")
             }
         }
+    }
+
+    /// An export of generated events, as a hive-partitioned Parquet data set.
+    static let hiveExport: String = {
+        let d = CLI.tempDir("hive-export")
+        _ = try? CLI.run(["generate", "--rows", "2000", "--out", d + "/feed", "--seed", "52"])
+        _ = try? CLI.run(["load", "--store", d + "/s", d + "/feed"])
+        _ = try? CLI.run(["export", "--store", d + "/s", "--format", "parquet", "--out", d + "/pq"])
+        return d + "/pq"
+    }()
+
+    @Test func hiveMonthFoldersHaveNoLeadingZero() throws {
+        let pq = Self.hiveExport
+        let years = try FileManager.default.contentsOfDirectory(atPath: pq).filter { $0.hasPrefix("year=") }
+        let months = try years.flatMap { try FileManager.default.contentsOfDirectory(atPath: pq + "/" + $0) }
+        #expect(months.count > 12 && months.allSatisfy { $0.hasPrefix("month=") && !$0.hasPrefix("month=0") })
+        #expect(months.contains("month=3") && months.contains("month=12"))
+    }
+
+    @Test(.enabled(if: ServeTests.pythonHas("duckdb"), "needs duckdb in the venv (make test installs it)"))
+    func hivePartitionColumnsAreBothIntegersInDuckDB() throws {
+        let script = """
+            import duckdb
+            print(duckdb.sql("select distinct typeof(year), typeof(month) from read_parquet('\(Self.hiveExport)/**/*.parquet', \
+            hive_partitioning=true)").fetchall())
+            """
+        let py = try CLI.exec(ServeTests.python, ["-c", script])
+        #expect(py.stdout == "[('BIGINT', 'BIGINT')]\n", "\(py.stdout) \(py.stderr)")
     }
 }

@@ -1,9 +1,13 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `quakes serve` as a real process, checked by real clients: ObsPy's FDSN client, plain HTTP
 /// (Python's http.client), and the page in headless Chromium driven by Selenium. Each client is
 /// a script under `Python/`; a test whose client or browser is missing is skipped, out loud.
+/// Also the errors of a bad `serve` line: usage errors, and bind errors that say which flag to change.
 @Suite(.serialized) struct ServeTests {
     static var python: String { ParquetExportTests.python }
 
@@ -100,5 +104,38 @@ import Testing
         #expect(r.status == 2 && r.stderr.contains("--port"))
         let missing = try CLI.run(["serve", "--store", CLI.tempDir() + "/none"])
         #expect(missing.status == 1 && missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+    }
+
+    /// Standard error's lines, less the dynamic loader's notes a debug build prints.
+    static func lines(_ stderr: String) -> [String] {
+        stderr.split(separator: "\n").map(String.init).filter { !$0.contains("direct reference to protected") }
+    }
+
+    @Test func aBusyPortOrABadHostSaysWhichFlagToChange() throws {
+        let store = try CLI.generatedStore(rows: "200", seed: 50)
+        // hold a port
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { a in
+                bind(fd, a, len) == 0 && listen(fd, 1) == 0 && getsockname(fd, a, &len) == 0
+            }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: addr.sin_port))
+        let busy = try CLI.run(["serve", "--store", store, "--port", String(port)])
+        #expect(busy.status == 1)
+        #expect(Self.lines(busy.stderr) == ["quakes: port \(port) is in use: pick another with --port"],
+                "\(busy.stderr)")
+        // an address of no interface here (TEST-NET-1: no name lookup, nothing sent anywhere)
+        let host = try CLI.run(["serve", "--store", store, "--host", "192.0.2.1", "--port", "0"])
+        #expect(host.status == 1)
+        let want = "quakes: cannot bind host '192.0.2.1': not a local address or resolvable name: "
+            + "pick another with --host"
+        #expect(Self.lines(host.stderr) == [want], "\(host.stderr)")
     }
 }
