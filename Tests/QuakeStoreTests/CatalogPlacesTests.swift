@@ -94,7 +94,7 @@ import Testing
         #expect(try Self.checkTopN(s, quakes) > 100)
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs"))
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func catalogPlacesOnRealFeeds() throws {
         let loaded = try #require(Fixtures.real)
         #expect(try loaded.store.catalog(loaded.store.manifest)?.places() != nil)

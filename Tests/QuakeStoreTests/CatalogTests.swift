@@ -73,7 +73,7 @@ import QuakeGenerator
         #expect(try Self.check(s, quakes, seed: 2) > 20)
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs"))
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func catalogCountsEqualTheNaiveCountOnRealFeeds() throws {
         let loaded = try #require(Fixtures.real)
         #expect(loaded.store.manifest.catalog != nil)

@@ -17,8 +17,11 @@ import QuakeGenerator
         return out
     }
 
+    static let hasGzip = FileManager.default.isExecutableFile(atPath: "/bin/gzip")
+    static let hasZstd = FileManager.default.isExecutableFile(atPath: "/usr/bin/zstd")
+
+    /// `plain` compressed by the system's `tool` into `path`; true when the tool succeeded.
     static func compressed(_ plain: [UInt8], _ tool: String, _ args: [String], to path: String) throws -> Bool {
-        guard FileManager.default.isExecutableFile(atPath: tool) else { return false }
         TestSupport.write(plain, to: path + ".in")
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tool)
@@ -30,31 +33,46 @@ import QuakeGenerator
         return p.terminationStatus == 0
     }
 
-    @Test func everyDecompressedByteEqualsThePlainFile() throws {
-        let d = TestSupport.tempDir()
+    /// A generated feed bigger than the read-ahead's four 1 MiB chunks: its folder, file and bytes.
+    static func bigFeed(_ tag: String = #function) throws -> (String, [String], [UInt8]) {
+        let d = TestSupport.tempDir(tag)
         var o = GeneratorOptions(rows: 60_000)
         o.overlap = 0
         let files = try FeedGenerator.generate(o, into: d + "/plain")
         let plain = try Array(Data(contentsOf: URL(fileURLWithPath: files[0])))
         #expect(plain.count > 8 << 20, "bigger than the read-ahead's four 1 MiB chunks")
+        return (d, files, plain)
+    }
+
+    @Test func everyDecompressedByteEqualsThePlainFile() throws {
+        let (d, files, plain) = try Self.bigFeed()
         // zlib's own deflate, in two members (as `cat a.gz b.gz` makes)
         let half = plain.count / 2
         let a = try #require(GzipStream(level: 6)), b = try #require(GzipStream(level: 1))
         TestSupport.write(a.compress(Array(plain[..<half]), final: true) + b.compress(Array(plain[half...]), final: true),
                           to: d + "/two.csv.gz")
         #expect(try Self.bytes(d + "/two.csv.gz") == plain)
-        // the system's gzip and zstd, when present
-        if try Self.compressed(plain, "/bin/gzip", ["-9"], to: d + "/sys.csv.gz") {
-            #expect(try Self.bytes(d + "/sys.csv.gz") == plain)
-        }
-        if try Self.compressed(plain, "/usr/bin/zstd", ["-q", "-3"], to: d + "/sys.csv.zst") {
-            #expect(try Self.bytes(d + "/sys.csv.zst") == plain)
-        }
         // the same through a store: loaded compressed, it equals the plain load
         let (p, _, _) = try TestSupport.load([files[0]])
         let (g, _, _) = try TestSupport.load([d + "/two.csv.gz"])
         #expect(p.manifest.rows == 60_000 && g.manifest.rows == 60_000)
         #expect(try TestSupport.export(p, .csv) == TestSupport.export(g, .csv))
+    }
+
+    @Test(.enabled(if: CompressedInputTests.hasGzip, "needs the system's gzip (/bin/gzip)"))
+    func theSystemsGzipReadsAsThePlainFile() throws {
+        let (d, _, plain) = try Self.bigFeed()
+        let ok = try Self.compressed(plain, "/bin/gzip", ["-9"], to: d + "/sys.csv.gz")
+        try #require(ok, "gzip -9 failed")
+        #expect(try Self.bytes(d + "/sys.csv.gz") == plain)
+    }
+
+    @Test(.enabled(if: CompressedInputTests.hasZstd, "needs the system's zstd (/usr/bin/zstd)"))
+    func theSystemsZstdReadsAsThePlainFile() throws {
+        let (d, _, plain) = try Self.bigFeed()
+        let ok = try Self.compressed(plain, "/usr/bin/zstd", ["-q", "-3"], to: d + "/sys.csv.zst")
+        try #require(ok, "zstd -3 failed")
+        #expect(try Self.bytes(d + "/sys.csv.zst") == plain)
     }
 
     @Test func damageAfterTheFirstChunksIsAnErrorThatCommitsNothing() throws {

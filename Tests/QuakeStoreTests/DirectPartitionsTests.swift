@@ -281,7 +281,7 @@ import QuakeGenerator
         }
     }
 
-    @Test(.enabled(if: TestSupport.usgsDirectory != nil, "needs ../shared/usgs"))
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func realFeeds() throws {
         let d = try #require(TestSupport.usgsDirectory).path
         let names = FileIO.list(d).filter { !$0.hasPrefix("README") }.sorted()

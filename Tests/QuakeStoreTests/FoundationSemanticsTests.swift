@@ -49,7 +49,7 @@ import QuakeTestSupport
         try Self.checkSorts(f.store, try Self.all(f.store))
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs"))
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func sortsMatchSortedUsingOnRealFeeds() throws {
         let f = try #require(Fixtures.real)
         let rows = try Self.all(f.store)
@@ -96,7 +96,7 @@ import QuakeTestSupport
         try Self.checkUnwraps(f.store, rows)
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs"))
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func forceUnwrapsMeanWhatEvaluateMeansOnRealFeeds() throws {
         let f = try #require(Fixtures.real)
         try Self.checkUnwraps(f.store, try Self.all(f.store))

@@ -59,7 +59,7 @@ import Testing
         #expect(n > 100)
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs"))
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func everyByteOfARealChunkIsSummedOnce() throws {
         let f = try #require(Fixtures.real, "real feeds present but not loaded")
         #expect(try Self.checkCover(f.store) > 100)

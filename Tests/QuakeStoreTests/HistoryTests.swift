@@ -53,13 +53,14 @@ import QuakeGenerator
         return p
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs"), arguments: [Partitioning.month, .day])
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          arguments: [Partitioning.month, .day])
     func historyEqualsTheNaiveDiffOfEachLoad(_ partitioning: Partitioning) throws {
-        guard let a = TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"),
-              let b = TestSupport.usgs("csv_2019-06-30_2019-07-07_5834.csv"),
-              let c = TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"),
-              let e = TestSupport.usgs("geojson_2019-01-29_2019-01-30_233.geojson"),
-              FileManager.default.fileExists(atPath: a) else { Issue.record("a real feed is missing from ../shared/usgs"); return }
+        let a = try #require(TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"))
+        let b = try #require(TestSupport.usgs("csv_2019-06-30_2019-07-07_5834.csv"))
+        let c = try #require(TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"))
+        let e = try #require(TestSupport.usgs("geojson_2019-01-29_2019-01-30_233.geojson"))
+        try #require(FileManager.default.fileExists(atPath: a), "a real feed is missing from \(TestSupport.usgsPath)")
         let d = TestSupport.tempDir()
         let r1 = try Self.revised(b, into: d, every: 7, shift: 2 * 86_400_000)
         let r2 = try Self.revised(a, into: d, every: 3, shift: -3 * 86_400_000)
@@ -121,11 +122,12 @@ import QuakeGenerator
 
     static func inputIdsOrEmpty(_ p: String) -> Set<String> { (try? inputIds(p)) ?? [] }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs")) func pruneDropsHistoryNotDataAndRefusesIncompleteAnswers() throws {
-        guard let a = TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"),
-              let c = TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"),
-              let e = TestSupport.usgs("geojson_2019-01-29_2019-01-30_233.geojson"),
-              FileManager.default.fileExists(atPath: a) else { Issue.record("a real feed is missing from ../shared/usgs"); return }
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func pruneDropsHistoryNotDataAndRefusesIncompleteAnswers() throws {
+        let a = try #require(TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"))
+        let c = try #require(TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"))
+        let e = try #require(TestSupport.usgs("geojson_2019-01-29_2019-01-30_233.geojson"))
+        try #require(FileManager.default.fileExists(atPath: a), "a real feed is missing from \(TestSupport.usgsPath)")
         let d = TestSupport.tempDir()
         let s = try Store.openOrCreate(path: d + "/s")
         for f in [a, c, e] { try s.load([f]) }
@@ -149,10 +151,11 @@ import QuakeGenerator
         #expect(try s.count(.all) == rows)
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs")) func aDamagedTransactionIsAnErrorNeverAWrongAnswer() throws {
-        guard let a = TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"),
-              let c = TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"),
-              FileManager.default.fileExists(atPath: a) else { Issue.record("a real feed is missing from ../shared/usgs"); return }
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func aDamagedTransactionIsAnErrorNeverAWrongAnswer() throws {
+        let a = try #require(TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"))
+        let c = try #require(TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"))
+        try #require(FileManager.default.fileExists(atPath: a), "a real feed is missing from \(TestSupport.usgsPath)")
         let d = TestSupport.tempDir()
         let s = try Store.openOrCreate(path: d + "/s")
         for f in [a, c] { try s.load([f]) }
@@ -172,10 +175,11 @@ import QuakeGenerator
         #expect(throws: (any Error).self) { try s.history(since: HistoryToken(generation: 1)) }
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs")) func aRevisionTwoManifestStartsHistoryAtItsNextLoad() throws {
-        guard let a = TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"),
-              let c = TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"),
-              FileManager.default.fileExists(atPath: a) else { Issue.record("a real feed is missing from ../shared/usgs"); return }
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func aRevisionTwoManifestStartsHistoryAtItsNextLoad() throws {
+        let a = try #require(TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"))
+        let c = try #require(TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"))
+        try #require(FileManager.default.fileExists(atPath: a), "a real feed is missing from \(TestSupport.usgsPath)")
         let d = TestSupport.tempDir()
         var s = try Store.openOrCreate(path: d + "/s")
         try s.load([a])

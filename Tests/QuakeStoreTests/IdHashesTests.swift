@@ -88,7 +88,7 @@ import QuakeGenerator
         }
     }
 
-    @Test(.enabled(if: TestSupport.usgsDirectory != nil, "needs ../shared/usgs"))
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func realFeedsInHalves() throws {
         let d = try #require(TestSupport.usgsDirectory).path
         let names = FileIO.list(d).filter { !$0.hasPrefix("README") }.sorted().map { d + "/" + $0 }

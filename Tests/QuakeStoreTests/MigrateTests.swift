@@ -8,12 +8,22 @@ import QuakeGenerator
 
 @Suite struct MigrateTests {
     @Test func migrateFromV1GivesIdenticalExports() throws {
+        try Self.migrateFromV1(withRealFeed: false)
+    }
+
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func migrateFromV1GivesIdenticalExportsWithARealFeed() throws {
+        try Self.migrateFromV1(withRealFeed: true)
+    }
+
+    /// Generated events (and a real GeoJSON feed) loaded, written as a v1 store, migrated and compared.
+    static func migrateFromV1(withRealFeed: Bool) throws {
         var o = GeneratorOptions(rows: 8000)
         o.firstYear = 2019; o.lastYear = 2021
         let d = TestSupport.tempDir()
         _ = try FeedGenerator.generate(o, into: d + "/gen")
         var paths = [d + "/gen"]
-        if let real = TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson") { paths.append(real) }
+        if withRealFeed { paths.append(try #require(TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"))) }
         let (v2, _, _) = try TestSupport.load(paths)
         let rows = try TestSupport.allRows(v2)
         let v1 = d + "/v1"

@@ -36,7 +36,7 @@ import Testing
         _ = try loaded.store.verify()
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs"))
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func placeTopNEqualsTheNaiveQueryOnRealFeeds() throws {
         let loaded = try #require(Fixtures.real)
         #expect(try Self.check(loaded.store, loaded.quakes) > 0)

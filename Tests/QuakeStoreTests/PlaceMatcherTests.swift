@@ -45,8 +45,9 @@ import QuakeGenerator
         Self.checkSound(Self.places(Fixtures.generated), seed: 11)
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs")) func needlesStartingInAPrefixAreFlaggedOnRealPlaces() {
-        guard let real = Fixtures.real else { Issue.record("a real feed is missing from ../shared/usgs"); return }
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func needlesStartingInAPrefixAreFlaggedOnRealPlaces() throws {
+        let real = try #require(Fixtures.real, "real feeds present but not loaded")
         Self.checkSound(Self.places(real), seed: 12)
     }
 
@@ -80,8 +81,9 @@ import QuakeGenerator
         try Self.checkCounts(Fixtures.generated, seed: 21)
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs")) func countsOnRealPlacesMatchTheReference() throws {
-        guard let real = Fixtures.real else { Issue.record("a real feed is missing from ../shared/usgs"); return }
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func countsOnRealPlacesMatchTheReference() throws {
+        let real = try #require(Fixtures.real, "real feeds present but not loaded")
         try Self.checkCounts(real, seed: 22)
     }
 }

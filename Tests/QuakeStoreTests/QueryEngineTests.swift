@@ -90,8 +90,9 @@ import QuakeGenerator
         try Self.check(Fixtures.generated, iterations: 150, seed: 1)
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs")) func randomizedQueriesMatchTheReferenceOnRealFeeds() throws {
-        guard let real = Fixtures.real else { Issue.record("a real feed is missing from ../shared/usgs"); return }
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func randomizedQueriesMatchTheReferenceOnRealFeeds() throws {
+        let real = try #require(Fixtures.real, "real feeds present but not loaded")
         try Self.check(real, iterations: 60, seed: 2)
     }
 
@@ -177,7 +178,17 @@ import QuakeGenerator
     }
 
     @Test func aggregatesMatchTheReference() throws {
-        for f in [Fixtures.generated] + (Fixtures.real.map { [$0] } ?? []) {
+        try Self.checkAggregates([Fixtures.generated])
+    }
+
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func aggregatesMatchTheReferenceOnRealFeeds() throws {
+        try Self.checkAggregates([try #require(Fixtures.real, "real feeds present but not loaded")])
+    }
+
+    /// Grouped aggregates of each store against the naive grouping of its events.
+    static func checkAggregates(_ fixtures: [Fixtures.Loaded]) throws {
+        for f in fixtures {
             let cases: [([GroupBy], Filter)] = [
                 ([.time(.month)], .all), ([.value(.net)], .numberRange(.mag, lower: .init(1), upper: nil)),
                 ([.time(.year), .value(.magType)], .all), ([.bin(.mag, width: 0.5)], .all), ([.bin(.depth, width: 10), .value(.status)], .all),

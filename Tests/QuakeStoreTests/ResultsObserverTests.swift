@@ -37,11 +37,12 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs")) func observerYieldsOnlyForCommitsThatMatter() throws {
-        guard let a = TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"),
-              let c = TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"),
-              let other = TestSupport.usgs("geojson_2019-01-29_2019-01-30_233.geojson"),
-              FileManager.default.fileExists(atPath: a) else { Issue.record("a real feed is missing from ../shared/usgs"); return }
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func observerYieldsOnlyForCommitsThatMatter() throws {
+        let a = try #require(TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"))
+        let c = try #require(TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"))
+        let other = try #require(TestSupport.usgs("geojson_2019-01-29_2019-01-30_233.geojson"))
+        try #require(FileManager.default.fileExists(atPath: a), "a real feed is missing from \(TestSupport.usgsPath)")
         let d = TestSupport.tempDir()
         let s = try Store.openOrCreate(path: d + "/s")
         try s.load([a])
@@ -73,10 +74,11 @@ import Testing
         #expect(try s.fetchCount(descriptor) == expected)
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs")) func feedJudgesCommitsFromHistoryAndPartitions() throws {
-        guard let a = TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"),
-              let other = TestSupport.usgs("geojson_2019-01-29_2019-01-30_233.geojson"),
-              FileManager.default.fileExists(atPath: a) else { Issue.record("a real feed is missing from ../shared/usgs"); return }
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func feedJudgesCommitsFromHistoryAndPartitions() throws {
+        let a = try #require(TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"))
+        let other = try #require(TestSupport.usgs("geojson_2019-01-29_2019-01-30_233.geojson"))
+        try #require(FileManager.default.fileExists(atPath: a), "a real feed is missing from \(TestSupport.usgsPath)")
         let d = TestSupport.tempDir()
         let s = try Store.openOrCreate(path: d + "/s")
         try s.load([a])

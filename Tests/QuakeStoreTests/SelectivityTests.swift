@@ -21,7 +21,17 @@ import Testing
     ]
 
     @Test func reorderedConjunctionsMatchTheReference() throws {
-        for f in [Fixtures.generated] + (Fixtures.real.map { [$0] } ?? []) {
+        try Self.checkReordered([Fixtures.generated])
+    }
+
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func reorderedConjunctionsMatchTheReferenceOnRealFeeds() throws {
+        try Self.checkReordered([try #require(Fixtures.real, "real feeds present but not loaded")])
+    }
+
+    /// Counts and a top 25 of each store for every filter, against the naive reference.
+    static func checkReordered(_ fixtures: [Fixtures.Loaded]) throws {
+        for f in fixtures {
             for filter in Self.filters {
                 let want = try f.quakes.filter { try Naive.matches(filter, $0) }.count
                 #expect(try f.store.count(filter) == want, "\(filter)")

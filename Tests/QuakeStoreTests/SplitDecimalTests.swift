@@ -132,7 +132,7 @@ import QuakeGenerator
         #expect { _ = try newer.query(every) } throws: { "\($0)".contains("magic") }
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs"))
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func boxesOnStoredCoordinatesCountWhatTheReferenceCounts() throws {
         let f = try #require(Fixtures.real, "real feeds present but not loaded")
         var rng = SplitMix64(seed: 31)

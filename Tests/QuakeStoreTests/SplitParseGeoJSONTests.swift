@@ -100,7 +100,8 @@ import QuakeGenerator
 
     /// The real USGS feeds, in pieces of 64 and 300 KB, load exactly as on one thread, and the
     /// pieces' cuts are right (compact or pretty, a feature starts `{"type":"Feature"` after a comma).
-    @Test(.enabled(if: TestSupport.hasRealFeeds)) func realFeedsInPiecesLoadAsOnOneThread() throws {
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func realFeedsInPiecesLoadAsOnOneThread() throws {
         let files = TestSupport.usgsFiles.filter { $0.hasSuffix(".geojson") }
         #expect(files.count >= 3)
         for name in files {

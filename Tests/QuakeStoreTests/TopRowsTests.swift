@@ -96,7 +96,7 @@ import QuakeGenerator
         #expect(try Self.checkQueries(s, quakes) > 20)
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs"))
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func theProjectionOnRealFeeds() throws {
         let loaded = try #require(Fixtures.real)
         try Self.checkProjection(loaded.store, loaded.quakes, least: true)

@@ -70,7 +70,7 @@ import Testing
         #expect(try Self.check(loaded.store, loaded.quakes) > 20)
     }
 
-    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs"))
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func aggregatesFromUnitsEqualTheNaiveReferenceOnRealFeeds() throws {
         let loaded = try #require(Fixtures.real)
         #expect(try Self.check(loaded.store, loaded.quakes) > 20)

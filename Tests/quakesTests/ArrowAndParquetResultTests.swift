@@ -26,18 +26,25 @@ import Testing
         #expect(r.status == 0 && r.stdout.hasPrefix("ok rows="), "\(args): \(r.stdout)")
     }
 
-    @Test func arrowAndParquetEqualTheCSV() throws {
+    @Test(.enabled(if: ServeTests.pythonHas("pyarrow"), "needs pyarrow in the venv (make test installs it)"))
+    func arrowAndParquetEqualTheCSV() throws {
         let d = CLI.tempDir()
         #expect(try CLI.run(["generate", "--rows", "200k", "--out", d + "/feed", "--seed", "31"]).status == 0)
         #expect(try CLI.run(["load", "--store", d + "/s", d + "/feed"]).status == 0)
         try compare(d + "/s", d, [])
         try compare(d + "/s", d, ["--min-mag", "3", "--sort", "mag:desc", "--fields", "time,mag,place,id,updated,felt"])
         try compare(d + "/s", d, ["--min-mag", "99"])
-        let real = CLI.tempDir("real")
-        let usgs = CLI.packageRoot.appendingPathComponent("../shared/usgs").path
-        #expect(try CLI.run(["load", "--store", real + "/s", usgs]).status <= 1)
-        try compare(real + "/s", d, ["--place-like", "alaska", "--sort", "time:asc"])
         let bad = try CLI.run(["query", "--store", d + "/s", "--format", "parquet"])
         #expect(bad.status == 2 && bad.stderr.hasPrefix("quakes: --format parquet needs --out FILE"))
+    }
+
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          .enabled(if: ServeTests.pythonHas("pyarrow"), "needs pyarrow in the venv (make test installs it)"))
+    func arrowAndParquetEqualTheCSVOnRealFeeds() throws {
+        let d = CLI.tempDir()
+        let real = CLI.tempDir("real")
+        let usgs = CLI.usgs
+        #expect(try CLI.run(["load", "--store", real + "/s", usgs]).status <= 1)
+        try compare(real + "/s", d, ["--place-like", "alaska", "--sort", "time:asc"])
     }
 }

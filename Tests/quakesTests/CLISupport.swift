@@ -6,9 +6,15 @@ import QuakeTestSupport
 enum CLI {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// True when `../shared/usgs` is there; tests that need it are skipped, out loud, when it is not.
-    static let hasRealFeeds = FileManager.default.fileExists(
-        atPath: packageRoot.deletingLastPathComponent().appendingPathComponent("shared/usgs").path)
+    /// The real USGS feeds' folder, whether or not it is there: `../shared/usgs` beside the package,
+    /// or `$QUAKES_USGS` (see `TestSupport.usgsDirectory`). Every path to a real feed that a test
+    /// builds, and hands to the binary or a Python script, starts here.
+    static let usgs = TestSupport.usgsPath
+
+    /// True when the real feeds' folder is there; tests that read it carry
+    /// `.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)")`
+    /// and are reported as skipped when it is not.
+    static let hasRealFeeds = TestSupport.hasRealFeeds
 
     static var binary: String {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("quakes").path

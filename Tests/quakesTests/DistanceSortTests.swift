@@ -57,10 +57,10 @@ import Testing
         try check(try CLI.generatedStore(rows: "4000", seed: 41), 35.0, -118.0)
     }
 
-    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs"))
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func nearestFirstOnARealFeed() throws {
         let d = CLI.tempDir()
-        #expect(try CLI.run(["load", "--store", d + "/s", NewUserTests.pahalaFeed]).status == 0)
+        #expect(try CLI.run(["load", "--store", d + "/s", LoadFidelityTests.pahalaFeed]).status == 0)
         try check(d + "/s", 19.2, -155.4)
     }
 

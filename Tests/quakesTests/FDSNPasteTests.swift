@@ -67,7 +67,8 @@ import Testing
         return (Int(lines.first ?? "") ?? -1, lines.count > 1 ? lines[1] : "")
     }
 
-    @Test(.enabled(if: CLI.hasRealFeeds && ServeTests.pythonHas("urllib"), "needs ../shared/usgs and python"))
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          .enabled(if: ServeTests.pythonHas("urllib"), "needs the venv's python (make test makes it)"))
     func aQueryStringPastedBothWaysGivesTheSameAnswer() throws {
         let store = try ServeTests.store("fdsn-paste")
         let server = try ServeTests.Server(store: store)

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// The FDSN event service's parameter names as flags, its text format, and epoch-seconds feeds.
+/// The FDSN event service's parameter names as flags (longitudes past ±180 among them), its text
+/// format, and epoch-seconds feeds.
 @Suite struct FDSNVocabularyTests {
     private func count(_ s: String, _ args: [String]) throws -> Int {
         let r = try CLI.run(["count", "--store", s] + args)
@@ -88,9 +89,10 @@ import Testing
     }
 
     /// A real GeoJSON feed re-saved with times in seconds, and one odd row among milliseconds.
-    @Test func epochSecondsAreDetectedPerFile() throws {
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func epochSecondsAreDetectedPerFile() throws {
         let d = CLI.tempDir()
-        let real = CLI.packageRoot.appendingPathComponent("../shared/usgs/geojson_2019-01-29_2019-01-30_233.geojson").path
+        let real = CLI.usgs + "/geojson_2019-01-29_2019-01-30_233.geojson"
         var doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: real))) as? [String: Any])
         var features = try #require(doc["features"] as? [[String: Any]])
         func resave(_ path: String, _ change: (Int, inout [String: Any]) -> Void) throws {
@@ -140,5 +142,18 @@ import Testing
         #expect(mixed.stderr.contains("looks like epoch seconds in a file of milliseconds"))
         #expect(try count(d + "/m", []) == 232)
         #expect(try count(d + "/m", ["--to", "1971-01-01"]) == 0)
+    }
+
+    /// Longitudes past ±180 on the CLI, as the service takes them: 170...190 is the box across 180°.
+    @Test func longitudesPastTheAntimeridian() throws {
+        let store = try CLI.generatedStore(rows: "4000", seed: 53)
+        let across = try CLI.run(["count", "--store", store, "--minlongitude", "170", "--maxlongitude", "190"])
+        #expect(across.status == 0, "\(across.stderr)")
+        let bbox = try CLI.run(["count", "--store", store, "--bbox", "-90,90,170,-170"])
+        #expect(across.stdout == bbox.stdout)
+        let west = try CLI.run(["count", "--store", store, "--minlon", "-190", "--maxlon", "-170"])
+        #expect(west.stdout == bbox.stdout)
+        let bad = try CLI.run(["count", "--store", store, "--minlongitude", "200", "--maxlongitude", "100"])
+        #expect(bad.status == 2 && bad.stderr.contains("minlongitude"))
     }
 }

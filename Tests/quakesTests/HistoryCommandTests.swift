@@ -3,12 +3,13 @@ import Testing
 
 /// `quakes history`, `--changed-since` and history pruning through the CLI, on real feeds.
 @Suite struct HistoryCommandTests {
-    static let usgs = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/usgs").path
+    static let usgs = CLI.usgs
 
-    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs")) func historyListsShowsAndPrunesTransactions() throws {
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func historyListsShowsAndPrunesTransactions() throws {
         let a = Self.usgs + "/csv_2019-06-19_2019-07-19_3121.csv", b = Self.usgs + "/csv_2019-06-30_2019-07-07_5834.csv"
         let c = Self.usgs + "/geojson_2019-06-19_2019-07-19_3121.geojson"
-        guard FileManager.default.fileExists(atPath: a) else { Issue.record("a real feed is missing from ../shared/usgs"); return }
+        try #require(FileManager.default.fileExists(atPath: a), "a real feed is missing from \(CLI.usgs)")
         let s = CLI.tempDir() + "/s"
         for f in [a, b, c, c] { #expect(try CLI.run(["load", "--store", s, f]).status == 0) }
         let csv = try CLI.run(["history", "--store", s, "--format", "csv"])

@@ -12,8 +12,7 @@ import QuakeInterchange
     static let script = CLI.packageRoot.appendingPathComponent("Tests/quakesTests/Python/check_kml.py").path
     /// Ridgecrest week: negative magnitudes and depths, events deeper than 500 km, quarry blasts,
     /// ice quakes and explosions.
-    static let feed = CLI.packageRoot.appendingPathComponent("../shared/usgs/csv_2019-06-30_2019-07-07_5834.csv").path
-    static let canRun = python != nil && FileManager.default.fileExists(atPath: feed)
+    static let feed = CLI.usgs + "/csv_2019-06-30_2019-07-07_5834.csv"
 
     /// A store of the Ridgecrest week.
     static func store(_ tag: String) throws -> String {
@@ -34,7 +33,8 @@ import QuakeInterchange
         #expect(r.status == 0 && r.stdout.hasPrefix("ok "), "\(r.stdout)\(r.stderr)")
     }
 
-    @Test(.enabled(if: KMLTests.canRun, "needs python3 and ../shared/usgs"))
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          .enabled(if: KMLTests.python != nil, "needs python3"))
     func queryAndExportMatchTheFeed() throws {
         let s = try Self.store("kmlfeed")
         let d = CLI.tempDir("kmlfeedout")
@@ -44,7 +44,8 @@ import QuakeInterchange
         try Self.check(["feed", Self.feed, d + "/export.kml"])
     }
 
-    @Test(.enabled(if: KMLTests.canRun, "needs python3 and ../shared/usgs"))
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          .enabled(if: KMLTests.python != nil, "needs python3"))
     func theServiceGivesWhatTheCLIGives() throws {
         let s = try Self.store("kmlserve")
         let d = CLI.tempDir("kmlserveout")

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// `quakes query --format svg`, checked as a person would: rendered to PNG by rsvg-convert,
-/// and the circles read back from the SVG itself (count, draw order, placement).
+/// and the circles read back from the SVG itself (count, draw order, placement); a fitted map
+/// across the antimeridian.
 @Suite struct MapPictureTests {
     struct Circle { var cx: Double; var cy: Double; var r: Double; var mag: Double? }
 
@@ -40,11 +41,11 @@ import Testing
         return (a, b)
     }
 
-    @Test(.enabled(if: CLI.hasRealFeeds && ProgressTerminalTests.hasRsvgConvert,
-                   "needs ../shared/usgs and rsvg-convert (make test installs librsvg2-bin)"))
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          .enabled(if: ProgressTerminalTests.hasRsvgConvert, "needs rsvg-convert (make test installs librsvg2-bin)"))
     func theMapDrawsTheQueryLargestFirstAndRenders() throws {
-        let feed = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/usgs/csv_2019-06-19_2019-07-19_3121.csv").path
-        guard FileManager.default.fileExists(atPath: feed) else { Issue.record("a real feed is missing from ../shared/usgs"); return }
+        let feed = CLI.usgs + "/csv_2019-06-19_2019-07-19_3121.csv"
+        try #require(FileManager.default.fileExists(atPath: feed), "a real feed is missing from \(CLI.usgs)")
         let d = CLI.tempDir()
         let s = d + "/s"
         #expect(try CLI.run(["load", "--store", s, feed]).status == 0)
@@ -90,5 +91,34 @@ import Testing
         f.numberStyle = .decimal
         f.locale = Locale(identifier: "en_US")
         return f.string(from: NSNumber(value: n)) ?? "\(n)"
+    }
+
+    @Test func aMapAroundFijiIsFittedAcrossTheAntimeridian() throws {
+        let d = CLI.tempDir()
+        var lines = ["time,latitude,longitude,depth,mag,id,updated,place"]
+        let points: [(Double, Double)] = [(-17.5, 177.2), (-18.1, 179.6), (-19.0, -179.4), (-20.3, -178.1), (-16.2, 178.8)]
+        for (k, p) in points.enumerated() {
+            lines.append("2024-03-0\(k + 1)T00:00:00Z,\(p.0),\(p.1),500,\(5 + Double(k) / 10),fj\(k),2024-03-10T00:00:00Z,Fiji")
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: d + "/fiji.csv", atomically: true, encoding: .utf8)
+        #expect(try CLI.run(["load", "--store", d + "/s", d + "/fiji.csv"]).status == 0)
+        let r = try CLI.run(["query", "--store", d + "/s", "--format", "svg", "--region", "fit", "--out", d + "/m.svg"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let svg = try String(contentsOfFile: d + "/m.svg", encoding: .utf8)
+        func numbers(_ attr: String, in text: Substring) -> [Double] {
+            text.components(separatedBy: attr + "=\"").dropFirst().compactMap { Double($0.prefix { $0 != "\"" }) }
+        }
+        let map = try #require(svg.split(separator: "\n").first { $0.contains("id=\"map\"") })
+        let left = numbers("x", in: map)[0], width = numbers("width", in: map)[0]
+        let circles = svg.split(separator: "\n").filter { $0.hasPrefix("<circle") && $0.contains("data-mag") }
+        let xs = circles.flatMap { numbers("cx", in: $0) }
+        #expect(xs.count == points.count)
+        // all five events lie together in the middle of the map, not split onto both edges
+        #expect(xs.allSatisfy { $0 > left + width * 0.05 && $0 < left + width * 0.95 }, "\(xs)")
+        #expect((xs.max() ?? 0) - (xs.min() ?? 0) < width * 0.9)
+        // drawn largest first: 178.8°E (M5.4) lies left of 179.4°W (M5.2)
+        #expect(xs[0] < xs[2], "\(xs)")
+        #expect(svg.contains(">180°E<") || svg.contains(">180°W<"))
+        #expect(svg.contains("°S</text>"), "latitude labels")
     }
 }

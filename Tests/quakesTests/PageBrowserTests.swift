@@ -6,17 +6,18 @@ import Testing
 /// an empty day, downloads past `--max-events`, ranges and regions against the CLI's answers, a live
 /// update keeping the scroll, and a 420 px window. Each test starts its own `quakes serve`; the
 /// screenshots go to `.build/page-SCENARIO.png`.
-@Suite(.serialized) struct PageBrowserTests {
+@Suite(.serialized, .enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+struct PageBrowserTests {
     /// The real feeds, loaded once per process for the scenarios that only read the store.
     static let shared: String? = try? ServeTests.store("browser")
 
     static let script = CLI.packageRoot.appendingPathComponent("Tests/quakesTests/Python/check_browser.py").path
     static let shots = CLI.packageRoot.appendingPathComponent(".build").path
 
-    /// Every scenario needs the browser and the real feeds; without them it is skipped, out loud.
+    /// Every scenario needs the browser (and, by the suite's trait, the real feeds); without them it
+    /// is skipped, out loud.
     static let needsBrowser = Testing.ConditionTrait.enabled(
-        if: ServeTests.hasSelenium && CLI.hasRealFeeds,
-        "needs selenium in the venv, Debian's chromium and chromium-driver, and ../shared/usgs")
+        if: ServeTests.hasSelenium, "needs selenium in the venv and Debian's chromium and chromium-driver")
 
     /// Runs one scenario against a server of `store` started with `extra` arguments.
     static func check(_ scenario: String, store: String?, _ extra: [String] = []) throws {

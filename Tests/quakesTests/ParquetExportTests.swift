@@ -2,13 +2,17 @@ import Foundation
 import Testing
 
 /// Parquet out, read back by real readers (pyarrow and DuckDB from PyPI, in the venv `make test`
-/// sets up), compared field by field with the CSV export.
+/// sets up), compared field by field with the CSV export; and the hive layout's `year=` and `month=`
+/// folders, as DuckDB's `hive_partitioning` reads them.
 @Suite struct ParquetExportTests {
     /// The venv's python: `$QUAKES_PYTHON`, else `.build-venv/bin/python` (made by `make test`).
     static var python: String {
         if let p = ProcessInfo.processInfo.environment["QUAKES_PYTHON"] { return p }
         return CLI.packageRoot.appendingPathComponent(".build-venv/bin/python").path
     }
+
+    /// pyarrow and DuckDB in that python: the readers the checks hand the files to.
+    static let hasReaders = ServeTests.pythonHas("pyarrow") && ServeTests.pythonHas("duckdb")
 
     static func check(_ dir: String, csv: String, layout: String) throws -> CLI.Result {
         let script = CLI.packageRoot.appendingPathComponent("Tests/quakesTests/Python/check_parquet.py").path
@@ -30,7 +34,8 @@ import Testing
         if rowGroups { #expect(!r.stdout.contains("groups=1 "), "\(r.stdout)") }
     }
 
-    @Test func generatedDataWithOddValues() throws {
+    @Test(.enabled(if: ParquetExportTests.hasReaders, "needs pyarrow and duckdb in the venv (make test installs them)"))
+    func generatedDataWithOddValues() throws {
         let d = CLI.tempDir()
         #expect(try CLI.run(["generate", "--rows", "300k", "--out", d + "/feed", "--seed", "21"]).status == 0)
         let odd = """
@@ -49,15 +54,18 @@ import Testing
         #expect(again.status == 1 && again.stderr.contains("not empty; export into a new or empty directory"))
     }
 
-    @Test func realFeeds() throws {
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          .enabled(if: ParquetExportTests.hasReaders, "needs pyarrow and duckdb in the venv (make test installs them)"))
+    func realFeeds() throws {
         let d = CLI.tempDir()
-        let usgs = CLI.packageRoot.appendingPathComponent("../shared/usgs").path
+        let usgs = CLI.usgs
         #expect(try CLI.run(["load", "--store", d + "/s", usgs]).status <= 1)  // the odd files carry rejects
         try roundTrip(d + "/s", d, layout: "month")
         try roundTrip(d + "/s", d, layout: "year", ["--place-like", "alaska"])
     }
 
-    @Test func aKilledExportLeavesNoFileUnderAFinalName() throws {
+    @Test(.enabled(if: ParquetExportTests.hasReaders, "needs pyarrow and duckdb in the venv (make test installs them)"))
+    func aKilledExportLeavesNoFileUnderAFinalName() throws {
         let d = CLI.tempDir()
         #expect(try CLI.run(["generate", "--rows", "2M", "--file-rows", "2M", "--out", d + "/feed", "--seed", "22"]).status == 0)
         #expect(try CLI.run(["load", "--store", d + "/s", d + "/feed"]).status == 0)
@@ -75,5 +83,33 @@ import Testing
                 #expect(r.stdout.contains("pyarrow read 2000000 rows, the CSV export has 0"), "\(r.stdout)\(r.stderr)")
             }
         }
+    }
+
+    /// An export of generated events, as a hive-partitioned Parquet data set.
+    static let hiveExport: String = {
+        let d = CLI.tempDir("hive-export")
+        _ = try? CLI.run(["generate", "--rows", "2000", "--out", d + "/feed", "--seed", "52"])
+        _ = try? CLI.run(["load", "--store", d + "/s", d + "/feed"])
+        _ = try? CLI.run(["export", "--store", d + "/s", "--format", "parquet", "--out", d + "/pq"])
+        return d + "/pq"
+    }()
+
+    @Test func hiveMonthFoldersHaveNoLeadingZero() throws {
+        let pq = Self.hiveExport
+        let years = try FileManager.default.contentsOfDirectory(atPath: pq).filter { $0.hasPrefix("year=") }
+        let months = try years.flatMap { try FileManager.default.contentsOfDirectory(atPath: pq + "/" + $0) }
+        #expect(months.count > 12 && months.allSatisfy { $0.hasPrefix("month=") && !$0.hasPrefix("month=0") })
+        #expect(months.contains("month=3") && months.contains("month=12"))
+    }
+
+    @Test(.enabled(if: ServeTests.pythonHas("duckdb"), "needs duckdb in the venv (make test installs it)"))
+    func hivePartitionColumnsAreBothIntegersInDuckDB() throws {
+        let script = """
+            import duckdb
+            print(duckdb.sql("select distinct typeof(year), typeof(month) from read_parquet('\(Self.hiveExport)/**/*.parquet', \
+            hive_partitioning=true)").fetchall())
+            """
+        let py = try CLI.exec(ServeTests.python, ["-c", script])
+        #expect(py.stdout == "[('BIGINT', 'BIGINT')]\n", "\(py.stdout) \(py.stderr)")
     }
 }

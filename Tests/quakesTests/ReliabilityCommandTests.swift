@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// The CLI under hostile input and damage: usage errors exit 2 with one line, data errors
-/// exit 1 with one line naming the file, nothing traps.
+/// exit 1 with one line naming the file, nothing traps; a store without its manifest is called
+/// damaged by every command.
 @Suite struct ReliabilityCommandTests {
     @Test func inputThatUsedToTrapGivesUsageErrors() throws {
         let s = try CLI.generatedStore(rows: "2000", seed: 3)
@@ -80,5 +81,16 @@ import Testing
         #expect(t.stdout.contains("…"))
         let csv = try CLI.run(["query", "--store", d + "/s", "--fields", "place", "--format", "csv"])
         #expect(csv.stdout.contains(place.trimmingCharacters(in: .whitespaces)))
+    }
+
+    @Test func aStoreWithoutItsManifestIsCalledDamagedByEveryCommand() throws {
+        let s = try CLI.generatedStore(rows: "500", seed: 3)
+        try FileManager.default.removeItem(atPath: s + "/manifest.qkm")
+        for args in [["count"], ["query"], ["info"], ["agg", "--by", "year"], ["load", "/dev/null"]] {
+            let r = try CLI.run(args + ["--store", s])
+            #expect(r.status == 1, "\(args)")
+            #expect(r.stderr.contains("quakes repair --store"), "\(args): \(r.stderr)")
+            #expect(!r.stderr.contains("to create one"))
+        }
     }
 }

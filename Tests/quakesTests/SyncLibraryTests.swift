@@ -12,7 +12,8 @@ import Testing
 
     static func nowMillis() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
-    @Test(.enabled(if: SyncSupport.ready, "needs ../shared/usgs and python3"))
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          .enabled(if: SyncSupport.hasPython, "needs python3 (Python/sync_upstream.py)"))
     func aFeedsWindowGapIsReportedAndBackfilled() async throws {
         let features = try SyncSupport.realFeatures(Self.day)
         let dir = CLI.tempDir() + "/feeds"

@@ -8,13 +8,12 @@ import Glibc
 /// `quakes serve` upstream whose request log is kept, and `sync_upstream.py` (a fault-injecting
 /// proxy, or a summary-feed server with ETag and Last-Modified).
 enum SyncSupport {
-    static let usgs = CLI.packageRoot.appendingPathComponent("../shared/usgs").path
+    static let usgs = CLI.usgs
     static let script = CLI.packageRoot.appendingPathComponent("Tests/quakesTests/Python/sync_upstream.py").path
     /// The venv's python where `make test` made it, else the system's (the proxy needs only the standard library).
     static let python: String = FileManager.default.isExecutableFile(atPath: ServeTests.python) ? ServeTests.python
         : "/usr/bin/python3"
     static let hasPython = FileManager.default.isExecutableFile(atPath: python)
-    static let ready = CLI.hasRealFeeds && hasPython
 
     /// A running `quakes serve` whose request log goes to `log`.
     final class Upstream {

@@ -35,7 +35,7 @@ import Glibc
         #expect(diff.isEmpty, "\(diff.count) events differ, such as \(diff.prefix(5))", sourceLocation: sourceLocation)
     }
 
-    @Test(.enabled(if: SyncSupport.ready, "needs ../shared/usgs and python3"))
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func firstSyncSplitsThenLaterSyncsAskOnlyForChanges() throws {
         let up = try Self.upstreamStore()
         let server = try SyncSupport.Upstream(store: up, maxEvents: 500)
@@ -106,7 +106,8 @@ import Glibc
             && SyncSupport.figure(third.stdout, "updated") == 0, "\(third.stdout)")
     }
 
-    @Test(.enabled(if: SyncSupport.ready, "needs ../shared/usgs and python3"))
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          .enabled(if: SyncSupport.hasPython, "needs python3 (Python/sync_upstream.py)"))
     func faultsAreRetriedAndNothingPartialIsCommitted() throws {
         let up = try Self.upstreamStore()
         let server = try SyncSupport.Upstream(store: up, maxEvents: 500)
@@ -157,7 +158,7 @@ import Glibc
         #expect(Date().timeIntervalSince(refusedAt) < 15, "an unreachable service was retried")
     }
 
-    @Test(.enabled(if: SyncSupport.ready, "needs ../shared/usgs and python3"))
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func aKilledFirstSyncResumesWithNoGapAndNoDuplicate() throws {
         let up = try Self.upstreamStore()
         let server = try SyncSupport.Upstream(store: up, maxEvents: 500)
@@ -189,7 +190,8 @@ import Glibc
         #expect(resumed > 0, "no kill fell between two commits of a first sync")
     }
 
-    @Test(.enabled(if: SyncSupport.ready, "needs ../shared/usgs and python3"))
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          .enabled(if: SyncSupport.hasPython, "needs python3 (Python/sync_upstream.py)"))
     func aSummaryFeedIsFetchedConditionally() throws {
         let dir = CLI.tempDir() + "/feeds"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -7,7 +7,7 @@ import Glibc
 /// `--watch`: a subprocess sees a commit that changes its answer within a second, ignores a
 /// load that commits nothing and one that only touches other days, and ends cleanly on Ctrl-C.
 @Suite(.serialized) struct WatchTests {
-    static let usgs = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/usgs").path
+    static let usgs = CLI.usgs
 
     /// Lines written so far to `path`.
     static func lines(_ path: String) -> [String] {
@@ -25,11 +25,13 @@ import Glibc
         return nil
     }
 
-    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs"), arguments: [["count"], ["query", "--format", "ndjson", "--limit", "3"], ["agg", "--by", "net", "--format", "ndjson"]])
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          arguments: [["count"], ["query", "--format", "ndjson", "--limit", "3"],
+                      ["agg", "--by", "net", "--format", "ndjson"]])
     func watchReprintsAfterACommitThatMatters(_ command: [String]) throws {
         let a = Self.usgs + "/csv_2019-06-19_2019-07-19_3121.csv", c = Self.usgs + "/geojson_2019-06-19_2019-07-19_3121.geojson"
         let other = Self.usgs + "/geojson_2019-01-29_2019-01-30_233.geojson"
-        guard FileManager.default.fileExists(atPath: a) else { Issue.record("a real feed is missing from ../shared/usgs"); return }
+        try #require(FileManager.default.fileExists(atPath: a), "a real feed is missing from \(CLI.usgs)")
         let d = CLI.tempDir()
         let s = d + "/s"
         #expect(try CLI.run(["load", "--store", s, a]).status == 0)
@@ -71,9 +73,11 @@ import Glibc
         if !p.isRunning { #expect(p.terminationStatus == 0 && p.terminationReason == .exit) }
     }
 
-    @Test(.enabled(if: CLI.hasRealFeeds && ProgressTerminalTests.hasTmux, "needs ../shared/usgs and tmux")) func onATerminalTheAnswerIsRedrawnInPlace() throws {
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
+          .enabled(if: ProgressTerminalTests.hasTmux, "needs tmux (make test installs it)"))
+    func onATerminalTheAnswerIsRedrawnInPlace() throws {
         let a = Self.usgs + "/csv_2019-06-19_2019-07-19_3121.csv", c = Self.usgs + "/geojson_2019-06-19_2019-07-19_3121.geojson"
-        guard FileManager.default.fileExists(atPath: a), ProgressTerminalTests.hasTmux else { Issue.record("a real feed is missing from ../shared/usgs"); return }
+        try #require(FileManager.default.fileExists(atPath: a), "a real feed is missing from \(CLI.usgs)")
         let d = CLI.tempDir()
         let s = d + "/s"
         #expect(try CLI.run(["load", "--store", s, a]).status == 0)

@@ -11,13 +11,36 @@ package enum TestSupport {
     package static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// `../shared/usgs` beside the package, when present.
-    package static let usgsDirectory: URL? = {
-        let u = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/usgs")
-        return FileManager.default.fileExists(atPath: u.path) ? u : nil
+    /// Where the tests look for the real USGS feeds, whether or not anything is there: the folder
+    /// `$QUAKES_USGS` names when it is set, else `../shared/usgs` beside the package.
+    package static let usgsPath: String = {
+        if let p = ProcessInfo.processInfo.environment["QUAKES_USGS"], !p.isEmpty {
+            return URL(fileURLWithPath: p).standardizedFileURL.path
+        }
+        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/usgs").path
     }()
 
-    /// True when `../shared/usgs` is there; tests that need it are skipped, out loud, when it is not.
+    /// The real USGS feeds, when their folder is there: `../shared/usgs` beside the package (a
+    /// fresh clone does not have it), or the folder in the environment variable `QUAKES_USGS`,
+    /// which replaces `../shared/usgs` wherever the tests locate it (here, `CLI.usgs` in
+    /// quakesTests, and so every path a Swift test hands to a Python script).
+    ///
+    /// Every test that reads the feeds carries
+    /// `.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)")`
+    /// (`CLI.hasRealFeeds` in quakesTests) on its `@Test` or `@Suite`, so without them it is
+    /// reported as skipped, never passed with nothing checked. To see that without moving folders:
+    ///
+    ///     QUAKES_USGS=/nonexistent swift test     # every such test reports skipped
+    ///     QUAKES_USGS=/data/usgs swift test       # the feeds from another folder
+    package static let usgsDirectory: URL? = {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: usgsPath, isDirectory: &isDirectory), isDirectory.boolValue
+        else { return nil }
+        return URL(fileURLWithPath: usgsPath, isDirectory: true)
+    }()
+
+    /// True when the real feeds' folder is there (see ``usgsDirectory``); tests that need it
+    /// carry `.enabled(if: TestSupport.hasRealFeeds, ...)` and are skipped, out loud, when it is not.
     package static let hasRealFeeds = usgsDirectory != nil
 
     package static func usgs(_ name: String) -> String? { usgsDirectory?.appendingPathComponent(name).path }

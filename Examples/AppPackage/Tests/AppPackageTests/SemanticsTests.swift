@@ -4,7 +4,8 @@ import Testing
 
 /// Foundation's meaning on real feeds: every answer is compared with `Predicate.evaluate` and
 /// `sorted(using:)` over every stored event.
-@Suite("Foundation semantics on real feeds", .enabled(if: Paths.hasUSGS, "needs ../shared/usgs"))
+@Suite("Foundation semantics on real feeds",
+       .enabled(if: Paths.hasUSGS, "needs ../shared/usgs (real USGS feeds; see README)"))
 struct SemanticsTests {
     @Test("the fixture holds the feeds, with nil magnitudes, depths and places among them")
     func fixture() throws {

@@ -11,8 +11,12 @@ enum Paths {
     static let repository = package.deletingLastPathComponent().deletingLastPathComponent()
     static let readme = repository.appendingPathComponent("README.md")
     static let snippet = package.appendingPathComponent("Sources/ReadmeSnippet/main.swift")
-    /// Real USGS feeds (see their README); absent in a clone without them.
-    static let usgs = repository.deletingLastPathComponent().appendingPathComponent("shared/usgs")
+    /// Real USGS feeds (see their README); absent in a clone without them. `QUAKES_USGS` names
+    /// another folder in place of `../shared/usgs`, as for the package's own tests.
+    static let usgs: URL = {
+        if let p = ProcessInfo.processInfo.environment["QUAKES_USGS"], !p.isEmpty { return URL(fileURLWithPath: p) }
+        return repository.deletingLastPathComponent().appendingPathComponent("shared/usgs")
+    }()
     static var hasUSGS: Bool { FileManager.default.fileExists(atPath: usgs.appendingPathComponent("README.md").path) }
 
     /// The Probe executable, built beside the test bundle.

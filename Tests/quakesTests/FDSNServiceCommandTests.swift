@@ -4,12 +4,13 @@ import Testing
 import Glibc
 #endif
 
-/// `quakes serve` to the letter of fdsnws-event and of HTTP (issue 50): contributor, inclusive
-/// endtime, HEAD/405/CORS, USGS titles, QuakeML's horizontal uncertainty, stopping on a signal
-/// whatever is connected, and bind errors that say which flag to change. A live server on the
-/// real feeds, asked over plain sockets.
-@Suite struct ServeFit3Tests {
-    static let usgs = CLI.packageRoot.appendingPathComponent("../shared/usgs").path
+/// `quakes serve` to the letter of fdsnws-event and of HTTP: contributor, inclusive endtime,
+/// HEAD/405/CORS, USGS titles, QuakeML's horizontal uncertainty, and stopping on a signal
+/// whatever is connected. A live server on the real feeds, asked over plain sockets; every test
+/// needs them. (Bind errors, which need no data, are in `ServeTests`.)
+@Suite(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+struct FDSNServiceCommandTests {
+    static let usgs = CLI.usgs
     static let csvTwin = "csv_2019-06-19_2019-07-19_3121.csv"
     static let geoJSONTwin = "geojson_2019-06-19_2019-07-19_3121.geojson"
     static let kilauea = "geojson_2018-06-07_2018-06-14_4711.geojson"
@@ -31,11 +32,6 @@ import Glibc
         Int(try get(port, "/fdsnws/event/1/count?" + query).text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// Standard error's lines, less the dynamic loader's notes a debug build prints.
-    static func lines(_ stderr: String) -> [String] {
-        stderr.split(separator: "\n").map(String.init).filter { !$0.contains("direct reference to protected") }
-    }
-
     /// A feed file's bytes.
     static func file(_ name: String) throws -> [UInt8] {
         Array(try Data(contentsOf: URL(fileURLWithPath: usgs + "/" + name)))
@@ -54,8 +50,7 @@ import Glibc
 
     // MARK: 1. contributor
 
-    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs"))
-    func contributorIsTheSourcesOrElseTheNet() throws {
+    @Test func contributorIsTheSourcesOrElseTheNet() throws {
         let server = try ServeTests.Server(store: try #require(Self.store))
         let p = server.port
         // a CSV event: the text format prints its net as Contributor, and contributor finds it by that
@@ -82,8 +77,7 @@ import Glibc
 
     // MARK: 2. endtime
 
-    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs"))
-    func endtimeIsOnOrBefore() throws {
+    @Test func endtimeIsOnOrBefore() throws {
         let server = try ServeTests.Server(store: try #require(Self.store))
         let p = server.port
         let id = "eventid=ci38457511&"  // at 2019-07-06T03:19:53.040Z in this feed
@@ -108,8 +102,7 @@ import Glibc
 
     // MARK: 3. methods and CORS
 
-    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs"))
-    func headIsGetWithoutABodyOtherMethodsAre405AndEveryAnswerAllowsAnyOrigin() throws {
+    @Test func headIsGetWithoutABodyOtherMethodsAre405AndEveryAnswerAllowsAnyOrigin() throws {
         let server = try ServeTests.Server(store: try #require(Self.store))
         let p = server.port
         for path in ["/fdsnws/event/1/query?eventid=ci38457511&format=geojson",
@@ -159,8 +152,7 @@ import Glibc
 
     // MARK: 4. titles
 
-    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs"))
-    func csvEventsGetUSGSTitlesAndStoredTitlesAreKept() throws {
+    @Test func csvEventsGetUSGSTitlesAndStoredTitlesAreKept() throws {
         let server = try ServeTests.Server(store: try #require(Self.store))
         let p = server.port
         // the CSV twin of a GeoJSON feed: every title the service makes is USGS's own
@@ -183,8 +175,7 @@ import Glibc
     /// A feed with its titles taken out: the titles made from mag, type and place are USGS's, for
     /// small and negative magnitudes (`M -0.0`), halves (2.65 is `2.7`) and named types
     /// (`M 1.1 Explosion - ...`); a title that is there is written as stored, even one USGS would not make.
-    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs"))
-    func titlesMadeForEveryMagnitudeAndType() throws {
+    @Test func titlesMadeForEveryMagnitudeAndType() throws {
         let file = Self.usgs + "/geojson_2023-03-31_2023-04-07_2389.geojson"
         let original = try String(contentsOfFile: file, encoding: .utf8)
         let untitled = original.replacingOccurrences(of: #",\s*"title"\s*:\s*"(?:[^"\\]|\\.)*""#, with: "",
@@ -212,8 +203,7 @@ import Glibc
 
     // MARK: 5. QuakeML horizontal uncertainty
 
-    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs"))
-    func quakeMLCarriesTheHorizontalUncertaintyInMetres() throws {
+    @Test func quakeMLCarriesTheHorizontalUncertaintyInMetres() throws {
         let server = try ServeTests.Server(store: try #require(Self.store))
         let p = server.port
         // horizontalError 0.19 km in the CSV
@@ -234,7 +224,7 @@ import Glibc
         #expect(withError.count > 100)
     }
 
-    @Test(.enabled(if: CLI.hasRealFeeds && ServeTests.hasObsPy, "needs ../shared/usgs and obspy (its QuakeML XSD)"))
+    @Test(.enabled(if: ServeTests.hasObsPy, "needs obspy in the venv (its QuakeML XSD; make test installs it)"))
     func quakeMLWithUncertaintiesPassesObsPysSchema() throws {
         let server = try ServeTests.Server(store: try #require(Self.store))
         let path = CLI.tempDir() + "/day.xml"
@@ -257,13 +247,11 @@ import Glibc
 
     // MARK: 6. stop on signal
 
-    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs"))
-    func sigtermStopsWithinTwoSecondsWhateverIsConnected() throws {
+    @Test func sigtermStopsWithinTwoSecondsWhateverIsConnected() throws {
         try stops(on: SIGTERM)
     }
 
-    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs"))
-    func sigintStopsWithinTwoSecondsWhateverIsConnected() throws {
+    @Test func sigintStopsWithinTwoSecondsWhateverIsConnected() throws {
         try stops(on: SIGINT)
     }
 
@@ -294,35 +282,5 @@ import Glibc
         #expect(!server.process.isRunning && took < 2, "still running \(took) s after signal \(sig)")
         #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0)
         #expect(HTTPProbe.readToEnd(live).ended, "the live feed's connection was closed")
-    }
-
-    // MARK: 7. bind errors
-
-    @Test func aBusyPortOrABadHostSaysWhichFlagToChange() throws {
-        let store = try CLI.generatedStore(rows: "200", seed: 50)
-        // hold a port
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { a in
-                bind(fd, a, len) == 0 && listen(fd, 1) == 0 && getsockname(fd, a, &len) == 0
-            }
-        }
-        try #require(bound)
-        let port = Int(UInt16(bigEndian: addr.sin_port))
-        let busy = try CLI.run(["serve", "--store", store, "--port", String(port)])
-        #expect(busy.status == 1)
-        #expect(Self.lines(busy.stderr) == ["quakes: port \(port) is in use: pick another with --port"],
-                "\(busy.stderr)")
-        // an address of no interface here (TEST-NET-1: no name lookup, nothing sent anywhere)
-        let host = try CLI.run(["serve", "--store", store, "--host", "192.0.2.1", "--port", "0"])
-        #expect(host.status == 1)
-        let want = "quakes: cannot bind host '192.0.2.1': not a local address or resolvable name: "
-            + "pick another with --host"
-        #expect(Self.lines(host.stderr) == [want], "\(host.stderr)")
     }
 }
