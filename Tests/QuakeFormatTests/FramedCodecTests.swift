@@ -12,7 +12,7 @@ import QuakeGenerator
 @Suite struct FramedCodecTests {
     @Test func framedAndPlaceCodeChunksDecodeEveryRowRange() throws {
         var rng = SplitMix64(seed: 99)
-        let columns = ColumnCodecTests.textColumns(&rng)
+        let columns = CodecSamples.textColumns(&rng)
         // 5,000 rows: two frames, so ranges cross a frame edge
         for (name, a) in columns where name != "category" {
             // frames of text's 512 rows and of 4,096 (as chunks written before text frames shrank)
@@ -28,7 +28,7 @@ import QuakeGenerator
             // a chunk written before place frames shrank: frames of 4,096 rows, frame rows 0
             _ = PlaceCodesCodec.encode(a, rows: 0..<a.count, frameRows: 4096, into: &older)
             older[2] = 0; older[3] = 0
-            for r in ColumnCodecTests.ranges(a.count, &rng) + [4095..<4097, 4096..<5000, 0..<4096, 511..<513, 1000..<1001] {
+            for r in CodecSamples.ranges(a.count, &rng) + [4095..<4097, 4096..<5000, 0..<4096, 511..<513, 1000..<1001] {
                 var chunks: [(String, [UInt8], CodecID)] = [("framed", framed, .zstdFramed), ("wide", wide, .zstdFramed)]
                 if name == "place" { chunks += [("place-codes", codes, .placeCodes), ("older place-codes", older, .placeCodes)] }
                 for (label, bytes, id) in chunks {
@@ -56,13 +56,13 @@ import QuakeGenerator
             }
         }
         // framed cold decimals: every row range, in both forms
-        for (name, v) in ColumnCodecTests.intColumns(&rng) where v.count > FramedCodec.frameRows {
+        for (name, v) in CodecSamples.intColumns(&rng) where v.count > FramedCodec.frameRows {
             var framed: [UInt8] = []
             let stats = FramedCodec.encode(inner: .zstdDecimal, rows: 0..<v.count, into: &framed, merge: FramedCodec.mergeDecimals) { r, o in
                 ZstdDecimalCodec.encode(v, rows: r, into: &o)
             }
             #expect(stats.nulls == v.filter { $0 == RowBatch.null }.count, "\(name) nulls")
-            for r in ColumnCodecTests.ranges(v.count, &rng) + [4095..<4097] {
+            for r in CodecSamples.ranges(v.count, &rng) + [4095..<4097] {
                 let got = try framed.withStoreBytes { (chunk) throws(QuakeError) in
                     try FramedCodec.decode(chunk, count: v.count, rows: r, as: .stored)
                 }

@@ -9,57 +9,6 @@ import QuakeGenerator
 /// One generic round trip for every v2 codec, over whole chunks and row ranges, plus range
 /// selection on encoded values against decode-then-compare.
 @Suite struct ColumnCodecTests {
-    /// Generated columns that stress each codec: sorted and unsorted times, mixed scales,
-    /// `-0.0`, 17-digit mantissas, extremes, nulls, all-null and single-row chunks.
-    static func intColumns(_ rng: inout SplitMix64) -> [(String, [Int64])] {
-        func dec(_ s: String) -> Int64 {
-            var t = s
-            return (try? t.withUTF8 { try ScaledDecimal.parse(UnsafeRawBufferPointer($0)) }) ?? RowBatch.null
-        }
-        var out: [(String, [Int64])] = []
-        var t: Int64 = 1_300_000_000_000
-        out.append(("sorted times", (0..<5000).map { _ in t += Int64(rng.next() % 200_000); return t }))
-        out.append(("times with nulls", (0..<3000).map { i in i % 7 == 3 ? RowBatch.null : Int64(rng.next() % 4_000_000_000_000) - 1_000_000_000_000 }))
-        out.append(("extremes", [Int64.max, Int64.min + 1, 0, -1, Int64.max - 5, Int64.min + 7]))
-        out.append(("all null", [Int64](repeating: RowBatch.null, count: 1500)))
-        out.append(("one row", [dec("4.5")]))
-        let texts = ["2.5", "2.50", "-0.0", "0", "-122.8073349", "38.8361667", "0.085599999999999996", "27.0", "100",
-                     "9.8300000000000001", "-0.001", "1e3", "0.0070449581017813", "6.1"]
-        out.append(("mixed scales", (0..<4100).map { i in i % 11 == 0 ? RowBatch.null : dec(texts[Int(rng.next() % UInt64(texts.count))]) }))
-        let exact = texts.filter { $0.count < 12 }
-        out.append(("mixed scales, exact", (0..<3000).map { i in i % 9 == 0 ? RowBatch.null : dec(exact[Int(rng.next() % UInt64(exact.count))]) }))
-        out.append(("mags", (0..<9000).map { _ in dec(String(format: "%.\(rng.next() % 3)f", Double(rng.next() % 900) / 100)) }))
-        out.append(("lat", (0..<2049).map { _ in dec(String(format: "%.\(rng.next() % 8)f", Double(Int64(rng.next() % 180_000_000) - 90_000_000) / 1e6)) }))
-        out.append(("huge mantissas", (0..<700).map { i in (Int64(i) * 99_999_999_999_999 % ScaledDecimal.maxMantissa) << 6 | Int64(i % 22) }))
-        var d = -40.0
-        out.append(("ascending decimals", (0..<3000).map { _ in d += Double(rng.next() % 50) / 1000; return dec(String(format: "%.3f", d)) }))
-        return out
-    }
-
-    static func textColumns(_ rng: inout SplitMix64) -> [(String, ByteArena)] {
-        var cat = ByteArena(), text = ByteArena(), place = ByteArena()
-        let nets = ["us", "ak", "ci", "nc", "", "hv", "uw"]
-        let places = ["12 km SSW of Volcano, Hawaii", "3km N of Ridgecrest, CA", "Fiji region", "", "007 km E of X",
-                      "5 km W of Zürich, Switzerland", "Ñuñoa, Chile", "100 km NE of Kodiak, Alaska"]
-        for i in 0..<5000 {
-            cat.append(Array(nets[Int(rng.next() % UInt64(nets.count))].utf8))
-            text.append(i % 13 == 0 ? [] : Array("id\(rng.next() % 100_000)".utf8))
-            place.append(Array(places[Int(rng.next() % UInt64(places.count))].utf8))
-        }
-        return [("category", cat), ("text", text), ("place", place)]
-    }
-
-    /// Row ranges worth trying: edges of 1024-row miniblocks, singles, empties, random spans.
-    static func ranges(_ n: Int, _ rng: inout SplitMix64) -> [Range<Int>] {
-        var r: [Range<Int>] = [0..<n, 0..<0, n..<n, 0..<1, (n - 1)..<n]
-        for edge in stride(from: 1024, to: n, by: 1024) { r.append((edge - 1)..<(edge + 1)); r.append(edge..<n) }
-        for _ in 0..<20 {
-            let a = Int(rng.next() % UInt64(n)), b = Int(rng.next() % UInt64(n))
-            r.append(Swift.min(a, b)..<Swift.max(a, b))
-        }
-        return r
-    }
-
     func checkInts<C: ColumnCodec>(_ codec: C.Type, _ name: String, _ v: [Int64], _ rng: inout SplitMix64) throws where C.Values == [Int64] {
         for rows in [0..<v.count, (v.count / 3)..<v.count] where !rows.isEmpty {
             var out: [UInt8] = [0xEE]   // chunks need not start at offset 0
@@ -69,7 +18,7 @@ import QuakeGenerator
             #expect(stats.nulls == slice.filter { $0 == RowBatch.null }.count, "\(C.id) \(name) nulls")
             try out.withStoreBytes { (raw) throws(QuakeError) in
                 let chunk = UnsafeRawBufferPointer(rebasing: raw[1...])
-                for r in ColumnCodecTests.ranges(slice.count, &rng) {
+                for r in CodecSamples.ranges(slice.count, &rng) {
                     let got = try C.decode(chunk, count: slice.count, rows: r, as: .stored)
                     guard case .ints(let g) = got else { Issue.record("\(name): not ints"); return }
                     #expect(g == Array(slice[r]), "\(C.id) \(name) rows \(r)")
@@ -84,20 +33,20 @@ import QuakeGenerator
 
     @Test func everyCodecRoundTripsWholeChunksAndEveryRowRange() throws {
         var rng = SplitMix64(seed: 2026)
-        for (name, v) in ColumnCodecTests.intColumns(&rng) {
+        for (name, v) in CodecSamples.intColumns(&rng) {
             if name.contains("time") || name == "extremes" || name == "all null" { try checkInts(ForIntegerCodec.self, name, v, &rng) }
             if !name.contains("time") {
                 try checkInts(ForDecimalCodec.self, name, v, &rng)
                 try checkInts(ZstdDecimalCodec.self, name, v, &rng)
             }
         }
-        for (name, a) in ColumnCodecTests.textColumns(&rng) {
+        for (name, a) in CodecSamples.textColumns(&rng) {
             func check<C: ColumnCodec>(_ codec: C.Type) throws where C.Values == ByteArena {
                 var out: [UInt8] = []
                 let stats = C.encode(a, rows: 0..<a.count, into: &out)
                 #expect(stats.nulls == (0..<a.count).filter { a.isNull($0) }.count)
                 try out.withStoreBytes { (chunk) throws(QuakeError) in
-                    for r in ColumnCodecTests.ranges(a.count, &rng) {
+                    for r in CodecSamples.ranges(a.count, &rng) {
                         let got: ByteArena
                         switch try C.decode(chunk, count: a.count, rows: r, as: .stored) {
                         case .category(let b): got = b.arena()
@@ -152,7 +101,7 @@ import QuakeGenerator
         var rng = SplitMix64(seed: 77)
         var accepted = 0
         let bounds: [Double] = [-0.0, 0, 2.5, 2.49, 4.5, -90, 38.8361667, 1e300, -1e300, 6.1, 0.085599999999999996]
-        for (name, v) in ColumnCodecTests.intColumns(&rng) where !name.contains("time") {
+        for (name, v) in CodecSamples.intColumns(&rng) where !name.contains("time") {
             var out: [UInt8] = []
             _ = ForDecimalCodec.encode(v, rows: 0..<v.count, into: &out)
             try out.withStoreBytes { (chunk) throws(QuakeError) in
@@ -161,7 +110,7 @@ import QuakeGenerator
                     let lo = bounds[Int(rng.next() % UInt64(bounds.count))], hi = bounds[Int(rng.next() % UInt64(bounds.count))]
                     let p = RangePredicate.number(lower: rng.next() % 4 == 0 ? nil : Filter.Bound(lo, inclusive: rng.next() % 2 == 0),
                                                   upper: rng.next() % 4 == 0 ? nil : Filter.Bound(hi, inclusive: rng.next() % 2 == 0))
-                    for r in ColumnCodecTests.ranges(v.count, &rng).prefix(6) {
+                    for r in CodecSamples.ranges(v.count, &rng).prefix(6) {
                         var sel: [UInt32] = []
                         let want = r.filter { p.contains(d[$0]) }.map { UInt32($0) }
                         if try ForDecimalCodec.select(chunk, count: v.count, rows: r, p, into: &sel) {
@@ -186,7 +135,7 @@ import QuakeGenerator
         }
         #expect(accepted > 100, "reading rows one by one declined almost everywhere")
         // timestamps: sorted (delta-coded miniblocks), with nulls, and the extremes, bounds open or not
-        for (name, times) in ColumnCodecTests.intColumns(&rng) where name.contains("time") || name == "extremes" {
+        for (name, times) in CodecSamples.intColumns(&rng) where name.contains("time") || name == "extremes" {
             var out: [UInt8] = []
             _ = ForIntegerCodec.encode(times, rows: 0..<times.count, into: &out)
             try out.withStoreBytes { (chunk) throws(QuakeError) in
