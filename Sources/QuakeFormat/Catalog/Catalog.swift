@@ -57,6 +57,8 @@ package final class Catalog: Sendable {
         file = try MappedFile(path: path)
         let b = file.bytes
         func bad(_ why: String) -> QuakeError { .corrupt(path, why) }
+        // SAFETY: `b` is the whole mapping, which `file` keeps alive; the magic's 8 bytes are read
+        // only once b.count >= 16 holds (the && short-circuits), and ByteReader checks every read.
         guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == Catalog.magic[$0] || b[$0] == Catalog.magicV1[$0] }) else {
             throw bad("not a quakes catalog (bad magic)")
         }

@@ -17,6 +17,8 @@ package final class MappedFile: @unchecked Sendable {
         let fd = try FileIO.openForReading(path)
         defer { FileIO.close(fd) }
         let size = try FileIO.size(of: fd, path: path)
+        // SAFETY: a read-only private mapping of exactly the file's `size` bytes (none for an empty
+        // file, which mmap refuses); it stays valid after the descriptor is closed, until deinit.
         bytes = size == 0 ? UnsafeRawBufferPointer(start: nil, count: 0) : try FileIO.mapReadOnly(fd, count: size, path: path)
     }
 

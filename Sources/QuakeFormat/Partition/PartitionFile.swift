@@ -310,6 +310,8 @@ package enum PartitionFile {
     /// Reads and checks the footer and directory of a mapped partition file.
     package static func directory(_ b: UnsafeRawBufferPointer, path: String, rows expected: Int) throws(QuakeError) -> Directory {
         guard b.count >= footerSize else { throw .corrupt(path, "too short for a partition file") }
+        // SAFETY: footerSize >= 8 bytes lie inside `b` (checked above); the caller keeps `b` mapped.
+        assert(footerSize >= 8)
         let footerMagic = Array(b[(b.count - 8)...])
         guard [magic, magicBeforeGranuleSums, magicBeforeSplit].contains(footerMagic) else {
             throw .corrupt(path, "bad footer magic (not a v2 partition file)")

@@ -64,6 +64,7 @@ package final class PartitionReader: Sendable {
     /// them mapped (the reader holds it from then on).
     private func mappedBytes() -> (UnsafeRawBufferPointer, MappedFile?) {
         let f = state.withLock { $0.mapped }
+        // SAFETY: the bytes stay mapped while `f` (returned beside them) or this reader lives.
         return (f?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0), f)
     }
 
