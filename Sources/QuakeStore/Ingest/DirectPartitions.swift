@@ -186,9 +186,9 @@ package final class DirectPartitions {
             rows.append(contentsOf: entry.rows, range: 0..<n)
             kept[o] = (rows, entry.fed)
         }
-        let closedThisFile = closedThisFile
-        let handed = writer.state.withLock { s in closedThisFile.map { ($0, s.done.removeValue(forKey: $0)) } }
-        self.closedThisFile = []
+        let ordinals = closedThisFile
+        let handed = writer.state.withLock { s in ordinals.map { ($0, s.done.removeValue(forKey: $0)) } }
+        closedThisFile = []
         for (o, w) in handed {
             closed.remove(o)
             guard let w else { continue }
