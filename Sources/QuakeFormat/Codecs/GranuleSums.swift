@@ -50,9 +50,10 @@ package enum GranuleSums {
     }
 
     /// A chunk's table and the body it sums, with offsets into the chunk.
-    // @unchecked: a view, all `let`, of a chunk's bytes in a read-only ``MappedFile`` that nothing
-    // writes; the ``PartitionReader`` that makes one keeps it beside (and only as long as) its own
-    // MappedFile, so the memory it points at outlives it, and many threads only read it.
+    // @unchecked: a view, all `let`, of a chunk's bytes that nothing writes. The ``PartitionReader``
+    // that keeps tables keeps them beside its own ``MappedFile``, whose read-only mapping outlives
+    // them; any other maker (a codec's `covered`, a test) uses one only while it holds the bytes.
+    // Threads only read it (the granule checks of one reader run on several scan threads).
     package struct Table: @unchecked Sendable {
         let sums: UnsafeRawBufferPointer
         let body: FrameOfReference.Body
