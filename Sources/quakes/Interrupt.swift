@@ -1,42 +1,43 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Ctrl-C during a load: the first SIGINT (or SIGTERM) asks the load to stop, so it can remove
 /// what it wrote and say so; a second one ends the process at once.
-final class Interrupt: @unchecked Sendable {
-    // @unchecked: `count` is read and written under `lock`; the sources are set once in `install`.
-    private let lock = NSLock()
-    private var count = 0
-    private var sources: [any DispatchSourceSignal] = []
+final class Interrupt: Sendable {
+    /// Signals received so far.
+    private let count = Atomic(0)
+    /// The signal sources, set up in ``install()`` and cancelled in ``uninstall()``.
+    private let sources = Mutex<[any DispatchSourceSignal]>([])
     private static let queue = DispatchQueue(label: "quakes.interrupt")
 
     /// True once a signal has arrived.
-    var fired: Bool { lock.lock(); defer { lock.unlock() }; return count > 0 }
+    var fired: Bool { count.load(ordering: .sequentiallyConsistent) > 0 }
 
     static func install() -> Interrupt {
         let i = Interrupt()
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-            source.setEventHandler { [i] in
-                i.lock.lock()
-                i.count += 1
-                let again = i.count > 1
-                i.lock.unlock()
-                if again {
-                    signal(sig, SIG_DFL)
-                    raise(sig)
+            // made inside the lock: a source is not Sendable, so it is born where it is kept
+            i.sources.withLock { sources in
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+                source.setEventHandler { [i] in
+                    let again = i.count.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue > 1
+                    if again {
+                        signal(sig, SIG_DFL)
+                        raise(sig)
+                    }
                 }
+                source.resume()
+                sources.append(source)
             }
-            source.resume()
-            i.sources.append(source)
         }
         return i
     }
 
     /// Restores the default handling.
     func uninstall() {
-        for s in sources { s.cancel() }
+        sources.withLock { for s in $0 { s.cancel() } }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
     }

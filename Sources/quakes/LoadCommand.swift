@@ -189,12 +189,12 @@ struct LoadCommand: ParsableCommand {
 }
 
 /// `--rejects FILE`: every reject, one per line, written from the loader's threads.
-final class RejectFile: @unchecked Sendable {
-    private let sink: OutputSink
-    private let lock = NSLock()
-    init(path: String) throws { sink = try OutputSink(path: path) }
-    func write(_ r: Reject) { lock.lock(); sink.write("\(r)\n"); lock.unlock() }
-    func finish() throws { lock.lock(); defer { lock.unlock() }; try sink.finish() }
+final class RejectFile: Sendable {
+    /// The file: each thread writes whole lines to it under the lock.
+    private let sink: Exclusive<OutputSink>
+    init(path: String) throws { sink = Exclusive(try OutputSink(path: path)) }
+    func write(_ r: Reject) { sink.withLock { $0.write("\(r)\n") } }
+    func finish() throws { try sink.withLock { (s) throws(QuakeError) in try s.finish() } }
 }
 
 extension Partitioning: ExpressibleByArgument {}

@@ -1,17 +1,21 @@
 import Foundation
 import QuakeStore
 import QuakeInterchange
+import Synchronization
 
 /// A one-line progress display on standard error that follows the load's phases: read (bytes,
 /// rows, MB/s, time left), resolve (id buckets), merge (partitions) and commit. It fits the
 /// terminal's width, and a ticker redraws it twice a second so the clock never stands still.
-final class ProgressBar: @unchecked Sendable {
+final class ProgressBar: Sendable {
     private let total: Int?
-    private let lock = NSLock()
-    private var latest: LoadProgress?
-    private var drawnAt = Date.distantPast
-    private var running = true
     private let started = Date()
+    private struct State {
+        var latest: LoadProgress?
+        var drawnAt = Date.distantPast
+        var running = true
+    }
+    /// Drawing happens under the lock too, so that lines never interleave.
+    private let state = Mutex(State())
 
     init(total: Int?) {
         self.total = total
@@ -21,23 +25,25 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     func update(_ p: LoadProgress) {
-        lock.lock(); defer { lock.unlock() }
-        let phaseChanged = latest?.phase != p.phase
-        latest = p
-        if phaseChanged || Date().timeIntervalSince(drawnAt) > 0.1 { draw() }
+        state.withLock { s in
+            let phaseChanged = s.latest?.phase != p.phase
+            s.latest = p
+            if phaseChanged || Date().timeIntervalSince(s.drawnAt) > 0.1 { draw(&s) }
+        }
     }
 
     /// Redraws with the current clock; false once cleared.
     private func tick() -> Bool {
-        lock.lock(); defer { lock.unlock() }
-        if running && latest != nil { draw() }
-        return running
+        state.withLock { s in
+            if s.running && s.latest != nil { draw(&s) }
+            return s.running
+        }
     }
 
-    /// Draws `latest` (lock held).
-    private func draw() {
-        guard let p = latest else { return }
-        drawnAt = Date()
+    /// Draws `s.latest` (inside the lock: `s` is the locked state).
+    private func draw(_ s: inout State) {
+        guard let p = s.latest else { return }
+        s.drawnAt = Date()
         let elapsed = Date().timeIntervalSince(started)
         var fraction: Double?
         var counts = ""
@@ -75,9 +81,7 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     func clear() {
-        lock.lock()
-        running = false
-        lock.unlock()
+        state.withLock { $0.running = false }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 }

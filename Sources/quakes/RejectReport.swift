@@ -1,11 +1,11 @@
 import Foundation
 import QuakeStore
+import Synchronization
 
 /// The rejects of a load, as the terminal shows them: when most rows of a file fail for the same
 /// reason, one line for the file (with a sample, the likely cause and the option that fixes it);
 /// the other rejects one per line, the first ``shown`` of them. Fed from the loader's threads.
-final class RejectReport: @unchecked Sendable {
-    // @unchecked: every stored property is read and written under `lock`.
+final class RejectReport: Sendable {
     static let shown = 100
 
     private struct Reason {
@@ -16,61 +16,70 @@ final class RejectReport: @unchecked Sendable {
         var maxFirst = 0, maxSecond = 0
     }
 
-    private let lock = NSLock()
-    private var byFile: [String: [String: Reason]] = [:]
-    /// Per file, its first rejects (up to ``shown``), in the order the files came.
-    private var listed: [String: [Reject]] = [:]
-    private var files: [String] = []
-    private(set) var total = 0
+    private struct State {
+        var byFile: [String: [String: Reason]] = [:]
+        /// Per file, its first rejects (up to ``shown``), in the order the files came.
+        var listed: [String: [Reject]] = [:]
+        var files: [String] = []
+        var total = 0
+
+        mutating func add(_ r: Reject, key: String) {
+            total += 1
+            var reasons = byFile[r.file, default: [:]]
+            if reasons[key] == nil && reasons.count >= 32 {
+                // a file with very many different reasons: count them under one
+                reasons["", default: Reason(first: r)].count += 1
+            } else {
+                var reason = reasons[key] ?? Reason(first: r)
+                reason.count += 1
+                if let (a, b) = RejectReport.leadingNumbers(RejectReport.value(r.reason)) {
+                    reason.maxFirst = max(reason.maxFirst, a)
+                    reason.maxSecond = max(reason.maxSecond, b)
+                }
+                reasons[key] = reason
+            }
+            byFile[r.file] = reasons
+            if listed[r.file] == nil { files.append(r.file) }
+            if listed[r.file, default: []].count < RejectReport.shown { listed[r.file, default: []].append(r) }
+        }
+
+        func lines(_ summary: LoadSummary, rejectsFile: String?) -> [String] {
+            var out: [String] = []
+            var summarized: [String: String] = [:]   // file -> reason kind told once
+            for f in summary.perFile where f.rejected > 0 {
+                guard let (key, reason) = byFile[f.path]?.max(by: { $0.value.count < $1.value.count }), !key.isEmpty,
+                      reason.count * 2 > f.rows, reason.count >= 10 else { continue }
+                summarized[f.path] = key
+                let of = f.rows == reason.count ? "all \(f.rows.formatted()) rows" : "\(reason.count.formatted()) of \(f.rows.formatted()) rows"
+                var line = "rejected: \(f.path): \(of) for the same reason, first at \(RejectReport.place(reason.first)): "
+                    + reason.first.reason
+                if let hint = RejectReport.hint(reason) { line += "; " + hint }
+                out.append(line)
+            }
+            let rest = files.flatMap { (listed[$0] ?? []).sorted { $0.line < $1.line } }.filter { summarized[$0.file] != RejectReport.kind($0.reason) }
+            for r in rest.prefix(RejectReport.shown) { out.append("rejected: \(r)") }
+            let toldOnce = summarized.reduce(0) { n, e in n + (byFile[e.key]?[e.value]?.count ?? 0) }
+            let more = total - toldOnce - min(rest.count, RejectReport.shown)
+            if more > 0 {
+                out.append(rejectsFile.map { "rejected: … and \(more) more (all \(total) are in \($0))" }
+                    ?? "rejected: … and \(more) more (use --rejects FILE for all)")
+            }
+            return out
+        }
+    }
+    private let state = Mutex(State())
+
+    /// Rejects added so far.
+    var total: Int { state.withLock { $0.total } }
 
     func add(_ r: Reject) {
         let key = RejectReport.kind(r.reason)
-        lock.lock()
-        defer { lock.unlock() }
-        total += 1
-        var reasons = byFile[r.file, default: [:]]
-        if reasons[key] == nil && reasons.count >= 32 {
-            // a file with very many different reasons: count them under one
-            reasons["", default: Reason(first: r)].count += 1
-        } else {
-            var reason = reasons[key] ?? Reason(first: r)
-            reason.count += 1
-            if let (a, b) = RejectReport.leadingNumbers(RejectReport.value(r.reason)) {
-                reason.maxFirst = max(reason.maxFirst, a)
-                reason.maxSecond = max(reason.maxSecond, b)
-            }
-            reasons[key] = reason
-        }
-        byFile[r.file] = reasons
-        if listed[r.file] == nil { files.append(r.file) }
-        if listed[r.file, default: []].count < RejectReport.shown { listed[r.file, default: []].append(r) }
+        state.withLock { $0.add(r, key: key) }
     }
 
     /// The lines to print once the load is over; `rejectsFile` is where `--rejects` wrote them all.
     func lines(_ summary: LoadSummary, rejectsFile: String?) -> [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        var out: [String] = []
-        var summarized: [String: String] = [:]   // file -> reason kind told once
-        for f in summary.perFile where f.rejected > 0 {
-            guard let (key, reason) = byFile[f.path]?.max(by: { $0.value.count < $1.value.count }), !key.isEmpty,
-                  reason.count * 2 > f.rows, reason.count >= 10 else { continue }
-            summarized[f.path] = key
-            let of = f.rows == reason.count ? "all \(f.rows.formatted()) rows" : "\(reason.count.formatted()) of \(f.rows.formatted()) rows"
-            var line = "rejected: \(f.path): \(of) for the same reason, first at \(RejectReport.place(reason.first)): "
-                + reason.first.reason
-            if let hint = RejectReport.hint(reason) { line += "; " + hint }
-            out.append(line)
-        }
-        let rest = files.flatMap { (listed[$0] ?? []).sorted { $0.line < $1.line } }.filter { summarized[$0.file] != RejectReport.kind($0.reason) }
-        for r in rest.prefix(RejectReport.shown) { out.append("rejected: \(r)") }
-        let toldOnce = summarized.reduce(0) { n, e in n + (byFile[e.key]?[e.value]?.count ?? 0) }
-        let more = total - toldOnce - min(rest.count, RejectReport.shown)
-        if more > 0 {
-            out.append(rejectsFile.map { "rejected: … and \(more) more (all \(total) are in \($0))" }
-                ?? "rejected: … and \(more) more (use --rejects FILE for all)")
-        }
-        return out
+        state.withLock { $0.lines(summary, rejectsFile: rejectsFile) }
     }
 
     private static func place(_ r: Reject) -> String { r.isFeature ? "feature \(r.line)" : "line \(r.line)" }

@@ -3,6 +3,7 @@ import Foundation
 import QuakeFormat
 import QuakeStore
 import QuakeServer
+import Synchronization
 import QuakeSync
 
 struct ServeCommand: ParsableCommand {
@@ -111,8 +112,9 @@ extension ServeCommand {
 }
 
 /// The error that ended the server, handed from its task to the waiting main thread.
-private final class ServeOutcome: @unchecked Sendable {
-    // @unchecked: written once by the server task before it signals, read after the wait.
-    private(set) var error: (any Error)?
-    func set(_ e: any Error) { error = e }
+private final class ServeOutcome: Sendable {
+    /// Written once by the server task before it signals, read after the wait.
+    private let failure = Mutex<(any Error)?>(nil)
+    var error: (any Error)? { failure.withLock { $0 } }
+    func set(_ e: any Error) { failure.withLock { $0 = e } }
 }

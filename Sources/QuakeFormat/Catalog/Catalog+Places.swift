@@ -11,16 +11,16 @@ extension Catalog {
     /// entries: u32 locality ordinal (ascending within a partition), f64 least, f64 greatest
     ///          (both NaN when none of the locality's rows has a magnitude)
     /// ```
-    package struct Places: @unchecked Sendable {
+    package struct Places: Sendable {
         /// Every locality of the store, ascending by bytes.
         package let localities: ByteArena
         private let summarized: [Bool]
         private let offsets: [Int]
-        /// The entries, 20 bytes each, read where a partition's bound is asked for: a one-shot
-        /// query asks for a few hundred partitions' and would pay for parsing them all.
-        private let entries: UnsafeRawBufferPointer
-        /// Keeps `entries` mapped.
-        private let owner: AnyObject?
+        /// The catalog file: it keeps the entries mapped.
+        private let file: MappedFile
+        /// Where the entries lie in `file`, 20 bytes each, read where a partition's bound is asked
+        /// for: a one-shot query asks for a few hundred partitions' and would pay for parsing them all.
+        private let entries: Range<Int>
         /// What the catalog says of a partition's rows for a set of localities.
         package enum Bound: Equatable {
             /// The partition has no summary: it must be read.
@@ -61,12 +61,15 @@ extension Catalog {
 
         /// Entry `i`: locality ordinal, least and greatest magnitude.
         @inline(__always) private func entry(_ i: Int) -> (UInt32, Double, Double) {
-            // SAFETY: init checked that the entries hold 20 bytes for each of offsets' last count,
-            // and every i a bound reads lies below it.
-            let at = i * 20
-            let least = UInt64(littleEndian: entries.loadUnaligned(fromByteOffset: at + 4, as: UInt64.self))
-            let greatest = UInt64(littleEndian: entries.loadUnaligned(fromByteOffset: at + 12, as: UInt64.self))
-            return (UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at, as: UInt32.self)),
+            let at = entries.lowerBound + i * 20
+            // SAFETY: init checked that `entries` (inside the mapping `file` keeps alive) holds 20
+            // bytes for each of offsets' last count, and every i a bound reads lies below it;
+            // unaligned loads need no alignment.
+            assert(i >= 0 && at + 20 <= entries.upperBound && entries.upperBound <= file.bytes.count)
+            let bytes = file.bytes
+            let least = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at + 4, as: UInt64.self))
+            let greatest = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at + 12, as: UInt64.self))
+            return (UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)),
                     Double(bitPattern: least), Double(bitPattern: greatest))
         }
 
@@ -103,9 +106,13 @@ extension Catalog {
             return w.bytes
         }
 
-        /// Parses a section (already checksum-checked) of a catalog of `partitions` partitions;
-        /// `owner` keeps `b` mapped. The entries are checked where they are read.
-        init(_ b: UnsafeRawBufferPointer, partitions: Int, owner: AnyObject?) throws(QuakeError) {
+        /// Parses the section at `range` of the catalog `file` (already checksum-checked), of
+        /// `partitions` partitions. The entries are checked where they are read.
+        init(_ file: MappedFile, range: Range<Int>, partitions: Int) throws(QuakeError) {
+            precondition(range.lowerBound >= 0 && range.upperBound <= file.bytes.count)
+            // SAFETY: `range` lies inside the mapping (checked above), which `file` keeps alive
+            // for as long as this value.
+            let b = UnsafeRawBufferPointer(rebasing: file.bytes[range])
             var r = ByteReader(b)
             let l = Int(try r.u32())
             guard l <= b.count / 4 else { throw .corrupt("place section lists \(l) localities") }
@@ -113,6 +120,7 @@ extension Catalog {
             for _ in 0..<l {
                 let n = Int(try r.u32())
                 try r.need(n)
+                // SAFETY: need(n) checked that the n bytes lie inside `b`.
                 let next = UnsafeRawBufferPointer(rebasing: b[r.pos..<(r.pos + n)])
                 if arena.count > 0 {
                     let prev = arena.bytes[arena.range(arena.count - 1)]
@@ -137,8 +145,9 @@ extension Catalog {
             localities = arena
             summarized = flags.map { $0 == 1 }
             offsets = offs
-            entries = UnsafeRawBufferPointer(rebasing: b[r.pos...])
-            self.owner = owner
+            // the remaining bytes, total * 20 of them (checked above), to the section's end
+            entries = (range.lowerBound + r.pos)..<range.upperBound
+            self.file = file
         }
     }
 }

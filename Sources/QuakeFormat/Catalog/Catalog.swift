@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The store-level catalog: one file per snapshot, `partitions/catalog.g<generation>.qkc`, that
 /// answers magnitude counts over whole partitions without opening any of them.
@@ -23,7 +24,7 @@ import Foundation
 /// each is checked before its first use, and a row's counts must add up to the rows the manifest
 /// gives its partitions. Catalogs written before the place section (`QKCATLG1`) have neither
 /// its length nor its checksum, and give no ``places()``.
-package final class Catalog: @unchecked Sendable {
+package final class Catalog: Sendable {
     package static let magic: [UInt8] = Array("QKCATLG2".utf8)
     private static let magicV1: [UInt8] = Array("QKCATLG1".utf8)
     package static let fileExtension = "qkc"
@@ -40,11 +41,14 @@ package final class Catalog: @unchecked Sendable {
     private let file: MappedFile
     private let rowsOffset: Int
     private let rowChecksums: [UInt64]
-    private var checked: [Bool]
     private let placesRange: Range<Int>?
     private let placesChecksum: UInt64
-    private var parsedPlaces: Places?
-    private let lock = NSLock()
+    /// What first uses filled in: the rows whose checksum was checked, the parsed place section.
+    private struct State {
+        var checked: [Bool]
+        var parsedPlaces: Places?
+    }
+    private let state: Mutex<State>
 
     /// Maps the catalog at `path` and checks its header against `checksum` (from the manifest)
     /// and its partition list against `files`.
@@ -53,6 +57,8 @@ package final class Catalog: @unchecked Sendable {
         file = try MappedFile(path: path)
         let b = file.bytes
         func bad(_ why: String) -> QuakeError { .corrupt(path, why) }
+        // SAFETY: `b` is the whole mapping, which `file` keeps alive; the magic's 8 bytes are read
+        // only once b.count >= 16 holds (the && short-circuits), and ByteReader checks every read.
         guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == Catalog.magic[$0] || b[$0] == Catalog.magicV1[$0] }) else {
             throw bad("not a quakes catalog (bad magic)")
         }
@@ -72,6 +78,7 @@ package final class Catalog: @unchecked Sendable {
         } else {
             placesChecksum = 0
         }
+        // SAFETY: the reader's position never passes the end of `b`, the mapping `file` owns.
         guard Checksum.hash(UnsafeRawBufferPointer(rebasing: b[0..<r.pos])) == checksum else {
             throw bad("catalog checksum mismatch")
         }
@@ -92,7 +99,7 @@ package final class Catalog: @unchecked Sendable {
         partitions = p
         rowsOffset = r.pos
         rowChecksums = sums
-        checked = Array(repeating: false, count: p + 1)
+        state = Mutex(State(checked: Array(repeating: false, count: p + 1)))
     }
 
     /// Running counts before partition `i` (`0...partitions`): one per magnitude, then nulls.
@@ -101,15 +108,13 @@ package final class Catalog: @unchecked Sendable {
         guard i >= 0, i <= partitions else { throw .corrupt(path, "no row \(i)") }
         let width = (values.count + 1) * 8
         let start = rowsOffset + i * width
+        // SAFETY: init checked that the file ends with (partitions + 1) rows of `width` bytes from
+        // rowsOffset, and 0 <= i <= partitions; `file` keeps the mapping alive.
+        assert(start + width <= file.bytes.count)
         let bytes = UnsafeRawBufferPointer(rebasing: file.bytes[start..<(start + width)])
-        lock.lock()
-        let seen = checked[i]
-        lock.unlock()
-        if !seen {
+        if !state.withLock({ $0.checked[i] }) {
             guard Checksum.hash(bytes) == rowChecksums[i] else { throw .corrupt(path, "row \(i): checksum mismatch") }
-            lock.lock()
-            checked[i] = true
-            lock.unlock()
+            state.withLock { $0.checked[i] = true }
         }
         var r = ByteReader(bytes)
         return try r.raw(values.count + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
@@ -121,17 +126,13 @@ package final class Catalog: @unchecked Sendable {
     /// The place section, checked and parsed on first use; nil in a catalog without one.
     package func places() throws(QuakeError) -> Places? {
         guard let range = placesRange else { return nil }
-        lock.lock()
-        let cached = parsedPlaces
-        lock.unlock()
-        if let cached { return cached }
+        if let cached = state.withLock({ $0.parsedPlaces }) { return cached }
+        // SAFETY: init checked that the section lies inside the file; `file` keeps it mapped.
         let b = UnsafeRawBufferPointer(rebasing: file.bytes[range])
         guard Checksum.hash(b) == placesChecksum else { throw .corrupt(path, "place section: checksum mismatch") }
         let parsed: Places
-        do throws(QuakeError) { parsed = try Places(b, partitions: partitions, owner: file) } catch { throw error.at(path) }
-        lock.lock()
-        parsedPlaces = parsed
-        lock.unlock()
+        do throws(QuakeError) { parsed = try Places(file, range: range, partitions: partitions) } catch { throw error.at(path) }
+        state.withLock { $0.parsedPlaces = parsed }
         return parsed
     }
 
@@ -189,9 +190,11 @@ package final class Catalog: @unchecked Sendable {
         for i in 0...files.count {
             let start = body.bytes.count
             for c in rows[(i * width)..<((i + 1) * width)] { body.u64(c) }
+            // SAFETY: the closure reads only the slice's own bytes, within its span.
             w.u64(body.bytes[start...].withUnsafeBytes { Checksum.hash($0) })
         }
         w.u64(UInt64(section.count))
+        // SAFETY: as above, the closure reads only `section`'s bytes.
         w.u64(section.withUnsafeBytes { Checksum.hash($0) })
         let checksum = Checksum.hash(w.bytes)
         w.bytes.append(contentsOf: section)

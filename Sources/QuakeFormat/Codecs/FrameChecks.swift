@@ -1,30 +1,27 @@
-import Foundation
+import Synchronization
 
 /// The frames of one mapped file whose sums have been checked (``FrameTable/frame(_:)``): a
 /// warm query decodes a frame without hashing it again. Owned by the reader that maps the file,
 /// so a frame is known by its address for as long as the mapping lives.
-package final class FrameChecks: @unchecked Sendable {
+package final class FrameChecks: Sendable {
     /// Checked frames by address, each with its length, in a table of fixed types: a one-shot
     /// query would pay a scan of every protocol conformance in the binary to instantiate a
     /// dictionary or set of a type it had not used before.
-    private var seen = IntTable()
-    private let lock = NSLock()
+    private let seen = Mutex(IntTable())
 
     package init() {}
 
     /// Whether frame `p` was checked before.
     func contains(_ p: UnsafeRawBufferPointer) -> Bool {
-        let address = Int(bitPattern: p.baseAddress)
-        lock.lock()
-        defer { lock.unlock() }
-        return seen.value(UInt64(UInt(bitPattern: address))) == p.count
+        // SAFETY: only the address is kept, as a number; the memory is never read through it.
+        let address = UInt64(UInt(bitPattern: p.baseAddress)), count = p.count
+        return seen.withLock { $0.value(address) == count }
     }
 
     /// Notes frame `p` as checked.
     func insert(_ p: UnsafeRawBufferPointer) {
-        let address = Int(bitPattern: p.baseAddress)
-        lock.lock()
-        seen.set(UInt64(UInt(bitPattern: address)), p.count)
-        lock.unlock()
+        // SAFETY: as in contains: only the address, as a number.
+        let address = UInt64(UInt(bitPattern: p.baseAddress)), count = p.count
+        seen.withLock { $0.set(address, count) }
     }
 }

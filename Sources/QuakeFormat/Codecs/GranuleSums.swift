@@ -22,6 +22,8 @@ package enum GranuleSums {
     static func write(body: [UInt8], count: Int, into w: inout ByteWriter) {
         let n = granules(count)
         w.u32(UInt32(n))
+        // SAFETY: `raw` is `body`'s own storage for the closure's span; Body.init checks every
+        // miniblock's run against it, so each packedRange lies inside `b.data`.
         body.withUnsafeBytes { raw in
             // the encoder's own body parses; a failure would be a bug, and the sums then fail too
             guard let b = try? FrameOfReference.Body(raw, count: count) else {
@@ -41,10 +43,17 @@ package enum GranuleSums {
         guard n == granules(count) else { throw .corrupt("granule sums list \(n) granules for \(count) rows") }
         try r.need(8 * n)
         defer { r.pos += 8 * n }
+        // SAFETY: need(8 * n) checked that the bytes lie inside the reader's buffer (the mapped
+        // chunk), whose owner outlives the table made from them.
+        assert(r.pos + 8 * n <= r.bytes.count)
         return UnsafeRawBufferPointer(rebasing: r.bytes[r.pos..<(r.pos + 8 * n)])
     }
 
     /// A chunk's table and the body it sums, with offsets into the chunk.
+    // @unchecked: a view, all `let`, of a chunk's bytes that nothing writes. The ``PartitionReader``
+    // that keeps tables keeps them beside its own ``MappedFile``, whose read-only mapping outlives
+    // them; any other maker (a codec's `covered`, a test) uses one only while it holds the bytes.
+    // Threads only read it (the granule checks of one reader run on several scan threads).
     package struct Table: @unchecked Sendable {
         let sums: UnsafeRawBufferPointer
         let body: FrameOfReference.Body
@@ -68,6 +77,7 @@ package enum GranuleSums {
             guard g >= 0, g < granules else { return false }
             // SAFETY: read checked that sums holds 8 bytes per granule, and g is one; Body.init
             // checked every miniblock's run against data, so packedRange lies inside it.
+            assert(8 * g + 8 <= sums.count)
             let want = UInt64(littleEndian: sums.loadUnaligned(fromByteOffset: 8 * g, as: UInt64.self))
             return Checksum.wide(UnsafeRawBufferPointer(rebasing: body.data[body.packedRange(granule: g)])) == want
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The sections of a transaction being built, kept on disk instead of in memory: a load of
 /// 100 M new events produces half a gigabyte of id lists, so each partition's section is
@@ -7,14 +8,17 @@ import Foundation
 /// copies the bodies into the transaction file in partition order, one section at a time.
 ///
 /// Appending is safe from several threads.
-package final class HistoryStaging: @unchecked Sendable {
+package final class HistoryStaging: Sendable {
     package let path: String
     private let fd: Int32
-    private let lock = NSLock()
     /// Per staged section: the partition ordinal it belongs to, its entry, and where its
-    /// body lies in the scratch file (`offset` is the scratch offset until written).
-    private var staged: [(ordinal: Int, section: HistoryFile.Section)] = []
-    private var size = 0
+    /// body lies in the scratch file (`offset` is the scratch offset until written); and the
+    /// scratch file's size.
+    private struct State {
+        var staged: [(ordinal: Int, section: HistoryFile.Section)] = []
+        var size = 0
+    }
+    private let state = Mutex(State())
 
     package init(path: String) throws(QuakeError) {
         self.path = path
@@ -25,31 +29,28 @@ package final class HistoryStaging: @unchecked Sendable {
 
     /// Stages partition `ordinal`'s encoded changes.
     package func append(ordinal: Int, _ c: EncodedChanges) throws(QuakeError) {
-        lock.lock()
-        defer { lock.unlock() }
-        try FileIO.pwriteAll(fd, c.body, at: size, path: path)
-        var s = c.section
-        s.offset = size
-        staged.append((ordinal, s))
-        size += c.body.count
+        // the write stays under the lock: each body goes at the size the one before left
+        try state.withLock { (s) throws(QuakeError) in
+            try FileIO.pwriteAll(fd, c.body, at: s.size, path: path)
+            var section = c.section
+            section.offset = s.size
+            s.staged.append((ordinal, section))
+            s.size += c.body.count
+        }
     }
 
     /// Drops the sections staged for partition `ordinal` (their bytes stay in the scratch file,
     /// unreferenced): a partition staged early whose rows the merge then writes again.
     package func discard(ordinal: Int) {
-        lock.lock()
-        staged.removeAll { $0.ordinal == ordinal }
-        lock.unlock()
+        state.withLock { $0.staged.removeAll { $0.ordinal == ordinal } }
     }
 
     /// Number of sections staged.
-    package var count: Int { lock.lock(); defer { lock.unlock() }; return staged.count }
+    package var count: Int { state.withLock { $0.staged.count } }
 
     /// The staged sections in partition order, each with its scratch offset.
     package var sections: [HistoryFile.Section] {
-        lock.lock()
-        defer { lock.unlock() }
-        return staged.sorted { $0.ordinal < $1.ordinal }.map(\.section)
+        state.withLock { s in s.staged.sorted { $0.ordinal < $1.ordinal }.map(\.section) }
     }
 
     /// The body of a section returned by ``sections``.

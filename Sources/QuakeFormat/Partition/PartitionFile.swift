@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 /// Format v2 keeps a whole partition in one file, `partitions/<key>.g<generation>.qkp`:
 ///
 /// ```
@@ -176,8 +177,11 @@ package enum PartitionFile {
             let rows = (k * blockRows)..<Swift.min(batch.count, (k + 1) * blockRows)
             let start = out.count
             let (codec, stats) = encodeChunk(c, batch, rows: rows, into: &out)
+            // SAFETY: `b` is `out`'s storage for the closure's span; `start` <= out.count (the
+            // chunk was just appended), and `covered` is at most the chunk's length.
             let sum = out.withUnsafeBytes { b in
                 let chunk = UnsafeRawBufferPointer(rebasing: b[start...])
+                assert(codec.covered(chunk, count: rows.count) <= chunk.count)
                 return Checksum.wide(UnsafeRawBufferPointer(rebasing: chunk[..<codec.covered(chunk, count: rows.count)]))
             }
             list.append(ChunkInfo(codec: codec, offset: start, length: out.count - start, rows: rows.count,
@@ -187,13 +191,12 @@ package enum PartitionFile {
     }
 
     /// Values made on several threads, one slot each, read once all are done.
-    private final class Slots<T>: @unchecked Sendable {
-        private let lock = NSLock()
-        private var values: [T?]
-        init(_ n: Int) { values = Array(repeating: nil, count: n) }
+    private final class Slots<T: Sendable>: Sendable {
+        private let values: Mutex<[T?]>
+        init(_ n: Int) { values = Mutex(Array(repeating: nil, count: n)) }
         subscript(k: Int) -> T? {
-            get { lock.lock(); defer { lock.unlock() }; return values[k] }
-            set { lock.lock(); values[k] = newValue; lock.unlock() }
+            get { values.withLock { $0[k] } }
+            set { values.withLock { $0[k] = newValue } }
         }
     }
 
@@ -205,7 +208,10 @@ package enum PartitionFile {
         codes.reserveCapacity(batch.count)
         for info in chunks {
             guard info.codec == .placeCodes else { return nil }
+            // SAFETY: `info` describes a chunk encodeColumn appended to `out`, so its byte range lies
+            // inside `out`, whose storage `b` is for the closure's span.
             let parsed = out.withUnsafeBytes { (b) -> [UInt32]? in
+                assert(info.offset >= 0 && info.offset + info.length <= b.count)
                 let p = UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)])
                 return try? PlaceCodesCodec.parse(p, count: info.rows, dictionary: false).codes(0..<info.rows)
             }
@@ -224,7 +230,9 @@ package enum PartitionFile {
             var codes: [UInt32] = []
             for info in chunks[c.rawValue] {
                 guard info.codec == .dictionary else { return nil }
+                // SAFETY: as in placeIndex: each chunk's range lies inside `out` (storage `b`).
                 let v = out.withUnsafeBytes { (b) -> ColumnVector? in
+                    assert(info.offset >= 0 && info.offset + info.length <= b.count)
                     let p = UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)])
                     return try? DictionaryCodec.decode(p, count: info.rows, rows: 0..<info.rows, as: .stored)
                 }
@@ -280,6 +288,8 @@ package enum PartitionFile {
         /// sums, over the bytes its codec says the directory covers (frames check themselves).
         package func checksum(chunk p: UnsafeRawBufferPointer, _ info: ChunkInfo) -> UInt64 {
             guard wideChecksums else { return Checksum.hash(p) }
+            // SAFETY: `covered` is at most the chunk's length, so the prefix lies inside `p`.
+            assert(info.codec.covered(p, count: info.rows) <= p.count)
             return Checksum.wide(UnsafeRawBufferPointer(rebasing: p[..<info.codec.covered(p, count: info.rows)]))
         }
     }
@@ -300,6 +310,8 @@ package enum PartitionFile {
     /// Reads and checks the footer and directory of a mapped partition file.
     package static func directory(_ b: UnsafeRawBufferPointer, path: String, rows expected: Int) throws(QuakeError) -> Directory {
         guard b.count >= footerSize else { throw .corrupt(path, "too short for a partition file") }
+        // SAFETY: footerSize >= 8 bytes lie inside `b` (checked above); the caller keeps `b` mapped.
+        assert(footerSize >= 8)
         let footerMagic = Array(b[(b.count - 8)...])
         guard [magic, magicBeforeGranuleSums, magicBeforeSplit].contains(footerMagic) else {
             throw .corrupt(path, "bad footer magic (not a v2 partition file)")
@@ -309,6 +321,7 @@ package enum PartitionFile {
         guard off <= UInt64(b.count - footerSize), len == UInt64(b.count - footerSize) - off else {
             throw .corrupt(path, "directory offset \(off) and length \(len) do not fit the file")
         }
+        // SAFETY: off <= b.count - footerSize (checked above), so the directory lies inside `b`.
         let dir = UnsafeRawBufferPointer(rebasing: b[Int(off)..<(b.count - footerSize)])
         guard Checksum.hash(dir) == sum else { throw .corrupt(path, "directory checksum mismatch") }
         do {

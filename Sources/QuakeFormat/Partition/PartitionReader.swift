@@ -1,35 +1,39 @@
 import Foundation
+import Synchronization
 
 /// Read access to one v2 partition file: mapped on first use, its directory parsed and checked
 /// once, each chunk's checksum checked before its first decode.
-package final class PartitionReader: @unchecked Sendable {
+package final class PartitionReader: Sendable {
     package let entry: PartitionEntry
     package let path: String
-    private var mapped: MappedFile?
-    private var dir: PartitionFile.Directory?
-    /// Per column and block, whether the chunk's checksum was checked.
-    private var checked: [Bool] = []
-    /// Per column and block, once its head is checked: the chunk's granule sums (nil for chunks
-    /// without them, which the directory's checksum covers whole), and which granules were checked.
-    private var granuleSums: [GranuleSums.Table?] = []
-    private var granulesChecked: [[Bool]] = []
-    private var granulesLeft: [Int] = []
-    /// Per-chunk results derived from a place chunk's dictionary (a search needle's verdict
-    /// per locality code), so that granules of one chunk share them; bounded.
-    /// Place tables by block and key: keys by hash in a table of fixed types (a one-shot query pays
-    /// for each new hashed type it instantiates), tables beside them.
-    private var placeTableIndex = IntTable()
-    private var placeTableKeys: [String] = []
-    private var placeTables: [[Bool]] = []
-    /// Sampled selectivity estimates by caller's key (a block and a range term), scaled to
-    /// integers, so that a block's granules share one estimate; bounded.
-    private var estimates = IntTable()
-    /// The place index, once read (nil inside when the file has none).
-    private var place: PlaceIndex??
-    /// The unit aggregate lists read, by list (nil inside when the file has none).
-    private var aggregates: [Int: UnitAggregates?] = [:]
-    /// Guards the lazily filled state: a partition may be read by both scan threads.
-    private let lock = NSLock()
+    /// The lazily filled state: a partition may be read by both scan threads.
+    private struct State {
+        /// The mapped file: it keeps every chunk pointer this reader hands out valid.
+        var mapped: MappedFile?
+        var dir: PartitionFile.Directory?
+        /// Per column and block, whether the chunk's checksum was checked.
+        var checked: [Bool] = []
+        /// Per column and block, once its head is checked: the chunk's granule sums (nil for chunks
+        /// without them, which the directory's checksum covers whole), and which granules were checked.
+        var granuleSums: [GranuleSums.Table?] = []
+        var granulesChecked: [[Bool]] = []
+        var granulesLeft: [Int] = []
+        /// Per-chunk results derived from a place chunk's dictionary (a search needle's verdict
+        /// per locality code), so that granules of one chunk share them; bounded.
+        /// Place tables by block and key: keys by hash in a table of fixed types (a one-shot query pays
+        /// for each new hashed type it instantiates), tables beside them.
+        var placeTableIndex = IntTable()
+        var placeTableKeys: [String] = []
+        var placeTables: [[Bool]] = []
+        /// Sampled selectivity estimates by caller's key (a block and a range term), scaled to
+        /// integers, so that a block's granules share one estimate; bounded.
+        var estimates = IntTable()
+        /// The place index, once read (nil inside when the file has none).
+        var place: PlaceIndex??
+        /// The unit aggregate lists read, by list (nil inside when the file has none).
+        var aggregates: [Int: UnitAggregates?] = [:]
+    }
+    private let state = Mutex(State())
     /// Frames of framed chunks whose own sums were checked.
     private let frameChecks = FrameChecks()
 
@@ -40,30 +44,41 @@ package final class PartitionReader: @unchecked Sendable {
 
     /// The checked directory (chunks, zone maps, granules).
     package func directory() throws(QuakeError) -> PartitionFile.Directory {
-        lock.lock()
-        defer { lock.unlock() }
-        if let dir { return dir }
-        let f = try MappedFile(path: path)
-        let d = try PartitionFile.directory(f.bytes, path: path, rows: entry.rows)
-        mapped = f
-        dir = d
-        checked = Array(repeating: false, count: Column.count * d.blockSizes.count)
-        granuleSums = Array(repeating: nil, count: checked.count)
-        granulesChecked = Array(repeating: [], count: checked.count)
-        granulesLeft = Array(repeating: 0, count: checked.count)
-        return d
+        // the first use maps and parses under the lock, so a file is mapped once
+        try state.withLock { (s) throws(QuakeError) -> PartitionFile.Directory in
+            if let dir = s.dir { return dir }
+            let f = try MappedFile(path: path)
+            let d = try PartitionFile.directory(f.bytes, path: path, rows: entry.rows)
+            s.mapped = f
+            s.dir = d
+            let n = Column.count * d.blockSizes.count
+            s.checked = Array(repeating: false, count: n)
+            s.granuleSums = Array(repeating: nil, count: n)
+            s.granulesChecked = Array(repeating: [], count: n)
+            s.granulesLeft = Array(repeating: 0, count: n)
+            return d
+        }
+    }
+
+    /// The mapping's bytes, or none before ``directory()`` mapped them, with the file that keeps
+    /// them mapped (the reader holds it from then on).
+    private func mappedBytes() -> (UnsafeRawBufferPointer, MappedFile?) {
+        let f = state.withLock { $0.mapped }
+        // SAFETY: the bytes stay mapped while `f` (returned beside them) or this reader lives.
+        return (f?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0), f)
     }
 
     /// The place index, checksum-checked and parsed on first use; nil for files without one.
     package func placeIndex() throws(QuakeError) -> PlaceIndex? {
         let d = try directory()
-        lock.lock()
-        let cached = place
-        let bytes = mapped?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
-        lock.unlock()
+        let (cached, file) = state.withLock { ($0.place, $0.mapped) }
         if let cached { return cached }
+        let bytes = file?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
         var idx: PlaceIndex?
         if let reg = d.placeIndex {
+            // SAFETY: the directory's checks put every region inside the mapped file, which `file`
+            // (and this reader) keeps mapped while `p` is read.
+            assert(reg.offset >= 0 && reg.offset + reg.length <= bytes.count)
             let p = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
             guard d.checksum(p) == reg.checksum else { throw .corrupt(path, "place index: checksum mismatch") }
             do {
@@ -72,25 +87,20 @@ package final class PartitionReader: @unchecked Sendable {
                 throw .corrupt(path, "\(error.description.replacingPrefix("corrupt store: "))")
             }
         }
-        lock.lock()
-        place = .some(idx)
-        lock.unlock()
+        state.withLock { $0.place = .some(idx) }
         return idx
     }
 
     /// The estimate kept under `key`, or `compute`'s (a share of rows, `0...1`), then kept.
     /// Estimates only order kernels: a key two terms share costs time, never an answer.
     package func estimate(_ key: UInt64, _ compute: () -> Double) -> Double {
-        lock.lock()
-        let hit = estimates.value(key)
-        lock.unlock()
-        if let hit { return Double(hit) / 1e9 }
+        if let hit = state.withLock({ $0.estimates.value(key) }) { return Double(hit) / 1e9 }
         let d = compute()
         let kept = Int((Swift.min(Swift.max(d.isNaN ? 1 : d, 0), 1) * 1e9).rounded())
-        lock.lock()
-        if estimates.count >= 4096 { estimates = IntTable() }
-        estimates.set(key, kept)
-        lock.unlock()
+        state.withLock { s in
+            if s.estimates.count >= 4096 { s.estimates = IntTable() }
+            s.estimates.set(key, kept)
+        }
         return d
     }
 
@@ -100,14 +110,14 @@ package final class PartitionReader: @unchecked Sendable {
     package func unitAggregates(group: Int?) throws(QuakeError) -> UnitAggregates? {
         let d = try directory()
         let key = group ?? -1
-        lock.lock()
-        let cached = aggregates[key]
-        let verified = !aggregates.isEmpty
-        let bytes = mapped?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
-        lock.unlock()
+        let (cached, verified, file) = state.withLock { ($0.aggregates[key], !$0.aggregates.isEmpty, $0.mapped) }
         if let cached { return cached }
+        let bytes = file?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
         var parsed: UnitAggregates?
         if let reg = d.aggregates {
+            // SAFETY: the directory's checks put every region inside the mapped file, which `file`
+            // (and this reader) keeps mapped while `p` is read.
+            assert(reg.offset >= 0 && reg.offset + reg.length <= bytes.count)
             let p = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
             guard verified || d.checksum(p) == reg.checksum else {
                 throw .corrupt(path, "unit aggregates: checksum mismatch")
@@ -118,9 +128,7 @@ package final class PartitionReader: @unchecked Sendable {
                 throw .corrupt(path, "\(error.description.replacingPrefix("corrupt store: "))")
             }
         }
-        lock.lock()
-        aggregates[key] = .some(parsed)
-        lock.unlock()
+        state.withLock { $0.aggregates[key] = .some(parsed) }
         return parsed
     }
 
@@ -128,20 +136,20 @@ package final class PartitionReader: @unchecked Sendable {
     package func unitAggregateBytes() throws(QuakeError) -> [UInt8]? {
         let d = try directory()
         guard let reg = d.aggregates else { return nil }
-        lock.lock()
-        let bytes = mapped?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
-        lock.unlock()
-        return Array(bytes[reg.offset..<(reg.offset + reg.length)])
+        let (bytes, file) = mappedBytes()
+        // SAFETY: the region lies inside the mapping (directory checks), kept by `file` for the copy.
+        assert(reg.offset >= 0 && reg.offset + reg.length <= bytes.count)
+        return withExtendedLifetime(file) { Array(bytes[reg.offset..<(reg.offset + reg.length)]) }
     }
 
     /// The bytes of the place index region (for `verify`); nil for files without one.
     package func placeIndexBytes() throws(QuakeError) -> [UInt8]? {
         let d = try directory()
         guard let reg = d.placeIndex else { return nil }
-        lock.lock()
-        let bytes = mapped?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
-        lock.unlock()
-        return Array(bytes[reg.offset..<(reg.offset + reg.length)])
+        let (bytes, file) = mappedBytes()
+        // SAFETY: the region lies inside the mapping (directory checks), kept by `file` for the copy.
+        assert(reg.offset >= 0 && reg.offset + reg.length <= bytes.count)
+        return withExtendedLifetime(file) { Array(bytes[reg.offset..<(reg.offset + reg.length)]) }
     }
 
     /// The zone maps of column `c`, one per block.
@@ -166,10 +174,12 @@ package final class PartitionReader: @unchecked Sendable {
         guard k >= 0, k < d.blockSizes.count else { throw .corrupt(path, "no block \(k)") }
         let info = d.chunks[c.rawValue][k]
         let at = c.rawValue * d.blockSizes.count + k
-        lock.lock()
-        let bytes = mapped?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
-        let seen = checked[at]
-        lock.unlock()
+        let (file, seen) = state.withLock { ($0.mapped, $0.checked[at]) }
+        let bytes = file?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        // SAFETY: the directory's checks put every chunk inside the file's data area; the mapping
+        // stays in `state.mapped` for the reader's life, so `p` stays valid while the reader lives
+        // (its callers hold the reader while they decode).
+        assert(info.offset >= 0 && info.offset + info.length <= bytes.count)
         let p = UnsafeRawBufferPointer(rebasing: bytes[info.offset..<(info.offset + info.length)])
         if !seen {
             guard d.checksum(chunk: p, info) == info.checksum else {
@@ -180,14 +190,14 @@ package final class PartitionReader: @unchecked Sendable {
             do { table = d.wideChecksums ? try info.codec.granuleSums(p, count: info.rows) : nil } catch {
                 throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
             }
-            lock.lock()
-            if !checked[at] {
-                granuleSums[at] = table
-                granulesChecked[at] = Array(repeating: false, count: table?.granules ?? 0)
-                granulesLeft[at] = table?.granules ?? 0
-                checked[at] = true
+            state.withLock { s in
+                if !s.checked[at] {
+                    s.granuleSums[at] = table
+                    s.granulesChecked[at] = Array(repeating: false, count: table?.granules ?? 0)
+                    s.granulesLeft[at] = table?.granules ?? 0
+                    s.checked[at] = true
+                }
             }
-            lock.unlock()
         }
         try checkGranules(at, reach, c, k, rows: info.rows)
         return (p, info)
@@ -196,39 +206,39 @@ package final class PartitionReader: @unchecked Sendable {
     /// Checks the granules of chunk `at` that `reach` touches and were not checked yet. A warm
     /// read finds them all checked under one lock, and allocates nothing.
     private func checkGranules(_ at: Int, _ reach: Reach, _ c: Column, _ k: Int, rows: Int) throws(QuakeError) {
-        var pending: [Int] = []
-        lock.lock()
-        guard let table = granuleSums[at], granulesLeft[at] > 0 else {
-            lock.unlock()
-            return
-        }
-        let n = table.granules
-        switch reach {
-        case .all:
-            for g in 0..<n where !granulesChecked[at][g] { pending.append(g) }
-        case .rows(let r):
-            for g in GranuleSums.Table.granules(of: r.clamped(to: 0..<rows)) where g < n && !granulesChecked[at][g] {
-                pending.append(g)
+        let found = state.withLock { s -> (GranuleSums.Table, [Int])? in
+            guard let table = s.granuleSums[at], s.granulesLeft[at] > 0 else { return nil }
+            var pending: [Int] = []
+            let n = table.granules
+            switch reach {
+            case .all:
+                for g in 0..<n where !s.granulesChecked[at][g] { pending.append(g) }
+            case .rows(let r):
+                for g in GranuleSums.Table.granules(of: r.clamped(to: 0..<rows)) where g < n && !s.granulesChecked[at][g] {
+                    pending.append(g)
+                }
+            case .among(let list):
+                var last = -1
+                for r in list {
+                    let g = Int(r) / GranuleIndex.granuleRows
+                    if g != last, g < n, !s.granulesChecked[at][g] { pending.append(g) }
+                    last = g
+                }
             }
-        case .among(let list):
-            var last = -1
-            for r in list {
-                let g = Int(r) / GranuleIndex.granuleRows
-                if g != last, g < n, !granulesChecked[at][g] { pending.append(g) }
-                last = g
-            }
+            return (table, pending)
         }
-        lock.unlock()
-        if pending.isEmpty { return }
+        guard let (table, pending) = found, !pending.isEmpty else { return }
+        // the sums are checked outside the lock, as before; the table's memory is the mapping
+        // this reader keeps
         for g in pending where !table.check(g) {
             throw .corrupt(path, "granule \(g): checksum mismatch", position: .block(column: c.name, index: k))
         }
-        lock.lock()
-        for g in pending where !granulesChecked[at][g] {
-            granulesChecked[at][g] = true
-            granulesLeft[at] -= 1
+        state.withLock { s in
+            for g in pending where !s.granulesChecked[at][g] {
+                s.granulesChecked[at][g] = true
+                s.granulesLeft[at] -= 1
+            }
         }
-        lock.unlock()
     }
 
     /// Decodes rows `rows` (all rows when nil) of block `k` of column `c`.
@@ -314,24 +324,22 @@ package final class PartitionReader: @unchecked Sendable {
         guard k >= 0, k < d.blockSizes.count, d.chunks[Column.place.rawValue][k].codec == .placeCodes else { return nil }
         let full = "\(k)|" + key
         let h = Manifest.nameHash(full)
-        lock.lock()
-        let hit = placeTableIndex.first(h) { placeTableKeys[$0] == full }.map { placeTables[$0] }
-        lock.unlock()
+        let hit = state.withLock { s in s.placeTableIndex.first(h) { s.placeTableKeys[$0] == full }.map { s.placeTables[$0] } }
         if let hit { return hit }
         let (dict, _) = try placeCodes(block: k, rows: 0..<0)
         let t = build(dict)
-        lock.lock()
-        if placeTables.count >= 256 {
-            placeTableIndex = IntTable()
-            placeTableKeys.removeAll()
-            placeTables.removeAll()
+        state.withLock { s in
+            if s.placeTables.count >= 256 {
+                s.placeTableIndex = IntTable()
+                s.placeTableKeys.removeAll()
+                s.placeTables.removeAll()
+            }
+            if s.placeTableIndex.first(h, where: { s.placeTableKeys[$0] == full }) == nil {
+                s.placeTableIndex.add(h, s.placeTables.count)
+                s.placeTableKeys.append(full)
+                s.placeTables.append(t)
+            }
         }
-        if placeTableIndex.first(h, where: { placeTableKeys[$0] == full }) == nil {
-            placeTableIndex.add(h, placeTables.count)
-            placeTableKeys.append(full)
-            placeTables.append(t)
-        }
-        lock.unlock()
         return t
     }
 

@@ -4,14 +4,15 @@ import QuakeStore
 import QuakeInterchange
 
 /// One timed operation of a benchmark suite.
-package struct BenchCase: @unchecked Sendable {
+package struct BenchCase: Sendable {
     package let name: String
     /// Runs the operation once; returns the number of rows it produced.
-    package let run: () throws -> Int
+    package let run: @Sendable () throws -> Int
     /// Rows and on-disk bytes the operation had to consider (for rows/s and MB/s).
-    package let workload: () throws -> (rows: Int, bytes: Int)
+    package let workload: @Sendable () throws -> (rows: Int, bytes: Int)
 
-    package init(name: String, run: @escaping () throws -> Int, workload: @escaping () throws -> (rows: Int, bytes: Int)) {
+    package init(name: String, run: @escaping @Sendable () throws -> Int,
+                 workload: @escaping @Sendable () throws -> (rows: Int, bytes: Int)) {
         self.name = name
         self.run = run
         self.workload = workload

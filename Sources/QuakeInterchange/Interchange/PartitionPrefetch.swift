@@ -1,16 +1,23 @@
 import Foundation
 import QuakeFormat
 import QuakeStore
+import Synchronization
 
 /// Reads partitions one ahead of their consumer: `take(k)` returns partition k's rows and
 /// starts reading partition k + 1 on another thread, so decoding overlaps encoding while at
 /// most two partitions are in memory.
-package final class PartitionPrefetch: @unchecked Sendable {
+///
+/// Each partition started gets a semaphore, signalled once by its reading thread after it left
+/// the result in the `Mutex`; the consumer (a plain thread) blocks on it in ``take(_:)``.
+package final class PartitionPrefetch: Sendable {
     private let count: Int
     private let read: @Sendable (Int) throws -> RowBatch
-    private let lock = NSCondition()
-    private var ready: [Int: Result<RowBatch, any Error>] = [:]
-    private var started = Set<Int>()
+    private struct State {
+        var ready: [Int: Result<RowBatch, any Error>] = [:]
+        /// Per partition started, signalled once its result is in `ready`.
+        var started: [Int: DispatchSemaphore] = [:]
+    }
+    private let state = Mutex(State())
 
     package init(count: Int, read: @escaping @Sendable (Int) throws -> RowBatch) {
         self.count = count
@@ -19,16 +26,17 @@ package final class PartitionPrefetch: @unchecked Sendable {
 
     private func start(_ k: Int) {
         guard k < count else { return }
-        lock.lock()
-        let fresh = started.insert(k).inserted
-        lock.unlock()
+        let done = DispatchSemaphore(value: 0)
+        let fresh = state.withLock { s in
+            if s.started[k] != nil { return false }
+            s.started[k] = done
+            return true
+        }
         guard fresh else { return }
         Thread.detachNewThread { [self] in
             let r = Result { try read(k) }
-            lock.lock()
-            ready[k] = r
-            lock.broadcast()
-            lock.unlock()
+            state.withLock { $0.ready[k] = r }
+            done.signal()
         }
     }
 
@@ -36,11 +44,10 @@ package final class PartitionPrefetch: @unchecked Sendable {
     package func take(_ k: Int) throws -> RowBatch {
         start(k)
         start(k + 1)
-        lock.lock()
-        while ready[k] == nil { lock.wait() }
-        let r = ready.removeValue(forKey: k)
-        lock.unlock()
-        guard let r else { return RowBatch() }
+        // a partition past the end was never started: there is nothing to wait for
+        guard let done = state.withLock({ $0.started[k] }) else { return RowBatch() }
+        done.wait()
+        guard let r = state.withLock({ $0.ready.removeValue(forKey: k) }) else { return RowBatch() }
         return try r.get()
     }
 }

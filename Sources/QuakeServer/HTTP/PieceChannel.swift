@@ -8,8 +8,11 @@ import Synchronization
 /// The first message is the head (the row count, known before any row is written); then come
 /// body pieces, then the end. When the client goes away the consumer calls ``cancel()``: the
 /// producer's next ``push(_:)`` throws ``Cancelled`` and the scan stops.
-// @unchecked: every stored property is read and written only under `condition`'s lock.
-package final class PieceChannel: @unchecked Sendable {
+///
+/// The state is in a `Mutex`. The producer is a plain thread and blocks on a semaphore while the
+/// queue is full (registered under the lock first, and signalled once per registration cleared);
+/// the async consumer parks a continuation instead.
+package final class PieceChannel: Sendable {
     /// Thrown by ``push(_:)`` once the consumer has gone away.
     package struct Cancelled: Error {}
 
@@ -18,56 +21,69 @@ package final class PieceChannel: @unchecked Sendable {
         case piece([UInt8])
     }
 
-    private let condition = NSCondition()
+    private struct State {
+        var queue: [Message] = []
+        var ended = false
+        var failure: (any Error)?
+        var cancelled = false
+        var waiter: CheckedContinuation<Void, Never>?
+        /// Producers registered to wait for room in the queue.
+        var producersWaiting = 0
+    }
+    private let state = Mutex(State())
+    /// Signalled once per producer taken off `producersWaiting`.
+    private let room = DispatchSemaphore(value: 0)
     private let depth: Int
-    private var queue: [Message] = []
-    private var ended = false
-    private var failure: (any Error)?
-    private var cancelled = false
-    private var waiter: CheckedContinuation<Void, Never>?
 
     /// Whether the consumer has gone away.
-    package var isCancelled: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return cancelled
-    }
+    package var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     package init(depth: Int = 4) { self.depth = max(1, depth) }
 
     /// Producer: queues a message, waiting while the queue is full.
     package func push(_ m: Message) throws(Cancelled) {
-        condition.lock()
-        while queue.count >= depth && !cancelled { condition.wait() }
-        if cancelled {
-            condition.unlock()
-            throw Cancelled()
+        while true {
+            enum Step { case cancelled, queued(CheckedContinuation<Void, Never>?), wait }
+            let step = state.withLock { s -> Step in
+                if s.cancelled { return .cancelled }
+                guard s.queue.count < depth else {
+                    s.producersWaiting += 1
+                    return .wait
+                }
+                s.queue.append(m)
+                defer { s.waiter = nil }
+                return .queued(s.waiter)
+            }
+            switch step {
+            case .cancelled: throw Cancelled()
+            case .queued(let w):
+                w?.resume()
+                return
+            case .wait: room.wait()
+            }
         }
-        queue.append(m)
-        let w = waiter
-        waiter = nil
-        condition.unlock()
-        w?.resume()
     }
 
     /// Producer: the end of the output, or the error that cut it short.
     package func finish(_ error: (any Error)? = nil) {
-        condition.lock()
-        ended = true
-        failure = error
-        let w = waiter
-        waiter = nil
-        condition.unlock()
+        let w = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.ended = true
+            s.failure = error
+            defer { s.waiter = nil }
+            return s.waiter
+        }
         w?.resume()
     }
 
     /// Consumer: no more messages are wanted; a waiting producer wakes and stops.
     package func cancel() {
-        condition.lock()
-        cancelled = true
-        queue.removeAll()
-        condition.broadcast()
-        condition.unlock()
+        let waiting = state.withLock { s -> Int in
+            s.cancelled = true
+            s.queue.removeAll()
+            defer { s.producersWaiting = 0 }
+            return s.producersWaiting
+        }
+        for _ in 0..<waiting { room.signal() }
     }
 
     /// Consumer: the next message, nil at the end.
@@ -87,27 +103,29 @@ package final class PieceChannel: @unchecked Sendable {
     private enum Take { case message(Message), end, failed(any Error), empty }
 
     private func take() -> Take {
-        condition.lock()
-        defer { condition.unlock() }
-        if !queue.isEmpty {
-            let m = queue.removeFirst()
-            condition.signal()
-            return .message(m)
+        let (t, wake) = state.withLock { s -> (Take, Bool) in
+            if !s.queue.isEmpty {
+                let m = s.queue.removeFirst()
+                // one slot freed: one waiting producer may go on
+                let wake = s.producersWaiting > 0
+                if wake { s.producersWaiting -= 1 }
+                return (.message(m), wake)
+            }
+            if s.ended { return (s.failure.map { .failed($0) } ?? .end, false) }
+            return (.empty, false)
         }
-        if ended { return failure.map { .failed($0) } ?? .end }
-        return .empty
+        if wake { room.signal() }
+        return t
     }
 
     /// Keeps `c` to be resumed by the next push or finish, or resumes it now if one came already.
     private func park(_ c: CheckedContinuation<Void, Never>) {
-        condition.lock()
-        if !queue.isEmpty || ended {
-            condition.unlock()
-            c.resume()
-            return
+        let now = state.withLock { s -> Bool in
+            if !s.queue.isEmpty || s.ended { return true }
+            s.waiter = c
+            return false
         }
-        waiter = c
-        condition.unlock()
+        if now { c.resume() }
     }
 
     /// Runs `produce` on a thread of its own (it blocks: a query, a file read, and waiting for the

@@ -1,19 +1,21 @@
 import Foundation
 import QuakeFormat
 import QuakeStore
+import Synchronization
 
 /// The store as the server reads it: one handle, moved to the newest committed snapshot when a
 /// request finds the manifest file changed (a `stat`, no read, when nothing changed).
 ///
 /// Every request takes one ``Snapshot`` and answers from it alone, so loads committing in other
 /// processes never mix two generations into one answer.
-// @unchecked: `identity` and `latest` are read and written only under `lock`; `store` is itself
-// Sendable and its manifest swap is locked inside it.
-package final class SnapshotSource: @unchecked Sendable {
+package final class SnapshotSource: Sendable {
     package let store: Store
-    private let lock = NSLock()
-    private var identity: [Int64]?
-    private var latest: Manifest
+    /// The manifest file's identity when `latest` was read, and that manifest.
+    private struct State {
+        var identity: [Int64]?
+        var latest: Manifest
+    }
+    private let state: Mutex<State>
 
     /// One generation of the store: the manifest every part of an answer reads.
     package struct Snapshot: Sendable {
@@ -24,8 +26,8 @@ package final class SnapshotSource: @unchecked Sendable {
 
     package init(store: Store) {
         self.store = store
-        identity = FileIO.identity(Store.manifestPath(store.path))
-        latest = store.manifest
+        let identity = FileIO.identity(Store.manifestPath(store.path))
+        state = Mutex(State(identity: identity, latest: store.manifest))
     }
 
     /// The newest committed snapshot.
@@ -33,13 +35,14 @@ package final class SnapshotSource: @unchecked Sendable {
     ///   snapshot stays in use for later requests.
     package func current() throws(QuakeError) -> Snapshot {
         let now = FileIO.identity(Store.manifestPath(store.path))
-        lock.lock()
-        defer { lock.unlock() }
-        if now != identity {
-            try store.refresh()
-            identity = now
-            latest = store.manifest
+        // the refresh stays under the lock, so that concurrent requests read the manifest once
+        return try state.withLock { (s) throws(QuakeError) -> Snapshot in
+            if now != s.identity {
+                try store.refresh()
+                s.identity = now
+                s.latest = store.manifest
+            }
+            return Snapshot(store: store, manifest: s.latest)
         }
-        return Snapshot(store: store, manifest: latest)
     }
 }

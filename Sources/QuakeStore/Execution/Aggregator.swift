@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import Synchronization
 
 /// Grouped aggregates over matching rows, without materializing rows: per block, group keys
 /// are computed into plain `Int64` arrays (time buckets, global category ids, bins) and
@@ -50,18 +51,23 @@ package final class Aggregator {
     }
 
     /// Global ids for group values seen in block dictionaries (0 is null).
-    package final class Names: @unchecked Sendable {
-        private let lock = NSLock()
-        private var ids: [String: Int64] = [:]
-        package private(set) var list: [String] = [""]
-        package func id(_ s: String) -> Int64 {
-            lock.lock(); defer { lock.unlock() }
-            if let i = ids[s] { return i }
-            list.append(s)
-            ids[s] = Int64(list.count - 1)
-            return Int64(list.count - 1)
+    package final class Names: Sendable {
+        private struct State {
+            var ids: [String: Int64] = [:]
+            var list: [String] = [""]
         }
-        package func name(_ i: Int64) -> String { lock.lock(); defer { lock.unlock() }; return list[Int(i)] }
+        private let state = Mutex(State())
+        /// Every name so far, by id.
+        package var list: [String] { state.withLock { $0.list } }
+        package func id(_ s: String) -> Int64 {
+            state.withLock { st in
+                if let i = st.ids[s] { return i }
+                st.list.append(s)
+                st.ids[s] = Int64(st.list.count - 1)
+                return Int64(st.list.count - 1)
+            }
+        }
+        package func name(_ i: Int64) -> String { state.withLock { $0.list[Int(i)] } }
     }
 
     /// Group keys a row key holds.
@@ -192,6 +198,9 @@ package final class Aggregator {
             // slots straight from dictionary codes: no hashing per row
             let cat = try data.category(c)
             var slotOfCode = [Int](repeating: -1, count: cat.dictionary.count + 1)
+            // SAFETY: every selected row is a row of the block, so below codes.count (asserted);
+            // `codes` is the array's storage for the closure's span.
+            assert(rows.fits(cat.codes.count))
             cat.codes.withUnsafeBufferPointer { codes in
                 for (j, i) in rows.enumerated() {
                     let code = Int(codes[i])
@@ -228,6 +237,9 @@ package final class Aggregator {
             var values: [[Double]] = []
             let wantsValues: Bool = { if case .percentile = metric { return true }; return false }()
             if wantsValues { values = Array(repeating: [], count: slotKeys.count) }
+            // SAFETY: every selected row is a row of the block, so below col.count (asserted);
+            // `v` is the array's storage for the closure's span.
+            assert(rows.fits(col.count))
             col.withUnsafeBufferPointer { v in
                 for (j, i) in rows.enumerated() {
                     let x = v[i]
@@ -258,6 +270,10 @@ package final class Aggregator {
         @inline(__always) package subscript(j: Int) -> Int { picked?[j] ?? j }
         package func enumerated() -> LazyMapSequence<Range<Int>, (offset: Int, element: Int)> {
             (0..<count).lazy.map { ($0, self[$0]) }
+        }
+        /// Whether every row lies in `0..<n` (for the asserts before unchecked reads).
+        package func fits(_ n: Int) -> Bool {
+            picked.map { $0.allSatisfy { $0 >= 0 && $0 < n } } ?? (count <= n)
         }
     }
 

@@ -1,15 +1,14 @@
-import Foundation
+import Synchronization
 
 /// Rows a capped count has found so far, shared by its partition threads so that each stops
 /// once the count reaches its cap.
-final class CountCap: @unchecked Sendable {
+final class CountCap: Sendable {
     let cap: Int
-    private var found: Int
-    private let lock = NSLock()
+    private let found: Atomic<Int>
 
     init(cap: Int, start: Int) {
         self.cap = cap
-        found = start
+        found = Atomic(start)
     }
 
     /// Whether the rows found by finished partitions reach the cap.
@@ -18,15 +17,11 @@ final class CountCap: @unchecked Sendable {
     /// Whether the rows found by finished partitions, plus `pending` of a running one, reach the cap.
     func reached(adding pending: Int) -> Bool {
         if cap == .max { return false }
-        lock.lock()
-        defer { lock.unlock() }
-        return found + pending >= cap
+        return found.load(ordering: .sequentiallyConsistent) + pending >= cap
     }
 
     /// Adds a finished partition's rows.
     func add(_ n: Int) {
-        lock.lock()
-        found += n
-        lock.unlock()
+        found.wrappingAdd(n, ordering: .sequentiallyConsistent)
     }
 }

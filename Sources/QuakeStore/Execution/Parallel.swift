@@ -1,36 +1,53 @@
 import Foundation
 import QuakeFormat
+import Synchronization
 
-/// Work shared by the threads of ``parallelMap(_:_:)``: a cursor, results and the first error.
+/// Work shared by the threads of ``parallelMap(_:_:)``: a cursor and the first error in a Mutex,
+/// and the results beside it.
+// @unchecked: the cursor and the first error are in `shared`; `results` is read and written only
+// inside `shared.withLock` too (each index once, then all of them after the threads have joined),
+// but R need not be Sendable, so it cannot live in the Mutex's checked state. `items` and `body`
+// are `let`s the threads only read and call: parallelMap's contract is that its callers' bodies
+// are safe to run on several threads at once (they read a snapshot, readers, other shared
+// values), but their captures (`self` of an executor, say), T and R are not all marked Sendable.
 private final class ParallelState<T, R>: @unchecked Sendable {
-    package let items: [T]
-    package let body: (T) throws -> R
-    package let lock = NSLock()
-    package var results: [R?]
-    package var next = 0
-    package var firstError: (any Error)?
+    let items: [T]
+    let body: (T) throws -> R
+    private struct Shared {
+        var next = 0
+        var firstError: (any Error)?
+    }
+    private let shared = Mutex(Shared())
+    /// Guarded by `shared`'s lock.
+    private var results: [R?]
 
-    package init(items: [T], body: @escaping (T) throws -> R) {
+    init(items: [T], body: @escaping (T) throws -> R) {
         self.items = items
         self.body = body
         results = Array(repeating: nil, count: items.count)
     }
 
-    package func work() {
+    func work() {
         while true {
-            lock.lock()
-            let i = next
-            next += 1
-            let stop = firstError != nil
-            lock.unlock()
+            let (i, stop) = shared.withLock { s in
+                let i = s.next
+                s.next += 1
+                return (i, s.firstError != nil)
+            }
             if i >= items.count || stop { return }
             do {
                 let r = try body(items[i])
-                lock.lock(); results[i] = r; lock.unlock()
+                shared.withLock { _ in results[i] = r }
             } catch {
-                lock.lock(); if firstError == nil { firstError = error }; lock.unlock()
+                shared.withLock { s in if s.firstError == nil { s.firstError = error } }
             }
         }
+    }
+
+    /// The results in item order, or the first error; once every thread has returned.
+    func outcome() throws -> [R] {
+        if let e = shared.withLock({ $0.firstError }) { throw e }
+        return shared.withLock { _ in results.map { $0! } }
     }
 }
 
@@ -44,6 +61,5 @@ package func parallelMap<T, R>(_ items: [T], _ body: @escaping (T) throws -> R) 
     if items.count == 1 { return [try body(items[0])] }
     let state = ParallelState(items: items, body: body)
     DispatchQueue.concurrentPerform(iterations: min(workerCount, items.count)) { _ in state.work() }
-    if let e = state.firstError { throw e }
-    return state.results.map { $0! }
+    return try state.outcome()
 }

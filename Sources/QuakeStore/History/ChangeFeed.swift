@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import Synchronization
 
 /// Waits for commits that could change a filter's answer: the engine of `--watch` and of
 /// ``ResultsObserver``.
@@ -10,13 +11,13 @@ import QuakeFormat
 /// time span of the events it inserted or updated (old and new versions) meets the filter's
 /// time bounds. A commit with no transaction (repair, migrate, a history prune) counts when
 /// it replaced a partition the filter's time bounds reach.
-package final class ChangeFeed: @unchecked Sendable {
+package final class ChangeFeed: Sendable {
     private let store: Store
     private let bounds: (lower: Int64?, upper: Int64?)
     private let watchFD: Int32?
-    private var identity: [Int64]?
-    private let lock = NSLock()
-    private var stopped = false
+    /// The manifest's identity when last looked at (the waiting thread's; in a Mutex to be shareable).
+    private let identity: Mutex<[Int64]?>
+    private let stopped = Atomic(false)
 
     /// How often the fallback looks at the manifest, and the longest a stop waits.
     package static let pollMilliseconds: Int32 = 200
@@ -27,7 +28,7 @@ package final class ChangeFeed: @unchecked Sendable {
         self.store = store
         bounds = filter.timeBounds
         watchFD = FileIO.watchDirectory(store.path)
-        identity = FileIO.identity(Store.manifestPath(store.path))
+        identity = Mutex(FileIO.identity(Store.manifestPath(store.path)))
         try store.refresh()
     }
 
@@ -38,16 +39,10 @@ package final class ChangeFeed: @unchecked Sendable {
 
     /// Ends a pending or later ``next()`` (from any thread; Ctrl-C handlers call it).
     package func stop() {
-        lock.lock()
-        stopped = true
-        lock.unlock()
+        stopped.store(true, ordering: .sequentiallyConsistent)
     }
 
-    private var isStopped: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopped
-    }
+    private var isStopped: Bool { stopped.load(ordering: .sequentiallyConsistent) }
 
     /// Blocks until a commit that could change the filter's answer lands, moves the store
     /// handle to it, and returns its generation; nil once ``stop()`` was called.
@@ -60,8 +55,11 @@ package final class ChangeFeed: @unchecked Sendable {
                 usleep(UInt32(Self.pollMilliseconds) * 1000)
             }
             let now = FileIO.identity(Store.manifestPath(store.path))
-            if now == identity { continue }
-            identity = now
+            let changed = identity.withLock { id in
+                defer { id = now }
+                return id != now
+            }
+            if !changed { continue }
             let old = store.manifest
             try store.refresh()
             let new = store.manifest

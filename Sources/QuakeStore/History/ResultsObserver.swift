@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import Synchronization
 
 /// A query's answer kept current as loads commit, like SwiftData's `ResultsObserver` and
 /// `@Query`: an `AsyncSequence` that yields the answer at once, then again after each commit
@@ -65,24 +66,22 @@ public struct ResultsObserver<Result: Sendable>: AsyncSequence, Sendable {
     }
 
     /// The feed of a running iteration, stopped when the consumer goes away.
-    package final class FeedBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var feed: ChangeFeed?
-        private var stopped = false
+    package final class FeedBox: Sendable {
+        private let state = Mutex<(feed: ChangeFeed?, stopped: Bool)>((nil, false))
 
         /// Keeps `f`; false when the consumer has already gone.
         package func set(_ f: ChangeFeed) -> Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            feed = f
-            return !stopped
+            state.withLock { s in
+                s.feed = f
+                return !s.stopped
+            }
         }
 
         package func stop() {
-            lock.lock()
-            stopped = true
-            let f = feed
-            lock.unlock()
+            let f = state.withLock { s -> ChangeFeed? in
+                s.stopped = true
+                return s.feed
+            }
             f?.stop()
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import Synchronization
 
 /// Partitions a load writes straight from its parsed batches, without the spill: a partition
 /// the store does not hold yet collects its rows in memory while the input runs through it,
@@ -24,7 +25,10 @@ import QuakeFormat
 /// ``inFlight`` more being written. A partition that alone outgrows the limit (a year of a
 /// large archive) is handed to the spill instead, and the rest of its rows follow it there; one
 /// that holds rows of an ended file goes to the writer instead, where a failure can find them.
-package final class DirectPartitions: @unchecked Sendable {
+///
+/// Not Sendable: the loader's thread alone calls it. What the writer threads share is a
+/// `Writer` of its own, which is.
+package final class DirectPartitions {
     /// Partitions collected at once (the one being fed, and the one before it for rows slightly late).
     package static let maxOpen = 2
     /// Rows the open partitions may hold together before the least recently fed is written.
@@ -52,7 +56,7 @@ package final class DirectPartitions: @unchecked Sendable {
     package let generation: Int
     package let blockRows: Int
     /// Gathers the rows of each partition written that the magnitude projection can need.
-    var topRows: TopRowsCollector?
+    let topRows: TopRowsCollector?
     package let partitioning: Partitioning
     package let history: HistoryStaging
     /// Rows the open partitions may hold together (``openRowsLimit`` unless a test says).
@@ -81,20 +85,15 @@ package final class DirectPartitions: @unchecked Sendable {
     /// one is sized for as much, since it grows by doubling otherwise, copying each column again
     /// and faulting in fresh pages at every step.
     private var lastShape: (rows: Int, textBytes: [Int]) = (0, [])
-    // the writers': at most `inFlight` partitions at once, each on a thread; guarded by `lock`
+    // the writers': at most `inFlight` partitions at once, each on a thread
     private let queue = DispatchQueue(label: "quakes.load.direct", attributes: .concurrent)
     private let slots = DispatchSemaphore(value: DirectPartitions.inFlight)
     private let group = DispatchGroup()
-    private let lock = NSLock()
-    private var done: [Int: Written] = [:]
-    private var failure: QuakeError?
-    /// The side file, opened by the first writer, and the bytes reserved in it so far: one file
-    /// for the load, since creating a file per partition cost a load of 1 M GeoJSON features
-    /// 3 % of its time (more on a file system without a journal, after a store was deleted).
-    private var sideFD: Int32 = -1, sideSize = 0
+    private let writer: Writer
 
     package init(storePath: String, scratch: String, old: Manifest, generation: Int, history: HistoryStaging,
-                 rowsLimit: Int = DirectPartitions.openRowsLimit, residentLimit: Int = DirectPartitions.residentLimit) {
+                 topRows: TopRowsCollector? = nil, rowsLimit: Int = DirectPartitions.openRowsLimit,
+                 residentLimit: Int = DirectPartitions.residentLimit) {
         self.storePath = storePath
         self.rowsLimit = rowsLimit
         self.residentCap = residentLimit
@@ -103,10 +102,11 @@ package final class DirectPartitions: @unchecked Sendable {
         self.blockRows = old.blockRows
         self.partitioning = old.partitioning
         self.history = history
+        self.topRows = topRows
         stored = Set(old.partitions.map { old.partitioning.ordinal($0.minTime) })
+        writer = Writer(storePath: storePath, scratch: scratch, generation: generation, blockRows: old.blockRows,
+                        partitioning: old.partitioning, history: history, topRows: topRows)
     }
-
-    deinit { if sideFD >= 0 { FileIO.close(sideFD) } }
 
     /// Whether rows of partition `o` are collected here rather than spilled. A partition not
     /// begun yet is only begun while the process stays under ``residentLimit``, once the heap's
@@ -128,7 +128,7 @@ package final class DirectPartitions: @unchecked Sendable {
     }
 
     /// Partitions written; complete once ``writeAll()`` has returned.
-    package var written: [Int: Written] { lock.lock(); defer { lock.unlock() }; return done }
+    package var written: [Int: Written] { writer.state.withLock { $0.done } }
 
     /// Adds rows `range` of `batch`, all in partition `o` (``takes(_:)`` must hold).
     package func append(_ batch: RowBatch, range: Range<Int>, partition o: Int) throws {
@@ -186,9 +186,8 @@ package final class DirectPartitions: @unchecked Sendable {
             rows.append(contentsOf: entry.rows, range: 0..<n)
             kept[o] = (rows, entry.fed)
         }
-        lock.lock()
-        let handed = closedThisFile.map { ($0, done.removeValue(forKey: $0)) }
-        lock.unlock()
+        let ordinals = closedThisFile
+        let handed = writer.state.withLock { s in ordinals.map { ($0, s.done.removeValue(forKey: $0)) } }
         closedThisFile = []
         for (o, w) in handed {
             closed.remove(o)
@@ -215,10 +214,7 @@ package final class DirectPartitions: @unchecked Sendable {
     package func wait() { group.wait() }
 
     private func checkFailure() throws(QuakeError) {
-        lock.lock()
-        let f = failure
-        lock.unlock()
-        if let f { throw f }
+        if let f = writer.state.withLock({ $0.failure }) { throw f }
     }
 
     /// An empty partition sized like the last one handed to the writer, a little larger.
@@ -241,59 +237,22 @@ package final class DirectPartitions: @unchecked Sendable {
         group.enter()
         // the writer takes the only reference, so sorting reorders the columns in place
         let box = Handoff(rows)
+        let writer = writer, slots = slots, group = group
         queue.async {
-            defer { self.slots.signal(); self.group.leave() }
+            defer { slots.signal(); group.leave() }
             do throws(QuakeError) {
-                let w = try self.write(o, box.take())
+                let w = try writer.write(o, box.take())
                 // what encoding it freed, once the process is large (a large archive's partitions)
                 Heap.releaseFree(ifResidentAbove: DirectPartitions.trimAbove)
-                self.lock.lock()
-                self.done[o] = w
-                self.lock.unlock()
+                writer.state.withLock { $0.done[o] = w }
             } catch {
-                self.lock.lock()
-                if self.failure == nil { self.failure = error }
-                self.lock.unlock()
+                writer.state.withLock { s in if s.failure == nil { s.failure = error } }
             }
         }
-    }
-
-    /// Sorts, encodes and writes partition `o`, with its history section and its rows' load
-    /// order and source columns.
-    private func write(_ o: Int, _ batch: consuming RowBatch) throws(QuakeError) -> Written {
-        var rows = batch
-        var changes = ChangeSet()
-        changes.inserted = rows.text[Column.id.rawValue]
-        for t in rows.ints[Column.time.rawValue] { changes.touch(t) }
-        rows.sortByTimeId()
-        let key = partitioning.key(ordinal: o)
-        let (side, at) = try appendSide(DirectPartitions.side(rows))
-        let file = "\(key).g\(generation).\(PartitionFile.fileExtension)"
-        let entry = try PartitionWriter.write(rows, key: key, file: file, storePath: storePath, blockRows: blockRows)
-        topRows?.offer(rows, file: file)
-        try history.append(ordinal: o, changes.encoded(key: key, partitionRows: entry.rows))
-        return Written(entry: entry, sidePath: side, sideOffset: at)
-    }
-
-    /// Writes `bytes` at the end of the side file; returns its path and where they start.
-    private func appendSide(_ bytes: [UInt8]) throws(QuakeError) -> (String, Int) {
-        let path = scratch + "/direct.side"
-        lock.lock()
-        if sideFD < 0 {
-            do throws(QuakeError) { sideFD = try FileIO.open(path, O_CREAT | O_TRUNC | O_WRONLY) } catch {
-                lock.unlock()
-                throw error
-            }
-        }
-        let fd = sideFD, at = sideSize
-        sideSize += bytes.count
-        lock.unlock()
-        try FileIO.pwriteAll(fd, bytes, at: at, path: path)
-        return (path, at)
     }
 
     /// Per row, its load order then its source columns, as little-endian 64-bit words.
-    private static func side(_ rows: RowBatch) -> [UInt8] {
+    fileprivate static func side(_ rows: RowBatch) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(16 * rows.count)
         // SAFETY: each closure reads the 8 bytes of one local integer, within its lifetime.
@@ -310,7 +269,9 @@ package final class DirectPartitions: @unchecked Sendable {
         let fd = try FileIO.open(w.sidePath, O_RDONLY)
         defer { FileIO.close(fd) }
         let side = try FileIO.preadExactly(fd, count: 16 * n, at: w.sideOffset, path: w.sidePath)
-        // SAFETY: `side` holds exactly 16 * n bytes (preadExactly); every load lies inside it.
+        // SAFETY: `side` holds exactly 16 * n bytes (preadExactly); every load lies inside it, and
+        // b's columns hold n rows (readAll); unaligned loads need no alignment.
+        assert(side.count == 16 * n && b.seq.count == n && b.present.count == n)
         side.withUnsafeBytes { raw in
             for i in 0..<n {
                 b.seq[i] = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self))
@@ -321,13 +282,82 @@ package final class DirectPartitions: @unchecked Sendable {
     }
 }
 
+/// What the writer threads of a ``DirectPartitions`` share: the settings they write with, and,
+/// in a Mutex, the partitions written, the first failure and the side file.
+private final class Writer: Sendable {
+    let storePath: String
+    let scratch: String
+    let generation: Int
+    let blockRows: Int
+    let partitioning: Partitioning
+    let history: HistoryStaging
+    let topRows: TopRowsCollector?
+    struct State {
+        var done: [Int: DirectPartitions.Written] = [:]
+        var failure: QuakeError?
+        /// The side file, opened by the first writer, and the bytes reserved in it so far: one file
+        /// for the load, since creating a file per partition cost a load of 1 M GeoJSON features
+        /// 3 % of its time (more on a file system without a journal, after a store was deleted).
+        var sideFD: Int32 = -1
+        var sideSize = 0
+    }
+    let state = Mutex(State())
+
+    init(storePath: String, scratch: String, generation: Int, blockRows: Int, partitioning: Partitioning,
+         history: HistoryStaging, topRows: TopRowsCollector?) {
+        self.storePath = storePath
+        self.scratch = scratch
+        self.generation = generation
+        self.blockRows = blockRows
+        self.partitioning = partitioning
+        self.history = history
+        self.topRows = topRows
+    }
+
+    deinit {
+        let fd = state.withLock { $0.sideFD }
+        if fd >= 0 { FileIO.close(fd) }
+    }
+
+    /// Sorts, encodes and writes partition `o`, with its history section and its rows' load
+    /// order and source columns.
+    func write(_ o: Int, _ batch: consuming RowBatch) throws(QuakeError) -> DirectPartitions.Written {
+        var rows = batch
+        var changes = ChangeSet()
+        changes.inserted = rows.text[Column.id.rawValue]
+        for t in rows.ints[Column.time.rawValue] { changes.touch(t) }
+        rows.sortByTimeId()
+        let key = partitioning.key(ordinal: o)
+        let (side, at) = try appendSide(DirectPartitions.side(rows))
+        let file = "\(key).g\(generation).\(PartitionFile.fileExtension)"
+        let entry = try PartitionWriter.write(rows, key: key, file: file, storePath: storePath, blockRows: blockRows)
+        topRows?.offer(rows, file: file)
+        try history.append(ordinal: o, changes.encoded(key: key, partitionRows: entry.rows))
+        return DirectPartitions.Written(entry: entry, sidePath: side, sideOffset: at)
+    }
+
+    /// Writes `bytes` at the end of the side file; returns its path and where they start.
+    func appendSide(_ bytes: [UInt8]) throws(QuakeError) -> (String, Int) {
+        let path = scratch + "/direct.side"
+        let (fd, at) = try state.withLock { (s) throws(QuakeError) -> (Int32, Int) in
+            if s.sideFD < 0 { s.sideFD = try FileIO.open(path, O_CREAT | O_TRUNC | O_WRONLY) }
+            defer { s.sideSize += bytes.count }
+            return (s.sideFD, s.sideSize)
+        }
+        try FileIO.pwriteAll(fd, bytes, at: at, path: path)
+        return (path, at)
+    }
+}
+
 /// A partition's rows on their way to the writer thread, handed over once.
-private final class Handoff: @unchecked Sendable {
-    private var rows: RowBatch?
-    init(_ rows: consuming RowBatch) { self.rows = rows }
-    /// The rows, leaving nothing behind.
+private final class Handoff: Sendable {
+    private let rows: Mutex<RowBatch?>
+    init(_ rows: consuming RowBatch) { self.rows = Mutex(rows) }
+    /// The rows, leaving nothing behind: the taker holds the only reference.
     func take() -> RowBatch {
-        defer { rows = nil }
-        return rows ?? RowBatch()
+        rows.withLock { r in
+            defer { r = nil }
+            return r ?? RowBatch()
+        }
     }
 }

@@ -21,7 +21,8 @@ package final class FeedInput {
     /// The compression detected: "gzip", "zstd" or "none".
     package let compression: String
 
-    private let source: Source
+    /// The file and its decompressor: this thread's until a read-ahead thread takes it over.
+    private let source: Exclusive<Source>
     private var ahead: ReadAhead?
     private var finished = false
 
@@ -31,20 +32,20 @@ package final class FeedInput {
     package init(path: String) throws(QuakeError) {
         name = path
         if path == "-" {
-            source = Source(name: path, fd: 0, ownsFD: false, window: nil)
+            source = Exclusive(Source(name: path, fd: 0, ownsFD: false, window: nil))
             fileSize = nil
         } else {
             let f = try FileIO.openForReading(path)
-            source = Source(name: path, fd: f, ownsFD: true, window: nil)
+            source = Exclusive(Source(name: path, fd: f, ownsFD: true, window: nil))
             fileSize = try? FileIO.size(of: f, path: path)
         }
-        compression = try source.detect()
+        compression = try source.withLock { (s) throws(QuakeError) in try s.detect() }
     }
 
     /// Opens bytes `range` of a plain (uncompressed) file, for one worker of a split parse.
     package init(path: String, range: Range<Int>) throws(QuakeError) {
         name = path
-        source = Source(name: path, fd: try FileIO.openForReading(path), ownsFD: true, window: range)
+        source = Exclusive(Source(name: path, fd: try FileIO.openForReading(path), ownsFD: true, window: range))
         fileSize = range.count
         compression = "none"
     }
@@ -55,17 +56,19 @@ package final class FeedInput {
     package func next() throws(QuakeError) -> [UInt8]? {
         if finished { return nil }
         guard compression != "none" else {
-            let c = try source.next()
-            bytesRead = source.rawRead
+            let (c, raw) = try source.withLock { (s) throws(QuakeError) in (try s.next(), s.rawRead) }
+            bytesRead = raw
             if c == nil { finished = true }
             return c
         }
         if ahead == nil {
-            let s = source
+            // from here on the read-ahead thread alone reads `source` (a chunk at a time)
+            let source = source
             ahead = ReadAhead { () throws(QuakeError) -> ([UInt8], Int)? in
-                // SAFETY (concurrency): from here on only this thread touches `source`.
-                guard let c = try s.next() else { return nil }
-                return (c, s.rawRead)
+                try source.withLock { (s) throws(QuakeError) -> ([UInt8], Int)? in
+                    guard let c = try s.next() else { return nil }
+                    return (c, s.rawRead)
+                }
             }
         }
         switch ahead!.take() {
@@ -83,8 +86,9 @@ package final class FeedInput {
 }
 
 /// The file descriptor and the decompressor behind a ``FeedInput``: used by the parsing
-/// thread, or (for compressed input) by the read-ahead thread alone once it starts.
-private final class Source: @unchecked Sendable {
+/// thread, or (for compressed input) by the read-ahead thread alone once it starts; always
+/// through the ``Exclusive`` that holds it.
+private final class Source {
     let name: String
     private let fd: Int32
     private let ownsFD: Bool
@@ -134,10 +138,12 @@ private final class Source: @unchecked Sendable {
         }
         var failure: QuakeError?
         // filled by read(2) straight away: no zeroing of a megabyte per chunk first
+        // SAFETY: count < want == b.count inside the loop, so each read lands inside the capacity
+        // (read(2) writes at most want - count bytes); only the bytes read are counted as
+        // initialized.
         let buf = [UInt8](unsafeUninitializedCapacity: want) { b, count in
             count = 0
-            // SAFETY: count < b.count, so each read lands inside the capacity; only the bytes
-            // read are counted as initialized.
+            assert(b.count >= want)
             guard let base = b.baseAddress else { return }
             while count < want {
                 let at = window.map { $0.lowerBound + rawRead + count }
@@ -183,6 +189,7 @@ private final class Source: @unchecked Sendable {
                         finished = true
                         break
                     }
+                    // SAFETY: `p` is `raw`'s storage for the closure's span; decode only reads it.
                     let r = raw.withUnsafeBytes { p in Result { () throws(QuakeError) in try z.decode(p, into: &out) } }
                     try r.get()
                 }

@@ -1,7 +1,7 @@
 import QuakeFormat
 /// Reads one feed file of either format, detected from its content. Used by one thread at a
-/// time (the loader's parsing thread), hence `@unchecked Sendable`.
-package final class FeedReader: @unchecked Sendable {
+/// time: not Sendable; the loader hands it to its parsing thread inside an ``Exclusive``.
+package final class FeedReader {
     package enum Format: String { case csv, geojson }
 
     package let format: Format

@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import Synchronization
 
 /// Bulk upsert of feed files into a store: a thin orchestrator of three passes, each a value
 /// that takes and returns values, with memory bounded by batch and partition size:
@@ -49,14 +50,13 @@ package final class Loader {
         }
         let spills = try SpillSet(directory: storePath + "/tmp")
         let staging = try HistoryStaging(path: spills.directory + "/history.stage")
-        let direct = options.writesNewPartitions
-            ? DirectPartitions(storePath: storePath, scratch: spills.directory, old: old, generation: generation,
-                               history: staging, rowsLimit: options.newPartitionRows,
-                               residentLimit: options.newPartitionResidentLimit)
-            : nil
         // the old projection's threshold is a floor: kept partitions' rows under it are unknown
         let topRows = TopRowsCollector(floor: old.top?.threshold ?? -.infinity, capacity: TopRows.maximumCapacity)
-        direct?.topRows = topRows
+        let direct = options.writesNewPartitions
+            ? DirectPartitions(storePath: storePath, scratch: spills.directory, old: old, generation: generation,
+                               history: staging, topRows: topRows, rowsLimit: options.newPartitionRows,
+                               residentLimit: options.newPartitionResidentLimit)
+            : nil
         var summary = try SpillPass(spills: spills, partitioning: old.partitioning, options: options, start: start,
                                     direct: direct).run(files)
         mark("spilled", " (\(direct?.written.count ?? 0) partitions written, \(spills.partitions.count) spilled)")
@@ -124,11 +124,10 @@ package final class Loader {
     }
 
     /// A count shared by worker threads.
-    package final class Tally: @unchecked Sendable {
-        private let lock = NSLock()
-        private var n = 0
+    package final class Tally: Sendable {
+        private let n = Atomic(0)
         /// Adds one; returns the new count.
-        package func add() -> Int { lock.lock(); defer { lock.unlock() }; n += 1; return n }
+        package func add() -> Int { n.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue }
     }
 
     private func newManifest(_ changed: [Int: PartitionEntry?], buckets: [Int: String]) -> Manifest {

@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import Synchronization
 
 /// Pass 1 of a load: parse every file in batches and stage the rows on disk, one spill per time
 /// partition, and `(id, time, updated, seq)` records one spill per id-hash bucket, so memory
@@ -29,11 +30,10 @@ package final class SpillPass {
     private let rejectCounter = Counter()
 
     /// Counts rejects from the parsing threads.
-    package final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var n = 0
-        package func add() { lock.lock(); n += 1; lock.unlock() }
-        package var value: Int { lock.lock(); defer { lock.unlock() }; return n }
+    package final class Counter: Sendable {
+        private let n = Atomic(0)
+        package func add() { n.wrappingAdd(1, ordering: .sequentiallyConsistent) }
+        package var value: Int { n.load(ordering: .sequentiallyConsistent) }
     }
 
     package init(spills: SpillSet, partitioning: Partitioning, options: LoadOptions, start: Date,
@@ -101,14 +101,10 @@ package final class SpillPass {
                         try rollBack()
                         let again = try FeedReader(path: path, seqBase: seqBase, timeUnit: options.timeUnit,
                                                    strict: options.strict, rules: rules) { r in counter.add(); onReject?(r) }
-                        try consumeSequential(path, again)
-                        met = again.rulesMet
-                        cutShort = again.endedWithoutNewline
+                        (met, cutShort) = try consumeSequential(path, again)
                     }
                 } else {
-                    try consumeSequential(path, reader)
-                    met = reader.rulesMet
-                    cutShort = reader.endedWithoutNewline
+                    (met, cutShort) = try consumeSequential(path, reader)
                 }
                 if cutShort {
                     // USGS CSV files end with a newline: one without may have been cut off mid-row
@@ -160,21 +156,31 @@ package final class SpillPass {
         return path.hasPrefix(root + "/")
     }
 
-    /// Parses `reader` on a second thread while this one routes and spills.
-    private func consumeSequential(_ path: String, _ reader: FeedReader) throws {
+    /// Parses `reader` on a second thread while this one routes and spills; returns what the
+    /// reader met: its text rules, and whether the file's last line had no newline.
+    private func consumeSequential(_ path: String, _ reader: sending FeedReader) throws
+        -> (rulesMet: FieldRules, endedWithoutNewline: Bool) {
         let batchRows = options.batchRows
         let pipe = BatchPipe(capacity: 4)
         defer { pipe.close() }
+        // the parsing thread has the reader batch by batch; this one asks it only after its end
+        let parser = Exclusive(reader)
         Thread.detachNewThread {
             do throws(QuakeError) {
-                while let b = try reader.next(maxRows: batchRows) { if !pipe.put(.batch(b, reader.input.bytesRead)) { return } }
+                while let (b, read) = try parser.withLock({ (r) throws(QuakeError) in
+                    try r.next(maxRows: batchRows).map { ($0, r.input.bytesRead) }
+                }) {
+                    if !pipe.put(.batch(b, read)) { return }
+                }
                 pipe.put(.end)
             } catch {
                 pipe.put(.failed(error))
             }
         }
         try consume(path, pieces: 1, take: pipe.take)
-        summary.bytesRead += reader.input.bytesRead
+        let (read, rules, cutShort) = parser.withLock { ($0.input.bytesRead, $0.rulesMet, $0.endedWithoutNewline) }
+        summary.bytesRead += read
+        return (rules, cutShort)
     }
 
     /// Routes the batches `take` gives, in file order, until `pieces` ends arrive.
@@ -235,6 +241,9 @@ package final class SpillPass {
         if bufferedRows > SpillPass.bufferedRowsLimit { try flushPartitions() }
         let ids = batch.text[Column.id.rawValue]
         let upd = batch.ints[Column.updated.rawValue]
+        // SAFETY: `b` is the id column's bytes for the closure's span; a row batch holds one id per
+        // row, and each of the arena's ranges lies inside its bytes (ends ascend to bytes.count).
+        assert(ids.count >= batch.count && (ids.ends.last ?? 0) <= ids.bytes.count)
         ids.bytes.withUnsafeBytes { b in
             for i in 0..<batch.count {
                 let p = UnsafeRawBufferPointer(rebasing: b[ids.range(i)])

@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import Synchronization
 
 /// Parses one large plain CSV or GeoJSON file on several threads and hands its batches over
 /// in file order: the file is cut near every ``chunkBytes`` (at least one piece per worker),
@@ -21,7 +22,7 @@ import QuakeFormat
 /// right.
 ///
 /// Memory: each worker keeps at most ``queuedBatches`` batches waiting.
-package final class SplitParse: @unchecked Sendable {
+package final class SplitParse: Sendable {
     /// Smallest file worth splitting.
     package static let minimumBytes = 32 << 20
     /// Bytes a piece holds, about: each piece ends in a partial batch.
@@ -29,7 +30,7 @@ package final class SplitParse: @unchecked Sendable {
     /// Batches a worker may have parsed ahead of the loader.
     package static let queuedBatches = 2
 
-    package struct Piece {
+    package struct Piece: Sendable {
         package var range: Range<Int>
         /// Newlines the piece held, and its rejects (lines relative to the piece).
         package var lines = 0
@@ -44,7 +45,7 @@ package final class SplitParse: @unchecked Sendable {
     }
 
     /// How a piece is read.
-    private enum Kind {
+    private enum Kind: Sendable {
         case csv(CSVFeedReader.Header)
         case geojson(timeUnit: TimeUnit?, strict: Bool, rules: FieldRules)
     }
@@ -52,18 +53,22 @@ package final class SplitParse: @unchecked Sendable {
     package let path: String
     private let kind: Kind
     package let seqBase: Int64
-    /// Written by the workers under `lock` once ``start(batchRows:)`` runs: read ``pieceCount``
-    /// (or these, after every piece has ended).
-    package private(set) var pieces: [Piece]
+    /// Written by the workers (under the lock) once ``start(batchRows:)`` runs: read
+    /// ``pieceCount`` (or these, after every piece has ended).
+    package var pieces: [Piece] { state.withLock { $0.pieces } }
     /// How many pieces there are (fixed when planned).
     package let pieceCount: Int
     /// Threads parsing, and the batches each hands over, in the order of its pieces.
     package let workers: Int
     private let channels: [BatchPipe]
-    /// The piece ``take()`` reads next (the consumer's only).
-    private var reading = 0
-    private let lock = NSLock()
-    private var bytes = 0
+    /// The piece ``take()`` reads next (the consumer's only: an atomic only to be shareable).
+    private let reading = Atomic(0)
+    /// The pieces, and the raw bytes the workers have read together.
+    private struct State {
+        var pieces: [Piece]
+        var bytes = 0
+    }
+    private let state: Mutex<State>
 
     /// Plans the pieces, or nil when the file is not worth or not safe to split.
     package init?(path: String, reader: FeedReader, seqBase: Int64, workers: Int, minimumBytes: Int = SplitParse.minimumBytes,
@@ -83,6 +88,8 @@ package final class SplitParse: @unchecked Sendable {
         guard let f = try? MappedFile(path: path), f.bytes.count == size else { return nil }
         let wanted = max(workers, (size - start + max(1, chunkBytes) - 1) / max(1, chunkBytes))
         var cuts = [start]
+        // SAFETY: `f` keeps the mapping alive to the end of init; every cut searched for starts
+        // inside it (0 < i < size), and the searches read only below f.bytes.count.
         for k in 1..<wanted {
             let i = start + (size - start) * k / wanted
             guard i > cuts[cuts.count - 1] else { continue }
@@ -94,7 +101,8 @@ package final class SplitParse: @unchecked Sendable {
         guard cuts.count > 2 else { return nil }
         self.path = path
         self.seqBase = seqBase
-        pieces = (0..<(cuts.count - 1)).map { Piece(range: cuts[$0]..<cuts[$0 + 1]) }
+        let pieces = (0..<(cuts.count - 1)).map { Piece(range: cuts[$0]..<cuts[$0 + 1]) }
+        state = Mutex(State(pieces: pieces))
         pieceCount = pieces.count
         self.workers = min(workers, pieceCount)
         channels = (0..<min(workers, pieceCount)).map { _ in BatchPipe(capacity: SplitParse.queuedBatches) }
@@ -104,6 +112,7 @@ package final class SplitParse: @unchecked Sendable {
     private static func lineStart(_ b: UnsafeRawBufferPointer, from i: Int) -> Int? {
         var i = i
         // SAFETY: 0 < i < b.count on entry; the loop stops at the end of the mapping.
+        assert(i > 0 && i <= b.count)
         while i < b.count && b[i - 1] != UInt8(ascii: "\n") { i += 1 }
         return i < b.count ? i : nil
     }
@@ -158,8 +167,9 @@ package final class SplitParse: @unchecked Sendable {
 
     /// The next item in file order: a piece's batches, then its `.end`; `.end` once per piece.
     package func take() -> BatchItem {
-        let item = channels[reading % workers].take()
-        if case .end = item { reading += 1 }
+        let k = reading.load(ordering: .relaxed)
+        let item = channels[k % workers].take()
+        if case .end = item { reading.store(k + 1, ordering: .relaxed) }
         return item
     }
 
@@ -207,9 +217,7 @@ package final class SplitParse: @unchecked Sendable {
             }
             piece.rejects = rejects
             piece.warnings = warnings
-            lock.lock()
-            pieces[k] = piece
-            lock.unlock()
+            state.withLock { [piece] in $0.pieces[k] = piece }
             return pipe.put(.end)
         } catch {
             pipe.put(.failed(error))
@@ -230,17 +238,16 @@ package final class SplitParse: @unchecked Sendable {
     }
 
     private func add(_ n: Int) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        bytes += n
-        return bytes
+        state.withLock { s in
+            s.bytes += n
+            return s.bytes
+        }
     }
 
     /// True when every cut fell on a record boundary of the one-thread parse, and (GeoJSON)
     /// every piece read to its end and settled on the file's time unit, if any.
     package var cutsWereRight: Bool {
-        lock.lock()
-        defer { lock.unlock() }
+        let pieces = self.pieces
         let units = pieces.compactMap(\.timeUnit)
         return pieces.dropLast().allSatisfy(\.endedOnRecordBoundary) && !pieces.contains(where: \.failed)
             && units.allSatisfy { $0 == units.first }
@@ -248,23 +255,17 @@ package final class SplitParse: @unchecked Sendable {
 
     /// True for a CSV file whose last row had no newline: the last piece did not end on one.
     package var endedWithoutNewline: Bool {
-        lock.lock()
-        defer { lock.unlock() }
         guard case .csv = kind, let last = pieces.last else { return false }
         return !last.endedOnRecordBoundary
     }
 
     /// The file's warnings: those of the first piece whose times settled the unit (GeoJSON).
     package var warnings: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return pieces.first { $0.timeUnit != nil }?.warnings ?? []
+        pieces.first { $0.timeUnit != nil }?.warnings ?? []
     }
 
     /// What the text rules met, over every piece.
     package var rulesMet: FieldRules {
-        lock.lock()
-        defer { lock.unlock() }
         var out = FieldRules()
         for p in pieces { out.add(p.rules) }
         return out
@@ -272,8 +273,7 @@ package final class SplitParse: @unchecked Sendable {
 
     /// Every piece's rejects in file order, with file line numbers (the header is line 1).
     package var rejects: [Reject] {
-        lock.lock()
-        defer { lock.unlock() }
+        let pieces = self.pieces
         var out: [Reject] = []
         // CSV lines count from the header's 1; GeoJSON features from 0
         var before: Int

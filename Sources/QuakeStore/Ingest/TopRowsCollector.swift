@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import Synchronization
 
 /// Gathers, while a load writes partitions, the rows the next magnitude projection
 /// (``TopRows``) can need: of each partition file written, the rows whose magnitude is at least
@@ -9,17 +10,35 @@ import QuakeFormat
 /// The floor never passes the projection's final threshold: a value is raised to only when more
 /// than `capacity` gathered rows are at least as strong, and the final threshold keeps at most
 /// `capacity` rows of a superset. Called from the writer threads.
-final class TopRowsCollector: @unchecked Sendable {
+package final class TopRowsCollector: Sendable {
     let capacity: Int
-    private let lock = NSLock()
-    private var floor: Double
-    /// Per partition file written, its rows at or above the floor when it was offered.
-    private var pieces: [String: RowBatch] = [:]
-    private var held = 0
+    private struct State {
+        var floor: Double
+        /// Per partition file written, its rows at or above the floor when it was offered.
+        var pieces: [String: RowBatch] = [:]
+        var held = 0
+
+        /// Raises the floor to the threshold of the rows held, and drops the rows under it.
+        mutating func raise(capacity: Int) {
+            var counts: [Double: Int] = [:]
+            for p in pieces.values {
+                for (v, c) in TopRowsCollector.counts(p.ints[Column.mag.rawValue]) { counts[v, default: 0] += c }
+            }
+            guard let t = TopRows.threshold(counts, floor: floor, capacity: capacity), t > floor else { return }
+            floor = t
+            held = 0
+            for (file, p) in pieces {
+                let kept = p.gather(TopRowsCollector.rows(of: p, atLeast: t))
+                held += kept.count
+                pieces[file] = kept
+            }
+        }
+    }
+    private let state: Mutex<State>
 
     /// A collector that keeps rows of magnitude `floor` and up (`-infinity`: any magnitude).
     init(floor: Double, capacity: Int) {
-        self.floor = floor
+        state = Mutex(State(floor: floor))
         self.capacity = capacity
     }
 
@@ -27,7 +46,7 @@ final class TopRowsCollector: @unchecked Sendable {
     /// belong to the projection; a file offered again (rewritten under its name) replaces them.
     /// - Complexity: O(rows of `batch`), plus O(rows held) when the floor rises.
     func offer(_ batch: RowBatch, file: String) {
-        var f = lock.withLock { floor }
+        var f = state.withLock { $0.floor }
         var keep = Self.rows(of: batch, atLeast: f)
         if keep.count > capacity {
             // the batch alone holds more: its own threshold is a floor for the whole store
@@ -38,33 +57,20 @@ final class TopRowsCollector: @unchecked Sendable {
             }
         }
         let piece = batch.gather(keep)
-        lock.withLock {
-            floor = Swift.max(floor, f)
-            held += piece.count - (pieces[file]?.count ?? 0)
-            pieces[file] = piece
-            if held > 2 * capacity { raise() }
+        let capacity = capacity
+        state.withLock { [f] s in
+            s.floor = Swift.max(s.floor, f)
+            s.held += piece.count - (s.pieces[file]?.count ?? 0)
+            s.pieces[file] = piece
+            if s.held > 2 * capacity { s.raise(capacity: capacity) }
         }
     }
 
     /// The floor and the rows held per partition file, each at or above the floor.
     func take() -> (floor: Double, pieces: [String: RowBatch]) {
-        lock.withLock {
-            for (file, p) in pieces { pieces[file] = p.gather(Self.rows(of: p, atLeast: floor)) }
-            return (floor, pieces)
-        }
-    }
-
-    /// Raises the floor to the threshold of the rows held, and drops the rows under it.
-    private func raise() {
-        var counts: [Double: Int] = [:]
-        for p in pieces.values { for (v, c) in Self.counts(p.ints[Column.mag.rawValue]) { counts[v, default: 0] += c } }
-        guard let t = TopRows.threshold(counts, floor: floor, capacity: capacity), t > floor else { return }
-        floor = t
-        held = 0
-        for (file, p) in pieces {
-            let kept = p.gather(Self.rows(of: p, atLeast: t))
-            held += kept.count
-            pieces[file] = kept
+        state.withLock { s in
+            for (file, p) in s.pieces { s.pieces[file] = p.gather(Self.rows(of: p, atLeast: s.floor)) }
+            return (s.floor, s.pieces)
         }
     }
 

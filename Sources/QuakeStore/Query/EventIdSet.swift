@@ -2,8 +2,8 @@ import QuakeFormat
 /// A set of event ids a filter can test rows against without allocating: an open-addressing
 /// table over the ids' bytes, built once. ``Filter/ids(_:)`` holds one; `--changed-since`
 /// builds one from the load history.
-package final class EventIdSet: @unchecked Sendable, CustomStringConvertible {
-    // Never mutated after init, so sharing it across query threads is safe.
+package final class EventIdSet: Sendable, CustomStringConvertible {
+    /// Never mutated after init (a `let` of a Sendable value), so query threads share it.
     private let table: SliceInterner
 
     /// The set of `ids` (duplicates count once).
@@ -15,6 +15,9 @@ package final class EventIdSet: @unchecked Sendable, CustomStringConvertible {
 
     package init(_ ids: ByteArena) {
         var t = SliceInterner(capacity: ids.count)
+        // SAFETY: `raw` is the arena's bytes for the closure's span; each of its ranges lies inside
+        // them (ends ascend to bytes.count).
+        assert((ids.ends.last ?? 0) <= ids.bytes.count)
         ids.bytes.withUnsafeBytes { raw in
             for i in 0..<ids.count { _ = t.intern(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])) }
         }
@@ -31,6 +34,7 @@ package final class EventIdSet: @unchecked Sendable, CustomStringConvertible {
     /// True when `id` is in the set.
     package func contains(_ id: String) -> Bool {
         var s = id
+        // SAFETY: the buffer is the string's own UTF-8 for the closure's span; lookup only reads it.
         return s.withUTF8 { table.lookup(UnsafeRawBufferPointer($0)) != nil }
     }
 

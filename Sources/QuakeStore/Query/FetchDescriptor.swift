@@ -20,8 +20,11 @@ import QuakeFormat
 ///
 /// Answers mean what Foundation means: the events are those for which `predicate.evaluate`
 /// is true, in the order `sorted(using: sortBy)` gives, ties broken by `id`.
-// @unchecked: Foundation's `Predicate` and `SortDescriptor` are Sendable only for Sendable key
-// paths; a descriptor's key paths are `Quake`'s stored properties, which are immutable values.
+// @unchecked: every stored property is an immutable value once set (a struct: a copy is what
+// crosses threads). Foundation's `Predicate` and `SortDescriptor` are values that Foundation marks
+// Sendable only when their key paths are, and `propertiesToFetch` holds `PartialKeyPath`s, which
+// are not Sendable types; a descriptor's key paths are literals naming `Quake`'s stored
+// properties, which no one mutates.
 public struct FetchDescriptor<T>: @unchecked Sendable {
     /// Which events to fetch: Foundation's own `#Predicate<Quake>`, nil for every event.
     ///

@@ -156,6 +156,10 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
 }
 
 /// A predicate over one event, evaluated exactly, row by row.
+// @unchecked: `body` is a pure function of the event it is given, called from the scan threads
+// at once; it captures only immutable values (a Foundation `Predicate` or one of its expressions,
+// a LIKE pattern and the `AnyKeyPath` of the column it reads, in WhereParser). Those key paths are
+// not Sendable types, so the closure cannot be declared `@Sendable`.
 package struct RowPredicate: @unchecked Sendable {
     package let label: String
     private let body: (Quake) throws -> Bool

@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import Synchronization
 
 /// A quakes store: a directory holding a manifest, one file per time partition and an
 /// event-id index. Readers work on one immutable manifest snapshot; a writer holds the
@@ -17,33 +18,46 @@ import QuakeFormat
 /// commits meanwhile, and a query started after a commit sees it, whether this handle, another
 /// one or another process made it. Loads through one process queue behind each other; another
 /// process's writer lock is reported as ``QuakeError/Kind/locked``.
-// @unchecked: the mutable state (`current`, `readers`) is read and written only under `readersLock`;
-// `path` is immutable. A query takes one manifest snapshot when it starts (`QueryExecutor`).
-public final class Store: @unchecked Sendable {
+// Sendable: the mutable state (the snapshot, the open readers and catalogs) lives in one `Mutex`;
+// the rest is immutable. A query takes one manifest snapshot when it starts (`QueryExecutor`).
+public final class Store: Sendable {
     /// The store directory, as given when the handle was opened.
     public let path: String
-    /// The snapshot this handle reads. Read and replaced under `readersLock`, so a query running
+    /// The snapshot this handle reads. Read and replaced under the lock, so a query running
     /// while another thread calls ``refresh()`` sees one whole manifest, never a torn one.
-    package var manifest: Manifest {
-        readersLock.lock()
-        defer { readersLock.unlock() }
-        return current
-    }
-    private var current: Manifest
-    /// The manifest file's identity (inode, size, mtime) when `current` was read: a commit renames
-    /// a new manifest into place, which changes it.
-    private var currentIdentity: [Int64]?
+    package var manifest: Manifest { state.withLock { $0.current } }
     /// A handle from ``snapshot()``: it keeps its generation until ``refresh()``.
     public let isSnapshot: Bool
-    /// Open partition readers by file name: names by hash in a table of fixed types (a one-shot
-    /// query pays for each new hashed type it instantiates), readers beside them.
-    private var readerTable = IntTable()
-    private var readerFiles: [String] = []
-    private var readers: [PartitionReader?] = []
-    /// Mapped catalogs by file name, newest last: a short list, not a `[String: Catalog]`, whose
-    /// first use checks `String: Hashable` by scanning every protocol conformance in the binary.
-    private var catalogs: [(name: String, catalog: Catalog)] = []
-    private let readersLock = NSLock()
+    private struct State {
+        var current: Manifest
+        /// The manifest file's identity (inode, size, mtime) when `current` was read: a commit renames
+        /// a new manifest into place, which changes it.
+        var currentIdentity: [Int64]?
+        /// Open partition readers by file name: names by hash in a table of fixed types (a one-shot
+        /// query pays for each new hashed type it instantiates), readers beside them.
+        var readerTable = IntTable()
+        var readerFiles: [String] = []
+        var readers: [PartitionReader?] = []
+        /// Mapped catalogs by file name, newest last: a short list, not a `[String: Catalog]`, whose
+        /// first use checks `String: Hashable` by scanning every protocol conformance in the binary.
+        var catalogs: [(name: String, catalog: Catalog)] = []
+
+        init(current: Manifest, identity: [Int64]?) {
+            self.current = current
+            currentIdentity = identity
+        }
+
+        /// Drops what the snapshot before `m` had open, and reads `m` from now on.
+        mutating func replace(with m: Manifest, identity: [Int64]?) {
+            current = m
+            currentIdentity = identity
+            readerTable = IntTable()
+            readerFiles = []
+            readers = []
+            catalogs = []
+        }
+    }
+    private let state: Mutex<State>
 
     /// Where the CLI finds a store: `--store`, else `$QUAKES_STORE`, else `./quakes.store`.
     package static func defaultPath(explicit: String?) -> String {
@@ -92,8 +106,8 @@ public final class Store: @unchecked Sendable {
             }
             throw QuakeError(.notFound, path: path, detail: "no store (no \(Manifest.fileName))")
         }
-        currentIdentity = FileIO.identity(m)
-        current = try Manifest.read(path: m)
+        let identity = FileIO.identity(m)
+        state = Mutex(State(current: try Manifest.read(path: m), identity: identity))
     }
 
     /// A handle pinned to this store's newest committed generation: its reads keep that
@@ -177,14 +191,7 @@ public final class Store: @unchecked Sendable {
     public func refresh() throws(QuakeError) {
         let id = FileIO.identity(Store.manifestPath(path))
         let m = try Manifest.read(path: Store.manifestPath(path))
-        readersLock.lock()
-        current = m
-        currentIdentity = id
-        readerTable = IntTable()
-        readerFiles = []
-        readers = []
-        catalogs = []
-        readersLock.unlock()
+        state.withLock { $0.replace(with: m, identity: id) }
     }
 
     /// The snapshot a read starts from: the newest committed generation, checked with one
@@ -193,56 +200,50 @@ public final class Store: @unchecked Sendable {
     package func freshManifest() -> Manifest {
         if isSnapshot { return manifest }
         let id = FileIO.identity(Store.manifestPath(path))
-        readersLock.lock()
-        let same = id == currentIdentity
-        let m = current
-        readersLock.unlock()
+        let (same, m) = state.withLock { (id == $0.currentIdentity, $0.current) }
         if same || id == nil { return m }
         try? refresh()
         return manifest
     }
 
     func cachedCatalog(_ name: String) -> Catalog? {
-        readersLock.lock()
-        defer { readersLock.unlock() }
-        return catalogs.last { $0.name == name }?.catalog
+        state.withLock { $0.catalogs.last { $0.name == name }?.catalog }
     }
 
     func cacheCatalog(_ name: String, _ c: Catalog) {
-        readersLock.lock()
-        if let k = catalogs.firstIndex(where: { $0.name == name }) { catalogs.remove(at: k) }
-        catalogs.append((name, c))
-        // a snapshot's catalog is read for its queries; older snapshots' are seldom read again
-        if catalogs.count > 8 { catalogs.removeFirst() }
-        readersLock.unlock()
+        state.withLock { s in
+            if let k = s.catalogs.firstIndex(where: { $0.name == name }) { s.catalogs.remove(at: k) }
+            s.catalogs.append((name, c))
+            // a snapshot's catalog is read for its queries; older snapshots' are seldom read again
+            if s.catalogs.count > 8 { s.catalogs.removeFirst() }
+        }
     }
 
     /// A reader for one partition of the current snapshot.
     package func reader(_ entry: PartitionEntry) -> PartitionReader {
-        readersLock.lock()
-        defer { readersLock.unlock() }
         let h = Manifest.nameHash(entry.file)
-        let k = readerTable.first(h) { readerFiles[$0] == entry.file }
-        if let k, let r = readers[k] { return r }
-        let r = PartitionReader(storePath: path, entry: entry)
-        if let k {
-            readers[k] = r
-        } else {
-            readerTable.add(h, readerFiles.count)
-            readerFiles.append(entry.file)
-            readers.append(r)
+        return state.withLock { s in
+            let k = s.readerTable.first(h) { s.readerFiles[$0] == entry.file }
+            if let k, let r = s.readers[k] { return r }
+            let r = PartitionReader(storePath: path, entry: entry)
+            if let k {
+                s.readers[k] = r
+            } else {
+                s.readerTable.add(h, s.readerFiles.count)
+                s.readerFiles.append(entry.file)
+                s.readers.append(r)
+            }
+            return r
         }
-        return r
     }
 
     /// Drops the cached reader of a partition, unmapping its file once no one else holds it:
     /// a pass over every partition (an export) keeps one mapped at a time.
     package func dropReader(_ entry: PartitionEntry) {
-        readersLock.lock()
-        if let k = readerTable.first(Manifest.nameHash(entry.file), where: { readerFiles[$0] == entry.file }) {
-            readers[k] = nil
+        let h = Manifest.nameHash(entry.file)
+        state.withLock { s in
+            if let k = s.readerTable.first(h, where: { s.readerFiles[$0] == entry.file }) { s.readers[k] = nil }
         }
-        readersLock.unlock()
     }
 
     /// Atomically replaces the manifest: write the catalog of its partitions when they changed,
