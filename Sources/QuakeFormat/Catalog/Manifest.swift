@@ -107,9 +107,9 @@ package struct Manifest: Sendable, Equatable {
     /// Reads and checks `manifest.qkm` at `path`.
     package static func read(path: String) throws(QuakeError) -> Manifest {
         let f = try MappedFile(path: path)
-        // SAFETY: decode copies what it keeps out of the mapping; `f` is a local whose lexical lifetime
-        // covers the call (withExtendedLifetime would make that explicit).
-        return try decode(f.bytes, path: path)
+        // SAFETY: decode copies what it keeps out of the mapping, and withExtendedLifetime keeps `f` (the
+        // mapping's owner) alive until it returns: an optimised build may otherwise release `f` after `f.bytes`.
+        return try withExtendedLifetime(f) { () throws(QuakeError) in try decode(f.bytes, path: path) }
     }
 
     package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> Manifest {

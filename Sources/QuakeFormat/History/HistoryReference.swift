@@ -130,9 +130,13 @@ package enum HistoryReference {
 
     private static func readCopy(_ path: String, count: Int) throws(QuakeError) -> ByteArena {
         let f = try MappedFile(path: path)
-        // SAFETY: `b` is read only below, while `f` (the mapping's owner, a local whose lexical lifetime
-        // covers this function) is alive; decode copies the ids out.
-        let b = f.bytes
+        // SAFETY: withExtendedLifetime keeps `f` (the mapping's owner) alive while `f.bytes` is read;
+        // decode copies the ids out.
+        return try withExtendedLifetime(f) { () throws(QuakeError) in try readCopy(f.bytes, path, count: count) }
+    }
+
+    private static func readCopy(_ b: UnsafeRawBufferPointer, _ path: String,
+                                 count: Int) throws(QuakeError) -> ByteArena {
         // SAFETY: b.count >= 40 is checked before b[0..<8] is read.
         guard b.count >= 40, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else {
             throw .corrupt(path, "not a copy of history ids")

@@ -128,9 +128,9 @@ package struct IdRecords: Sendable {
 
     package static func read(path: String) throws(QuakeError) -> IdRecords {
         let f = try MappedFile(path: path)
-        // SAFETY: decode copies what it keeps out of the mapping; `f` is a local whose lexical lifetime
-        // covers the call (IdHashes.read uses withExtendedLifetime for the same pattern).
-        return try decode(f.bytes, path: path)
+        // SAFETY: decode copies what it keeps out of the mapping, and withExtendedLifetime keeps `f` (the
+        // mapping's owner) alive until it returns.
+        return try withExtendedLifetime(f) { () throws(QuakeError) in try decode(f.bytes, path: path) }
     }
 
     /// Checks and decodes the bytes of a bucket file; `path` names it in errors.

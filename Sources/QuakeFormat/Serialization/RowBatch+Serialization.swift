@@ -26,6 +26,13 @@ extension RowBatch {
                 var a = ByteArena()
                 a.ends = try r.raw(n, as: UInt32.self).map { Int($0) }
                 a.bytes = try r.blob()
+                // the ends must ascend within the bytes: text slices are cut from them unchecked
+                var last = 0
+                for e in a.ends {
+                    guard e >= last else { throw .corrupt("a spilled batch's text ends do not ascend") }
+                    last = e
+                }
+                guard last <= a.bytes.count else { throw .corrupt("a spilled batch's text runs past its bytes") }
                 text[c.rawValue] = a
             }
         }
