@@ -38,6 +38,31 @@ package struct QuakeServer: Sendable {
     /// process.
     /// - Throws: ``ServeError`` when the address cannot be listened on.
     package func run(ready: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        let (app, stopLive) = Self.buildApplication(source: source, options: options, ready: ready)
+        let deadline = options.stopDeadline
+        let signals = StopSignals {
+            stopLive()
+            StopSignals.exit(after: deadline)
+        }
+        defer { signals.cancel() }
+        do {
+            try await app.runService()
+        } catch {
+            throw ServeError(binding: error, host: options.host, port: options.port) ?? error
+        }
+    }
+
+    /// The application ``run(ready:)`` serves: the FDSN service's and the page's routes behind the
+    /// server's policy (methods, CORS, the request log), the HTTP/1 limits and the address, with
+    /// no signal handling of its own. Tests drive it in process (HummingbirdTesting's `.router`).
+    /// - Parameters:
+    ///   - source: the store every request answers from.
+    ///   - options: the address, the limits and the request log (the stop deadline is `run`'s).
+    ///   - ready: called with the bound port once the server listens.
+    /// - Returns: the application, and what ends the page's live feeds (the first thing a stop does).
+    package static func buildApplication(
+        source: SnapshotSource, options: Options, ready: @escaping @Sendable (Int) -> Void = { _ in }
+    ) -> (app: some ApplicationProtocol, stopLive: @Sendable () -> Void) {
         let routes = Routes()
         FDSNService(source: source, maxEvents: options.maxEvents).register(on: routes)
         let page = PageService(source: source, coastlines: CoastlineCache())
@@ -57,16 +82,7 @@ package struct QuakeServer: Sendable {
             onServerRunning: { channel in ready(channel.localAddress?.port ?? 0) },
             logger: logger
         )
-        let deadline = options.stopDeadline
-        let signals = StopSignals {
-            page.live.stop()
-            StopSignals.exit(after: deadline)
-        }
-        defer { signals.cancel() }
-        do {
-            try await app.runService()
-        } catch {
-            throw ServeError(binding: error, host: options.host, port: options.port) ?? error
-        }
+        let live = page.live
+        return (app, { live.stop() })
     }
 }
