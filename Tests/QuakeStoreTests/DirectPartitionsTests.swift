@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeInterchange
@@ -21,11 +22,10 @@ import QuakeGenerator
         var committed: Bool
     }
 
-    final class Seen: @unchecked Sendable {
-        private let lock = NSLock()
-        private var n: [Int] = []
-        func add(_ k: Int) { lock.lock(); n.append(k); lock.unlock() }
-        var all: [Int] { lock.lock(); defer { lock.unlock() }; return n }
+    final class Seen: Sendable {
+        private let n = Mutex<[Int]>([])
+        func add(_ k: Int) { n.withLock { $0.append(k) } }
+        var all: [Int] { n.withLock { $0 } }
     }
 
     /// Loads `steps` into a fresh store, one load per step; returns each step's result and the

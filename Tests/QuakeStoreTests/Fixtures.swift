@@ -7,7 +7,7 @@ import QuakeGenerator
 
 /// Stores shared by the query tests, built once per test run.
 enum Fixtures {
-    struct Loaded: @unchecked Sendable {
+    struct Loaded: Sendable {
         let store: Store
         let quakes: [Quake]
     }

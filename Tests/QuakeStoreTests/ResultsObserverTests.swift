@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeInterchange
@@ -8,14 +9,13 @@ import Testing
 /// The library's `ResultsObserver`: an answer now, and again only after commits that could
 /// change it, judged from the history and the descriptor's time bounds.
 @Suite struct ResultsObserverTests {
-    final class Updates: @unchecked Sendable {
-        private let lock = NSLock()
-        private var items: [(Int, Int)] = []
-        func add(_ g: Int, _ n: Int) { lock.lock(); items.append((g, n)); lock.unlock() }
-        var all: [(Int, Int)] { lock.lock(); defer { lock.unlock() }; return items }
-        private var ended = false
-        func end() { lock.lock(); ended = true; lock.unlock() }
-        var hasEnded: Bool { lock.lock(); defer { lock.unlock() }; return ended }
+    final class Updates: Sendable {
+        private let items = Mutex<[(Int, Int)]>([])
+        func add(_ g: Int, _ n: Int) { items.withLock { $0.append((g, n)) } }
+        var all: [(Int, Int)] { items.withLock { $0 } }
+        private let ended = Atomic<Bool>(false)
+        func end() { ended.store(true, ordering: .releasing) }
+        var hasEnded: Bool { ended.load(ordering: .acquiring) }
         func wait(for n: Int, timeout: Double) -> Bool {
             let start = Date()
             while Date().timeIntervalSince(start) < timeout {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import QuakeStore
 @testable import QuakeFormat
 @testable import QuakeTestSupport
@@ -165,9 +166,8 @@ import QuakeGenerator
     }
 }
 
-final class MessageLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [String] = []
-    func add(_ m: String) { lock.lock(); items.append(m); lock.unlock() }
-    var all: [String] { lock.lock(); defer { lock.unlock() }; return items }
+final class MessageLog: Sendable {
+    private let items = Mutex<[String]>([])
+    func add(_ m: String) { items.withLock { $0.append(m) } }
+    var all: [String] { items.withLock { $0 } }
 }

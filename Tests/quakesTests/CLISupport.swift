@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 import QuakeTestSupport
 
 /// Runs the built `quakes` binary as a subprocess.
@@ -70,7 +71,8 @@ enum CLI {
         let drained = DispatchSemaphore(value: 0)
         let errReader = err.fileHandleForReading
         DispatchQueue.global().async {
-            errData.data = errReader.readDataToEndOfFile()  // read before the semaphore: ordered
+            let d = errReader.readDataToEndOfFile()
+            errData.data.withLock { $0 = d }
             drained.signal()
         }
         if let stdin { inp.fileHandleForWriting.write(Data(stdin.utf8)) }
@@ -80,7 +82,7 @@ enum CLI {
         p.waitUntilExit()
         try file?.close()
         return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                      stderr: String(decoding: errData.data, as: UTF8.self))
+                      stderr: String(decoding: errData.data.withLock { $0 }, as: UTF8.self))
     }
 
     /// A store loaded from a generated feed of `rows` events.
@@ -107,7 +109,7 @@ enum CLI {
     }
 }
 
-/// Standard error collected on another thread; read only after its semaphore is signalled.
-private final class Drained: @unchecked Sendable {
-    var data = Data()
+/// Standard error collected on another thread.
+private final class Drained: Sendable {
+    let data = Mutex(Data())
 }
