@@ -94,8 +94,7 @@ extension FileIO {
             package var paths: @Sendable (String) -> Bool
 
             /// A plan for `operations` on paths under `directory`.
-            package init(under directory: String, _ operations: Set<Operation>, _ calls: Calls = .every,
-                         _ effect: Effect, paths: @escaping @Sendable (String) -> Bool = { _ in true }) {
+            package init(under directory: String, _ operations: Set<Operation>, _ calls: Calls, _ effect: Effect, paths: @escaping @Sendable (String) -> Bool = { _ in true }) {
                 let once: Bool
                 if case .nth = calls { once = true } else { once = false }
                 precondition(effect != .fail(EINTR) || once, "a call that keeps failing with EINTR is retried forever")
