@@ -260,31 +260,172 @@ import QuakeGenerator
         #expect(errors > 0)
     }
 
+    /// Files and folders (with a trailing `/`) of the store at `root`, relative to it.
+    private func storeFiles(_ root: String) -> Set<String> {
+        var out: Set<String> = []
+        func walk(_ relative: String) {
+            for name in FileIO.list(relative.isEmpty ? root : root + "/" + relative) {
+                let r = relative.isEmpty ? name : relative + "/" + name
+                if FileIO.isDirectory(root + "/" + r) {
+                    out.insert(r + "/")
+                    walk(r)
+                } else {
+                    out.insert(r)
+                }
+            }
+        }
+        walk("")
+        return out
+    }
+
+    /// A full disk, an I/O error, an exceeded quota or a short write at any point of a load, as a
+    /// normal user: faults are planned into the I/O layer's system calls on the store's paths
+    /// (``FileIO/Faults``), no small file system is mounted. Each failed load throws an `.io` error
+    /// naming a path of the store, and leaves the store answering exactly as before, `verify`
+    /// clean, with no file that its snapshot does not hold; a load whose every write is short
+    /// commits what a load without faults does.
     @Test func diskFullFailsCleanlyAndKeepsTheSnapshot() throws {
-        let mount = TestSupport.tempDir() + "/small"
-        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/mount")
-        p.arguments = ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mount]
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil, ({ p.waitUntilExit(); return p.terminationStatus == 0 })() else {
-            print("diskFullFailsCleanlyAndKeepsTheSnapshot: skipped, this machine cannot mount a small tmpfs")
-            return
+        typealias Faults = FileIO.Faults
+        var options = LoadOptions()
+        // rows go where the dry run sent them, however large the test process is
+        options.newPartitionResidentLimit = .max
+        let pristine = TestSupport.tempDir() + "/store"
+        let first = try Store.openOrCreate(path: pristine, partitioning: .month)
+        try first.load(try feeds(rows: 1000, years: 2024...2024, perFile: 1000, seed: 5), options: options)
+        let before = try answers(first)
+        let rows = try first.count(.all)
+        let snapshot = storeFiles(pristine)
+        let second = try feeds(rows: 3000, years: 2022...2024, perFile: 1000, seed: 3)
+        func copy() throws -> String {
+            let path = TestSupport.tempDir() + "/store"
+            try FileManager.default.copyItem(atPath: pristine, toPath: path)
+            #expect(storeFiles(path) == snapshot)
+            return path
         }
-        defer {
-            let u = Process()
-            u.executableURL = URL(fileURLWithPath: "/usr/bin/umount")
-            u.arguments = [mount]
-            try? u.run()
-            u.waitUntilExit()
+
+        // the second load without faults, on a copy: the calls it makes and what the store answers after it
+        let dry = try copy()
+        let run = Faults.trial(.counting(under: dry)) { () throws(any Error) in
+            try Store(path: dry).load(second, options: options)
         }
-        let files = try feeds(rows: 80_000, years: 2020...2024, perFile: 40_000, seed: 3)
-        let (s, _, _) = try TestSupport.load([try feeds(rows: 300, years: 2024...2024, perFile: 300, seed: 5)[0]],
-                                             into: mount + "/s")
-        let before = try answers(s)
-        #expect { _ = try s.load(files) } throws: { e in "\(e)".contains("No space left on device") }
-        let after = try Store(path: mount + "/s")
-        #expect(try answers(after) == before)
-        _ = try after.verify()
+        _ = try run.result.get()
+        let loaded = try answers(Store(path: dry))
+        let loadedRows = try Store(path: dry).count(.all)
+        #expect(loaded != before && loadedRows > rows)
+        let calls = run.report.calls
+        let writes = run.report.count(Faults.Operation.writes), opens = run.report.count(.open)
+        let renamed = try #require(calls.firstIndex { $0.operation == .rename }, "the commit renames the manifest")
+        #expect(run.report.count(.rename) == 1 && run.report.count(.mkdir) >= 1 && run.report.count(.truncate) == 1)
+        // the flushes before the manifest's rename, and the one of the store's folder after it (by their ordinal among flushes)
+        let flushes = calls.filter { $0.operation == .fsync }
+        let early = flushes.indices.filter { calls.firstIndex(of: flushes[$0])! < renamed }.map { $0 + 1 }
+        try #require(early.count == flushes.count - 1 && early.count >= 3, "\(calls.filter { $0.operation != .pwrite })")
+        try #require(writes > 20 && opens > 10, "\(writes) writes, \(opens) opens")
+
+        /// The second load on a copy of the first's store under the plan `plan(copy)`: it fails with
+        /// `code` (or succeeds, for nil), and the store is then as it was (or as after the dry run).
+        func attempt(_ what: String, errno code: Int32?, faults: ClosedRange<Int> = 1...1, knownLeftover: String? = nil,
+                     eitherSnapshot: Bool = false, _ plan: (String) -> Faults.Plan) throws {
+            let path = try copy()
+            let t = Faults.trial(plan(path)) { () throws(any Error) in try Store(path: path).load(second, options: options) }
+            #expect(faults.contains(t.report.injected.count), "\(what): faulted \(t.report.injected)")
+            let after = try Store(path: path)
+            let extra = storeFiles(path).subtracting(snapshot).filter { f in
+                // ids a kept transaction refers to, copied before a commit that retires their partition: kept
+                guard f.hasPrefix("history/"), let g = HistoryReference.generation(ofHistoryFile: String(f.dropFirst(8)))
+                else { return true }
+                return !snapshot.contains("history/" + HistoryFile.name(generation: g))
+            }
+            #expect(snapshot.subtracting(storeFiles(path)).isEmpty, "\(what): files of the snapshot are gone")
+            guard let code else {
+                #expect(throws: Never.self, "\(what)") { try t.result.get() }
+                #expect(try answers(after) == loaded, "\(what)")
+                #expect(try after.verify().rows == loadedRows, "\(what)")
+                #expect(storeFiles(path) == storeFiles(dry), "\(what)")
+                return
+            }
+            switch t.result {
+            case .success:
+                Issue.record("\(what): the load succeeded")
+            case .failure(let error):
+                let e = error as? QuakeError
+                #expect(e?.kind == .io && e?.errno == code, "\(what): \(error)")
+                let named = e?.path ?? ""
+                #expect(named == path || named.hasPrefix(path + "/"), "\(what): \(error) names no path of the store")
+                #expect("\(error)".hasPrefix(named + ": "), "\(what): \(error)")
+            }
+            let answered = try answers(after)
+            let verified = try after.verify().rows
+            if eitherSnapshot {
+                #expect(answered == before && verified == rows || answered == loaded && verified == loadedRows, "\(what)")
+            } else {
+                #expect(answered == before, "\(what)")
+                #expect(verified == rows, "\(what)")
+            }
+            if let knownLeftover {
+                withKnownIssue(Comment(rawValue: knownLeftover)) { #expect(extra.isEmpty, "\(what): left \(extra.sorted())") }
+            } else {
+                #expect(extra.isEmpty, "\(what): left \(extra.sorted())")
+            }
+        }
+
+        // a full disk at the nth write, for a spread of n, and from the middle on
+        let spread = Set([1, 2, writes / 8, writes / 4, writes / 2, 3 * writes / 4, writes - 1, writes]).filter { $0 >= 1 }
+        for n in spread.sorted() {
+            try attempt("write \(n) of \(writes): ENOSPC", errno: ENOSPC) {
+                Faults.Plan(under: $0, Faults.Operation.writes, .nth(n), .fail(ENOSPC))
+            }
+        }
+        try attempt("writes \(writes / 2)... of \(writes): ENOSPC", errno: ENOSPC, faults: 1...writes) {
+            Faults.Plan(under: $0, Faults.Operation.writes, .from(writes / 2), .fail(ENOSPC))
+        }
+        try attempt("write \(writes / 3) of \(writes) takes nothing", errno: ENOSPC) {
+            Faults.Plan(under: $0, Faults.Operation.writes, .nth(writes / 3), .writeNothing)
+        }
+        try attempt("write \(writes / 2) of \(writes): EDQUOT", errno: EDQUOT) {
+            Faults.Plan(under: $0, Faults.Operation.writes, .nth(writes / 2), .fail(EDQUOT))
+        }
+        // an I/O error at the nth write
+        for n in Set([1, writes / 3, 2 * writes / 3, writes]).filter({ $0 >= 1 }).sorted() {
+            try attempt("write \(n) of \(writes): EIO", errno: EIO) {
+                Faults.Plan(under: $0, Faults.Operation.writes, .nth(n), .fail(EIO))
+            }
+        }
+        // the nth file opened for writing, the scratch folder, the lock's truncation
+        for n in Set([1, opens / 2, opens]).sorted() {
+            try attempt("open \(n) of \(opens): ENOSPC", errno: ENOSPC) { Faults.Plan(under: $0, [.open], .nth(n), .fail(ENOSPC)) }
+        }
+        try attempt("mkdir 1: ENOSPC", errno: ENOSPC) { Faults.Plan(under: $0, [.mkdir], .nth(1), .fail(ENOSPC)) }
+        try attempt("ftruncate 1: EIO", errno: EIO) { Faults.Plan(under: $0, [.truncate], .nth(1), .fail(EIO)) }
+        // each flush before the commit's rename (the file system's, the id copies', the catalog's, the manifest's)
+        let full: [(Int, Int32)] = Set([1, 2, early.count / 2, early.count - 1, early.count]).sorted().map { (early[$0 - 1], ENOSPC) }
+        let failing: [(Int, Int32)] = [(early[0], EIO), (early[early.count - 1], EIO)]
+        for (k, code) in full + failing {
+            try attempt("fsync \(k) of \(flushes.count): \(code)", errno: code) {
+                Faults.Plan(under: $0, [.fsync], .nth(k), .fail(code))
+            }
+        }
+        // the rename that commits: the old manifest stays current
+        let leftTmp = "Store.commit leaves manifest.qkm.tmp behind when its rename fails, and collectGarbage does not "
+            + "remove it (Sources/QuakeStore/Store/Store.swift)"
+        for code in [ENOSPC, EIO] {
+            try attempt("rename: \(code)", errno: code, knownLeftover: leftTmp) {
+                Faults.Plan(under: $0, [.rename], .nth(1), .fail(code))
+            }
+        }
+        // the flush of the store's folder after the rename: the new manifest is current by then, so
+        // either snapshot may answer, whole
+        withKnownIssue("""
+            Store.commit throws when the folder's fsync fails after the rename, and the load then collects \
+            the committed snapshot's files as garbage of the old one (Sources/QuakeStore/Ingest/Store+Load.swift)
+            """) {
+            try attempt("fsync \(flushes.count) (the folder, after the rename): EIO", errno: EIO, eitherSnapshot: true) {
+                Faults.Plan(under: $0, [.fsync], .nth(flushes.count), .fail(EIO))
+            }
+        }
+        // every write short: the load commits what the dry run did
+        try attempt("every write short", errno: nil, faults: 1...Int.max) {
+            Faults.Plan(under: $0, Faults.Operation.writes, .every, .shortWrite(atMost: 4096))
+        }
     }
 }

@@ -1,7 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 
 extension FileIO {
@@ -12,7 +12,9 @@ extension FileIO {
     /// I/O layer.
     package static func processorCount() -> Int {
         var n = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        #if os(Linux)
+        #if canImport(Darwin)
+        // no affinity masks and no cgroups: every processor online
+        #elseif canImport(Glibc)
         // the affinity mask as the kernel reports it (`sched_getaffinity` is not in Swift's Glibc)
         if let status = try? readToEnd("/proc/self/status", limit: 1 << 14), let c = allowedProcessors(status) {
             n = c

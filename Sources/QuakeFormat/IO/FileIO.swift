@@ -1,56 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 
-// The C calls whose names FileIO's own members shadow, spelled once per platform module.
-@inline(__always) private func cOpen(_ p: String, _ f: Int32, _ m: mode_t) -> Int32 {
-    #if canImport(Glibc)
-    Glibc.open(p, f, m)
-    #else
-    Darwin.open(p, f, m)
-    #endif
-}
-@inline(__always) private func cClose(_ fd: Int32) -> Int32 {
-    #if canImport(Glibc)
-    Glibc.close(fd)
-    #else
-    Darwin.close(fd)
-    #endif
-}
-@inline(__always) private func cRead(_ fd: Int32, _ b: UnsafeMutableRawPointer?, _ n: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.read(fd, b, n)
-    #else
-    Darwin.read(fd, b, n)
-    #endif
-}
-@inline(__always) private func cWrite(_ fd: Int32, _ b: UnsafeRawPointer?, _ n: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(fd, b, n)
-    #else
-    Darwin.write(fd, b, n)
-    #endif
-}
-@inline(__always) private func cFsync(_ fd: Int32) -> Int32 {
-    #if canImport(Glibc)
-    Glibc.fsync(fd)
-    #else
-    Darwin.fsync(fd)
-    #endif
-}
-@inline(__always) private func cRename(_ a: String, _ b: String) -> Int32 {
-    #if canImport(Glibc)
-    Glibc.rename(a, b)
-    #else
-    Darwin.rename(a, b)
-    #endif
-}
-
-#if os(Linux)
-@_silgen_name("syncfs") private func linuxSyncfs(_ fd: Int32) -> Int32
+#if canImport(Glibc)
 @_silgen_name("inotify_init1") private func linuxInotifyInit(_ flags: Int32) -> Int32
 @_silgen_name("inotify_add_watch") private func linuxInotifyAddWatch(_ fd: Int32, _ path: UnsafePointer<CChar>,
                                                                      _ mask: UInt32) -> Int32
@@ -59,6 +14,8 @@ import Darwin
 /// The one I/O layer: every system call the package makes on files goes through here (the
 /// CLI's terminal questions too). Each call that can be interrupted is retried on `EINTR` by
 /// ``retrying(_:)``; each failure is a ``QuakeError`` of kind `.io` carrying the path and `errno`.
+/// The calls that create, write, flush, rename, truncate or remove files are made by
+/// ``SystemCall``, where a test can plan faults for them (``Faults``).
 package enum FileIO {
     /// Runs `call` until it does not fail with `EINTR`; returns its result (negative on failure,
     /// with `errno` set).
@@ -73,7 +30,7 @@ package enum FileIO {
 
     /// Opens `path` with `flags` (and `mode` when creating); the descriptor is close-on-exec.
     package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(QuakeError) -> Int32 {
-        let fd = retrying { cOpen(path, flags | O_CLOEXEC, mode) }
+        let fd = retrying { SystemCall.open(path, flags | O_CLOEXEC, mode) }
         guard fd >= 0 else { throw .system(path, errno) }
         return fd
     }
@@ -82,12 +39,12 @@ package enum FileIO {
     package static func openForReading(_ path: String) throws(QuakeError) -> Int32 { try open(path, O_RDONLY) }
 
     /// Closes a descriptor; a failure to close a descriptor only read from loses nothing.
-    package static func close(_ fd: Int32) { _ = cClose(fd) }
+    package static func close(_ fd: Int32) { _ = SystemCall.close(fd) }
 
     /// Reads up to `count` bytes into `base` (at `offset` when given); 0 at the end; an error names `path`.
     package static func read(_ fd: Int32, into base: UnsafeMutableRawPointer, count: Int, at offset: Int? = nil,
                              path: String) throws(QuakeError) -> Int {
-        let n = retrying { offset.map { pread(fd, base, count, off_t($0)) } ?? cRead(fd, base, count) }
+        let n = retrying { SystemCall.read(fd, base, count, at: offset) }
         guard n >= 0 else { throw .system(path, errno) }
         return n
     }
@@ -100,10 +57,7 @@ package enum FileIO {
         var done = 0
         while done < bytes.count {
             // SAFETY: done < bytes.count, so [base + done, base + bytes.count) lies inside bytes.
-            let n = retrying {
-                offset.map { pwrite(fd, base + done, bytes.count - done, off_t($0 + done)) }
-                    ?? cWrite(fd, base + done, bytes.count - done)
-            }
+            let n = retrying { SystemCall.write(fd, base + done, bytes.count - done, at: offset.map { $0 + done }, path: path) }
             if n < 0 { throw .system(path, errno) }
             if n == 0 { throw .system(path, ENOSPC) }
             done += n
@@ -112,12 +66,14 @@ package enum FileIO {
 
     /// Flushes `fd` to the device.
     package static func fsync(_ fd: Int32, path: String) throws(QuakeError) {
-        guard retrying({ cFsync(fd) }) == 0 else { throw .system(path, errno, call: "fsync") }
+        guard retrying({ SystemCall.fsync(fd, path: path) }) == 0 else { throw .system(path, errno, call: "fsync") }
     }
 
     /// Cuts the file behind `fd` to `size` bytes.
     package static func truncate(_ fd: Int32, to size: Int, path: String) throws(QuakeError) {
-        guard retrying({ ftruncate(fd, off_t(size)) }) == 0 else { throw .system(path, errno, call: "ftruncate") }
+        guard retrying({ SystemCall.truncate(fd, to: size, path: path) }) == 0 else {
+            throw .system(path, errno, call: "ftruncate")
+        }
     }
 
     /// Takes an exclusive `flock` without waiting: false when another process holds it.
@@ -142,6 +98,7 @@ package enum FileIO {
         guard let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
             throw .system(path, errno, call: "mmap")
         }
+        // SAFETY: mmap mapped `count` readable bytes at p; they stay mapped until unmap(_:) is called.
         return UnsafeRawBufferPointer(start: p, count: count)
     }
 
@@ -164,16 +121,18 @@ package enum FileIO {
         return Int(w.ws_col)
     }
 
-    /// Flushes every dirty file of the filesystem holding `path` (Linux `syncfs`), so a
-    /// commit pays one flush instead of one `fsync` per column file.
+    /// Flushes every dirty file of the filesystem holding `path` (`syncfs` on Linux,
+    /// `sync_volume_np` on Darwin), so a commit pays one flush instead of one `fsync` per file.
     package static func syncFilesystem(_ path: String) throws(QuakeError) {
         let fd = try open(path, O_RDONLY | O_DIRECTORY)
         defer { close(fd) }
-        #if os(Linux)
-        guard retrying({ linuxSyncfs(fd) }) == 0 else { throw .system(path, errno, call: "syncfs") }
-        #else
-        try fsync(fd, path: path)
-        #endif
+        guard retrying({ SystemCall.syncFilesystem(fd, path: path) }) == 0 else {
+            #if canImport(Darwin)
+            throw .system(path, errno, call: "sync_volume_np")
+            #else
+            throw .system(path, errno, call: "syncfs")
+            #endif
+        }
     }
 
     /// Writes a file without flushing it; a later ``syncFilesystem(_:)`` makes it durable.
@@ -186,14 +145,22 @@ package enum FileIO {
         try write(path, bytes, sync: true)
     }
 
+    /// Writes the whole file; one that cannot be written whole (a full disk, a failed flush) is
+    /// removed, so that no partial file is left under its name.
     private static func write(_ path: String, _ bytes: [UInt8], sync: Bool) throws(QuakeError) {
         let fd = try open(path, O_CREAT | O_TRUNC | O_WRONLY)
-        defer { close(fd) }
-        try bytes.withStoreBytes { (b) throws(QuakeError) in try writeAll(fd, b, path: path) }
-        if sync { try fsync(fd, path: path) }
+        do throws(QuakeError) {
+            // SAFETY: withStoreBytes lends the array's bytes for the call only; writeAll does not keep them.
+            try bytes.withStoreBytes { (b) throws(QuakeError) in try writeAll(fd, b, path: path) }
+            if sync { try fsync(fd, path: path) }
+        } catch {
+            close(fd)
+            _ = SystemCall.unlink(path)
+            throw error
+        }
+        close(fd)
     }
 
-    /// Writes all of `bytes` at `offset`, retrying short writes; a full disk is an error naming `path`.
     /// The whole file at `path`, refusing one larger than `limit` bytes.
     package static func readFile(_ path: String, limit: Int = 1 << 28) throws(QuakeError) -> [UInt8] {
         let fd = try openForReading(path)
@@ -214,7 +181,9 @@ package enum FileIO {
         return out
     }
 
+    /// Writes all of `bytes` at `offset`, retrying short writes; a full disk is an error naming `path`.
     package static func pwriteAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(QuakeError) {
+        // SAFETY: withStoreBytes lends the array's bytes for the call only; writeAll does not keep them.
         try bytes.withStoreBytes { (b) throws(QuakeError) in try writeAll(fd, b, at: offset, path: path) }
     }
 
@@ -254,19 +223,22 @@ package enum FileIO {
 
     /// Creates a directory and any missing parents.
     package static func makeDirectory(_ path: String) throws(QuakeError) {
-        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+        if SystemCall.mkdir(path, 0o755) == 0 || errno == EEXIST { return }
         if errno == ENOENT {
             let parent = (path as NSString).deletingLastPathComponent
             if !parent.isEmpty && parent != path {
                 try makeDirectory(parent)
-                if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+                if SystemCall.mkdir(path, 0o755) == 0 || errno == EEXIST { return }
             }
         }
         throw .system(path, errno)
     }
 
+    /// Renames `from` to `to`, replacing what `to` names; an error names `to`, and `from` in its detail.
     package static func rename(_ from: String, _ to: String) throws(QuakeError) {
-        guard cRename(from, to) == 0 else { throw QuakeError(.io, path: to, errno: errno, detail: "rename from \(from)") }
+        guard SystemCall.rename(from, to) == 0 else {
+            throw QuakeError(.io, path: to, errno: errno, detail: "rename from \(from)")
+        }
     }
 
     package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
@@ -277,6 +249,7 @@ package enum FileIO {
         defer { closedir(d) }
         var out: [String] = []
         while let e = readdir(d) {
+            // SAFETY: d_name is a NUL-terminated array inside the entry, read before the next readdir.
             let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             if name != "." && name != ".." { out.append(name) }
         }
@@ -294,13 +267,14 @@ package enum FileIO {
     package static func identity(_ path: String) -> [Int64]? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        return [Int64(truncatingIfNeeded: st.st_ino), Int64(st.st_size), Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec)]
+        let m = st.modified
+        return [Int64(truncatingIfNeeded: st.st_ino), Int64(st.st_size), Int64(m.tv_sec), Int64(m.tv_nsec)]
     }
 
     /// A descriptor that becomes readable when an entry of `directory` is created, written
-    /// or renamed into it (Linux inotify); nil where inotify is unavailable.
+    /// or renamed into it (Linux inotify); nil where inotify is unavailable (Darwin: callers poll).
     package static func watchDirectory(_ directory: String) -> Int32? {
-        #if os(Linux)
+        #if canImport(Glibc)
         let fd = linuxInotifyInit(Int32(O_NONBLOCK | O_CLOEXEC))
         guard fd >= 0 else { return nil }
         let inCloseWrite: UInt32 = 0x08, inMovedTo: UInt32 = 0x80, inCreate: UInt32 = 0x100
@@ -320,7 +294,8 @@ package enum FileIO {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&p, 1, milliseconds) > 0 else { return false }
         var buf = [UInt8](repeating: 0, count: 4096)
-        while buf.withUnsafeMutableBytes({ cRead(fd, $0.baseAddress, $0.count) }) > 0 {}
+        // SAFETY: each read fills at most the buffer's own 4096 bytes.
+        while buf.withUnsafeMutableBytes({ SystemCall.read(fd, $0.baseAddress, $0.count, at: nil) }) > 0 {}
         return true
     }
 
@@ -335,7 +310,8 @@ package enum FileIO {
     package static func modifiedMillis(_ path: String) -> Int64? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        return Int64(st.st_mtim.tv_sec) * 1000 + (Int64(st.st_mtim.tv_nsec) + 999_999) / 1_000_000
+        let m = st.modified
+        return Int64(m.tv_sec) * 1000 + (Int64(m.tv_nsec) + 999_999) / 1_000_000
     }
 
     package static func isDirectory(_ path: String) -> Bool {
@@ -360,9 +336,9 @@ package enum FileIO {
     package static func remove(_ path: String) {
         if isDirectory(path) {
             for n in list(path) { remove(path + "/" + n) }
-            rmdir(path)
+            _ = SystemCall.rmdir(path)
         } else {
-            unlink(path)
+            _ = SystemCall.unlink(path)
         }
     }
 }

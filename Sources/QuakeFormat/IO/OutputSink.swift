@@ -1,7 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 
 /// Buffered output to standard output or to a file, flushed in 1 MiB writes through ``FileIO``.
@@ -150,6 +150,7 @@ package final class OutputSink {
             if let target {
                 try target.write(bytes)
             } else {
+                // SAFETY: withStoreBytes lends the array's bytes for the call only; writeAll does not keep them.
                 try bytes.withStoreBytes { (b) throws(QuakeError) in try FileIO.writeAll(fd, b, path: path) }
             }
         } catch {

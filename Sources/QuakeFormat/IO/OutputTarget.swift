@@ -1,7 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 
 /// Where a command's `--out` goes, opened the way coreutils treat an output path. Every command
@@ -97,6 +97,7 @@ package final class OutputTarget {
 
     /// Appends `bytes`.
     package func write(_ bytes: [UInt8]) throws(QuakeError) {
+        // SAFETY: withStoreBytes lends the array's bytes for the call only; write(_:) does not keep them.
         try bytes.withStoreBytes { (b) throws(QuakeError) in try write(b) }
     }
 
@@ -151,6 +152,7 @@ package final class OutputTarget {
             var st = stat()
             guard lstat(current, &st) == 0, st.st_mode & S_IFMT == S_IFLNK else { return current }
             var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            // SAFETY: readlink writes at most buf.count - 1 bytes into buf, and n counts those it wrote.
             let n = readlink(current, &buf, buf.count - 1)
             guard n >= 0 else { throw .system(current, errno) }
             let link = String(decoding: buf[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)

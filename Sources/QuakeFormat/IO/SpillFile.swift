@@ -1,7 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 
 /// An append-only scratch file of zstd frames, each `[u32 length][frame]`, used by the loader
@@ -39,10 +39,13 @@ package final class SpillFile {
         var off = 0
         while off < size {
             let head = try FileIO.preadExactly(fd, count: 8, at: off, path: path)
+            // SAFETY: head holds exactly 8 bytes; the two loads read bytes 0..<4 and 4..<8.
             let clen = Int(head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 0, as: UInt32.self) })
             let rlen = Int(head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self) })
             let frame = try FileIO.preadExactly(fd, count: clen, at: off + 8, path: path)
+            // SAFETY: the frame's bytes are lent to the decompressor for the call only.
             let payload = try frame.withUnsafeBytes { (p) throws(QuakeError) in try Zstd.decompress(p, expectedSize: rlen) }
+            // SAFETY: the payload's bytes are lent to body for the call only (its contract: not kept).
             try payload.withUnsafeBytes { try body($0) }
             off += 8 + clen
         }

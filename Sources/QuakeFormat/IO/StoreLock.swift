@@ -1,7 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 import Synchronization
 
@@ -46,6 +46,7 @@ package final class StoreLock {
                                  detail: "locked by another writer (pid \(pid)); wait for it to finish")
             }
             try FileIO.truncate(f, to: 0, path: path)
+            // SAFETY: withStoreBytes lends the pid's bytes for the call only; writeAll does not keep them.
             try Array("\(FileIO.processID)\n".utf8).withStoreBytes { (b) throws(QuakeError) in
                 try FileIO.writeAll(f, b, at: 0, path: path)
             }
