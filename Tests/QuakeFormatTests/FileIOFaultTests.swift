@@ -43,7 +43,6 @@ import QuakeTestSupport
             #expect("\(e)".hasPrefix(path + ": "), "\(e)", sourceLocation: sourceLocation)
             if let call { #expect(e.detail.contains(call), "\(e)", sourceLocation: sourceLocation) }
         }
-        #expect(!Faults.isArmed, sourceLocation: sourceLocation)
         return t.report
     }
 
@@ -89,8 +88,7 @@ import QuakeTestSupport
         #expect(try FileIO.readFile(dir + "x/f") == bytes)
         #expect(try FileIO.readFile(other + "/g") == bytes)
         #expect(!FileIO.exists(dir + "/f"))
-        #expect(!Faults.isArmed)
-        // disarmed, the same write goes through
+        // with no plan on it, the same write goes through
         try FileIO.writeDurably(dir + "/f", bytes)
         #expect(try FileIO.readFile(dir + "/f") == bytes)
     }
@@ -122,7 +120,6 @@ import QuakeTestSupport
         #expect(gauge.runs == 4)
         #expect(gauge.armed == 4)
         #expect(gauge.most == 1)
-        #expect(!Faults.isArmed)
     }
 
     /// Whole-file writes (partition, id index, catalog and manifest files): a failed open, write or
@@ -310,7 +307,13 @@ import QuakeTestSupport
                     _ = try Store.commit(next, storePath: path)
                 }
                 #expect(try Manifest.read(path: manifest) == before)
-                if op != .rename { #expect(!FileIO.exists(manifest + ".tmp")) }
+                if op != .rename {
+                    #expect(!FileIO.exists(manifest + ".tmp"))
+                } else {
+                    // Store.commit leaves the temporary manifest when its rename fails (a later commit
+                    // replaces it); ReliabilityTests.diskFullFailsCleanlyAndKeepsTheSnapshot tracks it
+                    FileIO.remove(manifest + ".tmp")
+                }
             }
         }
         let t = Faults.trial(Faults.Plan(under: path, [.write], .every, .shortWrite(atMost: 16))) {
