@@ -324,7 +324,7 @@ import QuakeGenerator
 
         /// The second load on a copy of the first's store under the plan `plan(copy)`: it fails with
         /// `code` (or succeeds, for nil), and the store is then as it was (or as after the dry run).
-        func attempt(_ what: String, errno code: Int32?, faults: ClosedRange<Int> = 1...1, knownLeftover: String? = nil,
+        func attempt(_ what: String, errno code: Int32?, faults: ClosedRange<Int> = 1...1,
                      eitherSnapshot: Bool = false, _ plan: (String) -> Faults.Plan) throws {
             let path = try copy()
             let t = Faults.trial(plan(path)) { () throws(any Error) in try Store(path: path).load(second, options: options) }
@@ -362,11 +362,7 @@ import QuakeGenerator
                 #expect(answered == before, "\(what)")
                 #expect(verified == rows, "\(what)")
             }
-            if let knownLeftover {
-                withKnownIssue(Comment(rawValue: knownLeftover)) { #expect(extra.isEmpty, "\(what): left \(extra.sorted())") }
-            } else {
-                #expect(extra.isEmpty, "\(what): left \(extra.sorted())")
-            }
+            #expect(extra.isEmpty, "\(what): left \(extra.sorted())")
         }
 
         // a full disk at the nth write, for a spread of n, and from the middle on
@@ -409,22 +405,15 @@ import QuakeGenerator
             }
         }
         // the rename that commits: the old manifest stays current
-        let leftTmp = "Store.commit leaves manifest.qkm.tmp behind when its rename fails, and collectGarbage does not "
-            + "remove it (Sources/QuakeStore/Store/Store.swift)"
         for code in [ENOSPC, EIO] {
-            try attempt("rename: \(names[code]!)", errno: code, knownLeftover: leftTmp) {
+            try attempt("rename: \(names[code]!)", errno: code) {
                 Faults.Plan(under: $0, [.rename], .nth(1), .fail(code))
             }
         }
         // the flush of the store's folder after the rename: the new manifest is current by then, so
         // either snapshot may answer, whole
-        withKnownIssue("""
-            Store.commit throws when the folder's fsync fails after the rename, and the load then collects \
-            the committed snapshot's files as garbage of the old one (Sources/QuakeStore/Ingest/Store+Load.swift)
-            """) {
-            try attempt("fsync \(flushes.count) (the folder, after the rename): EIO", errno: EIO, eitherSnapshot: true) {
-                Faults.Plan(under: $0, [.fsync], .nth(flushes.count), .fail(EIO))
-            }
+        try attempt("fsync \(flushes.count) (the folder, after the rename): EIO", errno: EIO, eitherSnapshot: true) {
+            Faults.Plan(under: $0, [.fsync], .nth(flushes.count), .fail(EIO))
         }
         // every write short: the load commits what the dry run did
         try attempt("every write short", errno: nil, faults: 1...Int.max) {

@@ -103,7 +103,7 @@ extension Store {
             try refresh()
             return summary
         } catch {
-            Store.collectGarbage(before, storePath: path)
+            Store.collectGarbage(Store.currentManifest(path, or: before), storePath: path)
             throw error
         }
     }

@@ -259,9 +259,22 @@ public final class Store: Sendable {
         let bytes = m.encoded()
         _ = try bytes.withStoreBytes { (b) throws(QuakeError) in try Manifest.decode(b, path: tmp) }
         try FileIO.writeDurably(tmp, bytes)
-        try FileIO.rename(tmp, manifestPath(storePath))
+        do throws(QuakeError) {
+            try FileIO.rename(tmp, manifestPath(storePath))
+        } catch {
+            FileIO.remove(tmp)
+            throw error
+        }
+        // past the rename the new manifest is the store's: a failure from here on is reported, and
+        // callers collect garbage against the manifest on disk (``currentManifest(_:or:)``), never the old one
         try FileIO.fsyncDirectory(storePath)
         return m
+    }
+
+    /// The manifest on disk at `storePath`, else `fallback`: what a failed commit leaves current
+    /// (the old manifest, or the new one when only the folder's flush after the rename failed).
+    package static func currentManifest(_ storePath: String, or fallback: Manifest) -> Manifest {
+        (try? Manifest.read(path: manifestPath(storePath))) ?? fallback
     }
 
     /// Deletes files that neither the snapshot `m` nor its retired list names (older snapshots,
@@ -278,6 +291,7 @@ public final class Store: Sendable {
             }
         }
         FileIO.remove(storePath + "/tmp")
+        FileIO.remove(manifestPath(storePath) + ".tmp")
         FileIO.remove(storePath + "/" + ManifestV1.fileName)
     }
 }
