@@ -5,6 +5,7 @@ import Darwin
 import Glibc
 #endif
 import Testing
+import Synchronization
 @testable import QuakeFormat
 @testable import QuakeStore
 import QuakeTestSupport
@@ -95,18 +96,20 @@ import QuakeTestSupport
 
     /// Plans armed from several threads at once run one after another, never together.
     @Test func armedPlansAreSerialised() {
-        final class Gauge: @unchecked Sendable {
-            let lock = NSLock()
-            var now = 0, most = 0, runs = 0, armed = 0
+        final class Gauge: Sendable {
+            private let state = Mutex((now: 0, most: 0, runs: 0, armed: 0))
             func enter(armed a: Bool) {
-                lock.lock()
-                now += 1
-                runs += 1
-                if a { armed += 1 }
-                most = max(most, now)
-                lock.unlock()
+                state.withLock { s in
+                    s.now += 1
+                    s.runs += 1
+                    if a { s.armed += 1 }
+                    s.most = max(s.most, s.now)
+                }
             }
-            func leave() { lock.lock(); now -= 1; lock.unlock() }
+            func leave() { state.withLock { $0.now -= 1 } }
+            var runs: Int { state.withLock { $0.runs } }
+            var armed: Int { state.withLock { $0.armed } }
+            var most: Int { state.withLock { $0.most } }
         }
         let gauge = Gauge()
         let dir = TestScratch.folder("faults-serial")

@@ -15,7 +15,7 @@ import QuakeGenerator
 ///
 /// The stored rows, read back naively, are the reference every answer is checked against.
 enum ServedStore {
-    struct Loaded: @unchecked Sendable {
+    struct Loaded: Sendable {
         let store: Store
         /// Every stored event, tombstones included.
         let all: [Quake]

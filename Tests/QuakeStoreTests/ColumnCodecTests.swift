@@ -105,7 +105,11 @@ import QuakeGenerator
             var out: [UInt8] = []
             _ = ForDecimalCodec.encode(v, rows: 0..<v.count, into: &out)
             try out.withStoreBytes { (chunk) throws(QuakeError) in
-                guard case .doubles(let d) = try ForDecimalCodec.decode(chunk, count: v.count, rows: 0..<v.count, as: .doubles) else { return }
+                let decoded = try ForDecimalCodec.decode(chunk, count: v.count, rows: 0..<v.count, as: .doubles)
+                guard case .doubles(let d) = decoded else {
+                    Issue.record("\(name): decoded as \(decoded), not doubles")
+                    return
+                }
                 for _ in 0..<40 {
                     let lo = bounds[Int(rng.next() % UInt64(bounds.count))], hi = bounds[Int(rng.next() % UInt64(bounds.count))]
                     let p = RangePredicate.number(lower: rng.next() % 4 == 0 ? nil : Filter.Bound(lo, inclusive: rng.next() % 2 == 0),
