@@ -2,7 +2,7 @@
 workload queries in-process (`quakes bench`) and as whole processes, the builds taking turns so
 that the machine's drift lands on both alike. For a refactor that must not change speed.
 
-    python3 Benchmarks/compare/ab.py OLD_QUAKES NEW_QUAKES CSV WORK [--rounds 3] [--sets 5]
+    .build-venv/bin/python Benchmarks/compare/ab.py OLD_QUAKES NEW_QUAKES CSV WORK [--rounds 3] [--sets 5]
 
 Prints, per step, each build's median and the ratio new / old.
 """
@@ -14,8 +14,18 @@ import statistics
 import subprocess
 import sys
 import time
+import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# compare.py imports the peers' modules at the top; only its workload is used here, so none is needed
+for name in ("duckdb", "chdb"):
+    if name not in sys.modules:
+        try:
+            __import__(name)
+        except ImportError:
+            sys.modules[name] = types.ModuleType(name)
+if not hasattr(sys.modules["chdb"], "session"):
+    sys.modules["chdb"].session = types.ModuleType("chdb.session")
 import compare  # noqa: E402  (the workload's queries and parameter sets)
 
 

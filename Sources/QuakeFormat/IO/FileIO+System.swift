@@ -20,6 +20,8 @@ import Glibc
     Glibc.close(fd)
     #endif
 }
+// SAFETY: the five wrappers below only pass a caller's pointer and count to the C library; the callers
+// (FileIO's read and write loops) hand in a buffer they own of at least `n` bytes, alive for the call.
 @inline(__always) private func cRead(_ fd: Int32, _ b: UnsafeMutableRawPointer?, _ n: Int) -> Int {
     #if canImport(Darwin)
     Darwin.read(fd, b, n)
