@@ -5,7 +5,7 @@ SWIFT ?= swift
 STORE ?= $(CURDIR)/.build/demo.store
 Q = .build/release/quakes
 
-.PHONY: demo test deps pydeps tools build sample clean fuzz trials install docs
+.PHONY: demo test deps pydeps tools build sample clean fuzz trials race install docs
 PREFIX ?= /usr/local
 
 deps:
@@ -37,9 +37,12 @@ tools:
 	  { echo "could not install tmux, librsvg2-bin, chromium and chromium-driver; install them with your package manager"; exit 1; }; }
 
 # Release mode: the tests compare kernels with naive references over real and generated data.
+# They build in .build-test, so the static, fast .build/release/quakes of `make demo` stays as it is
+# (a test build is dynamically linked, with -enable-testing).
 # Then an app's own package (Examples/AppPackage) builds against QuakeStore and runs its tests.
+TESTBUILD = $(CURDIR)/.build-test
 test: deps pydeps tools
-	QUAKES_PYTHON=$(VENV)/bin/python $(SWIFT) test -c release -Xswiftc -enable-testing
+	QUAKES_PYTHON=$(VENV)/bin/python $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TESTBUILD)
 	SWIFT=$(SWIFT) sh Examples/AppPackage/run.sh
 
 demo: build
@@ -68,6 +71,16 @@ docs: deps
 # libFuzzer harnesses, FUZZ_SECONDS each (default 1800); not part of CI. See Fuzz/README.md.
 fuzz: deps
 	bash Fuzz/run.sh
+
+# The concurrent suites under ThreadSanitizer (debug build in .build-tsan); not part of CI. The CLI
+# the end-to-end tests start is instrumented too, and exits 66 on a race.
+RACE = BoundedChannelTests|PieceChannelTests|PartitionPrefetchTests|SplitParseTests|SplitParseGeoJSONTests|\
+  DirectPartitionsTests|ResultsObserverTests|LibraryStoreTests|ReliabilityTests|LoadCommandTests|WatchTests|\
+  FDSNServiceTests|PageServiceTests
+race: deps
+	$(SWIFT) build --sanitize=thread --build-tests --scratch-path $(CURDIR)/.build-tsan
+	TSAN_OPTIONS=halt_on_error=0 $(SWIFT) test --skip-build --sanitize=thread --scratch-path $(CURDIR)/.build-tsan \
+	  --filter '$(RACE)'
 
 # Crash, corruption and concurrency trials against real feeds; not part of CI.
 trials: build

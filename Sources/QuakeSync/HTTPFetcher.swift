@@ -31,8 +31,8 @@ final class HTTPFetcher: Sendable {
     func shutdown() async { try? await client.shutdown() }
 
     /// Requests made and body bytes received so far.
-    var requests: Int { traffic.withLock { $0.requests } }
-    var bytes: Int { traffic.withLock { $0.bytes } }
+    var requests: Int { traffic.locked { $0.requests } }
+    var bytes: Int { traffic.locked { $0.bytes } }
 
     /// An answer: its status, the validators and type it named, and a small body (or, for a
     /// body written to a file, its size).
@@ -76,7 +76,7 @@ final class HTTPFetcher: Sendable {
         request.headers.add(name: "User-Agent", value: Self.userAgent)
         request.headers.add(name: "Accept-Encoding", value: "gzip")
         for (k, v) in headers { request.headers.add(name: k, value: v) }
-        traffic.withLock { $0.requests += 1 }
+        traffic.locked { $0.requests += 1 }
         let response: HTTPClientResponse
         do {
             // a generous deadline for the whole exchange: a stalled body is the read timeout's
@@ -116,7 +116,7 @@ final class HTTPFetcher: Sendable {
         do {
             for try await chunk in response.body {
                 a.size += chunk.readableBytes
-                traffic.withLock { $0.bytes += chunk.readableBytes }
+                traffic.locked { $0.bytes += chunk.readableBytes }
                 if let fd {
                     // SAFETY: `b` is valid only inside this closure; writeAll writes its bytes and keeps nothing.
                     try chunk.withUnsafeReadableBytes { (b) throws(QuakeError) in

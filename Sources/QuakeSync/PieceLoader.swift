@@ -59,7 +59,7 @@ struct PieceLoader: Sendable {
         let stop = StopFlag()
         o.isCancelled = { stop.isSet }
         let firstReject = Mutex<Reject?>(nil)
-        o.onReject = { r in firstReject.withLock { if $0 == nil { $0 = r } } }
+        o.onReject = { r in firstReject.locked { if $0 == nil { $0 = r } } }
         let loadOptions = o
         let paths = files.map(\.file)
         var refetched = 0
@@ -71,7 +71,7 @@ struct PieceLoader: Sendable {
                 for p in paths { FileIO.remove(p) }
                 return s
             } catch let e as QuakeError {
-                let reject = firstReject.withLock { r in defer { r = nil }; return r }
+                let reject = firstReject.locked { r in defer { r = nil }; return r }
                 guard SyncRun.isDataError(e), let bad = files.first(where: {
                     e.path == $0.file || e.detail.contains($0.file) || reject?.file == $0.file
                 }) else { throw e }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import QuakeFormat
 import Synchronization
 
 /// Ctrl-C during a load: the first SIGINT (or SIGTERM) asks the load to stop, so it can remove
@@ -19,7 +20,7 @@ final class Interrupt: Sendable {
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             // made inside the lock: a source is not Sendable, so it is born where it is kept
-            i.sources.withLock { sources in
+            i.sources.locked { sources in
                 let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
                 source.setEventHandler { [i] in
                     let again = i.count.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue > 1
@@ -37,7 +38,7 @@ final class Interrupt: Sendable {
 
     /// Restores the default handling.
     func uninstall() {
-        sources.withLock { for s in $0 { s.cancel() } }
+        sources.locked { for s in $0 { s.cancel() } }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
     }

@@ -193,8 +193,8 @@ final class RejectFile: Sendable {
     /// The file: each thread writes whole lines to it under the lock.
     private let sink: Exclusive<OutputSink>
     init(path: String) throws { sink = Exclusive(try OutputSink(path: path)) }
-    func write(_ r: Reject) { sink.withLock { $0.write("\(r)\n") } }
-    func finish() throws { try sink.withLock { (s) throws(QuakeError) in try s.finish() } }
+    func write(_ r: Reject) { sink.locked { $0.write("\(r)\n") } }
+    func finish() throws { try sink.locked { (s) throws(QuakeError) in try s.finish() } }
 }
 
 extension Partitioning: ExpressibleByArgument {}

@@ -1,6 +1,7 @@
 import Foundation
 import QuakeStore
 import QuakeInterchange
+import QuakeFormat
 import Synchronization
 
 /// A one-line progress display on standard error that follows the load's phases: read (bytes,
@@ -25,7 +26,7 @@ final class ProgressBar: Sendable {
     }
 
     func update(_ p: LoadProgress) {
-        state.withLock { s in
+        state.locked { s in
             let phaseChanged = s.latest?.phase != p.phase
             s.latest = p
             if phaseChanged || Date().timeIntervalSince(s.drawnAt) > 0.1 { draw(&s) }
@@ -34,7 +35,7 @@ final class ProgressBar: Sendable {
 
     /// Redraws with the current clock; false once cleared.
     private func tick() -> Bool {
-        state.withLock { s in
+        state.locked { s in
             if s.running && s.latest != nil { draw(&s) }
             return s.running
         }
@@ -81,7 +82,7 @@ final class ProgressBar: Sendable {
     }
 
     func clear() {
-        state.withLock { $0.running = false }
+        state.locked { $0.running = false }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 }

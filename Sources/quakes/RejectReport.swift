@@ -1,5 +1,6 @@
 import Foundation
 import QuakeStore
+import QuakeFormat
 import Synchronization
 
 /// The rejects of a load, as the terminal shows them: when most rows of a file fail for the same
@@ -70,16 +71,16 @@ final class RejectReport: Sendable {
     private let state = Mutex(State())
 
     /// Rejects added so far.
-    var total: Int { state.withLock { $0.total } }
+    var total: Int { state.locked { $0.total } }
 
     func add(_ r: Reject) {
         let key = RejectReport.kind(r.reason)
-        state.withLock { $0.add(r, key: key) }
+        state.locked { $0.add(r, key: key) }
     }
 
     /// The lines to print once the load is over; `rejectsFile` is where `--rejects` wrote them all.
     func lines(_ summary: LoadSummary, rejectsFile: String?) -> [String] {
-        state.withLock { $0.lines(summary, rejectsFile: rejectsFile) }
+        state.locked { $0.lines(summary, rejectsFile: rejectsFile) }
     }
 
     private static func place(_ r: Reject) -> String { r.isFeature ? "feature \(r.line)" : "line \(r.line)" }

@@ -115,6 +115,6 @@ extension ServeCommand {
 private final class ServeOutcome: Sendable {
     /// Written once by the server task before it signals, read after the wait.
     private let failure = Mutex<(any Error)?>(nil)
-    var error: (any Error)? { failure.withLock { $0 } }
-    func set(_ e: any Error) { failure.withLock { $0 = e } }
+    var error: (any Error)? { failure.locked { $0 } }
+    func set(_ e: any Error) { failure.locked { $0 = e } }
 }

@@ -21,7 +21,7 @@ enum SyncLoop {
             do throws(QuakeError) { r = .done(try await work()) } catch {
                 r = error.kind == .interrupted ? .interrupted : .failed(error)
             }
-            box.withLock { $0 = r }
+            box.locked { $0 = r }
             done.signal()
         }
         var cancelled = false
@@ -31,7 +31,7 @@ enum SyncLoop {
                 cancelled = true
             }
         }
-        let r = box.withLock { $0 } ?? .interrupted
+        let r = box.locked { $0 } ?? .interrupted
         if cancelled, case .done = r { return .interrupted }
         return r
     }
@@ -53,7 +53,7 @@ final class SyncProgressLine: Sendable {
 
     func update(_ p: SyncProgress) {
         let now = Date().timeIntervalSince1970
-        guard last.withLock({ t in
+        guard last.locked({ t in
             if now - t < 0.1 && p.pieces < p.piecesPlanned { return false }
             t = now
             return true

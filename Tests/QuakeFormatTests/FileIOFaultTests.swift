@@ -99,17 +99,17 @@ import QuakeTestSupport
         final class Gauge: Sendable {
             private let state = Mutex((now: 0, most: 0, runs: 0, armed: 0))
             func enter(armed a: Bool) {
-                state.withLock { s in
+                state.locked { s in
                     s.now += 1
                     s.runs += 1
                     if a { s.armed += 1 }
                     s.most = max(s.most, s.now)
                 }
             }
-            func leave() { state.withLock { $0.now -= 1 } }
-            var runs: Int { state.withLock { $0.runs } }
-            var armed: Int { state.withLock { $0.armed } }
-            var most: Int { state.withLock { $0.most } }
+            func leave() { state.locked { $0.now -= 1 } }
+            var runs: Int { state.locked { $0.runs } }
+            var armed: Int { state.locked { $0.armed } }
+            var most: Int { state.locked { $0.most } }
         }
         let gauge = Gauge()
         let dir = TestScratch.folder("faults-serial")

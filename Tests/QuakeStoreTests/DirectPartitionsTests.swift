@@ -24,8 +24,8 @@ import QuakeGenerator
 
     final class Seen: Sendable {
         private let n = Mutex<[Int]>([])
-        func add(_ k: Int) { n.withLock { $0.append(k) } }
-        var all: [Int] { n.withLock { $0 } }
+        func add(_ k: Int) { n.locked { $0.append(k) } }
+        var all: [Int] { n.locked { $0 } }
     }
 
     /// Loads `steps` into a fresh store, one load per step; returns each step's result and the

@@ -131,9 +131,9 @@ import QuakeGenerator
         let f = try Self.feed(dir, rows: 5000, seed: 3)
         let totals = Mutex<[Int?]>([])
         var o = LoadOptions()
-        o.onProgress = { p in if p.phase == .read { totals.withLock { $0.append(p.total) } } }
+        o.onProgress = { p in if p.phase == .read { totals.locked { $0.append(p.total) } } }
         try s.load([f], options: o)
-        let seen = totals.withLock { $0 }
+        let seen = totals.locked { $0 }
         #expect(!seen.isEmpty && seen.allSatisfy { $0 != nil && $0! > 0 })
     }
 }

@@ -11,8 +11,8 @@ import Synchronization
 @Suite struct ResultsObserverTests {
     final class Updates: Sendable {
         private let items = Mutex<[(Int, Int)]>([])
-        func add(_ g: Int, _ n: Int) { items.withLock { $0.append((g, n)) } }
-        var all: [(Int, Int)] { items.withLock { $0 } }
+        func add(_ g: Int, _ n: Int) { items.locked { $0.append((g, n)) } }
+        var all: [(Int, Int)] { items.locked { $0 } }
         private let ended = Atomic<Bool>(false)
         func end() { ended.store(true, ordering: .releasing) }
         var hasEnded: Bool { ended.load(ordering: .acquiring) }

@@ -168,6 +168,6 @@ import QuakeGenerator
 
 final class MessageLog: Sendable {
     private let items = Mutex<[String]>([])
-    func add(_ m: String) { items.withLock { $0.append(m) } }
-    var all: [String] { items.withLock { $0 } }
+    func add(_ m: String) { items.locked { $0.append(m) } }
+    var all: [String] { items.locked { $0 } }
 }

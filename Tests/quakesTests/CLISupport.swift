@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import QuakeFormat
 import Synchronization
 import QuakeTestSupport
 
@@ -72,7 +73,7 @@ enum CLI {
         let errReader = err.fileHandleForReading
         DispatchQueue.global().async {
             let d = errReader.readDataToEndOfFile()
-            errData.data.withLock { $0 = d }
+            errData.data.locked { $0 = d }
             drained.signal()
         }
         if let stdin { inp.fileHandleForWriting.write(Data(stdin.utf8)) }
@@ -82,7 +83,7 @@ enum CLI {
         p.waitUntilExit()
         try file?.close()
         return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                      stderr: String(decoding: errData.data.withLock { $0 }, as: UTF8.self))
+                      stderr: String(decoding: errData.data.locked { $0 }, as: UTF8.self))
     }
 
     /// A store loaded from a generated feed of `rows` events.

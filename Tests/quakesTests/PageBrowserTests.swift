@@ -12,7 +12,12 @@ struct PageBrowserTests {
     static let shared: String? = try? ServeTests.store("browser")
 
     static let script = CLI.packageRoot.appendingPathComponent("Tests/quakesTests/Python/check_browser.py").path
-    static let shots = CLI.packageRoot.appendingPathComponent(".build").path
+    static let shots: String = {
+        let d = CLI.packageRoot.appendingPathComponent(".build").path
+        // `make test` builds in .build-test: on a fresh clone .build may not exist yet
+        try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return d
+    }()
 
     /// Every scenario needs the browser (and, by the suite's trait, the real feeds); without them it
     /// is skipped, out loud.

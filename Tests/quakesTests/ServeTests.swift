@@ -92,7 +92,7 @@ import Glibc
         let s = try Self.store("page")
         let server = try Server(store: s)
         let script = CLI.packageRoot.appendingPathComponent("Tests/quakesTests/Python/check_page.py").path
-        let shot = CLI.packageRoot.appendingPathComponent(".build/serve-page.png").path
+        let shot = PageBrowserTests.shots + "/serve-page.png"
         let r = try CLI.exec(Self.python, [script, String(server.port), s, CLI.binary, shot],
                              env: ["SE_OFFLINE": "true"])
         #expect(r.status == 0 && r.stdout.hasPrefix("ok "), "\(r.stdout)\(r.stderr)")

@@ -116,8 +116,8 @@ import Testing
 /// Messages a sync reports, collected across threads.
 final class MessageLog: Sendable {
     private let list = Mutex<[String]>([])
-    func add(_ s: String) { list.withLock { $0.append(s) } }
-    var lines: [String] { list.withLock { $0 } }
+    func add(_ s: String) { list.locked { $0.append(s) } }
+    var lines: [String] { list.locked { $0 } }
 }
 
 import Synchronization

@@ -112,9 +112,9 @@ package final class Catalog: Sendable {
         // rowsOffset, and 0 <= i <= partitions; `file` keeps the mapping alive.
         assert(start + width <= file.bytes.count)
         let bytes = UnsafeRawBufferPointer(rebasing: file.bytes[start..<(start + width)])
-        if !state.withLock({ $0.checked[i] }) {
+        if !state.locked({ $0.checked[i] }) {
             guard Checksum.hash(bytes) == rowChecksums[i] else { throw .corrupt(path, "row \(i): checksum mismatch") }
-            state.withLock { $0.checked[i] = true }
+            state.locked { $0.checked[i] = true }
         }
         var r = ByteReader(bytes)
         return try r.raw(values.count + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
@@ -126,13 +126,13 @@ package final class Catalog: Sendable {
     /// The place section, checked and parsed on first use; nil in a catalog without one.
     package func places() throws(QuakeError) -> Places? {
         guard let range = placesRange else { return nil }
-        if let cached = state.withLock({ $0.parsedPlaces }) { return cached }
+        if let cached = state.locked({ $0.parsedPlaces }) { return cached }
         // SAFETY: init checked that the section lies inside the file; `file` keeps it mapped.
         let b = UnsafeRawBufferPointer(rebasing: file.bytes[range])
         guard Checksum.hash(b) == placesChecksum else { throw .corrupt(path, "place section: checksum mismatch") }
         let parsed: Places
         do throws(QuakeError) { parsed = try Places(file, range: range, partitions: partitions) } catch { throw error.at(path) }
-        state.withLock { $0.parsedPlaces = parsed }
+        state.locked { $0.parsedPlaces = parsed }
         return parsed
     }
 

@@ -15,13 +15,13 @@ package final class FrameChecks: Sendable {
     func contains(_ p: UnsafeRawBufferPointer) -> Bool {
         // SAFETY: only the address is kept, as a number; the memory is never read through it.
         let address = UInt64(UInt(bitPattern: p.baseAddress)), count = p.count
-        return seen.withLock { $0.value(address) == count }
+        return seen.locked { $0.value(address) == count }
     }
 
     /// Notes frame `p` as checked.
     func insert(_ p: UnsafeRawBufferPointer) {
         // SAFETY: as in contains: only the address, as a number.
         let address = UInt64(UInt(bitPattern: p.baseAddress)), count = p.count
-        seen.withLock { $0.set(address, count) }
+        seen.locked { $0.set(address, count) }
     }
 }

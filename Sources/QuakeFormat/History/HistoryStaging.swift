@@ -30,7 +30,7 @@ package final class HistoryStaging: Sendable {
     /// Stages partition `ordinal`'s encoded changes.
     package func append(ordinal: Int, _ c: EncodedChanges) throws(QuakeError) {
         // the write stays under the lock: each body goes at the size the one before left
-        try state.withLock { (s) throws(QuakeError) in
+        try state.locked { (s) throws(QuakeError) in
             try FileIO.pwriteAll(fd, c.body, at: s.size, path: path)
             var section = c.section
             section.offset = s.size
@@ -42,15 +42,15 @@ package final class HistoryStaging: Sendable {
     /// Drops the sections staged for partition `ordinal` (their bytes stay in the scratch file,
     /// unreferenced): a partition staged early whose rows the merge then writes again.
     package func discard(ordinal: Int) {
-        state.withLock { $0.staged.removeAll { $0.ordinal == ordinal } }
+        state.locked { $0.staged.removeAll { $0.ordinal == ordinal } }
     }
 
     /// Number of sections staged.
-    package var count: Int { state.withLock { $0.staged.count } }
+    package var count: Int { state.locked { $0.staged.count } }
 
     /// The staged sections in partition order, each with its scratch offset.
     package var sections: [HistoryFile.Section] {
-        state.withLock { s in s.staged.sorted { $0.ordinal < $1.ordinal }.map(\.section) }
+        state.locked { s in s.staged.sorted { $0.ordinal < $1.ordinal }.map(\.section) }
     }
 
     /// The body of a section returned by ``sections``.

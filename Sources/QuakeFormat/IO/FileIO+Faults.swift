@@ -186,12 +186,12 @@ extension FileIO {
         /// the plan matched and faulted. Waits while another plan is armed.
         package static func trial<T, E: Error>(_ plan: Plan, during body: () throws(E) -> T) -> Trial<T, E> {
             var outcome: Trial<T, E>?
-            scope.withLock { _ in
-                state.withLock { $0 = State(plan: plan) }
+            scope.locked { _ in
+                state.locked { $0 = State(plan: plan) }
                 armed.store(true, ordering: .sequentiallyConsistent)
                 let result = Result<T, E> { () throws(E) -> T in try body() }
                 armed.store(false, ordering: .sequentiallyConsistent)
-                let report = state.withLock { s -> Report in
+                let report = state.locked { s -> Report in
                     let r = s.report
                     s = State()
                     return r
@@ -215,7 +215,7 @@ extension FileIO {
 
         @inline(never)
         private static func consult(_ operation: Operation, _ path: String, _ other: String?, _ asking: Int) -> Planned? {
-            state.withLock { s -> Planned? in
+            state.locked { s -> Planned? in
                 guard let plan = s.plan, plan.operations.contains(operation),
                       plan.matches(path) || (other.map(plan.matches) ?? false) else { return nil }
                 let ordinal = s.report.calls.count + 1

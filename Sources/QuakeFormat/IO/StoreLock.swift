@@ -24,13 +24,13 @@ package final class StoreLock {
         let path = storePath + "/LOCK"
         let key = FileIO.identity(storePath)?.first ?? -1
         self.key = key
-        while !StoreLock.held.withLock({ $0.insert(key).inserted }) {
+        while !StoreLock.held.locked({ $0.insert(key).inserted }) {
             if cancelled?() == true { throw QuakeError(.interrupted, path: storePath, detail: "interrupted") }
             FileIO.sleep(milliseconds: 5)
         }
         let f: Int32
         do throws(QuakeError) { f = try FileIO.open(path, O_CREAT | O_RDWR) } catch {
-            _ = StoreLock.held.withLock { $0.remove(key) }
+            _ = StoreLock.held.locked { $0.remove(key) }
             throw error
         }
         do throws(QuakeError) {
@@ -52,7 +52,7 @@ package final class StoreLock {
             }
         } catch {
             FileIO.close(f)
-            _ = StoreLock.held.withLock { $0.remove(key) }
+            _ = StoreLock.held.locked { $0.remove(key) }
             throw error
         }
         fd = f
@@ -61,6 +61,6 @@ package final class StoreLock {
     deinit {
         FileIO.unlock(fd)
         FileIO.close(fd)
-        _ = StoreLock.held.withLock { $0.remove(key) }
+        _ = StoreLock.held.locked { $0.remove(key) }
     }
 }

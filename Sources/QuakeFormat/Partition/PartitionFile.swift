@@ -195,8 +195,8 @@ package enum PartitionFile {
         private let values: Mutex<[T?]>
         init(_ n: Int) { values = Mutex(Array(repeating: nil, count: n)) }
         subscript(k: Int) -> T? {
-            get { values.withLock { $0[k] } }
-            set { values.withLock { $0[k] = newValue } }
+            get { values.locked { $0[k] } }
+            set { values.locked { $0[k] = newValue } }
         }
     }
 

@@ -45,7 +45,7 @@ package final class PartitionReader: Sendable {
     /// The checked directory (chunks, zone maps, granules).
     package func directory() throws(QuakeError) -> PartitionFile.Directory {
         // the first use maps and parses under the lock, so a file is mapped once
-        try state.withLock { (s) throws(QuakeError) -> PartitionFile.Directory in
+        try state.locked { (s) throws(QuakeError) -> PartitionFile.Directory in
             if let dir = s.dir { return dir }
             let f = try MappedFile(path: path)
             let d = try PartitionFile.directory(f.bytes, path: path, rows: entry.rows)
@@ -63,7 +63,7 @@ package final class PartitionReader: Sendable {
     /// The mapping's bytes, or none before ``directory()`` mapped them, with the file that keeps
     /// them mapped (the reader holds it from then on).
     private func mappedBytes() -> (UnsafeRawBufferPointer, MappedFile?) {
-        let f = state.withLock { $0.mapped }
+        let f = state.locked { $0.mapped }
         // SAFETY: the bytes stay mapped while `f` (returned beside them) or this reader lives.
         return (f?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0), f)
     }
@@ -71,7 +71,7 @@ package final class PartitionReader: Sendable {
     /// The place index, checksum-checked and parsed on first use; nil for files without one.
     package func placeIndex() throws(QuakeError) -> PlaceIndex? {
         let d = try directory()
-        let (cached, file) = state.withLock { ($0.place, $0.mapped) }
+        let (cached, file) = state.locked { ($0.place, $0.mapped) }
         if let cached { return cached }
         let bytes = file?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
         var idx: PlaceIndex?
@@ -87,17 +87,17 @@ package final class PartitionReader: Sendable {
                 throw .corrupt(path, "\(error.description.replacingPrefix("corrupt store: "))")
             }
         }
-        state.withLock { $0.place = .some(idx) }
+        state.locked { $0.place = .some(idx) }
         return idx
     }
 
     /// The estimate kept under `key`, or `compute`'s (a share of rows, `0...1`), then kept.
     /// Estimates only order kernels: a key two terms share costs time, never an answer.
     package func estimate(_ key: UInt64, _ compute: () -> Double) -> Double {
-        if let hit = state.withLock({ $0.estimates.value(key) }) { return Double(hit) / 1e9 }
+        if let hit = state.locked({ $0.estimates.value(key) }) { return Double(hit) / 1e9 }
         let d = compute()
         let kept = Int((Swift.min(Swift.max(d.isNaN ? 1 : d, 0), 1) * 1e9).rounded())
-        state.withLock { s in
+        state.locked { s in
             if s.estimates.count >= 4096 { s.estimates = IntTable() }
             s.estimates.set(key, kept)
         }
@@ -110,7 +110,7 @@ package final class PartitionReader: Sendable {
     package func unitAggregates(group: Int?) throws(QuakeError) -> UnitAggregates? {
         let d = try directory()
         let key = group ?? -1
-        let (cached, verified, file) = state.withLock { ($0.aggregates[key], !$0.aggregates.isEmpty, $0.mapped) }
+        let (cached, verified, file) = state.locked { ($0.aggregates[key], !$0.aggregates.isEmpty, $0.mapped) }
         if let cached { return cached }
         let bytes = file?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
         var parsed: UnitAggregates?
@@ -128,7 +128,7 @@ package final class PartitionReader: Sendable {
                 throw .corrupt(path, "\(error.description.replacingPrefix("corrupt store: "))")
             }
         }
-        state.withLock { $0.aggregates[key] = .some(parsed) }
+        state.locked { $0.aggregates[key] = .some(parsed) }
         return parsed
     }
 
@@ -174,7 +174,7 @@ package final class PartitionReader: Sendable {
         guard k >= 0, k < d.blockSizes.count else { throw .corrupt(path, "no block \(k)") }
         let info = d.chunks[c.rawValue][k]
         let at = c.rawValue * d.blockSizes.count + k
-        let (file, seen) = state.withLock { ($0.mapped, $0.checked[at]) }
+        let (file, seen) = state.locked { ($0.mapped, $0.checked[at]) }
         let bytes = file?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
         // SAFETY: the directory's checks put every chunk inside the file's data area; the mapping
         // stays in `state.mapped` for the reader's life, so `p` stays valid while the reader lives
@@ -190,7 +190,7 @@ package final class PartitionReader: Sendable {
             do { table = d.wideChecksums ? try info.codec.granuleSums(p, count: info.rows) : nil } catch {
                 throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
             }
-            state.withLock { s in
+            state.locked { s in
                 if !s.checked[at] {
                     s.granuleSums[at] = table
                     s.granulesChecked[at] = Array(repeating: false, count: table?.granules ?? 0)
@@ -206,7 +206,7 @@ package final class PartitionReader: Sendable {
     /// Checks the granules of chunk `at` that `reach` touches and were not checked yet. A warm
     /// read finds them all checked under one lock, and allocates nothing.
     private func checkGranules(_ at: Int, _ reach: Reach, _ c: Column, _ k: Int, rows: Int) throws(QuakeError) {
-        let found = state.withLock { s -> (GranuleSums.Table, [Int])? in
+        let found = state.locked { s -> (GranuleSums.Table, [Int])? in
             guard let table = s.granuleSums[at], s.granulesLeft[at] > 0 else { return nil }
             var pending: [Int] = []
             let n = table.granules
@@ -233,7 +233,7 @@ package final class PartitionReader: Sendable {
         for g in pending where !table.check(g) {
             throw .corrupt(path, "granule \(g): checksum mismatch", position: .block(column: c.name, index: k))
         }
-        state.withLock { s in
+        state.locked { s in
             for g in pending where !s.granulesChecked[at][g] {
                 s.granulesChecked[at][g] = true
                 s.granulesLeft[at] -= 1
@@ -324,11 +324,11 @@ package final class PartitionReader: Sendable {
         guard k >= 0, k < d.blockSizes.count, d.chunks[Column.place.rawValue][k].codec == .placeCodes else { return nil }
         let full = "\(k)|" + key
         let h = Manifest.nameHash(full)
-        let hit = state.withLock { s in s.placeTableIndex.first(h) { s.placeTableKeys[$0] == full }.map { s.placeTables[$0] } }
+        let hit = state.locked { s in s.placeTableIndex.first(h) { s.placeTableKeys[$0] == full }.map { s.placeTables[$0] } }
         if let hit { return hit }
         let (dict, _) = try placeCodes(block: k, rows: 0..<0)
         let t = build(dict)
-        state.withLock { s in
+        state.locked { s in
             if s.placeTables.count >= 256 {
                 s.placeTableIndex = IntTable()
                 s.placeTableKeys.removeAll()

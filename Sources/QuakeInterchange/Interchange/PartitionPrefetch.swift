@@ -27,7 +27,7 @@ package final class PartitionPrefetch: Sendable {
     private func start(_ k: Int) {
         guard k < count else { return }
         let done = DispatchSemaphore(value: 0)
-        let fresh = state.withLock { s in
+        let fresh = state.locked { s in
             if s.started[k] != nil { return false }
             s.started[k] = done
             return true
@@ -35,7 +35,7 @@ package final class PartitionPrefetch: Sendable {
         guard fresh else { return }
         Thread.detachNewThread { [self] in
             let r = Result { try read(k) }
-            state.withLock { $0.ready[k] = r }
+            state.locked { $0.ready[k] = r }
             done.signal()
         }
     }
@@ -45,9 +45,9 @@ package final class PartitionPrefetch: Sendable {
         start(k)
         start(k + 1)
         // a partition past the end was never started: there is nothing to wait for
-        guard let done = state.withLock({ $0.started[k] }) else { return RowBatch() }
+        guard let done = state.locked({ $0.started[k] }) else { return RowBatch() }
         done.wait()
-        guard let r = state.withLock({ $0.ready.removeValue(forKey: k) }) else { return RowBatch() }
+        guard let r = state.locked({ $0.ready.removeValue(forKey: k) }) else { return RowBatch() }
         return try r.get()
     }
 }

@@ -9,14 +9,14 @@ enum NetworkList {
     private static let cached = Mutex<(store: String, generation: Int, names: [String])?>(nil)
 
     static func names(_ snap: SnapshotSource.Snapshot) throws -> [String] {
-        let hit = cached.withLock { c -> [String]? in
+        let hit = cached.locked { c -> [String]? in
             guard let c, c.store == snap.store.path, c.generation == snap.generation else { return nil }
             return c.names
         }
         if let hit { return hit }
         let (rows, _) = try snap.store.aggregate(.all, by: [.value(.net)], metrics: [.count])
         let names = rows.compactMap { $0.keys.first ?? nil }.filter { !$0.isEmpty }.sorted()
-        cached.withLock { $0 = (snap.store.path, snap.generation, names) }
+        cached.locked { $0 = (snap.store.path, snap.generation, names) }
         return names
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import QuakeFormat
 import Synchronization
 
 /// Hands the output of a blocking producer (a query running on a thread of its own) to an async
@@ -36,7 +37,7 @@ package final class PieceChannel: Sendable {
     private let depth: Int
 
     /// Whether the consumer has gone away.
-    package var isCancelled: Bool { state.withLock { $0.cancelled } }
+    package var isCancelled: Bool { state.locked { $0.cancelled } }
 
     package init(depth: Int = 4) { self.depth = max(1, depth) }
 
@@ -44,7 +45,7 @@ package final class PieceChannel: Sendable {
     package func push(_ m: Message) throws(Cancelled) {
         while true {
             enum Step { case cancelled, queued(CheckedContinuation<Void, Never>?), wait }
-            let step = state.withLock { s -> Step in
+            let step = state.locked { s -> Step in
                 if s.cancelled { return .cancelled }
                 guard s.queue.count < depth else {
                     s.producersWaiting += 1
@@ -66,7 +67,7 @@ package final class PieceChannel: Sendable {
 
     /// Producer: the end of the output, or the error that cut it short.
     package func finish(_ error: (any Error)? = nil) {
-        let w = state.withLock { s -> CheckedContinuation<Void, Never>? in
+        let w = state.locked { s -> CheckedContinuation<Void, Never>? in
             s.ended = true
             s.failure = error
             defer { s.waiter = nil }
@@ -77,7 +78,7 @@ package final class PieceChannel: Sendable {
 
     /// Consumer: no more messages are wanted; a waiting producer wakes and stops.
     package func cancel() {
-        let waiting = state.withLock { s -> Int in
+        let waiting = state.locked { s -> Int in
             s.cancelled = true
             s.queue.removeAll()
             defer { s.producersWaiting = 0 }
@@ -103,7 +104,7 @@ package final class PieceChannel: Sendable {
     private enum Take { case message(Message), end, failed(any Error), empty }
 
     private func take() -> Take {
-        let (t, wake) = state.withLock { s -> (Take, Bool) in
+        let (t, wake) = state.locked { s -> (Take, Bool) in
             if !s.queue.isEmpty {
                 let m = s.queue.removeFirst()
                 // one slot freed: one waiting producer may go on
@@ -120,7 +121,7 @@ package final class PieceChannel: Sendable {
 
     /// Keeps `c` to be resumed by the next push or finish, or resumes it now if one came already.
     private func park(_ c: CheckedContinuation<Void, Never>) {
-        let now = state.withLock { s -> Bool in
+        let now = state.locked { s -> Bool in
             if !s.queue.isEmpty || s.ended { return true }
             s.waiter = c
             return false
@@ -166,7 +167,7 @@ package final class ProducerSlots: Sendable {
 
     package func acquire() async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { s -> Bool in
+            let now = state.locked { s -> Bool in
                 if s.free > 0 { s.free -= 1; return true }
                 s.waiting.append(c)
                 return false
@@ -176,7 +177,7 @@ package final class ProducerSlots: Sendable {
     }
 
     package func release() {
-        let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
+        let next = state.locked { s -> CheckedContinuation<Void, Never>? in
             if s.waiting.isEmpty { s.free += 1; return nil }
             return s.waiting.removeFirst()
         }

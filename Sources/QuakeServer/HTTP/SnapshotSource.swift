@@ -36,7 +36,7 @@ package final class SnapshotSource: Sendable {
     package func current() throws(QuakeError) -> Snapshot {
         let now = FileIO.identity(Store.manifestPath(store.path))
         // the refresh stays under the lock, so that concurrent requests read the manifest once
-        return try state.withLock { (s) throws(QuakeError) -> Snapshot in
+        return try state.locked { (s) throws(QuakeError) -> Snapshot in
             if now != s.identity {
                 try store.refresh()
                 s.identity = now

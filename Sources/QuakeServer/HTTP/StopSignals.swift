@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import QuakeFormat
 import Synchronization
 
 /// SIGINT and SIGTERM for a running server: the first runs `onStop`, once, on a queue of its own.
@@ -12,7 +13,7 @@ final class StopSignals: Sendable {
 
     init(_ onStop: @escaping @Sendable () -> Void) {
         sources = Mutex([])
-        sources.withLock { s in
+        sources.locked { s in
             for sig in [SIGINT, SIGTERM] {
                 signal(sig, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: sig, queue: Self.queue)
@@ -27,7 +28,7 @@ final class StopSignals: Sendable {
 
     /// Stops watching (the server ended on its own).
     func cancel() {
-        sources.withLock { s in
+        sources.locked { s in
             for source in s { source.cancel() }
             s.removeAll()
         }

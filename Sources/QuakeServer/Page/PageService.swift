@@ -146,10 +146,10 @@ final class LiveGate: Sendable {
 
     func enter() -> Bool {
         guard !isStopping else { return false }
-        return count.withLock { n in n < Self.limit ? { n += 1; return true }() : false }
+        return count.locked { n in n < Self.limit ? { n += 1; return true }() : false }
     }
 
-    func leave() { count.withLock { $0 -= 1 } }
+    func leave() { count.locked { $0 -= 1 } }
 
     func stop() { stopping.store(true, ordering: .releasing) }
 }

@@ -58,16 +58,16 @@ package final class Aggregator {
         }
         private let state = Mutex(State())
         /// Every name so far, by id.
-        package var list: [String] { state.withLock { $0.list } }
+        package var list: [String] { state.locked { $0.list } }
         package func id(_ s: String) -> Int64 {
-            state.withLock { st in
+            state.locked { st in
                 if let i = st.ids[s] { return i }
                 st.list.append(s)
                 st.ids[s] = Int64(st.list.count - 1)
                 return Int64(st.list.count - 1)
             }
         }
-        package func name(_ i: Int64) -> String { state.withLock { $0.list[Int(i)] } }
+        package func name(_ i: Int64) -> String { state.locked { $0.list[Int(i)] } }
     }
 
     /// Group keys a row key holds.

@@ -56,7 +56,7 @@ package final class IdWindows: Sendable {
     /// Keeps `ids`, the ids of block rows `rows` of granule `key`, while the budget lasts.
     package func put(_ key: Key, rows: Range<Int>, ids: ByteArena) {
         guard ids.count == rows.count else { return }
-        state.withLock { s in
+        state.locked { s in
             guard s.find(key) == nil, s.rows + rows.count <= IdWindows.budget else { return }
             s.table.add(key.hash, s.windows.count)
             s.windows.append(Window(key: key, rows: rows, ids: ids))
@@ -66,7 +66,7 @@ package final class IdWindows: Sendable {
 
     /// The ids of block rows `rows` of granule `key`, when a stretch holding them was kept.
     package func ids(_ key: Key, rows: Range<Int>) -> ByteArena? {
-        guard let w = state.withLock({ $0.find(key) }), w.rows.lowerBound <= rows.lowerBound,
+        guard let w = state.locked({ $0.find(key) }), w.rows.lowerBound <= rows.lowerBound,
               rows.upperBound <= w.rows.upperBound else { return nil }
         let have = w.rows, ids = w.ids
         if have == rows { return ids }

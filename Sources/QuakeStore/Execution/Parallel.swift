@@ -5,7 +5,7 @@ import Synchronization
 /// Work shared by the threads of ``parallelMap(_:_:)``: a cursor and the first error in a Mutex,
 /// and the results beside it.
 // @unchecked: the cursor and the first error are in `shared`; `results` is read and written only
-// inside `shared.withLock` too (each index once, then all of them after the threads have joined),
+// inside `shared.locked` too (each index once, then all of them after the threads have joined),
 // but R need not be Sendable, so it cannot live in the Mutex's checked state. `items` and `body`
 // are `let`s the threads only read and call: parallelMap's contract is that its callers' bodies
 // are safe to run on several threads at once (they read a snapshot, readers, other shared
@@ -29,7 +29,7 @@ private final class ParallelState<T, R>: @unchecked Sendable {
 
     func work() {
         while true {
-            let (i, stop) = shared.withLock { s in
+            let (i, stop) = shared.locked { s in
                 let i = s.next
                 s.next += 1
                 return (i, s.firstError != nil)
@@ -37,17 +37,17 @@ private final class ParallelState<T, R>: @unchecked Sendable {
             if i >= items.count || stop { return }
             do {
                 let r = try body(items[i])
-                shared.withLock { _ in results[i] = r }
+                shared.locked { _ in results[i] = r }
             } catch {
-                shared.withLock { s in if s.firstError == nil { s.firstError = error } }
+                shared.locked { s in if s.firstError == nil { s.firstError = error } }
             }
         }
     }
 
     /// The results in item order, or the first error; once every thread has returned.
     func outcome() throws -> [R] {
-        if let e = shared.withLock({ $0.firstError }) { throw e }
-        return shared.withLock { _ in results.map { $0! } }
+        if let e = shared.locked({ $0.firstError }) { throw e }
+        return shared.locked { _ in results.map { $0! } }
     }
 }
 

@@ -55,7 +55,7 @@ package final class ChangeFeed: Sendable {
                 usleep(UInt32(Self.pollMilliseconds) * 1000)
             }
             let now = FileIO.identity(Store.manifestPath(store.path))
-            let changed = identity.withLock { id in
+            let changed = identity.locked { id in
                 defer { id = now }
                 return id != now
             }

@@ -71,14 +71,14 @@ public struct ResultsObserver<Result: Sendable>: AsyncSequence, Sendable {
 
         /// Keeps `f`; false when the consumer has already gone.
         package func set(_ f: ChangeFeed) -> Bool {
-            state.withLock { s in
+            state.locked { s in
                 s.feed = f
                 return !s.stopped
             }
         }
 
         package func stop() {
-            let f = state.withLock { s -> ChangeFeed? in
+            let f = state.locked { s -> ChangeFeed? in
                 s.stopped = true
                 return s.feed
             }

@@ -35,7 +35,7 @@ package final class BoundedChannel<Item: Sendable>: Sendable {
     @discardableResult
     package func put(_ item: Item) -> Bool {
         while true {
-            let step = state.withLock { s -> PutStep in
+            let step = state.locked { s -> PutStep in
                 if s.closed { return .closed }
                 guard s.items.count < capacity else {
                     s.producersWaiting += 1
@@ -59,7 +59,7 @@ package final class BoundedChannel<Item: Sendable>: Sendable {
     /// The next item, waiting for it.
     package func take() -> Item {
         while true {
-            let got = state.withLock { s -> (item: Item?, wakeProducer: Bool) in
+            let got = state.locked { s -> (item: Item?, wakeProducer: Bool) in
                 guard !s.items.isEmpty else {
                     s.consumerWaiting += 1
                     return (nil, false)
@@ -77,7 +77,7 @@ package final class BoundedChannel<Item: Sendable>: Sendable {
 
     /// The consumer is done: wakes and stops the producers.
     package func close() {
-        let waiting = state.withLock { s -> Int in
+        let waiting = state.locked { s -> Int in
             s.closed = true
             s.items.removeAll()
             defer { s.producersWaiting = 0 }
@@ -101,14 +101,14 @@ package typealias BatchPipe = BoundedChannel<BatchItem>
 
 /// A value that is not Sendable (a reader, its decompressor) used by one thread at a time and
 /// handed from thread to thread: it lives in a `Mutex`, so whichever thread has it now reaches
-/// it only inside ``withLock(_:)``, and the compiler checks that nothing of it leaks out.
+/// it only inside ``locked(_:)``, and the compiler checks that nothing of it leaks out.
 package final class Exclusive<Value>: Sendable {
     private let value: Mutex<Value>
 
     package init(_ value: sending Value) { self.value = Mutex(value) }
 
-    package func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result)
+    package func locked<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result)
         throws(E) -> sending Result {
-        try value.withLock(body)
+        try value.locked(body)
     }
 }

@@ -128,7 +128,7 @@ package final class DirectPartitions {
     }
 
     /// Partitions written; complete once ``writeAll()`` has returned.
-    package var written: [Int: Written] { writer.state.withLock { $0.done } }
+    package var written: [Int: Written] { writer.state.locked { $0.done } }
 
     /// Adds rows `range` of `batch`, all in partition `o` (``takes(_:)`` must hold).
     package func append(_ batch: RowBatch, range: Range<Int>, partition o: Int) throws {
@@ -187,7 +187,7 @@ package final class DirectPartitions {
             kept[o] = (rows, entry.fed)
         }
         let ordinals = closedThisFile
-        let handed = writer.state.withLock { s in ordinals.map { ($0, s.done.removeValue(forKey: $0)) } }
+        let handed = writer.state.locked { s in ordinals.map { ($0, s.done.removeValue(forKey: $0)) } }
         closedThisFile = []
         for (o, w) in handed {
             closed.remove(o)
@@ -214,7 +214,7 @@ package final class DirectPartitions {
     package func wait() { group.wait() }
 
     private func checkFailure() throws(QuakeError) {
-        if let f = writer.state.withLock({ $0.failure }) { throw f }
+        if let f = writer.state.locked({ $0.failure }) { throw f }
     }
 
     /// An empty partition sized like the last one handed to the writer, a little larger.
@@ -244,9 +244,9 @@ package final class DirectPartitions {
                 let w = try writer.write(o, box.take())
                 // what encoding it freed, once the process is large (a large archive's partitions)
                 Heap.releaseFree(ifResidentAbove: DirectPartitions.trimAbove)
-                writer.state.withLock { $0.done[o] = w }
+                writer.state.locked { $0.done[o] = w }
             } catch {
-                writer.state.withLock { s in if s.failure == nil { s.failure = error } }
+                writer.state.locked { s in if s.failure == nil { s.failure = error } }
             }
         }
     }
@@ -315,7 +315,7 @@ private final class Writer: Sendable {
     }
 
     deinit {
-        let fd = state.withLock { $0.sideFD }
+        let fd = state.locked { $0.sideFD }
         if fd >= 0 { FileIO.close(fd) }
     }
 
@@ -339,7 +339,7 @@ private final class Writer: Sendable {
     /// Writes `bytes` at the end of the side file; returns its path and where they start.
     func appendSide(_ bytes: [UInt8]) throws(QuakeError) -> (String, Int) {
         let path = scratch + "/direct.side"
-        let (fd, at) = try state.withLock { (s) throws(QuakeError) -> (Int32, Int) in
+        let (fd, at) = try state.locked { (s) throws(QuakeError) -> (Int32, Int) in
             if s.sideFD < 0 { s.sideFD = try FileIO.open(path, O_CREAT | O_TRUNC | O_WRONLY) }
             defer { s.sideSize += bytes.count }
             return (s.sideFD, s.sideSize)
@@ -355,7 +355,7 @@ private final class Handoff: Sendable {
     init(_ rows: consuming RowBatch) { self.rows = Mutex(rows) }
     /// The rows, leaving nothing behind: the taker holds the only reference.
     func take() -> RowBatch {
-        rows.withLock { r in
+        rows.locked { r in
             defer { r = nil }
             return r ?? RowBatch()
         }

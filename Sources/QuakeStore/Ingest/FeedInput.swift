@@ -39,7 +39,7 @@ package final class FeedInput {
             source = Exclusive(Source(name: path, fd: f, ownsFD: true, window: nil))
             fileSize = try? FileIO.size(of: f, path: path)
         }
-        compression = try source.withLock { (s) throws(QuakeError) in try s.detect() }
+        compression = try source.locked { (s) throws(QuakeError) in try s.detect() }
     }
 
     /// Opens bytes `range` of a plain (uncompressed) file, for one worker of a split parse.
@@ -56,7 +56,7 @@ package final class FeedInput {
     package func next() throws(QuakeError) -> [UInt8]? {
         if finished { return nil }
         guard compression != "none" else {
-            let (c, raw) = try source.withLock { (s) throws(QuakeError) in (try s.next(), s.rawRead) }
+            let (c, raw) = try source.locked { (s) throws(QuakeError) in (try s.next(), s.rawRead) }
             bytesRead = raw
             if c == nil { finished = true }
             return c
@@ -65,7 +65,7 @@ package final class FeedInput {
             // from here on the read-ahead thread alone reads `source` (a chunk at a time)
             let source = source
             ahead = ReadAhead { () throws(QuakeError) -> ([UInt8], Int)? in
-                try source.withLock { (s) throws(QuakeError) -> ([UInt8], Int)? in
+                try source.locked { (s) throws(QuakeError) -> ([UInt8], Int)? in
                     guard let c = try s.next() else { return nil }
                     return (c, s.rawRead)
                 }

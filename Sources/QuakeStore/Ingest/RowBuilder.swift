@@ -90,7 +90,9 @@ package struct RowBuilder: ~Copyable {
             // most fields are a few bytes: a loop costs less than a call to memmove
             if n <= 16 { for i in 0..<n { dst[i] = from[i] } } else { dst.initialize(from: from, count: n) }
         }
-        used[k] += n
+        // `used[k] = used[k] + n`, not `+=`: a compound assignment through a pointer field of this
+        // ~Copyable struct crashes the compiler under -sanitize=thread (swiftlang/swift#86265).
+        used[k] = used[k] + n
     }
 
     /// The number the row being built holds in column `c` (null when unset).

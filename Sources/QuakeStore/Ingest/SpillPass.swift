@@ -167,7 +167,7 @@ package final class SpillPass {
         let parser = Exclusive(reader)
         Thread.detachNewThread {
             do throws(QuakeError) {
-                while let (b, read) = try parser.withLock({ (r) throws(QuakeError) in
+                while let (b, read) = try parser.locked({ (r) throws(QuakeError) in
                     try r.next(maxRows: batchRows).map { ($0, r.input.bytesRead) }
                 }) {
                     if !pipe.put(.batch(b, read)) { return }
@@ -178,7 +178,7 @@ package final class SpillPass {
             }
         }
         try consume(path, pieces: 1, take: pipe.take)
-        let (read, rules, cutShort) = parser.withLock { ($0.input.bytesRead, $0.rulesMet, $0.endedWithoutNewline) }
+        let (read, rules, cutShort) = parser.locked { ($0.input.bytesRead, $0.rulesMet, $0.endedWithoutNewline) }
         summary.bytesRead += read
         return (rules, cutShort)
     }

@@ -55,7 +55,7 @@ package final class SplitParse: Sendable {
     package let seqBase: Int64
     /// Written by the workers (under the lock) once ``start(batchRows:)`` runs: read
     /// ``pieceCount`` (or these, after every piece has ended).
-    package var pieces: [Piece] { state.withLock { $0.pieces } }
+    package var pieces: [Piece] { state.locked { $0.pieces } }
     /// How many pieces there are (fixed when planned).
     package let pieceCount: Int
     /// Threads parsing, and the batches each hands over, in the order of its pieces.
@@ -217,7 +217,7 @@ package final class SplitParse: Sendable {
             }
             piece.rejects = rejects
             piece.warnings = warnings
-            state.withLock { [piece] in $0.pieces[k] = piece }
+            state.locked { [piece] in $0.pieces[k] = piece }
             return pipe.put(.end)
         } catch {
             pipe.put(.failed(error))
@@ -238,7 +238,7 @@ package final class SplitParse: Sendable {
     }
 
     private func add(_ n: Int) -> Int {
-        state.withLock { s in
+        state.locked { s in
             s.bytes += n
             return s.bytes
         }

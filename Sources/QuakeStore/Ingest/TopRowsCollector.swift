@@ -46,7 +46,7 @@ package final class TopRowsCollector: Sendable {
     /// belong to the projection; a file offered again (rewritten under its name) replaces them.
     /// - Complexity: O(rows of `batch`), plus O(rows held) when the floor rises.
     func offer(_ batch: RowBatch, file: String) {
-        var f = state.withLock { $0.floor }
+        var f = state.locked { $0.floor }
         var keep = Self.rows(of: batch, atLeast: f)
         if keep.count > capacity {
             // the batch alone holds more: its own threshold is a floor for the whole store
@@ -58,7 +58,7 @@ package final class TopRowsCollector: Sendable {
         }
         let piece = batch.gather(keep)
         let capacity = capacity
-        state.withLock { [f] s in
+        state.locked { [f] s in
             s.floor = Swift.max(s.floor, f)
             s.held += piece.count - (s.pieces[file]?.count ?? 0)
             s.pieces[file] = piece
@@ -68,7 +68,7 @@ package final class TopRowsCollector: Sendable {
 
     /// The floor and the rows held per partition file, each at or above the floor.
     func take() -> (floor: Double, pieces: [String: RowBatch]) {
-        state.withLock { s in
+        state.locked { s in
             for (file, p) in s.pieces { s.pieces[file] = p.gather(Self.rows(of: p, atLeast: s.floor)) }
             return (s.floor, s.pieces)
         }

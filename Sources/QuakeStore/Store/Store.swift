@@ -25,7 +25,7 @@ public final class Store: Sendable {
     public let path: String
     /// The snapshot this handle reads. Read and replaced under the lock, so a query running
     /// while another thread calls ``refresh()`` sees one whole manifest, never a torn one.
-    package var manifest: Manifest { state.withLock { $0.current } }
+    package var manifest: Manifest { state.locked { $0.current } }
     /// A handle from ``snapshot()``: it keeps its generation until ``refresh()``.
     public let isSnapshot: Bool
     private struct State {
@@ -191,7 +191,7 @@ public final class Store: Sendable {
     public func refresh() throws(QuakeError) {
         let id = FileIO.identity(Store.manifestPath(path))
         let m = try Manifest.read(path: Store.manifestPath(path))
-        state.withLock { $0.replace(with: m, identity: id) }
+        state.locked { $0.replace(with: m, identity: id) }
     }
 
     /// The snapshot a read starts from: the newest committed generation, checked with one
@@ -200,18 +200,18 @@ public final class Store: Sendable {
     package func freshManifest() -> Manifest {
         if isSnapshot { return manifest }
         let id = FileIO.identity(Store.manifestPath(path))
-        let (same, m) = state.withLock { (id == $0.currentIdentity, $0.current) }
+        let (same, m) = state.locked { (id == $0.currentIdentity, $0.current) }
         if same || id == nil { return m }
         try? refresh()
         return manifest
     }
 
     func cachedCatalog(_ name: String) -> Catalog? {
-        state.withLock { $0.catalogs.last { $0.name == name }?.catalog }
+        state.locked { $0.catalogs.last { $0.name == name }?.catalog }
     }
 
     func cacheCatalog(_ name: String, _ c: Catalog) {
-        state.withLock { s in
+        state.locked { s in
             if let k = s.catalogs.firstIndex(where: { $0.name == name }) { s.catalogs.remove(at: k) }
             s.catalogs.append((name, c))
             // a snapshot's catalog is read for its queries; older snapshots' are seldom read again
@@ -222,7 +222,7 @@ public final class Store: Sendable {
     /// A reader for one partition of the current snapshot.
     package func reader(_ entry: PartitionEntry) -> PartitionReader {
         let h = Manifest.nameHash(entry.file)
-        return state.withLock { s in
+        return state.locked { s in
             let k = s.readerTable.first(h) { s.readerFiles[$0] == entry.file }
             if let k, let r = s.readers[k] { return r }
             let r = PartitionReader(storePath: path, entry: entry)
@@ -241,7 +241,7 @@ public final class Store: Sendable {
     /// a pass over every partition (an export) keeps one mapped at a time.
     package func dropReader(_ entry: PartitionEntry) {
         let h = Manifest.nameHash(entry.file)
-        state.withLock { s in
+        state.locked { s in
             if let k = s.readerTable.first(h, where: { s.readerFiles[$0] == entry.file }) { s.readers[k] = nil }
         }
     }

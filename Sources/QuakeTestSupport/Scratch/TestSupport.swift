@@ -102,8 +102,8 @@ package enum TestSupport {
 package final class RejectLog: Sendable {
     private let items = Mutex<[Reject]>([])
     package init() {}
-    package func add(_ r: Reject) { items.withLock { $0.append(r) } }
-    package var all: [Reject] { items.withLock { $0 } }
+    package func add(_ r: Reject) { items.locked { $0.append(r) } }
+    package var all: [Reject] { items.locked { $0 } }
 }
 
 /// A naive CSV parser (RFC 4180) used as the reference for the hand-written reader.
