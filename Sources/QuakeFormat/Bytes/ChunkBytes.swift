@@ -24,12 +24,16 @@ package struct ChunkBytes {
     /// A view of `raw`, whose owner the caller keeps alive for the view's life.
     @inline(__always)
     package init(_ raw: UnsafeRawBufferPointer) {
+        // SAFETY: only the address and count are kept; the caller keeps the owner alive (the first invariant).
         base = raw.baseAddress
         count = raw.count
     }
 
     /// The empty view.
-    package static var empty: ChunkBytes { ChunkBytes(UnsafeRawBufferPointer(start: nil, count: 0)) }
+    package static var empty: ChunkBytes {
+        // SAFETY: no address and no bytes: nothing is ever read through it.
+        ChunkBytes(UnsafeRawBufferPointer(start: nil, count: 0))
+    }
 
     package var isEmpty: Bool { count == 0 }
 
