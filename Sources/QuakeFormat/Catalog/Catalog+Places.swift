@@ -62,15 +62,12 @@ extension Catalog {
         /// Entry `i`: locality ordinal, least and greatest magnitude.
         @inline(__always) private func entry(_ i: Int) -> (UInt32, Double, Double) {
             let at = entries.lowerBound + i * 20
-            // SAFETY: init checked that `entries` (inside the mapping `file` keeps alive) holds 20
-            // bytes for each of offsets' last count, and every i a bound reads lies below it;
-            // unaligned loads need no alignment.
+            // init checked that `entries` (inside the mapping `file` keeps alive for this call)
+            // holds 20 bytes for each of offsets' last count, and every i a bound reads lies below it
             assert(i >= 0 && at + 20 <= entries.upperBound && entries.upperBound <= file.bytes.count)
-            let bytes = file.bytes
-            let least = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at + 4, as: UInt64.self))
-            let greatest = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at + 12, as: UInt64.self))
-            return (UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)),
-                    Double(bitPattern: least), Double(bitPattern: greatest))
+            let bytes = ChunkBytes(file.bytes)
+            return (bytes.load(UInt32.self, at: at), Double(bitPattern: bytes.load(UInt64.self, at: at + 4)),
+                    Double(bitPattern: bytes.load(UInt64.self, at: at + 12)))
         }
 
         /// Checks every partition's entries, as ``bound(partition:matches:rows:)`` checks the

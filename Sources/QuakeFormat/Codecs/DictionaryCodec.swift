@@ -53,14 +53,13 @@ package enum DictionaryCodec: ColumnCodec {
         let dict = try CategoryPayload.readDictionary(&r)
         let width = Int(try r.u8())
         guard width <= 32 else { throw .corrupt("dictionary code width \(width)") }
-        try r.need(BitPacking.bytes(count, width: width))
-        // SAFETY: need(bytes(count, width)) checked the packed codes lie in `chunk`, which outlives `packed`.
-        let packed = UnsafeRawBufferPointer(rebasing: chunk[r.pos...])
+        // a view of `chunk`, which outlives it; take checks the run lies in the chunk
+        let packed = PackedRun(try r.take(BitPacking.bytes(count, width: width)), width: width)
         var wide = [UInt64](repeating: 0, count: rows.count)
         // SAFETY: `w` is used only inside the closure; see the line below for the unpack bounds.
         wide.withUnsafeMutableBufferPointer { w in
             // SAFETY: w has rows.count slots, and rows lie inside the chunk's count packed values.
-            if let p = w.baseAddress { BitPacking.unpack(packed, width: width, rows: rows, reference: 0, into: p) }
+            if let p = w.baseAddress { packed.unpack(rows, reference: 0, into: p) }
         }
         var codes = [UInt32](repeating: 0, count: rows.count)
         for i in 0..<wide.count {

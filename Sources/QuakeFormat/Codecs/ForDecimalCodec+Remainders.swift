@@ -20,15 +20,15 @@ extension ForDecimalCodec {
         var width: Int
         var count: Int
         /// `u32` per miniblock: the remainders of the rows before it.
-        var before: UnsafeRawBufferPointer
-        var packed: UnsafeRawBufferPointer
+        var before: ChunkBytes
+        /// The `count` remainders, at `width` bits.
+        var packed: PackedRun
 
         var unit: Int64 { Int64(truncatingIfNeeded: ForDecimalCodec.power(k)) }
 
         func first(ofMiniblock b: Int) -> Int {
-            // SAFETY: callers pass b < blocks = ceil(count / 1024), and `before` holds 4 * blocks bytes; loadUnaligned
-            // needs no alignment.
-            Int(UInt32(littleEndian: before.loadUnaligned(fromByteOffset: b * 4, as: UInt32.self)))
+            // callers pass b < blocks = ceil(count / 1024), and `before` holds 4 * blocks bytes
+            Int(before.load(UInt32.self, at: b * 4))
         }
     }
 
@@ -132,24 +132,18 @@ extension ForDecimalCodec {
     }
 
     /// Reads what ``writeRemainders`` wrote, checked against the chunk's scale and rows.
-    static func readRemainders(_ r: inout ByteReader, chunk: UnsafeRawBufferPointer, count: Int,
-                               scale: Int) throws(QuakeError) -> Remainders {
-        // SAFETY: header reads go through ByteReader; `before` and `packed` are sliced after need().
+    static func readRemainders(_ r: inout ByteReader, count: Int, scale: Int) throws(QuakeError) -> Remainders {
+        // header reads go through ByteReader; `before` and `packed` are views it checked
         let k = Int(try r.u8()), width = Int(try r.u8()), held = Int(try r.u32())
         guard k >= 1, k <= scale, k < 19, width == BitPacking.width(UInt64(power(k) - 1)), held <= count else {
             throw .corrupt("split decimal chunk: \(k) digits, \(width) bits, \(held) remainders")
         }
         let blocks = (count + FrameOfReference.miniblockRows - 1) / FrameOfReference.miniblockRows
-        try r.need(4 * blocks)
-        let before = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + 4 * blocks)])
-        r.pos += 4 * blocks
-        let size = BitPacking.bytes(held, width: width)
-        try r.need(size)
-        let packed = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + size)])
-        r.pos += size
+        let before = try r.take(4 * blocks)
+        let packed = PackedRun(try r.take(BitPacking.bytes(held, width: width)), width: width)
         let t = Remainders(k: k, width: width, count: held, before: before, packed: packed)
         var previous = 0
-        // SAFETY: b < blocks, so each first(ofMiniblock:) load lies in the 4 * blocks bytes of `before`.
+        // b < blocks, so each first(ofMiniblock:) load lies in the 4 * blocks bytes of `before`
         for b in 0..<blocks {
             let f = t.first(ofMiniblock: b)
             guard f >= previous, f <= held, b > 0 || f == 0 else {
@@ -168,7 +162,7 @@ extension ForDecimalCodec {
             // packed run of count rows (parse checked its size).
             s.withUnsafeMutableBufferPointer { b in
                 // SAFETY: `b` holds rows.count values, one per row of `rows`, inside the chunk.
-                BitPacking.unpack(p.shifts, width: p.shiftWidth, rows: rows, reference: 0, into: b.baseAddress!)
+                p.shifts.unpack(rows, reference: 0, into: b.baseAddress!)
             }
         }
         return s
@@ -185,8 +179,9 @@ extension ForDecimalCodec {
         var index = t.first(ofMiniblock: rows.lowerBound / mb)
         for s in Self.shifts(p, blockStart..<rows.lowerBound) where Int(s) < t.k { index += 1 }
         let d = t.unit, k = UInt64(t.k)
-        let mask: UInt64 = (1 << UInt64(t.width)) - 1
-        guard let base = t.packed.baseAddress else { throw .corrupt("split decimal chunk: no remainders") }
+        let mask = t.packed.mask
+        // readRemainders checked the run holds t.count values (width >= 4: at least two words)
+        guard t.packed.byteCount > 0 else { throw .corrupt("split decimal chunk: no remainders") }
         var i = 0
         while i < m.count {
             let row = rows.lowerBound + i
@@ -197,14 +192,13 @@ extension ForDecimalCodec {
             for j in i..<end where shifts[j] < k { held += 1 }
             guard index + held <= t.count else { throw .corrupt("split decimal chunk: a remainder past the last") }
             for j in i..<end {
-                assert(((index &* t.width) >> 3) + 8 <= t.packed.count, "remainder \(index) past the packed run")
-                // SAFETY: index < t.count here for every row that takes a remainder (checked
-                // above), and the 8-byte load at a packed value's byte offset stays inside the run
-                // and its spare trailing word; rows without one add 0.
+                // index <= t.count here (checked above; below it for every row that takes a
+                // remainder), and PackedRun.word(atBit:) at a value's first bit, or at the run's
+                // end bit, stays inside the run and its spare trailing word; rows without one add 0
                 let bit = index &* t.width
-                let w = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self))
+                let w = t.packed.word(atBit: bit)
                 let takes = shifts[j] < k
-                let r = takes ? (w >> UInt64(bit & 7)) & mask : 0
+                let r = takes ? w & mask : 0
                 m[j] = m[j] &* d &+ Int64(bitPattern: r)
                 index &+= takes ? 1 : 0
             }

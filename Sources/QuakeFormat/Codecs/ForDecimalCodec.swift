@@ -170,21 +170,21 @@ package enum ForDecimalCodec: RangeSelectingCodec {
     /// A parsed chunk.
     struct Parsed {
         package var flags: UInt8
-        package var bitmap: UnsafeRawBufferPointer?
+        package var bitmap: ChunkBytes?
         package var scale = 0
         package var shiftWidth = 0
-        // SAFETY: an empty buffer (nil, 0): nothing is ever read through it.
-        package var shifts = UnsafeRawBufferPointer(start: nil, count: 0)
+        /// The packed shifts (empty, of width 0, in an all-null chunk).
+        package var shifts = PackedRun(.empty, width: 0)
         package var negZero: [UInt32] = []
         package var body: FrameOfReference.Body?
         var remainders: Remainders?
         /// The granule sums table (``GranuleSums``), when the chunk has one.
-        var sums: UnsafeRawBufferPointer?
+        var sums: ChunkBytes?
     }
 
     private static func parse(_ chunk: UnsafeRawBufferPointer, count: Int) throws(QuakeError) -> Parsed {
-        // SAFETY: header reads go through ByteReader; the shifts, sums and body are slices of `chunk` after
-        // need(), and `chunk` outlives the Parsed value (it is used within the caller's call).
+        // header reads go through ByteReader; the shifts, sums and body are views of `chunk` it
+        // checked, and `chunk` outlives the Parsed value (it is used within the caller's call)
         var r = ByteReader(chunk)
         let (flags, bitmap) = try NullBitmap.read(&r, count: count)
         var p = Parsed(flags: flags, bitmap: bitmap)
@@ -192,21 +192,17 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         p.scale = Int(try r.u8())
         p.shiftWidth = Int(try r.u8())
         guard p.scale <= ScaledDecimal.maxScale, p.shiftWidth <= 5 else { throw .corrupt("decimal chunk scale \(p.scale)") }
-        let size = BitPacking.bytes(count, width: p.shiftWidth)
-        try r.need(size)
-        p.shifts = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + size)])
-        r.pos += size
+        p.shifts = PackedRun(try r.take(BitPacking.bytes(count, width: p.shiftWidth)), width: p.shiftWidth)
         let nz = Int(try r.u32())
         guard nz <= count else { throw .corrupt("decimal chunk lists \(nz) negative zeros") }
         p.negZero = try r.raw(nz, as: UInt32.self).map { UInt32(littleEndian: $0) }
         for z in p.negZero where Int(z) >= count { throw .corrupt("decimal chunk: negative zero at row \(z)") }
         guard flags & ~(NullBitmap.hasNulls | NullBitmap.allNull | raw | exactDoubles | split | GranuleSums.flag) == 0,
               flags & split == 0 || flags & raw == 0 else { throw .corrupt("decimal chunk flags \(flags)") }
-        if flags & split != 0 { p.remainders = try readRemainders(&r, chunk: chunk, count: count, scale: p.scale) }
+        if flags & split != 0 { p.remainders = try readRemainders(&r, count: count, scale: p.scale) }
         if flags & GranuleSums.flag != 0 { p.sums = try GranuleSums.read(&r, count: count) }
-        assert(r.bytes.baseAddress == chunk.baseAddress && r.pos <= chunk.count, "`r` must read `chunk`")
-        // SAFETY: `r` reads `chunk` and r.pos <= chunk.count, so chunk[r.pos...] is a valid (maybe empty) slice.
-        p.body = try FrameOfReference.Body(UnsafeRawBufferPointer(rebasing: chunk[r.pos...]), count: count)
+        // the body runs from the reader's position to the chunk's end (rest() checks the position)
+        p.body = try FrameOfReference.Body(try r.rest(), count: count)
         return p
     }
 
@@ -215,7 +211,7 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         throws(QuakeError) -> GranuleSums.Table? {
         let p = try parse(chunk, count: count)
         guard let sums = p.sums, let body = p.body else { return nil }
-        return GranuleSums.Table(sums: sums, body: body, chunk: chunk)
+        return GranuleSums.Table(sums: sums, body: body, chunk: ChunkBytes(chunk))
     }
 
     private static func mantissas(_ p: Parsed, _ rows: Range<Int>) -> [Int64] {

@@ -107,14 +107,14 @@ package enum ForIntegerCodec: RangeSelectingCodec {
     /// The body after the null header at `r`, with the granule sums table when the chunk has
     /// one; checks the flags.
     private static func body(_ r: inout ByteReader, _ chunk: UnsafeRawBufferPointer, flags: UInt8, count: Int)
-        throws(QuakeError) -> (body: FrameOfReference.Body, sums: UnsafeRawBufferPointer?) {
+        throws(QuakeError) -> (body: FrameOfReference.Body, sums: ChunkBytes?) {
         guard flags & ~(NullBitmap.hasNulls | NullBitmap.allNull | GranuleSums.flag) == 0 else {
             throw .corrupt("timestamp chunk flags \(flags)")
         }
         let sums = flags & GranuleSums.flag != 0 ? try GranuleSums.read(&r, count: count) : nil
-        assert(r.bytes.baseAddress == chunk.baseAddress && r.pos <= chunk.count, "`r` must read `chunk`")
-        // SAFETY: `r` reads `chunk` and r.pos <= chunk.count, so chunk[r.pos...] is a valid (maybe empty) slice.
-        return (try FrameOfReference.Body(UnsafeRawBufferPointer(rebasing: chunk[r.pos...]), count: count), sums)
+        assert(r.bytes.baseAddress == chunk.baseAddress && r.bytes.count == chunk.count, "`r` must read `chunk`")
+        // the body runs from the reader's position to the chunk's end (rest() checks the position)
+        return (try FrameOfReference.Body(try r.rest(), count: count), sums)
     }
 
     /// The chunk's granule sums with its body; nil for a chunk without them (older, or all null).
@@ -125,6 +125,6 @@ package enum ForIntegerCodec: RangeSelectingCodec {
         let (flags, _) = try NullBitmap.read(&r, count: count)
         guard flags & NullBitmap.allNull == 0 else { return nil }
         let (body, sums) = try body(&r, chunk, flags: flags, count: count)
-        return sums.map { GranuleSums.Table(sums: $0, body: body, chunk: chunk) }
+        return sums.map { GranuleSums.Table(sums: $0, body: body, chunk: ChunkBytes(chunk)) }
     }
 }

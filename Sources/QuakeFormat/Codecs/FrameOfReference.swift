@@ -87,29 +87,27 @@ package enum FrameOfReference {
         out.append(contentsOf: data)
     }
 
-    /// A parsed body: miniblock headers and the packed data, bounds-checked.
+    /// A parsed body: miniblock headers and the packed data, bounds-checked. Views of the
+    /// chunk's bytes, whose owner the caller keeps alive (see ``ChunkBytes``).
     package struct Body {
-        package let headers: UnsafeRawBufferPointer
-        package let data: UnsafeRawBufferPointer
+        package let headers: ChunkBytes
+        package let data: ChunkBytes
         package let count: Int
 
-        package init(_ raw: UnsafeRawBufferPointer, count: Int) throws(QuakeError) {
-            // SAFETY: header reads go through ByteReader; `headers` and `data` are sliced only after
-            // need(blocks * headerSize), so both lie in `raw`, which the caller keeps alive.
-            var r = ByteReader(raw)
+        package init(_ raw: ChunkBytes, count: Int) throws(QuakeError) {
+            var r = ByteReader(raw.raw)
             let blocks = Int(try r.u32())
             guard blocks == (count + FrameOfReference.miniblockRows - 1) / FrameOfReference.miniblockRows else {
                 throw .corrupt("frame-of-reference body has \(blocks) miniblocks for \(count) rows")
             }
-            try r.need(blocks * FrameOfReference.headerSize)
-            headers = UnsafeRawBufferPointer(rebasing: raw[r.pos..<(r.pos + blocks * FrameOfReference.headerSize)])
-            data = UnsafeRawBufferPointer(rebasing: raw[(r.pos + blocks * FrameOfReference.headerSize)...])
+            headers = try r.take(blocks * FrameOfReference.headerSize)
+            data = try r.rest()
             self.count = count
-            // SAFETY: h + 24 <= blocks * headerSize = headers.count: the byte reads and the load at h + 20 lie in it.
+            // h + 24 <= blocks * headerSize = headers.count: the byte reads and the load at h + 20 lie in it
             for b in 0..<blocks {
                 let h = b * FrameOfReference.headerSize
-                let width = Int(headers[h + 16]), mode = headers[h + 17]
-                let offset = Int(UInt32(littleEndian: headers.loadUnaligned(fromByteOffset: h + 20, as: UInt32.self)))
+                let width = Int(headers.byte(at: h + 16)), mode = headers.byte(at: h + 17)
+                let offset = Int(headers.load(UInt32.self, at: h + 20))
                 let rows = Swift.min(FrameOfReference.miniblockRows, count - b * FrameOfReference.miniblockRows)
                 guard width <= 64, mode <= 1, offset + BitPacking.bytes(rows, width: width) <= data.count else {
                     throw .corrupt("frame-of-reference miniblock \(b) runs past its chunk")
@@ -117,17 +115,19 @@ package enum FrameOfReference {
             }
         }
 
-        /// Miniblock `b`'s header: its first value, reference, bit width, whether it holds
-        /// deltas, and where its packed run starts in `data` (Body.init checked each).
-        private func miniblock(_ b: Int) -> (first: Int64, ref: Int64, width: Int, delta: Bool, offset: Int) {
+        /// Miniblock `b`'s header: its first value, reference, whether it holds deltas, where its
+        /// packed run starts in `data`, and the run (Body.init checked each).
+        @inline(__always)
+        private func miniblock(_ b: Int) -> (first: Int64, ref: Int64, delta: Bool, offset: Int, run: PackedRun) {
             assert(b >= 0 && (b + 1) * FrameOfReference.headerSize <= headers.count, "miniblock \(b) past the headers")
-            // SAFETY: callers pass b < blocks (a row below count), so bytes h..<h + 24 lie in `headers`; loadUnaligned
-            // needs no alignment.
+            // callers pass b < blocks (a row below count), so bytes h..<h + 24 lie in `headers`
             let h = b * FrameOfReference.headerSize
-            return (headers.loadUnaligned(fromByteOffset: h, as: Int64.self),
-                    headers.loadUnaligned(fromByteOffset: h + 8, as: Int64.self),
-                    Int(headers[h + 16]), headers[h + 17] == 1,
-                    Int(UInt32(littleEndian: headers.loadUnaligned(fromByteOffset: h + 20, as: UInt32.self))))
+            let width = Int(headers.byte(at: h + 16)), offset = Int(headers.load(UInt32.self, at: h + 20))
+            let rows = Swift.min(FrameOfReference.miniblockRows, count - b * FrameOfReference.miniblockRows)
+            // Body.init checked offset + bytes(rows, width) <= data.count
+            let run = PackedRun(data.subrange(offset..<(offset + BitPacking.bytes(rows, width: width))), width: width)
+            return (headers.load(Int64.self, at: h), headers.load(Int64.self, at: h + 8), headers.byte(at: h + 17) == 1,
+                    offset, run)
         }
 
         /// The bytes of `data` holding the packed runs of granule `g`'s miniblocks (``GranuleSums``):
@@ -138,9 +138,8 @@ package enum FrameOfReference {
             let blocks = headers.count / FrameOfReference.headerSize
             var lo = Int.max, hi = 0
             for b in (g * per)..<Swift.min(blocks, (g + 1) * per) {
-                let (_, _, width, _, offset) = miniblock(b)
-                let rows = Swift.min(FrameOfReference.miniblockRows, count - b * FrameOfReference.miniblockRows)
-                let n = BitPacking.bytes(rows, width: width)
+                let (_, _, _, offset, run) = miniblock(b)
+                let n = run.byteCount
                 if n == 0 { continue }
                 lo = Swift.min(lo, offset)
                 hi = Swift.max(hi, offset + n)
@@ -154,12 +153,10 @@ package enum FrameOfReference {
             let m = FrameOfReference.miniblockRows
             let b = row / m
             guard row >= 0, row < count else { return nil }
-            let (_, ref, width, delta, offset) = miniblock(b)
+            let (_, ref, delta, _, run) = miniblock(b)
             if delta { return nil }
-            // SAFETY: the row lies in 0..<count (the guard) and Body.init checked offset + bytes(rows, width)
-            // <= data.count, so the slice and the one-value read lie in `data`.
-            let packed = UnsafeRawBufferPointer(rebasing: data[offset...])
-            return ref &+ Int64(bitPattern: BitPacking.value(packed, width: width, row: row - b * m))
+            // the row lies in 0..<count (the guard), so in the miniblock's run
+            return ref &+ Int64(bitPattern: run.value(at: row - b * m))
         }
 
         /// Writes to `out` (room for `rows.count`) the rows of `rows` whose value lies in `l...h`,
@@ -189,7 +186,8 @@ package enum FrameOfReference {
             var scratch: [Int64] = []
             while row < rows.upperBound {
                 let b = row / m
-                let (_, ref, width, delta, offset) = miniblock(b)
+                let (_, ref, delta, _, run) = miniblock(b)
+                let width = run.width
                 let blockStart = b * m
                 let lo = row - blockStart
                 let hi = Swift.min(rows.upperBound, Swift.min(count, blockStart + m)) - blockStart
@@ -218,18 +216,17 @@ package enum FrameOfReference {
                     if let edges, 0 &- shift == edgeA || 0 &- shift == edgeB {
                         for i in lo..<hi { edges[e] = UInt32(truncatingIfNeeded: blockStart + i); e += 1 }
                     }
-                } else if let base = data.baseAddress {
-                    assert(offset + BitPacking.bytes(hi, width: width) <= data.count, "miniblock \(b) past the data")
-                    // SAFETY: the miniblock's packed run starts at `offset` inside `data` (Body.init
-                    // checked it and its spare trailing word); out (and edges) have room for
-                    // rows.count rows, and the loops count at most the rows of lo..<hi.
+                } else {
+                    assert(run.holds(hi), "miniblock \(b) past the data")
+                    // SAFETY: the rows lo..<hi lie in the miniblock's run; out (and edges) have room
+                    // for rows.count rows, and the loops count at most the rows of lo..<hi.
                     if let edges {
-                        (k, e) = Body.listingEdges(base + offset, width: width, lo: lo, hi: hi,
+                        (k, e) = Body.listingEdges(run, lo: lo, hi: hi,
                                                    firstRow: UInt32(truncatingIfNeeded: blockStart + lo),
                                                    shift: shift, span: span, edgeA: edgeA, edgeB: edgeB,
                                                    out: out, k, edges: edges, e)
                     } else {
-                        k = Body.inRange(base + offset, width: width, lo: lo, hi: hi,
+                        k = Body.inRange(run, lo: lo, hi: hi,
                                          firstRow: UInt32(truncatingIfNeeded: blockStart + lo),
                                          shift: shift, span: span, out: out, k)
                     }
@@ -239,18 +236,17 @@ package enum FrameOfReference {
             return k
         }
 
-        /// The packed loop of ``select(_:_:_:into:)`` over rows `lo..<hi` of one miniblock packed
-        /// at `packed`, as ``listingEdges`` without the edges. Returns the new count.
+        /// The packed loop of ``select(_:_:_:into:)`` over rows `lo..<hi` of one miniblock's run
+        /// (of 1 to 56 bits), as ``listingEdges`` without the edges. Returns the new count.
         @inline(never)
-        private static func inRange(_ packed: UnsafeRawPointer, width: Int, lo: Int, hi: Int, firstRow: UInt32,
+        private static func inRange(_ run: PackedRun, lo: Int, hi: Int, firstRow: UInt32,
                                     shift: UInt64, span: UInt64, out: UnsafeMutablePointer<UInt32>, _ k0: Int) -> Int {
-            let mask: UInt64 = (1 << UInt64(width)) &- 1
+            let width = run.width, mask = run.mask
             var k = k0, bit = lo &* width, row = firstRow
             // SAFETY: as in listingEdges.
             for _ in lo..<hi {
-                let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self))
                 out[k] = row
-                k &+= ((w &>> UInt64(bit & 7)) & mask) &- shift <= span ? 1 : 0
+                k &+= (run.word(atBit: bit) & mask) &- shift <= span ? 1 : 0
                 bit &+= width
                 row &+= 1
             }
@@ -258,25 +254,24 @@ package enum FrameOfReference {
         }
 
         /// The packed loop of ``select(_:_:_:into:edges:edgeLow:edgeHigh:edgeCount:)`` over rows
-        /// `lo..<hi` of one miniblock packed at `packed`: every row is written to both lists and
-        /// kept where it belongs, with no branch, and with few enough values live to stay in
+        /// `lo..<hi` of one miniblock's run (of 1 to 56 bits): every row is written to both lists
+        /// and kept where it belongs, with no branch, and with few enough values live to stay in
         /// registers. Returns the new counts.
         @inline(never)
-        private static func listingEdges(_ packed: UnsafeRawPointer, width: Int, lo: Int, hi: Int, firstRow: UInt32,
+        private static func listingEdges(_ run: PackedRun, lo: Int, hi: Int, firstRow: UInt32,
                                          shift: UInt64, span: UInt64, edgeA: UInt64, edgeB: UInt64,
                                          out: UnsafeMutablePointer<UInt32>, _ k0: Int,
                                          edges: UnsafeMutablePointer<UInt32>, _ e0: Int) -> (Int, Int) {
-            let mask: UInt64 = (1 << UInt64(width)) &- 1
+            let width = run.width, mask = run.mask
             var k = k0, e = e0, bit = lo &* width, row = firstRow
-            // SAFETY: as in BitPacking.unpack: each 8-byte load starts inside the miniblock's packed
-            // run, whose spare trailing word Body.init checked; out and edges have room for every
-            // row the caller's range holds, and k and e count at most the rows visited.
+            // SAFETY: the rows lo..<hi lie in the miniblock, so each PackedRun.word(atBit:) load
+            // stays in its run; out and edges have room for every row the caller's range holds,
+            // and k and e count at most the rows visited.
             // one edge (the common case: a box side on a round number) takes one compare a row, and
             // measurably less time than the two-compare loop (Hawaii's box: 12.8 against 14.3 ms)
             if edgeA == edgeB {
                 for _ in lo..<hi {
-                    let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self))
-                    let x = ((w &>> UInt64(bit & 7)) & mask) &- shift
+                    let x = (run.word(atBit: bit) & mask) &- shift
                     out[k] = row
                     k &+= x <= span ? 1 : 0
                     edges[e] = row
@@ -286,8 +281,7 @@ package enum FrameOfReference {
                 }
             } else {
                 for _ in lo..<hi {
-                    let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self))
-                    let x = ((w &>> UInt64(bit & 7)) & mask) &- shift
+                    let x = (run.word(atBit: bit) & mask) &- shift
                     out[k] = row
                     k &+= x <= span ? 1 : 0
                     edges[e] = row
@@ -317,7 +311,6 @@ package enum FrameOfReference {
             let m = FrameOfReference.miniblockRows
             let span = UInt64(bitPattern: h &- l)
             let edgeA: UInt64 = edgeLow ? 0 : span, edgeB: UInt64 = edgeHigh ? span : 0
-            guard let base = data.baseAddress else { return among.isEmpty ? 0 : nil }
             var k = 0, e = 0
             defer { edgeCount = e }
             var scratch: [Int64] = []
@@ -334,7 +327,8 @@ package enum FrameOfReference {
                     // clamped, never trapping: every row of `among` is a UInt32 already
                     let lowRow = UInt32(clamping: blockStart)
                     let endRow = UInt32(clamping: Swift.min(count, blockStart + m))
-                    let (_, ref, width, delta, offset) = miniblock(b)
+                    let (_, ref, delta, _, run) = miniblock(b)
+                    let width = run.width
                     let shift = UInt64(bitPattern: l &- ref)
                     var j = i
                     if delta || width > 56 {
@@ -362,16 +356,13 @@ package enum FrameOfReference {
                             j += 1
                         }
                     } else {
-                        let mask: UInt64 = (1 << UInt64(width)) - 1
-                        assert(offset + BitPacking.bytes(Int(endRow - lowRow), width: width) <= data.count,
-                               "miniblock \(b) runs past the data")
-                        let packed = base + offset
-                        // SAFETY: as in BitPacking.unpack: each 8-byte load starts inside the miniblock's
-                        // packed run (the row lies in the miniblock), whose spare trailing word Body.init
-                        // checked lies inside `data`; out has room for among.count rows and k counts at
-                        // most the rows visited.
+                        let mask = run.mask
+                        assert(run.holds(Int(endRow - lowRow)), "miniblock \(b) runs past the data")
+                        // SAFETY: each row lies in the miniblock, so each PackedRun.word(atBit:) load
+                        // stays in its run; out has room for among.count rows and k counts at most
+                        // the rows visited.
                         if let edges {
-                            (j, k, e) = Body.amongListingEdges(a, j, packed, width: width, lowRow: lowRow,
+                            (j, k, e) = Body.amongListingEdges(a, j, run, lowRow: lowRow,
                                                                endRow: endRow, shift: shift, span: span,
                                                                edgeA: edgeA, edgeB: edgeB, out: out, k,
                                                                edges: edges, e)
@@ -380,10 +371,8 @@ package enum FrameOfReference {
                                 let r = a[j]
                                 if r < lowRow || r >= endRow { break }
                                 let bit = Int(r &- lowRow) &* width
-                                let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit >> 3,
-                                                                                  as: UInt64.self))
                                 out[k] = r
-                                k &+= (w >> UInt64(bit & 7)) & mask &- shift <= span ? 1 : 0
+                                k &+= run.word(atBit: bit) & mask &- shift <= span ? 1 : 0
                                 j += 1
                             }
                         }
@@ -397,26 +386,25 @@ package enum FrameOfReference {
         }
 
         /// The packed loop of ``select(among:_:_:into:edges:edgeLow:edgeHigh:edgeCount:)`` over the
-        /// rows `a[j...]` that lie in one miniblock (`lowRow..<endRow`, packed at `packed`), in a
-        /// function of its own so that its values stay in registers. Returns the next row's index
-        /// and the new counts.
+        /// rows `a[j...]` that lie in one miniblock (`lowRow..<endRow`, its run of 1 to 56 bits),
+        /// in a function of its own so that its values stay in registers. Returns the next row's
+        /// index and the new counts.
         @inline(never)
-        private static func amongListingEdges(_ a: UnsafeBufferPointer<UInt32>, _ j0: Int, _ packed: UnsafeRawPointer,
-                                              width: Int, lowRow: UInt32, endRow: UInt32, shift: UInt64, span: UInt64,
+        private static func amongListingEdges(_ a: UnsafeBufferPointer<UInt32>, _ j0: Int, _ run: PackedRun,
+                                              lowRow: UInt32, endRow: UInt32, shift: UInt64, span: UInt64,
                                               edgeA: UInt64, edgeB: UInt64, out: UnsafeMutablePointer<UInt32>,
                                               _ k0: Int, edges: UnsafeMutablePointer<UInt32>,
                                               _ e0: Int) -> (Int, Int, Int) {
-            let mask: UInt64 = (1 << UInt64(width)) &- 1
+            let width = run.width, mask = run.mask
             var j = j0, k = k0, e = e0
-            // SAFETY: each row lies in the miniblock, so each 8-byte load starts inside its packed
-            // run, whose spare trailing word Body.init checked; out and edges have room for
-            // a.count rows, and k and e count at most the rows visited.
+            // SAFETY: each row lies in the miniblock, so each PackedRun.word(atBit:) load stays in
+            // its run; out and edges have room for a.count rows, and k and e count at most the
+            // rows visited.
             while j < a.count {
                 let r = a[j]
                 if r < lowRow || r >= endRow { break }
                 let bit = Int(r &- lowRow) &* width
-                let w = UInt64(littleEndian: packed.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self))
-                let x = ((w &>> UInt64(bit & 7)) & mask) &- shift
+                let x = (run.word(atBit: bit) & mask) &- shift
                 out[k] = r
                 k &+= x <= span ? 1 : 0
                 edges[e] = r
@@ -435,18 +423,16 @@ package enum FrameOfReference {
             var scratch = [UInt64](repeating: 0, count: m)
             while row < rows.upperBound {
                 let b = row / m
-                let (first, ref, width, delta, offset) = miniblock(b)
+                let (first, ref, delta, _, run) = miniblock(b)
                 let blockStart = b * m
                 let lo = row - blockStart
                 let hi = Swift.min(rows.upperBound, Swift.min(count, blockStart + m)) - blockStart
-                // SAFETY: Body.init checked offset + bytes(rows, width) <= data.count for each miniblock, so `packed`
-                // is a valid slice holding the miniblock's whole run (unpack asserts the rows fit).
-                let packed = UnsafeRawBufferPointer(rebasing: data[offset...])
+                // the rows lo..<hi lie in the miniblock, so in its run (unpack asserts they fit)
                 if !delta {
                     // SAFETY: Int64 and UInt64 share size and alignment, so rebinding hi - lo slots of `out` is sound.
                     // SAFETY: out has room for rows.count values; hi - lo more fit at `done`.
                     out.advanced(by: done).withMemoryRebound(to: UInt64.self, capacity: hi - lo) { p in
-                        BitPacking.unpack(packed, width: width, rows: lo..<hi, reference: UInt64(bitPattern: ref), into: p)
+                        run.unpack(lo..<hi, reference: UInt64(bitPattern: ref), into: p)
                     }
                 } else {
                     // SAFETY: `s` is used only inside the closure; see the notes below for the bounds.
@@ -454,8 +440,7 @@ package enum FrameOfReference {
                         // SAFETY: scratch holds a whole miniblock (m values), hi <= m, and out has
                         // room for hi - lo more values at `done`.
                         guard let sp = s.baseAddress, hi > lo else { return }
-                        BitPacking.unpack(packed, width: width, rows: 0..<hi, reference: UInt64(bitPattern: ref),
-                                          into: sp)
+                        run.unpack(0..<hi, reference: UInt64(bitPattern: ref), into: sp)
                         // the rows before `lo` only move the running value: one wrapping sum
                         var skipped: UInt64 = 0
                         var i = 1

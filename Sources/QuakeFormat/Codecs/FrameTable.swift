@@ -10,10 +10,11 @@ package struct FrameTable {
     package let frames: Int
     /// Bytes of the chunk before the frame data: what the directory's checksum covers when summed.
     package let headLength: Int
-    private let offsets: UnsafeRawBufferPointer
-    private let sums: UnsafeRawBufferPointer?
+    /// Views of the chunk's bytes, whose owner the caller keeps alive (see ``ChunkBytes``).
+    private let offsets: ChunkBytes
+    private let sums: ChunkBytes?
     private let checks: FrameChecks?
-    private let data: UnsafeRawBufferPointer
+    private let data: ChunkBytes
 
     /// Reads the table at `r`'s position in `chunk`; the frame data runs to the chunk's end.
     /// `checks`, when given, remembers the frames whose sums were checked, so each is hashed once.
@@ -23,36 +24,35 @@ package struct FrameTable {
         let table = 4 * (frames + 1), sumBytes = summed ? 8 * frames : 0
         try r.need(table + sumBytes)
         assert(r.bytes.baseAddress == chunk.baseAddress && r.bytes.count == chunk.count, "`r` must read `chunk`")
-        // SAFETY: need(table + sumBytes) checked r.pos + table + sumBytes <= chunk.count (`r` reads `chunk`),
-        // so the offsets, sums and data slices lie in `chunk`, which the caller keeps alive.
-        offsets = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + table)])
-        sums = summed ? UnsafeRawBufferPointer(rebasing: chunk[(r.pos + table)..<(r.pos + table + sumBytes)]) : nil
-        headLength = r.pos + table + sumBytes
-        data = UnsafeRawBufferPointer(rebasing: chunk[headLength...])
+        // need(table + sumBytes) checked the offsets and sums lie in `chunk`; take and rest check again
+        offsets = try r.take(table)
+        sums = try summed ? r.take(sumBytes) : nil
+        headLength = r.pos
+        data = try r.rest()
         self.frames = frames
         var last = 0
-        // SAFETY: f <= frames, so each 4-byte load at 4 * f lies in the 4 * (frames + 1) offset bytes.
+        // f <= frames, so each 4-byte load at 4 * f lies in the 4 * (frames + 1) offset bytes
         for f in 0...frames {
-            let o = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f, as: UInt32.self)))
+            let o = Int(offsets.load(UInt32.self, at: 4 * f))
             guard o >= last, o <= data.count, f > 0 || o == 0 else { throw .corrupt("frame offset \(f) out of order") }
             last = o
         }
         guard last == data.count else { throw .corrupt("frames end at \(last) of \(data.count) bytes") }
     }
 
-    /// The bytes of frame `f` (`0..<frames`), checked against its sum in a summed table.
-    package func frame(_ f: Int) throws(QuakeError) -> UnsafeRawBufferPointer {
+    /// The bytes of frame `f` (`0..<frames`), checked against its sum in a summed table; a view
+    /// of the chunk, alive as long as it.
+    package func frame(_ f: Int) throws(QuakeError) -> ChunkBytes {
         assert(f >= 0 && f < frames, "frame \(f) outside 0..<\(frames)")
-        // SAFETY: callers pass f < frames; init checked the offsets ascend within data.count, so a <= b <= data.count,
-        // and the sum load at 8 * f lies in the 8 * frames sum bytes.
-        let a = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f, as: UInt32.self)))
-        let b = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * f + 4, as: UInt32.self)))
-        let p = UnsafeRawBufferPointer(rebasing: data[a..<b])
-        guard let sums, checks?.contains(p) != true else { return p }
-        guard Checksum.wide(p) == UInt64(littleEndian: sums.loadUnaligned(fromByteOffset: 8 * f, as: UInt64.self)) else {
+        // callers pass f < frames; init checked the offsets ascend within data.count, so a <= b <= data.count,
+        // and the sum load at 8 * f lies in the 8 * frames sum bytes
+        let a = Int(offsets.load(UInt32.self, at: 4 * f)), b = Int(offsets.load(UInt32.self, at: 4 * f + 4))
+        let p = data.subrange(a..<b)
+        guard let sums, checks?.contains(p.raw) != true else { return p }
+        guard Checksum.wide(p.raw) == sums.load(UInt64.self, at: 8 * f) else {
             throw .corrupt("frame \(f): checksum mismatch")
         }
-        checks?.insert(p)
+        checks?.insert(p.raw)
         return p
     }
 

@@ -94,7 +94,7 @@ package enum FramedCodec {
         let h = try header(chunk, count: count, checks: checks)
         if rows.isEmpty {
             // SAFETY: header checked frames >= 1, so frame 0 exists; its bytes lie in `chunk`, alive for this call.
-            return try h.inner.decode(h.table.frame(0), count: Swift.min(count, h.frameRows), rows: 0..<0, as: form)
+            return try h.inner.decode(h.table.frame(0).raw, count: Swift.min(count, h.frameRows), rows: 0..<0, as: form)
         }
         var parts: [ColumnVector] = []
         let first = rows.lowerBound / h.frameRows, last = (rows.upperBound - 1) / h.frameRows
@@ -104,7 +104,7 @@ package enum FramedCodec {
             let start = f * h.frameRows
             let n = Swift.min(count, start + h.frameRows) - start
             let lo = Swift.max(rows.lowerBound, start) - start, hi = Swift.min(rows.upperBound, start + n) - start
-            parts.append(try h.inner.decode(h.table.frame(f), count: n, rows: lo..<hi, as: form))
+            parts.append(try h.inner.decode(h.table.frame(f).raw, count: n, rows: lo..<hi, as: form))
         }
         return try ColumnVector.concatenating(parts)
     }

@@ -22,15 +22,16 @@ package enum GranuleSums {
     static func write(body: [UInt8], count: Int, into w: inout ByteWriter) {
         let n = granules(count)
         w.u32(UInt32(n))
-        // SAFETY: `raw` is `body`'s own storage for the closure's span; Body.init checks every
-        // miniblock's run against it, so each packedRange lies inside `b.data`.
+        // SAFETY: `raw` is `body`'s own storage for the closure's span, and the Body made from it
+        // does not outlive the closure; Body.init checks every miniblock's run against it, so each
+        // packedRange lies inside `b.data`.
         body.withUnsafeBytes { raw in
             // the encoder's own body parses; a failure would be a bug, and the sums then fail too
-            guard let b = try? FrameOfReference.Body(raw, count: count) else {
+            guard let b = try? FrameOfReference.Body(ChunkBytes(raw), count: count) else {
                 for _ in 0..<n { w.u64(0) }
                 return
             }
-            for g in 0..<n { w.u64(Checksum.wide(UnsafeRawBufferPointer(rebasing: b.data[b.packedRange(granule: g)]))) }
+            for g in 0..<n { w.u64(Checksum.wide(b.data.subrange(b.packedRange(granule: g)).raw)) }
         }
     }
 
@@ -38,15 +39,11 @@ package enum GranuleSums {
     static func size(_ count: Int) -> Int { 4 + 8 * granules(count) }
 
     /// Reads the table at `r` (left at the body), checked against the chunk's rows.
-    static func read(_ r: inout ByteReader, count: Int) throws(QuakeError) -> UnsafeRawBufferPointer {
+    /// The view borrows the reader's bytes (the mapped chunk), whose owner outlives the table.
+    static func read(_ r: inout ByteReader, count: Int) throws(QuakeError) -> ChunkBytes {
         let n = Int(try r.u32())
         guard n == granules(count) else { throw .corrupt("granule sums list \(n) granules for \(count) rows") }
-        try r.need(8 * n)
-        defer { r.pos += 8 * n }
-        // SAFETY: need(8 * n) checked that the bytes lie inside the reader's buffer (the mapped
-        // chunk), whose owner outlives the table made from them.
-        assert(r.pos + 8 * n <= r.bytes.count)
-        return UnsafeRawBufferPointer(rebasing: r.bytes[r.pos..<(r.pos + 8 * n)])
+        return try r.take(8 * n)
     }
 
     /// A chunk's table and the body it sums, with offsets into the chunk.
@@ -55,19 +52,17 @@ package enum GranuleSums {
     // them; any other maker (a codec's `covered`, a test) uses one only while it holds the bytes.
     // Threads only read it (the granule checks of one reader run on several scan threads).
     package struct Table: @unchecked Sendable {
-        let sums: UnsafeRawBufferPointer
+        let sums: ChunkBytes
         let body: FrameOfReference.Body
         /// Where the body's packed data starts in the chunk: the directory's checksum covers the
         /// bytes before it.
         package let dataStart: Int
 
-        init(sums: UnsafeRawBufferPointer, body: FrameOfReference.Body, chunk: UnsafeRawBufferPointer) {
+        init(sums: ChunkBytes, body: FrameOfReference.Body, chunk: ChunkBytes) {
             self.sums = sums
             self.body = body
-            // SAFETY: body.data is a slice of chunk (both from the same mapping); only the
-            // distance between the two addresses is taken.
-            dataStart = (body.data.baseAddress.map { Int(bitPattern: $0) } ?? 0)
-                - (chunk.baseAddress.map { Int(bitPattern: $0) } ?? 0)
+            // body.data is a view cut from chunk (both from the same mapping)
+            dataStart = chunk.offset(of: body.data)
         }
 
         package var granules: Int { sums.count / 8 }
@@ -75,11 +70,10 @@ package enum GranuleSums {
         /// Whether granule `g`'s packed runs sum to what the table holds.
         package func check(_ g: Int) -> Bool {
             guard g >= 0, g < granules else { return false }
-            // SAFETY: read checked that sums holds 8 bytes per granule, and g is one; Body.init
-            // checked every miniblock's run against data, so packedRange lies inside it.
-            assert(8 * g + 8 <= sums.count)
-            let want = UInt64(littleEndian: sums.loadUnaligned(fromByteOffset: 8 * g, as: UInt64.self))
-            return Checksum.wide(UnsafeRawBufferPointer(rebasing: body.data[body.packedRange(granule: g)])) == want
+            // read checked that sums holds 8 bytes per granule, and g is one; Body.init checked
+            // every miniblock's run against data, so packedRange lies inside it
+            let want = sums.load(UInt64.self, at: 8 * g)
+            return Checksum.wide(body.data.subrange(body.packedRange(granule: g)).raw) == want
         }
 
         /// The granules rows `rows` fall in.

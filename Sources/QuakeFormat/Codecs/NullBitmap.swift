@@ -22,22 +22,19 @@ package enum NullBitmap {
     }
 
     /// Reads what ``write`` wrote: the flags, and the bitmap (nil when no row or every row is null).
-    package static func read(_ r: inout ByteReader, count: Int) throws(QuakeError) -> (flags: UInt8, bitmap: UnsafeRawBufferPointer?) {
+    /// The bitmap borrows the reader's bytes (the caller's chunk), kept alive while it is read.
+    package static func read(_ r: inout ByteReader, count: Int)
+        throws(QuakeError) -> (flags: UInt8, bitmap: ChunkBytes?) {
         let flags = try r.u8()
         let n = Int(try r.u32())
         guard n == count else { throw .corrupt("chunk holds \(n) rows, directory says \(count)") }
         guard flags & hasNulls != 0 else { return (flags, nil) }
-        let size = (n + 7) / 8
-        try r.need(size)
-        defer { r.pos += size }
-        // SAFETY: need(size) checked pos + size <= bytes.count; the slice borrows the caller's chunk, which
-        // the caller keeps alive while it reads the bitmap.
-        return (flags, UnsafeRawBufferPointer(rebasing: r.bytes[r.pos..<(r.pos + size)]))
+        return (flags, try r.take((n + 7) / 8))
     }
 
     @inline(__always)
-    package static func isNull(_ bitmap: UnsafeRawBufferPointer, _ i: Int) -> Bool {
-        // SAFETY: the bitmap holds (count + 7) / 8 bytes and callers pass rows i < count, so i >> 3 is inside.
-        bitmap[i >> 3] & (1 << UInt8(i & 7)) != 0
+    package static func isNull(_ bitmap: ChunkBytes, _ i: Int) -> Bool {
+        // the bitmap holds (count + 7) / 8 bytes and callers pass rows i < count, so i >> 3 is inside
+        bitmap.byte(at: i >> 3) & (1 << UInt8(i & 7)) != 0
     }
 }

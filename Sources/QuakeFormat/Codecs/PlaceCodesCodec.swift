@@ -82,7 +82,8 @@ package enum PlaceCodesCodec: ColumnCodec {
         package var dictionary: ByteArena
         package var dictionaryCount: Int
         package var width: Int
-        package var codes: UnsafeRawBufferPointer
+        /// The packed codes of `count` rows (a view of the chunk, alive as long as it).
+        package var codes: PackedRun
         package var frames: FrameTable
         package var count: Int
         package var frameRows: Int
@@ -95,7 +96,7 @@ package enum PlaceCodesCodec: ColumnCodec {
             wide.withUnsafeMutableBufferPointer { p in
                 // SAFETY: p holds rows.count values; `codes` holds the packed run of `count` rows,
                 // checked at parse, and rows lies inside 0..<count.
-                if let b = p.baseAddress { BitPacking.unpack(codes, width: width, rows: rows, reference: 0, into: b) }
+                if let b = p.baseAddress { codes.unpack(rows, reference: 0, into: b) }
             }
             var out = [UInt32](repeating: 0, count: rows.count)
             let n = UInt64(dictionaryCount)
@@ -109,8 +110,8 @@ package enum PlaceCodesCodec: ColumnCodec {
         /// The code of one row (inside `0..<count`), checked against the dictionary.
         package func code(_ row: Int) throws(QuakeError) -> UInt32 {
             assert(row >= 0 && row < count, "row \(row) outside 0..<\(count)")
-            // SAFETY: callers pass row < count and parse checked `codes` holds the packed run of count rows.
-            let v = BitPacking.value(codes, width: width, row: row)
+            // callers pass row < count and parse checked `codes` holds the packed run of count rows
+            let v = codes.value(at: row)
             guard v <= UInt64(dictionaryCount) else { throw .corrupt("place code \(v) outside its dictionary") }
             return UInt32(truncatingIfNeeded: v)
         }
@@ -129,12 +130,13 @@ package enum PlaceCodesCodec: ColumnCodec {
                 let raw = try ZstdFrame.unwrap(frames.frame(f))
                 guard raw.count == 5 * n else { throw .corrupt("place frame \(f) holds \(raw.count) bytes for \(n) rows") }
                 let lo = Swift.max(rows.lowerBound, start) - start, hi = Swift.min(rows.upperBound, start + n) - start
-                // SAFETY: raw.count == 5 * n was checked above and lo..<hi lies in 0..<n: p[i] reads below n and each
-                // Int32 load at n + 4 * i ends at or before 5 * n; `p` does not escape the closure.
-                raw.withUnsafeBytes { p in
+                // SAFETY: `p` views `raw` only inside the closure. raw.count == 5 * n was checked above and
+                // lo..<hi lies in 0..<n: each byte read is below n and each Int32 load at n + 4 * i ends by 5 * n.
+                raw.withUnsafeBytes { buffer in
+                    let p = ChunkBytes(buffer)
                     for i in lo..<hi {
-                        dirs.append(p[i])
-                        dist.append(Int32(littleEndian: p.loadUnaligned(fromByteOffset: n + 4 * i, as: Int32.self)))
+                        dirs.append(p.byte(at: i))
+                        dist.append(p.load(Int32.self, at: n + 4 * i))
                     }
                 }
             }
@@ -146,7 +148,7 @@ package enum PlaceCodesCodec: ColumnCodec {
     /// The chunk's parts; with `dictionary` false the dictionary is skipped, not copied.
     package static func parse(_ chunk: UnsafeRawBufferPointer, count: Int, dictionary: Bool = true,
                               checks: FrameChecks? = nil) throws(QuakeError) -> Parsed {
-        // SAFETY: every header read goes through ByteReader; `codes` is sliced only after need(packed).
+        // every header read goes through ByteReader; `codes` is a view it checked
         var r = ByteReader(chunk)
         let width = Int(try r.u8())
         let summed = try FrameTable.summed(try r.u8())
@@ -166,10 +168,7 @@ package enum PlaceCodesCodec: ColumnCodec {
             r.pos += total
         }
         guard width == BitPacking.width(UInt64(entries)) else { throw .corrupt("place code width \(width)") }
-        let packed = BitPacking.bytes(count, width: width)
-        try r.need(packed)
-        let codes = UnsafeRawBufferPointer(rebasing: chunk[r.pos..<(r.pos + packed)])
-        r.pos += packed
+        let codes = PackedRun(try r.take(BitPacking.bytes(count, width: width)), width: width)
         let frames = Int(try r.u32())
         guard frames == Swift.max(1, (count + frameRows - 1) / frameRows) else {
             throw .corrupt("place chunk holds \(frames) frames for \(count) rows")

@@ -13,16 +13,21 @@ package enum ZstdFrame {
     }
 
     package static func unwrap(_ chunk: UnsafeRawBufferPointer) throws(QuakeError) -> [UInt8] {
-        var r = ByteReader(chunk)
+        try unwrap(ChunkBytes(chunk))
+    }
+
+    /// The frame's bytes, decompressed (checked against the raw length it starts with).
+    package static func unwrap(_ chunk: ChunkBytes) throws(QuakeError) -> [UInt8] {
+        var r = ByteReader(chunk.raw)
         let n = Int(try r.u32())
         guard n <= 1 << 31 else { throw .corrupt("zstd chunk claims \(n) bytes") }
-        // SAFETY: r.u32() succeeded, so chunk.count >= 4 and chunk[4...] is a valid (maybe empty) slice of it.
-        return try Zstd.decompress(UnsafeRawBufferPointer(rebasing: chunk[4...]), expectedSize: n)
+        return try Zstd.decompress(try r.rest().raw, expectedSize: n)
     }
 
     /// The frame's raw length, without decompressing.
     package static func rawLength(_ chunk: UnsafeRawBufferPointer) -> Int {
-        // SAFETY: the guard keeps chunk.count >= 4; loadUnaligned reads bytes 0..<4 at any alignment.
-        chunk.count < 4 ? 0 : Int(UInt32(littleEndian: chunk.loadUnaligned(as: UInt32.self)))
+        let bytes = ChunkBytes(chunk)
+        // the guard keeps count >= 4, so the load of bytes 0..<4 lies inside
+        return bytes.count < 4 ? 0 : Int(bytes.load(UInt32.self, at: 0))
     }
 }

@@ -158,18 +158,17 @@ package struct GranuleIndex: Sendable, Equatable {
         for k in 0..<g {
             let n = Int(try r.u32())
             guard n <= magValues.count else { throw .corrupt("mag histogram granule \(k) lists \(n) values") }
-            try r.need(n * 4)
+            let list = try r.take(n * 4)
             var total = 0
             for j in 0..<n {
-                // SAFETY: need(n * 4) was checked above and j < n, so the 4 bytes at r.pos + 4 * j lie in r.bytes.
-                let e = UInt32(littleEndian: r.bytes.loadUnaligned(fromByteOffset: r.pos + 4 * j, as: UInt32.self))
+                // take(n * 4) checked the list and j < n, so the 4 bytes at 4 * j lie in it
+                let e = list.load(UInt32.self, at: 4 * j)
                 guard Int(e & 0xFFFF) < magValues.count else {
                     throw .corrupt("mag histogram granule \(k): value \(e & 0xFFFF)")
                 }
                 total += Int(e >> 16)
                 magEntries.append(e)
             }
-            r.pos += 4 * n
             guard total <= GranuleIndex.granuleRows else { throw .corrupt("mag histogram granule \(k) counts \(total) rows") }
             magStarts.append(magEntries.count)
         }

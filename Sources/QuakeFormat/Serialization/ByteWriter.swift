@@ -88,6 +88,17 @@ package struct ByteReader {
         return out
     }
 
+    /// The next `n` bytes as a view (checked), the reader moved past them. The view borrows
+    /// the reader's bytes: their owner must outlive it (see ``ChunkBytes``).
+    package mutating func take(_ n: Int) throws(QuakeError) -> ChunkBytes {
+        try need(n)
+        defer { pos += n }
+        return try ChunkBytes(bytes).slice(pos..<(pos + n))
+    }
+
+    /// The bytes from the position to the end as a view (checked); the reader does not move.
+    package func rest() throws(QuakeError) -> ChunkBytes { try ChunkBytes(bytes).slice(from: pos) }
+
     package mutating func blob() throws(QuakeError) -> [UInt8] {
         let n = Int(try u32())
         return try raw(n, as: UInt8.self)
