@@ -38,11 +38,13 @@ tools:
 
 # Release mode: the tests compare kernels with naive references over real and generated data.
 # They build in .build-test, so the static, fast .build/release/quakes of `make demo` stays as it is
-# (a test build is dynamically linked, with -enable-testing).
+# (a test build is dynamically linked, with -enable-testing). `-assert-config Debug` keeps the
+# bounds asserts of the byte handles (Bytes/) and the SAFETY blocks on in the optimised test build.
 # Then an app's own package (Examples/AppPackage) builds against QuakeStore and runs its tests.
 TESTBUILD = $(CURDIR)/.build-test
 test: deps pydeps tools
-	QUAKES_PYTHON=$(VENV)/bin/python $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TESTBUILD)
+	QUAKES_PYTHON=$(VENV)/bin/python $(SWIFT) test -c release -Xswiftc -enable-testing -Xswiftc -assert-config -Xswiftc Debug \
+	  --scratch-path $(TESTBUILD)
 	SWIFT=$(SWIFT) sh Examples/AppPackage/run.sh
 
 demo: build

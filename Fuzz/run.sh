@@ -13,7 +13,7 @@ OUT=.build-fuzz/work
 BIN=.build-fuzz/release/quakes-fuzz
 
 QUAKES_FUZZ=1 swift build -c release --scratch-path .build-fuzz --product quakes-fuzz \
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing -Xswiftc -assert-config -Xswiftc Debug
 mkdir -p "$OUT/logs"
 
 seed() { # target: generated seeds, then real-feed seeds

@@ -4,6 +4,7 @@ import QuakeFormat
 /// the command prints stays in order and a failed write reaches the exit status.
 enum Console {
     /// The command's standard output; only the main thread writes it.
+    // SAFETY: only the main thread uses it (a command's output is written in order by one thread).
     nonisolated(unsafe) static let out = OutputSink()
 
     /// Writes what is buffered now (a watch loop between answers); throws a failed write.

@@ -3,6 +3,8 @@ import QuakeFormat
 
 extension Quake {
     /// The stored column behind each property key path.
+    // SAFETY: a `let` never written after its initialiser; only `AnyKeyPath` not being Sendable
+    // keeps the compiler from seeing that.
     nonisolated(unsafe) static let columnsByKeyPath: [AnyKeyPath: Column] = [
         \Quake.id: .id, \Quake.time: .time, \Quake.latitude: .latitude, \Quake.longitude: .longitude, \Quake.depth: .depth,
         \Quake.magnitude: .mag, \Quake.magType: .magType, \Quake.nst: .nst, \Quake.gap: .gap, \Quake.dmin: .dmin, \Quake.rms: .rms,
