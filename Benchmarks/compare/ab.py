@@ -9,6 +9,7 @@ Prints, per step, each build's median and the ratio new / old.
 import argparse
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -82,7 +83,7 @@ def main():
         for i in range(n):
             for b, q in builds.items():
                 for k in range(a.sets):
-                    whole[b][i].append(1000 * timed([q] + W[k][i][1].split() + ["--store", store]))
+                    whole[b][i].append(1000 * timed([q] + shlex.split(W[k][i][1]) + ["--store", store]))
     print("query: in-process median ms old / new (ratio) | whole process median ms old / new (ratio)")
     for i in range(n):
         io, inew = statistics.median(inproc["old"][i]), statistics.median(inproc["new"][i])

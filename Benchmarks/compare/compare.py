@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
 """Runs the quakes workload on quakes, DuckDB, SQLite and chDB over one CSV and prints one table.
 
-In-process timings: warm, the median over 5 parameter sets of each set's median of RUNS timed
-runs (default 3) after a warm-up (DuckDB, SQLite and chDB through their Python modules, quakes
-through `quakes bench --queries`, which runs in-process too). Whole-process timings: the same for
-the quakes CLI, the duckdb CLI and the sqlite3 CLI. chDB (ClickHouse
-in-process) holds a MergeTree table ordered by time; it has no CLI of its own here.
+The parameters: draw 0 is params.json's first value set, kept for continuity; the other draws
+(--draws, default 20) are drawn at random from the archive with a printed seed (draws.py), so that
+no parameter set is special. Per query it reports the median time over the draws and, per peer, the
+median and the worst of the per-draw ratios.
+
+In-process timings: warm, per draw the median of RUNS timed runs (default 3) after a warm-up
+(DuckDB, SQLite and chDB through their Python modules, quakes through `quakes bench --queries`,
+which runs in-process too). Whole-process timings: the same for the quakes CLI, the duckdb CLI and
+the sqlite3 CLI. chDB (ClickHouse in-process) holds a MergeTree table ordered by time; it has no
+CLI of its own here.
 """
-import argparse, datetime, json, os, re, shutil, sqlite3, statistics, subprocess, sys, time
+import argparse, datetime, json, os, random, re, shlex, shutil, sqlite3, statistics, subprocess, sys, time
 
 import duckdb
+import draws
 from chdb import session as chdb_session
 import chdb
 
@@ -28,17 +34,22 @@ def clickhouse(sql):
 
 
 def workload(p, k):
-    """The ten queries for the k-th parameter set: name, quakes CLI args, DuckDB SQL, SQLite SQL."""
-    pick = lambda key: p[key][k % len(p[key])]
-    day, loc, country, year = pick("days"), pick("localities"), pick("countries"), pick("years")
-    mag, off, like, box, bmag = pick("magnitudes"), pick("offsets"), pick("likes"), pick("boxes"), pick("box_magnitudes")
+    """The queries for the k-th value set of params.json (ab.py cycles through them)."""
+    return queries(draws.fixed_draw(p, k))
+
+
+def queries(d):
+    """The eleven queries for one draw: name, quakes CLI args, DuckDB SQL, SQLite SQL."""
+    day, loc, country, year = d["day"], d["locality"], d["country"], d["year"]
+    mag, off, like, box, bmag = d["mag"], d["offset"], d["like"], d["box"], d["box_mag"]
+    net, nmag = d["net"], d["net_mag"]
     end, y0, y1 = day_end(day), f"{year}-01-01", f"{year + 1}-01-01"
     la0, la1, lo0, lo1 = box
     return [
         ("1 day map: place contains locality, by mag desc",
-         f"query --day {day} --place {loc} --sort mag:desc --fields time,mag,place,id --format csv",
-         f"SELECT {COLS} FROM quakes WHERE time >= TIMESTAMPTZ '{day}' AND time < TIMESTAMPTZ '{end}' AND place LIKE '%{loc}%' ORDER BY mag DESC NULLS LAST, id",
-         f"SELECT {COLS} FROM quakes WHERE time >= '{day}' AND time < '{end}' AND instr(place, '{loc}') > 0 ORDER BY mag DESC NULLS LAST, id"),
+         f"query --day {day} --place {q(loc)} --sort mag:desc --fields time,mag,place,id --format csv",
+         f"SELECT {COLS} FROM quakes WHERE time >= TIMESTAMPTZ '{day}' AND time < TIMESTAMPTZ '{end}' AND place LIKE '%{sq(loc)}%' ORDER BY mag DESC NULLS LAST, id",
+         f"SELECT {COLS} FROM quakes WHERE time >= '{day}' AND time < '{end}' AND instr(place, '{sq(loc)}') > 0 ORDER BY mag DESC NULLS LAST, id"),
         ("2 day list: time desc, page 3 of 50",
          f"query --day {day} --sort time:desc --page 3 --page-size 50 --fields time,mag,place,id --format csv",
          f"SELECT {COLS} FROM quakes WHERE time >= TIMESTAMPTZ '{day}' AND time < TIMESTAMPTZ '{end}' ORDER BY time DESC, id LIMIT 50 OFFSET 100",
@@ -48,9 +59,9 @@ def workload(p, k):
          f"SELECT count(*) FROM quakes WHERE mag >= {mag}",
          f"SELECT count(*) FROM quakes WHERE mag >= {mag}"),
         ("4 place contains country, top 100 by mag",
-         f"query --place {country} --sort mag:desc --limit 100 --fields time,mag,place,id --format csv",
-         f"SELECT {COLS} FROM quakes WHERE place LIKE '%{country}%' ORDER BY mag DESC NULLS LAST, id LIMIT 100",
-         f"SELECT {COLS} FROM quakes WHERE instr(place, '{country}') > 0 ORDER BY mag DESC NULLS LAST, id LIMIT 100"),
+         f"query --place {q(country)} --sort mag:desc --limit 100 --fields time,mag,place,id --format csv",
+         f"SELECT {COLS} FROM quakes WHERE place LIKE '%{sq(country)}%' ORDER BY mag DESC NULLS LAST, id LIMIT 100",
+         f"SELECT {COLS} FROM quakes WHERE instr(place, '{sq(country)}') > 0 ORDER BY mag DESC NULLS LAST, id LIMIT 100"),
         ("5 one year by month: count, avg, max",
          f"agg --from {y0} --to {y1} --by month --metrics count,avg(mag),max(mag) --format csv",
          f"SELECT date_trunc('month', time) AS m, count(*), avg(mag), max(mag) FROM quakes WHERE time >= TIMESTAMPTZ '{y0}' AND time < TIMESTAMPTZ '{y1}' GROUP BY m ORDER BY m",
@@ -75,7 +86,21 @@ def workload(p, k):
          f"count --bbox {la0},{la1},{lo0},{lo1} --min-mag {bmag}",
          f"SELECT count(*) FROM quakes WHERE latitude BETWEEN {la0} AND {la1} AND longitude BETWEEN {lo0} AND {lo1} AND mag >= {bmag}",
          f"SELECT count(*) FROM quakes WHERE latitude BETWEEN {la0} AND {la1} AND longitude BETWEEN {lo0} AND {lo1} AND mag >= {bmag}"),
+        ("11 network with mag >= M, count",
+         f"count --net {net} --min-mag {nmag}",
+         f"SELECT count(*) FROM quakes WHERE net = '{sq(net)}' AND mag >= {nmag}",
+         f"SELECT count(*) FROM quakes WHERE net = '{sq(net)}' AND mag >= {nmag}"),
     ]
+
+
+def q(text):
+    """A CLI argument, quoted as a shell would (quakes bench reads its lines the same way)."""
+    return shlex.quote(text)
+
+
+def sq(text):
+    """Text inside an SQL string literal."""
+    return text.replace("'", "''")
 
 
 SQLITE_SCHEMA = """CREATE TABLE quakes (time TEXT, latitude REAL, longitude REAL, depth REAL, mag REAL, magType TEXT,
@@ -118,19 +143,27 @@ def timed(fn):
 RUNS = int(os.environ.get("RUNS", "3"))
 
 
-def pooled(fn, sets):
-    """One warm-up and RUNS timed runs per parameter set: the median over the sets of each set's
-    median, and the results."""
-    times, results = [], []
-    for k in range(sets):
-        fn(k)
-        ts = []
-        for _ in range(RUNS):
-            ms, r = timed(lambda: fn(k))
-            ts.append(ms)
-        times.append(statistics.median(ts))
+SLOW_MS = 1000
+
+
+def per_draw(fn, text, draws_count):
+    """Per draw: one warm-up, then the median of RUNS timed runs (one when the warm-up took over
+    SLOW_MS), and the result. A query whose text is the same as an earlier draw's is not run again."""
+    times, results, seen = [], [], {}
+    for k in range(draws_count):
+        if text(k) in seen:
+            ms, r = seen[text(k)]
+        else:
+            w, r = timed(lambda: fn(k))
+            ts = []
+            for _ in range(1 if w > SLOW_MS else RUNS):
+                t, r = timed(lambda: fn(k))
+                ts.append(t)
+            ms = statistics.median(ts)
+            seen[text(k)] = (ms, r)
+        times.append(ms)
         results.append(r)
-    return statistics.median(times), results
+    return times, results
 
 
 def summary(rows):
@@ -163,62 +196,70 @@ def main():
     ap.add_argument("--csv", required=True)
     ap.add_argument("--params", required=True)
     ap.add_argument("--duckdb-cli", default="duckdb")
-    ap.add_argument("--sets", type=int, default=5, help="parameter sets per query (RUNS timed runs each, default 3)")
+    ap.add_argument("--draws", type=int, default=20,
+                    help="parameter draws: params.json's first set, then draws at random from the archive")
+    ap.add_argument("--seed", type=int, default=None, help="the draws' seed (default: a new one, printed)")
+    ap.add_argument("--skip-load", action="store_true", help="keep the stores of the last run in --work")
     a = ap.parse_args()
     params = json.load(open(a.params))
-    sets = a.sets
-    W = [workload(params, k) for k in range(sets)]
-    n = len(W[0])
+    seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 31)
+    print(f"seed {seed}", file=sys.stderr)
     csv_bytes = os.path.getsize(a.csv)
     qs, ddb, dcli, sdb, cdb = (os.path.join(a.work, x) for x in
                                ("quakes.store", "quakes.duckdb", "quakes-cli.duckdb", "quakes.sqlite", "quakes.chdb"))
-    # Move earlier stores aside and delete them only at the end: ext4 makes file creation slow
-    # right after many deletions (recently_deleted inode scans), which would skew the loads.
-    old = os.path.join(a.work, "old-%d" % int(time.time()))
-    os.makedirs(old)
-    for p in (qs, ddb, dcli, sdb, cdb):
-        if os.path.exists(p):
-            os.rename(p, os.path.join(old, os.path.basename(p)))
-    time.sleep(int(os.environ.get("SETTLE", "10")))
+    loads, old = {}, None
+    if not a.skip_load:
+        # Move earlier stores aside and delete them only at the end: ext4 makes file creation slow
+        # right after many deletions (recently_deleted inode scans), which would skew the loads.
+        old = os.path.join(a.work, "old-%d" % int(time.time()))
+        os.makedirs(old)
+        for p in (qs, ddb, dcli, sdb, cdb):
+            if os.path.exists(p):
+                os.rename(p, os.path.join(old, os.path.basename(p)))
+        time.sleep(int(os.environ.get("SETTLE", "10")))
 
-    loads = {}
-    secs, rss, _ = rss_of([a.quakes, "load", "--store", qs, a.csv])
-    loads["quakes (whole process)"] = (secs, rss, du(qs))
-    secs, rss, _ = rss_of([sys.executable, "-c",
-                           f"import duckdb; c=duckdb.connect({ddb!r}); c.execute(\"CREATE TABLE quakes AS SELECT * FROM read_csv({a.csv!r}, header=true)\"); c.execute('CHECKPOINT')"])
-    loads[f"DuckDB {duckdb.__version__} (Python module, in-process)"] = (secs, rss, du(ddb))
-    secs, rss, _ = rss_of([a.duckdb_cli, dcli, "-c", f"CREATE TABLE quakes AS SELECT * FROM read_csv('{a.csv}', header=true); CHECKPOINT;"])
-    cli_version = subprocess.run([a.duckdb_cli, "-version"], capture_output=True, text=True).stdout.split()[0]
-    loads[f"duckdb CLI {cli_version}"] = (secs, rss, du(dcli))
-    script = f"{SQLITE_SCHEMA}\n.mode csv\n.import --skip 1 {a.csv} quakes\nCREATE INDEX quakes_time ON quakes(time);\nCREATE INDEX quakes_mag ON quakes(mag);\n"
-    t0 = time.perf_counter()
-    p = subprocess.run(["/usr/bin/time", "-v", "sqlite3", sdb], input=script, capture_output=True, text=True)
-    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
-    loads[f"sqlite3 {sqlite3.sqlite_version} (+ 2 indexes)"] = (time.perf_counter() - t0, int(m.group(1)) if m else 0, du(sdb))
-    secs, rss, _ = rss_of([sys.executable, "-c", f"import sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); "
-                           f"import compare; compare.chdb_load({cdb!r}, {a.csv!r})"])
-    loads[f"chDB {chdb.__version__} (MergeTree by time, in-process)"] = (secs, rss, du(cdb))
+        secs, rss, _ = rss_of([a.quakes, "load", "--store", qs, a.csv])
+        loads["quakes (whole process)"] = (secs, rss, du(qs))
+        secs, rss, _ = rss_of([sys.executable, "-c",
+                               f"import duckdb; c=duckdb.connect({ddb!r}); c.execute(\"CREATE TABLE quakes AS SELECT * FROM read_csv({a.csv!r}, header=true)\"); c.execute('CHECKPOINT')"])
+        loads[f"DuckDB {duckdb.__version__} (Python module, in-process)"] = (secs, rss, du(ddb))
+        secs, rss, _ = rss_of([a.duckdb_cli, dcli, "-c", f"CREATE TABLE quakes AS SELECT * FROM read_csv('{a.csv}', header=true); CHECKPOINT;"])
+        cli_version = subprocess.run([a.duckdb_cli, "-version"], capture_output=True, text=True).stdout.split()[0]
+        loads[f"duckdb CLI {cli_version}"] = (secs, rss, du(dcli))
+        script = f"{SQLITE_SCHEMA}\n.mode csv\n.import --skip 1 {a.csv} quakes\nCREATE INDEX quakes_time ON quakes(time);\nCREATE INDEX quakes_mag ON quakes(mag);\n"
+        t0 = time.perf_counter()
+        p = subprocess.run(["/usr/bin/time", "-v", "sqlite3", sdb], input=script, capture_output=True, text=True)
+        m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
+        loads[f"sqlite3 {sqlite3.sqlite_version} (+ 2 indexes)"] = (time.perf_counter() - t0, int(m.group(1)) if m else 0, du(sdb))
+        secs, rss, _ = rss_of([sys.executable, "-c", f"import sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); "
+                               f"import compare; compare.chdb_load({cdb!r}, {a.csv!r})"])
+        loads[f"chDB {chdb.__version__} (MergeTree by time, in-process)"] = (secs, rss, du(cdb))
 
-    # in-process: quakes runs each line once after a warm-up; line k*n+i is query i of set k
+    scon = sqlite3.connect(sdb)
+    D = draws.draws(params, scon, a.draws, seed)
+    W = [queries(d) for d in D]
+    n, m = len(W[0]), len(D)
+
+    # in-process: quakes runs each line RUNS times after a warm-up; line k*n+i is query i of draw k
     qfile = os.path.join(a.work, "queries.txt")
     with open(qfile, "w") as f:
-        for k in range(sets):
+        for k in range(m):
             for _, cli, _, _ in W[k]:
                 f.write(re.sub(r" --format \w+", "", cli) + "\n")
-    out = subprocess.run([a.quakes, "bench", "--store", qs, "--queries", qfile, "--runs", str(RUNS), "--json"], capture_output=True, text=True, check=True)
+    out = subprocess.run([a.quakes, "bench", "--store", qs, "--queries", qfile, "--runs", str(RUNS), "--json"],
+                         capture_output=True, text=True, check=True)
     res = json.loads(out.stdout)
-    quakes_in = [statistics.median(res[k * n + i]["medianMs"] for k in range(sets)) for i in range(n)]
-    quakes_rows = [sum(res[k * n + i]["rowsOut"] for k in range(sets)) for i in range(n)]
+    quakes_in = [[res[k * n + i]["medianMs"] for k in range(m)] for i in range(n)]
+    quakes_rows = [sum(res[k * n + i]["rowsOut"] for k in range(m)) for i in range(n)]
     dcon = duckdb.connect(ddb, read_only=True)
-    scon = sqlite3.connect(sdb)
     ccon = chdb_session.Session(cdb)
     duck_in, lite_in, ch_in, duck_rows, lite_rows, ch_rows = [], [], [], [], [], []
     for i in range(n):
-        ms, r = pooled(lambda k: dcon.execute(W[k][i][2]).fetchall(), sets)
+        ms, r = per_draw(lambda k: dcon.execute(W[k][i][2]).fetchall(), lambda k: W[k][i][2], m)
         duck_in.append(ms); duck_rows.append(sum(summary(x) for x in r))
-        ms, r = pooled(lambda k: scon.execute(W[k][i][3]).fetchall(), sets)
+        ms, r = per_draw(lambda k: scon.execute(W[k][i][3]).fetchall(), lambda k: W[k][i][3], m)
         lite_in.append(ms); lite_rows.append(sum(summary(x) for x in r))
-        ms, r = pooled(lambda k: chdb_rows(ccon.query(clickhouse(W[k][i][2]), "CSV")), sets)
+        ms, r = per_draw(lambda k: chdb_rows(ccon.query(clickhouse(W[k][i][2]), "CSV")), lambda k: W[k][i][2], m)
         ch_in.append(ms); ch_rows.append(sum(summary(x) for x in r))
     ccon.close()
 
@@ -227,33 +268,57 @@ def main():
         return lambda k: subprocess.run(cmd(k), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     quakes_cli, duck_cli, lite_cli = [], [], []
     for i in range(n):
-        quakes_cli.append(pooled(proc(lambda k: [a.quakes] + W[k][i][1].split() + ["--store", qs]), sets)[0])
-        duck_cli.append(pooled(proc(lambda k: [a.duckdb_cli, "-readonly", dcli, "-c", W[k][i][2]]), sets)[0])
-        lite_cli.append(pooled(proc(lambda k: ["sqlite3", sdb, W[k][i][3]]), sets)[0])
+        quakes_cli.append(per_draw(proc(lambda k: [a.quakes] + shlex.split(W[k][i][1]) + ["--store", qs]),
+                                   lambda k: W[k][i][1], m)[0])
+        duck_cli.append(per_draw(proc(lambda k: [a.duckdb_cli, "-readonly", dcli, "-c", W[k][i][2]]),
+                                 lambda k: W[k][i][2], m)[0])
+        lite_cli.append(per_draw(proc(lambda k: ["sqlite3", sdb, W[k][i][3]]), lambda k: W[k][i][3], m)[0])
 
-    shutil.rmtree(old, ignore_errors=True)
+    if old:
+        shutil.rmtree(old, ignore_errors=True)
+    cli_version = subprocess.run([a.duckdb_cli, "-version"], capture_output=True, text=True).stdout.split()[0]
     print(f"# quakes vs DuckDB {duckdb.__version__} (duckdb CLI {cli_version}) vs SQLite {sqlite3.sqlite_version} "
-          f"vs chDB {chdb.__version__}, "
-          f"{os.path.basename(a.csv)} ({csv_bytes / 1e6:.0f} MB), {sets} parameter sets from {os.path.basename(a.params)}\n")
-    print("| load | seconds | MB/s | peak RSS MiB | size MB |\n|---|---:|---:|---:|---:|")
-    for k, (s, r, b) in loads.items():
-        print(f"| {k} | {s:.1f} | {csv_bytes / 1e6 / s:.0f} | {r / 1024:.0f} | {b / 1e6:.0f} |")
-    print(f"\nIn-process, warm: median over {sets} parameter sets of each set's median of {RUNS} timed runs after a "
-          "warm-up (ms). "
-          "Ratio = quakes / peer; below 1 means quakes is faster. Rows: summed over the sets, "
-          "quakes/DuckDB/SQLite/chDB.\n")
-    print("| query | quakes | DuckDB | SQLite | chDB | quakes/DuckDB | quakes/best | rows q/d/s/c |\n"
-          "|---|---:|---:|---:|---:|---:|---:|---|")
+          f"vs chDB {chdb.__version__}, {os.path.basename(a.csv)} ({csv_bytes / 1e6:.0f} MB), {m} draws, seed {seed}\n")
+    print(f"Draw 0 is params.json's first set; draws 1-{m - 1} are drawn at random from the archive (draws.py). "
+          f"Run them again with `--seed {seed} --draws {m}`.\n")
+    print("| draw | day | locality | country | year | mag | offset | like | box | box mag | net | net mag |\n"
+          "|---:|---|---|---|---:|---:|---:|---|---|---:|---|---:|")
+    for k, d in enumerate(D):
+        print(f"| {k} | {d['day']} | {d['locality']} | {d['country']} | {d['year']} | {d['mag']} | {d['offset']} | "
+              f"{d['like']} | {','.join(str(x) for x in d['box'])} | {d['box_mag']} | {d['net']} | {d['net_mag']} |")
+    if loads:
+        print("\n| load | seconds | MB/s | peak RSS MiB | size MB |\n|---|---:|---:|---:|---:|")
+        for key, (sec, r, b) in loads.items():
+            print(f"| {key} | {sec:.1f} | {csv_bytes / 1e6 / sec:.0f} | {r / 1024:.0f} | {b / 1e6:.0f} |")
+    print(f"\nIn-process, warm: per draw, the median of {RUNS} timed runs after a warm-up (1 run when the warm-up "
+          f"took over {SLOW_MS} ms); times are the median over the {m} draws (ms). A ratio is quakes / peer on the "
+          "same draw, below 1 means quakes is faster: the median over the draws, and the worst (with its draw). "
+          "Best = the fastest peer on that draw. Rows: summed over the draws, quakes/DuckDB/SQLite/chDB.\n")
+    print("| query | quakes | DuckDB | SQLite | chDB | q/DuckDB med | worst | q/SQLite med | worst | q/best med | worst "
+          "| rows q/d/s/c |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for i in range(n):
-        best = min(duck_in[i], lite_in[i], ch_in[i])
-        print(f"| {W[0][i][0]} | {quakes_in[i]:.2f} | {duck_in[i]:.2f} | {lite_in[i]:.2f} | {ch_in[i]:.2f} | "
-              f"{quakes_in[i] / duck_in[i]:.2f} | {quakes_in[i] / best:.2f} | "
-              f"{quakes_rows[i]}/{duck_rows[i]}/{lite_rows[i]}/{ch_rows[i]} |")
-    print(f"\nWhole CLI processes: median over {sets} parameter sets of each set's median of {RUNS} runs (ms)\n")
-    print("| query | quakes | duckdb CLI | sqlite3 CLI | quakes/duckdb | quakes/sqlite3 |\n|---|---:|---:|---:|---:|---:|")
+        best = [min(duck_in[i][k], lite_in[i][k], ch_in[i][k]) for k in range(m)]
+        print(f"| {W[0][i][0]} | {med(quakes_in[i]):.2f} | {med(duck_in[i]):.2f} | {med(lite_in[i]):.2f} | "
+              f"{med(ch_in[i]):.2f} | {ratios(quakes_in[i], duck_in[i])} | {ratios(quakes_in[i], lite_in[i])} | "
+              f"{ratios(quakes_in[i], best)} | {quakes_rows[i]}/{duck_rows[i]}/{lite_rows[i]}/{ch_rows[i]} |")
+    print(f"\nWhole CLI processes: per draw, the median of {RUNS} runs after a warm-up; times are the median over "
+          f"the {m} draws (ms); ratios as above.\n")
+    print("| query | quakes | duckdb CLI | sqlite3 CLI | q/duckdb med | worst | q/sqlite3 med | worst |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---:|")
     for i in range(n):
-        print(f"| {W[0][i][0]} | {quakes_cli[i]:.1f} | {duck_cli[i]:.1f} | {lite_cli[i]:.1f} | "
-              f"{quakes_cli[i] / duck_cli[i]:.2f} | {quakes_cli[i] / lite_cli[i]:.2f} |")
+        print(f"| {W[0][i][0]} | {med(quakes_cli[i]):.1f} | {med(duck_cli[i]):.1f} | {med(lite_cli[i]):.1f} | "
+              f"{ratios(quakes_cli[i], duck_cli[i])} | {ratios(quakes_cli[i], lite_cli[i])} |")
+
+
+def med(xs):
+    return statistics.median(xs)
+
+
+def ratios(mine, theirs):
+    """The median and the worst of the per-draw ratios, as two table cells."""
+    rs = [x / y if y > 0 else float("inf") for x, y in zip(mine, theirs)]
+    worst = max(range(len(rs)), key=lambda k: rs[k])
+    return f"{statistics.median(rs):.2f} | {rs[worst]:.2f} (d{worst})"
 
 
 if __name__ == "__main__":

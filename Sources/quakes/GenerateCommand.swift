@@ -18,6 +18,8 @@ struct GenerateCommand: ParsableCommand {
     @Option(help: "Events per snapshot file, e.g. 1000000 or 1M.") var fileRows: String = "1M"
     @Option(help: "Fraction of each snapshot repeated, revised, in the next one.") var overlap: Double = 0.02
     @Option(help: "Years to cover, e.g. 2000-2025.") var years: String = "2000-2025"
+    @Flag(help: "Shuffle every column but time on its own within each month, and spread updated over years.")
+    var independent = false
 
     func validate() throws {
         guard GenerateCommand.count(rows) != nil else { throw ValidationError("--rows: expected a count like 100000, 500k or 10M") }
@@ -47,6 +49,7 @@ struct GenerateCommand: ParsableCommand {
         o.compression = compress ?? .none
         o.rowsPerFile = GenerateCommand.count(fileRows) ?? 1_000_000
         o.overlap = overlap
+        o.independent = independent
         (o.firstYear, o.lastYear) = yearRange!
         let files = try FeedGenerator.generate(o, into: out)
         for f in files { print(f) }

@@ -22,13 +22,15 @@ enum Fixtures {
 
     /// A store of generated events in overlapping snapshots of `perFile` rows.
     static func generate(_ tag: String, rows: Int, years: ClosedRange<Int>, perFile: Int, seed: UInt64,
-                         partitioning: Partitioning = .month, blockRows: Int = 65536) -> Loaded {
+                         partitioning: Partitioning = .month, blockRows: Int = 65536,
+                         independent: Bool = false) -> Loaded {
         let dir = TestSupport.tempDir(tag)
         var o = GeneratorOptions(rows: rows)
         o.firstYear = years.lowerBound
         o.lastYear = years.upperBound
         o.rowsPerFile = perFile
         o.seed = seed
+        o.independent = independent
         _ = try! FeedGenerator.generate(o, into: dir)
         return build([dir], partitioning: partitioning, blockRows: blockRows)
     }
@@ -40,6 +42,11 @@ enum Fixtures {
     /// granules per partition, granules cut by block edges, text in several zstd frames.
     static let large = generate("large", rows: 40000, years: 2022...2024, perFile: 15000, seed: 77,
                                 partitioning: .year, blockRows: 10000)
+
+    /// 20,000 generated events over 2023-2024 whose columns vary independently (`quakes generate
+    /// --independent`): no zone map or catalog can lean on a network's places or coordinates.
+    static let independent = generate("indep", rows: 20000, years: 2023...2024, perFile: 8000, seed: 31,
+                                      independent: true)
 
     /// Every real file in ../shared/usgs (nil when absent).
     static let real: Loaded? = {

@@ -90,6 +90,20 @@ import QuakeGenerator
         try Self.check(Fixtures.generated, iterations: 150, seed: 1)
     }
 
+    @Test func randomizedQueriesMatchTheReferenceOnIndependentColumns() throws {
+        let f = Fixtures.independent
+        // what the generator promises: `updated` never before `time`, and spread over years
+        let delays = f.quakes.compactMap { q in q.updated.map { $0.timeIntervalSince(q.time) } }
+        #expect(delays.count == f.quakes.count)
+        #expect(delays.allSatisfy { $0 >= 0 })
+        #expect(delays.contains { $0 > 365 * 86_400 } && delays.contains { $0 < 3_600 })
+        // and a network's events are no longer in its own region: Hawaii's network lists other places
+        let hv = f.quakes.filter { $0.net == "hv" }
+        #expect(hv.count > 100)
+        #expect(hv.filter { !($0.place ?? "").contains("Hawaii") }.count > hv.count / 2)
+        try Self.check(f, iterations: 150, seed: 3)
+    }
+
     @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func randomizedQueriesMatchTheReferenceOnRealFeeds() throws {
         let real = try #require(Fixtures.real, "real feeds present but not loaded")

@@ -106,21 +106,23 @@ package enum ScaledDecimal {
     package static func format(_ e: Int64, into out: inout [UInt8]) {
         let scale = Int(e & 31)
         let m = e >> 6
-        if m < 0 || e & 32 != 0 { out.append(UInt8(ascii: "-")) }
-        let v = m.magnitude
-        // the digits, at least one before the point, written from the right into their room
-        var n = 1
-        var p: UInt64 = 10
-        while n < 20 && v >= p { n += 1; p &*= 10 }
-        let count = Swift.max(n, scale + 1)
-        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count + (scale > 0 ? 1 : 0)))
-        var i = out.count - 1
-        var x = v
-        for k in 0..<count {
-            if scale > 0 && k == scale { out[i] = UInt8(ascii: "."); i -= 1 }
-            out[i] = UInt8(truncatingIfNeeded: 48 + x % 10)
-            x /= 10
-            i -= 1
+        let negative = m < 0 || e & 32 != 0
+        var v = m.magnitude
+        // the digits from the right into a scratch of 48 bytes (at most 32 digits, a point and a
+        // sign), at least one before the point, then one append
+        // SAFETY: `i` starts at 48 and goes down once per byte written; at most max(20, scale + 1) <= 32 digits,
+        // one point and one sign are written, so it stays at 14 or above and buf[i...] lies in the scratch.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buf in
+            var i = 48, k = 0
+            repeat {
+                if scale > 0 && k == scale { i -= 1; buf[i] = UInt8(ascii: ".") }
+                i -= 1
+                buf[i] = UInt8(truncatingIfNeeded: 48 &+ v % 10)
+                v /= 10
+                k += 1
+            } while v > 0 || k <= scale
+            if negative { i -= 1; buf[i] = UInt8(ascii: "-") }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[i...]))
         }
     }
 

@@ -16,6 +16,9 @@ package struct GeneratorOptions: Sendable {
     package var overlap = 0.02
     package var firstYear = 2000
     package var lastYear = 2025
+    /// Every column but `time` shuffled on its own within each month, and `updated` spread over
+    /// years: an archive whose columns vary independently (see `independent(_:rng:)`).
+    package var independent = false
 
     package init(rows: Int) { self.rows = rows }
 }
@@ -75,8 +78,9 @@ package enum FeedGenerator {
             let start = Timestamp.days(year: (firstOrdinal + m) / 12, month: (firstOrdinal + m) % 12 + 1, day: 1)
             let o2 = firstOrdinal + m + 1
             let end = Timestamp.days(year: o2 / 12, month: o2 % 12 + 1, day: 1)
-            let batch = month(count: counts[m], from: Int64(start) * 86_400_000, to: Int64(end) * 86_400_000,
+            var batch = month(count: counts[m], from: Int64(start) * 86_400_000, to: Int64(end) * 86_400_000,
                               serial: &serial, rng: &rng, recentAfter: Int64(Timestamp.days(year: o.lastYear, month: 12, day: 1)) * 86_400_000)
+            if o.independent { batch = independent(batch, rng: &rng) }
             var i = 0
             while i < batch.count {
                 if writer == nil { try openFile() }

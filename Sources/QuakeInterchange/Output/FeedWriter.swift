@@ -177,15 +177,20 @@ package final class FeedWriter {
     }
 
     /// The decimal digits of `v`, without a `String`.
-    static func integer(_ v: Int64, into out: inout [UInt8]) {
-        if v < 0 { out.append(UInt8(ascii: "-")) }
-        let m = v.magnitude
-        var div: UInt64 = 1
-        while m / div >= 10 { div *= 10 }
-        repeat {
-            out.append(UInt8(48 + (m / div) % 10))
-            div /= 10
-        } while div > 0
+    package static func integer(_ v: Int64, into out: inout [UInt8]) {
+        var m = v.magnitude
+        // SAFETY: at most 19 digits and a sign go into the 24-byte scratch from its end, so `i` stays at 4 or
+        // above and buf[i...] lies in it.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buf in
+            var i = 24
+            repeat {
+                i -= 1
+                buf[i] = UInt8(truncatingIfNeeded: 48 &+ m % 10)
+                m /= 10
+            } while m > 0
+            if v < 0 { i -= 1; buf[i] = UInt8(ascii: "-") }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[i...]))
+        }
     }
 
     /// ``jsonString(_:into:)`` for the stored texts' slices, concrete so that callers in other

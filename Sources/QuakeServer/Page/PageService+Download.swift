@@ -97,8 +97,8 @@ extension PageService {
                         Timestamp.format(v, into: &out)
                         out.append(UInt8(ascii: "\""))
                     }
-                case .decimal: number(b, c, 0, &out)
-                default: text(b, c, 0, &out)
+                case .decimal: number(b.ints[c.rawValue][0], &out)
+                default: text(b.text[c.rawValue], 0, &out)
                 }
             }
             out.append(contentsOf: "}\n".utf8)

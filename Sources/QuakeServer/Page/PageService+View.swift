@@ -66,6 +66,7 @@ extension PageService {
         let total = try snap.store.count(req.windowFilter, snapshot: snap.manifest)
         var out: [UInt8] = []
         var matched = 0
+        var listed = false
         _ = try snap.store.query(req.spec, columns: ViewRequest.columns, snapshot: snap.manifest, begin: { count, _ in
             matched = count
             out.reserveCapacity(300 + count * 120)
@@ -80,22 +81,38 @@ extension PageService {
             out.append(contentsOf: ",\"start\":\(req.start),\"end\":\(req.end),\"total\":\(total),".utf8)
             out.append(contentsOf: "\"matched\":\(count),\"events\":[".utf8)
         }, chunk: { result in
+            // the columns taken out of the batch once a chunk; per row, bytes appended, no String
             let b = result.batch
+            let times = b.ints[Column.time.rawValue], mags = b.ints[Column.mag.rawValue]
+            let depths = b.ints[Column.depth.rawValue], lats = b.ints[Column.latitude.rawValue]
+            let lons = b.ints[Column.longitude.rawValue]
+            let ids = b.text[Column.id.rawValue], places = b.text[Column.place.rawValue]
+            let magTypes = b.text[Column.magType.rawValue], types = b.text[Column.type.rawValue]
+            // the rows go into a buffer of this closure's own, then into `out` at once: appends to a
+            // variable the closure captures would check its box's uniqueness on every byte
+            var rowsOut: [UInt8] = []
+            rowsOut.reserveCapacity(b.count * 128)
+            var first = !listed
             for i in 0..<b.count {
-                if out.last != UInt8(ascii: "[") { out.append(UInt8(ascii: ",")) }
-                out.append(UInt8(ascii: "["))
-                text(b, .id, i, &out); out.append(UInt8(ascii: ","))
-                let t = b.ints[Column.time.rawValue][i]
-                out.append(contentsOf: (t == RowBatch.null ? "null" : String(t)).utf8); out.append(UInt8(ascii: ","))
-                number(b, .mag, i, &out); out.append(UInt8(ascii: ","))
-                text(b, .place, i, &out); out.append(UInt8(ascii: ","))
-                number(b, .depth, i, &out); out.append(UInt8(ascii: ","))
-                number(b, .latitude, i, &out); out.append(UInt8(ascii: ","))
-                number(b, .longitude, i, &out); out.append(UInt8(ascii: ","))
-                text(b, .magType, i, &out); out.append(UInt8(ascii: ","))
-                text(b, .type, i, &out)
-                out.append(UInt8(ascii: "]"))
+                if !first { rowsOut.append(UInt8(ascii: ",")) }
+                first = false
+                rowsOut.append(UInt8(ascii: "["))
+                text(ids, i, &rowsOut); rowsOut.append(UInt8(ascii: ","))
+                if times[i] == RowBatch.null { rowsOut.append(contentsOf: "null".utf8) } else {
+                    FeedWriter.integer(times[i], into: &rowsOut)
+                }
+                rowsOut.append(UInt8(ascii: ","))
+                number(mags[i], &rowsOut); rowsOut.append(UInt8(ascii: ","))
+                text(places, i, &rowsOut); rowsOut.append(UInt8(ascii: ","))
+                number(depths[i], &rowsOut); rowsOut.append(UInt8(ascii: ","))
+                number(lats[i], &rowsOut); rowsOut.append(UInt8(ascii: ","))
+                number(lons[i], &rowsOut); rowsOut.append(UInt8(ascii: ","))
+                text(magTypes, i, &rowsOut); rowsOut.append(UInt8(ascii: ","))
+                text(types, i, &rowsOut)
+                rowsOut.append(UInt8(ascii: "]"))
             }
+            if b.count > 0 { listed = true }
+            out.append(contentsOf: rowsOut)
         })
         out.append(contentsOf: "],\"before\":".utf8)
         var before: Int64?, after: Int64?
@@ -115,14 +132,12 @@ extension PageService {
         return (out, matched)
     }
 
-    static func text(_ b: RowBatch, _ c: Column, _ i: Int, _ out: inout [UInt8]) {
-        let a = b.text[c.rawValue]
+    static func text(_ a: ByteArena, _ i: Int, _ out: inout [UInt8]) {
         let r = a.range(i)
         if r.isEmpty { out.append(contentsOf: "null".utf8) } else { FeedWriter.jsonString(a.bytes[r], into: &out) }
     }
 
-    static func number(_ b: RowBatch, _ c: Column, _ i: Int, _ out: inout [UInt8]) {
-        let v = b.ints[c.rawValue][i]
+    static func number(_ v: Int64, _ out: inout [UInt8]) {
         if v == RowBatch.null { out.append(contentsOf: "null".utf8) } else { ScaledDecimal.format(v, into: &out) }
     }
 }
