@@ -22,7 +22,7 @@ extension FeedGenerator {
                 out.ints[c.rawValue] = b.ints[c.rawValue]
                 continue
             }
-            let order = shuffled(b.count, rng: &rng)
+            let order = Array(0..<b.count).shuffled(using: &rng)
             if RowBatch.isInt(c) {
                 let src = b.ints[c.rawValue]
                 out.ints[c.rawValue] = order.map { src[$0] }
@@ -32,23 +32,9 @@ extension FeedGenerator {
         }
         let times = b.ints[Column.time.rawValue]
         out.ints[Column.updated.rawValue] = times.map { t in
-            let minutes = pow10(rng.unit() * 6.42)  // 1 minute to 10^6.42 minutes, about 5 years
+            let minutes = pow(10, rng.unit() * 6.42)  // 1 minute to 10^6.42 minutes, about 5 years
             return t + Int64(minutes * 60_000)
         }
         return out
     }
-
-    /// A permutation of 0..<n (Fisher-Yates).
-    private static func shuffled(_ n: Int, rng: inout SplitMix64) -> [Int] {
-        var order = Array(0..<n)
-        var i = n - 1
-        while i > 0 {
-            let j = Int(rng.next() % UInt64(i + 1))
-            order.swapAt(i, j)
-            i -= 1
-        }
-        return order
-    }
-
-    private static func pow10(_ x: Double) -> Double { Foundation.pow(10, x) }
 }
