@@ -3,7 +3,8 @@
 # By hand only, after run.sh has built the 10 M-row stores:   bash Benchmarks/compare/serve.sh
 # Days: params.json's first, then DAYS - 1 drawn at random from the archive's rows (SEED, printed), so
 # that no day is special. Each (endpoint, connections) runs 10 s per day; the table gives the median
-# requests/s over the days and the worst p50 and p99.
+# requests/s over the days and the worst p50 and p99. The *-nocache rows are a second server with
+# --cache-mb 0, which reads and writes every answer (the first keeps whole answers per generation).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -27,10 +28,12 @@ PY
 )
 "$Q" serve --store "$work/quakes.store" --port 8791 --quiet &
 qpid=$!
+"$Q" serve --store "$work/quakes.store" --port 8793 --quiet --cache-mb 0 &
+npid=$!
 "$work/venv/bin/datasette" serve "$work/quakes.sqlite" --port 8792 --setting sql_time_limit_ms 60000 \
   --setting max_returned_rows 100000 >/dev/null 2>&1 &
 dpid=$!
-trap 'kill $qpid $dpid 2>/dev/null' EXIT
+trap 'kill $qpid $npid $dpid 2>/dev/null' EXIT
 sleep 4
 urls() {  # the endpoints for one day
   local day=$1 next sql enc
@@ -42,6 +45,8 @@ urls() {  # the endpoints for one day
     [day-geojson]="http://127.0.0.1:8791/fdsnws/event/1/query?starttime=${day}&endtime=${next}&format=geojson"
     [count]="http://127.0.0.1:8791/fdsnws/event/1/count?starttime=${day}&endtime=${next}"
     [page-data]="http://127.0.0.1:8791/api/day?day=${day}&orderby=time"
+    [day-geojson-nocache]="http://127.0.0.1:8793/fdsnws/event/1/query?starttime=${day}&endtime=${next}&format=geojson"
+    [page-data-nocache]="http://127.0.0.1:8793/api/day?day=${day}&orderby=time"
     [datasette-day]="http://127.0.0.1:8792/quakes.json?sql=${enc}&_shape=array"
   )
 }
@@ -54,7 +59,7 @@ echo "|---|---:|---:|---:|---:|"
 ms() {  # a wrk latency (12.3us, 4.5ms, 1.2s) in ms
   awk -v x="$1" 'BEGIN { v = x + 0; if (x ~ /us$/) v /= 1000; else if (x ~ /[^m]s$/) v *= 1000; print v }'
 }
-for name in trivial day-geojson count page-data datasette-day; do
+for name in trivial day-geojson day-geojson-nocache count page-data page-data-nocache datasette-day; do
   for c in 1 16 64; do
     t=$([ $c -lt 2 ] && echo 1 || echo 2)
     rps=(); p50=0; p99=0

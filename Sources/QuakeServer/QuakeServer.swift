@@ -20,6 +20,8 @@ package struct QuakeServer: Sendable {
         /// Seconds from SIGINT or SIGTERM to the end of the process: open answers get that long
         /// to finish (live feeds end at once), then the process exits with status 0 regardless.
         package var stopDeadline = 1.5
+        /// Bytes of recent whole answers kept per generation (``ResponseCache``); 0 keeps none.
+        package var cacheBytes = 64 << 20
         package init() {}
     }
 
@@ -27,7 +29,7 @@ package struct QuakeServer: Sendable {
     package let options: Options
 
     package init(store: Store, options: Options) {
-        source = SnapshotSource(store: store)
+        source = SnapshotSource(store: store, cacheBytes: options.cacheBytes)
         self.options = options
     }
 

@@ -22,6 +22,8 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Port (0 picks a free one and prints it).") var port = 8080
     @Option(name: .customLong("max-events"), help: "Most events a query answers without 'limit' (USGS: 20000).")
     var maxEvents = 20_000
+    @Option(name: .customLong("cache-mb"),
+            help: "Megabytes of recent answers kept until the next commit (0 keeps none).") var cacheMB = 64
     @Option(name: .customLong("log-format"), help: "Request log on stderr: text or json.") var logFormat = "text"
     @Flag(help: "No request log (with --sync, only the syncs that changed something are logged).") var quiet = false
     @Option(name: .customLong("sync"),
@@ -33,6 +35,7 @@ struct ServeCommand: ParsableCommand {
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0...65535") }
         guard maxEvents >= 1 else { throw ValidationError("--max-events must be >= 1") }
+        guard (0...65_536).contains(cacheMB) else { throw ValidationError("--cache-mb must be in 0...65536") }
         guard logFormat == "text" || logFormat == "json" else { throw ValidationError("--log-format: text or json") }
         guard !host.isEmpty, host.utf8.count < 256 else { throw ValidationError("--host: an address or host name") }
         if let every { _ = try SyncCommand.seconds(every) }
@@ -55,6 +58,7 @@ struct ServeCommand: ParsableCommand {
         options.host = host
         options.port = port
         options.maxEvents = maxEvents
+        options.cacheBytes = cacheMB << 20
         options.log = quiet ? nil : logFormat
         let server = QuakeServer(store: s, options: options)
         let path = s.path, host = host

@@ -276,6 +276,26 @@ package final class PartitionReader: Sendable {
         }
     }
 
+    /// Block-relative rows of `rows` (or of `among`, ascending, when given) whose value of the
+    /// category column `c` is one of `values`, on the packed codes; nil when the chunk is not
+    /// dictionary-coded, and the caller must decode.
+    package func select(_ c: Column, block k: Int, rows: Range<Int>, among: [UInt32]? = nil,
+                        oneOf values: Set<[UInt8]>) throws(QuakeError) -> [UInt32]? {
+        let (p, info) = try chunk(c, k, among.map { .among($0) } ?? .rows(rows))
+        guard info.codec == .dictionary else { return nil }
+        var out: [UInt32] = []
+        do throws(QuakeError) {
+            if let among {
+                try DictionaryCodec.select(p, count: info.rows, among: among, oneOf: values, into: &out)
+            } else {
+                try DictionaryCodec.select(p, count: info.rows, rows: rows, oneOf: values, into: &out)
+            }
+        } catch {
+            throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
+        }
+        return out
+    }
+
     /// The locality dictionary and per-row locality codes of rows `rows` of the place column
     /// (0 for null): read from the open codes of a ``PlaceCodesCodec`` chunk without
     /// decompressing anything, or decoded from older place chunks.

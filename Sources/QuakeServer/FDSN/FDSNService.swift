@@ -38,10 +38,14 @@ struct FDSNService: Sendable {
         let snap: SnapshotSource.Snapshot
         do { snap = try source.current() } catch { return Self.storeError(error, r) }
         let cap = parsed.limit == nil ? maxEvents : nil
+        let gzip = StreamedBody.acceptsGzip(r)
+        // a recent answer of this generation to the same request, as it was sent
+        let key = ResponseCache.Key(generation: snap.generation, route: "query", query: r.uri.query, gzip: gzip)
+        if let kept = source.answers.answer(key) { return Self.response(kept, parsed, snap: snap) }
         let answer: (count: Int, channel: PieceChannel)
         do {
-            answer = try await Self.stream(parsed, spec: parsed.spec, snap: snap, gzip: StreamedBody.acceptsGzip(r),
-                                           cap: cap)
+            answer = try await Self.stream(parsed, spec: parsed.spec, snap: snap, gzip: gzip, cap: cap,
+                                           keep: (source.answers, key))
         } catch {
             return Self.error(error, r)
         }
@@ -49,17 +53,19 @@ struct FDSNService: Sendable {
             answer.channel.cancel()
             return noData(parsed, r, generation: snap.generation)
         }
-        return Self.response(answer, parsed, snap: snap, gzip: StreamedBody.acceptsGzip(r))
+        return Self.response(answer, parsed, snap: snap, gzip: gzip)
     }
 
     /// Starts streaming `spec`'s events in `parsed`'s format, off the cooperative pool, and waits
     /// for the count. With a `cap`, more matching events than that is a 400 before anything is sent.
     /// - Returns: the count, and the channel whose pieces are the body (cancel it when unused).
     static func stream(_ parsed: FDSNRequest, spec: QuerySpec, snap: SnapshotSource.Snapshot, gzip: Bool,
-                       cap: Int?) async throws -> (count: Int, channel: PieceChannel) {
+                       cap: Int?, keep: (cache: ResponseCache, key: ResponseCache.Key)? = nil) async throws
+        -> (count: Int, channel: PieceChannel) {
         let channel = PieceChannel()
         await channel.start { ch in
-            let out = PieceWriter(channel: ch, gzip: gzip)
+            let out = PieceWriter(channel: ch, gzip: gzip, keep: keep?.cache.entryLimit ?? 0)
+            var rows = 0
             let enc = EventEncoder(parsed, sink: out.sink)
             if let cap {
                 let n = try snap.store.count(spec.filter, snapshot: snap.manifest)
@@ -71,6 +77,7 @@ struct FDSNService: Sendable {
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             _ = try snap.store.query(spec, columns: enc.columns, chunkRows: 2048, snapshot: snap.manifest,
                                      begin: { count, _ in
+                rows = count
                 try ch.push(.head(count))
                 if count > 0 { enc.begin(count: count, generated: now) }
             }, chunk: { result in
@@ -83,6 +90,10 @@ struct FDSNService: Sendable {
             })
             enc.end()
             try out.finish()
+            // a whole answer with rows, small enough: kept for the same request on this generation
+            if let keep, rows > 0, let body = out.sent {
+                keep.cache.keep(keep.key, ResponseCache.Answer(body: body, rows: rows, gzip: gzip))
+            }
         }
         let head: PieceChannel.Message?
         do { head = try await channel.next() } catch {
@@ -105,6 +116,16 @@ struct FDSNService: Sendable {
         if gzip { headers[.contentEncoding] = "gzip" }
         headers[.vary] = "Accept-Encoding"
         return Response(status: .ok, headers: headers, body: StreamedBody.body(answer.channel))
+    }
+
+    /// A kept answer (``ResponseCache``), with the headers its first sending had.
+    static func response(_ kept: ResponseCache.Answer, _ parsed: FDSNRequest, snap: SnapshotSource.Snapshot) -> Response {
+        var headers: HTTPFields = [.contentType: EventEncoder(parsed, sink: OutputSink(capturing: ())).contentType]
+        headers[Self.generationHeader] = String(snap.generation)
+        headers[Self.rowsHeader] = String(kept.rows)
+        if kept.gzip { headers[.contentEncoding] = "gzip" }
+        headers[.vary] = "Accept-Encoding"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: kept.body)))
     }
 
     func count(_ r: Request) async -> Response {

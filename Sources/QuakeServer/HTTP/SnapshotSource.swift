@@ -16,6 +16,8 @@ package final class SnapshotSource: Sendable {
         var latest: Manifest
     }
     private let state: Mutex<State>
+    /// Whole answers of recent requests, by generation (``ResponseCache``).
+    package let answers: ResponseCache
 
     /// One generation of the store: the manifest every part of an answer reads.
     package struct Snapshot: Sendable {
@@ -24,8 +26,10 @@ package final class SnapshotSource: Sendable {
         package var generation: Int { manifest.generation }
     }
 
-    package init(store: Store) {
+    /// - Parameter cacheBytes: bytes of recent answers kept (``ResponseCache``); 0 keeps none.
+    package init(store: Store, cacheBytes: Int = 64 << 20) {
         self.store = store
+        answers = ResponseCache(capacity: cacheBytes)
         let identity = FileIO.identity(Store.manifestPath(store.path))
         state = Mutex(State(identity: identity, latest: store.manifest))
     }

@@ -55,23 +55,37 @@ final class PieceWriter {
     /// Bytes gathered before a piece is sent.
     static let pieceBytes = 1 << 16
 
-    init(channel: PieceChannel, gzip: Bool) {
+    /// Everything sent so far, while it stays within the limit given (for ``ResponseCache``);
+    /// nil once it passes it, or when not asked for.
+    private(set) var sent: [UInt8]?
+    private let keepLimit: Int
+
+    /// - Parameter keep: the most bytes to keep a copy of, for the cache; 0 keeps none.
+    init(channel: PieceChannel, gzip: Bool, keep: Int = 0) {
         self.channel = channel
         self.gzip = gzip ? GzipStream(level: 1) : nil
+        keepLimit = keep
+        sent = keep > 0 ? [] : nil
+    }
+
+    private func push(_ out: [UInt8]) throws(PieceChannel.Cancelled) {
+        guard !out.isEmpty else { return }
+        if sent != nil {
+            if (sent?.count ?? 0) + out.count <= keepLimit { sent?.append(contentsOf: out) } else { sent = nil }
+        }
+        try channel.push(.piece(out))
     }
 
     /// Sends what the sink holds once it passes ``pieceBytes`` (or always, with `force`).
     func send(force: Bool = false) throws(PieceChannel.Cancelled) {
         guard force || sink.buffer.count + sink.captured.count >= Self.pieceBytes else { return }
         let bytes = sink.takeCaptured()
-        let out = gzip.map { $0.compress(bytes) } ?? bytes
-        if !out.isEmpty { try channel.push(.piece(out)) }
+        try push(gzip.map { $0.compress(bytes) } ?? bytes)
     }
 
     /// Sends the rest, ending the gzip stream.
     func finish() throws(PieceChannel.Cancelled) {
         let bytes = sink.takeCaptured()
-        let out = gzip.map { $0.compress(bytes, final: true) } ?? bytes
-        if !out.isEmpty { try channel.push(.piece(out)) }
+        try push(gzip.map { $0.compress(bytes, final: true) } ?? bytes)
     }
 }

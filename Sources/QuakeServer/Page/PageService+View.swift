@@ -27,17 +27,29 @@ extension PageService {
         }
         do {
             let snap = try source.current()
-            let (body, rows) = try viewJSON(req, snap)
+            // a fixed window's answer is the same until the next commit; the past hours follow the clock
+            let key = req.followsClock ? nil
+                : ResponseCache.Key(generation: snap.generation, route: "day", query: query, gzip: gzip)
+            let answer: ResponseCache.Answer
+            if let key, let kept = source.answers.answer(key) {
+                answer = kept
+            } else {
+                let (body, rows) = try viewJSON(req, snap)
+                var bytes = body
+                var zipped = false
+                if gzip, bytes.count > 1024, let z = GzipStream(level: 1) {
+                    bytes = z.compress(bytes, final: true)
+                    zipped = true
+                }
+                answer = ResponseCache.Answer(body: bytes, rows: rows, gzip: zipped)
+                if let key { source.answers.keep(key, answer) }
+            }
             var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
             headers[FDSNService.generationHeader] = String(snap.generation)
-            headers[FDSNService.rowsHeader] = String(rows)
-            var bytes = body
-            if gzip, bytes.count > 1024, let z = GzipStream(level: 1) {
-                bytes = z.compress(bytes, final: true)
-                headers[.contentEncoding] = "gzip"
-            }
+            headers[FDSNService.rowsHeader] = String(answer.rows)
+            if answer.gzip { headers[.contentEncoding] = "gzip" }
             headers[.vary] = "Accept-Encoding"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
         } catch {
             return jsonError(FDSNError(status: 503, detail: "The store cannot be read: \(error)"))
         }

@@ -25,6 +25,9 @@ struct ViewRequest: Sendable {
     var rest: FDSNRequest
     /// True until ``resolve(newest:)`` has picked a day (no window was asked for).
     var needsNewestDay = false
+    /// Whether the window depends on the clock: the past hours (`last`), or the newest day, which
+    /// is today on an empty store.
+    var followsClock: Bool { needsNewestDay || fileLabel.hasPrefix("last-") }
 
     static let columns: [Column] = [.id, .time, .mag, .place, .depth, .latitude, .longitude, .magType, .type]
     /// The longest range the page lists.

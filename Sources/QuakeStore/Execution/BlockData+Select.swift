@@ -99,7 +99,8 @@ extension BlockData {
             switch f {
             case .timeRange, .numberRange: return 0
             case .box: return 1
-            case .oneOf(let c, _) where c.kind == .category: return 2
+            // on packed codes, as cheap as a range: ordered among them by selectivity
+            case .oneOf(let c, _) where c.kind == .category: return 0
             case .isNull: return 3
             case .predicate: return 9
             case .and(let gs), .or(let gs): return 4 + (gs.map(cost).max() ?? 0)
@@ -182,6 +183,24 @@ extension BlockData {
     /// codes once, then codes are looked up.
     private func categories(_ f: Filter, _ c: Column, _ sel: Selection) throws -> Selection {
         guard case .oneOf(_, let values) = f else { return sel }
+        if !isDecoded(c) {
+            // on the packed codes: the window's rows, or only the selected ones
+            let wanted = Set(values.map { Array($0.utf8) })
+            let base = UInt32(window.lowerBound)
+            var hits: [UInt32]?
+            switch sel {
+            case .all:
+                hits = try reader.select(c, block: block, rows: window, oneOf: wanted)
+            case .rows(let list):
+                hits = try reader.select(c, block: block, rows: window, among: base == 0 ? list : list.map { $0 + base },
+                                         oneOf: wanted)
+            }
+            if let hits {
+                noteRead(c)
+                if case .all(let n) = sel, hits.count == n { return sel }
+                return .rows(base == 0 ? hits : hits.map { $0 - base })
+            }
+        }
         let b = try category(c)
         var table = [Bool](repeating: false, count: b.dictionary.count + 1)
         let wanted = Set(values.map { Array($0.utf8) })

@@ -35,6 +35,8 @@ extension BlockData {
             return uniform(index, .time, granules, Double(lo ?? Int64.min), Double(hi ?? Int64.max))
         case .numberRange, .box:
             return sampled(f)
+        case .oneOf(let c, _) where c.kind == .category:
+            return sampled(f)
         default:
             return 1
         }
@@ -71,6 +73,12 @@ extension BlockData {
             mix(1); mix(UInt64(c.rawValue)); bound(lo); bound(hi)
         case .box(let a, let b, let c, let d):
             mix(2); mix(a.bitPattern); mix(b.bitPattern); mix(c.bitPattern); mix(d.bitPattern)
+        case .oneOf(let c, let values) where c.kind == .category:
+            mix(3); mix(UInt64(c.rawValue))
+            for v in values {
+                mix(UInt64(v.utf8.count))
+                for b in v.utf8 { mix(UInt64(b)) }
+            }
         default:
             return nil
         }
@@ -110,7 +118,8 @@ extension BlockData {
     package func ordered(_ fs: [Filter]) -> [Filter] {
         let base = Self.order(fs)
         let ranges = base.prefix { if case .timeRange = $0 { true } else if case .numberRange = $0 { true }
-                                   else if case .box = $0 { true } else { false } }
+                                   else if case .box = $0 { true }
+                                   else if case .oneOf(let c, _) = $0, c.kind == .category { true } else { false } }
         guard ranges.count > 1 else { return base }
         // only a clear winner moves ahead: estimating costs, and a wrong swap costs more
         let estimates = ranges.map(selectivity)

@@ -1,0 +1,90 @@
+import Synchronization
+
+/// Whole answers of recent requests, each kept for the store generation it was read from: a
+/// page that many people open (today's quakes) is read and written once per commit, not once
+/// per request. A new commit changes the generation, so an answer is never served after the
+/// data it came from has changed; answers whose window follows the clock are not kept.
+///
+/// Bounded by ``capacity`` bytes over all answers, an answer by ``entryLimit``; the least
+/// recently used go first.
+package final class ResponseCache: Sendable {
+    /// What an answer depends on: the generation, the route and its query string as sent, and
+    /// whether it was compressed.
+    package struct Key: Hashable, Sendable {
+        package let generation: Int
+        package let route: String
+        package let query: String
+        package let gzip: Bool
+
+        package init(generation: Int, route: String, query: String?, gzip: Bool) {
+            self.generation = generation
+            self.route = route
+            self.query = query ?? ""
+            self.gzip = gzip
+        }
+    }
+
+    /// A kept answer: its body as sent, and the rows it lists.
+    package struct Answer: Sendable {
+        package let body: [UInt8]
+        package let rows: Int
+        package let gzip: Bool
+    }
+
+    private struct State {
+        var answers: [Key: (answer: Answer, used: UInt64)] = [:]
+        var bytes = 0
+        var clock: UInt64 = 0
+        /// The newest generation an answer was kept for.
+        var newest = Int.min
+        var hits = 0, misses = 0
+    }
+    private let state = Mutex(State())
+    /// Bytes of all kept answers together.
+    package let capacity: Int
+    /// The largest answer kept.
+    package let entryLimit: Int
+
+    /// - Parameter capacity: bytes over all answers (0 keeps none).
+    package init(capacity: Int = 64 << 20, entryLimit: Int = 8 << 20) {
+        self.capacity = max(0, capacity)
+        self.entryLimit = min(entryLimit, self.capacity)
+    }
+
+    /// The answer kept for `key`, if any.
+    /// - Complexity: O(1).
+    package func answer(_ key: Key) -> Answer? {
+        state.withLock { s in
+            s.clock += 1
+            guard let hit = s.answers[key] else { s.misses += 1; return nil }
+            s.answers[key] = (hit.answer, s.clock)
+            s.hits += 1
+            return hit.answer
+        }
+    }
+
+    /// Keeps `answer` for `key`. A newer generation drops every answer of the older ones (no
+    /// request reads them again); past ``capacity``, the least recently used go.
+    /// - Complexity: O(n) in the answers kept, when one must go.
+    package func keep(_ key: Key, _ answer: Answer) {
+        guard answer.body.count <= entryLimit else { return }
+        state.withLock { s in
+            if key.generation < s.newest { return }
+            if key.generation > s.newest {
+                s.answers.removeAll()
+                s.bytes = 0
+                s.newest = key.generation
+            }
+            s.clock += 1
+            if let old = s.answers.updateValue((answer, s.clock), forKey: key) { s.bytes -= old.answer.body.count }
+            s.bytes += answer.body.count
+            while s.bytes > capacity, let victim = s.answers.min(by: { $0.value.used < $1.value.used }) {
+                s.bytes -= victim.value.answer.body.count
+                s.answers[victim.key] = nil
+            }
+        }
+    }
+
+    /// Answers served from the cache, and requests that were not.
+    package var counts: (hits: Int, misses: Int) { state.withLock { ($0.hits, $0.misses) } }
+}
