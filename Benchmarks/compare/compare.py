@@ -200,6 +200,8 @@ def main():
                     help="parameter draws: params.json's first set, then draws at random from the archive")
     ap.add_argument("--seed", type=int, default=None, help="the draws' seed (default: a new one, printed)")
     ap.add_argument("--skip-load", action="store_true", help="keep the stores of the last run in --work")
+    ap.add_argument("--queries", default=None,
+                    help="run only these queries, by number (e.g. 1,2,10,11); default: all")
     a = ap.parse_args()
     params = json.load(open(a.params))
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 31)
@@ -237,7 +239,8 @@ def main():
 
     scon = sqlite3.connect(sdb)
     D = draws.draws(params, scon, a.draws, seed)
-    W = [queries(d) for d in D]
+    only = {int(x) for x in a.queries.split(",")} if a.queries else None
+    W = [[q for i, q in enumerate(queries(d)) if only is None or i + 1 in only] for d in D]
     n, m = len(W[0]), len(D)
 
     # in-process: quakes runs each line RUNS times after a warm-up; line k*n+i is query i of draw k

@@ -68,6 +68,28 @@ extension BlockData {
                     for (j, i) in r.enumerated() where Int(few[j]) < t.count && t[Int(few[j])] { out.append(i) }
                     return .rows(out)
                 }
+                // a run of rows (a day's): the codes of that stretch only, not the window's
+                if case .rows(let r) = sel, let first = r.first, let last = r.last, last >= first,
+                   Int(last - first) < rows / 2 {
+                    let lo = Int(first), hi = Int(last)
+                    let span = (window.lowerBound + lo)..<(window.lowerBound + hi + 1)
+                    let part = try reader.placeCodes(block: block, rows: span, dictionary: false).1
+                    guard part.count == span.count else {
+                        throw QuakeError.corrupt(reader.path, "place block \(block) decodes to \(part.count) rows")
+                    }
+                    noteRead(.place)
+                    // SAFETY: each kept row lies in lo...hi (checked first), so row - lo indexes `part`;
+                    // each code is checked below t.count.
+                    return part.withUnsafeBufferPointer { c in
+                        t.withUnsafeBufferPointer { tt in
+                            sel.filter { i in
+                                guard i >= lo, i <= hi else { return false }
+                                let code = Int(c[i - lo])
+                                return code < tt.count && tt[code]
+                            }
+                        }
+                    }
+                }
                 table = t
                 codes = try placeCodes(dictionary: false).1
             } else {
