@@ -51,6 +51,12 @@ import Testing
         let none = ResponseCache(capacity: 0)
         none.keep(Self.key(1, "a"), Self.answer(1))
         #expect(none.answer(Self.key(1, "a")) == nil)
+        #expect(!none.startCopy())
+        // at most copiesAtOnce streamed answers are copied at once
+        let starts = (0..<(ResponseCache.copiesAtOnce + 1)).map { _ in c.startCopy() }
+        #expect(starts.filter { $0 }.count == ResponseCache.copiesAtOnce && starts.last == false)
+        c.endCopy()
+        #expect(c.startCopy())
     }
 
     /// A store loaded one feed file at a time, served with and without the cache: after every

@@ -64,7 +64,10 @@ struct FDSNService: Sendable {
         -> (count: Int, channel: PieceChannel) {
         let channel = PieceChannel()
         await channel.start { ch in
-            let out = PieceWriter(channel: ch, gzip: gzip, keep: keep?.cache.entryLimit ?? 0)
+            // a copy for the cache while it is sent, when few others are being copied
+            let copying = keep?.cache.startCopy() ?? false
+            defer { if copying { keep?.cache.endCopy() } }
+            let out = PieceWriter(channel: ch, gzip: gzip, keep: copying ? keep?.cache.entryLimit ?? 0 : 0)
             var rows = 0
             let enc = EventEncoder(parsed, sink: out.sink)
             if let cap {
@@ -118,14 +121,19 @@ struct FDSNService: Sendable {
         return Response(status: .ok, headers: headers, body: StreamedBody.body(answer.channel))
     }
 
-    /// A kept answer (``ResponseCache``), with the headers its first sending had.
+    /// A kept answer (``ResponseCache``), with the headers and framing its first sending had:
+    /// chunked, as every `query` answer is, so that a HEAD and a GET agree whichever was kept.
     static func response(_ kept: ResponseCache.Answer, _ parsed: FDSNRequest, snap: SnapshotSource.Snapshot) -> Response {
         var headers: HTTPFields = [.contentType: EventEncoder(parsed, sink: OutputSink(capturing: ())).contentType]
         headers[Self.generationHeader] = String(snap.generation)
         headers[Self.rowsHeader] = String(kept.rows)
         if kept.gzip { headers[.contentEncoding] = "gzip" }
         headers[.vary] = "Accept-Encoding"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: kept.body)))
+        let body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(bytes: kept.body))
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
     }
 
     func count(_ r: Request) async -> Response {

@@ -6,7 +6,9 @@ import Synchronization
 /// data it came from has changed; answers whose window follows the clock are not kept.
 ///
 /// Bounded by ``capacity`` bytes over all answers, an answer by ``entryLimit``; the least
-/// recently used go first.
+/// recently used go first. A streamed answer is copied for keeping while it is sent; at most
+/// ``copiesAtOnce`` are, so the copies in flight stay within `copiesAtOnce * entryLimit` bytes
+/// whatever the number of clients.
 package final class ResponseCache: Sendable {
     /// What an answer depends on: the generation, the route and its query string as sent, and
     /// whether it was compressed.
@@ -40,6 +42,9 @@ package final class ResponseCache: Sendable {
         var hits = 0, misses = 0
     }
     private let state = Mutex(State())
+    private let copying = Atomic(0)
+    /// The most streamed answers copied for keeping at once.
+    package static let copiesAtOnce = 8
     /// Bytes of all kept answers together.
     package let capacity: Int
     /// The largest answer kept.
@@ -84,6 +89,18 @@ package final class ResponseCache: Sendable {
             }
         }
     }
+
+    /// Whether a streamed answer may be copied for keeping now; each true is followed by one
+    /// ``endCopy()``.
+    package func startCopy() -> Bool {
+        guard capacity > 0 else { return false }
+        if copying.wrappingAdd(1, ordering: .relaxed).newValue <= Self.copiesAtOnce { return true }
+        copying.wrappingSubtract(1, ordering: .relaxed)
+        return false
+    }
+
+    /// The end of a copy that ``startCopy()`` allowed.
+    package func endCopy() { copying.wrappingSubtract(1, ordering: .relaxed) }
 
     /// Answers served from the cache, and requests that were not.
     package var counts: (hits: Int, misses: Int) { state.withLock { ($0.hits, $0.misses) } }

@@ -12,8 +12,9 @@ extension BlockData {
 
     /// The fraction of the window's rows estimated to pass `f`: exact for a mag range (the
     /// granules' histograms), uniform between each granule's min and max for time (which the
-    /// rows are sorted by), from ``sampleRows`` evenly spaced rows for coordinates and other
-    /// numbers (events cluster by network, so a uniform guess is far off), and 1 otherwise.
+    /// rows are sorted by), from ``sampleRows`` evenly spaced rows for coordinates, other numbers
+    /// and category values (events cluster by network, so a uniform guess is far off), and 1
+    /// otherwise.
     package func selectivity(_ f: Filter) -> Double {
         guard let index = try? reader.granules(), rows > 0 else { return 1 }
         let g = GranuleIndex.granuleRows
@@ -57,7 +58,7 @@ extension BlockData {
         return reader.estimate(key ^ (UInt64(truncatingIfNeeded: block) &* 0xD6E8_FEB8_6659_FD93), estimate)
     }
 
-    /// A 64-bit fingerprint of a number range or box term; nil for other terms.
+    /// A 64-bit fingerprint of a number range, box or category `oneOf` term; nil for other terms.
     static func fingerprint(_ f: Filter) -> UInt64? {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15
         func mix(_ x: UInt64) {
