@@ -132,4 +132,119 @@ import Testing
         }
         #expect(cached.answers.counts.hits == hits)
     }
+
+    static func kept(_ t: ResponseCache.Turn) -> Int? {
+        if case .kept(let a) = t { return a.body.count }
+        return nil
+    }
+
+    static func makes(_ t: ResponseCache.Turn, first: Bool) -> Bool {
+        if case .make(let f) = t { return f == first }
+        return false
+    }
+
+    /// Waits (at most 5 s) until `n` requests wait on `c`.
+    static func untilWaiting(_ c: ResponseCache, _ n: Int) async throws {
+        var tries = 0
+        while c.waiting < n && tries < 500 {
+            try await Task.sleep(for: .milliseconds(10))
+            tries += 1
+        }
+    }
+
+    static func turns(_ c: ResponseCache, _ k: ResponseCache.Key, _ n: Int,
+                      patience: Duration = .seconds(30)) -> Task<[ResponseCache.Turn], Never> {
+        Task {
+            await withTaskGroup(of: ResponseCache.Turn.self) { g in
+                for _ in 0..<n { g.addTask { await c.turn(k, patience: patience) } }
+                var out: [ResponseCache.Turn] = []
+                for await t in g { out.append(t) }
+                return out
+            }
+        }
+    }
+
+    /// Misses of one key at once: the first makes the answer, the others wait and get it; when
+    /// the maker keeps nothing they make their own; a wait ends after its patience.
+    @Test func missesOfOneKeyWaitForOneMaker() async throws {
+        let c = ResponseCache(capacity: 1000, entryLimit: 400)
+        let k = Self.key(1, "a")
+        #expect(Self.makes(await c.turn(k), first: true))
+        let waiters = Self.turns(c, k, 3)
+        try await Self.untilWaiting(c, 3)
+        #expect(c.waiting == 3)
+        c.keep(k, Self.answer(100))
+        c.made(k)
+        let got = await waiters.value
+        #expect(got.map(Self.kept) == [100, 100, 100])
+        #expect(c.counts.hits == 3 && c.counts.misses == 1 && c.waiting == 0)
+        // kept now: a plain hit
+        #expect(Self.kept(await c.turn(k)) == 100)
+
+        // the maker keeps nothing (over the entry limit): each waiter makes its own, none waits
+        let big = Self.key(1, "big")
+        #expect(Self.makes(await c.turn(big), first: true))
+        let more = Self.turns(c, big, 2)
+        try await Self.untilWaiting(c, 2)
+        #expect(c.waiting == 2)
+        c.keep(big, Self.answer(401))
+        c.made(big)
+        #expect(await more.value.allSatisfy { Self.makes($0, first: false) })
+        // the next miss is a maker again
+        #expect(Self.makes(await c.turn(big), first: true))
+
+        // a maker that never ends: the wait gives up after its patience
+        let slow = Self.key(1, "slow")
+        #expect(Self.makes(await c.turn(slow), first: true))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let impatient = await Self.turns(c, slow, 1, patience: .milliseconds(50)).value
+        #expect(impatient.count == 1 && impatient.allSatisfy { Self.makes($0, first: false) })
+        #expect(clock.now - start < .seconds(10) && c.waiting == 0)
+        c.made(slow)
+        c.made(slow)
+        // capacity 0: nobody waits, nobody is first
+        let none = ResponseCache(capacity: 0)
+        let once = await none.turn(k), twice = await none.turn(k)
+        #expect(Self.makes(once, first: false) && Self.makes(twice, first: false))
+    }
+
+    /// Many clients ask for the same FDSN answer at once on a new generation: the rows are read
+    /// and written once, and every client gets the same features.
+    @Test func concurrentMissesAreMadeOnce() async throws {
+        let feeds = TestScratch.folder("cache-once-feeds")
+        var o = GeneratorOptions(rows: 3000)
+        o.firstYear = 2024
+        o.lastYear = 2024
+        o.seed = 78
+        _ = try FeedGenerator.generate(o, into: feeds)
+        let files = try FileManager.default.contentsOfDirectory(atPath: feeds).sorted().map { feeds + "/" + $0 }
+        let store = try Store.openOrCreate(path: TestScratch.folder("cache-once-store") + "/store")
+        _ = try await store.load(files)
+        var options = QuakeServer.Options()
+        options.log = nil
+        let source = SnapshotSource(store: store)
+        let app = QuakeServer.buildApplication(source: source, options: options).app
+        let uri = "/fdsnws/event/1/query?format=geojson&starttime=2024-01-01&endtime=2024-12-31T23:59:59.999"
+        let clients = 16
+        let bodies = try await app.test(.router) { client in
+            try await withThrowingTaskGroup(of: [String].self) { g in
+                for _ in 0..<clients {
+                    g.addTask {
+                        try await client.execute(uri: uri, method: .get) { r in
+                            #expect(r.status == .ok)
+                            let j = try ServedStore.json(r.body)
+                            return (j["features"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+                        }
+                    }
+                }
+                var out: [[String]] = []
+                for try await b in g { out.append(b) }
+                return out
+            }
+        }
+        #expect(bodies.count == clients && bodies.allSatisfy { $0 == bodies[0] } && bodies[0].count > 1000)
+        let counts = source.answers.counts
+        #expect(counts.misses == 1 && counts.hits == clients - 1, "\(counts)")
+    }
 }

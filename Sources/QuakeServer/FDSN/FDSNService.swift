@@ -41,11 +41,16 @@ struct FDSNService: Sendable {
         let gzip = StreamedBody.acceptsGzip(r)
         // a recent answer of this generation to the same request, as it was sent
         let key = ResponseCache.Key(generation: snap.generation, route: "query", query: r.uri.query, gzip: gzip)
-        if let kept = source.answers.answer(key) { return Self.response(kept, parsed, snap: snap) }
+        // or, while another request is making that answer, the answer it makes
+        let first: Bool
+        switch await source.answers.turn(key) {
+        case .kept(let kept): return Self.response(kept, parsed, snap: snap)
+        case .make(let f): first = f
+        }
         let answer: (count: Int, channel: PieceChannel)
         do {
             answer = try await Self.stream(parsed, spec: parsed.spec, snap: snap, gzip: gzip, cap: cap,
-                                           keep: (source.answers, key))
+                                           keep: (source.answers, key, first))
         } catch {
             return Self.error(error, r)
         }
@@ -58,12 +63,15 @@ struct FDSNService: Sendable {
 
     /// Starts streaming `spec`'s events in `parsed`'s format, off the cooperative pool, and waits
     /// for the count. With a `cap`, more matching events than that is a 400 before anything is sent.
+    /// With `keep`, a whole answer is kept in the cache; when `first`, requests wait for it
+    /// (``ResponseCache/turn(_:patience:)``), and its end, kept or not, lets them go on.
     /// - Returns: the count, and the channel whose pieces are the body (cancel it when unused).
     static func stream(_ parsed: FDSNRequest, spec: QuerySpec, snap: SnapshotSource.Snapshot, gzip: Bool,
-                       cap: Int?, keep: (cache: ResponseCache, key: ResponseCache.Key)? = nil) async throws
-        -> (count: Int, channel: PieceChannel) {
+                       cap: Int?, keep: (cache: ResponseCache, key: ResponseCache.Key, first: Bool)? = nil)
+        async throws -> (count: Int, channel: PieceChannel) {
         let channel = PieceChannel()
         await channel.start { ch in
+            defer { if let keep, keep.first { keep.cache.made(keep.key) } }
             // a copy for the cache while it is sent, when few others are being copied
             let copying = keep?.cache.startCopy() ?? false
             defer { if copying { keep?.cache.endCopy() } }

@@ -8,7 +8,8 @@ import Synchronization
 /// Bounded by ``capacity`` bytes over all answers, an answer by ``entryLimit``; the least
 /// recently used go first. A streamed answer is copied for keeping while it is sent; at most
 /// ``copiesAtOnce`` are, so the copies in flight stay within `copiesAtOnce * entryLimit` bytes
-/// whatever the number of clients.
+/// whatever the number of clients. Requests that miss on a key another request is making the
+/// answer for wait for that answer (``turn(_:patience:)``) rather than each make it again.
 package final class ResponseCache: Sendable {
     /// What an answer depends on: the generation, the route and its query string as sent, and
     /// whether it was compressed.
@@ -33,15 +34,24 @@ package final class ResponseCache: Sendable {
         package let gzip: Bool
     }
 
-    private struct State {
+    /// A request waiting for the answer another request is making.
+    struct Waiter {
+        let id: UInt64
+        let resume: CheckedContinuation<Answer?, Never>
+    }
+
+    struct State {
         var answers: [Key: (answer: Answer, used: UInt64)] = [:]
+        /// Keys whose answer a request is making now, with the requests waiting for it.
+        var making: [Key: [Waiter]] = [:]
+        var waiters: UInt64 = 0
         var bytes = 0
         var clock: UInt64 = 0
         /// The newest generation an answer was kept for.
         var newest = Int.min
         var hits = 0, misses = 0
     }
-    private let state = Mutex(State())
+    let state = Mutex(State())
     private let copying = Atomic(0)
     /// The most streamed answers copied for keeping at once.
     package static let copiesAtOnce = 8

@@ -1,0 +1,84 @@
+/// Misses of one key merged: when many requests for the same answer arrive at once (a page that
+/// many people open just after a commit), one makes it and the others wait for it, instead of
+/// each reading and writing the same rows.
+extension ResponseCache {
+    /// What a request does about its key.
+    package enum Turn: Sendable {
+        /// Send this kept answer.
+        case kept(Answer)
+        /// Make the answer. When `first`, this request is the one others wait for: it calls
+        /// ``made(_:)`` once when done, whether it kept the answer or not.
+        case make(first: Bool)
+    }
+
+    /// The answer kept for `key`; or, while another request is making it, that answer once it is
+    /// kept, waiting at most `patience` (a slow client can hold its maker back); or `.make`.
+    /// A waiter whose maker kept nothing (too large, failed, cut off) makes its own.
+    /// - Complexity: O(1), and O(waiters of `key`) when a wait ends by `patience`.
+    package func turn(_ key: Key, patience: Duration = .seconds(1)) async -> Turn {
+        enum First { case kept(Answer), lead, alone, wait }
+        let first: First = state.withLock { s in
+            s.clock += 1
+            if let hit = s.answers[key] {
+                s.answers[key] = (hit.answer, s.clock)
+                s.hits += 1
+                return .kept(hit.answer)
+            }
+            guard capacity > 0 else { s.misses += 1; return .alone }
+            if s.making[key] == nil {
+                s.making[key] = []
+                s.misses += 1
+                return .lead
+            }
+            return .wait
+        }
+        switch first {
+        case .kept(let a): return .kept(a)
+        case .lead: return .make(first: true)
+        case .alone: return .make(first: false)
+        case .wait: break
+        }
+        let got: Answer? = await withCheckedContinuation { (c: CheckedContinuation<Answer?, Never>) in
+            let id: UInt64? = state.withLock { s in
+                // the maker may have finished between the two locks: then read what it kept
+                guard s.making[key] != nil else { return nil }
+                s.waiters &+= 1
+                s.making[key]?.append(Waiter(id: s.waiters, resume: c))
+                return s.waiters
+            }
+            guard let id else {
+                c.resume(returning: state.withLock { $0.answers[key]?.answer })
+                return
+            }
+            Task {
+                try? await Task.sleep(for: patience)
+                self.giveUp(key, id)
+            }
+        }
+        state.withLock { s in
+            if got != nil { s.hits += 1 } else { s.misses += 1 }
+        }
+        return got.map { .kept($0) } ?? .make(first: false)
+    }
+
+    /// The end of the making of `key`'s answer (after ``keep(_:_:)``, when it was kept): the
+    /// requests waiting for it get it, or make their own.
+    package func made(_ key: Key) {
+        let (waiting, answer): ([Waiter], Answer?) = state.withLock { s in
+            (s.making.removeValue(forKey: key) ?? [], s.answers[key]?.answer)
+        }
+        for w in waiting { w.resume.resume(returning: answer) }
+    }
+
+    /// A wait that ran out of patience: that request makes its own answer.
+    private func giveUp(_ key: Key, _ id: UInt64) {
+        let w: Waiter? = state.withLock { s in
+            guard let i = s.making[key]?.firstIndex(where: { $0.id == id }) else { return nil }
+            return s.making[key]?.remove(at: i)
+        }
+        w?.resume.resume(returning: nil)
+    }
+
+    /// Requests waiting now for an answer another is making.
+    package var waiting: Int { state.withLock { $0.making.values.reduce(0) { $0 + $1.count } } }
+}
