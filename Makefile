@@ -16,8 +16,15 @@ deps:
 	  (apt-get update -qq && apt-get install -y -qq python-cartopy-data) >/dev/null || \
 	  echo "could not install python-cartopy-data: maps draw a graticule only"; }
 
+# A static binary, so that a one-shot query loads no shared library. Concrete generic types reach
+# their metadata through accessor calls, not by demangling their names at run time
+# (-disable-concrete-type-metadata-mangled-name-accessors): a one-shot `quakes query` instantiates
+# hundreds of such types once each, and demangling them was a sixth of its samples and a quarter
+# of its CPU time (Benchmarks/RESULTS.md, "Start-up without demangling").
+RELEASE = -c release --static-swift-stdlib -Xswiftc -static-executable \
+  -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 build: deps
-	$(SWIFT) build -c release --static-swift-stdlib -Xswiftc -static-executable --product quakes
+	$(SWIFT) build $(RELEASE) --product quakes
 
 # From PyPI for the tests: DuckDB and pyarrow read the Parquet and Arrow output; ObsPy's FDSN
 # client and Selenium (driving Debian's chromium) talk to quakes serve.

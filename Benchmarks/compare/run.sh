@@ -16,7 +16,7 @@ command -v sqlite3 >/dev/null || { apt-get update -qq && apt-get install -y -qq 
 [ -x "$work/venv/bin/python" ] || python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install -q -U duckdb duckdb-cli pytz chdb
 
-(cd "$root" && swift build -c release --static-swift-stdlib -Xswiftc -static-executable --product quakes)
+make -C "$root" build >/dev/null   # the release build of `make demo`
 Q="$root/.build/release/quakes"
 
 if [ ! -f "$work/feed-$rows.done" ]; then

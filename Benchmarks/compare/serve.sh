@@ -11,7 +11,7 @@ root="$(cd "$here/../.." && pwd)"
 work="${WORK:-$root/Benchmarks/work}"
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
 "$work/venv/bin/pip" install -q -U datasette
-(cd "$root" && swift build -c release --static-swift-stdlib -Xswiftc -static-executable --product quakes)
+make -C "$root" build >/dev/null   # the release build of `make demo`
 Q="$root/.build/release/quakes"
 seed="${SEED:-$RANDOM$RANDOM}"
 days=$("$work/venv/bin/python" - "$work/quakes.sqlite" "$here/params.json" "$seed" "${DAYS:-5}" <<'PY'

@@ -26,7 +26,7 @@ mkdir -p "$work"
 if [ -n "${QUAKES:-}" ]; then
   Q="$QUAKES"
 else
-  (cd "$root" && swift build -c release --static-swift-stdlib -Xswiftc -static-executable --product quakes)
+  make -C "$root" build >/dev/null   # the release build of `make demo`
   Q="$root/.build/release/quakes"
 fi
 url="http://127.0.0.1:$port/fdsnws/event/1/"

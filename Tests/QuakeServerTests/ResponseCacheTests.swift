@@ -223,7 +223,9 @@ import Testing
         _ = try await store.load(files)
         var options = QuakeServer.Options()
         options.log = nil
-        let source = SnapshotSource(store: store)
+        // patient waiters: on a machine busy with other suites the maker can take seconds (a
+        // waiter that gives up makes its own answer, as it should, and would count a miss)
+        let source = SnapshotSource(store: store, patience: .seconds(120))
         let app = QuakeServer.buildApplication(source: source, options: options).app
         let uri = "/fdsnws/event/1/query?format=geojson&starttime=2024-01-01&endtime=2024-12-31T23:59:59.999"
         let clients = 16

@@ -12,10 +12,12 @@ extension ResponseCache {
     }
 
     /// The answer kept for `key`; or, while another request is making it, that answer once it is
-    /// kept, waiting at most `patience` (a slow client can hold its maker back); or `.make`.
+    /// kept, waiting at most `patience` (by default ``patience``: a slow client can hold its
+    /// maker back); or `.make`.
     /// A waiter whose maker kept nothing (too large, failed, cut off) makes its own.
     /// - Complexity: O(1), and O(waiters of `key`) when a wait ends by `patience`.
-    package func turn(_ key: Key, patience: Duration = .seconds(1)) async -> Turn {
+    package func turn(_ key: Key, patience: Duration? = nil) async -> Turn {
+        let patience = patience ?? self.patience
         enum First { case kept(Answer), lead, alone, wait }
         let first: First = state.withLock { s in
             s.clock += 1

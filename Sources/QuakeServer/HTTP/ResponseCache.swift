@@ -60,10 +60,16 @@ package final class ResponseCache: Sendable {
     /// The largest answer kept.
     package let entryLimit: Int
 
-    /// - Parameter capacity: bytes over all answers (0 keeps none).
-    package init(capacity: Int = 64 << 20, entryLimit: Int = 8 << 20) {
+    /// How long a request waits for the answer another request is making.
+    package let patience: Duration
+
+    /// - Parameters:
+    ///   - capacity: bytes over all answers (0 keeps none).
+    ///   - patience: how long a miss waits for the same answer being made by another request.
+    package init(capacity: Int = 64 << 20, entryLimit: Int = 8 << 20, patience: Duration = .seconds(1)) {
         self.capacity = max(0, capacity)
         self.entryLimit = min(entryLimit, self.capacity)
+        self.patience = patience
     }
 
     /// The answer kept for `key`, if any.

@@ -26,10 +26,12 @@ package final class SnapshotSource: Sendable {
         package var generation: Int { manifest.generation }
     }
 
-    /// - Parameter cacheBytes: bytes of recent answers kept (``ResponseCache``); 0 keeps none.
-    package init(store: Store, cacheBytes: Int = 64 << 20) {
+    /// - Parameters:
+    ///   - cacheBytes: bytes of recent answers kept (``ResponseCache``); 0 keeps none.
+    ///   - patience: how long a request waits for the same answer being made by another.
+    package init(store: Store, cacheBytes: Int = 64 << 20, patience: Duration = .seconds(1)) {
         self.store = store
-        answers = ResponseCache(capacity: cacheBytes)
+        answers = ResponseCache(capacity: cacheBytes, patience: patience)
         let identity = FileIO.identity(Store.manifestPath(store.path))
         state = Mutex(State(identity: identity, latest: store.manifest))
     }
