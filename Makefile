@@ -48,13 +48,10 @@ tools:
 # (a test build is dynamically linked, with -enable-testing). `-assert-config Debug` keeps the
 # bounds asserts of the byte handles (Bytes/) and the SAFETY blocks on in the optimised test build.
 # Then an app's own package (Examples/AppPackage) builds against QuakeStore and runs its tests.
-# The C and C++ of the packages (BoringSSL, through AsyncHTTPClient's TLS, nearly all of it) build
-# unoptimised (-Xcc -O0, as a debug build has them): no test runs TLS, and it takes minutes off a
-# fresh test build. The Swift code, ours and the packages', stays optimised.
 TESTBUILD = $(CURDIR)/.build-test
 test: deps pydeps tools
 	QUAKES_PYTHON=$(VENV)/bin/python $(SWIFT) test -c release -Xswiftc -enable-testing -Xswiftc -assert-config -Xswiftc Debug \
-	  -Xcc -O0 --scratch-path $(TESTBUILD)
+	  --scratch-path $(TESTBUILD)
 	SWIFT=$(SWIFT) sh Examples/AppPackage/run.sh
 
 demo: build
