@@ -143,17 +143,18 @@ import Testing
         return false
     }
 
-    /// Waits (at most 5 s) until `n` requests wait on `c`.
+    /// Waits until `n` requests wait on `c` (at most two minutes: on a machine busy with other
+    /// suites, tasks can start seconds late).
     static func untilWaiting(_ c: ResponseCache, _ n: Int) async throws {
         var tries = 0
-        while c.waiting < n && tries < 500 {
+        while c.waiting < n && tries < 12_000 {
             try await Task.sleep(for: .milliseconds(10))
             tries += 1
         }
     }
 
     static func turns(_ c: ResponseCache, _ k: ResponseCache.Key, _ n: Int,
-                      patience: Duration = .seconds(30)) -> Task<[ResponseCache.Turn], Never> {
+                      patience: Duration = .seconds(300)) -> Task<[ResponseCache.Turn], Never> {
         Task {
             await withTaskGroup(of: ResponseCache.Turn.self) { g in
                 for _ in 0..<n { g.addTask { await c.turn(k, patience: patience) } }
