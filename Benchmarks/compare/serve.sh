@@ -5,6 +5,7 @@
 # that no day is special. Each (endpoint, connections) runs 10 s per day; the table gives the median
 # requests/s over the days and the worst p50 and p99. The *-nocache rows are a second server with
 # --cache-mb 0, which reads and writes every answer (the first keeps whole answers per generation).
+# ENDPOINTS and CONNS (space-separated) pick the rows, e.g. ENDPOINTS="page-data page-data-nocache" CONNS=64.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -54,24 +55,28 @@ declare -A url
 rows=""
 for day in $days; do urls "$day"; rows="$rows $(curl -s "${url[count]}")"; done
 echo "# wrk, 10 s each, seed ${seed}; days: ${days}; rows per answer:${rows}"
-echo "| endpoint | connections | requests/s (median over days) | worst p50 ms | worst p99 ms |"
-echo "|---|---:|---:|---:|---:|"
+echo "| endpoint | connections | requests/s (median over days) | MB/s (median) | worst p50 ms | worst p99 ms |"
+echo "|---|---:|---:|---:|---:|---:|"
 ms() {  # a wrk latency (12.3us, 4.5ms, 1.2s) in ms
   awk -v x="$1" 'BEGIN { v = x + 0; if (x ~ /us$/) v /= 1000; else if (x ~ /[^m]s$/) v *= 1000; print v }'
 }
-for name in trivial day-geojson day-geojson-nocache count page-data page-data-nocache datasette-day; do
-  for c in 1 16 64; do
+for name in ${ENDPOINTS:-trivial day-geojson day-geojson-nocache count page-data page-data-nocache datasette-day}; do
+  for c in ${CONNS:-1 16 64}; do
     t=$([ $c -lt 2 ] && echo 1 || echo 2)
-    rps=(); p50=0; p99=0
+    rps=(); mbs=(); p50=0; p99=0
     for day in $days; do
       urls "$day"
       out=$(wrk -t$t -c$c -d10s --latency "${url[$name]}")
       rps+=("$(echo "$out" | awk '/Requests\/sec/ {print $2}')")
+      mbs+=("$(echo "$out" | awk '/Transfer\/sec/ { v = $2 + 0; if ($2 ~ /GB$/) v *= 1000; else if ($2 ~ /KB$/) v /= 1000;
+        else if ($2 ~ /[0-9]B$/) v /= 1e6; print v }')")
       a=$(ms "$(echo "$out" | awk '$1=="50%" {print $2}')"); b=$(ms "$(echo "$out" | awk '$1=="99%" {print $2}')")
       p50=$(awk -v x="$p50" -v y="$a" 'BEGIN { print (y > x ? y : x) }')
       p99=$(awk -v x="$p99" -v y="$b" 'BEGIN { print (y > x ? y : x) }')
     done
-    med=$(printf '%s\n' "${rps[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
-    echo "| $name | $c | $med | $p50 | $p99 |"
+    median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+    med=$(printf '%s\n' "${rps[@]}" | median)
+    mb=$(printf '%s\n' "${mbs[@]}" | median)
+    echo "| $name | $c | $med | $mb | $p50 | $p99 |"
   done
 done
