@@ -21,16 +21,23 @@ import QuakeGenerator
                                    merge: FramedCodec.mergeCounts) { r, o in ZstdTextCodec.encode(a, rows: r, into: &o) }
             _ = FramedCodec.encode(inner: .zstdText, rows: 0..<a.count, frameRows: 4096, into: &wide,
                                    merge: FramedCodec.mergeCounts) { r, o in ZstdTextCodec.encode(a, rows: r, into: &o) }
-            var codes: [UInt8] = [], older: [UInt8] = []
+            var codes: [UInt8] = [], older: [UInt8] = [], zstd: [UInt8] = []
             let stats = PlaceCodesCodec.encode(a, rows: 0..<a.count, into: &codes)
             #expect(stats.nulls == (0..<a.count).filter { a.isNull($0) }.count)
-            #expect(codes[2] | codes[3] != 0)
-            // a chunk written before place frames shrank: frames of 4,096 rows, frame rows 0
-            _ = PlaceCodesCodec.encode(a, rows: 0..<a.count, frameRows: 4096, into: &older)
+            #expect(codes[2] | codes[3] != 0 && codes[1] == FrameTable.summedFlag | PlaceCodesCodec.packedFlag)
+            // a chunk written before place frames shrank: zstd frames of 4,096 rows, frame rows 0
+            _ = PlaceCodesCodec.encode(a, rows: 0..<a.count, frameRows: 4096, packed: false, into: &older)
             older[2] = 0; older[3] = 0
+            // and one written before they were bit-packed: zstd frames of 512 rows
+            _ = PlaceCodesCodec.encode(a, rows: 0..<a.count, frameRows: PlaceCodesCodec.frameRows, packed: false,
+                                       into: &zstd)
+            #expect(zstd[1] == FrameTable.summedFlag)
             for r in CodecSamples.ranges(a.count, &rng) + [4095..<4097, 4096..<5000, 0..<4096, 511..<513, 1000..<1001] {
                 var chunks: [(String, [UInt8], CodecID)] = [("framed", framed, .zstdFramed), ("wide", wide, .zstdFramed)]
-                if name == "place" { chunks += [("place-codes", codes, .placeCodes), ("older place-codes", older, .placeCodes)] }
+                if name == "place" {
+                    chunks += [("place-codes", codes, .placeCodes), ("older place-codes", older, .placeCodes),
+                               ("zstd place-codes", zstd, .placeCodes)]
+                }
                 for (label, bytes, id) in chunks {
                     let got: ByteArena = try bytes.withStoreBytes { (chunk) throws(QuakeError) in
                         switch try id.decode(chunk, count: a.count, rows: r, as: .stored) {

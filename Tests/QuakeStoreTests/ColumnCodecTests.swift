@@ -76,17 +76,20 @@ import QuakeGenerator
         var a = ByteArena()
         for d in PlacePayload.directions {
             for space in ["", " "] {
-                for n in [0, 7, 42, 999, 123_456] { a.append(Array("\(n)\(space)km \(d) of Ridgecrest, CA".utf8)) }
+                for n in [0, 7, 42, 999, 123_456, 999_999] { a.append(Array("\(n)\(space)km \(d) of Ridgecrest, CA".utf8)) }
             }
         }
         for i in 0..<a.count {
             let split = a.bytes.withUnsafeBytes { PlacePayload.split(UnsafeRawBufferPointer(rebasing: $0[a.range(i)])) }
             #expect(split != nil, "\(a.string(i) ?? "")")
         }
-        var codes: [UInt8] = [], zstd: [UInt8] = []
+        // place codes with bit-packed frames (written now) and zstd frames (written before)
+        var codes: [UInt8] = [], zstdFrames: [UInt8] = [], zstd: [UInt8] = []
         _ = PlaceCodesCodec.encode(a, rows: 0..<a.count, into: &codes)
+        _ = PlaceCodesCodec.encode(a, rows: 0..<a.count, frameRows: PlaceCodesCodec.frameRows, packed: false,
+                                   into: &zstdFrames)
         _ = ZstdPlaceCodec.encode(a, rows: 0..<a.count, into: &zstd)
-        for (id, bytes) in [(CodecID.placeCodes, codes), (.zstdPlace, zstd)] {
+        for (id, bytes) in [(CodecID.placeCodes, codes), (.placeCodes, zstdFrames), (.zstdPlace, zstd)] {
             let got: ByteArena = try bytes.withStoreBytes { (chunk) throws(QuakeError) in
                 guard case .place(let p) = try id.decode(chunk, count: a.count, rows: 0..<a.count, as: .stored) else {
                     throw .corrupt("not a place vector")
@@ -159,6 +162,55 @@ import QuakeGenerator
                 }
             }
         }
+    }
+
+    /// The run of a time range found from the miniblock headers equals a scan of the decoded
+    /// times, on sorted times with repeats (runs of one value across miniblock edges) and on
+    /// random row ranges; a chunk with nulls declines.
+    @Test func aTimeRunFromMiniblockHeadersEqualsAScan() throws {
+        var rng = SplitMix64(seed: 91)
+        var repeats: [Int64] = []
+        var t: Int64 = 1_000_000
+        while repeats.count < 6000 {
+            let n = 1 + Int(rng.next() % (rng.next() % 8 == 0 ? 1500 : 3))
+            repeats += Array(repeating: t, count: n)
+            t += Int64(rng.next() % 3)
+        }
+        let samples = CodecSamples.intColumns(&rng).filter { $0.0.contains("time") } + [("repeats", repeats)]
+        var checked = 0
+        for (name, times) in samples {
+            var out: [UInt8] = []
+            _ = ForIntegerCodec.encode(times, rows: 0..<times.count, into: &out)
+            let sorted = times == times.sorted() && !times.contains(RowBatch.null)
+            let least = times.filter { $0 != RowBatch.null }.min() ?? 0, most = times.max() ?? 0
+            try out.withStoreBytes { (chunk) throws(QuakeError) in
+                for k in 0..<300 {
+                    let a = Int(rng.next() % UInt64(times.count)), b = Int(rng.next() % UInt64(times.count + 1))
+                    let rows = k == 0 ? 0..<times.count : Swift.min(a, b)..<Swift.max(a, b)
+                    func pick() -> Int64? {
+                        switch rng.next() % 6 {
+                        case 0: return nil
+                        case 1: return times[Int(rng.next() % UInt64(times.count))]
+                        case 2: return times[Int(rng.next() % UInt64(times.count))] + 1
+                        case 3: return [Int64.min, Int64.max, least &- 1, most &+ 1][Int(rng.next() % 4)]
+                        default: return least &+ Int64(rng.next() % UInt64(max(1, most &- least &+ 2)))
+                        }
+                    }
+                    let lo = pick(), hi = pick()
+                    let got = try ForIntegerCodec.sortedRun(chunk, count: times.count, rows: rows, lo, hi)
+                    guard sorted else {
+                        #expect(got == nil, "\(name): a chunk with nulls declines")
+                        continue
+                    }
+                    let want = rows.filter { r in
+                        times[r] >= (lo ?? Int64.min) && (hi.map { h in times[r] < h } ?? true)
+                    }
+                    #expect(got.map(Array.init) == want, "\(name) rows \(rows) \(String(describing: lo))..<\(String(describing: hi))")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked >= 600)
     }
 
     @Test func granuleStatisticsAndMagHistogramsAgreeWithAFullScan() throws {

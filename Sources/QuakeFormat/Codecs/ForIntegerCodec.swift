@@ -104,6 +104,23 @@ package enum ForIntegerCodec: RangeSelectingCodec {
         return true
     }
 
+    /// For a chunk whose values do not decrease (a partition's times) and hold no null: the rows
+    /// of `rows` whose value lies in `lo..<hi` (nil bounds: unbounded), found by searching the
+    /// miniblock headers and decoding two miniblocks at most (``FrameOfReference/Body/lowerBound(_:in:)``);
+    /// nil when the chunk has nulls.
+    package static func sortedRun(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
+                                  _ lo: Int64?, _ hi: Int64?) throws(QuakeError) -> Range<Int>? {
+        guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
+        // SAFETY: header reads go through ByteReader; the body is a slice of `chunk` after need().
+        var r = ByteReader(chunk)
+        let (flags, bitmap) = try NullBitmap.read(&r, count: count)
+        guard bitmap == nil, flags & NullBitmap.allNull == 0 else { return nil }
+        let body = try Self.body(&r, chunk, flags: flags, count: count).body
+        let first = lo.map { body.lowerBound($0, in: rows) } ?? rows.lowerBound
+        let end = hi.map { body.lowerBound($0, in: first..<rows.upperBound) } ?? rows.upperBound
+        return first..<Swift.max(first, end)
+    }
+
     /// The body after the null header at `r`, with the granule sums table when the chunk has
     /// one; checks the flags.
     private static func body(_ r: inout ByteReader, _ chunk: UnsafeRawBufferPointer, flags: UInt8, count: Int)

@@ -130,6 +130,14 @@ package enum FrameOfReference {
                     offset, run)
         }
 
+        /// Miniblock `b`'s first value, from its header (`b` below the miniblock count).
+        @inline(__always)
+        package func first(ofMiniblock b: Int) -> Int64 {
+            assert(b >= 0 && (b + 1) * FrameOfReference.headerSize <= headers.count, "miniblock \(b) past the headers")
+            // callers pass b < blocks, so the 8 bytes at h lie in `headers` (Body.init checked its size)
+            return headers.load(Int64.self, at: b * FrameOfReference.headerSize)
+        }
+
         /// The bytes of `data` holding the packed runs of granule `g`'s miniblocks (``GranuleSums``):
         /// every byte a decode or compare of the granule's rows reads, the spare trailing words
         /// included. Body.init checked each run against `data`.

@@ -2,12 +2,13 @@
 /// locality dictionary is stored raw and the per-row codes bit-packed, outside any compression,
 /// so that a place search reads the dictionary once and compares codes (no decompression at
 /// all unless the needle can touch the `<N> km <DIR> of ` prefix). Distances and directions,
-/// needed only to print a place, sit in zstd frames of 512 rows.
+/// needed only to print a place, sit in frames of 512 rows, bit-packed (older chunks: zstd).
 ///
-/// Chunk: `u8 code width, u8 summed, u16 frame rows (0 in older chunks: 4,096)`, the dictionary (``CategoryPayload`` layout), the
-/// packed codes, then `u32 frames` and the ``FrameTable`` (summed when `summed` is 1), then the
-/// frames: each a ``ZstdFrame`` of the frame's direction bytes followed by its distances as
-/// `Int32`.
+/// Chunk: `u8 code width, u8 flags, u16 frame rows (0 in older chunks: 4,096)`, the dictionary
+/// (``CategoryPayload`` layout), the packed codes, then `u32 frames` and the ``FrameTable``
+/// (summed when the flags hold ``FrameTable/summedFlag``), then the frames. With ``packedFlag``
+/// each is a packed frame (see `PlaceCodesCodec+PackedFrames.swift`); without it (older chunks),
+/// a ``ZstdFrame`` of the frame's direction bytes followed by its distances as `Int32`.
 package enum PlaceCodesCodec: ColumnCodec {
     package static let id = CodecID.placeCodes
     /// Rows per frame of directions and distances (older chunks: ``GranuleIndex/granuleRows``).
@@ -48,12 +49,13 @@ package enum PlaceCodesCodec: ColumnCodec {
     }
 
     /// A chunk whose directions and distances sit in frames of `frameRows` rows (at most 65,535).
-    package static func encode(_ values: ByteArena, rows: Range<Int>, frameRows: Int,
+    /// `packed` false writes zstd frames, as older writers did.
+    package static func encode(_ values: ByteArena, rows: Range<Int>, frameRows: Int, packed: Bool = true,
                                into out: inout [UInt8]) -> ChunkStats {
         let (dict, loc, dirs, dist) = split(values, rows: rows)
         let width = BitPacking.width(UInt64(dict.count))
         var w = ByteWriter()
-        w.u8(UInt8(width)); w.u8(FrameTable.summedFlag)
+        w.u8(UInt8(width)); w.u8(FrameTable.summedFlag | (packed ? packedFlag : 0))
         w.u8(UInt8(frameRows & 0xFF)); w.u8(UInt8(frameRows >> 8))
         CategoryPayload.writeDictionary(dict.values, into: &w)
         // SAFETY: `$0` spans the codes array's count values and does not escape the closure.
@@ -63,6 +65,11 @@ package enum PlaceCodesCodec: ColumnCodec {
         var ends: [UInt32] = []
         for f in 0..<frames {
             let r = (f * frameRows)..<Swift.min(rows.count, (f + 1) * frameRows)
+            if packed {
+                packFrame(dirs[r], dist[r], into: &data)
+                ends.append(UInt32(data.count))
+                continue
+            }
             var payload = Array(dirs[r])
             // SAFETY: the closure copies the 4 bytes of a local value; the pointer does not escape it.
             for d in dist[r] { withUnsafeBytes(of: d.littleEndian) { payload.append(contentsOf: $0) } }
@@ -87,6 +94,8 @@ package enum PlaceCodesCodec: ColumnCodec {
         package var frames: FrameTable
         package var count: Int
         package var frameRows: Int
+        /// Whether the frames are bit-packed (else zstd, as older chunks).
+        package var packed: Bool
 
         /// The codes of `rows`, each checked against the dictionary.
         package func codes(_ rows: Range<Int>) throws(QuakeError) -> [UInt32] {
@@ -116,7 +125,7 @@ package enum PlaceCodesCodec: ColumnCodec {
             return UInt32(truncatingIfNeeded: v)
         }
 
-        /// Directions and distances of `rows`, decompressing only the frames they touch.
+        /// Directions and distances of `rows`, reading only the frames they touch.
         package func patterns(_ rows: Range<Int>) throws(QuakeError) -> ([UInt8], [Int32]) {
             var dirs: [UInt8] = [], dist: [Int32] = []
             dirs.reserveCapacity(rows.count)
@@ -127,9 +136,13 @@ package enum PlaceCodesCodec: ColumnCodec {
             for f in (rows.lowerBound / frameRows)...((rows.upperBound - 1) / frameRows) {
                 let start = f * frameRows
                 let n = Swift.min(count, start + frameRows) - start
+                let lo = Swift.max(rows.lowerBound, start) - start, hi = Swift.min(rows.upperBound, start + n) - start
+                if packed {
+                    try PlaceCodesCodec.unpackFrame(try frames.frame(f), rows: n, lo, hi, dirs: &dirs, dist: &dist)
+                    continue
+                }
                 let raw = try ZstdFrame.unwrap(frames.frame(f))
                 guard raw.count == 5 * n else { throw .corrupt("place frame \(f) holds \(raw.count) bytes for \(n) rows") }
-                let lo = Swift.max(rows.lowerBound, start) - start, hi = Swift.min(rows.upperBound, start + n) - start
                 // SAFETY: `p` views `raw` only inside the closure. raw.count == 5 * n was checked above and
                 // lo..<hi lies in 0..<n: each byte read is below n and each Int32 load at n + 4 * i ends by 5 * n.
                 raw.withUnsafeBytes { buffer in
@@ -151,7 +164,8 @@ package enum PlaceCodesCodec: ColumnCodec {
         // every header read goes through ByteReader; `codes` is a view it checked
         var r = ByteReader(chunk)
         let width = Int(try r.u8())
-        let summed = try FrameTable.summed(try r.u8())
+        let flags = try r.u8()
+        let summed = try FrameTable.summed(flags & ~packedFlag)
         let lowRows = Int(try r.u8()), highRows = Int(try r.u8())
         let frameRows = lowRows | highRows << 8 == 0 ? GranuleIndex.granuleRows : lowRows | highRows << 8
         var dict = ByteArena()
@@ -175,7 +189,7 @@ package enum PlaceCodesCodec: ColumnCodec {
         }
         let table = try FrameTable(chunk, at: &r, frames: frames, summed: summed, checks: checks)
         return Parsed(dictionary: dict, dictionaryCount: entries, width: width, codes: codes, frames: table, count: count,
-                      frameRows: frameRows)
+                      frameRows: frameRows, packed: flags & packedFlag != 0)
     }
 
     /// The bytes the directory's checksum covers: the head of a summed chunk (dictionary, codes
@@ -183,7 +197,7 @@ package enum PlaceCodesCodec: ColumnCodec {
     package static func covered(_ chunk: UnsafeRawBufferPointer, count: Int) throws(QuakeError) -> Int {
         let t = try parse(chunk, count: count, dictionary: false).frames
         // SAFETY: chunk.count > 1 is checked before chunk[1] is read.
-        return chunk.count > 1 && chunk[1] == FrameTable.summedFlag ? t.headLength : chunk.count
+        return chunk.count > 1 && chunk[1] & FrameTable.summedFlag != 0 ? t.headLength : chunk.count
     }
 
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,

@@ -263,6 +263,19 @@ package final class PartitionReader: Sendable {
         }
     }
 
+    /// Block-relative rows of `rows` whose time lies in `lo..<hi`, one run, as the block is in time
+    /// order: found from the miniblock headers, not by decoding the rows; nil when the chunk's
+    /// codec cannot (or it holds nulls), and the caller must decode.
+    package func timeRun(block k: Int, rows: Range<Int>, _ lo: Int64?, _ hi: Int64?) throws(QuakeError) -> Range<Int>? {
+        let (p, info) = try chunk(.time, k, .rows(rows))
+        guard info.codec == .forInteger else { return nil }
+        do {
+            return try ForIntegerCodec.sortedRun(p, count: info.rows, rows: rows, lo, hi)
+        } catch {
+            throw .corrupt(path, "column time block \(k): \(error.description.replacingPrefix("corrupt store: "))")
+        }
+    }
+
     /// The rows of `among` (ascending, block-relative) whose value of `c` lies in `range`, each
     /// read alone from the encoded chunk; nil when the codec cannot, and the caller must decode.
     package func select(_ c: Column, block k: Int, among: [UInt32], _ range: RangePredicate) throws(QuakeError) -> [UInt32]? {

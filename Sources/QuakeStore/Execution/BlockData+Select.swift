@@ -183,6 +183,15 @@ extension BlockData {
     /// the page.
     /// - Complexity: O(window) to decode the times, O(log window) to find the run.
     private func timeRun(_ lo: Int64?, _ hi: Int64?, _ n: Int) throws -> Selection {
+        // from the chunk's miniblock headers, when the time column is not decoded already
+        if !isDecoded(.time), let run = try reader.timeRun(block: block, rows: window, lo, hi) {
+            guard window.lowerBound <= run.lowerBound, run.upperBound <= window.upperBound else {
+                throw QuakeError.corrupt(reader.path, "time column block \(block)")
+            }
+            if run == window { return .all(n) }
+            let base = window.lowerBound
+            return run.isEmpty ? .none : .rows(run.map { UInt32(truncatingIfNeeded: $0 - base) })
+        }
         let v = try ints(.time)
         guard v.count == n else { throw QuakeError.corrupt(reader.path, "time column block \(block)") }
         // null (Int64.min) sorts first and lies in no range
