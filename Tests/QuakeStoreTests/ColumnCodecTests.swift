@@ -76,7 +76,9 @@ import QuakeGenerator
         var a = ByteArena()
         for d in PlacePayload.directions {
             for space in ["", " "] {
-                for n in [0, 7, 42, 999, 123_456, 999_999] { a.append(Array("\(n)\(space)km \(d) of Ridgecrest, CA".utf8)) }
+                for n in [0, 7, 42, 999, 123_456, 999_999] {
+                    a.append(Array("\(n)\(space)km \(d) of Ridgecrest, CA".utf8))
+                }
             }
         }
         for i in 0..<a.count {
@@ -205,7 +207,7 @@ import QuakeGenerator
                     let want = rows.filter { r in
                         times[r] >= (lo ?? Int64.min) && (hi.map { h in times[r] < h } ?? true)
                     }
-                    #expect(got.map(Array.init) == want, "\(name) rows \(rows) \(String(describing: lo))..<\(String(describing: hi))")
+                    #expect(got.map(Array.init) == want, "\(name) rows \(rows), \(String(describing: (lo, hi)))")
                     checked += 1
                 }
             }

@@ -266,7 +266,8 @@ package final class PartitionReader: Sendable {
     /// Block-relative rows of `rows` whose time lies in `lo..<hi`, one run, as the block is in time
     /// order: found from the miniblock headers, not by decoding the rows; nil when the chunk's
     /// codec cannot (or it holds nulls), and the caller must decode.
-    package func timeRun(block k: Int, rows: Range<Int>, _ lo: Int64?, _ hi: Int64?) throws(QuakeError) -> Range<Int>? {
+    package func timeRun(block k: Int, rows: Range<Int>, _ lo: Int64?, _ hi: Int64?)
+        throws(QuakeError) -> Range<Int>? {
         let (p, info) = try chunk(.time, k, .rows(rows))
         guard info.codec == .forInteger else { return nil }
         do {
