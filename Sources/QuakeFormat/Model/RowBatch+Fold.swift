@@ -1,40 +1,102 @@
 /// Folding an event's versions by row index: which row supplies each column, without building
-/// a row per version. The same result as ``RowBatch/appendMerged(older:_:newer:_:)`` applied
-/// oldest to newest, at no allocation per event.
+/// a row per version.
+///
+/// The rule (the README's fold table): each field takes the value of the newest version that
+/// carried it, by that version's `updated` (a stored row's fields keep the `updated` of the
+/// versions they came from: ``FieldOrigin``); on equal `updated`, the later load wins, except
+/// that a coarser copy of a time never replaces a precise one and a double-encoded (mojibake)
+/// copy of a text never replaces the clean text. A field no version carried stays null. The
+/// outcome is the same whether the versions arrive in one load or in many.
 extension RowBatch {
-    /// The fold of the versions at `order` (oldest first): per column, in `sources`, the row
-    /// whose value the event keeps. A version sets the columns its source had (`present`),
-    /// except a text that is a double-encoded (mojibake) copy of the text kept so far, and a time
-    /// that is a coarser copy (see ``TimePrecision``) of the time kept so far from a version with
-    /// the same `updated`.
-    /// - Returns: the folded row's `present` mask (every version's, or-ed).
+    /// What a fold makes of an event besides its values: the fields its versions carried, and
+    /// the origins of those that came from versions older than its `updated`.
+    package struct Provenance: Equatable {
+        package var present: UInt64
+        package var origins: [FieldOrigin]
+    }
+
+    /// The fold of the versions at `order` (oldest first by `updated`, then load order): per
+    /// column, in `sources`, the row whose value the event keeps.
     @discardableResult
-    package func foldSources(_ order: ArraySlice<Int>, into sources: inout [Int]) -> UInt64 {
+    package func foldSources(_ order: ArraySlice<Int>, into sources: inout [Int]) -> Provenance {
         var kept = false
         return foldSources(order, into: &sources, keptPreciseTime: &kept)
     }
 
     /// ``foldSources(_:into:)``, setting `keptPreciseTime` when a coarser time was refused.
     package func foldSources(_ order: ArraySlice<Int>, into sources: inout [Int],
-                             keptPreciseTime: inout Bool) -> UInt64 {
-        guard let first = order.first else { return 0 }
-        for c in 0..<Column.count { sources[c] = first }
-        var present = self.present[first]
-        let time = Column.time.rawValue, updated = ints[Column.updated.rawValue]
-        for j in order.dropFirst() {
-            let mask = self.present[j]
+                             keptPreciseTime: inout Bool) -> Provenance {
+        guard let first = order.first else { return Provenance(present: 0, origins: []) }
+        for column in 0..<Column.count { sources[column] = first }
+        var fieldUpdated = [Int64?](repeating: nil, count: Column.count)
+        var present: UInt64 = 0
+        let updated = ints[Column.updated.rawValue]
+        for row in order {
+            let mask = self.present[row]
             present |= mask
-            for c in Column.allCases where mask & c.bit != 0 {
-                let k = c.rawValue
-                if k == time, updated[j] == updated[sources[k]],
-                   TimePrecision.coarsens(ints[k][j], ints[k][sources[k]]) {
-                    keptPreciseTime = true
-                    continue
+            let rowOrigins = origins[row]
+            for column in Column.allCases where mask & column.bit != 0 {
+                let k = column.rawValue
+                guard let candidate = FieldOrigin.updated(of: column, present: mask, origins: rowOrigins,
+                                                          rowUpdated: updated[row]) else { continue }
+                if let best = fieldUpdated[k] {
+                    let source = sources[k]
+                    if candidate < best { continue }
+                    if candidate == best {
+                        // versions without `updated`: the later write wins; others by their values
+                        if candidate == RowBatch.null {
+                            if seq[row] < seq[source] { continue }
+                        } else if !winsTie(column, row, over: source, keptPreciseTime: &keptPreciseTime) {
+                            continue
+                        }
+                    }
+                    if !RowBatch.isInt(column), text[k].garbles(row, of: text[k], source) { continue }
                 }
-                if RowBatch.isInt(c) || !text[k].garbles(j, of: text[k], sources[k]) { sources[k] = j }
+                sources[k] = row
+                fieldUpdated[k] = candidate
             }
         }
-        return present
+        let rowUpdated = ints[Column.updated.rawValue][sources[Column.updated.rawValue]]
+        return Provenance(present: present,
+                          origins: FieldOrigin.origins(fieldUpdated: fieldUpdated, rowUpdated: rowUpdated))
+    }
+
+    /// Whether row `row`'s value of `column` replaces row `source`'s when both came from versions
+    /// with the same `updated`: a precise time over its coarser copy, a clean text over its
+    /// mojibake copy, a value over null, else the greater value. The choice depends on the two
+    /// values alone, not on which arrived first.
+    package func winsTie(_ column: Column, _ row: Int, over source: Int, keptPreciseTime: inout Bool) -> Bool {
+        let k = column.rawValue
+        if RowBatch.isInt(column) {
+            let candidate = ints[k][row]
+            let kept = ints[k][source]
+            if column == .time {
+                if TimePrecision.coarsens(candidate, kept) {
+                    keptPreciseTime = true
+                    return false
+                }
+                return RowBatch.timeWinsTie(candidate, over: kept)
+            }
+            return kept == RowBatch.null ? candidate != RowBatch.null : candidate > kept
+        }
+        let arena = text[k]
+        if arena.garbles(row, of: arena, source) { return false }
+        if arena.garbles(source, of: arena, row) { return true }
+        return arena.compare(row, arena, source) > 0
+    }
+
+    /// Whether time `candidate` replaces time `kept` of a version with the same `updated` (see
+    /// ``winsTie(_:_:over:keptPreciseTime:)``): the resolve pass places the event by the same
+    /// rule, so that the folded time lies in the partition chosen for it.
+    package static func timeWinsTie(_ candidate: Int64, over kept: Int64) -> Bool {
+        if TimePrecision.coarsens(candidate, kept) { return false }
+        if TimePrecision.coarsens(kept, candidate) { return true }
+        return kept == RowBatch.null ? candidate != RowBatch.null : candidate > kept
+    }
+
+    /// The provenance of row `row` as it stands.
+    package func provenance(_ row: Int) -> Provenance {
+        Provenance(present: present[row], origins: origins[row] ?? [])
     }
 
     /// The columns in which the folded event (its `sources`) differs from row `s`.
@@ -50,7 +112,7 @@ extension RowBatch {
     }
 
     /// Appends the folded event: each column's value from its source row of `rows`.
-    package mutating func append(folding rows: RowBatch, sources: [Int], present mask: UInt64, seq s: Int64) {
+    package mutating func append(folding rows: RowBatch, sources: [Int], provenance: Provenance, seq s: Int64) {
         for c in Column.allCases {
             let k = c.rawValue
             if RowBatch.isInt(c) {
@@ -59,7 +121,8 @@ extension RowBatch {
                 text[k].append(from: rows.text[k], row: sources[k])
             }
         }
-        present.append(mask)
+        present.append(provenance.present)
+        if !provenance.origins.isEmpty { origins[count] = provenance.origins }
         seq.append(s)
         count += 1
     }

@@ -48,6 +48,10 @@ extension RowBatch {
         let p = order.map { present[$0] }, s = order.map { seq[$0] }
         present.replaceSubrange(run, with: p)
         seq.replaceSubrange(run, with: s)
+        if !origins.isEmpty {
+            let moved = order.map { origins[$0] }
+            for (offset, origin) in moved.enumerated() { origins[run.lowerBound + offset] = origin }
+        }
     }
 
     /// Brings the rows into (time, id) order the cheapest way: nothing when they are, runs of

@@ -11,6 +11,10 @@ package struct RowBatch: Sendable, Equatable {
     package var present: [UInt64] = []
     /// Per row, load order: on equal `updated`, the higher sequence wins.
     package var seq: [Int64] = []
+    /// The rows some of whose fields came from versions older than the row's `updated`, with
+    /// those versions' `updated` (see ``FieldOrigin``). Rows of one version have none, so a
+    /// bulk load's batches leave this empty.
+    package var origins: [Int: [FieldOrigin]] = [:]
 
     package static let null = Int64.min
 
@@ -38,6 +42,7 @@ package struct RowBatch: Sendable, Equatable {
         }
         present.append(other.present[i])
         seq.append(other.seq[i])
+        if let origin = other.origins[i] { origins[count] = origin }
         count += 1
     }
 
@@ -56,6 +61,9 @@ package struct RowBatch: Sendable, Equatable {
         }
         present.append(contentsOf: other.present[range])
         seq.append(contentsOf: other.seq[range])
+        for (row, origin) in other.origins where range.contains(row) {
+            origins[count + row - range.lowerBound] = origin
+        }
         count += range.count
     }
 
@@ -70,33 +78,14 @@ package struct RowBatch: Sendable, Equatable {
         }
         present.append(contentsOf: other.present)
         seq.append(contentsOf: other.seq)
+        for (row, origin) in other.origins { origins[count + row] = origin }
         count += other.count
     }
 
-    /// Appends the fields of a newer version `new` (row `j` of `newer`) over an older one
-    /// (row `i` of `older`): columns the newer source lacks keep the older values, and so do a
-    /// text's mojibake copy and, at the same `updated`, a time's coarser copy.
-    package mutating func appendMerged(older: RowBatch, _ i: Int, newer: RowBatch, _ j: Int) {
-        let mask = newer.present[j]
-        for c in Column.allCases {
-            let fromNew = mask & c.bit != 0
-            if c == .time, fromNew,
-               newer.ints[Column.updated.rawValue][j] == older.ints[Column.updated.rawValue][i],
-               TimePrecision.coarsens(newer.ints[c.rawValue][j], older.ints[c.rawValue][i]) {
-                // a coarser copy of the same version's time: keep the precise one
-                ints[c.rawValue].append(older.ints[c.rawValue][i])
-            } else if RowBatch.isInt(c) {
-                ints[c.rawValue].append(fromNew ? newer.ints[c.rawValue][j] : older.ints[c.rawValue][i])
-            } else if fromNew && !newer.text[c.rawValue].garbles(j, of: older.text[c.rawValue], i) {
-                text[c.rawValue].append(from: newer.text[c.rawValue], row: j)
-            } else {
-                // absent from the newer version, or its double-encoded (mojibake) copy: keep the older text
-                text[c.rawValue].append(from: older.text[c.rawValue], row: i)
-            }
-        }
-        present.append(mask | older.present[i])
-        seq.append(newer.seq[j])
-        count += 1
+    /// True when row `i` and row `j` of `other` hold the same field values and the same
+    /// provenance (fields carried, and the origins of those from older versions).
+    package func sameProvenance(_ i: Int, _ other: RowBatch, _ j: Int) -> Bool {
+        present[i] == other.present[j] && (origins[i] ?? []) == (other.origins[j] ?? [])
     }
 
     /// True when row `i` and row `j` of `other` hold the same field values.
@@ -125,6 +114,7 @@ package struct RowBatch: Sendable, Equatable {
         }
         out.present = order.map { present[$0] }
         out.seq = order.map { seq[$0] }
+        out.origins = remappedOrigins(order)
         return out
     }
 
@@ -145,6 +135,17 @@ package struct RowBatch: Sendable, Equatable {
         }
         present = order.map { present[$0] }
         seq = order.map { seq[$0] }
+        origins = remappedOrigins(order)
+    }
+
+    /// The origins of the rows at `order`, under their new positions.
+    package func remappedOrigins(_ order: [Int]) -> [Int: [FieldOrigin]] {
+        guard !origins.isEmpty else { return [:] }
+        var moved: [Int: [FieldOrigin]] = [:]
+        for (position, row) in order.enumerated() {
+            if let origin = origins[row] { moved[position] = origin }
+        }
+        return moved
     }
 
     /// True when the rows are already in (time, id) order.

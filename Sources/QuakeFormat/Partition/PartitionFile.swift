@@ -141,9 +141,15 @@ package enum PartitionFile {
             aggregates = Region(offset: out.count, length: a.count, checksum: Checksum.wide(a))
             out.append(contentsOf: a)
         }
+        var provenance: Region?
+        if let p = ProvenanceRegion.encode(batch) {
+            provenance = Region(offset: out.count, length: p.count, checksum: Checksum.wide(p))
+            out.append(contentsOf: p)
+        }
         var w = ByteWriter()
         w.u32(UInt32(Column.count)); w.u32(UInt32(blocks)); w.u32(UInt32(blockRows))
-        w.u32((place == nil ? 0 : 1) | (aggregates == nil ? 0 : 2) | wideChecksums)
+        let provenanceFlag = provenance == nil ? 0 : ProvenanceRegion.flag
+        w.u32((place == nil ? 0 : 1) | (aggregates == nil ? 0 : 2) | wideChecksums | provenanceFlag)
         w.u64(UInt64(batch.count))
         for k in 0..<blocks { w.u32(UInt32(infos[0][k].rows)) }
         for list in infos {
@@ -158,6 +164,11 @@ package enum PartitionFile {
         granules.write(into: &w)
         if let place { w.u64(UInt64(place.offset)); w.u64(UInt64(place.length)); w.u64(place.checksum) }
         if let aggregates { w.u64(UInt64(aggregates.offset)); w.u64(UInt64(aggregates.length)); w.u64(aggregates.checksum) }
+        if let provenance {
+            w.u64(UInt64(provenance.offset))
+            w.u64(UInt64(provenance.length))
+            w.u64(provenance.checksum)
+        }
         let dirOffset = out.count
         let dirSum = Checksum.hash(w.bytes)
         out.append(contentsOf: w.bytes)
@@ -264,11 +275,14 @@ package enum PartitionFile {
         package let placeIndex: Region?
         /// The ``UnitAggregates`` region (files written before them have none).
         package let aggregates: Region?
+        /// The ``ProvenanceRegion`` (files whose rows all carried every field, and files written
+        /// before it, have none).
+        package let provenance: Region?
         /// Whether chunks and regions carry ``Checksum/wide(_:)`` sums.
         package let wideChecksums: Bool
 
         init(rows: Int, blockRows: Int, blockSizes: [Int], chunks: [[ChunkInfo]], granules: GranuleIndex,
-             placeIndex: Region?, aggregates: Region?, wideChecksums: Bool) {
+             placeIndex: Region?, aggregates: Region?, provenance: Region?, wideChecksums: Bool) {
             self.rows = rows
             self.blockRows = blockRows
             self.blockSizes = blockSizes
@@ -276,6 +290,7 @@ package enum PartitionFile {
             self.granules = granules
             self.placeIndex = placeIndex
             self.aggregates = aggregates
+            self.provenance = provenance
             self.wideChecksums = wideChecksums
         }
 
@@ -335,7 +350,7 @@ package enum PartitionFile {
         var r = ByteReader(dir)
         let cols = Int(try r.u32()), blocks = Int(try r.u32()), blockRows = Int(try r.u32())
         let flags = try r.u32()
-        guard flags <= 7 else { throw .corrupt("directory flags \(flags)") }
+        guard flags <= 15 else { throw .corrupt("directory flags \(flags)") }
         let storedRows = try r.u64()
         guard cols == Column.count else { throw .corrupt("directory lists \(cols) columns") }
         guard storedRows == UInt64(expected) else { throw .corrupt("holds \(storedRows) rows, manifest says \(expected)") }
@@ -387,9 +402,18 @@ package enum PartitionFile {
             }
             aggregates = Region(offset: Int(off), length: Int(len), checksum: sum)
         }
+        var provenance: Region?
+        if flags & ProvenanceRegion.flag != 0 {
+            let off = try r.u64(), len = try r.u64(), sum = try r.u64()
+            guard off <= UInt64(dataEnd), len >= 4, len <= UInt64(dataEnd) - off else {
+                throw .corrupt("the provenance region lies outside the data area")
+            }
+            provenance = Region(offset: Int(off), length: Int(len), checksum: sum)
+        }
         guard r.remaining == 0 else { throw .corrupt("\(r.remaining) stray bytes after the directory") }
         return Directory(rows: rows, blockRows: blockRows, blockSizes: sizes, chunks: chunks, granules: granules,
-                         placeIndex: place, aggregates: aggregates, wideChecksums: flags & wideChecksums != 0)
+                         placeIndex: place, aggregates: aggregates, provenance: provenance,
+                         wideChecksums: flags & wideChecksums != 0)
     }
 }
 

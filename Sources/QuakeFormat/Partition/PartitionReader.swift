@@ -408,8 +408,32 @@ package final class PartitionReader: Sendable {
             }
         }
         batch.count = entry.rows
-        batch.present = Array(repeating: Column.allMask, count: entry.rows)
+        if let stored = try provenance() {
+            batch.present = stored.present
+            batch.origins = stored.origins
+        } else {
+            batch.present = Array(repeating: Column.allMask, count: entry.rows)
+        }
         batch.seq = Array(repeating: Int64.min, count: entry.rows)
         return batch
+    }
+
+    /// The rows' carried fields and field origins (``ProvenanceRegion``), checksum-checked;
+    /// nil for files without the region.
+    package func provenance() throws(QuakeError) -> (present: [UInt64], origins: [Int: [FieldOrigin]])? {
+        let d = try directory()
+        guard let reg = d.provenance else { return nil }
+        let (bytes, file) = mappedBytes()
+        // SAFETY: the directory's checks put the region inside the mapping, which `file` keeps
+        // mapped while `p` is read; decode copies what it keeps.
+        assert(reg.offset >= 0 && reg.offset + reg.length <= bytes.count)
+        defer { withExtendedLifetime(file) {} }
+        let p = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
+        guard d.checksum(p) == reg.checksum else { throw .corrupt(path, "provenance: checksum mismatch") }
+        do {
+            return try ProvenanceRegion.decode(p, rows: entry.rows)
+        } catch {
+            throw .corrupt(path, "\(error.description.replacingPrefix("corrupt store: "))")
+        }
     }
 }

@@ -12,6 +12,15 @@ extension RowBatch {
         }
         w.raw(present)
         w.raw(seq)
+        w.u32(UInt32(origins.count))
+        for (row, list) in origins.sorted(by: { $0.key < $1.key }) {
+            w.u32(UInt32(row))
+            w.u8(UInt8(list.count))
+            for origin in list {
+                w.u64(origin.mask)
+                w.i64(origin.updated)
+            }
+        }
         return w.bytes
     }
 
@@ -38,5 +47,17 @@ extension RowBatch {
         }
         present = try r.raw(n, as: UInt64.self)
         seq = try r.raw(n, as: Int64.self)
+        let originRows = Int(try r.u32())
+        for _ in 0..<originRows {
+            let row = Int(try r.u32())
+            guard row < n else { throw .corrupt("a spilled batch's field origins name row \(row) of \(n)") }
+            let groups = Int(try r.u8())
+            var list: [FieldOrigin] = []
+            for _ in 0..<groups {
+                let mask = try r.u64()
+                list.append(FieldOrigin(mask: mask, updated: try r.i64()))
+            }
+            origins[row] = list
+        }
     }
 }

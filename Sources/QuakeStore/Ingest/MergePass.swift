@@ -186,14 +186,22 @@ package struct MergePass {
             members[lo..<hi].sort { a, b in upd[a] != upd[b] ? upd[a] < upd[b] : rows.seq[a] < rows.seq[b] }
             let g = members[lo..<hi]
             var keptTime = false
-            let present = rows.foldSources(g, into: &sources, keptPreciseTime: &keptTime)
+            let provenance = rows.foldSources(g, into: &sources, keptPreciseTime: &keptTime)
             if keptTime { notePreciseTime(&result, rows, g) }
             let storedHere = g.first { $0 < storedRows }
             let stored = g.first { rows.seq[$0] == Int64.min }
-            if let s = storedHere, rows.changedColumns(sources: sources, s) == 0 {
+            let sameValues = storedHere.map { rows.changedColumns(sources: sources, $0) == 0 } ?? false
+            if let s = storedHere, sameValues, rows.provenance(s) == provenance {
                 result.unchanged += 1
                 keep.append(s)
                 result.changes.unchanged.append(from: ids, row: s)
+            } else if let s = storedHere, sameValues {
+                // the same values, but the fields' origins moved (an older version filled a
+                // field no version had carried): written again, and counted unchanged
+                result.unchanged += 1
+                result.changes.unchanged.append(from: ids, row: s)
+                result.changed = true
+                folded.append(folding: rows, sources: sources, provenance: provenance, seq: rows.seq[g.last ?? lo])
             } else {
                 let time = rows.ints[Column.time.rawValue][sources[Column.time.rawValue]]
                 if let s = stored {
@@ -207,7 +215,7 @@ package struct MergePass {
                     result.changes.touch(time)
                 }
                 result.changed = true
-                folded.append(folding: rows, sources: sources, present: present, seq: rows.seq[g.last ?? lo])
+                folded.append(folding: rows, sources: sources, provenance: provenance, seq: rows.seq[g.last ?? lo])
             }
         }
         if !result.changed || keep.count + folded.count == 0 { return result }

@@ -2,7 +2,7 @@ import Foundation
 import QuakeFormat
 
 /// Pass 2 of a load, per id-hash bucket and on every core: join the new id records with the
-/// stored id index, pick each event's winning version (highest `updated`, then the later file),
+/// stored id index, pick each event's winning version (highest `updated`, then ``replaces(_:_:_:)``),
 /// list the events whose other versions sit in another partition than the winner (moves), and
 /// write each changed index bucket under the new generation.
 package struct ResolvePass {
@@ -66,6 +66,17 @@ package struct ResolvePass {
         return out
     }
 
+    /// Whether record `candidate` wins over record `kept` of the same event: the higher
+    /// `updated`; on a tie, the time the fold keeps (``RowBatch/timeWinsTie(_:over:)``), then
+    /// the later write. Versions without `updated` go by the later write alone.
+    static func replaces(_ candidate: Int, _ kept: Int, _ all: IdRecords) -> Bool {
+        let updated = all.updated[candidate]
+        if updated != all.updated[kept] { return updated > all.updated[kept] }
+        let time = all.time[candidate]
+        if updated != RowBatch.null && time != all.time[kept] { return RowBatch.timeWinsTie(time, over: all.time[kept]) }
+        return all.seq[candidate] > all.seq[kept]
+    }
+
     /// Phase 3 for bucket `b`: the load's records with the stored versions staged for them.
     private func resolveBucket(_ b: Int, _ spill: SpillFile, stored: SpillFile?) throws -> BucketResult {
         var result = BucketResult()
@@ -87,8 +98,7 @@ package struct ResolvePass {
             let k = codes.code[i]
             if k == winner.count { winner.append(i); continue }
             let w = winner[k]
-            let later = all.updated[i] > all.updated[w] || (all.updated[i] == all.updated[w] && all.seq[i] > all.seq[w])
-            if later { winner[k] = i }
+            if Self.replaces(i, w, all) { winner[k] = i }
         }
         result.new = codes.count - storedCount
         // events this load names: the new ones, and the stored ones it has a record for

@@ -7,33 +7,67 @@ import QuakeFormat
 extension Store {
     /// Inserts `quakes`, or replaces the stored versions of their ids, as one transaction.
     ///
-    /// As in a load, a version replaces the stored one when its `updated` is newer or equal (a
-    /// nil `updated` counts as oldest); an older version is left out and counted `unchanged`.
-    /// The values pass the loader's checks (a latitude outside -90...90 is refused), and any
-    /// refusal commits nothing.
+    /// Each value is stored as it is: a property that is nil clears the stored field, as
+    /// SwiftData's save sets it to nil. A version replaces the stored one when its `updated` is
+    /// newer or equal (a nil `updated` counts as oldest); an older version is left out and
+    /// counted `unchanged`. A newer value of a deleted id whose `status` is not `deleted` brings
+    /// the event back. To change only some fields, use ``upsert(_:fields:)``. The values pass the
+    /// loader's checks (a latitude outside -90...90 is refused), and any refusal commits nothing.
     /// - Returns: the load's summary (`new`, `updated`, `unchanged`).
-    /// - Throws: ``QuakeError/Kind/invalidArgument`` for a value that is not finite,
-    ///   ``QuakeError/Kind/strict`` naming the first value the loader refuses (its feature
-    ///   number is its position in `quakes`), or the errors of a load.
+    /// - Throws: ``QuakeError/Kind/invalidArgument`` for a value that is not finite, naming the
+    ///   value's position in `quakes`, its id and the property; ``QuakeError/Kind/strict`` naming
+    ///   the first value the loader refuses (its feature number is its position in `quakes`), or
+    ///   the errors of a load.
     /// - Complexity: O(n) to stage the values (memory stays bounded), then a load of n rows.
     @discardableResult
     public func upsert(_ quakes: some Sequence<Quake>) throws -> LoadSummary {
         var it = quakes.makeIterator()
-        return try upsert { it.next() }
+        return try upsert(carrying: nil) { it.next() }
     }
 
-    /// Stages the values `next` gives as one GeoJSON file, then loads it strictly.
-    private func upsert(_ next: () -> Quake?) throws -> LoadSummary {
+    /// Changes only `fields` of the events `quakes` name, as one transaction: a partial update.
+    ///
+    /// Each value carries its `id`, `time`, `latitude`, `longitude` and `updated`, and the
+    /// properties `fields` names; the stored values of the other properties stay. Among the
+    /// carried ones, nil clears the field. The version rules are those of ``upsert(_:)``: the
+    /// change applies when `updated` is newer than or equal to the stored event's, and an id the
+    /// store does not hold is inserted with the carried fields alone.
+    ///
+    /// ```swift
+    /// var q = stored
+    /// q.place = nil
+    /// q.updated = .now
+    /// try store.upsert([q], fields: [\.place])   // clears the place, keeps the rest
+    /// ```
+    /// - Throws: ``QuakeError/Kind/invalidArgument`` for a key path that is not a stored property,
+    ///   or as ``upsert(_:)`` does.
+    /// - Complexity: as ``upsert(_:)``.
+    @discardableResult
+    public func upsert(_ quakes: some Sequence<Quake>, fields: [PartialKeyPath<Quake>]) throws -> LoadSummary {
+        var carried: Set<Column> = [.id, .time, .latitude, .longitude, .updated]
+        for (position, keyPath) in fields.enumerated() {
+            guard let column = Quake.column(for: keyPath) else {
+                throw QuakeError.argument("fields[\(position)]", "a key path to a stored property of Quake")
+            }
+            carried.insert(column)
+        }
+        var it = quakes.makeIterator()
+        return try upsert(carrying: carried) { it.next() }
+    }
+
+    /// Stages the values `next` gives as one GeoJSON file, each with the properties `carried`
+    /// names (nil: all of them), then loads it strictly.
+    private func upsert(carrying carried: Set<Column>?, _ next: () -> Quake?) throws -> LoadSummary {
         let file = FileManager.default.temporaryDirectory
             .appendingPathComponent("quakes-upsert-\(FileIO.processID)-\(UUID().uuidString).geojson").path
         defer { FileIO.remove(file) }
         let out = try StagedFile(path: file)
         var buffer = Array(#"{"type":"FeatureCollection","features":["#.utf8)
-        var k = 0
-        while let q = next() {
-            if k > 0 { buffer.append(UInt8(ascii: ",")) }
-            buffer += try Store.feature(q, index: k)
-            k += 1
+        var position = 0
+        while let quake = next() {
+            if position > 0 { buffer.append(UInt8(ascii: ",")) }
+            buffer += try Store.feature(quake, index: position, carrying: carried)
+            position += 1
             if buffer.count > 1 << 20 {
                 try out.write(buffer)
                 buffer.removeAll(keepingCapacity: true)
@@ -42,9 +76,9 @@ extension Store {
         buffer += Array("]}\n".utf8)
         try out.write(buffer)
         try out.close()
-        var o = LoadOptions(strict: true)
-        o.timeUnit = .milliseconds
-        return try load([file], options: o)
+        var options = LoadOptions(strict: true)
+        options.timeUnit = .milliseconds
+        return try load([file], options: options)
     }
 
     /// Marks the events `ids` deleted, as a sync records its source's deletions: each becomes a
@@ -63,68 +97,86 @@ extension Store {
         let plan = try FetchPlan(d)
         let found = try query(QuerySpec(filter: .conjunction([plan.filter, .ids(EventIdSet(wanted))]),
                                         sort: [SortKey(.id)])).quakes
-        let stones = found.filter { $0.status != "deleted" }.map { q -> Quake in
-            var t = q
-            t.status = "deleted"
+        let stones = found.filter { $0.status != "deleted" }.map { quake -> Quake in
+            var stone = quake
+            stone.status = "deleted"
             // a tombstone must win over the stored version: newer than its `updated`
-            let stored = q.updated ?? q.time
-            t.updated = max(now, stored.addingTimeInterval(0.001))
-            return t
+            let stored = quake.updated ?? quake.time
+            stone.updated = max(now, stored.addingTimeInterval(0.001))
+            return stone
         }
         guard !stones.isEmpty else { return LoadSummary() }
-        return try upsert(stones)
+        // the tombstone changes the status alone: the fields the event's versions never carried stay uncarried
+        return try upsert(stones, fields: [\Quake.status])
     }
 
-    /// One GeoJSON feature holding every stored property of `q`.
-    static func feature(_ q: Quake, index k: Int) throws(QuakeError) -> [UInt8] {
-        func ms(_ name: String, _ d: Date) throws(QuakeError) -> Int64 {
-            guard let v = Int64(exactly: (d.timeIntervalSince1970 * 1000).rounded()),
-                  abs(v) < 253_402_300_800_000 else {
-                throw .argument("quake \(k) (\(q.id)) \(name)", "a date between the years 1 and 9999")
+    /// One GeoJSON feature of `quake` (the `index`th value) holding the properties `carried`
+    /// names (nil: every stored property), a nil one as JSON `null`: a carried null clears.
+    static func feature(_ quake: Quake, index: Int, carrying carried: Set<Column>? = nil) throws(QuakeError) -> [UInt8] {
+        let label = "quake \(index) (\(quake.id))"
+        func carries(_ column: Column) -> Bool { carried?.contains(column) ?? true }
+        func milliseconds(_ name: String, _ date: Date) throws(QuakeError) -> Int64 {
+            guard let value = Int64(exactly: (date.timeIntervalSince1970 * 1000).rounded()),
+                  abs(value) < 253_402_300_800_000 else {
+                throw .argument("\(label) \(name)", "a date between the years 1 and 9999")
             }
-            return v
+            return value
         }
-        var props: [String: Any] = ["time": try ms("time", q.time)]
-        func number(_ name: String, _ v: Double?) throws(QuakeError) {
-            guard let v else { return }
-            guard v.isFinite else { throw .argument("quake \(k) (\(q.id)) \(name)", "a finite number, not \(v)") }
-            props[name] = v
-        }
-        try number("mag", q.magnitude)
-        try number("gap", q.gap)
-        try number("dmin", q.dmin)
-        try number("rms", q.rms)
-        try number("horizontalError", q.horizontalError)
-        try number("depthError", q.depthError)
-        try number("magError", q.magError)
-        try number("cdi", q.cdi)
-        try number("mmi", q.mmi)
-        let ints: [(String, Int?)] = [("nst", q.nst), ("magNst", q.magNst), ("felt", q.felt), ("tsunami", q.tsunami),
-                                      ("sig", q.sig), ("tz", q.tz)]
-        for (name, v) in ints { if let v { props[name] = v } }
-        let texts: [(String, String?)] = [
-            ("magType", q.magType), ("net", q.net), ("place", q.place), ("type", q.type), ("status", q.status),
-            ("locationSource", q.locationSource), ("magSource", q.magSource), ("alert", q.alert), ("url", q.url),
-            ("detail", q.detail), ("code", q.code), ("ids", q.ids), ("sources", q.sources), ("types", q.types),
-            ("title", q.title),
+        var props: [String: Any] = ["time": try milliseconds("time", quake.time)]
+        let numbers: [(Column, Double?)] = [
+            (.mag, quake.magnitude), (.gap, quake.gap), (.dmin, quake.dmin), (.rms, quake.rms),
+            (.horizontalError, quake.horizontalError), (.depthError, quake.depthError), (.magError, quake.magError),
+            (.cdi, quake.cdi), (.mmi, quake.mmi),
         ]
-        for (name, v) in texts { if let v { props[name] = v } }
-        if let u = q.updated { props["updated"] = try ms("updated", u) }
-        guard q.latitude.isFinite, q.longitude.isFinite else {
-            throw .argument("quake \(k) (\(q.id)) latitude and longitude", "finite numbers")
+        for (column, value) in numbers where carries(column) {
+            guard let value else {
+                props[column.name] = NSNull()
+                continue
+            }
+            guard value.isFinite else {
+                throw .argument("\(label) \(Store.propertyName(column))", "a finite number, not \(value)")
+            }
+            props[column.name] = value
         }
-        var coordinates: [Any] = [q.longitude, q.latitude]
-        if let depth = q.depth {
-            guard depth.isFinite else { throw .argument("quake \(k) (\(q.id)) depth", "a finite number") }
-            coordinates.append(depth)
+        let integers: [(Column, Int?)] = [(.nst, quake.nst), (.magNst, quake.magNst), (.felt, quake.felt),
+                                          (.tsunami, quake.tsunami), (.sig, quake.sig), (.tz, quake.tz)]
+        for (column, value) in integers where carries(column) { props[column.name] = value ?? NSNull() }
+        let texts: [(Column, String?)] = [
+            (.magType, quake.magType), (.net, quake.net), (.place, quake.place), (.type, quake.type),
+            (.status, quake.status), (.locationSource, quake.locationSource), (.magSource, quake.magSource),
+            (.alert, quake.alert), (.url, quake.url), (.detail, quake.detail), (.code, quake.code), (.ids, quake.ids),
+            (.sources, quake.sources), (.types, quake.types), (.title, quake.title),
+        ]
+        for (column, value) in texts where carries(column) { props[column.name] = value ?? NSNull() }
+        if carries(.updated) {
+            if let updated = quake.updated {
+                props["updated"] = try milliseconds("updated", updated)
+            } else {
+                props["updated"] = NSNull()
+            }
         }
-        let feature: [String: Any] = ["type": "Feature", "id": q.id, "properties": props,
+        guard quake.latitude.isFinite, quake.longitude.isFinite else {
+            throw .argument("\(label) latitude and longitude", "finite numbers")
+        }
+        var coordinates: [Any] = [quake.longitude, quake.latitude]
+        if carries(.depth) {
+            if let depth = quake.depth {
+                guard depth.isFinite else { throw .argument("\(label) depth", "a finite number") }
+                coordinates.append(depth)
+            } else {
+                coordinates.append(NSNull())
+            }
+        }
+        let feature: [String: Any] = ["type": "Feature", "id": quake.id, "properties": props,
                                       "geometry": ["type": "Point", "coordinates": coordinates]]
         guard let data = try? JSONSerialization.data(withJSONObject: feature) else {
-            throw .argument("quake \(k) (\(q.id))", "a value JSON can hold")
+            throw .argument(label, "a value JSON can hold")
         }
         return Array(data)
     }
+
+    /// The ``Quake`` property behind `column`, as an error names it.
+    static func propertyName(_ column: Column) -> String { column == .mag ? "magnitude" : column.name }
 }
 
 /// The file an upsert stages its values in.
