@@ -124,7 +124,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         .testTarget(name: "QuakeSyncTests", dependencies: [
-            "QuakeSync", "QuakeStore", "QuakeFormat", "QuakeTestSupport",
+            "QuakeSync", "QuakeStore", "QuakeFormat", "QuakeGenerator", "QuakeTestSupport",
         ]),
         .testTarget(name: "quakesTests",
                     dependencies: ["quakes", "QuakeGenerator", "QuakeTestSupport"],

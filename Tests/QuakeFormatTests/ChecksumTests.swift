@@ -77,9 +77,9 @@ import QuakeGenerator
                 put(Checksum.hash(Array(b[i.offset..<(i.offset + i.length)])), at: sums + 8 * (c * blocks + k))
             }
         }
-        // the regions close the directory: place index, then aggregates, 24 bytes each
+        // the regions close the directory: place index, aggregates, then provenance, 24 bytes each
         var end = dirOffset + dirLength
-        for reg in [d.aggregates, d.placeIndex].compactMap({ $0 }) {
+        for reg in [d.provenance, d.aggregates, d.placeIndex].compactMap({ $0 }) {
             put(Checksum.hash(Array(b[reg.offset..<(reg.offset + reg.length)])), at: end - 8)
             end -= 24
         }

@@ -145,7 +145,11 @@ package struct MergePass {
             ids.bytes.withUnsafeBytes { raw in
                 for i in 0..<rows.count {
                     let p = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
-                    if let m = movedOut, m.lookup(p) != nil { result.changed = true; continue }
+                    if let m = movedOut, m.lookup(p) != nil {
+                        // a stored row moving out changes the partition; a new one carried away does not
+                        if i < storedRows { result.changed = true }
+                        continue
+                    }
                     let k = interner.intern(p)
                     code[i] = k
                     if k == starts.count { starts.append(0) }
