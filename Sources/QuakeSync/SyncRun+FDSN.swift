@@ -28,7 +28,9 @@ extension SyncRun {
                     + "\(Timestamp.string(plan.start)) to \(Timestamp.string(plan.end))")
             }
             if cursor.plan != nil {
-                options.onMessage?("resuming the first sync at \(Timestamp.string(plan.doneThrough))")
+                // a dry run resumes nothing: it says what a sync would do
+                let verb = options.dryRun ? "a sync would resume" : "resuming"
+                options.onMessage?("\(verb) the first sync at \(Timestamp.string(plan.doneThrough))")
             } else if filter.start == nil {
                 options.onMessage?("note: a first sync with no --from covers the last \(options.defaultDays) days "
                     + "(from \(Timestamp.string(start).prefix(10))), as libcomcat does; --from reaches further")

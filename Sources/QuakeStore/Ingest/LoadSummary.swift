@@ -154,9 +154,16 @@ public struct LoadOptions: Sendable {
     /// under it instead of taking its own.
     package var writerLock: StoreLock?
 
+    /// The load's scratch folder in the store, which an interruption names: a pass that rejects a
+    /// bad input file whole tells the two apart by the path (an error in the store is the load's
+    /// own), so a cancelled load stops instead of skipping the file it was reading.
+    package var scratchPath: String?
+
     /// Throws when the caller has cancelled the load, or (asked on the task's own thread) its task.
     package func checkCancelled() throws(QuakeError) {
-        if isCancelled?() == true || Task.isCancelled { throw QuakeError(.interrupted, detail: "interrupted") }
+        if isCancelled?() == true || Task.isCancelled {
+            throw QuakeError(.interrupted, path: scratchPath, detail: "interrupted")
+        }
     }
 
     /// Default options: not strict, time units decided per file, text stored as read, no

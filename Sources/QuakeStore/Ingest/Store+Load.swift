@@ -86,7 +86,9 @@ extension Store {
         let before = manifest
         Store.collectGarbage(before, storePath: path)
         do {
-            let loader = Loader(storePath: path, manifest: before, options: options)
+            var loading = options
+            loading.scratchPath = path + "/tmp"
+            let loader = Loader(storePath: path, manifest: before, options: loading)
             var (summary, next) = try loader.run(paths)
             if let c = options.cursor {
                 // a load that changed no row commits the cursor on the snapshot it read: same generation
