@@ -48,7 +48,9 @@ struct PieceLoader: Sendable {
 
     /// Loads `files` as one commit, with the cursor `next` makes of the load's summary. A file
     /// that does not load (JSON that stops, a malformed row) is fetched again and the load
-    /// retried, up to the attempts; the store's own errors pass as they are.
+    /// retried, up to the attempts; the store's own errors pass as they are. The load runs on a
+    /// thread of its own; the task's cancellation sets the flag it asks between batches, id
+    /// buckets and partitions, so it stops before its commit or commits whole.
     func load(_ files: [Fetched],
               next: @escaping @Sendable (LoadSummary) -> SyncCursor) async throws(QuakeError) -> LoadSummary {
         let store = self.store, key = self.key
@@ -56,6 +58,8 @@ struct PieceLoader: Sendable {
         o.strict = true
         o.onMessage = options.onMessage
         o.cursor = (key, { s in next(s).encoded() })
+        // the run holds the store's lock from its start: the load runs under it
+        o.writerLock = options.writerLock
         let stop = StopFlag()
         o.isCancelled = { stop.isSet }
         let firstReject = Mutex<Reject?>(nil)
@@ -64,6 +68,7 @@ struct PieceLoader: Sendable {
         let paths = files.map(\.file)
         var refetched = 0
         while true {
+            if Task.isCancelled { throw QuakeError(.interrupted, path: store.path, detail: "interrupted") }
             do {
                 let s = try await withTaskCancellationHandler {
                     try await SyncRun.offPool { try store.load(paths, options: loadOptions) }
@@ -86,6 +91,8 @@ struct PieceLoader: Sendable {
                 case .fetched: continue
                 default: throw QuakeError(.network, path: bad.url, detail: why)
                 }
+            } catch is CancellationError {
+                throw QuakeError(.interrupted, path: store.path, detail: "interrupted")
             } catch {
                 throw QuakeError(.io, path: store.path, detail: "\(error)")
             }

@@ -11,21 +11,56 @@ extension Store {
     ///   changed (`updatedafter`), with tombstones where the service offers them.
     /// - A summary feed: a conditional GET; `304 Not Modified` commits nothing.
     ///
+    /// The sync takes the store's writer lock before it touches any file, waiting for it as
+    /// ``SyncOptions/lockWait`` allows, and holds it to its end: its loads and cursor commits run
+    /// under it. A sync refused by another writer has changed nothing. A dry run
+    /// (``SyncOptions/dryRun``) takes no lock and writes nothing.
+    ///
     /// The source's cursor is committed with each piece, so a run killed at any instant resumes
-    /// where it stopped, with no gap and no duplicate. Cancelling the task stops at the next
-    /// request or batch and commits nothing of the piece in progress.
-    /// - Throws: ``QuakeError`` of kind `network` (after the retries, naming the URL), `interrupted`,
+    /// where it stopped, with no gap and no duplicate. Cancelling the task stops the sync at
+    /// once, whatever it is doing (a request, a wait for the lock, a load), and it throws
+    /// `CancellationError`: the batch of pieces it was committing is committed whole with its
+    /// cursor, or not at all, and what it committed before stays.
+    /// - Throws: `CancellationError` when its task is cancelled; else a `QuakeError` of kind
+    ///   `network` (after the retries, naming the URL), `locked` (another writer holds the lock),
     ///   or the load's own kinds.
     public func sync(from source: SyncSource, filter: SyncFilter = SyncFilter(),
-                     options: SyncOptions = SyncOptions()) async throws(QuakeError) -> SyncSummary {
-        let run = SyncRun(store: self, source: source, filter: filter, options: options)
+                     options: SyncOptions = SyncOptions()) async throws -> SyncSummary {
         do {
-            let s = try await run.run()
+            let summary = try await syncRun(source, filter, options)
+            // cancelled during the last commit: committed whole, and still reported
+            try Task.checkCancellation()
+            return summary
+        } catch let e as QuakeError where e.kind == .interrupted && Task.isCancelled {
+            throw CancellationError()
+        }
+    }
+
+    /// One run, under the writer lock unless it is a dry run.
+    private func syncRun(_ source: SyncSource, _ filter: SyncFilter,
+                         _ options: SyncOptions) async throws -> SyncSummary {
+        var o = options
+        if !options.dryRun {
+            if let held = options.writerLock {
+                o.writerLock = try writerLock(reusing: held, wait: .never)
+            } else {
+                o.writerLock = try await StoreLock.acquire(storePath: path, wait: options.lockWait)
+            }
+        }
+        let lock = o.writerLock
+        let run = SyncRun(store: self, source: source, filter: filter, options: o)
+        // the pieces a killed sync left behind are the lock holder's to clear
+        if lock != nil { run.removeScratch() }
+        do {
+            let summary = try await run.run()
             await run.fetcher.shutdown()
-            return s
+            if lock != nil { run.removeScratch() }
+            withExtendedLifetime(lock) {}
+            return summary
         } catch {
             await run.fetcher.shutdown()
-            run.removeScratch()
+            if lock != nil { run.removeScratch() }
+            withExtendedLifetime(lock) {}
             throw error
         }
     }

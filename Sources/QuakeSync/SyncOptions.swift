@@ -29,6 +29,10 @@ public struct SyncOptions: Sendable {
     /// ...or this many seconds have passed since the last commit (a killed sync loses at most
     /// that much fetching; what it committed stays).
     public var commitSeconds = 20.0
+    /// How long the sync waits for the store's writer lock while another writer holds it (see
+    /// `LockWait`): by default a writer in another process makes it throw `QuakeError.Kind.locked`
+    /// at once, before it touches anything. The sync holds the lock from its start to its end.
+    public var lockWait: LockWait = .never
     /// Warnings and notes, one line each.
     public var onMessage: (@Sendable (String) -> Void)?
     /// Called after each request and piece.
@@ -37,6 +41,9 @@ public struct SyncOptions: Sendable {
     package var now: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
     /// Options for each piece's load (rows per batch, a test's phase hook).
     package var load = LoadOptions(strict: true)
+    /// The store's writer lock, held by the caller (the CLI takes it before it opens or creates
+    /// the store) or by the run: every load and cursor commit of the run reuses it.
+    package var writerLock: StoreLock?
 
     /// The formats a piece is fetched in.
     public enum PieceFormat: String, Sendable, CaseIterable {

@@ -28,7 +28,9 @@ extension SyncRun {
                     + "\(Timestamp.string(plan.start)) to \(Timestamp.string(plan.end))")
             }
             if cursor.plan != nil {
-                options.onMessage?("resuming the first sync at \(Timestamp.string(plan.doneThrough))")
+                // a dry run resumes nothing: it says what a sync would do
+                let verb = options.dryRun ? "a sync would resume" : "resuming"
+                options.onMessage?("\(verb) the first sync at \(Timestamp.string(plan.doneThrough))")
             } else if filter.start == nil {
                 options.onMessage?("note: a first sync with no --from covers the last \(options.defaultDays) days "
                     + "(from \(Timestamp.string(start).prefix(10))), as libcomcat does; --from reaches further")
@@ -84,18 +86,23 @@ extension SyncRun {
             guard summary.firstSync else { return }
             advance(&cursor, Piece(start: from, end: to), true)
             cursor.lastSync = started
-            try store.commitCursor(key, cursor.encoded())
+            try commitCursor(cursor)
             return
         }
         // pieces are fetched one at a time and committed in groups (by bytes or seconds): a commit
         // rewrites what it touches, so one per 20,000 events would cost more than the fetching
         var group: [(piece: Piece, fetched: Fetched?)] = [], groupBytes = 0, lastCommit = Date(), n = 0
         var inflight: Task<(LoadSummary, SyncCursor), any Error>?
-        // a failure or cancellation here waits for the load in flight: it commits whole or not at all
-        func finish(_ t: Task<(LoadSummary, SyncCursor), any Error>) async throws(QuakeError) -> SyncCursor {
+        // the group in flight, awaited: the sync's cancellation cancels it, so it stops before its
+        // commit or, past that point, commits whole with its cursor
+        func finish(_ load: Task<(LoadSummary, SyncCursor), any Error>) async throws(QuakeError) -> SyncCursor {
             inflight = nil
             do {
-                let (s, c) = try await t.value
+                let (s, c) = try await withTaskCancellationHandler {
+                    try await load.value
+                } onCancel: {
+                    load.cancel()
+                }
                 summary.add(s)
                 progress()
                 return c
@@ -105,61 +112,68 @@ extension SyncRun {
                 throw QuakeError(.io, path: store.path, detail: "\(error)")
             }
         }
-        defer { if let t = inflight { t.cancel() } }
-        while !queue.isEmpty {
-            let piece = queue.removeFirst()
-            let pieceURL = url(base, piece, since, counting.common)
-            let file = scratch + "/piece-\(n).\(options.format.rawValue)"
-            n += 1
-            switch try await download(pieceURL, to: file) {
-            case .fetched(let a):
-                group.append((piece, Fetched(url: pieceURL, file: file)))
-                groupBytes += a.size
-                piecesFetched += 1
-                eventsFetched += piece.events ?? 0
-                progress()
-            case .noData, .notModified:
-                group.append((piece, nil))
-            case .tooMany:
-                // the service holds more than it counted: halve the piece and go on
-                options.onMessage?("the service refused a piece as too large; splitting it in two")
-                queue.insert(contentsOf: try split(piece, into: 2, from: from, to: to), at: 0)
-                summary.piecesPlanned += 1
-                continue
-            }
-            let last = queue.isEmpty
-            guard last || groupBytes >= options.commitBytes
-                || Date().timeIntervalSince(lastCommit) >= options.commitSeconds else { continue }
-            // a group's cursor follows the one before it: the load before this one finishes first
-            if let t = inflight { cursor = try await finish(t) }
-            let before = cursor, through = group[group.count - 1].piece
-            let next: @Sendable (LoadSummary) -> SyncCursor = { s in
-                var c = before
-                if let m = s.maxUpdated { c.maxUpdated = max(c.maxUpdated ?? m, m) }
-                c.events += s.new
-                advance(&c, through, last)
-                // an incremental sync that changed nothing leaves the cursor as it was: nothing to commit
-                if last && (c.plan != nil || before.plan != nil || s.new + s.updated > 0) { c.lastSync = started }
-                return c
-            }
-            let files = group.compactMap(\.fetched)
-            if files.isEmpty {
-                cursor = next(LoadSummary())
-                if summary.firstSync || cursor != before { try store.commitCursor(key, cursor.encoded()) }
-            } else {
-                // the load runs while the next piece downloads
-                let loader = pieces
-                inflight = Task { () async throws -> (LoadSummary, SyncCursor) in
-                    let s = try await loader.load(files, next: next)
-                    return (s, next(s))
+        do throws(QuakeError) {
+            while !queue.isEmpty {
+                let piece = queue.removeFirst()
+                let pieceURL = url(base, piece, since, counting.common)
+                let file = scratch + "/piece-\(n).\(options.format.rawValue)"
+                n += 1
+                switch try await download(pieceURL, to: file) {
+                case .fetched(let a):
+                    group.append((piece, Fetched(url: pieceURL, file: file)))
+                    groupBytes += a.size
+                    piecesFetched += 1
+                    eventsFetched += piece.events ?? 0
+                    progress()
+                case .noData, .notModified:
+                    group.append((piece, nil))
+                case .tooMany:
+                    // the service holds more than it counted: halve the piece and go on
+                    options.onMessage?("the service refused a piece as too large; splitting it in two")
+                    queue.insert(contentsOf: try split(piece, into: 2, from: from, to: to), at: 0)
+                    summary.piecesPlanned += 1
+                    continue
                 }
+                let last = queue.isEmpty
+                guard last || groupBytes >= options.commitBytes
+                    || Date().timeIntervalSince(lastCommit) >= options.commitSeconds else { continue }
+                // a group's cursor follows the one before it: the load before this one finishes first
+                if let t = inflight { cursor = try await finish(t) }
+                try stopIfCancelled()
+                let before = cursor, through = group[group.count - 1].piece
+                let next: @Sendable (LoadSummary) -> SyncCursor = { s in
+                    var c = before
+                    if let m = s.maxUpdated { c.maxUpdated = max(c.maxUpdated ?? m, m) }
+                    c.events += s.new
+                    advance(&c, through, last)
+                    // an incremental sync that changed nothing leaves the cursor as it was: nothing to commit
+                    if last && (c.plan != nil || before.plan != nil || s.new + s.updated > 0) { c.lastSync = started }
+                    return c
+                }
+                let files = group.compactMap(\.fetched)
+                if files.isEmpty {
+                    cursor = next(LoadSummary())
+                    if summary.firstSync || cursor != before { try commitCursor(cursor) }
+                } else {
+                    // the load runs while the next piece downloads
+                    let loader = pieces
+                    inflight = Task { () async throws -> (LoadSummary, SyncCursor) in
+                        let s = try await loader.load(files, next: next)
+                        return (s, next(s))
+                    }
+                }
+                summary.pieces += group.count
+                group = []
+                groupBytes = 0
+                lastCommit = Date()
             }
-            summary.pieces += group.count
-            group = []
-            groupBytes = 0
-            lastCommit = Date()
+            if let t = inflight { cursor = try await finish(t) }
+        } catch {
+            // a failure or cancellation waits for the load in flight (cancelled with the sync, else
+            // left to finish): it commits whole or not at all, never after the sync has returned
+            if let t = inflight { _ = try? await finish(t) }
+            throw error
         }
-        if let t = inflight { cursor = try await finish(t) }
     }
 
     /// The pieces of `[from, to)`: counted and split until each is under the limit, in time

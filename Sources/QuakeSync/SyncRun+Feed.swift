@@ -69,11 +69,11 @@ extension SyncRun {
         o.backfill = nil
         let inner = SyncRun(store: store, source: source, filter: filter, options: o, key: key, fetcher: fetcher)
         try await inner.incremental(since: since)
-        // filled: the gap is forgotten even when the feed itself is not modified
+        // filled: the gap is forgotten even when the feed itself is not modified (a dry run commits nothing)
         var c = try cursor()
-        if c.gapSince != nil {
+        if c.gapSince != nil && !options.dryRun {
             c.gapSince = nil
-            try store.commitCursor(key, c.encoded())
+            try commitCursor(c)
         }
         summary.add(inner.summary.load)
         summary.pieces += inner.summary.pieces

@@ -13,7 +13,8 @@ final class SyncRun {
     let key: String
     var summary = SyncSummary()
     let started: Int64
-    /// Where a piece's body waits for its load: removed after each piece.
+    /// Where a piece's body waits for its load: removed after each piece. Only the writer lock's
+    /// holder touches it (a dry run never does).
     let scratch: String
     /// Events the plan counted, and pieces downloaded with the events they were counted to hold,
     /// for the progress bar (which moves as pieces arrive, not only at commits).
@@ -36,14 +37,13 @@ final class SyncRun {
 
     func run() async throws(QuakeError) -> SyncSummary {
         let clock = Date()
-        try store.refresh()
+        try refresh()
         let tombstones = store.tombstones
         switch source {
         case .fdsn(let base): try await fdsn(base)
         case .feed(let url): try await feed(url)
         }
-        removeScratch()
-        try store.refresh()
+        try refresh()
         summary.deleted = max(0, store.tombstones - tombstones)
         summary.requests = fetcher.requests
         summary.bytes = fetcher.bytes
@@ -53,11 +53,33 @@ final class SyncRun {
 
     func removeScratch() { FileIO.remove(scratch) }
 
+    /// Reads the newest committed snapshot; a dry run reads what is there, which may be no store
+    /// at all (a handle made by `Store(absentAt:)`), and never fails for it.
+    func refresh() throws(QuakeError) {
+        if options.dryRun {
+            _ = store.freshManifest()
+        } else {
+            try store.refresh()
+        }
+    }
+
     /// The stored cursor, or a new one.
     func cursor() throws(QuakeError) -> SyncCursor {
-        try store.refresh()
+        try refresh()
         return try SyncCursor.stored(key, in: store.manifest, storePath: store.path)
             ?? SyncCursor(source: source.url, filter: filter.key)
+    }
+
+    /// Commits the cursor alone, under the run's lock; a cancelled run commits nothing more.
+    func commitCursor(_ cursor: SyncCursor) throws(QuakeError) {
+        try stopIfCancelled()
+        try store.commitCursor(key, cursor.encoded(), lock: options.writerLock)
+    }
+
+    /// Throws ``QuakeError/Kind/interrupted`` when the run's task is cancelled: a point between
+    /// two steps where stopping leaves nothing half done.
+    func stopIfCancelled() throws(QuakeError) {
+        if Task.isCancelled { throw QuakeError(.interrupted, path: store.path, detail: "interrupted") }
     }
 
     func progress() {

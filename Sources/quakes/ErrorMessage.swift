@@ -21,6 +21,8 @@ enum ErrorMessage {
             return "\(p) is a file, not a store directory"
         case .strict:
             return "--strict: " + e.description
+        case .locked:
+            return e.description + "; wait for it to finish, or pass --wait [DURATION]"
         default:
             return e.description
         }

@@ -16,6 +16,7 @@ struct HistoryCommand: ParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var wait: WaitOptions
     @Argument(help: "A generation: show that transaction's events.") var generation: Int?
     @Option(help: "Only transactions after GEN (a generation) or after a time (YYYY-MM-DD or ISO date-time).")
     var since: String?
@@ -35,6 +36,7 @@ struct HistoryCommand: ParsableCommand {
             throw ValidationError("--prune-before goes alone (no generation or --since)")
         }
         if generation != nil && since != nil { throw ValidationError("give a generation or --since, not both") }
+        if wait.wait != nil && pruneBefore == nil { throw ValidationError("--wait goes with --prune-before (a write)") }
         if let since { _ = try HistoryPoint(parsing: since, flag: "--since") }
     }
 
@@ -47,7 +49,9 @@ struct HistoryCommand: ParsableCommand {
         writer.moreHint = "use --limit, or --format csv for all"
         writer.header = !noHeader
         if let pruneBefore {
-            let r = try s.pruneHistory(before: pruneBefore)
+            let interrupt = Interrupt.install()
+            defer { interrupt.uninstall() }
+            let r = try s.pruneHistory(before: pruneBefore, lockWait: wait.lockWait, cancelled: { interrupt.fired })
             let e = s.historyExtent
             print("pruned \(r.transactions) transaction\(r.transactions == 1 ? "" : "s") (\(r.bytes) bytes); "
                 + "\(e.transactions) kept (\(e.bytes) bytes), history complete after generation \(e.completeAfter)")

@@ -11,6 +11,7 @@ struct LoadCommand: ParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var wait: WaitOptions
 
     @Option(help: "Partitioning of a new store: day, month or year (default month); an existing store keeps its own.")
     var partition: Partitioning?
@@ -61,16 +62,24 @@ struct LoadCommand: ParsableCommand {
 
     /// Exit status: 0 when the load committed (or found nothing new), rejects or not; 1 when
     /// nothing could be loaded (every file or every row rejected), with `--strict` on any reject,
-    /// and on data or I/O errors; 130 when interrupted. Nothing is committed unless it exits 0.
+    /// when another writer holds the store's lock, and on data or I/O errors; 130 when
+    /// interrupted. Nothing is committed unless it exits 0.
     func run() throws {
         let files = try Store.feedFiles(paths)
-        let existed = FileIO.exists(Store.manifestPath(store.path))
+        let interrupt = Interrupt.install()
+        defer { interrupt.uninstall() }
         let createdDirectory = !FileIO.exists(store.path)
-        let s = try Store.openOrCreate(path: store.path, partitioning: partition ?? .month,
-                                          blockRows: Manifest.defaultBlockRows)
+        // the writer lock first: a load refused by another writer has touched nothing
+        let opened = try Store.openForWriting(path: store.path, partitioning: partition ?? .month,
+                                              blockRows: Manifest.defaultBlockRows, wait: wait.lockWait,
+                                              cancelled: { interrupt.fired })
+        let s = opened.store, lock = opened.lock
         // a load that commits nothing to a store it created leaves no store behind
         var keepNewStore = false
-        defer { if !existed && !keepNewStore { s.discardNew(removingDirectory: createdDirectory) } }
+        defer {
+            if opened.created && !keepNewStore { s.discardNew(removingDirectory: createdDirectory, lock: lock) }
+            withExtendedLifetime(lock) {}
+        }
         if let partition, partition != s.manifest.partitioning {
             throw ValidationError("--partition \(partition.rawValue): \(store.path) is partitioned by "
                 + "\(s.manifest.partitioning.rawValue), which a store keeps for life; drop --partition or load into a new store")
@@ -87,9 +96,8 @@ struct LoadCommand: ParsableCommand {
         }
         o.onMessage = { printError($0) }
         o.optionNames = ErrorMessage.optionNames
-        let interrupt = Interrupt.install()
-        defer { interrupt.uninstall() }
         o.isCancelled = { interrupt.fired }
+        o.writerLock = lock
         let bar = stderrIsTerminal ? ProgressBar(total: LoadCommand.totalBytes(files)) : nil
         if let bar { o.onProgress = { bar.update($0) } }
         let summary: LoadSummary

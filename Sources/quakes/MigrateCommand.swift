@@ -9,9 +9,12 @@ struct MigrateCommand: ParsableCommand {
         abstract: "Convert a format v1 store to format v2 in place (crash-safe, like a load).")
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var wait: WaitOptions
 
     func run() throws {
-        let r = try Store.migrate(path: store.path) { key in
+        let interrupt = Interrupt.install()
+        defer { interrupt.uninstall() }
+        let r = try Store.migrate(path: store.path, lockWait: wait.lockWait, cancelled: { interrupt.fired }) { key in
             if stderrIsTerminal { printError("migrating \(key)") }
         }
         print("migrated \(store.path): \(r.partitions) partitions, \(r.rows) rows, now format v\(Manifest.storeFormat)")

@@ -43,7 +43,7 @@ struct Quakes: ParsableCommand {
             Foundation.exit(2)
         }
         do {
-            var command = try parseCommand(arguments[...])
+            var command = try parseCommand(WaitOptions.normalized(arguments)[...])
             try command.run()
             try Console.out.finish()
         } catch {
@@ -75,7 +75,8 @@ struct Quakes: ParsableCommand {
         }
         if let e = error as? QuakeError {
             FileHandle.standardError.write(Data("quakes: \(ErrorMessage.line(e))\n".utf8))
-            Foundation.exit(1)
+            // Ctrl-C (a wait for the writer lock, a repair): nothing was changed
+            Foundation.exit(e.kind == .interrupted ? 130 : 1)
         }
         let code = exitCode(for: error)
         if code == .validationFailure {

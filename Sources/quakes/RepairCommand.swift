@@ -1,4 +1,5 @@
 import ArgumentParser
+import QuakeFormat
 import QuakeStore
 
 struct RepairCommand: ParsableCommand {
@@ -16,8 +17,11 @@ struct RepairCommand: ParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var wait: WaitOptions
 
     func run() throws {
-        print(try Store.repair(path: store.path))
+        let interrupt = Interrupt.install()
+        defer { interrupt.uninstall() }
+        print(try Store.repair(path: store.path, lockWait: wait.lockWait, cancelled: { interrupt.fired }))
     }
 }

@@ -18,6 +18,7 @@ struct ServeCommand: ParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var wait: WaitOptions
     @Option(help: "Address to bind (0.0.0.0 for every interface).") var host = "127.0.0.1"
     @Option(help: "Port (0 picks a free one and prints it).") var port = 8080
     @Option(name: .customLong("max-events"), help: "Most events a query answers without 'limit' (USGS: 20000).")
@@ -46,13 +47,13 @@ struct ServeCommand: ParsableCommand {
             if case .feed = source, !syncFilters.isEmpty {
                 throw ValidationError("a summary feed takes no filter: it is the file it is (sync a service to filter)")
             }
-        } else if !syncFilters.isEmpty || every != nil {
-            throw ValidationError("the filter flags and --every go with --sync")
+        } else if !syncFilters.isEmpty || every != nil || wait.wait != nil {
+            throw ValidationError("the filter flags, --every and --wait go with --sync")
         }
     }
 
     func run() throws {
-        let s = try syncSource == nil ? store.open() : Store.openOrCreate(path: store.path)
+        let s = try syncSource == nil ? store.open() : openForSync()
         if let syncSource { try startSync(s, syncSource) }
         var options = QuakeServer.Options()
         options.host = host
@@ -85,19 +86,36 @@ struct ServeCommand: ParsableCommand {
 }
 
 extension ServeCommand {
+    /// `--sync`'s store: opened, or created under the writer lock (waiting as `--wait` allows),
+    /// which is let go once it exists: each round takes it again.
+    func openForSync() throws -> Store {
+        if FileIO.exists(Store.manifestPath(store.path)) { return try store.open() }
+        let interrupt = Interrupt.install()
+        defer { interrupt.uninstall() }
+        let opened = try Store.openForWriting(path: store.path, partitioning: .month,
+                                              blockRows: Manifest.defaultBlockRows, wait: wait.lockWait,
+                                              cancelled: { interrupt.fired })
+        return opened.store
+    }
+
     /// `--sync`: a task that syncs now and then every interval, committing as `quakes sync` does;
-    /// the pages see each commit through the change feed. An error is logged and retried at the
-    /// next interval, and the server answers from the last good snapshot meanwhile.
+    /// the pages see each commit through the change feed. Each round holds the store's writer lock
+    /// from its start to its end and lets it go until the next round, so other writers (a
+    /// `quakes load`) commit between rounds; the server's readers take no lock and never wait.
+    /// A round that finds another writer's lock (after `--wait`, when given), like any error, is
+    /// logged and retried at the next interval, and the server answers from the last good
+    /// snapshot meanwhile.
     func startSync(_ s: Store, _ url: String) throws {
         let source = try SyncSource(url: url), filter = try syncFilters.filter()
         let every = self.every ?? "60s"
         let interval = try SyncCommand.seconds(every)
         var o = SyncOptions()
+        o.lockWait = wait.lockWait
         o.onMessage = { printError("quakes serve: sync: " + $0) }
         let options = o
         Task.detached {
             while !Task.isCancelled {
-                do throws(QuakeError) {
+                do {
                     let r = try await s.sync(from: source, filter: filter, options: options)
                     let l = r.load
                     // --quiet keeps the syncs that changed something, as the request log keeps nothing
@@ -106,8 +124,10 @@ extension ServeCommand {
                             : "\(l.new) new, \(l.updated) updated, \(r.deleted) deleted, \(r.requests) requests, "
                                 + "\(r.bytes) bytes"))
                     }
+                } catch let e as QuakeError {
+                    printError("quakes serve: sync: " + ErrorMessage.line(e) + "; retrying in \(every)")
                 } catch {
-                    printError("quakes serve: sync: " + ErrorMessage.line(error) + "; retrying in \(every)")
+                    printError("quakes serve: sync: \(error); retrying in \(every)")
                 }
                 try? await Task.sleep(nanoseconds: UInt64(interval * 1e9))
             }

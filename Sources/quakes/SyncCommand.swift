@@ -20,6 +20,7 @@ struct SyncCommand: ParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var wait: WaitOptions
     @OptionGroup var filters: SyncFilterOptions
     @Option(help: "Repeat every DURATION (30s, 5m, 1h) until Ctrl-C.") var every: String?
     @Flag(name: .customLong("dry-run"), help: "Print the plan (the count, the pieces, the URLs) and fetch nothing.")
@@ -57,6 +58,9 @@ struct SyncCommand: ParsableCommand {
             throw ValidationError("--to is more than 30 days ago, before a first sync's default start: give --from too")
         }
         if dryRun && every != nil { throw ValidationError("--dry-run prints the plan once: drop --every") }
+        if dryRun && wait.wait != nil {
+            throw ValidationError("--dry-run takes no lock, so it waits for none: drop --wait")
+        }
         if let commitBytes, commitBytes < 1 { throw ValidationError("--commit-bytes: at least 1") }
         guard (1...100).contains(attempts) else { throw ValidationError("--attempts: 1...100") }
         guard timeout > 0, timeout <= 86_400 else {
@@ -98,33 +102,61 @@ struct SyncCommand: ParsableCommand {
         return o
     }
 
+    /// One writer, decided first: the store's lock is taken before the store is opened or created,
+    /// and held for the whole sync (with `--every`, for each round; another writer may commit
+    /// between rounds). A sync refused by another writer exits 1 having touched nothing. A dry
+    /// run takes no lock and writes nothing.
     func run() throws {
         let src = try parsedSource(), filter = try filters.filter()
-        let existed = FileIO.exists(Store.manifestPath(store.path))
-        let createdDirectory = !FileIO.exists(store.path)
-        let s = try Store.openOrCreate(path: store.path, partitioning: partition ?? .month,
-                                          blockRows: Manifest.defaultBlockRows)
-        // a dry run, or a first sync that commits nothing, leaves no new store behind
-        defer { if !existed && (dryRun || (s.manifest.rows == 0 && s.manifest.cursors.isEmpty)) {
-            s.discardNew(removingDirectory: createdDirectory)
-        } }
         let interrupt = Interrupt.install()
         defer { interrupt.uninstall() }
+        if dryRun { return try plan(src, filter, interrupt) }
+        let createdDirectory = !FileIO.exists(store.path)
+        let opened = try Store.openForWriting(path: store.path, partitioning: partition ?? .month,
+                                              blockRows: Manifest.defaultBlockRows, wait: wait.lockWait,
+                                              cancelled: { interrupt.fired })
+        let s = opened.store
+        var held: StoreLock? = opened.lock
+        // a first sync that commits nothing leaves no new store behind
+        defer {
+            let m = s.freshManifest()
+            if opened.created && m.rows == 0 && m.cursors.isEmpty {
+                s.discardNew(removingDirectory: createdDirectory, lock: held)
+            }
+        }
         let interval = try every.map(Self.seconds)
         var failures = 0
         repeat {
+            let lock: StoreLock
+            do throws(QuakeError) {
+                if let held {
+                    lock = held
+                } else {
+                    lock = try Store.writerLock(path: s.path, wait: wait.lockWait, cancelled: { interrupt.fired })
+                }
+            } catch {
+                printError("quakes: " + ErrorMessage.line(error))
+                if error.kind == .interrupted { throw ExitCode(130) }
+                failures += 1
+                guard let interval else { throw ExitCode(1) }
+                if SyncLoop.sleep(interval, interrupt) { throw ExitCode(130) }
+                continue
+            }
+            // with --every the lock is let go between rounds
+            if interval != nil { held = nil }
             var o = options()
-            let bar = stderrIsTerminal && !dryRun ? SyncProgressLine() : nil
+            o.writerLock = lock
+            let bar = stderrIsTerminal ? SyncProgressLine() : nil
             if let bar { o.onProgress = { bar.update($0) } }
             let options = o
-            let outcome = SyncLoop.wait(interrupt) { () async throws(QuakeError) -> SyncSummary in
+            let outcome = SyncLoop.wait(interrupt) { () async throws -> SyncSummary in
                 try await s.sync(from: src, filter: filter, options: options)
             }
             bar?.clear()
             switch outcome {
             case .done(let summary):
                 // straight to the descriptor: with --every, each summary shows as it is made, even in a pipe
-                FileHandle.standardOutput.write(Data((Self.describe(summary, dryRun: dryRun) + "\n").utf8))
+                FileHandle.standardOutput.write(Data((Self.describe(summary, dryRun: false) + "\n").utf8))
             case .interrupted:
                 printError("quakes: interrupted; the pieces committed so far are kept, and the next sync resumes there")
                 throw ExitCode(130)
@@ -137,6 +169,29 @@ struct SyncCommand: ParsableCommand {
                 if SyncLoop.sleep(interval, interrupt) { throw ExitCode(130) }
             }
         } while interval != nil
+    }
+
+    /// `--dry-run`: the plan, from the store as it is (or as none, when there is no store yet);
+    /// no lock is taken and nothing is written, in the store or beside it.
+    private func plan(_ source: SyncSource, _ filter: SyncFilter, _ interrupt: Interrupt) throws {
+        let s: Store
+        do throws(QuakeError) { s = try Store(path: store.path) } catch {
+            guard error.kind == .notFound else { throw error }
+            s = Store(absentAt: store.path, partitioning: partition ?? .month)
+        }
+        let options = self.options()
+        switch SyncLoop.wait(interrupt, { () async throws -> SyncSummary in
+            try await s.sync(from: source, filter: filter, options: options)
+        }) {
+        case .done(let summary):
+            FileHandle.standardOutput.write(Data((Self.describe(summary, dryRun: true) + "\n").utf8))
+        case .interrupted:
+            printError("quakes: interrupted")
+            throw ExitCode(130)
+        case .failed(let e):
+            printError("quakes: " + ErrorMessage.line(e))
+            throw ExitCode(1)
+        }
     }
 
     /// The summary, with the load summary's labels and the traffic.

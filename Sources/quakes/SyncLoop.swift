@@ -11,21 +11,26 @@ enum SyncLoop {
         case failed(QuakeError)
     }
 
-    /// Runs `work` in a task until it ends or `interrupt` fires (which cancels it).
+    /// Runs `work` in a task until it ends or `interrupt` fires (which cancels it: the sync stops
+    /// within a few milliseconds, its batch in progress committed whole or not at all).
     static func wait(_ interrupt: Interrupt,
-                     _ work: @escaping @Sendable () async throws(QuakeError) -> SyncSummary) -> Outcome {
+                     _ work: @escaping @Sendable () async throws -> SyncSummary) -> Outcome {
         let box = Mutex<Outcome?>(nil)
         let done = DispatchSemaphore(value: 0)
         let task = Task {
             let r: Outcome
-            do throws(QuakeError) { r = .done(try await work()) } catch {
-                r = error.kind == .interrupted ? .interrupted : .failed(error)
+            do { r = .done(try await work()) } catch let e as QuakeError {
+                r = e.kind == .interrupted ? .interrupted : .failed(e)
+            } catch is CancellationError {
+                r = .interrupted
+            } catch {
+                r = .failed(QuakeError(.io, detail: "\(error)"))
             }
             box.locked { $0 = r }
             done.signal()
         }
         var cancelled = false
-        while done.wait(timeout: .now() + 0.05) == .timedOut {
+        while done.wait(timeout: .now() + 0.02) == .timedOut {
             if interrupt.fired && !cancelled {
                 task.cancel()
                 cancelled = true

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// Kills `quakes load` with SIGKILL at random moments: the store must always verify and hold
-/// either the previous snapshot or the new one, never a mix.
+/// Kills `quakes load` with SIGKILL at random moments, with a second writer started at another
+/// random moment: the store must always verify and hold either the previous snapshot or the new
+/// one, never a mix; the second writer either runs alone or is refused, touching nothing.
 @Suite struct CrashSafetyTests {
     @Test func killedLoadsLeaveAReadableSnapshot() throws {
         let d = CLI.tempDir()
@@ -19,10 +20,20 @@ import Testing
         for _ in 0..<6 {
             seed = seed &* 6364136223846793005 &+ 1442695040888963407
             let delay = Double(seed >> 33 % 1000) / 1000.0 * 4.0
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            let secondAt = Double(seed >> 33 % 1000) / 1000.0 * delay
             let p = try CLI.start(["load", "--store", d + "/s", d + "/big"])
-            Thread.sleep(forTimeInterval: delay)
+            // a second writer that changes nothing when it runs: loads of what is stored, or pruning nothing
+            Thread.sleep(forTimeInterval: secondAt)
+            let secondArgs = seed % 2 == 0 ? ["load", "--store", d + "/s", d + "/base"]
+                : ["history", "--store", d + "/s", "--prune-before", "1"]
+            let second = try WriterSupport.Background(secondArgs)
+            Thread.sleep(forTimeInterval: delay - secondAt)
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
+            let status = second.finish()
+            #expect(status == 0 || (status == 1 && second.stderr.contains("locked by another writer (pid ")
+                && second.stderr.split(separator: "\n").count == 1), "\(secondArgs): \(second.stderr)")
             let v = try CLI.run(["verify", "--store", d + "/s"])
             #expect(v.status == 0, "after kill at \(delay)s: \(v.stderr)")
             let now = try CLI.run(["export", "--store", d + "/s"]).stdout

@@ -177,10 +177,19 @@ import Glibc
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             try p.run()
-            // a random instant of the first sync
-            Thread.sleep(forTimeInterval: Double.random(in: 0.05...max(0.1, whole)))
+            // a random instant of the first sync; a second sync starts at another, before it
+            let killAt = Double.random(in: 0.05...max(0.1, whole))
+            let secondAt = Double.random(in: 0...killAt)
+            Thread.sleep(forTimeInterval: secondAt)
+            let second = try WriterSupport.Background(["sync", "--store", down, source] + Self.window)
+            Thread.sleep(forTimeInterval: killAt - secondAt)
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
+            // the second runs alone (before the first took the lock, or after it was killed), or is refused
+            let status = second.finish()
+            #expect(status == 0 || (status == 1 && second.stderr.contains("locked by another writer (pid ")
+                && second.stderr.split(separator: "\n").count == 1), "trial \(trial): \(second.stderr)")
+            if status == 0 && second.stderr.contains("resuming") { resumed += 1 }
             let again = try Self.sync(down, source, Self.window)
             #expect(again.status == 0, "trial \(trial): \(again.stderr)")
             if again.stderr.contains("resuming") { resumed += 1 }

@@ -13,7 +13,8 @@ public struct QuakeError: Error, LocalizedError, Sendable, Equatable, CustomStri
         case corrupt
         /// No store exists at the path.
         case notFound
-        /// Another process holds the store's writer lock.
+        /// Another writer holds the store's writer lock (another process's, or, after a
+        /// ``LockWait/upTo(_:)`` wait, any): nothing was changed. The detail names its pid.
         case locked
         /// A format or version this build does not read or write.
         case unsupported
@@ -52,7 +53,9 @@ public struct QuakeError: Error, LocalizedError, Sendable, Equatable, CustomStri
         case ambiguousTimeUnit
         /// A sync could not get what it asked of a server (after its retries): the path is the URL.
         case network
-        /// The caller cancelled the operation (its task, or a load's `isCancelled`); nothing was committed.
+        /// The caller stopped the operation: a load's `isCancelled`, a fetch's task, or a wait for
+        /// the writer lock that `cancelled` ended. Nothing was committed. (A cancelled load or sync
+        /// task throws `CancellationError` instead.)
         case interrupted
     }
 

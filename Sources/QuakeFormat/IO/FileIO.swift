@@ -93,6 +93,13 @@ package enum FileIO {
         return Int(st.st_size)
     }
 
+    /// The inode of the open file behind `fd`, or nil when it cannot be read.
+    package static func inode(of fd: Int32) -> Int64? {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        return Int64(truncatingIfNeeded: st.st_ino)
+    }
+
     /// Maps `count` bytes of `fd` read-only.
     package static func mapReadOnly(_ fd: Int32, count: Int, path: String) throws(QuakeError) -> UnsafeRawBufferPointer {
         guard let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {

@@ -169,11 +169,13 @@ extension Store {
         try pruneHistory(before: token.generation)
     }
 
-    /// Drops the transactions of generations before `g` (never data), as one commit.
+    /// Drops the transactions of generations before `g` (never data), as one commit, under the
+    /// writer lock (waiting for it as `lockWait` allows, asking `cancelled` meanwhile).
     /// - Returns: the transactions removed and their bytes.
     @discardableResult
-    package func pruneHistory(before g: Int) throws -> (transactions: Int, bytes: Int) {
-        let lock = try StoreLock(storePath: path)
+    package func pruneHistory(before g: Int, lockWait: LockWait = .never,
+                              cancelled: (@Sendable () -> Bool)? = nil) throws -> (transactions: Int, bytes: Int) {
+        let lock = try writerLock(reusing: nil, wait: lockWait, cancelled: cancelled)
         defer { withExtendedLifetime(lock) {} }
         try refresh()
         let old = manifest

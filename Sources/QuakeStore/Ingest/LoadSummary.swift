@@ -145,10 +145,25 @@ public struct LoadOptions: Sendable {
     /// Asked between batches, id buckets and partitions; when it returns true the load stops,
     /// removes what it wrote and throws ``QuakeError/Kind/interrupted``, committing nothing.
     public var isCancelled: (@Sendable () -> Bool)?
+    /// How long the load waits for the writer lock while another writer holds it (see
+    /// ``LockWait``): by default a writer in another process makes it throw
+    /// ``QuakeError/Kind/locked`` at once; `.upTo(.seconds(30))` waits up to 30 s, `.forever` as
+    /// long as it takes. Cancelling the task (or ``isCancelled``) ends the wait.
+    public var lockWait: LockWait = .never
+    /// The writer lock the caller already holds for this store (a sync's run): the load runs
+    /// under it instead of taking its own.
+    package var writerLock: StoreLock?
+
+    /// The load's scratch folder in the store, which an interruption names: a pass that rejects a
+    /// bad input file whole tells the two apart by the path (an error in the store is the load's
+    /// own), so a cancelled load stops instead of skipping the file it was reading.
+    package var scratchPath: String?
 
     /// Throws when the caller has cancelled the load, or (asked on the task's own thread) its task.
     package func checkCancelled() throws(QuakeError) {
-        if isCancelled?() == true || Task.isCancelled { throw QuakeError(.interrupted, detail: "interrupted") }
+        if isCancelled?() == true || Task.isCancelled {
+            throw QuakeError(.interrupted, path: scratchPath, detail: "interrupted")
+        }
     }
 
     /// Default options: not strict, time units decided per file, text stored as read, no

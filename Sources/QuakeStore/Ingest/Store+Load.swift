@@ -11,9 +11,10 @@ extension Store {
     /// (names containing `.csv`, `.geojson` or `.json`), `-` for stdin. Throws when there are none.
     package static func feedFiles(_ paths: [String]) throws(QuakeError) -> [String] { try InputFiles.expand(paths) }
 
-    /// Commits a sync cursor alone (a piece of a sync that held no event), under the writer lock.
-    package func commitCursor(_ key: String, _ value: String) throws(QuakeError) {
-        let lock = try StoreLock(storePath: path)
+    /// Commits a sync cursor alone (a piece of a sync that held no event), under the writer lock:
+    /// `held` when the caller holds it (a sync), else one taken now.
+    package func commitCursor(_ key: String, _ value: String, lock held: StoreLock? = nil) throws(QuakeError) {
+        let lock = try writerLock(reusing: held, wait: .never)
         defer { withExtendedLifetime(lock) {} }
         try refresh()
         var m = manifest
@@ -44,8 +45,10 @@ extension Store {
     /// they started on, and later fetches see the new one.
     ///
     /// Loads through handles of one process queue behind each other; a writer in another process
-    /// makes it throw ``QuakeError/Kind/locked``. Called from a task, a load that sees the task
-    /// cancelled before its commit throws ``QuakeError/Kind/interrupted`` and commits nothing.
+    /// makes it throw ``QuakeError/Kind/locked``, at once or after the wait
+    /// ``LoadOptions/lockWait`` allows. Called from a cancelled task, it throws `CancellationError`:
+    /// cancelled before its commit it commits nothing; cancelled during its commit it commits
+    /// whole. ``LoadOptions/isCancelled`` stops it with ``QuakeError/Kind/interrupted`` instead.
     ///
     /// - Parameters:
     ///   - paths: Feed files, directories, or `-` for standard input.
@@ -55,24 +58,37 @@ extension Store {
     /// - Throws: ``QuakeError``: ``QuakeError/Kind/io`` for a missing input or a directory
     ///   without feeds, ``QuakeError/Kind/strict`` when a strict load met a reject,
     ///   ``QuakeError/Kind/locked`` when another process holds the writer lock,
-    ///   ``QuakeError/Kind/interrupted`` when cancelled. A file that is not a feed is no error:
+    ///   ``QuakeError/Kind/interrupted`` when ``LoadOptions/isCancelled`` stopped it; and
+    ///   `CancellationError` when its task was cancelled. A file that is not a feed is no error:
     ///   it is reported in ``LoadSummary/perFile`` and counted in ``LoadSummary/filesRejected``.
     /// - Complexity: reads the input once and rewrites only the partitions holding new or
     ///   updated events, with the id index buckets they touch: O(input rows + rows of those
     ///   partitions). Memory is bounded by the parse batches and the spill, not the input size.
     @discardableResult
     public func load(_ paths: [String], options: LoadOptions = LoadOptions()) throws -> LoadSummary {
-        try loadFiles(paths, options: options)
+        if Store.taskCancelled { throw CancellationError() }
+        do {
+            let summary = try loadFiles(paths, options: options)
+            // a cancellation that came during the commit: committed whole, and still reported
+            if Store.taskCancelled { throw CancellationError() }
+            return summary
+        } catch let e as QuakeError where e.kind == .interrupted && Store.taskCancelled {
+            throw CancellationError()
+        }
     }
 
     private func loadFiles(_ paths: [String], options: LoadOptions) throws -> LoadSummary {
-        let lock = try StoreLock(storePath: path, cancelled: { options.isCancelled?() == true || Task.isCancelled })
+        // the calling thread's task is asked here; the load's own threads ask the options
+        let cancelled: @Sendable () -> Bool = { options.isCancelled?() == true || Store.taskCancelled }
+        let lock = try writerLock(reusing: options.writerLock, wait: options.lockWait, cancelled: cancelled)
         defer { withExtendedLifetime(lock) {} }
         try refresh()
         let before = manifest
         Store.collectGarbage(before, storePath: path)
         do {
-            let loader = Loader(storePath: path, manifest: before, options: options)
+            var loading = options
+            loading.scratchPath = path + "/tmp"
+            let loader = Loader(storePath: path, manifest: before, options: loading)
             var (summary, next) = try loader.run(paths)
             if let c = options.cursor {
                 // a load that changed no row commits the cursor on the snapshot it read: same generation
@@ -83,7 +99,9 @@ extension Store {
                 next = m
             }
             // the calling thread is the task's: its cancellation is seen here, before anything is committed
-            if Task.isCancelled { throw QuakeError(.interrupted, path: path, detail: "cancelled; nothing committed") }
+            if Store.taskCancelled {
+                throw QuakeError(.interrupted, path: path, detail: "cancelled; nothing committed")
+            }
             try options.checkCancelled()
             if var next, next.partitions != before.partitions || next.idBuckets != before.idBuckets
                 || next.cursors != before.cursors {

@@ -3,8 +3,9 @@ import QuakeFormat
 
 /// The async API: each call runs the synchronous one on a queue of its own, off the caller's
 /// executor (a `@MainActor` view never blocks on a read or a load), and stops promptly when its
-/// task is cancelled, throwing ``QuakeError/Kind/interrupted``: a fetch at the next partition it
-/// scans, a load before it commits (nothing is committed).
+/// task is cancelled: a fetch at the next partition it scans, throwing
+/// ``QuakeError/Kind/interrupted``; a load before it commits (nothing is committed), throwing
+/// `CancellationError`.
 extension Store {
     private static let queue = DispatchQueue(label: "quakes.store", qos: .userInitiated, attributes: .concurrent)
 
@@ -53,20 +54,28 @@ extension Store {
         try await offExecutor { _ in try self.aggregate(predicate, by: groups, metrics: metrics) }
     }
 
-    /// ``load(_:options:)``, off the caller's executor. Cancelling the task stops
-    /// the load before it commits; nothing is committed.
+    /// ``load(_:options:)``, off the caller's executor. Cancelling the task stops the load and
+    /// throws `CancellationError`: before its commit, nothing is committed; during its commit
+    /// (past the last point where it can stop), it commits whole.
     @discardableResult
     public func load(_ paths: [String], options: LoadOptions = LoadOptions()) async throws -> LoadSummary {
-        try await offExecutor { flag in
-            var o = options
-            let asked = options.isCancelled
-            o.isCancelled = { flag.isCancelled || asked?() == true }
-            return try self.load(paths, options: o)
+        let summary: LoadSummary
+        do {
+            summary = try await offExecutor { flag in
+                var o = options
+                let asked = options.isCancelled
+                o.isCancelled = { flag.isCancelled || asked?() == true }
+                return try self.load(paths, options: o)
+            }
+        } catch let e as QuakeError where e.kind == .interrupted && Task.isCancelled {
+            throw CancellationError()
         }
+        try Task.checkCancellation()
+        return summary
     }
 
     /// ``load(_:options:)-([URL],_)``, off the caller's executor; cancelling the task stops it
-    /// before it commits.
+    /// before it commits, and it throws `CancellationError`.
     @discardableResult
     public func load(_ urls: [URL], options: LoadOptions = LoadOptions()) async throws -> LoadSummary {
         try await load(urls.map(\.path), options: options)

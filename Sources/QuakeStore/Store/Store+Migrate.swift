@@ -4,13 +4,16 @@ extension Store {
     ///
     /// Crash-safe like a load: v2 partition files are written under new names, made durable,
     /// and the v2 manifest is committed with one atomic rename. Until then the v1 store is
-    /// untouched; afterwards the v1 files are removed. The id index is reused as it is.
+    /// untouched; afterwards the v1 files are removed. The id index is reused as it is. Runs under
+    /// the writer lock, waiting for it as `lockWait` allows (asking `cancelled` meanwhile).
     /// - Returns: the partitions and rows converted.
     /// - Complexity: reads and rewrites every row once; memory holds one partition at a time.
     @discardableResult
-    package static func migrate(path: String, progress: ((String) -> Void)? = nil) throws(QuakeError) -> (partitions: Int, rows: Int) {
+    package static func migrate(path: String, lockWait: LockWait = .never, cancelled: (@Sendable () -> Bool)? = nil,
+                                progress: ((String) -> Void)? = nil) throws(QuakeError)
+        -> (partitions: Int, rows: Int) {
         guard FileIO.isDirectory(path) else { throw .io("no store at \(path)") }
-        let lock = try StoreLock(storePath: path)
+        let lock = try writerLock(path: path, wait: lockWait, cancelled: cancelled)
         defer { withExtendedLifetime(lock) {} }
         if FileIO.exists(manifestPath(path)) {
             throw .unsupported("\(path) is already a format v2 store; nothing to migrate")

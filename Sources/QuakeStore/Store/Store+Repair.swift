@@ -46,10 +46,17 @@ extension Store {
     /// Refuses when the manifest and catalog are sound (nothing to repair). Takes the writer lock.
     /// - Complexity: reads the id and time columns of every candidate partition: O(rows).
     public static func repair(path: String) throws(QuakeError) -> RepairReport {
+        try repair(path: path, lockWait: .never)
+    }
+
+    /// ``repair(path:)``, waiting for the writer lock as `lockWait` allows (asking `cancelled`
+    /// meanwhile): `quakes repair --wait`.
+    package static func repair(path: String, lockWait: LockWait,
+                               cancelled: (@Sendable () -> Bool)? = nil) throws(QuakeError) -> RepairReport {
         guard FileIO.isDirectory(path) else {
             throw QuakeError(.io, path: path, errno: FileIO.exists(path) ? ENOTDIR : ENOENT, detail: "not a store directory")
         }
-        let lock = try StoreLock(storePath: path)
+        let lock = try writerLock(path: path, wait: lockWait, cancelled: cancelled)
         defer { withExtendedLifetime(lock) {} }
         let mpath = manifestPath(path)
         if FileIO.exists(mpath) {

@@ -143,41 +143,20 @@ public final class Store: Sendable {
         try openOrCreate(path: url.path, partitioning: partitioning)
     }
 
-    /// As the package one, with the rows per block of a new store (tests use small blocks).
+    /// As the package one, with the rows per block of a new store (tests use small blocks). Opening
+    /// an existing store takes no lock; creating one takes the writer lock first.
     package static func openOrCreate(path: String, partitioning: Partitioning, blockRows: Int) throws(QuakeError) -> Store {
         if FileIO.exists(manifestPath(path)) || FileIO.exists(path + "/" + ManifestV1.fileName) { return try Store(path: path) }
-        if FileIO.exists(path) && !FileIO.isDirectory(path) {
-            throw QuakeError(.io, path: path, errno: ENOTDIR, detail: "a file, not a store directory")
-        }
-        try FileIO.makeDirectory(path)
-        let lock = try StoreLock(storePath: path)
-        defer { withExtendedLifetime(lock) {} }
-        if !FileIO.exists(manifestPath(path)) {
-            let orphans = FileIO.list(path + "/partitions").count + FileIO.list(path + "/ids").count
-            if orphans > 0 {
-                throw QuakeError(.noManifest, path: path, detail: "holds \(orphans) partition or id-index files but no "
-                    + "\(Manifest.fileName); nothing was changed")
-            }
-            try FileIO.makeDirectory(path + "/partitions")
-            try FileIO.makeDirectory(path + "/ids")
-            try commit(Manifest(partitioning: partitioning, blockRows: blockRows), storePath: path)
-        }
-        return try Store(path: path)
+        return try openForWriting(path: path, partitioning: partitioning, blockRows: blockRows, wait: .never).store
     }
 
-    /// Removes a store this process just created and never committed to (generation 0, no
-    /// partitions): a first load that loaded nothing leaves no store behind. A store holding
-    /// anything, or one another process has locked, is left alone.
-    package func discardNew(removingDirectory: Bool) {
-        guard let lock = try? StoreLock(storePath: path),
-              let m = try? Manifest.read(path: Store.manifestPath(path)), m.generation == 0, m.partitions.isEmpty else { return }
-        for sub in ["partitions", "ids", "history", "tmp"] where FileIO.list(path + "/" + sub).isEmpty {
-            FileIO.remove(path + "/" + sub)
-        }
-        FileIO.remove(Store.manifestPath(path))
-        withExtendedLifetime(lock) {}
-        FileIO.remove(path + "/LOCK")
-        if removingDirectory && FileIO.list(path).isEmpty { FileIO.remove(path) }
+    /// A handle on a store not created yet: an empty snapshot read from nowhere, for what only
+    /// plans (a sync's dry run) and must create nothing. It reads as an empty store.
+    package init(absentAt path: String, partitioning: Partitioning) {
+        self.path = path
+        isSnapshot = true
+        let empty = Manifest(partitioning: partitioning, blockRows: Manifest.defaultBlockRows)
+        state = Mutex(State(current: empty, identity: nil))
     }
 
     /// Re-reads the manifest to see the latest committed snapshot.

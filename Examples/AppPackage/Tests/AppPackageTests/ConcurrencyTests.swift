@@ -182,7 +182,7 @@ struct ConcurrencyTests {
         #expect(e?.kind == .interrupted)
     }
 
-    @Test("cancelling a task loading 400,000 rows throws interrupted and commits nothing")
+    @Test("cancelling a task loading 400,000 rows throws CancellationError and commits nothing")
     func cancelLoad() async throws {
         let store = try Generated.freshStore("cancel")
         let large = try Generated.large.get()
@@ -201,8 +201,7 @@ struct ConcurrencyTests {
         let started = await eventually(120) { reading.value }
         #expect(started, "no read progress")
         task.cancel()
-        let e = await quakeError { _ = try await task.value }
-        #expect(e?.kind == .interrupted, "the load was not stopped: \(String(describing: e))")
+        await #expect(throws: CancellationError.self, "the load was not stopped") { _ = try await task.value }
         #expect(try store.info().generation == generation)
         #expect(try await store.fetchCount(FetchDescriptor()) == count)
         #expect(try await Store(path: store.path).fetchCount(FetchDescriptor(predicate: #Predicate {
@@ -212,7 +211,7 @@ struct ConcurrencyTests {
         try store.verify()
     }
 
-    @Test("a writer in another process makes a load throw locked; a writer killed mid-load leaves the store whole")
+    @Test("another process's writer: locked at once or after lockWait; one killed mid-load leaves the store whole")
     func lockedByAnotherProcess() throws {
         let store = try Generated.freshStore("locked")
         let large = try Generated.large.get()
@@ -234,11 +233,18 @@ struct ConcurrencyTests {
         }
         #expect(seen.contains("reading=1"), "the child never read: \(seen)")
         let e = quakeError { try store.load([small.path]) }
+        // LoadOptions.lockWait: waits up to its limit, then the same error
+        var patient = LoadOptions()
+        patient.lockWait = .upTo(.milliseconds(200))
+        let waitStarted = Date()
+        let timedOut = quakeError { try store.load([small.path], options: patient) }
+        let waited = Date().timeIntervalSince(waitStarted)
         // killed mid-load, as a crash would (SIGTERM may be ignored in a child of the test runner)
         kill(child.processIdentifier, SIGKILL)
         child.waitUntilExit()
         #expect(child.terminationReason == .uncaughtSignal, "the writer finished before it was killed")
         #expect(e?.kind == .locked, "\(String(describing: e))")
+        #expect(timedOut?.kind == .locked && waited >= 0.2, "\(String(describing: timedOut)) after \(waited) s")
         let after = try store.fetchCount(FetchDescriptor())
         #expect(after == before, "the killed writer's rows: \(after - before); its output: \(seen)")
         try store.verify()
