@@ -112,63 +112,74 @@ struct SyncCommand: ParsableCommand {
         defer { interrupt.uninstall() }
         if dryRun { return try plan(src, filter, interrupt) }
         let createdDirectory = !FileIO.exists(store.path)
-        let opened = try Store.openForWriting(path: store.path, partitioning: partition ?? .month,
-                                              blockRows: Manifest.defaultBlockRows, wait: wait.lockWait,
-                                              cancelled: { interrupt.fired })
-        let s = opened.store
-        var held: StoreLock? = opened.lock
+        let s: Store
+        let created: Bool
+        // the lock of the first round; scoped so that nothing else keeps it past that round
+        var held: StoreLock?
+        do {
+            let opened = try Store.openForWriting(path: store.path, partitioning: partition ?? .month,
+                                                  blockRows: Manifest.defaultBlockRows, wait: wait.lockWait,
+                                                  cancelled: { interrupt.fired })
+            s = opened.store
+            created = opened.created
+            held = opened.lock
+        }
         // a first sync that commits nothing leaves no new store behind
         defer {
             let m = s.freshManifest()
-            if opened.created && m.rows == 0 && m.cursors.isEmpty {
+            if created && m.rows == 0 && m.cursors.isEmpty {
                 s.discardNew(removingDirectory: createdDirectory, lock: held)
             }
         }
         let interval = try every.map(Self.seconds)
-        var failures = 0
         repeat {
-            let lock: StoreLock
-            do throws(QuakeError) {
-                if let held {
-                    lock = held
-                } else {
-                    lock = try Store.writerLock(path: s.path, wait: wait.lockWait, cancelled: { interrupt.fired })
-                }
-            } catch {
-                printError("quakes: " + ErrorMessage.line(error))
-                if error.kind == .interrupted { throw ExitCode(130) }
-                failures += 1
-                guard let interval else { throw ExitCode(1) }
-                if SyncLoop.sleep(interval, interrupt) { throw ExitCode(130) }
-                continue
-            }
-            // with --every the lock is let go between rounds
+            // with --every the lock is let go between rounds: it lives only in this round
+            let roundLock = held
             if interval != nil { held = nil }
-            var o = options()
-            o.writerLock = lock
-            let bar = stderrIsTerminal ? SyncProgressLine() : nil
-            if let bar { o.onProgress = { bar.update($0) } }
-            let options = o
-            let outcome = SyncLoop.wait(interrupt) { () async throws -> SyncSummary in
-                try await s.sync(from: src, filter: filter, options: options)
-            }
-            bar?.clear()
-            switch outcome {
-            case .done(let summary):
-                // straight to the descriptor: with --every, each summary shows as it is made, even in a pipe
-                FileHandle.standardOutput.write(Data((Self.describe(summary, dryRun: false) + "\n").utf8))
-            case .interrupted:
-                printError("quakes: interrupted; the pieces committed so far are kept, and the next sync resumes there")
-                throw ExitCode(130)
-            case .failed(let e):
-                printError("quakes: " + ErrorMessage.line(e))
-                failures += 1
-                if interval == nil { throw ExitCode(1) }
-            }
+            try round(s, src, filter, interrupt, lock: roundLock, every: interval)
             if let interval {
                 if SyncLoop.sleep(interval, interrupt) { throw ExitCode(130) }
             }
         } while interval != nil
+    }
+
+    /// One sync round under the writer lock (`lock`, or one taken now), released when it returns.
+    private func round(_ s: Store, _ src: SyncSource, _ filter: SyncFilter, _ interrupt: Interrupt,
+                       lock given: StoreLock?, every interval: Double?) throws {
+        let lock: StoreLock
+        if let given {
+            lock = given
+        } else {
+            do throws(QuakeError) {
+                lock = try Store.writerLock(path: s.path, wait: wait.lockWait, cancelled: { interrupt.fired })
+            } catch {
+                printError("quakes: " + ErrorMessage.line(error))
+                if error.kind == .interrupted || interval == nil {
+                    throw ExitCode(error.kind == .interrupted ? 130 : 1)
+                }
+                return
+            }
+        }
+        var o = options()
+        o.writerLock = lock
+        let bar = stderrIsTerminal ? SyncProgressLine() : nil
+        if let bar { o.onProgress = { bar.update($0) } }
+        let options = o
+        let outcome = SyncLoop.wait(interrupt) { () async throws -> SyncSummary in
+            try await s.sync(from: src, filter: filter, options: options)
+        }
+        bar?.clear()
+        switch outcome {
+        case .done(let summary):
+            // straight to the descriptor: with --every, each summary shows as it is made, even in a pipe
+            FileHandle.standardOutput.write(Data((Self.describe(summary, dryRun: false) + "\n").utf8))
+        case .interrupted:
+            printError("quakes: interrupted; what was committed before is kept, and the next sync resumes there")
+            throw ExitCode(130)
+        case .failed(let e):
+            printError("quakes: " + ErrorMessage.line(e))
+            if interval == nil { throw ExitCode(1) }
+        }
     }
 
     /// `--dry-run`: the plan, from the store as it is (or as none, when there is no store yet);

@@ -150,9 +150,9 @@ import QuakeGenerator
         try s.load([a])
         #expect(FileManager.default.fileExists(atPath: HistoryFile.path(store: s.path, generation: 1)))
         let one = d + "/one.csv"
-        TestSupport.write(TestSupport.header22 + "\n2019-07-01T00:00:00.000Z,35.7,-117.6,5,2.1,ml,10,50,0.02,0.1,ci,"
-                          + "ci0000001,2019-07-01T01:00:00.000Z,\"Somewhere, CA\",earthquake,0.2,0.5,0.1,5,automatic,ci,ci\n",
-                          to: one)
+        let row = "2019-07-01T00:00:00.000Z,35.7,-117.6,5,2.1,ml,10,50,0.02,0.1,ci,ci0000001,"
+            + "2019-07-01T01:00:00.000Z,\"Somewhere, CA\",earthquake,0.2,0.5,0.1,5,automatic,ci,ci"
+        TestSupport.write(TestSupport.header22 + "\n" + row + "\n", to: one)
         try s.load([one])
         #expect(!FileManager.default.fileExists(atPath: HistoryFile.path(store: s.path, generation: 1)))
         #expect(try s.count(.all) == rows + 1)

@@ -17,7 +17,8 @@ import QuakeTestSupport
 
         init(folder: String) throws {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", folder]
+            process.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+                                 "--directory", folder]
             let output = Pipe()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice

@@ -73,7 +73,9 @@ package struct ResolvePass {
         let updated = all.updated[candidate]
         if updated != all.updated[kept] { return updated > all.updated[kept] }
         let time = all.time[candidate]
-        if updated != RowBatch.null && time != all.time[kept] { return RowBatch.timeWinsTie(time, over: all.time[kept]) }
+        if updated != RowBatch.null && time != all.time[kept] {
+            return RowBatch.timeWinsTie(time, over: all.time[kept])
+        }
         return all.seq[candidate] > all.seq[kept]
     }
 

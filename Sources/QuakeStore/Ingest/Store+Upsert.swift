@@ -112,7 +112,8 @@ extension Store {
 
     /// One GeoJSON feature of `quake` (the `index`th value) holding the properties `carried`
     /// names (nil: every stored property), a nil one as JSON `null`: a carried null clears.
-    package static func feature(_ quake: Quake, index: Int, carrying carried: Set<Column>? = nil) throws(QuakeError) -> [UInt8] {
+    package static func feature(_ quake: Quake, index: Int,
+                                carrying carried: Set<Column>? = nil) throws(QuakeError) -> [UInt8] {
         let label = "quake \(index) (\(quake.id))"
         func carries(_ column: Column) -> Bool { carried?.contains(column) ?? true }
         func milliseconds(_ name: String, _ date: Date) throws(QuakeError) -> Int64 {

@@ -20,11 +20,19 @@ extension Store {
         if FileIO.exists(path) && !FileIO.isDirectory(path) {
             throw QuakeError(.io, path: path, errno: ENOTDIR, detail: "a file, not a store directory")
         }
-        if !FileIO.exists(path) {
-            guard creating else { throw QuakeError(.notFound, path: path, detail: "no store (no directory)") }
-            try FileIO.makeDirectory(path)
+        var attempts = 0
+        while true {
+            if !FileIO.exists(path) {
+                guard creating else { throw QuakeError(.notFound, path: path, detail: "no store (no directory)") }
+                try FileIO.makeDirectory(path)
+            }
+            do throws(QuakeError) {
+                return try StoreLock(storePath: path, wait: wait, cancelled: cancelled)
+            } catch where creating && !FileIO.exists(path) && attempts < 5 {
+                // the writer waited for discarded the new store it made, directory and all: make it again
+                attempts += 1
+            }
         }
-        return try StoreLock(storePath: path, wait: wait, cancelled: cancelled)
     }
 
     /// The lock a write of this store runs under: `held` when the caller holds this store's lock

@@ -55,8 +55,10 @@ package enum FoldScenario {
                     var delivered = quake
                     // copies of one version may disagree on text, as USGS's CSV and GeoJSON name places
                     if copy > 0 && Int.random(in: 0..<3, using: &random) == 0 {
-                        delivered.place = Bool.random(using: &random) ? nil : "near \(Int.random(in: 0..<9, using: &random))"
-                        delivered.magType = Bool.random(using: &random) ? nil : "m\(Int.random(in: 0..<9, using: &random))"
+                        let placeDigit = Int.random(in: 0..<9, using: &random)
+                        let typeDigit = Int.random(in: 0..<9, using: &random)
+                        delivered.place = Bool.random(using: &random) ? nil : "near \(placeDigit)"
+                        delivered.magType = Bool.random(using: &random) ? nil : "m\(typeDigit)"
                     }
                     out.append(Delivery(quake: delivered, shape: shape))
                 }
@@ -65,7 +67,8 @@ package enum FoldScenario {
         return out
     }
 
-    package static func randomQuake(id: String, updated: Int64, using random: inout some RandomNumberGenerator) -> Quake {
+    package static func randomQuake(id: String, updated: Int64,
+                                    using random: inout some RandomNumberGenerator) -> Quake {
         func maybe<T>(_ value: T) -> T? { Int.random(in: 0..<4, using: &random) == 0 ? nil : value }
         func decimal(_ range: ClosedRange<Int>, _ scale: Double) -> Double {
             Double(Int.random(in: range, using: &random)) / scale
@@ -119,7 +122,8 @@ package enum FoldScenario {
     package static func csvLine(_ quake: Quake, columns: Int) -> String {
         let ms = { (date: Date) in Timestamp.string(Int64((date.timeIntervalSince1970 * 1000).rounded())) }
         let fields: [String] = [
-            ms(quake.time), String(quake.latitude), String(quake.longitude), number(quake.depth), number(quake.magnitude),
+            ms(quake.time), String(quake.latitude), String(quake.longitude), number(quake.depth),
+            number(quake.magnitude),
             quake.magType ?? "", number(quake.nst), number(quake.gap), number(quake.dmin), number(quake.rms),
             quake.net ?? "", quake.id, quake.updated.map(ms) ?? "", quake.place.map { "\"\($0)\"" } ?? "",
             quake.type ?? "", number(quake.horizontalError), number(quake.depthError), number(quake.magError),
@@ -215,7 +219,8 @@ package enum FoldScenario {
         var count = 0
         for list in byEvent.values {
             guard let newest = list.compactMap(\.quake.updated).max() else { continue }
-            let newestCarry = list.filter { $0.quake.updated == newest }.reduce(Set<Column>()) { $0.union($1.shape.carried) }
+            let newestCarry = list.filter { $0.quake.updated == newest }
+                .reduce(Set<Column>()) { $0.union($1.shape.carried) }
             let allCarry = list.reduce(Set<Column>()) { $0.union($1.shape.carried) }
             count += allCarry.subtracting(newestCarry).count
         }
