@@ -115,13 +115,13 @@ struct SyncCommand: ParsableCommand {
         let opened = try Store.openForWriting(path: store.path, partitioning: partition ?? .month,
                                               blockRows: Manifest.defaultBlockRows, wait: wait.lockWait,
                                               cancelled: { interrupt.fired })
-        let s = opened.store
+        let local = opened.store
         var held: StoreLock? = opened.lock
         // a first sync that commits nothing leaves no new store behind
         defer {
-            let m = s.freshManifest()
-            if opened.created && m.rows == 0 && m.cursors.isEmpty {
-                s.discardNew(removingDirectory: createdDirectory, lock: held)
+            let manifest = local.freshManifest()
+            if opened.created && manifest.rows == 0 && manifest.cursors.isEmpty {
+                local.discardNew(removingDirectory: createdDirectory, lock: held)
             }
         }
         let interval = try every.map(Self.seconds)
@@ -132,7 +132,7 @@ struct SyncCommand: ParsableCommand {
                 if let held {
                     lock = held
                 } else {
-                    lock = try Store.writerLock(path: s.path, wait: wait.lockWait, cancelled: { interrupt.fired })
+                    lock = try Store.writerLock(path: local.path, wait: wait.lockWait, cancelled: { interrupt.fired })
                 }
             } catch {
                 printError("quakes: " + ErrorMessage.line(error))
@@ -150,7 +150,7 @@ struct SyncCommand: ParsableCommand {
             if let bar { o.onProgress = { bar.update($0) } }
             let options = o
             let outcome = SyncLoop.wait(interrupt) { () async throws -> SyncSummary in
-                try await s.sync(from: src, filter: filter, options: options)
+                try await local.sync(from: src, filter: filter, options: options)
             }
             bar?.clear()
             switch outcome {
@@ -174,22 +174,22 @@ struct SyncCommand: ParsableCommand {
     /// `--dry-run`: the plan, from the store as it is (or as none, when there is no store yet);
     /// no lock is taken and nothing is written, in the store or beside it.
     private func plan(_ source: SyncSource, _ filter: SyncFilter, _ interrupt: Interrupt) throws {
-        let s: Store
-        do throws(QuakeError) { s = try Store(path: store.path) } catch {
+        let planned: Store
+        do throws(QuakeError) { planned = try Store(path: store.path) } catch {
             guard error.kind == .notFound else { throw error }
-            s = Store(absentAt: store.path, partitioning: partition ?? .month)
+            planned = Store(absentAt: store.path, partitioning: partition ?? .month)
         }
         let options = self.options()
         switch SyncLoop.wait(interrupt, { () async throws -> SyncSummary in
-            try await s.sync(from: source, filter: filter, options: options)
+            try await planned.sync(from: source, filter: filter, options: options)
         }) {
         case .done(let summary):
             FileHandle.standardOutput.write(Data((Self.describe(summary, dryRun: true) + "\n").utf8))
         case .interrupted:
             printError("quakes: interrupted")
             throw ExitCode(130)
-        case .failed(let e):
-            printError("quakes: " + ErrorMessage.line(e))
+        case .failed(let failure):
+            printError("quakes: " + ErrorMessage.line(failure))
             throw ExitCode(1)
         }
     }

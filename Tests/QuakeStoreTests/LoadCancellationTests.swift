@@ -20,13 +20,13 @@ import Synchronization
 
     /// A generated feed of `rows` events in 2024.
     static func feed(_ dir: String, rows: Int, seed: UInt64) throws -> String {
-        var o = GeneratorOptions(rows: rows)
-        o.firstYear = 2024
-        o.lastYear = 2024
-        o.rowsPerFile = rows
-        o.seed = seed
+        var generator = GeneratorOptions(rows: rows)
+        generator.firstYear = 2024
+        generator.lastYear = 2024
+        generator.rowsPerFile = rows
+        generator.seed = seed
         let out = dir + "/feed-\(seed)"
-        _ = try FeedGenerator.generate(o, into: out)
+        _ = try FeedGenerator.generate(generator, into: out)
         return out
     }
 
@@ -122,8 +122,8 @@ import Synchronization
         // LoadOptions.isCancelled is the caller's own flag: interrupted, not a task's cancellation
         var options = LoadOptions()
         options.isCancelled = { true }
-        let e = #expect(throws: QuakeError.self) { try store.load([feed], options: options) }
-        #expect(e?.kind == .interrupted)
+        let stopped = #expect(throws: QuakeError.self) { try store.load([feed], options: options) }
+        #expect(stopped?.kind == .interrupted)
         #expect(try await store.load([feed]).new == 500, "the store is still writable")
     }
 }

@@ -72,7 +72,7 @@ extension Store {
             // a cancellation that came during the commit: committed whole, and still reported
             if Store.taskCancelled { throw CancellationError() }
             return summary
-        } catch let e as QuakeError where e.kind == .interrupted && Store.taskCancelled {
+        } catch let failure as QuakeError where failure.kind == .interrupted && Store.taskCancelled {
             throw CancellationError()
         }
     }
