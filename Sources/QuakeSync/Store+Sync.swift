@@ -31,7 +31,7 @@ extension Store {
             // cancelled during the last commit: committed whole, and still reported
             try Task.checkCancellation()
             return summary
-        } catch let e as QuakeError where e.kind == .interrupted && Task.isCancelled {
+        } catch let failure as QuakeError where failure.kind == .interrupted && Task.isCancelled {
             throw CancellationError()
         }
     }
@@ -39,16 +39,16 @@ extension Store {
     /// One run, under the writer lock unless it is a dry run.
     private func syncRun(_ source: SyncSource, _ filter: SyncFilter,
                          _ options: SyncOptions) async throws -> SyncSummary {
-        var o = options
+        var locked = options
         if !options.dryRun {
             if let held = options.writerLock {
-                o.writerLock = try writerLock(reusing: held, wait: .never)
+                locked.writerLock = try writerLock(reusing: held, wait: .never)
             } else {
-                o.writerLock = try await StoreLock.acquire(storePath: path, wait: options.lockWait)
+                locked.writerLock = try await StoreLock.acquire(storePath: path, wait: options.lockWait)
             }
         }
-        let lock = o.writerLock
-        let run = SyncRun(store: self, source: source, filter: filter, options: o)
+        let lock = locked.writerLock
+        let run = SyncRun(store: self, source: source, filter: filter, options: locked)
         // the pieces a killed sync left behind are the lock holder's to clear
         if lock != nil { run.removeScratch() }
         do {

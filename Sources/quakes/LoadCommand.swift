@@ -73,16 +73,17 @@ struct LoadCommand: ParsableCommand {
         let opened = try Store.openForWriting(path: store.path, partitioning: partition ?? .month,
                                               blockRows: Manifest.defaultBlockRows, wait: wait.lockWait,
                                               cancelled: { interrupt.fired })
-        let s = opened.store, lock = opened.lock
+        let target = opened.store, lock = opened.lock
         // a load that commits nothing to a store it created leaves no store behind
         var keepNewStore = false
         defer {
-            if opened.created && !keepNewStore { s.discardNew(removingDirectory: createdDirectory, lock: lock) }
+            if opened.created && !keepNewStore { target.discardNew(removingDirectory: createdDirectory, lock: lock) }
             withExtendedLifetime(lock) {}
         }
-        if let partition, partition != s.manifest.partitioning {
+        if let partition, partition != target.manifest.partitioning {
             throw ValidationError("--partition \(partition.rawValue): \(store.path) is partitioned by "
-                + "\(s.manifest.partitioning.rawValue), which a store keeps for life; drop --partition or load into a new store")
+                + "\(target.manifest.partitioning.rawValue), which a store keeps for life; drop --partition or load "
+                + "into a new store")
         }
         var o = LoadOptions(strict: strict)
         o.timeUnit = timeUnit
@@ -101,7 +102,7 @@ struct LoadCommand: ParsableCommand {
         let bar = stderrIsTerminal ? ProgressBar(total: LoadCommand.totalBytes(files)) : nil
         if let bar { o.onProgress = { bar.update($0) } }
         let summary: LoadSummary
-        do { summary = try s.load(paths, options: o) } catch let e as QuakeError {
+        do { summary = try target.load(paths, options: o) } catch let e as QuakeError {
             bar?.clear()
             try? rejectFile?.finish()
             if e.kind == .interrupted {

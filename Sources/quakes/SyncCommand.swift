@@ -185,22 +185,22 @@ struct SyncCommand: ParsableCommand {
     /// `--dry-run`: the plan, from the store as it is (or as none, when there is no store yet);
     /// no lock is taken and nothing is written, in the store or beside it.
     private func plan(_ source: SyncSource, _ filter: SyncFilter, _ interrupt: Interrupt) throws {
-        let s: Store
-        do throws(QuakeError) { s = try Store(path: store.path) } catch {
+        let planned: Store
+        do throws(QuakeError) { planned = try Store(path: store.path) } catch {
             guard error.kind == .notFound else { throw error }
-            s = Store(absentAt: store.path, partitioning: partition ?? .month)
+            planned = Store(absentAt: store.path, partitioning: partition ?? .month)
         }
         let options = self.options()
         switch SyncLoop.wait(interrupt, { () async throws -> SyncSummary in
-            try await s.sync(from: source, filter: filter, options: options)
+            try await planned.sync(from: source, filter: filter, options: options)
         }) {
         case .done(let summary):
             FileHandle.standardOutput.write(Data((Self.describe(summary, dryRun: true) + "\n").utf8))
         case .interrupted:
             printError("quakes: interrupted")
             throw ExitCode(130)
-        case .failed(let e):
-            printError("quakes: " + ErrorMessage.line(e))
+        case .failed(let failure):
+            printError("quakes: " + ErrorMessage.line(failure))
             throw ExitCode(1)
         }
     }

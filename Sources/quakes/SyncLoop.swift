@@ -19,8 +19,8 @@ enum SyncLoop {
         let done = DispatchSemaphore(value: 0)
         let task = Task {
             let r: Outcome
-            do { r = .done(try await work()) } catch let e as QuakeError {
-                r = e.kind == .interrupted ? .interrupted : .failed(e)
+            do { r = .done(try await work()) } catch let failure as QuakeError {
+                r = failure.kind == .interrupted ? .interrupted : .failed(failure)
             } catch is CancellationError {
                 r = .interrupted
             } catch {

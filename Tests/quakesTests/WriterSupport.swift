@@ -16,12 +16,13 @@ enum WriterSupport {
 
     /// An upstream store of 3,000 generated events in 2020, and the feed it was loaded from.
     static func upstreamStore(_ tag: String = #function) throws -> (store: String, feed: String) {
-        let d = CLI.tempDir(tag)
-        let g = try CLI.run(["generate", "--rows", "3000", "--years", "2020-2020", "--out", d + "/feed", "--seed", "1"])
-        #expect(g.status == 0, "\(g.stderr)")
-        let r = try CLI.run(["load", "--store", d + "/up", d + "/feed"])
-        #expect(r.status == 0, "\(r.stderr)")
-        return (d + "/up", d + "/feed")
+        let dir = CLI.tempDir(tag)
+        let generated = try CLI.run(["generate", "--rows", "3000", "--years", "2020-2020", "--out", dir + "/feed",
+                                     "--seed", "1"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let loaded = try CLI.run(["load", "--store", dir + "/up", dir + "/feed"])
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        return (dir + "/up", dir + "/feed")
     }
 
     /// The local copy holds exactly what the upstream answers for the window: every id, every field.
@@ -82,9 +83,9 @@ enum WriterSupport {
         let err: String
 
         init(_ args: [String], tag: String = #function) throws {
-            let d = CLI.tempDir(tag + "output")
-            out = d + "/\(UUID().uuidString).out"
-            err = d + "/\(UUID().uuidString).err"
+            let dir = CLI.tempDir(tag + "output")
+            out = dir + "/\(UUID().uuidString).out"
+            err = dir + "/\(UUID().uuidString).err"
             FileManager.default.createFile(atPath: out, contents: nil)
             FileManager.default.createFile(atPath: err, contents: nil)
             process.executableURL = URL(fileURLWithPath: CLI.binary)

@@ -18,8 +18,8 @@ public enum LockWait: Sendable, Equatable {
         switch self {
         case .never: return 0
         case .forever: return nil
-        case .upTo(let d):
-            let (seconds, attoseconds) = d.components
+        case .upTo(let duration):
+            let (seconds, attoseconds) = duration.components
             if seconds < 0 { return 0 }
             return seconds >= Int64.max / 2000 ? Int64.max / 2 : seconds * 1000 + attoseconds / 1_000_000_000_000_000
         }

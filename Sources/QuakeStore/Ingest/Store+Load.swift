@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import Synchronization
 extension Store {
     /// Loads feed files named by file URLs (see ``load(_:options:)``).
     @discardableResult
@@ -72,7 +73,7 @@ extension Store {
             // a cancellation that came during the commit: committed whole, and still reported
             if Store.taskCancelled { throw CancellationError() }
             return summary
-        } catch let e as QuakeError where e.kind == .interrupted && Store.taskCancelled {
+        } catch let failure as QuakeError where failure.kind == .interrupted && Store.taskCancelled {
             throw CancellationError()
         }
     }
@@ -110,7 +111,7 @@ extension Store {
                                                  rows: summary.rowsRead, elapsedSeconds: summary.elapsedSeconds))
                 // the scratch files are spent: removed first, their dirty pages are never written
                 FileIO.remove(path + "/tmp")
-                try FileIO.syncFilesystem(path)
+                try Store.flush(path, cancelled: cancelled)
                 next = try Store.commit(next, storePath: path)
                 summary.committed = true
                 options.onPhase?("committed")
@@ -124,5 +125,44 @@ extension Store {
             Store.collectGarbage(Store.currentManifest(path, or: before), storePath: path)
             throw error
         }
+    }
+
+    /// Flushes the file system holding the store (`syncfs`, which a busy machine can make take
+    /// seconds) on a thread of its own, asking `cancelled` meanwhile: a load cancelled during the
+    /// flush stops at once with ``QuakeError/Kind/interrupted``, having committed nothing (the
+    /// manifest is not renamed), and leaves the flush to end by itself.
+    private static func flush(_ path: String, cancelled: @escaping @Sendable () -> Bool) throws(QuakeError) {
+        let flushed = FlushOutcome()
+        Thread.detachNewThread {
+            do throws(QuakeError) {
+                try FileIO.syncFilesystem(path)
+                flushed.finish(.success(()))
+            } catch {
+                flushed.finish(.failure(error))
+            }
+        }
+        while true {
+            if let outcome = flushed.wait(milliseconds: 5) { return try outcome.get() }
+            if cancelled() {
+                throw QuakeError(.interrupted, path: path + "/tmp", detail: "cancelled; nothing committed")
+            }
+        }
+    }
+}
+
+/// The outcome of a flush on another thread, handed to the load that waits for it.
+private final class FlushOutcome: Sendable {
+    private let outcome = Mutex<Result<Void, QuakeError>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish(_ result: Result<Void, QuakeError>) {
+        outcome.locked { $0 = result }
+        done.signal()
+    }
+
+    /// The outcome, once there is one; nil after `milliseconds` without.
+    func wait(milliseconds: Int) -> Result<Void, QuakeError>? {
+        _ = done.wait(timeout: .now() + .milliseconds(milliseconds))
+        return outcome.locked { $0 }
     }
 }

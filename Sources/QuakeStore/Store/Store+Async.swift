@@ -67,7 +67,7 @@ extension Store {
                 o.isCancelled = { flag.isCancelled || asked?() == true }
                 return try self.load(paths, options: o)
             }
-        } catch let e as QuakeError where e.kind == .interrupted && Task.isCancelled {
+        } catch let failure as QuakeError where failure.kind == .interrupted && Task.isCancelled {
             throw CancellationError()
         }
         try Task.checkCancellation()

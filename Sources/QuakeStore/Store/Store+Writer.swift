@@ -86,8 +86,8 @@ extension Store {
     /// last, while still held: a writer that opened it meanwhile finds it unlinked and opens anew.
     package func discardNew(removingDirectory: Bool, lock: StoreLock? = nil) {
         guard let lock = (try? writerLock(reusing: lock, wait: .upTo(.zero))),
-              let m = try? Manifest.read(path: Store.manifestPath(path)), m.generation == 0, m.partitions.isEmpty,
-              m.cursors.isEmpty else { return }
+              let manifest = try? Manifest.read(path: Store.manifestPath(path)), manifest.generation == 0,
+              manifest.partitions.isEmpty, manifest.cursors.isEmpty else { return }
         for sub in ["partitions", "ids", "history", "tmp", "sync.tmp"] where FileIO.list(path + "/" + sub).isEmpty {
             FileIO.remove(path + "/" + sub)
         }
