@@ -174,7 +174,7 @@ struct SyncCommand: ParsableCommand {
             // straight to the descriptor: with --every, each summary shows as it is made, even in a pipe
             FileHandle.standardOutput.write(Data((Self.describe(summary, dryRun: false) + "\n").utf8))
         case .interrupted:
-            printError("quakes: interrupted; what was committed before is kept, and the next sync resumes there")
+            printError("quakes: interrupted; the pieces committed so far are kept, and the next sync resumes there")
             throw ExitCode(130)
         case .failed(let e):
             printError("quakes: " + ErrorMessage.line(e))

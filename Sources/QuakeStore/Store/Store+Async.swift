@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import Synchronization
 
 /// The async API: each call runs the synchronous one on a queue of its own, off the caller's
 /// executor (a `@MainActor` view never blocks on a read or a load), and stops promptly when its
@@ -12,18 +13,25 @@ extension Store {
     /// Runs `body` on the store's queue with a cancellation flag its task's cancellation sets.
     package func offExecutor<T: Sendable>(_ body: @escaping @Sendable (CancelFlag) throws -> T) async throws -> T {
         let flag = CancelFlag()
+        let pending = PendingAnswer<T>()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                pending.hold(continuation)
+                if flag.isCancelled { pending.take()?.resume(throwing: QuakeError(.interrupted, detail: "cancelled")) }
                 Store.queue.async {
+                    // answered already: cancelled before the queue got to it
+                    guard let waiting = pending.take() else { return }
                     if flag.isCancelled {
-                        c.resume(throwing: QuakeError(.interrupted, detail: "cancelled"))
+                        waiting.resume(throwing: QuakeError(.interrupted, detail: "cancelled"))
                         return
                     }
-                    c.resume(with: Result { try CancelFlag.with(flag) { try body(flag) } })
+                    waiting.resume(with: Result { try CancelFlag.with(flag) { try body(flag) } })
                 }
             }
         } onCancel: {
             flag.cancel()
+            // not started yet (the queue's threads may all be busy): answer now, not when it starts
+            pending.take()?.resume(throwing: QuakeError(.interrupted, detail: "cancelled"))
         }
     }
 
@@ -81,3 +89,19 @@ extension Store {
         try await load(urls.map(\.path), options: options)
     }
 }
+
+/// The continuation of a call waiting for the store's queue: taken once, by the queue when it
+/// starts the call or by the cancellation that comes before.
+private final class PendingAnswer<T: Sendable>: Sendable {
+    private let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
+
+    func hold(_ waiting: CheckedContinuation<T, any Error>) { continuation.withLock { $0 = waiting } }
+
+    func take() -> CheckedContinuation<T, any Error>? {
+        continuation.withLock { held in
+            defer { held = nil }
+            return held
+        }
+    }
+}
+
