@@ -38,6 +38,12 @@ do {
 // Writes of Quake values, committed like a load; deletions are tombstones, as sync keeps.
 let q = Quake(id: "xx1", time: .now, latitude: 61.2, longitude: -149.9, magnitude: 3.1, place: "Anchorage")
 try store.upsert([q])
+var revised = q
+revised.place = nil                                   // stored as it is: nil clears the place
+revised.magnitude = 3.3
+revised.updated = .now
+try store.upsert([revised], fields: [\.magnitude])     // a partial update: the place stays
+try store.upsert([revised])                           // the whole value: the place is cleared
 try store.delete(ids: ["xx1"])
 
 // Load history, like SwiftData's fetchHistory: what each load inserted and updated.
