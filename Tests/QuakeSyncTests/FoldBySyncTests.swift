@@ -78,8 +78,7 @@ import QuakeTestSupport
                         #expect(summary.pieces == 1, "\(name)")
                     } catch {
                         server.stop()
-                        Issue.record("the sync of \(name) failed: \(error)")
-                        return
+                        throw error
                     }
                     syncs += 1
                 }

@@ -36,11 +36,11 @@ extension RowBatch {
             present |= mask
             let rowOrigins = origins[row]
             for column in Column.allCases where mask & column.bit != 0 {
-                let k = column.rawValue
+                let index = column.rawValue
                 guard let candidate = FieldOrigin.updated(of: column, present: mask, origins: rowOrigins,
                                                           rowUpdated: updated[row]) else { continue }
-                if let best = fieldUpdated[k] {
-                    let source = sources[k]
+                if let best = fieldUpdated[index] {
+                    let source = sources[index]
                     if candidate < best { continue }
                     if candidate == best {
                         // versions without `updated`: the later write wins; others by their values
@@ -50,10 +50,10 @@ extension RowBatch {
                             continue
                         }
                     }
-                    if !RowBatch.isInt(column), text[k].garbles(row, of: text[k], source) { continue }
+                    if !RowBatch.isInt(column), text[index].garbles(row, of: text[index], source) { continue }
                 }
-                sources[k] = row
-                fieldUpdated[k] = candidate
+                sources[index] = row
+                fieldUpdated[index] = candidate
             }
         }
         let rowUpdated = ints[Column.updated.rawValue][sources[Column.updated.rawValue]]
@@ -66,10 +66,10 @@ extension RowBatch {
     /// mojibake copy, a value over null, else the greater value. The choice depends on the two
     /// values alone, not on which arrived first.
     package func winsTie(_ column: Column, _ row: Int, over source: Int, keptPreciseTime: inout Bool) -> Bool {
-        let k = column.rawValue
+        let index = column.rawValue
         if RowBatch.isInt(column) {
-            let candidate = ints[k][row]
-            let kept = ints[k][source]
+            let candidate = ints[index][row]
+            let kept = ints[index][source]
             if column == .time {
                 if TimePrecision.coarsens(candidate, kept) {
                     keptPreciseTime = true
@@ -79,7 +79,7 @@ extension RowBatch {
             }
             return kept == RowBatch.null ? candidate != RowBatch.null : candidate > kept
         }
-        let arena = text[k]
+        let arena = text[index]
         if arena.garbles(row, of: arena, source) { return false }
         if arena.garbles(source, of: arena, row) { return true }
         return arena.compare(row, arena, source) > 0

@@ -142,9 +142,9 @@ package enum PartitionFile {
             out.append(contentsOf: a)
         }
         var provenance: Region?
-        if let p = ProvenanceRegion.encode(batch) {
-            provenance = Region(offset: out.count, length: p.count, checksum: Checksum.wide(p))
-            out.append(contentsOf: p)
+        if let region = ProvenanceRegion.encode(batch) {
+            provenance = Region(offset: out.count, length: region.count, checksum: Checksum.wide(region))
+            out.append(contentsOf: region)
         }
         var w = ByteWriter()
         w.u32(UInt32(Column.count)); w.u32(UInt32(blocks)); w.u32(UInt32(blockRows))

@@ -421,17 +421,17 @@ package final class PartitionReader: Sendable {
     /// The rows' carried fields and field origins (``ProvenanceRegion``), checksum-checked;
     /// nil for files without the region.
     package func provenance() throws(QuakeError) -> (present: [UInt64], origins: [Int: [FieldOrigin]])? {
-        let d = try directory()
-        guard let reg = d.provenance else { return nil }
+        let fileDirectory = try self.directory()
+        guard let reg = fileDirectory.provenance else { return nil }
         let (bytes, file) = mappedBytes()
         // SAFETY: the directory's checks put the region inside the mapping, which `file` keeps
-        // mapped while `p` is read; decode copies what it keeps.
+        // mapped while `region` is read; decode copies what it keeps.
         assert(reg.offset >= 0 && reg.offset + reg.length <= bytes.count)
         defer { withExtendedLifetime(file) {} }
-        let p = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
-        guard d.checksum(p) == reg.checksum else { throw .corrupt(path, "provenance: checksum mismatch") }
+        let region = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
+        guard fileDirectory.checksum(region) == reg.checksum else { throw .corrupt(path, "provenance: checksum mismatch") }
         do {
-            return try ProvenanceRegion.decode(p, rows: entry.rows)
+            return try ProvenanceRegion.decode(region, rows: entry.rows)
         } catch {
             throw .corrupt(path, "\(error.description.replacingPrefix("corrupt store: "))")
         }

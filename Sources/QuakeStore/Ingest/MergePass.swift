@@ -145,7 +145,7 @@ package struct MergePass {
             ids.bytes.withUnsafeBytes { raw in
                 for i in 0..<rows.count {
                     let p = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
-                    if let m = movedOut, m.lookup(p) != nil {
+                    if let moved = movedOut, moved.lookup(p) != nil {
                         // a stored row moving out changes the partition; a new one carried away does not
                         if i < storedRows { result.changed = true }
                         continue
@@ -195,15 +195,15 @@ package struct MergePass {
             let storedHere = g.first { $0 < storedRows }
             let stored = g.first { rows.seq[$0] == Int64.min }
             let sameValues = storedHere.map { rows.changedColumns(sources: sources, $0) == 0 } ?? false
-            if let s = storedHere, sameValues, rows.provenance(s) == provenance {
+            if let storedRow = storedHere, sameValues, rows.provenance(storedRow) == provenance {
                 result.unchanged += 1
-                keep.append(s)
-                result.changes.unchanged.append(from: ids, row: s)
-            } else if let s = storedHere, sameValues {
+                keep.append(storedRow)
+                result.changes.unchanged.append(from: ids, row: storedRow)
+            } else if let storedRow = storedHere, sameValues {
                 // the same values, but the fields' origins moved (an older version filled a
                 // field no version had carried): written again, and counted unchanged
                 result.unchanged += 1
-                result.changes.unchanged.append(from: ids, row: s)
+                result.changes.unchanged.append(from: ids, row: storedRow)
                 result.changed = true
                 folded.append(folding: rows, sources: sources, provenance: provenance, seq: rows.seq[g.last ?? lo])
             } else {
