@@ -135,8 +135,8 @@ struct BenchCommand: ParsableCommand {
                     out.append(Store.openAndPlanCase(path: s.path, filter: f, name: line))
                 case "agg":
                     let c = try AggCommand.parse(rest)
-                    let f = try c.filters.filter(in: s), g = try c.groups(), m = try c.metricList()
-                    out.append(BenchCase(name: line, run: { try s.aggregate(f, by: g, metrics: m).0.count },
+                    let f = try c.filters.filter(in: s), g = try c.groups(), m = try c.metricList(), o = try c.order()
+                    out.append(BenchCase(name: line, run: { try s.aggregate(f, by: g, metrics: m, order: o).0.count },
                                          workload: { s.workload(f, columns: f.columns.union(m.compactMap(\.column))) }))
                 default:
                     throw ValidationError("\(path):\(n + 1): expected query, count, agg or open, found '\(words[0])'")

@@ -45,7 +45,7 @@ struct ExplainCommand: ParsableCommand {
             let c = try AggCommand.parse(rest)
             let s = try c.store.open()
             let f = try c.filters.filter(in: s)
-            let (rows, stats) = try s.aggregate(f, by: try c.groups(), metrics: try c.metricList())
+            let (rows, stats) = try s.aggregate(f, by: try c.groups(), metrics: try c.metricList(), order: try c.order())
             print(stats.report(filter: f))
             print("groups:      \(rows.count)")
         default:

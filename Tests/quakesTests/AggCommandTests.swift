@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// `quakes agg` end to end: aggregates as ndjson equal the csv, and the median is the 50th
-/// percentile under the name it was asked by.
+/// `quakes agg` end to end: aggregates as ndjson equal the csv, with typed keys; the median
+/// interpolates while `p50` is the nearest rank; values print whole; `--sort` takes several keys.
 @Suite struct AggCommandTests {
     @Test func aggregatesAsNDJSON() throws {
         let s = try CLI.generatedStore(rows: "3000", seed: 8)
@@ -15,28 +15,53 @@ import Testing
         }
         #expect(objs.count == csv.count && !csv.isEmpty)
         for (o, row) in zip(objs, csv) {
-            #expect(o["year"] as? String == row[0])
+            #expect((o["year"] as? NSNumber)?.stringValue == row[0], "a year is a number in JSON")
             #expect((o["count"] as? NSNumber)?.intValue == Int(row[1]))
         }
     }
 
-    @Test func medianIsTheFiftiethPercentile() throws {
-        let store = try CLI.generatedStore(rows: "2000", seed: 51)
-        let r = try CLI.run(["agg", "--store", store, "--by", "net", "--metrics", "median(mag),p50(mag),median(depth),p50(depth)",
-                             "--format", "csv", "--no-header"])
-        #expect(r.status == 0, "\(r.stderr)")
-        let rows = r.stdout.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
-        #expect(rows.count > 3)
-        for row in rows {
-            #expect(row.count == 5 && row[1] == row[2] && row[3] == row[4], "\(row)")
+    @Test func medianInterpolatesAndPercentilesTakeTheNearestRank() throws {
+        let dir = CLI.tempDir()
+        var csv = "time,latitude,longitude,depth,mag,magType,net,id,updated,place,type\n"
+        for (index, mag) in ["1.1", "2.2", "3.3", "4.4"].enumerated() {
+            csv += "2024-06-15T0\(index):00:00.000Z,10,20,1\(index).25,\(mag),ml,ak,ev\(index),"
+            csv += "2024-06-16T00:00:00.000Z,\"\(index + 3) km NE of Willow, Alaska\",earthquake\n"
         }
-        // the column keeps the name asked for, and sorts by it
-        let sorted = try CLI.run(["agg", "--store", store, "--by", "net", "--metrics", "count,median(mag)",
-                                  "--sort", "median(mag):desc", "--format", "csv"])
-        #expect(sorted.status == 0, "\(sorted.stderr)")
-        let lines = sorted.stdout.split(separator: "\n")
-        #expect(lines.first == "net,count,median(mag)")
-        let medians = lines.dropFirst().compactMap { $0.split(separator: ",").last.flatMap { Double($0) } }
-        #expect(medians.count == lines.count - 1 && medians == medians.sorted(by: >))
+        try csv.write(toFile: dir + "/four.csv", atomically: true, encoding: .utf8)
+        #expect(try CLI.run(["load", "--store", dir + "/s", dir + "/four.csv"]).status == 0)
+        let result = try CLI.run(["agg", "--store", dir + "/s", "--by", "region", "--format", "csv", "--metrics",
+                                  "median(mag),p50(mag),p75(mag),avg(depth),stddev(mag),count(distinct place),max(time)"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "region,median(mag),p50(mag),p75(mag),avg(depth),stddev(mag),count(distinct place),max(time)")
+        let cells = lines.dropFirst().first?.split(separator: ",").map(String.init) ?? []
+        // "Willow, Alaska" is quoted, so it takes two cells here
+        #expect(cells.count == 9 && cells[0] == "\"Willow" && cells[1] == " Alaska\"", "\(cells)")
+        #expect(Array(cells.dropFirst(2)).count == 7)
+        if cells.count == 9 {
+            #expect(cells[2] == "2.75" && cells[3] == "2.2" && cells[4] == "3.3" && cells[5] == "11.75")
+            let deviation = (1.21 * 5 / 3).squareRoot()
+            #expect(abs((Double(cells[6]) ?? 0) - deviation) < 1e-15 && cells[6].count > 10, "printed whole: \(cells[6])")
+            #expect(cells[7] == "4" && cells[8] == "2024-06-15T03:00:00.000Z")
+        }
+    }
+
+    @Test func severalSortKeysAndHaving() throws {
+        let store = try CLI.generatedStore(rows: "5000", seed: 52)
+        let result = try CLI.run(["agg", "--store", store, "--by", "year", "--by", "net", "--metrics", "count,avg(mag)",
+                                  "--sort", "year:desc", "--sort", "count:desc", "--having", "count >= 20",
+                                  "--format", "csv", "--no-header"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = result.stdout.split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+        #expect(rows.count > 3)
+        for (earlier, later) in zip(rows, rows.dropFirst()) {
+            let (year, nextYear) = (Int(earlier[0]) ?? 0, Int(later[0]) ?? 0)
+            #expect(year > nextYear || (year == nextYear && Int(earlier[2])! >= Int(later[2])!), "\(earlier) \(later)")
+        }
+        #expect(rows.allSatisfy { Int($0[2])! >= 20 })
+        let bad = try CLI.run(["agg", "--store", store, "--having", "count >"])
+        #expect(bad.status == 2 && bad.stderr.contains("--having"), "\(bad.stderr)")
+        let unknown = try CLI.run(["agg", "--store", store, "--sort", "depth"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("--sort"), "\(unknown.stderr)")
     }
 }

@@ -17,8 +17,8 @@ extension Aggregator {
         var value: (Int, Int)?
         for (g, by) in groups.enumerated() {
             switch by {
-            case .time: continue
-            case .bin: return nil
+            case .time, .interval: continue
+            case .bin, .part, .region: return nil
             case .value(let c):
                 guard value == nil, let k = UnitAggregates.groupColumns.firstIndex(of: c) else { return nil }
                 value = (g, k)
@@ -28,7 +28,7 @@ extension Aggregator {
         for m in metrics {
             switch m {
             case .count: columns.append(nil)
-            case .percentile: return nil
+            case .percentile, .median, .stddev, .countValues, .countDistinct: return nil
             case .min(let c), .max(let c), .avg(let c), .sum(let c):
                 guard let k = UnitAggregates.metricColumns.firstIndex(of: c) else { return nil }
                 columns.append(k)
@@ -41,27 +41,27 @@ extension Aggregator {
     /// folding its rows would; false when its rows span more than one time bucket and must be
     /// read. `names` caches, per block, the global name id of each dictionary code.
     func foldUnit(_ u: ScanUnit, _ r: PartitionReader, _ aggregates: UnitAggregates, _ plan: UnitPlan,
-                  names: inout [Int: [Int64]], into local: inout [Key: Acc]) throws -> Bool {
+                  names: inout [Int: [Int64]], into local: inout GroupTable) throws -> Bool {
         guard let unit = aggregates.unit(block: u.block, row: u.rows.lowerBound) else {
             throw QuakeError.corrupt(r.path, "unit aggregates have no unit at block \(u.block) row \(u.rows.lowerBound)")
         }
-        var key = Key()
+        var key = GroupKey()
         var span: (min: Int64, max: Int64)?
         for (g, by) in groups.enumerated() {
-            guard case .time(let b) = by else { continue }
+            guard Aggregator.timeKey(0, by) != nil else { continue }
             if span == nil {
                 let zone = try u.granule.map { try r.zoneMap(granule: $0, block: u.block) } ?? r.zoneMap(block: u.block)
                 let t = try zone.stats(.time)
                 span = (t.min, t.max)
             }
             guard let span else { continue }
-            key[g] = Aggregator.bucket(span.min, b)
-            guard key[g] == Aggregator.bucket(span.max, b) else { return false }
+            key[g] = Aggregator.timeKey(span.min, of: by)
+            guard key[g] == Aggregator.timeKey(span.max, of: by) else { return false }
         }
         guard let (slot, column) = plan.value else {
             // no dictionary key: the unit's one entry of all its rows
             let entries = aggregates.entries(unit: unit)
-            local[key, default: Acc(metrics.count)].fold(aggregates, entries, plan.metricColumns)
+            local.fold(local.slot(key), aggregates, entries, plan.metricColumns)
             return true
         }
         let table = try nameTable(r, block: u.block, column: column, names: &names)
@@ -71,7 +71,7 @@ extension Aggregator {
                 throw QuakeError.corrupt(r.path, "unit aggregates name code \(code) of a \(table.count - 1)-entry dictionary")
             }
             key[slot] = table[code]
-            local[key, default: Acc(metrics.count)].fold(aggregates, e..<(e + 1), plan.metricColumns)
+            local.fold(local.slot(key), aggregates, e..<(e + 1), plan.metricColumns)
         }
         return true
     }
@@ -84,26 +84,9 @@ extension Aggregator {
         guard case .category(let b) = try r.decode(c, block: k, rows: 0..<0) else {
             throw QuakeError.corrupt(r.path, "column \(c) is not a category")
         }
-        var t = [Int64](repeating: 0, count: b.dictionary.count + 1)
+        var t = [Int64](repeating: Aggregator.nullKey, count: b.dictionary.count + 1)
         for i in 0..<b.dictionary.count { t[i + 1] = self.names.id(b.dictionary.string(i) ?? "") }
         names[k] = t
         return t
-    }
-}
-
-extension Aggregator.Acc {
-    /// Adds entries `entries` of a unit's aggregates as ``merge(_:)`` adds a unit's folded rows.
-    mutating func fold(_ a: UnitAggregates, _ entries: Range<Int>, _ columns: [Int?]) {
-        for e in entries {
-            count += a.rows(e)
-            for (m, column) in columns.enumerated() {
-                guard let column else { continue }
-                let f = a.fold(e, column)
-                n[m] += f.values
-                mins[m] = Swift.min(mins[m], f.least)
-                maxs[m] = Swift.max(maxs[m], f.greatest)
-                sums[m] += f.sum
-            }
-        }
     }
 }

@@ -81,7 +81,7 @@ extension Store {
     /// Grouped aggregates over the events a predicate matches (tombstones left out).
     /// - Throws: ``QuakeError/Kind/invalidArgument`` for a metric or grouping the column cannot
     ///   take (`avg(net)`, `bin(net)`), a bin width that is not positive, a percentile outside
-    ///   0...100, or more than three groups.
+    ///   0...100, or more than eight groups.
     /// - Complexity: one pass over the matching rows; partitions and granules whose stored
     ///   aggregates answer are not read.
     public func aggregate(_ predicate: Predicate<Quake>?, by groups: [GroupBy], metrics: [Metric]) throws

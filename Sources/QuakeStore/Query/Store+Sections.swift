@@ -24,9 +24,14 @@ extension Store {
     /// time key when asked), each with its count and the filter that selects it.
     package func sectionGroups(_ filter: Filter, by key: GroupBy, newestFirst: Bool) throws
         -> [(id: String?, count: Int, filter: Filter)] {
+        switch key {
+        case .part, .region:
+            throw QuakeError.argument("sections by \(key)", "a time bucket, an interval, a text property or a bin")
+        default: break
+        }
         let (groups, _) = try aggregate(filter, by: [key], metrics: [.count])
         var ordered = groups
-        if newestFirst, case .time = key { ordered.reverse() }
+        if newestFirst, Aggregator.timeKey(0, key) != nil { ordered.reverse() }
         return ordered.map { g in
             let sectionFilter: Filter
             switch (key, g.keyValues[0]) {
@@ -34,6 +39,8 @@ extension Store {
                 let s = Int64(start)
                 let next = Aggregator.bucket(s + Self.bucketSpan(b), b)
                 sectionFilter = .timeRange(.time, lower: s, upper: next)
+            case (.interval(let length), .number(let start)):
+                sectionFilter = .timeRange(.time, lower: Int64(start), upper: Int64(start) + length)
             case (.value(let c), .text(let v)): sectionFilter = .oneOf(c, [v])
             case (.value(let c), .null), (.bin(let c, _), .null): sectionFilter = .isNull(c)
             case (.bin(let c, let w), .number(let lo)):

@@ -1,0 +1,134 @@
+import QuakeFormat
+
+extension Aggregator {
+    /// Selected rows by position: a list, or every row of the window.
+    package struct RowList {
+        package let picked: [Int]?
+        package let count: Int
+        @inline(__always) package subscript(position: Int) -> Int { picked?[position] ?? position }
+        /// Whether every row lies in `0..<rowCount` (for the asserts before unchecked reads).
+        package func fits(_ rowCount: Int) -> Bool {
+            picked.map { $0.allSatisfy { $0 >= 0 && $0 < rowCount } } ?? (count <= rowCount)
+        }
+    }
+
+    /// Folds the selected rows of a window into `table`: each row's slot, then each metric.
+    func fold(_ data: BlockData, _ selection: Selection, into table: inout GroupTable) throws {
+        let picked: [Int]? = {
+            if case .rows(let list) = selection { return list.map { Int($0) } }
+            return nil
+        }()
+        let rows = RowList(picked: picked, count: selection.count)
+        let slots = try self.slots(data, rows, &table)
+        for slot in slots { table.counts[slot] += 1 }
+        for (metricIndex, metric) in metrics.enumerated() {
+            guard let column = metric.column else { continue }
+            switch metric {
+            case .countValues where column.kind != .decimal && column.kind != .timestamp,
+                 .countDistinct:
+                let codes = try valueCodes(column, data, rows)
+                let distinct: Bool = { if case .countDistinct = metric { return true }; return false }()
+                for (position, code) in codes.enumerated() where code != Aggregator.nullKey {
+                    table.valueCounts[metricIndex][slots[position]] += 1
+                    if distinct { table.distinct[metricIndex][slots[position]].insert(code) }
+                }
+            default:
+                // a second median or percentile of one column reads the first one's tally
+                guard table.tallySource[metricIndex] == metricIndex else { continue }
+                try foldNumbers(try data.doubles(column), rows, slots, metricIndex, into: &table)
+            }
+        }
+    }
+
+    /// Each selected row's slot in `table`.
+    private func slots(_ data: BlockData, _ rows: RowList, _ table: inout GroupTable) throws -> [Int] {
+        var slots = [Int](repeating: 0, count: rows.count)
+        if groups.isEmpty {
+            let slot = table.slot(GroupKey())
+            for position in 0..<rows.count { slots[position] = slot }
+            return slots
+        }
+        if groups.count == 1, let (codes, keyOfCode) = try dictionaryCodes(groups[0], data) {
+            // slots straight from dictionary codes: one lookup per code, none per row
+            var slotOfCode = [Int](repeating: -1, count: keyOfCode.count)
+            guard rows.fits(codes.count) else { throw QuakeError.corrupt(data.reader.path, "rows past a column's end") }
+            for position in 0..<rows.count {
+                let code = Int(codes[rows[position]])
+                guard code < keyOfCode.count else {
+                    throw QuakeError.corrupt(data.reader.path, "code \(code) of a \(keyOfCode.count - 1)-entry dictionary")
+                }
+                if slotOfCode[code] < 0 { slotOfCode[code] = table.slot(keyOfCode[code]) }
+                slots[position] = slotOfCode[code]
+            }
+            return slots
+        }
+        let columns = try groups.map { try keyColumn($0, data, rows) }
+        if columns.count == 1 { return table.slots(columns[0]) }
+        var lastKey: GroupKey?
+        var lastSlot = 0
+        for position in 0..<rows.count {
+            var key = GroupKey()
+            for (group, column) in columns.enumerated() { key[group] = column[position] }
+            if key != lastKey {
+                lastKey = key
+                lastSlot = table.slot(key)
+            }
+            slots[position] = lastSlot
+        }
+        return slots
+    }
+
+    /// Folds a numeric column's non-null values into metric `metricIndex`'s accumulators.
+    private func foldNumbers(_ column: [Double], _ rows: RowList, _ slots: [Int], _ metricIndex: Int,
+                             into table: inout GroupTable) throws {
+        guard rows.fits(column.count) else { throw QuakeError.corrupt("rows past a column's end") }
+        let need = table.needs[metricIndex]
+        // the metric's arrays, taken out of the table while the loop writes them
+        var counts = table.valueCounts[metricIndex]
+        var least = table.least[metricIndex]
+        var greatest = table.greatest[metricIndex]
+        var sums = table.sums[metricIndex]
+        var means = table.means[metricIndex]
+        var squares = table.squares[metricIndex]
+        table.valueCounts[metricIndex] = []
+        table.least[metricIndex] = []
+        table.greatest[metricIndex] = []
+        table.sums[metricIndex] = []
+        table.means[metricIndex] = []
+        table.squares[metricIndex] = []
+        // one group for every row (no keys, or a window in one group): the values' tally in one batch
+        let oneSlot = need == .samples && slots.first.map { first in slots.allSatisfy { $0 == first } } == true
+        var patterns: [Int64] = []
+        if oneSlot { patterns.reserveCapacity(rows.count) }
+        // SAFETY: every selected row is below column.count (checked above) and every slot below
+        // the table's slot count, which each array has; the pointers do not leave the closure.
+        column.withUnsafeBufferPointer { values in
+            for position in 0..<rows.count {
+                let value = values[rows[position]]
+                if value.isNaN { continue }
+                let slot = slots[position]
+                counts[slot] += 1
+                if value < least[slot] { least[slot] = value }
+                if value > greatest[slot] { greatest[slot] = value }
+                sums[slot] += value
+                if need == .moments {
+                    // Welford's update of the running mean and squared deviations
+                    let delta = value - means[slot]
+                    means[slot] += delta / Double(counts[slot])
+                    squares[slot] += delta * (value - means[slot])
+                } else if oneSlot {
+                    patterns.append(Int64(bitPattern: value.bitPattern))
+                } else if need == .samples {
+                    table.samples[metricIndex][slot].add(value)
+                }
+            }
+        }
+        if oneSlot, let slot = slots.first { table.samples[metricIndex][slot].add(patterns: patterns) }
+        table.valueCounts[metricIndex] = counts
+        table.least[metricIndex] = least
+        table.greatest[metricIndex] = greatest
+        table.sums[metricIndex] = sums
+        table.means[metricIndex] = means
+        table.squares[metricIndex] = squares
+    }
+}

@@ -1,0 +1,137 @@
+import QuakeFormat
+
+extension Aggregator {
+    /// The groups `order` keeps, sorted and limited, as rows. Only the rows returned get their
+    /// keys' text; a top-N keeps its best rows in one pass, without sorting every group.
+    func rows(_ table: GroupTable, _ order: AggregateOrder) throws -> [AggregateRow] {
+        var keyCache = KeyCache(aggregator: self, table: table)
+        var kept = Array(0..<table.slotCount)
+        if let having = order.having {
+            kept = kept.filter { slot in
+                having.holds { metric in
+                    guard let index = metrics.firstIndex(of: metric) else { return nil }
+                    return table.value(slot, index, metric)
+                } == true
+            }
+        }
+        // the sort metrics' values, once per kept group
+        var sortValues: [Int: [Double?]] = [:]
+        for (target, _) in order.keys {
+            guard case .metric(let index) = target, sortValues[index] == nil else { continue }
+            var values = [Double?](repeating: nil, count: table.slotCount)
+            for slot in kept { values[slot] = table.value(slot, index, metrics[index]) }
+            sortValues[index] = values
+        }
+        func precedes(_ left: Int, _ right: Int) -> Bool {
+            for (target, ascending) in order.keys {
+                let comparison: Int
+                switch target {
+                case .metric(let index):
+                    let values = sortValues[index] ?? []
+                    comparison = SortValue.compare(values[left].map { .number($0) } ?? .null,
+                                                   values[right].map { .number($0) } ?? .null, ascending: ascending)
+                case .key(let position):
+                    comparison = SortValue.compare(keyCache.value(left, position), keyCache.value(right, position),
+                                                   ascending: ascending)
+                }
+                if comparison != 0 { return comparison < 0 }
+            }
+            for position in 0..<groups.count {
+                let comparison = SortValue.compare(keyCache.value(left, position), keyCache.value(right, position),
+                                                   ascending: true)
+                if comparison != 0 { return comparison < 0 }
+            }
+            return false
+        }
+        if let limit = order.limit, limit < kept.count / 4 {
+            kept = Aggregator.best(kept, limit, by: precedes)
+        } else {
+            kept.sort(by: precedes)
+            if let limit = order.limit { kept = Array(kept.prefix(max(0, limit))) }
+        }
+        return kept.map { slot in
+            var row = AggregateRow(keys: [], keyValues: [], values: [], groups: groups, metrics: metrics)
+            for position in 0..<groups.count {
+                row.keys.append(keyCache.text(slot, position))
+                row.keyValues.append(keyCache.value(slot, position))
+            }
+            row.values = metrics.enumerated().map { index, metric in table.value(slot, index, metric) }
+            return row
+        }
+    }
+
+    /// The first `limit` of `items` under `precedes`, in order: one pass, binary insertion into
+    /// the kept list, linear in the items for a small limit.
+    static func best(_ items: [Int], _ limit: Int, by precedes: (Int, Int) -> Bool) -> [Int] {
+        guard limit > 0 else { return [] }
+        var kept: [Int] = []
+        kept.reserveCapacity(limit + 1)
+        for item in items {
+            if kept.count == limit, let last = kept.last, !precedes(item, last) { continue }
+            var low = 0
+            var high = kept.count
+            while low < high {
+                let middle = (low + high) / 2
+                if precedes(item, kept[middle]) { high = middle } else { low = middle + 1 }
+            }
+            kept.insert(item, at: low)
+            if kept.count > limit { kept.removeLast() }
+        }
+        return kept
+    }
+
+    /// The group keys' sort values and text, made on first use.
+    struct KeyCache {
+        let aggregator: Aggregator
+        let table: GroupTable
+        private var texts: [Int: String] = [:]
+
+        init(aggregator: Aggregator, table: GroupTable) {
+            self.aggregator = aggregator
+            self.table = table
+        }
+
+        mutating func value(_ slot: Int, _ position: Int) -> SortValue {
+            let key = table.key(slot, position)
+            switch aggregator.groups[position] {
+            case .time, .interval, .part: return .number(Double(key))
+            case .bin(_, let width): return key == Aggregator.nullKey ? .null : .number(Double(key) * width)
+            case .value, .region: return text(slot, position).map { .text($0) } ?? .null
+            }
+        }
+
+        mutating func text(_ slot: Int, _ position: Int) -> String? {
+            let key = table.key(slot, position)
+            let group = aggregator.groups[position]
+            switch group {
+            case .time(let bucket):
+                let text = Timestamp.string(key)
+                switch bucket {
+                case .hour: return String(text.prefix(13)) + ":00Z"
+                case .day, .week: return String(text.prefix(10))
+                case .month: return String(text.prefix(7))
+                case .year: return String(text.prefix(4))
+                }
+            case .interval: return String(Timestamp.string(key).prefix(16)) + "Z"
+            case .part: return String(key)
+            case .bin(_, let width):
+                guard key != Aggregator.nullKey else { return nil }
+                return ScaledDecimal.trimmed((Double(key) * width * 1e9).rounded() / 1e9)
+            case .value, .region:
+                guard key != Aggregator.nullKey else { return nil }
+                let cacheKey = slot * GroupKey.capacity + position
+                if let text = texts[cacheKey] { return text }
+                let text: String
+                if case .value(let column) = group, column.kind == .place {
+                    text = aggregator.placeText(key)
+                } else if case .value(let column) = group, column.kind == .decimal || column.kind == .timestamp {
+                    text = column.kind == .timestamp ? Timestamp.string(key) : ScaledDecimal.string(key) ?? ""
+                } else {
+                    text = aggregator.names.name(key)
+                }
+                texts[cacheKey] = text
+                return text
+            }
+        }
+    }
+}
