@@ -42,14 +42,15 @@ extension Aggregator {
 
     /// Each selected row's slot in `table`.
     private func slots(_ data: BlockData, _ rows: RowList, _ table: inout GroupTable) throws -> [Int] {
-        var slots = [Int](repeating: 0, count: rows.count)
         if groups.isEmpty {
+            var slots = [Int](repeating: 0, count: rows.count)
             let slot = table.slot(GroupKey())
             for position in 0..<rows.count { slots[position] = slot }
             return slots
         }
         if groups.count == 1, let (codes, keyOfCode) = try dictionaryCodes(groups[0], data) {
             // slots straight from dictionary codes: one lookup per code, none per row
+            var slots = [Int](repeating: 0, count: rows.count)
             var slotOfCode = [Int](repeating: -1, count: keyOfCode.count)
             guard rows.fits(codes.count) else { throw QuakeError.corrupt(data.reader.path, "rows past a column's end") }
             for position in 0..<rows.count {
@@ -64,18 +65,12 @@ extension Aggregator {
         }
         let columns = try groups.map { try keyColumn($0, data, rows) }
         if columns.count == 1 { return table.slots(columns[0]) }
-        var lastKey: GroupKey?
-        var lastSlot = 0
-        for position in 0..<rows.count {
-            var key = GroupKey()
-            for (group, column) in columns.enumerated() { key[group] = column[position] }
-            if key != lastKey {
-                lastKey = key
-                lastSlot = table.slot(key)
-            }
-            slots[position] = lastSlot
+        // the keys row by row, one part per group key
+        var batch = [Int64](repeating: 0, count: rows.count * columns.count)
+        for (group, column) in columns.enumerated() {
+            for position in 0..<rows.count { batch[position * columns.count + group] = column[position] }
         }
-        return slots
+        return table.slots(batch)
     }
 
     /// Folds a numeric column's non-null values into metric `metricIndex`'s accumulators.

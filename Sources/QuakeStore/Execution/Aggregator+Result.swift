@@ -7,10 +7,13 @@ extension Aggregator {
         var keyCache = KeyCache(aggregator: self, table: table)
         var kept = Array(0..<table.slotCount)
         if let having = order.having {
+            // the condition's metrics by position; the closure reads the table through one reference
+            let positions = having.metrics.map { metric in (metric, metrics.firstIndex(of: metric)) }
+            let shared = SharedTable(table)
             kept = kept.filter { slot in
                 having.holds { metric in
-                    guard let index = metrics.firstIndex(of: metric) else { return nil }
-                    return table.value(slot, index, metric)
+                    guard let position = positions.first(where: { $0.0 == metric })?.1 else { return nil }
+                    return shared.table.value(slot, position, metric)
                 } == true
             }
         }
@@ -78,6 +81,12 @@ extension Aggregator {
             if kept.count > limit { kept.removeLast() }
         }
         return kept
+    }
+
+    /// A table behind one reference, so that closures share it rather than copy it.
+    final class SharedTable {
+        let table: GroupTable
+        init(_ table: GroupTable) { self.table = table }
     }
 
     /// The group keys' sort values and text, made on first use.

@@ -13,8 +13,7 @@ package struct GroupTable {
 
     package let width: Int
     package let needs: [Need]
-    private var singleSlots = SlotMap()
-    private var multipleSlots: [GroupKey: Int32] = [:]
+    private var slotMap: SlotMap
     /// Key parts: slot `s`, key `g` at `s * width + g`.
     package private(set) var keys: [Int64] = []
     /// Rows per slot.
@@ -38,6 +37,7 @@ package struct GroupTable {
 
     package init(width: Int, metrics: [Metric]) {
         self.width = width
+        slotMap = SlotMap(width: width)
         needs = metrics.map { metric in
             switch metric {
             case .count: return .rows
@@ -74,37 +74,33 @@ package struct GroupTable {
 
     /// The slot of a one-part key, made on first sight.
     package mutating func slot(_ key: Int64) -> Int {
-        let slot = singleSlots.slot(key)
+        let slot = slotMap.slot(key)
         addSlots()
         return slot
     }
 
-    /// The slot of each one-part key of `batch`, made on first sight.
+    /// The slot of each key of `batch` (`width` parts per key, one after another), made on first sight.
     package mutating func slots(_ batch: [Int64]) -> [Int] {
-        var slots = [Int](repeating: 0, count: batch.count)
-        // SAFETY: both buffers have batch.count elements and do not leave the closures.
+        var slots = [Int](repeating: 0, count: batch.count / width)
+        // SAFETY: the buffers are the arrays' own and do not leave the closures.
         batch.withUnsafeBufferPointer { keys in
-            slots.withUnsafeMutableBufferPointer { out in singleSlots.slots(keys, into: out) }
+            slots.withUnsafeMutableBufferPointer { out in slotMap.slots(keys, into: out) }
         }
         addSlots()
         return slots
     }
 
-    /// Accumulators for the slots the one-part map made since the last call.
+    /// Accumulators for the slots the map made since the last call.
     private mutating func addSlots() {
-        guard singleSlots.count > slotCount else { return }
-        keys.append(contentsOf: singleSlots.keys[slotCount...])
-        for _ in slotCount..<singleSlots.count { appendSlot() }
+        guard slotMap.count > slotCount else { return }
+        keys.append(contentsOf: slotMap.keys[(slotCount * width)...])
+        for _ in slotCount..<slotMap.count { appendSlot() }
     }
 
     /// The slot of a key, made on first sight.
     package mutating func slot(_ key: GroupKey) -> Int {
-        if width == 1 { return slot(key[0]) }
-        if let slot = multipleSlots[key] { return Int(slot) }
-        let slot = slotCount
-        multipleSlots[key] = Int32(slot)
-        for position in 0..<width { keys.append(key[position]) }
-        appendSlot()
+        let slot = slotMap.slot((0..<width).map { key[$0] })
+        addSlots()
         return slot
     }
 
@@ -143,7 +139,7 @@ package struct GroupTable {
 
     /// Adds another table's groups, as if its rows had been folded here.
     package mutating func merge(_ other: GroupTable) {
-        let targets = width == 1 ? slots(other.keys) : (0..<other.slotCount).map { slot(other.groupKey($0)) }
+        let targets = slots(other.keys)
         for otherSlot in 0..<other.slotCount {
             let slot = targets[otherSlot]
             counts[slot] += other.counts[otherSlot]
