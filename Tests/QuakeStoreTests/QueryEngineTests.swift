@@ -213,15 +213,7 @@ import QuakeGenerator
                 let (rows, _) = try f.store.aggregate(filter, by: groups, metrics: metrics)
                 var want: [[SortValue]: [Quake]] = [:]
                 for q in try f.quakes.filter({ try Naive.matches(filter, $0) }) {
-                    let key = groups.map { g -> SortValue in
-                        switch g {
-                        case .time(let b): return .number(Double(Aggregator.bucket(q.timeMilliseconds, b)))
-                        case .value(let c): return Naive.value(q, c)
-                        case .bin(let c, let w):
-                            guard case .number(let v) = Naive.value(q, c) else { return .null }
-                            return .number((v / w).rounded(.down) * w)
-                        }
-                    }
+                    let key = groups.map { Naive.groupKey(q, $0) }
                     want[key, default: []].append(q)
                 }
                 #expect(rows.count == want.count, "\(groups)")
@@ -238,6 +230,62 @@ import QuakeGenerator
                     #expect(r.values[6] == (sd.isEmpty ? nil : sd[max(1, Int((0.9 * Double(sd.count)).rounded(.up))) - 1]))
                 }
             }
+        }
+    }
+
+    @Test func newerKeysAndMetricsMatchTheReference() throws {
+        try Self.checkNewerAggregates(Fixtures.generated)
+    }
+
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func newerKeysAndMetricsMatchTheReferenceOnRealFeeds() throws {
+        try Self.checkNewerAggregates(try #require(Fixtures.real, "real feeds present but not loaded"))
+    }
+
+    /// Date parts, time buckets, regions, places and several keys, with distinct counts,
+    /// deviations, medians and percentiles (issue 72), against ``Naive/groupKey(_:_:)`` and
+    /// ``Naive/metric(_:_:)``; then a condition, sort keys and a limit against sorting the full answer.
+    static func checkNewerAggregates(_ f: Fixtures.Loaded) throws {
+        let cases: [([GroupBy], Filter)] = [
+            ([.region], .all), ([.value(.place)], .numberRange(.mag, lower: .init(2), upper: nil)),
+            ([.part(.hourOfDay), .part(.dayOfWeek)], .all), ([.interval(milliseconds: 6 * 3_600_000)], .all),
+            ([.part(.quarter), .time(.year), .value(.net), .value(.magType), .bin(.mag, width: 1)], .all),
+            ([.interval(milliseconds: 7 * 86_400_000)], .oneOf(.net, ["us", "ak"])), ([], .all),
+        ]
+        let metrics: [Metric] = [.count, .countValues(.mag), .countDistinct(.net), .countDistinct(.mag),
+                                 .countDistinct(.place), .stddev(.depth), .median(.mag), .percentile(90, .depth),
+                                 .countValues(.place)]
+        for (groups, filter) in cases {
+            let (rows, _) = try f.store.aggregate(filter, by: groups, metrics: metrics)
+            var want: [[SortValue]: [Quake]] = [:]
+            for q in try f.quakes.filter({ try Naive.matches(filter, $0) }) {
+                want[groups.map { Naive.groupKey(q, $0) }, default: []].append(q)
+            }
+            #expect(rows.count == want.count, "\(groups)")
+            for row in rows {
+                let members = try #require(want[row.keyValues], "\(groups) \(row.keys)")
+                for (index, metric) in metrics.enumerated() {
+                    let expected = Naive.metric(members, metric)
+                    guard let value = row.values[index], let expected else {
+                        #expect(row.values[index] == nil && expected == nil, "\(groups) \(row.keys) \(metric)")
+                        continue
+                    }
+                    #expect(abs(value - expected) <= 1e-9 * max(1, abs(expected)),
+                            "\(groups) \(row.keys) \(metric): \(value) against \(expected)")
+                }
+            }
+            // count > 3, by count descending then the keys, the first five: as sorting the whole answer
+            let condition = try GroupCondition.parse("count > 3 and count(distinct net) >= 1")
+            let order = AggregateOrder(keys: [(.metric(0), false)], having: condition, limit: 5)
+            let (top, _) = try f.store.aggregate(filter, by: groups, metrics: metrics, order: order)
+            let reference = rows.filter { ($0.values[0] ?? 0) > 3 }.sorted { left, right in
+                if left.values[0] != right.values[0] { return (left.values[0] ?? 0) > (right.values[0] ?? 0) }
+                for (a, b) in zip(left.keyValues, right.keyValues) where a != b {
+                    return SortValue.compare(a, b, ascending: true) < 0
+                }
+                return false
+            }
+            #expect(top.map(\.keys) == Array(reference.prefix(5)).map(\.keys), "\(groups)")
         }
     }
 

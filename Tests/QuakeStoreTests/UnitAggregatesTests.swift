@@ -37,13 +37,7 @@ import Testing
                     "\(groups) \(filter)")
             var want: [[SortValue]: [Quake]] = [:]
             for q in try quakes.filter({ try Naive.matches(filter, $0) }) {
-                let key = groups.map { g -> SortValue in
-                    switch g {
-                    case .time(let b): return .number(Double(Aggregator.bucket(q.timeMilliseconds, b)))
-                    case .value(let c): return Naive.value(q, c)
-                    case .bin: return .null
-                    }
-                }
+                let key = groups.map { Naive.groupKey(q, $0) }
                 want[key, default: []].append(q)
             }
             #expect(rows.count == want.count, "\(groups)")

@@ -91,6 +91,9 @@ extension Aggregator {
         table.sums[metricIndex] = []
         table.means[metricIndex] = []
         table.squares[metricIndex] = []
+        // a unit's own sums, added to the groups' after its last row (sumsPerUnit)
+        var unitSums = table.sumsPerUnit ? [Double](repeating: 0, count: sums.count) : []
+        var touched = table.sumsPerUnit ? [Bool](repeating: false, count: sums.count) : []
         // one group for every row (no keys, or a window in one group): the values' tally in one batch
         let oneSlot = need == .samples && slots.first.map { first in slots.allSatisfy { $0 == first } } == true
         var patterns: [Int64] = []
@@ -105,7 +108,12 @@ extension Aggregator {
                 counts[slot] += 1
                 if value < least[slot] { least[slot] = value }
                 if value > greatest[slot] { greatest[slot] = value }
-                sums[slot] += value
+                if unitSums.isEmpty {
+                    sums[slot] += value
+                } else {
+                    unitSums[slot] += value
+                    touched[slot] = true
+                }
                 if need == .moments {
                     // Welford's update of the running mean and squared deviations
                     let delta = value - means[slot]
@@ -118,6 +126,7 @@ extension Aggregator {
                 }
             }
         }
+        for slot in touched.indices where touched[slot] { sums[slot] += unitSums[slot] }
         if oneSlot, let slot = slots.first { table.samples[metricIndex][slot].add(patterns: patterns) }
         table.valueCounts[metricIndex] = counts
         table.least[metricIndex] = least

@@ -88,47 +88,66 @@ package final class Aggregator {
         let fromStatistics = metrics.allSatisfy { $0 == .count } && groupsAreTimeBuckets
         let eligible = fromStatistics ? nil : unitPlan()
         let plan = usesUnitAggregates ? eligible : nil
-        // one table per worker, not per partition: a key seen in many partitions is merged once
+        // One table per worker, not per partition: a key seen in many partitions is merged once.
+        // An aggregate the unit aggregates could answer keeps a table per partition instead,
+        // merged in partition order, and sums each unit apart: whether a unit is folded from its
+        // aggregates or from its rows, and whichever worker took it, the sums get the same bits.
+        let perPartition = eligible != nil
         let pool = Mutex<[GroupTable]>([])
-        let partials = try parallelMap(parts) { partition -> QueryStats in
-            var local = pool.withLock { $0.popLast() } ?? GroupTable(width: max(1, self.groups.count),
-                                                                     metrics: self.metrics)
-            defer { pool.withLock { $0.append(local) } }
-            var partitionStats = QueryStats()
-            let reader = self.executor.reader(partition)
-            let aggregates = try plan.flatMap { try reader.unitAggregates(group: $0.value?.column) }
-            var nameTables: [Int: [Int64]] = [:]
-            // units of single granules when the aggregates could serve, so that a unit folded
-            // from its aggregates and one folded from its rows give the same sums
-            let merge = !fromStatistics && eligible == nil
-            for unit in try self.executor.units(partition, self.filter, merge: merge, stats: &partitionStats) {
-                if let plan, let aggregates, unit.verdict == .all,
-                   try self.foldUnit(unit, reader, aggregates, plan, names: &nameTables, into: &local) {
-                    partitionStats.granulesFromStatistics += 1
-                    partitionStats.rowsMatched += unit.rows.count
-                    continue
-                }
-                if fromStatistics, unit.verdict == .all, let key = try self.bucketKey(unit, reader) {
-                    partitionStats.granulesFromStatistics += 1
-                    partitionStats.rowsMatched += unit.rows.count
-                    local.counts[local.slot(key)] += unit.rows.count
-                    continue
-                }
-                let (data, selection) = try self.executor.scan(unit, self.filter, &partitionStats)
-                if selection.isEmpty { continue }
-                partitionStats.rowsMatched += selection.count
-                try self.fold(data, selection, into: &local)
-            }
-            return partitionStats
+        let partials = try parallelMap(parts) { partition -> (GroupTable?, QueryStats) in
+            var table = (perPartition ? nil : pool.withLock { $0.popLast() })
+                ?? GroupTable(width: max(1, self.groups.count), metrics: self.metrics)
+            table.sumsPerUnit = perPartition
+            let partitionStats = try self.fold(partition, plan: plan, eligible: perPartition,
+                                               fromStatistics: fromStatistics, into: &table)
+            if perPartition { return (table, partitionStats) }
+            pool.withLock { $0.append(table) }
+            return (nil, partitionStats)
         }
-        for partitionStats in partials { stats.merge(partitionStats) }
-        var tables = pool.withLock { pool in
+        var all = GroupTable(width: max(1, groups.count), metrics: metrics)
+        var first = true
+        let pooled = pool.withLock { pool in
             defer { pool.removeAll() }
             return pool
         }
-        var all = tables.popLast() ?? GroupTable(width: max(1, groups.count), metrics: metrics)
-        for table in tables { all.merge(table) }
+        for table in partials.compactMap(\.0) + pooled {
+            if first { all = table } else { all.merge(table) }
+            first = false
+        }
+        for (_, partitionStats) in partials { stats.merge(partitionStats) }
         return (all, stats)
+    }
+
+    /// Folds the matching rows of one partition into `local`: units its unit aggregates answer
+    /// from those, count-only time buckets from zone maps, and the rest from their rows.
+    private func fold(_ partition: Int, plan: UnitPlan?, eligible: Bool, fromStatistics: Bool,
+                      into local: inout GroupTable) throws -> QueryStats {
+        var partitionStats = QueryStats()
+        let reader = self.executor.reader(partition)
+        let aggregates = try plan.flatMap { try reader.unitAggregates(group: $0.value?.column) }
+        var nameTables: [Int: [Int64]] = [:]
+        // units of single granules when the aggregates could serve, so that a unit folded
+        // from its aggregates and one folded from its rows give the same sums
+        let merge = !fromStatistics && !eligible
+        for unit in try self.executor.units(partition, self.filter, merge: merge, stats: &partitionStats) {
+            if let plan, let aggregates, unit.verdict == .all,
+               try self.foldUnit(unit, reader, aggregates, plan, names: &nameTables, into: &local) {
+                partitionStats.granulesFromStatistics += 1
+                partitionStats.rowsMatched += unit.rows.count
+                continue
+            }
+            if fromStatistics, unit.verdict == .all, let key = try self.bucketKey(unit, reader) {
+                partitionStats.granulesFromStatistics += 1
+                partitionStats.rowsMatched += unit.rows.count
+                local.counts[local.slot(key)] += unit.rows.count
+                continue
+            }
+            let (data, selection) = try self.executor.scan(unit, self.filter, &partitionStats)
+            if selection.isEmpty { continue }
+            partitionStats.rowsMatched += selection.count
+            try self.fold(data, selection, into: &local)
+        }
+        return partitionStats
     }
 
     /// The key of a unit whose rows all lie in one bucket of every (time) group key, from its

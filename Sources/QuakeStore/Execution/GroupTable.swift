@@ -13,6 +13,8 @@ package struct GroupTable {
 
     package let width: Int
     package let needs: [Need]
+    /// Whether each unit's rows are summed apart and then added, as a unit's stored aggregates are.
+    package var sumsPerUnit = false
     private var slotMap: SlotMap
     /// Key parts: slot `s`, key `g` at `s * width + g`.
     package private(set) var keys: [Int64] = []
