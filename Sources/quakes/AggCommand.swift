@@ -24,7 +24,7 @@ struct AggCommand: ParsableCommand {
         region (place after "N km DIR of "), net|magType|type|status|place|..., FIELD:WIDTH (e.g. mag:0.5); \
         repeatable, up to 8.
         """) var by: [String] = []
-    @Option(help: "Comma-separated metrics (see below).") var metrics: String = "count"
+    @Option(help: "Comma-separated metrics (listed above).") var metrics: String = "count"
     @Option(help: "Keep the groups whose metrics satisfy EXPR, e.g. 'count > 1000 and avg(mag) >= 2'.")
     var having: String?
     @Option(help: "Sort groups by keys or metrics, e.g. 'year:desc,count:desc'; repeatable.") var sort: [String] = []
@@ -37,8 +37,16 @@ struct AggCommand: ParsableCommand {
 
     func validate() throws {
         if by.count > GroupKey.capacity { throw ValidationError("--by: at most \(GroupKey.capacity) keys") }
-        _ = try groups()
-        _ = try metricList()
+        if let twice = AggCommand.firstRepeated(try groups().map(\.description)) {
+            throw ValidationError("--by: '\(twice)' is given twice")
+        }
+        if AggCommand.splitList(metrics).isEmpty { throw ValidationError("--metrics: name at least one (count, avg(mag), ...)") }
+        if let twice = AggCommand.firstRepeated(try metricList().map(\.description)) {
+            throw ValidationError("--metrics: '\(twice)' is given twice")
+        }
+        for metric in try metricList() {
+            do { try metric.validate() } catch { throw ValidationError("--metrics: \(error.detail)") }
+        }
         _ = try order()
         if let limit, limit < 0 { throw ValidationError("--limit: at least 0, not \(limit)") }
     }
@@ -60,6 +68,35 @@ struct AggCommand: ParsableCommand {
             }
             return metric
         }
+    }
+
+    /// The first name that appears twice.
+    static func firstRepeated(_ names: [String]) -> String? {
+        var seen: Set<String> = []
+        return names.first { !seen.insert($0).inserted }
+    }
+
+    /// The metrics to compute: those asked for, then any that `--sort` names and they lack
+    /// (computed for the order, not printed).
+    func queryMetrics() throws -> [Metric] {
+        let listed = try metricList()
+        var extra: [Metric] = []
+        for text in sort.flatMap(AggCommand.splitList) {
+            let name = AggCommand.sortName(text).name
+            if let metric = Metric(parsing: name), !listed.contains(metric), !extra.contains(metric),
+               !by.contains(name) {
+                extra.append(metric)
+            }
+        }
+        return listed + extra
+    }
+
+    /// A sort key's name and direction: `count:desc` is ("count", false).
+    static func sortName(_ text: String) -> (name: String, ascending: Bool) {
+        guard let colon = text.lastIndex(of: ":"), ["asc", "desc"].contains(text[text.index(after: colon)...]) else {
+            return (text, true)
+        }
+        return (String(text[..<colon]), text[text.index(after: colon)...] == "asc")
     }
 
     /// The metrics' column names.
@@ -94,14 +131,9 @@ struct AggCommand: ParsableCommand {
             }
         }
         let groupNames = try groups().map(\.description)
-        let metricList = try metricList()
+        let metricList = try queryMetrics()
         for text in sort.flatMap(AggCommand.splitList) {
-            var name = text
-            var ascending = true
-            if let colon = text.lastIndex(of: ":"), ["asc", "desc"].contains(text[text.index(after: colon)...]) {
-                ascending = text[text.index(after: colon)...] == "asc"
-                name = String(text[..<colon])
-            }
+            let (name, ascending) = AggCommand.sortName(text)
             if let position = by.firstIndex(of: name) ?? groupNames.firstIndex(of: name) {
                 order.keys.append((.key(position), ascending))
             } else if let position = metricList.firstIndex(where: { $0.description == name })
@@ -109,7 +141,8 @@ struct AggCommand: ParsableCommand {
                 order.keys.append((.metric(position), ascending))
             } else {
                 let names = (by + metricList.map(\.description)).joined(separator: ", ")
-                throw ValidationError("--sort: '\(name)' is not one of \(names) (each with :asc or :desc)")
+                throw ValidationError("--sort: '\(name)' is not a key or a metric (\(names), count, avg(mag), ...), "
+                    + "each with :asc or :desc")
             }
         }
         return order
@@ -129,7 +162,7 @@ struct AggCommand: ParsableCommand {
     /// Prints the groups once; with `generation`, ndjson is one line holding them all.
     private func emit(_ opened: Store, generation: Int?) throws {
         let groups = try groups()
-        let (rows, _) = try opened.aggregate(try filters.filter(in: opened), by: groups, metrics: try metricList(),
+        let (rows, _) = try opened.aggregate(try filters.filter(in: opened), by: groups, metrics: try queryMetrics(),
                                              order: try order())
         AggregateWriter(groups: groups, metrics: try metricList(), format: format, header: !noHeader)
             .print(rows, generation: generation)

@@ -24,37 +24,61 @@ struct ExplainCommand: ParsableCommand {
         guard ["query", "count", "agg", "sections"].contains(first) else { throw ValidationError("explain takes query, count, agg or sections, not '\(first)'") }
     }
 
+    /// Whether the explained command asked for `--format json` (or ndjson): the plan is then JSON.
+    var wantsJSON: Bool {
+        for (index, word) in command.enumerated() {
+            if word == "--format", index + 1 < command.count, command[index + 1].hasSuffix("json") { return true }
+            if word == "--format=json" || word == "--format=ndjson" { return true }
+        }
+        return false
+    }
+
     func run() throws {
         let rest = Array(command.dropFirst())
+        let started = DispatchTime.now().uptimeNanoseconds
+        func timed(_ stats: inout QueryStats, _ stage: String) {
+            if stats.stages.isEmpty {
+                stats.stages.append((stage, Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6))
+            }
+        }
+        func show(_ stats: QueryStats, _ filter: Filter, _ tail: String) {
+            if wantsJSON {
+                print(stats.json(filter: filter))
+            } else {
+                print(stats.report(filter: filter))
+                print(tail)
+            }
+        }
         switch command[0] {
         case "query":
-            let c = try QueryCommand.parse(rest)
-            let s = try c.store.open()
-            let f = try c.filters.filter(in: s)
-            let q = try c.page.spec(filter: f, defaultLimit: 100)
-            let r = try s.query(q, columns: try c.columns() ?? ResultWriter.tableColumns)
-            print(r.stats.report(filter: q.effectiveFilter))
+            let parsed = try QueryCommand.parse(rest)
+            let opened = try parsed.store.open()
+            let filter = try parsed.filters.filter(in: opened)
+            let spec = try parsed.page.spec(filter: filter, defaultLimit: 100)
+            var stats = try opened.query(spec, columns: try parsed.columns() ?? ResultWriter.tableColumns).stats
+            timed(&stats, "open, plan, scan and sort")
+            show(stats, spec.effectiveFilter, "")
         case "count":
-            let c = try CountCommand.parse(rest)
-            let s = try c.store.open()
-            let f = try c.filters.filter(in: s)
-            let (n, stats) = try s.explainCount(f)
-            print(stats.report(filter: f))
-            print("count:       \(n)")
+            let parsed = try CountCommand.parse(rest)
+            let opened = try parsed.store.open()
+            let filter = try parsed.filters.filter(in: opened)
+            var (count, stats) = try opened.explainCount(filter)
+            timed(&stats, "open, plan and count")
+            show(stats, filter, "count:       \(count)")
         case "agg":
-            let c = try AggCommand.parse(rest)
-            let s = try c.store.open()
-            let f = try c.filters.filter(in: s)
-            let (rows, stats) = try s.aggregate(f, by: try c.groups(), metrics: try c.metricList(), order: try c.order())
-            print(stats.report(filter: f))
-            print("groups:      \(rows.count)")
+            let parsed = try AggCommand.parse(rest)
+            let opened = try parsed.store.open()
+            let filter = try parsed.filters.filter(in: opened)
+            let (rows, stats) = try opened.aggregate(filter, by: try parsed.groups(), metrics: try parsed.metricList(),
+                                                     order: try parsed.order())
+            show(stats, filter, "groups:      \(rows.count)")
         default:
-            let c = try SectionsCommand.parse(rest)
-            let s = try c.store.open()
-            let f = try c.filters.filter(in: s)
-            let (rows, stats) = try s.aggregate(f, by: [GroupBy(parsing: c.by)!], metrics: [.count])
-            print(stats.report(filter: f))
-            print("sections:    \(rows.count) (each then runs as its own query)")
+            let parsed = try SectionsCommand.parse(rest)
+            let opened = try parsed.store.open()
+            let filter = try parsed.filters.filter(in: opened)
+            guard let key = GroupBy(parsing: parsed.by) else { throw ValidationError("--by: unknown grouping") }
+            let (rows, stats) = try opened.aggregate(filter, by: [key], metrics: [.count])
+            show(stats, filter, "sections:    \(rows.count) (each then runs as its own query)")
         }
     }
 }

@@ -90,11 +90,12 @@ extension ServeCommand {
     /// which is let go once it exists: each round takes it again.
     func openForSync() throws -> Store {
         if FileIO.exists(Store.manifestPath(store.path)) { return try store.open() }
-        let interrupt = Interrupt.install()
-        defer { interrupt.uninstall() }
+        // No signal source here: a second one for SIGINT in this process (the server's) would find
+        // libdispatch's first registration in place and leave the signals ignored. Ctrl-C while
+        // this waits ends the process as it would any command; nothing is half-written.
         let opened = try Store.openForWriting(path: store.path, partitioning: .month,
                                               blockRows: Manifest.defaultBlockRows, wait: wait.lockWait,
-                                              cancelled: { interrupt.fired })
+                                              cancelled: { false })
         return opened.store
     }
 

@@ -136,7 +136,8 @@ struct SyncCommand: ParsableCommand {
             // with --every the lock is let go between rounds: it lives only in this round
             let roundLock = held
             if interval != nil { held = nil }
-            try round(s, src, filter, interrupt, lock: roundLock, every: interval)
+            // consumed: the round's lock ends with the round, not at the end of this loop's body
+            try round(s, src, filter, interrupt, lock: consume roundLock, every: interval)
             if let interval {
                 if SyncLoop.sleep(interval, interrupt) { throw ExitCode(130) }
             }

@@ -251,6 +251,7 @@ import QuakeGenerator
             ([.part(.hourOfDay), .part(.dayOfWeek)], .all), ([.interval(milliseconds: 6 * 3_600_000)], .all),
             ([.part(.quarter), .time(.year), .value(.net), .value(.magType), .bin(.mag, width: 1)], .all),
             ([.interval(milliseconds: 7 * 86_400_000)], .oneOf(.net, ["us", "ak"])), ([], .all),
+            ([.bin(.mag, width: 0.1)], .all), ([.bin(.depth, width: 0.3), .part(.quarter)], .all),
         ]
         let metrics: [Metric] = [.count, .countValues(.mag), .countDistinct(.net), .countDistinct(.mag),
                                  .countDistinct(.place), .stddev(.depth), .median(.mag), .percentile(90, .depth),

@@ -124,11 +124,13 @@ package final class StoreLock: Sendable {
                 release(key)
                 return .again
             }
-            try FileIO.truncate(fd, to: 0, path: path)
+            // the pid first, then the length: a refused writer reading meanwhile finds digits, never nothing
+            let pidLine = Array("\(FileIO.processID)\n".utf8)
             // SAFETY: withStoreBytes lends the pid's bytes for the call only; writeAll does not keep them.
-            try Array("\(FileIO.processID)\n".utf8).withStoreBytes { (b) throws(QuakeError) in
+            try pidLine.withStoreBytes { (b) throws(QuakeError) in
                 try FileIO.writeAll(fd, b, at: 0, path: path)
             }
+            try FileIO.truncate(fd, to: pidLine.count, path: path)
             return .acquired(fd)
         } catch {
             if fd >= 0 { FileIO.close(fd) }
@@ -139,13 +141,18 @@ package final class StoreLock: Sendable {
 
     /// The holder's pid, as its `LOCK` says ("?" when it says none yet).
     private static func pid(_ fd: Int32, _ path: String) -> String {
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let count = (try? buffer.withUnsafeMutableBytes { bytes in
-            // SAFETY: the buffer is 32 bytes and the read asks for at most 32.
-            try FileIO.read(fd, into: bytes.baseAddress!, count: 32, at: 0, path: path)
-        }) ?? 0
-        let digits = buffer[0..<count].prefix { $0 >= 48 && $0 <= 57 }
-        return digits.isEmpty ? "?" : String(decoding: digits, as: UTF8.self)
+        // a holder that has just made LOCK may not have written its pid yet: a few short tries
+        for attempt in 0..<20 {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let count = (try? buffer.withUnsafeMutableBytes { bytes in
+                // SAFETY: the buffer is 32 bytes and the read asks for at most 32.
+                try FileIO.read(fd, into: bytes.baseAddress!, count: 32, at: 0, path: path)
+            }) ?? 0
+            let digits = buffer[0..<count].prefix { $0 >= 48 && $0 <= 57 }
+            if !digits.isEmpty { return String(decoding: digits, as: UTF8.self) }
+            if attempt < 19 { usleep(1000) }
+        }
+        return "?"
     }
 
     /// The refusal: the store, and the holder's pid.

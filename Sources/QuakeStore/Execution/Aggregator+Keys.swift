@@ -38,7 +38,7 @@ extension Aggregator {
             guard rows.fits(values.count) else { throw QuakeError.corrupt(data.reader.path, "rows past a column's end") }
             for position in 0..<rows.count {
                 let value = values[rows[position]]
-                keys[position] = value.isNaN ? Aggregator.nullKey : Int64(saturating: (value / width).rounded(.down))
+                keys[position] = value.isNaN ? Aggregator.nullKey : Aggregator.binIndex(value, width)
             }
         case .value(let column):
             return try valueCodes(column, data, rows)
@@ -53,6 +53,21 @@ extension Aggregator {
             }
         }
         return keys
+    }
+
+    /// The bin of `value` under `width`: k with k·width ≤ value < (k + 1)·width, in decimal, as
+    /// the stored numbers are. A quotient a rounding error short of a whole number is that
+    /// number: 0.3 / 0.1 is 2.9999999999999996 in binary, and 0.3 is in the bin that starts at 0.3.
+    static func binIndex(_ value: Double, _ width: Double) -> Int64 {
+        let quotient = value / width
+        let nearest = quotient.rounded()
+        if abs(quotient - nearest) <= 1e-9 * Swift.max(1, abs(nearest)) { return Int64(saturating: nearest) }
+        return Int64(saturating: quotient.rounded(.down))
+    }
+
+    /// The start of bin `index` of `width`, on a 1e-9 grid: 3 × 0.1 is 0.3, not 0.30000000000000004.
+    package static func binStart(_ index: Int64, _ width: Double) -> Double {
+        (Double(index) * width * 1e9).rounded() / 1e9
     }
 
     /// The key of time `t` under a time grouping (0 for any other).

@@ -104,7 +104,7 @@ extension Aggregator {
             let key = table.key(slot, position)
             switch aggregator.groups[position] {
             case .time, .interval, .part: return .number(Double(key))
-            case .bin(_, let width): return key == Aggregator.nullKey ? .null : .number(Double(key) * width)
+            case .bin(_, let width): return key == Aggregator.nullKey ? .null : .number(Aggregator.binStart(key, width))
             case .value, .region: return text(slot, position).map { .text($0) } ?? .null
             }
         }
@@ -116,16 +116,16 @@ extension Aggregator {
             case .time(let bucket):
                 let text = Timestamp.string(key)
                 switch bucket {
-                case .hour: return String(text.prefix(13)) + ":00Z"
+                case .hour: return String(text.prefix(19)) + "Z"
                 case .day, .week: return String(text.prefix(10))
                 case .month: return String(text.prefix(7))
                 case .year: return String(text.prefix(4))
                 }
-            case .interval: return String(Timestamp.string(key).prefix(16)) + "Z"
+            case .interval: return String(Timestamp.string(key).prefix(19)) + "Z"
             case .part: return String(key)
             case .bin(_, let width):
                 guard key != Aggregator.nullKey else { return nil }
-                return ScaledDecimal.trimmed((Double(key) * width * 1e9).rounded() / 1e9)
+                return ScaledDecimal.trimmed(Aggregator.binStart(key, width))
             case .value, .region:
                 guard key != Aggregator.nullKey else { return nil }
                 let cacheKey = slot * GroupKey.capacity + position

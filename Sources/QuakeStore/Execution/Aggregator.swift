@@ -84,7 +84,9 @@ package final class Aggregator {
     package func table() throws -> (GroupTable, QueryStats) {
         var stats = QueryStats()
         stats.strategy = "hash aggregate"
+        var clock = StageClock()
         let parts = executor.partitions(for: filter, stats: &stats)
+        clock.end("plan: prune partitions by time", into: &stats)
         let fromStatistics = metrics.allSatisfy { $0 == .count } && groupsAreTimeBuckets
         let eligible = fromStatistics ? nil : unitPlan()
         let plan = usesUnitAggregates ? eligible : nil
@@ -104,6 +106,8 @@ package final class Aggregator {
             pool.withLock { $0.append(table) }
             return (nil, partitionStats)
         }
+        clock.end("scan and fold \(parts.count) partitions on \(min(workerCount, max(1, parts.count))) workers",
+                  into: &stats)
         var all = GroupTable(width: max(1, groups.count), metrics: metrics)
         var first = true
         let pooled = pool.withLock { pool in
@@ -114,6 +118,7 @@ package final class Aggregator {
             if first { all = table } else { all.merge(table) }
             first = false
         }
+        clock.end("merge the workers' groups", into: &stats)
         for (_, partitionStats) in partials { stats.merge(partitionStats) }
         return (all, stats)
     }
@@ -133,11 +138,13 @@ package final class Aggregator {
             if let plan, let aggregates, unit.verdict == .all,
                try self.foldUnit(unit, reader, aggregates, plan, names: &nameTables, into: &local) {
                 partitionStats.granulesFromStatistics += 1
+                partitionStats.unitsFromAggregates += 1
                 partitionStats.rowsMatched += unit.rows.count
                 continue
             }
             if fromStatistics, unit.verdict == .all, let key = try self.bucketKey(unit, reader) {
                 partitionStats.granulesFromStatistics += 1
+                partitionStats.unitsFromZoneMaps += 1
                 partitionStats.rowsMatched += unit.rows.count
                 local.counts[local.slot(key)] += unit.rows.count
                 continue
@@ -145,7 +152,9 @@ package final class Aggregator {
             let (data, selection) = try self.executor.scan(unit, self.filter, &partitionStats)
             if selection.isEmpty { continue }
             partitionStats.rowsMatched += selection.count
+            partitionStats.rowsFolded += selection.count
             try self.fold(data, selection, into: &local)
+            partitionStats.noteColumns(data.decodedColumns)
         }
         return partitionStats
     }
@@ -188,8 +197,13 @@ package final class Aggregator {
 
     /// The groups `order.having` keeps, in `order`'s order (then by key), at most `order.limit`.
     package func run(_ order: AggregateOrder) throws -> ([AggregateRow], QueryStats) {
-        let (table, stats) = try table()
-        return (try rows(table, order), stats)
+        var (groupTable, stats) = try self.table()
+        var clock = StageClock()
+        let rows = try rows(groupTable, order)
+        clock.end("having, order, limit and keys' text: \(rows.count) of \(groupTable.slotCount) groups",
+                  into: &stats)
+        stats.rowsReturned = rows.count
+        return (rows, stats)
     }
 }
 

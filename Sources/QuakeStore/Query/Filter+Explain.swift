@@ -1,3 +1,4 @@
+import Foundation
 import QuakeFormat
 extension Filter {
     /// The filter's leaves: those run as column kernels, and those on the exact slow path.
@@ -33,11 +34,43 @@ extension QueryStats {
         let read = partitionsTotal - partitionsPruned - partitionsPrunedByPlace - partitionsSkippedByTopN
         lines.append("partitions:  \(partitionsTotal) total, \(partitionsPruned) pruned by the time index, \(byCatalog)\(read) read")
         lines.append("blocks:      \(blocksTotal) considered, \(blocksPruned) pruned by zone maps, \(blocksFromStatistics) answered from statistics, \(blocksScanned) scanned, \(blocksSkippedByTopN) skipped by the top-N threshold")
-        lines.append("granules:    \(granulesTotal) considered (4096 rows each), \(granulesPruned) pruned by granule zone maps and mag histograms, \(granulesPrunedByPlace == 0 ? "" : "\(granulesPrunedByPlace) pruned by the place index, ")\(granulesFromStatistics) answered from statistics, \(granulesScanned) scanned, \(granulesSkippedByTopN) skipped by the top-N cut-off")
+        lines.append("granules:    \(granulesTotal) considered (4096 rows each), \(granulesPruned) pruned by granule zone maps and mag histograms, \(granulesPrunedByPlace == 0 ? "" : "\(granulesPrunedByPlace) pruned by the place index, ")\(granulesFromStatistics) answered from statistics, \(granulesMatchedWhole) matched whole by zone maps (rows read, no filter work), \(granulesScanned) scanned, \(granulesSkippedByTopN) skipped by the top-N cut-off")
         lines.append("kernels:     \(p.kernels.isEmpty ? "none" : p.kernels.joined(separator: "; "))")
         lines.append("slow path:   \(p.slowPath.isEmpty ? "none" : p.slowPath.joined(separator: "; ") + " (evaluated row by row, exact)")")
         lines.append("columns:     \(columnsRead.isEmpty ? "none decoded" : columnsRead.joined(separator: ", "))")
         lines.append("rows:        \(rowsEstimated) estimated after pruning, \(rowsMatched) matched, \(rowsReturned) returned")
+        if strategy == "hash aggregate" {
+            lines.append("aggregate:   \(rowsFolded) rows folded from decoded columns, \(unitsFromAggregates) granules "
+                         + "folded from stored unit aggregates, \(unitsFromZoneMaps) counted from zone maps")
+        }
+        for (stage, milliseconds) in stages {
+            lines.append("time:        " + String(format: "%9.2f ms  ", milliseconds) + stage)
+        }
         return lines.joined(separator: "\n")
+    }
+
+    /// The same as ``report(filter:)``, as JSON: every counter by name, the filter's kernels and
+    /// slow path, the columns read, and the stages with their milliseconds.
+    package func json(filter: Filter) -> String {
+        let plan = filter.plan
+        let object: [String: Any] = [
+            "strategy": strategy,
+            "partitions": ["total": partitionsTotal, "prunedByTime": partitionsPruned,
+                           "prunedByPlace": partitionsPrunedByPlace, "skippedByTopN": partitionsSkippedByTopN],
+            "blocks": ["total": blocksTotal, "pruned": blocksPruned, "fromStatistics": blocksFromStatistics,
+                       "scanned": blocksScanned, "skippedByTopN": blocksSkippedByTopN],
+            "granules": ["total": granulesTotal, "pruned": granulesPruned, "prunedByPlace": granulesPrunedByPlace,
+                         "fromStatistics": granulesFromStatistics, "matchedWhole": granulesMatchedWhole,
+                         "scanned": granulesScanned, "skippedByTopN": granulesSkippedByTopN],
+            "kernels": plan.kernels,
+            "slowPath": plan.slowPath,
+            "columnsRead": columnsRead,
+            "rows": ["estimated": rowsEstimated, "matched": rowsMatched, "returned": rowsReturned,
+                     "folded": rowsFolded],
+            "aggregateUnits": ["fromAggregates": unitsFromAggregates, "fromZoneMaps": unitsFromZoneMaps],
+            "stages": stages.map { ["stage": $0.name, "milliseconds": $0.milliseconds] as [String: Any] },
+        ]
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -86,13 +86,18 @@ public enum Metric: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Throws ``QuakeError/Kind/invalidArgument`` for a metric of a text column where a number
-    /// is needed, or a percentile outside 0...100.
+    /// is needed, a sum or deviation of a time, or a percentile outside 0...100.
     package func validate() throws(QuakeError) {
         if case .percentile(let p, _) = self, !(p >= 0 && p <= 100) {
             throw .argument("the percentile", "within 0...100, not \(p)")
         }
         switch self {
         case .count, .countValues, .countDistinct: return
+        case .sum(let column), .stddev(let column):
+            guard column.kind == .decimal else {
+                throw .argument("\(key)", "of a numeric property (magnitude, depth, ...): a sum or deviation of "
+                    + "instants is not an instant (min, max, avg and median of a time are)")
+            }
         default:
             if let column, column.kind != .decimal && column.kind != .timestamp {
                 throw .argument("\(key)", "of a numeric or time property (magnitude, depth, time, ...), not text")

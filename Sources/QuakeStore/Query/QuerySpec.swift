@@ -60,6 +60,16 @@ package struct QueryStats: Sendable {
     /// Granules answered from statistics alone (every row matches, or a histogram counts them).
     package var granulesFromStatistics = 0
     package var granulesScanned = 0
+    /// Granules whose rows all match by their zone maps, so that the filter did no work, but
+    /// whose rows were read for the answer.
+    package var granulesMatchedWhole = 0
+    /// Rows an aggregate folded from decoded columns.
+    package var rowsFolded = 0
+    /// Units an aggregate folded from the stored unit aggregates, and from zone maps alone.
+    package var unitsFromAggregates = 0
+    package var unitsFromZoneMaps = 0
+    /// Wall-clock time per stage, in order (milliseconds).
+    package var stages: [(name: String, milliseconds: Double)] = []
     /// Granules the top-N walk never read: its shared cut-off beat their best value.
     package var granulesSkippedByTopN = 0
     /// Rows in the partitions and blocks left after pruning.
@@ -105,6 +115,10 @@ package struct QueryStats: Sendable {
         granulesPrunedByPlace += o.granulesPrunedByPlace
         granulesFromStatistics += o.granulesFromStatistics
         granulesScanned += o.granulesScanned
+        granulesMatchedWhole += o.granulesMatchedWhole
+        rowsFolded += o.rowsFolded
+        unitsFromAggregates += o.unitsFromAggregates
+        unitsFromZoneMaps += o.unitsFromZoneMaps
         granulesSkippedByTopN += o.granulesSkippedByTopN
         rowsEstimated += o.rowsEstimated
         rowsMatched += o.rowsMatched

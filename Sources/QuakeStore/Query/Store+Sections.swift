@@ -44,7 +44,8 @@ extension Store {
             case (.value(let c), .text(let v)): sectionFilter = .oneOf(c, [v])
             case (.value(let c), .null), (.bin(let c, _), .null): sectionFilter = .isNull(c)
             case (.bin(let c, let w), .number(let lo)):
-                sectionFilter = .numberRange(c, lower: .init(lo), upper: .init(lo + w, inclusive: false))
+                let upper = ((lo + w) * 1e9).rounded() / 1e9
+                sectionFilter = .numberRange(c, lower: .init(lo), upper: .init(upper, inclusive: false))
             default: sectionFilter = .none
             }
             return (g.keys[0], Int(g.values[0] ?? 0), sectionFilter)

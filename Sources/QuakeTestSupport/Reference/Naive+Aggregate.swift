@@ -24,8 +24,11 @@ extension Naive {
         case .region: return q.place.map { .text(region($0)) } ?? .null
         case .value(let column): return value(q, column)
         case .bin(let column, let width):
-            guard case .number(let v) = value(q, column) else { return .null }
-            return .number((v / width).rounded(.down) * width)
+            // in decimal: the numbers are decimals, and 0.3 lies in the bin of 0.1 that starts at 0.3
+            guard case .number(let v) = value(q, column), let numerator = Decimal(string: String(v)),
+                  let denominator = Decimal(string: String(width)) else { return .null }
+            let quotient = Double(truncating: NSDecimalNumber(decimal: numerator / denominator))
+            return .number(Aggregator.binStart(Int64(quotient.rounded(.down)), width))
         }
     }
 
