@@ -270,4 +270,32 @@ import Glibc
         #expect(try CLI.run(["load", "--wait", "500ms", "--store", target, target + "/../feed"]).status == 0)
         #expect(try CLI.run(["repair", "--store", target, "--wait"]).stderr.contains("nothing to repair"))
     }
+
+    /// `sync --every` holds the lock for each round only, the first included: a load goes in while
+    /// it sleeps. And `serve --sync` of a store it makes itself still stops on SIGINT and SIGTERM
+    /// (a first signal source, made while it waited for the lock, once left them ignored).
+    @Test func everyRoundLetsTheLockGoAndANewServedStoreStops() throws {
+        let (up, feed) = try WriterSupport.upstreamStore()
+        let server = try SyncSupport.Upstream(store: up, maxEvents: WriterSupport.maxEvents)
+        let down = CLI.tempDir() + "/down"
+        let every = try WriterSupport.Background(["sync", "--store", down, server.base, "--every", "30s"]
+                                                 + WriterSupport.window)
+        #expect(WriterSupport.eventually(120) { every.stdout.contains("committed") }, "\(every.stderr)")
+        // the first round is over and the next is 30 s away: the lock is free
+        #expect(WriterSupport.eventually(5) { !WriterSupport.isLocked(down) }, "the first round kept the lock")
+        let load = try CLI.run(["load", "--store", down, feed])
+        #expect(load.status == 0, "\(load.stderr)")
+        kill(every.pid, SIGINT)
+        #expect(every.finish() == 130, "\(every.stderr)")
+
+        for signal in [SIGINT, SIGTERM] {
+            let made = CLI.tempDir() + "/made-\(signal)"
+            let served = try WriterSupport.Background(["serve", "--store", made, "--port", "0", "--sync", server.base,
+                                                       "--every", "60s"] + WriterSupport.window)
+            #expect(WriterSupport.eventually(120) { served.stderr.contains("quakes serve: sync:") }, "\(served.stderr)")
+            kill(served.pid, signal)
+            let seconds = served.secondsToExit(limit: 20)
+            #expect(seconds < 10, "signal \(signal): still running after \(seconds) s")
+        }
+    }
 }

@@ -59,11 +59,12 @@ METRICS = {
     "p50(mag)": "quantile_disc(mag, 0.5)",
 }
 
-# conditions on groups and their SQL
+# conditions on groups and their SQL: no threshold that a group's float average could equal exactly,
+# where the order of a sum's additions would decide the answer
 HAVING = {
     "count > 20": "count(*) > 20",
     "count(distinct net) >= 2 or max(mag) - min(mag) > 3": "count(DISTINCT net) >= 2 OR max(mag) - min(mag) > 3",
-    "avg(mag) >= 1.5 and not count < 5": "avg(mag) >= 1.5 AND NOT count(*) < 5",
+    "avg(mag) >= 1.51237 and not count < 5": "avg(mag) >= 1.51237 AND NOT count(*) < 5",
     "stddev(depth) * 2 > 10": "stddev(depth) * 2 > 10",
 }
 
@@ -75,7 +76,7 @@ FIXED = [
     (["time:6h"], ["count", "avg(mag)"], None),
     (["time:1w"], ["count"], None),
     (["net", "magType", "type", "status", "mag:0.5", "depth:10", "year", "quarter"], ["count", "stddev(depth)"],
-     "avg(mag) >= 1.5 and not count < 5"),
+     "avg(mag) >= 1.51237 and not count < 5"),
     (["mag:0.5"], ["count", "median(mag)", "p50(mag)", "stddev(mag)"], None),
     (["region"], ["count"], "count(distinct net) >= 2 or max(mag) - min(mag) > 3"),
     ([], ["count", "count(distinct net)", "median(depth)", "stddev(depth)", "p90(depth)"], None),
