@@ -89,7 +89,7 @@ extension BenchCommand {
 
     /// DuckDB's timings of a case, its ratio and whether the row counts agree.
     static func duckdbLine(_ duckdb: BenchDuckDBResult) -> String {
-        let ratio = duckdb.ratio.map { String(format: "%.2f", $0) } ?? "n/a"
+        let ratio = duckdb.ratio.map { String(format: "%.3g", $0) } ?? "n/a"
         let rows = duckdb.rowsReturned.map { $0.formatted() } ?? "unknown"
         let agreement = duckdb.rowsAgree ? "rows agree (\(rows))" : "ROWS DIFFER: DuckDB \(rows)"
         let times = String(format: "    duckdb: median %.3f ms (min %.3f, max %.3f); ", duckdb.timing.medianMs,

@@ -66,8 +66,8 @@ package struct BenchPrinted: Sendable, Codable, Equatable {
     package static let wholeLines = 20
 
     package init(csv: String) {
-        let lines = csv.split(separator: "\n", omittingEmptySubsequences: false).count - (csv.hasSuffix("\n") ? 1 : 0)
-        self.lines = max(0, lines)
+        let breaks = csv.reduce(0) { count, character in count + (character.isNewline ? 1 : 0) }
+        self.lines = breaks + (csv.isEmpty || csv.last?.isNewline == true ? 0 : 1)
         self.bytes = csv.utf8.count
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in csv.utf8 {

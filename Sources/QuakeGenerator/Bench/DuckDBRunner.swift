@@ -107,7 +107,10 @@ package struct DuckDBRunner: Sendable {
         let complaint = String(decoding: try FileIO.readFile(errorPath), as: UTF8.self)
         let parsed = DuckDBRunner.parse(printed)
         guard process.terminationStatus == 0, parsed.samples.count == runs + 1 else {
-            let reason = complaint.split(separator: "\n").first.map(String.init) ?? "exit \(process.terminationStatus)"
+            let said = complaint.split(whereSeparator: \.isNewline).first
+                ?? printed.split(whereSeparator: \.isNewline).first
+            let reason = "exit \(process.terminationStatus), \(parsed.samples.count) of \(runs + 1) timer lines"
+                + (said.map { ": " + $0 } ?? "")
             throw QuakeError(.unsupported, path: executable,
                              detail: "DuckDB failed on case '\(caseName)': \(reason)")
         }
@@ -120,7 +123,8 @@ package struct DuckDBRunner: Sendable {
         let marker = "Run Time (s): real "
         var rows: Int?
         var samples: [Double] = []
-        for line in printed.split(separator: "\n") {
+        // CSV mode ends lines with CR LF, one Character: split on any line break
+        for line in printed.split(whereSeparator: \.isNewline) {
             let text = line.trimmingCharacters(in: .whitespaces)
             if text.hasPrefix(marker) {
                 let value = text.dropFirst(marker.count).split(separator: " ").first.flatMap { Double($0) }
