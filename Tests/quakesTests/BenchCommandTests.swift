@@ -77,6 +77,69 @@ import Testing
         #expect(cases.map { $0["kind"] as? String ?? "" } == ["count", "agg", "sections"])
     }
 
+    /// The rows of CSV text, quotes honoured.
+    static func csvRows(_ text: String) -> [[String]] {
+        var rows: [[String]] = []
+        var row: [String] = []
+        var cell = ""
+        var quoted = false
+        var characters = Array(text.unicodeScalars)[...]
+        while let scalar = characters.popFirst() {
+            if quoted {
+                if scalar == "\"" {
+                    if characters.first == "\"" {
+                        cell.unicodeScalars.append(scalar)
+                        characters.removeFirst()
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    cell.unicodeScalars.append(scalar)
+                }
+            } else if scalar == "\"" {
+                quoted = true
+            } else if scalar == "," {
+                row.append(cell)
+                cell = ""
+            } else if scalar == "\n" {
+                row.append(cell)
+                rows.append(row)
+                row = []
+                cell = ""
+            } else {
+                cell.unicodeScalars.append(scalar)
+            }
+        }
+        return rows
+    }
+
+    @Test func csvCarriesEveryFieldPerCase() throws {
+        let file = try Self.queriesFile(["count --min-mag 2", "agg --by net --metrics 'count,avg(mag)'",
+                                         "open --day 2024-01-01"])
+        let run = try CLI.run(["bench", "--store", Self.store, "--csv", "--runs", "3", "--print", "--queries", file])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rows = Self.csvRows(run.stdout)
+        let header = try #require(rows.first)
+        for field in ["version", "store_rows", "cores", "date", "case", "samples_ms", "min_ms", "median_ms", "p95_ms",
+                      "max_ms", "mean_ms", "stddev_ms", "rows_scanned", "rows_from_statistics", "rows_returned",
+                      "bytes_read", "rows_per_second", "megabytes_per_second", "sql", "printed_fnv1a64"] {
+            #expect(header.contains(field), "\(field)")
+        }
+        #expect(rows.count == 4, "\(run.stdout)")
+        for row in rows.dropFirst() {
+            #expect(row.count == header.count, "\(row)")
+            let cell = { (name: String) -> String in header.firstIndex(of: name).map { row[$0] } ?? "" }
+            #expect(cell("store_rows") == "3000")
+            #expect(cell("samples_ms").split(separator: " ").count == 3, "\(row)")
+            let low = Double(cell("min_ms")) ?? -1, median = Double(cell("median_ms")) ?? -1
+            let p95 = Double(cell("p95_ms")) ?? -1, high = Double(cell("max_ms")) ?? -1
+            #expect(0 <= low && low <= median && median <= p95 && p95 <= high, "\(row)")
+        }
+        #expect(rows[1][header.firstIndex(of: "kind") ?? 0] == "count")
+        #expect(rows[3][header.firstIndex(of: "kind") ?? 0] == "open")
+        #expect(rows[3][header.firstIndex(of: "sql_error") ?? 0].contains("no SQL counterpart"))
+    }
+
     @Test func badLinesNameFileAndLine() throws {
         for (line, status) in [("count --bogus 1", Int32(2)), ("frobnicate --day 2024-01-01", 2),
                                ("agg --by nosuchfield", 2), ("query --sort 'mag:desc", 2)] {
