@@ -111,8 +111,8 @@ struct BenchCommand: ParsableCommand {
             meta.cache = "cold: not available here: \(ErrorMessage.line(error)); runs are warm"
             return {}
         }
-        meta.cache = "cold: posix_fadvise(POSIX_FADV_DONTNEED) on the store's \(files) files before each timed run "
-            + "(pages a live mapping holds stay cached)"
+        meta.cache = "cold: before each timed run, the store's partition readers dropped (files unmapped) and "
+            + "posix_fadvise(POSIX_FADV_DONTNEED) on its \(files) files"
         return { _ = try opened.dropFromPageCache() }
     }
 

@@ -60,9 +60,11 @@ extension Store {
     }
 
     /// Drops every file of the store from the page cache (see ``FileIO/dropFromPageCache(_:)``);
-    /// returns how many files it advised.
+    /// returns how many files it advised. The cached partition readers go first, unmapping their
+    /// files, since the kernel keeps the pages a live mapping holds.
     @discardableResult
     package func dropFromPageCache() throws(QuakeError) -> Int {
+        for entry in manifest.partitions { dropReader(entry) }
         let all = files()
         for file in all { try FileIO.dropFromPageCache(file) }
         return all.count
