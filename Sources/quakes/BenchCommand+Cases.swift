@@ -33,8 +33,7 @@ extension BenchCommand {
             } catch let error as ValidationError {
                 throw ValidationError("\(place): \(error.description)")
             } catch let error as QuakeError {
-                throw QuakeError(error.kind, path: path, position: .line(index + 1), errno: error.errno,
-                                 detail: ErrorMessage.line(error))
+                throw QuakeError(error.kind, path: path, position: .line(index + 1), detail: ErrorMessage.line(error))
             } catch {
                 throw ValidationError("\(place): \(oneLine(QueryCommand.message(for: error)))")
             }

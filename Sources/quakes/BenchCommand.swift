@@ -155,8 +155,8 @@ struct BenchCommand: ParsableCommand {
     static func standardLines(rows: Int, day: String, year: Int, locality: String, country: String) -> [String] {
         let page = "--fields time,mag,place,id"
         let deepOffset = min(1_000_000, rows / 2)
-        let yearStart = String(format: "%04d-01-01", year)
-        let yearEnd = String(format: "%04d-01-01", year + 1)
+        let yearStart = String(format4: year) + "-01-01"
+        let yearEnd = String(format4: year + 1) + "-01-01"
         return [
             "query --day \(day) --place \(quotedWord(locality)) --sort mag:desc \(page)",
             "query --day \(day) --sort time:desc --offset 100 --limit 50 \(page)",
@@ -178,9 +178,10 @@ struct BenchCommand: ParsableCommand {
 
     /// `error`, said to come from `benchCase` (its file and line, when it came from one).
     static func located(_ error: QuakeError, _ benchCase: BenchCase) -> QuakeError {
+        // the detail holds the whole first error, its system reason included
         let detail = "case '\(benchCase.name)': \(ErrorMessage.line(error))"
-        guard let origin = benchCase.origin else { return QuakeError(error.kind, errno: error.errno, detail: detail) }
-        return QuakeError(error.kind, path: origin.path, position: .line(origin.line), errno: error.errno, detail: detail)
+        guard let origin = benchCase.origin else { return QuakeError(error.kind, detail: detail) }
+        return QuakeError(error.kind, path: origin.path, position: .line(origin.line), detail: detail)
     }
 
     /// Throws, naming the case, when a case that DuckDB should run has no SQL translation.

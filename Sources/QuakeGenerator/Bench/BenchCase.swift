@@ -2,20 +2,6 @@ import Foundation
 import QuakeFormat
 import QuakeStore
 
-/// What one run of a benchmark case produced.
-package struct BenchOutcome: Sendable {
-    /// Rows in the answer: a query's rows, an aggregate's groups, the sections' rows; for a
-    /// count, the count itself (the one number DuckDB's `count(*)` gives too).
-    package var rowsReturned: Int
-    /// What the engine reports it did; nil for an operation that does not report (opening).
-    package var stats: QueryStats?
-
-    package init(rowsReturned: Int, stats: QueryStats?) {
-        self.rowsReturned = rowsReturned
-        self.stats = stats
-    }
-}
-
 /// One timed operation of a benchmark suite, with what is needed to describe, print and
 /// translate it.
 package struct BenchCase: Sendable {
@@ -44,17 +30,5 @@ package struct BenchCase: Sendable {
         self.run = run
         self.printed = printed
         self.scope = scope
-    }
-}
-
-/// The rows of the partitions left after time pruning, and the on-disk bytes of the columns a
-/// run read in them.
-package struct BenchScope: Sendable, Equatable {
-    package var rows: Int
-    package var bytes: Int
-
-    package init(rows: Int, bytes: Int) {
-        self.rows = rows
-        self.bytes = bytes
     }
 }
