@@ -48,6 +48,7 @@ extension BenchCommand {
         if words.first == "quakes" { words.removeFirst() }
         guard let kind = words.first else { throw ValidationError("expected a command after 'quakes'") }
         let rest = Array(words.dropFirst())
+        try checkOutputFlags(rest)
         let name = line
         switch kind {
         case "query": return try queryCase(name, QueryCommand.parse(rest).args, store: store)
@@ -59,6 +60,21 @@ extension BenchCommand {
             return Store.openAndPlanCase(path: store.path, filter: filter, name: name)
         default:
             throw ValidationError("expected \(caseKinds.joined(separator: ", ")), found '\(kind)'")
+        }
+    }
+
+    /// Throws for the flags a line may not carry: `--store` (bench's own names the store) and a
+    /// `--format` other than csv (bench times and prints the CSV answer).
+    static func checkOutputFlags(_ words: [String]) throws {
+        for (index, word) in words.enumerated() {
+            if word == "--store" || word.hasPrefix("--store=") {
+                throw ValidationError("--store on a line is not used; give it to bench")
+            }
+            let format = word.hasPrefix("--format=") ? String(word.dropFirst("--format=".count))
+                : word == "--format" && index + 1 < words.count ? words[index + 1] : nil
+            if let format, format != "csv" {
+                throw ValidationError("--format \(format): bench times and prints the CSV answer; drop --format")
+            }
         }
     }
 

@@ -142,7 +142,8 @@ import Testing
 
     @Test func badLinesNameFileAndLine() throws {
         for (line, status) in [("count --bogus 1", Int32(2)), ("frobnicate --day 2024-01-01", 2),
-                               ("agg --by nosuchfield", 2), ("query --sort 'mag:desc", 2)] {
+                               ("agg --by nosuchfield", 2), ("query --sort 'mag:desc", 2),
+                               ("query --limit 5 --format json", 2), ("count --store /elsewhere", 2)] {
             let file = try Self.queriesFile(["# first", "count", line], tag: "bad\(status)")
             let run = try CLI.run(["bench", "--store", Self.store, "--queries", file])
             #expect(run.status == status, "\(line): \(run.stderr)")

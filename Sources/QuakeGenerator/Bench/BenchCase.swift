@@ -20,6 +20,7 @@ package struct BenchCase: Sendable {
     /// The file and 1-based line the case was read from, if any.
     package var origin: (path: String, line: Int)?
 
+    /// A case that runs, prints, translates and sizes itself with the closures given.
     package init(name: String, kind: String, sql: Result<String, QuakeError>,
                  run: @escaping @Sendable () throws -> BenchOutcome,
                  printed: @escaping @Sendable () throws -> String,

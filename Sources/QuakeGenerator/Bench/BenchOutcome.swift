@@ -8,6 +8,7 @@ package struct BenchOutcome: Sendable {
     /// What the engine reports it did; nil for an operation that does not report (opening).
     package var stats: QueryStats?
 
+    /// An outcome of `rowsReturned` rows and the engine's `stats`.
     package init(rowsReturned: Int, stats: QueryStats?) {
         self.rowsReturned = rowsReturned
         self.stats = stats

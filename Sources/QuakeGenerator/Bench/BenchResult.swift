@@ -10,6 +10,7 @@ package struct BenchResult: Sendable, Codable {
     package var runs: Int
     /// Each timed run, in milliseconds, in the order they ran.
     package var samplesMs: [Double]
+    /// Order statistics, mean and standard deviation of ``samplesMs``.
     package var timing: BenchSummary
     /// Rows the engine decoded and tested (``QueryStats/rowsEstimated``: the rows of the units it scanned).
     package var rowsScanned: Int
@@ -29,12 +30,14 @@ package struct BenchResult: Sendable, Codable {
     package var strategy: String?
     /// The case in DuckDB's SQL, or nil with ``sqlError`` saying why there is none.
     package var sql: String?
+    /// Why the case has no SQL, when it has none.
     package var sqlError: String?
     /// The answer, when `--print` asked for it.
     package var printed: BenchPrinted?
     /// DuckDB's timings of the same SQL, when `--compare duckdb` asked for them.
     package var duckdb: BenchDuckDBResult?
 
+    /// A result of `samplesMs`, with its statistics and rates worked out.
     package init(name: String, kind: String, samplesMs: [Double], rowsScanned: Int, rowsFromStatistics: Int,
                  rowsReturned: Int, bytesRead: Int) {
         self.name = name

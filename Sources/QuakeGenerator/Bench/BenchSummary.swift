@@ -2,12 +2,15 @@ import Foundation
 
 /// Order statistics, mean and sample standard deviation of a case's timings.
 package struct BenchSummary: Sendable, Codable, Equatable {
+    /// The fastest sample.
     package var minMs: Double
     /// The middle sample, or the mean of the two middle samples of an even count.
     package var medianMs: Double
     /// The 95th percentile, nearest rank: always one of the samples.
     package var p95Ms: Double
+    /// The slowest sample.
     package var maxMs: Double
+    /// The arithmetic mean of the samples.
     package var meanMs: Double
     /// Sample standard deviation (n − 1); 0 for one sample.
     package var stddevMs: Double
@@ -30,6 +33,7 @@ package struct BenchSummary: Sendable, Codable, Equatable {
         self.init(minMs: first, medianMs: median, p95Ms: p95, maxMs: last, meanMs: mean, stddevMs: stddev)
     }
 
+    /// The statistics as given.
     package init(minMs: Double, medianMs: Double, p95Ms: Double, maxMs: Double, meanMs: Double, stddevMs: Double) {
         self.minMs = minMs
         self.medianMs = medianMs

@@ -13,6 +13,7 @@ package struct DuckDBRunner: Sendable {
     /// Timed runs per case (after one warm-up).
     package let runs: Int
 
+    /// A runner of `executable`, timing `runs` runs per case.
     package init(executable: String, runs: Int) {
         self.executable = executable
         self.runs = runs
