@@ -91,7 +91,7 @@ def main():
     for name, args, sql, shape in cases:
         quakes_command = [options.quakes] + shlex.split(args) + ["--store", options.store, "--format", "csv",
                                                                  "--no-header"]
-        duck_command = [options.duckdb_cli, "-readonly", "-csv", "-noheader", options.duckdb_file, "-c", view + sql]
+        duck_command = [options.duckdb_cli, "-readonly", "-csv", "-noheader", "-nullvalue", "", options.duckdb_file, "-c", view + sql]
         q_seconds, q_rss, q_out = run_timed(quakes_command, options.runs)
         d_seconds, d_rss, d_out = run_timed(duck_command, options.runs)
         mine = list(csv.reader(io.StringIO(q_out)))
@@ -114,7 +114,7 @@ def main():
     bench = subprocess.run([options.quakes, "bench", "--store", options.store, "--queries", lines,
                             "--runs", str(options.runs), "--json"], capture_output=True, text=True, check=True)
     import json
-    in_process = [case["medianMs"] for case in json.loads(bench.stdout)]
+    in_process = [case["timing"]["medianMs"] for case in json.loads(bench.stdout)["cases"]]
     con = duckdb.connect(options.duckdb_file, read_only=True)
     con.execute(view)
     duck_in = []

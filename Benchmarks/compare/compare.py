@@ -251,9 +251,9 @@ def main():
                 f.write(re.sub(r" --format \w+", "", cli) + "\n")
     out = subprocess.run([a.quakes, "bench", "--store", qs, "--queries", qfile, "--runs", str(RUNS), "--json"],
                          capture_output=True, text=True, check=True)
-    res = json.loads(out.stdout)
-    quakes_in = [[res[k * n + i]["medianMs"] for k in range(m)] for i in range(n)]
-    quakes_rows = [sum(res[k * n + i]["rowsOut"] for k in range(m)) for i in range(n)]
+    res = json.loads(out.stdout)["cases"]
+    quakes_in = [[res[k * n + i]["timing"]["medianMs"] for k in range(m)] for i in range(n)]
+    quakes_rows = [sum(res[k * n + i]["rowsReturned"] for k in range(m)) for i in range(n)]
     dcon = duckdb.connect(ddb, read_only=True)
     ccon = chdb_session.Session(cdb)
     duck_in, lite_in, ch_in, duck_rows, lite_rows, ch_rows = [], [], [], [], [], []

@@ -52,8 +52,14 @@ struct AggregateWriter {
 
     private func printCSV(_ rows: [AggregateRow]) {
         func quoted(_ cell: String) -> String {
-            guard cell.contains(",") || cell.contains("\"") || cell.contains("\n") else { return cell }
-            return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            // bytes, not Foundation's text search: this runs once per cell
+            guard cell.utf8.contains(where: { $0 == 44 || $0 == 34 || $0 == 10 || $0 == 13 }) else { return cell }
+            var out = "\""
+            for character in cell {
+                if character == "\"" { out.append("\"") }
+                out.append(character)
+            }
+            return out + "\""
         }
         if header { writeLine(names.map(quoted).joined(separator: ",")) }
         for row in rows { writeLine(cells(row, null: "", rounded: false).map(quoted).joined(separator: ",")) }

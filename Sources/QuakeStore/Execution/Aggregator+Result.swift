@@ -47,9 +47,30 @@ extension Aggregator {
             return false
         }
         if let limit = order.limit, limit < kept.count / 4 {
+            // a few rows: keys compared (and their text made) only on ties
             kept = Aggregator.best(kept, limit, by: precedes)
         } else {
-            kept.sort(by: precedes)
+            // every row: each key as an integer rank made once, so that the sort compares integers
+            let ranks = (0..<groups.count).map { keyRanks(kept, $0, &keyCache) }
+            let metricValues = sortValues
+            kept.sort { left, right in
+                for (target, ascending) in order.keys {
+                    let comparison: Int
+                    switch target {
+                    case .metric(let index):
+                        let values = metricValues[index] ?? []
+                        comparison = SortValue.compare(values[left].map { .number($0) } ?? .null,
+                                                       values[right].map { .number($0) } ?? .null, ascending: ascending)
+                    case .key(let position):
+                        comparison = Aggregator.compareRanks(ranks[position][left], ranks[position][right], ascending)
+                    }
+                    if comparison != 0 { return comparison < 0 }
+                }
+                for position in 0..<ranks.count where ranks[position][left] != ranks[position][right] {
+                    return ranks[position][left] < ranks[position][right]
+                }
+                return false
+            }
             if let limit = order.limit { kept = Array(kept.prefix(max(0, limit))) }
         }
         return kept.map { slot in
@@ -61,6 +82,36 @@ extension Aggregator {
             row.values = metrics.enumerated().map { index, metric in table.value(slot, index, metric) }
             return row
         }
+    }
+
+    /// Per slot, key `position` as a rank that orders as its value does, nulls last (Int64.max):
+    /// the key itself for times, parts and bins, and the place in the sorted texts for text keys.
+    func keyRanks(_ slots: [Int], _ position: Int, _ keyCache: inout KeyCache) -> [Int64] {
+        let table = keyCache.table
+        var ranks = [Int64](repeating: Int64.max, count: table.slotCount)
+        switch groups[position] {
+        case .time, .interval, .part, .bin:
+            for slot in slots {
+                let key = table.key(slot, position)
+                ranks[slot] = key == Aggregator.nullKey ? Int64.max : key
+            }
+        case .value, .region:
+            var distinct: [Int64: Int64] = [:]
+            for slot in slots { distinct[table.key(slot, position)] = 0 }
+            distinct[Aggregator.nullKey] = nil
+            let texts = distinct.keys.map { key in (key, keyCache.text(forKey: key, position)) }
+            for (rank, entry) in texts.sorted(by: { $0.1 < $1.1 }).enumerated() { distinct[entry.0] = Int64(rank) }
+            for slot in slots { ranks[slot] = distinct[table.key(slot, position)] ?? Int64.max }
+        }
+        return ranks
+    }
+
+    static func compareRanks(_ left: Int64, _ right: Int64, _ ascending: Bool) -> Int {
+        if left == right { return 0 }
+        // nulls (Int64.max) last whatever the direction, as SortValue orders them
+        if left == Int64.max { return 1 }
+        if right == Int64.max { return -1 }
+        return (left < right) == ascending ? -1 : 1
     }
 
     /// The first `limit` of `items` under `precedes`, in order: one pass, binary insertion into
@@ -93,7 +144,8 @@ extension Aggregator {
     struct KeyCache {
         let aggregator: Aggregator
         let table: GroupTable
-        private var texts: [Int: String] = [:]
+        /// Per key position, the text of each value seen.
+        private var texts: [Int: [Int64: String]] = [:]
 
         init(aggregator: Aggregator, table: GroupTable) {
             self.aggregator = aggregator
@@ -128,19 +180,21 @@ extension Aggregator {
                 return ScaledDecimal.trimmed(Aggregator.binStart(key, width))
             case .value, .region:
                 guard key != Aggregator.nullKey else { return nil }
-                let cacheKey = slot * GroupKey.capacity + position
-                if let text = texts[cacheKey] { return text }
-                let text: String
-                if case .value(let column) = group, column.kind == .place {
-                    text = aggregator.placeText(key)
-                } else if case .value(let column) = group, column.kind == .decimal || column.kind == .timestamp {
-                    text = column.kind == .timestamp ? Timestamp.string(key) : ScaledDecimal.string(key) ?? ""
-                } else {
-                    text = aggregator.names.name(key)
-                }
-                texts[cacheKey] = text
-                return text
+                return text(forKey: key, position)
             }
+        }
+
+        /// The text of a text key's value, made once per value.
+        mutating func text(forKey key: Int64, _ position: Int) -> String {
+            if let text = texts[position]?[key] { return text }
+            let text: String
+            if case .value(let column) = aggregator.groups[position], column.kind == .place {
+                text = aggregator.placeText(key)
+            } else {
+                text = aggregator.names.name(key)
+            }
+            texts[position, default: [:]][key] = text
+            return text
         }
     }
 }
