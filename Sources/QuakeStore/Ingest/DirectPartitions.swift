@@ -65,6 +65,9 @@ package final class DirectPartitions {
     package let residentCap: Int
     /// Where a partition too large to collect goes: the spill, with the rows it has so far.
     package var spill: (Int, RowBatch) throws -> Void = { _, _ in }
+    /// Asked by each queued partition before it is written: a cancelled load skips the rest, so
+    /// that the end of the input does not write every open partition first (``LoadOptions/isCancelled``).
+    package var isCancelled: (@Sendable () -> Bool)?
     /// Ordinals the store holds: their rows are merged with the stored ones, through the spill.
     private let stored: Set<Int>
     // the loader's thread only:
@@ -237,9 +240,15 @@ package final class DirectPartitions {
         group.enter()
         // the writer takes the only reference, so sorting reorders the columns in place
         let box = Handoff(rows)
-        let writer = writer, slots = slots, group = group
+        let writer = writer, slots = slots, group = group, isCancelled = isCancelled, scratch = scratch
         queue.async {
             defer { slots.signal(); group.leave() }
+            if isCancelled?() == true {
+                // named in the store, so that it stops the load rather than reject the file being read
+                let interrupted = QuakeError(.interrupted, path: scratch, detail: "interrupted")
+                writer.state.locked { state in if state.failure == nil { state.failure = interrupted } }
+                return
+            }
             do throws(QuakeError) {
                 let w = try writer.write(o, box.take())
                 // what encoding it freed, once the process is large (a large archive's partitions)

@@ -57,6 +57,7 @@ package final class Loader {
                                history: staging, topRows: topRows, rowsLimit: options.newPartitionRows,
                                residentLimit: options.newPartitionResidentLimit)
             : nil
+        direct?.isCancelled = options.isCancelled
         var summary = try SpillPass(spills: spills, partitioning: old.partitioning, options: options, start: start,
                                     direct: direct).run(files)
         mark("spilled", " (\(direct?.written.count ?? 0) partitions written, \(spills.partitions.count) spilled)")
