@@ -200,7 +200,7 @@ import Glibc
         let exit = interrupted.secondsToExit()
         #expect(interrupted.finish() == 130, "\(interrupted.stderr)")
         // "at once": the 200 ms figure is measured in Benchmarks/compare/cancel.py, not in a timed test
-        #expect(exit < 5, "Ctrl-C took \(exit) s")
+        #expect(exit < 30, "Ctrl-C took \(exit) s")
         #expect(interrupted.stderr == "quakes: \(target): interrupted while waiting for the writer lock\n")
         options.lockWait = .forever
         let waiting = Task { [options] in try await store.load([dir + "/other"], options: options) }
@@ -208,7 +208,8 @@ import Glibc
         start = Date()
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
-        #expect(Date().timeIntervalSince(start) < 5)
+        // answered, not hung: a machine busy with builds once took 5.9 s here
+        #expect(Date().timeIntervalSince(start) < 30)
 
         // a bare --wait waits as long as it takes: the load goes in after the first one ends
         let second = try WriterSupport.Background(["load", "--store", target, "--wait", dir + "/small"])
