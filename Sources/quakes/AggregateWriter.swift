@@ -26,7 +26,7 @@ struct AggregateWriter {
     /// A metric's value as text: whole, or to four decimals for a table.
     func text(_ value: Double, _ metric: Metric, rounded: Bool) -> String {
         if metric.isCount { return String(Int64(value)) }
-        if metric.isTime { return Timestamp.string(Int64(value.rounded())) }
+        if metric.isTime { return Timestamp.string(Int64(saturating: value.rounded())) }
         if rounded { return AggregateWriter.fourDecimals(value) }
         return AggregateWriter.shortest(value)
     }

@@ -27,7 +27,8 @@ extension Aggregator {
             case .countValues where column.kind != .decimal && column.kind != .timestamp,
                  .countDistinct:
                 let codes = try valueCodes(column, data, rows)
-                let distinct: Bool = { if case .countDistinct = metric { return true }; return false }()
+                let distinct: Bool
+                if case .countDistinct = metric { distinct = true } else { distinct = false }
                 for (position, code) in codes.enumerated() where code != Aggregator.nullKey {
                     table.valueCounts[metricIndex][slots[position]] += 1
                     if distinct { table.distinct[metricIndex][slots[position]].insert(code) }

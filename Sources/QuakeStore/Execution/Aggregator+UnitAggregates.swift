@@ -78,15 +78,19 @@ extension Aggregator {
 
     /// Global name ids of the codes of block `k`'s dictionary of group column `column` (0 for
     /// null), built once per block.
-    private func nameTable(_ r: PartitionReader, block k: Int, column: Int, names: inout [Int: [Int64]]) throws -> [Int64] {
-        if let t = names[k] { return t }
-        let c = UnitAggregates.groupColumns[column]
-        guard case .category(let b) = try r.decode(c, block: k, rows: 0..<0) else {
-            throw QuakeError.corrupt(r.path, "column \(c) is not a category")
+    private func nameTable(_ reader: PartitionReader, block: Int, column: Int,
+                           names: inout [Int: [Int64]]) throws -> [Int64] {
+        if let cached = names[block] { return cached }
+        let groupColumn = UnitAggregates.groupColumns[column]
+        guard case .category(let decoded) = try reader.decode(groupColumn, block: block, rows: 0..<0) else {
+            throw QuakeError.corrupt(reader.path, "column \(groupColumn) is not a category")
         }
-        var t = [Int64](repeating: Aggregator.nullKey, count: b.dictionary.count + 1)
-        for i in 0..<b.dictionary.count { t[i + 1] = self.names.id(b.dictionary.string(i) ?? "") }
-        names[k] = t
-        return t
+        var table = [Int64](repeating: Aggregator.nullKey, count: decoded.dictionary.count + 1)
+        for entry in 0..<decoded.dictionary.count {
+            table[entry + 1] = self.names.id(decoded.dictionary.string(entry) ?? "")
+        }
+        names[block] = table
+        return table
     }
+
 }

@@ -22,28 +22,28 @@ public struct AggregateRow: Sendable, Identifiable {
     /// The display value of the group key named `name` (`row["net"]`, `row["month"]`,
     /// `row["magnitude:0.5"]`; the CLI's `mag:0.5` too), nil for the null group or a name that is not a key.
     public subscript(name: String) -> String? {
-        guard let k = groups.firstIndex(where: { $0.key == name || $0.description == name }) else { return nil }
-        return keys[k]
+        guard let position = groups.firstIndex(where: { $0.key == name || $0.description == name }) else { return nil }
+        return keys[position]
     }
 
     /// The display value of `group`'s key, nil for the null group or a group not in the row.
     public subscript(group: GroupBy) -> String? {
-        guard let k = groups.firstIndex(of: group) else { return nil }
-        return keys[k]
+        guard let position = groups.firstIndex(of: group) else { return nil }
+        return keys[position]
     }
 
     /// The value of `metric`, nil when it had no input or is not one of the row's metrics.
     public func value(_ metric: Metric) -> Double? {
-        guard let k = metrics.firstIndex(of: metric) else { return nil }
-        return values[k]
+        guard let position = metrics.firstIndex(of: metric) else { return nil }
+        return values[position]
     }
 
     /// The value of the metric named `name` (`row.value("avg(magnitude)")`, `row.value("count")`;
     /// the CLI's `avg(mag)` too),
     /// nil when it had no input or is not one of the row's metrics.
     public func value(_ name: String) -> Double? {
-        if let k = metrics.firstIndex(where: { $0.key == name }) { return values[k] }
-        guard let m = Metric(parsing: name), let k = metrics.firstIndex(of: m) else { return nil }
-        return values[k]
+        if let position = metrics.firstIndex(where: { $0.key == name }) { return values[position] }
+        guard let metric = Metric(parsing: name), let position = metrics.firstIndex(of: metric) else { return nil }
+        return values[position]
     }
 }

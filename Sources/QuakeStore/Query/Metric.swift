@@ -57,8 +57,10 @@ public enum Metric: Sendable, Equatable, CustomStringConvertible {
         case "stddev": self = .stddev(column)
         case "median": self = .median(column)
         default:
-            guard function.hasPrefix("p"), let p = Double(function.dropFirst()), (0...100).contains(p) else { return nil }
-            self = .percentile(p, column)
+            guard function.hasPrefix("p"), let percent = Double(function.dropFirst()), (0...100).contains(percent) else {
+                return nil
+            }
+            self = .percentile(percent, column)
         }
     }
 

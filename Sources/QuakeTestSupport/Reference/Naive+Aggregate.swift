@@ -28,7 +28,7 @@ extension Naive {
             guard case .number(let v) = value(q, column), let numerator = Decimal(string: String(v)),
                   let denominator = Decimal(string: String(width)) else { return .null }
             let quotient = Double(truncating: NSDecimalNumber(decimal: numerator / denominator))
-            return .number(Aggregator.binStart(Int64(quotient.rounded(.down)), width))
+            return .number(Aggregator.binStart(Int64(saturating: quotient.rounded(.down)), width))
         }
     }
 
