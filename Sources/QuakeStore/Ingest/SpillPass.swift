@@ -250,7 +250,10 @@ package final class SpillPass {
                 idBuffers[IdRecords.bucket(p)].append(id: p, time: times[i], updated: upd[i], seq: batch.seq[i])
             }
         }
-        for b in 0..<idBuffers.count where idBuffers[b].count >= SpillPass.idFrameRows { try flushIds(b) }
+        for b in 0..<idBuffers.count where idBuffers[b].count >= SpillPass.idFrameRows {
+            try options.checkCancelled()
+            try flushIds(b)
+        }
     }
 
     private func flushPartition(_ o: Int) throws {
@@ -263,14 +266,20 @@ package final class SpillPass {
     /// Spills `rows` of partition `o` in frames of ``partitionFrameRows``.
     private func spillRows(_ o: Int, _ rows: RowBatch) throws {
         for start in stride(from: 0, to: rows.count, by: SpillPass.partitionFrameRows) {
+            try options.checkCancelled()
             var b = RowBatch()
             b.append(contentsOf: rows, range: start..<min(rows.count, start + SpillPass.partitionFrameRows))
             try spills.partition(o).append(b.serialized())
         }
     }
 
+    /// Spills every buffered partition: a load of scattered times buffers a frame for each of
+    /// hundreds of partitions, so a cancel is asked before each one, not once for them all.
     private func flushPartitions() throws {
-        for o in Array(partBuffers.keys) { try flushPartition(o) }
+        for o in Array(partBuffers.keys) {
+            try options.checkCancelled()
+            try flushPartition(o)
+        }
     }
 
     private func flushIds(_ b: Int) throws {
