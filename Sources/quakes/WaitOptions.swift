@@ -31,7 +31,8 @@ struct WaitOptions: ParsableArguments {
                 break
             }
             let next = index + 1 < arguments.count ? arguments[index + 1] : nil
-            if argument == "--wait" && next.flatMap(WaitDuration.init(argument:)) == nil {
+            if argument == "--wait" && next.flatMap(WaitDuration.init(argument:)) == nil
+                && !(next.map(looksLikeDuration) ?? false) {
                 out.append("--wait=forever")
             } else {
                 out.append(argument)
@@ -39,6 +40,14 @@ struct WaitOptions: ParsableArguments {
             index += 1
         }
         return out
+    }
+
+    /// Whether `argument` after `--wait` was meant as a duration that is misspelt (`30sec`, `1.5.s`):
+    /// it begins with a digit and names no file, so ArgumentParser refuses it (exit 2) rather
+    /// than the load reading it as a path.
+    private static func looksLikeDuration(_ argument: String) -> Bool {
+        guard let first = argument.unicodeScalars.first, ("0"..."9").contains(first) else { return false }
+        return !FileIO.exists(argument)
     }
 }
 

@@ -262,7 +262,8 @@ import Glibc
         let target = try CLI.generatedStore(rows: "500", seed: 5)
         for args in [["history", "--store", target, "--wait", "1s"], ["serve", "--store", target, "--wait"],
                      ["sync", "--store", target, "http://127.0.0.1:9/fdsnws/event/1/", "--dry-run", "--wait", "5s"],
-                     ["load", "--store", target, "--wait=soon", target + "/../feed"]] {
+                     ["load", "--store", target, "--wait=soon", target + "/../feed"],
+                     ["load", "--store", target, "--wait", "30sec", target + "/../feed"]] {
             let usage = try CLI.run(args)
             #expect(usage.status == 2 && usage.stderr.split(separator: "\n").count == 1, "\(args): \(usage.stderr)")
         }
