@@ -57,11 +57,33 @@ import Testing
     }
 
     @Test func unrecognisedShapesRunExactlyOnTheSlowPath() throws {
-        try Self.check(#Predicate<Quake> { q in q.latitude * 2 > 100 }, kernelsOnly: false)
+        // integer arithmetic truncates and traps in Swift: exact, row by row
+        try Self.check(#Predicate<Quake> { q in (q.nst ?? 0) * 2 > 100 }, kernelsOnly: false)
         try Self.check(#Predicate<Quake> { q in q.id.starts(with: "ak") && q.latitude > 60 }, kernelsOnly: false)
         // the recognised half still runs as a kernel
         let f = PredicateTranslator.filter(#Predicate<Quake> { q in q.id.starts(with: "ak") && (q.magnitude ?? 0) > 2 })
         #expect(f.plan.kernels.count == 1 && f.plan.slowPath.count == 1)
+    }
+
+    /// Arithmetic over `Double` properties runs as a kernel, with Swift's semantics: `/` by zero
+    /// is infinity or NaN, NaN fails comparisons and `!=` is the complement of `==`.
+    @Test func arithmeticOverDoublesRunsAsAKernel() throws {
+        let factor = 3.0
+        try Self.check(#Predicate<Quake> { q in q.latitude * 2 > 100 }, kernelsOnly: true)
+        try Self.check(#Predicate<Quake> { q in (q.magnitude ?? 0) - (q.depth ?? 0) / 10 > 1.5 }, kernelsOnly: true)
+        try Self.check(#Predicate<Quake> { q in (q.magnitude ?? 0) * factor >= (q.depth ?? 0) }, kernelsOnly: true)
+        try Self.check(#Predicate<Quake> { q in q.latitude > q.longitude }, kernelsOnly: true)
+        try Self.check(#Predicate<Quake> { q in -(q.depth ?? 0) < -30 }, kernelsOnly: true)
+        try Self.check(#Predicate<Quake> { q in (q.depth ?? 0) / (q.magnitude ?? 0) > 10 }, kernelsOnly: true,
+                       "division by a zero default: infinity")
+        try Self.check(#Predicate<Quake> { q in (q.gap ?? 0) / (q.dmin ?? 0) != 5 }, kernelsOnly: true, "0/0 is NaN")
+        try Self.check(#Predicate<Quake> { q in !((q.rms ?? 0) + q.latitude <= 20) && q.magnitude! > 1 },
+                       kernelsOnly: true)
+        let translated = PredicateTranslator.filter(#Predicate<Quake> { q in q.latitude - q.longitude > 0 })
+        guard case .arithmetic = translated else {
+            Issue.record("not an arithmetic kernel: \(translated)")
+            return
+        }
     }
 
     @Test func sortDescriptorsMapToColumnsWithNullsLast() throws {

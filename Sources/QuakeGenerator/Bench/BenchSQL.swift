@@ -105,6 +105,9 @@ package enum BenchSQL {
             return leaf("contains(\(quoted(column)), \(literal(text)))")
         case .isNull(let column):
             return "(\(quoted(column)) IS NULL)"
+        case .arithmetic(let comparison):
+            let op = comparison.op == .equal ? "=" : comparison.op.rawValue
+            return leaf("(\(expression(comparison.left)) \(op) \(expression(comparison.right)))")
         case .and(let parts):
             return "(" + (try conditions(parts)).joined(separator: " AND ") + ")"
         case .or(let parts):
@@ -204,6 +207,24 @@ package enum BenchSQL {
         let cosines = "cos(\(number(latitude)) * \(radians)) * cos(latitude * \(radians))"
         let chord = "\(halfLatitude) * \(halfLatitude) + \(cosines) * \(halfLongitude) * \(halfLongitude)"
         return "(2 * 6371.0088 * asin(least(1, sqrt(\(chord)))))"
+    }
+
+    /// Arithmetic as SQL over doubles: times as epoch milliseconds, and `--where`'s division by
+    /// zero NULL (DuckDB's own is infinity).
+    static func expression(_ expression: NumericExpression) -> String {
+        switch expression {
+        case .field(let column, let fallback):
+            let value = column.kind == .timestamp ? "epoch_ms(\(quoted(column)))::DOUBLE" : "\(quoted(column))::DOUBLE"
+            return fallback.map { "coalesce(\(value), \(number($0)))" } ?? value
+        case .constant(let value):
+            return "(\(number(value)))::DOUBLE"
+        case .negated(let inner):
+            return "(-\(self.expression(inner)))"
+        case .binary(.divide, let left, let right):
+            return "(\(self.expression(left)) / nullif(\(self.expression(right)), 0))"
+        case .binary(let op, let left, let right):
+            return "(\(self.expression(left)) \(op.symbol) \(self.expression(right)))"
+        }
     }
 
     private static func leaf(_ text: String) -> String { "coalesce(\(text), false)" }

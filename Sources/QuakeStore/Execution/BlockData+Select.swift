@@ -103,6 +103,8 @@ extension BlockData {
             }
         case .predicate(let p):
             return try sel.filter { try p.evaluate(quake($0)) }
+        case .arithmetic(let comparison):
+            return try arithmetic(comparison, sel)
         default:
             return try maskSelect(f, sel)
         }
@@ -121,6 +123,7 @@ extension BlockData {
             switch f {
             case .timeRange, .numberRange: return 0
             case .box: return 1
+            case .arithmetic: return 2
             // on packed codes, as cheap as a range: ordered among them by selectivity
             case .oneOf(let c, _) where c.kind == .category: return 0
             case .isNull: return 3

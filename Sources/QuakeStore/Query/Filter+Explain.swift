@@ -17,6 +17,7 @@ extension Filter {
         case .oneOf(let c, _) where c.kind == .category: return (["\(self) [dictionary codes]"], [])
         case .timeRange(.time, _, _): return (["\(self) [time index + zone maps]"], [])
         case .numberRange: return (["\(self) [zone maps + range kernel]"], [])
+        case .arithmetic: return (["\(self) [arithmetic kernel on decoded columns]"], [])
         default: return (["\(self)"], [])
         }
     }

@@ -21,6 +21,8 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
     case contains(Column, String, insensitive: Bool)
     /// The column is null (empty).
     case isNull(Column)
+    /// Arithmetic over numeric fields compared (`mag - depth > 5`). An empty side fails.
+    case arithmetic(ArithmeticComparison)
     /// The event id is in the set (used by `--changed-since`).
     case ids(EventIdSet)
     case and([Filter])
@@ -49,6 +51,7 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
         case .oneOf(let c, let v): return v.count == 1 ? "\(c) == \"\(v[0])\"" : "\(c) in \(v)"
         case .contains(let c, let s, let i): return i ? "\(c).localizedStandardContains(\"\(s)\")" : "\(c).contains(\"\(s)\")"
         case .isNull(let c): return "\(c) == nil"
+        case .arithmetic(let comparison): return comparison.description
         case .ids(let set): return "id in {\(set)}"
         case .and(let f): return "(" + f.map(\.description).joined(separator: " && ") + ")"
         case .or(let f): return "(" + f.map(\.description).joined(separator: " || ") + ")"
@@ -146,6 +149,7 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
         case .all, .none: return []
         case .timeRange(let c, _, _), .numberRange(let c, _, _), .oneOf(let c, _), .contains(let c, _, _), .isNull(let c): return [c]
         case .box, .near: return [.latitude, .longitude]
+        case .arithmetic(let comparison): return comparison.columns
         case .ids: return [.id]
         case .and(let f), .or(let f): return f.reduce(into: ColumnSet()) { $0.formUnion($1.columns) }
         case .not(let f): return f.columns

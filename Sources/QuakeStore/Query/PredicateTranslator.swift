@@ -67,6 +67,8 @@ package enum Operand {
     case column(Column, coalesce: Any?)
     case constant(Any)
     case root
+    /// Arithmetic over `Double` fields (`$0.mag! - ($0.depth ?? 0)`).
+    case expression(NumericExpression)
 }
 
 /// Predicate expression nodes the translator understands.
@@ -96,7 +98,10 @@ extension PredicateExpressions.Value: QuakeExpression {
 
 extension PredicateExpressions.UnaryMinus: QuakeExpression where Wrapped: StandardPredicateExpression {
     package func operand(_ t: PredicateTranslator) -> Operand? {
-        guard case .constant(let v)? = t.operand(wrapped) else { return nil }
+        guard case .constant(let v)? = t.operand(wrapped) else {
+            guard Wrapped.Output.self == Double.self, let inner = t.numeric(t.operand(wrapped)) else { return nil }
+            return .expression(.negated(inner))
+        }
         switch v {
         case let d as Double: return .constant(-d)
         case let i as Int: return .constant(-i)
@@ -216,7 +221,9 @@ extension PredicateExpressions.Comparison: QuakeExpression where LHS: StandardPr
         }
         if case .column(let c, let d)? = l, case .constant(let v)? = r { return Leaf.compare(c, d, o, v) }
         if case .column(let c, let d)? = r, case .constant(let v)? = l { return Leaf.compare(c, d, Leaf.flipped(o), v) }
-        return nil
+        guard LHS.Output.self == Double.self,
+              let comparisonOperator = ArithmeticComparison.Operator(rawValue: o) else { return nil }
+        return t.arithmetic(l, comparisonOperator, r)
     }
 }
 
@@ -324,7 +331,13 @@ package enum Leaf {
         var col: (Column, Any?)?, value: Any?
         if case .column(let c, let d)? = t.operand(lhs), case .constant(let v)? = t.operand(rhs) { col = (c, d); value = v }
         else if case .column(let c, let d)? = t.operand(rhs), case .constant(let v)? = t.operand(lhs) { col = (c, d); value = v }
-        guard let (c, coalesce) = col, let v = value else { return nil }
+        guard let (c, coalesce) = col, let v = value else {
+            // arithmetic, or two fields: Swift's `!=` holds where `==` fails, NaN included
+            guard L.Output.self == Double.self, let f = t.arithmetic(t.operand(lhs), .equal, t.operand(rhs)) else {
+                return nil
+            }
+            return equal ? f : .not(f)
+        }
         let f: Filter
         var nullsMatch = false
         guard let v = unwrap(v) else {

@@ -24,13 +24,13 @@ package struct WhereParser {
         package var description: String { "column \(column): \(message)" }
     }
 
-    private enum Token: Equatable {
+    enum Token: Equatable {
         case ident(String), number(String), string(String), op(String), lparen, rparen, dot, comma, end
     }
 
-    private var tokens: [(Token, Int)] = []
-    private var pos = 0
-    private var depth = 0
+    var tokens: [(Token, Int)] = []
+    var pos = 0
+    var depth = 0
     /// Deepest nesting of parentheses and `!` accepted; deeper text is refused, not recursed into.
     package static let maxDepth = 200
 
@@ -42,11 +42,11 @@ package struct WhereParser {
         return f
     }
 
-    private func error(_ m: String, at: Int? = nil) -> SyntaxError {
+    func error(_ m: String, at: Int? = nil) -> SyntaxError {
         SyntaxError(column: at ?? tokens[min(pos, tokens.count - 1)].1, message: m)
     }
 
-    private func describe(_ t: Token) -> String {
+    func describe(_ t: Token) -> String {
         switch t {
         case .ident(let s): return "'\(s)'"
         case .number(let s): return "number \(s)"
@@ -63,6 +63,13 @@ package struct WhereParser {
     private mutating func tokenize(_ text: String) throws {
         let c = Array(text)
         var i = 0
+        // after a value, `-` is subtraction (`mag -1` is `mag - 1`), elsewhere a number's sign
+        var endsOperand: Bool {
+            switch tokens.last?.0 {
+            case .ident?, .number?, .string?, .rparen?: return true
+            default: return false
+            }
+        }
         while i < c.count {
             let ch = c[i]
             let col = i + 1
@@ -77,7 +84,7 @@ package struct WhereParser {
                 case "not": tokens.append((.op("!"), col))
                 default: tokens.append((.ident(s), col))
                 }
-            } else if ch.isNumber || (ch == "-" && i + 1 < c.count && c[i + 1].isNumber) {
+            } else if ch.isNumber || (ch == "-" && i + 1 < c.count && c[i + 1].isNumber && !endsOperand) {
                 var s = String(ch)
                 i += 1
                 while i < c.count && (c[i].isNumber || c[i] == "." || c[i] == "e" || c[i] == "E") { s.append(c[i]); i += 1 }
@@ -108,14 +115,17 @@ package struct WhereParser {
                 if ["&&", "||", "==", "!=", "<=", ">="].contains(two) { tokens.append((.op(two), col)); i += 2 }
                 else if two == "<>" { tokens.append((.op("!="), col)); i += 2 }
                 else if ch == "=" { tokens.append((.op("=="), col)); i += 1 }
-                else if ["<", ">", "!"].contains(String(ch)) { tokens.append((.op(String(ch)), col)); i += 1 }
+                else if ["<", ">", "!", "+", "-", "*", "/"].contains(String(ch)) {
+                    tokens.append((.op(String(ch)), col))
+                    i += 1
+                }
                 else { throw SyntaxError(column: col, message: "unexpected character '\(ch)'") }
             }
         }
         tokens.append((.end, c.count + 1))
     }
 
-    private var current: Token { tokens[pos].0 }
+    var current: Token { tokens[pos].0 }
 
     // `negated` carries a NOT down to the comparisons (De Morgan), where SQL's three-valued
     // logic decides what the negation of each means (see ``negate(_:)``).
@@ -138,17 +148,36 @@ package struct WhereParser {
         guard depth <= WhereParser.maxDepth else { throw error("nested more than \(WhereParser.maxDepth) levels deep") }
         if current == .op("!") { pos += 1; return try parseUnary(negated: !negated) }
         if current == .lparen {
+            // a group of conditions, or the start of arithmetic (`(mag - depth) / 2 > 1`): the
+            // reading that gets further wins, and its error is the one reported
+            let start = pos
             pos += 1
-            let f = try parseOr(negated: negated)
-            guard current == .rparen else { throw error("expected ')', found \(describe(current))") }
-            pos += 1
-            return f
+            var groupError: SyntaxError
+            do {
+                let f = try parseOr(negated: negated)
+                if current == .rparen && !WhereParser.continuesValue(tokens[pos + 1].0) {
+                    pos += 1
+                    return f
+                }
+                groupError = error("expected ')', found \(describe(current))")
+            } catch let e as SyntaxError {
+                groupError = e
+            }
+            pos = start
+            do {
+                let f = try parseComparison()
+                return negated ? WhereParser.negate(f) : f
+            } catch let e as SyntaxError where e.column > groupError.column {
+                throw e
+            } catch {
+                throw groupError
+            }
         }
         let f = try parseComparison()
         return negated ? WhereParser.negate(f) : f
     }
 
-    private mutating func field() throws -> Column {
+    mutating func field() throws -> Column {
         guard case .ident(let name) = current else { throw error("expected a field name, found \(describe(current))") }
         let alias = ["magnitude": "mag", "latitude": "latitude", "longitude": "longitude"][name] ?? name
         guard let c = Column(name: alias) else { throw error("unknown field '\(name)'") }
@@ -159,6 +188,7 @@ package struct WhereParser {
     private mutating func parseComparison() throws -> Filter {
         if case .ident(let v) = current, v == "true" { pos += 1; return .all }
         if case .ident(let v) = current, v == "false" { pos += 1; return .none }
+        guard case .ident = current, hasFieldTail(at: pos + 1) else { return try parseValueComparison() }
         let fieldCol = tokens[pos].1
         let c = try field()
         if let f = try parseSQLTail(c, fieldColumn: fieldCol) { return f }
@@ -192,7 +222,7 @@ package struct WhereParser {
         return try WhereParser.comparison(c, op, lit, column: litCol)
     }
 
-    private static func comparison(_ c: Column, _ op: String, _ lit: Token, column: Int) throws -> Filter {
+    static func comparison(_ c: Column, _ op: String, _ lit: Token, column: Int) throws -> Filter {
         if case .ident("nil") = lit {
             switch op {
             case "==": return .isNull(c)
@@ -335,6 +365,7 @@ extension WhereParser {
         case .none: return .all
         case .isNull: return .not(f)
         case .not(.isNull(let c)): return .isNull(c)
+        case .arithmetic(let comparison): return .arithmetic(comparison.negation)
         default:
             let present = tested(f).sorted { $0.rawValue < $1.rawValue }.map { Filter.not(.isNull($0)) }
             return .conjunction([.not(f)] + present)

@@ -96,6 +96,11 @@ package enum Naive {
             return insensitive ? bytesContain(fold(s), fold(needle)) : bytesContain(s, needle)
         case .isNull(let c):
             return value(q, c) == .null
+        case .arithmetic(let comparison):
+            return comparison.holds { column in
+                if case .number(let v) = value(q, column) { return v }
+                return .nan
+            }
         case .ids(let set): return set.contains(q.id)
         case .and(let fs): return try fs.allSatisfy { try matches($0, q) }
         case .or(let fs): return try fs.contains { try matches($0, q) }

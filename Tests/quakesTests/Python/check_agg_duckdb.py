@@ -180,6 +180,37 @@ def duckdb_answer(con, keys, metrics, having):
     return [[key_text(v) for v in row[:len(keys)]] + list(row[len(keys):]) for row in rows]
 
 
+# `--where` arithmetic (issue 72) and the same condition in SQL: times are epoch milliseconds,
+# and a division by zero is empty (NULL), so the SQL divides by nullif(…, 0)
+WHERE_ARITHMETIC = [
+    ("mag - depth > 1", "mag - depth > 1"),
+    ("mag - depth / 10 >= 2.5", "mag - depth / nullif(10, 0) >= 2.5"),
+    ("(mag - depth) / 2 > -1", "(mag - depth) / nullif(2, 0) > -1"),
+    ("depth > mag * 10", "depth > mag * 10"),
+    ("not (mag * 2 - 1 >= depth / 5)", "NOT (mag * 2 - 1 >= depth / nullif(5, 0))"),
+    ("gap / dmin > 100", "gap / nullif(dmin, 0) > 100"),
+    ("-depth < -30 and mag + 1 != 3", "-depth < -30 AND mag + 1 != 3"),
+    ("updated - time > 86400000", "epoch_ms(updated) - epoch_ms(time) > 86400000"),
+    ("(updated - time) / 3600000 <= 1 or mag >= 4",
+     "(epoch_ms(updated) - epoch_ms(time)) / nullif(3600000, 0) <= 1 OR mag >= 4"),
+    ("latitude + longitude > rms * 10", "latitude + longitude > rms * 10"),
+]
+
+
+def where_differences(quakes, store, con):
+    problems = []
+    for text, condition in WHERE_ARITHMETIC:
+        run = subprocess.run([quakes, "count", "--where=" + text, "--store", store], capture_output=True, text=True)
+        if run.returncode != 0:
+            problems.append(f"count --where '{text}': exit {run.returncode}: {run.stderr.strip()}")
+            continue
+        mine = int(run.stdout.strip().replace(",", ""))
+        theirs = con.execute(f"SELECT count(*) FROM events WHERE {condition}").fetchone()[0]
+        if mine != theirs:
+            problems.append(f"count --where '{text}': {mine} against DuckDB's {theirs}")
+    return problems
+
+
 def main():
     quakes, store, parquet, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     con = duckdb.connect()
@@ -194,6 +225,7 @@ def main():
         problems += [f"{label}: {problem}" for problem in found]
         if not found:
             groups += len(mine)
+    problems += where_differences(quakes, store, con)
     for problem in problems[:20]:
         print("mismatch: " + problem)
     if problems:
