@@ -205,10 +205,18 @@ extension SyncRun {
         return out
     }
 
-    /// `piece` cut into `k` equal spans; an unbounded end takes the storable years' or a day past now.
+    /// `piece` cut into `k` equal spans. An unbounded start takes the storable years' first; an
+    /// unbounded end before a day past now is cut there, with the rest (events dated in the
+    /// future, which a later sync's open window holds) one more piece, itself cut up to the
+    /// storable years' end when it holds too many.
     private func split(_ piece: Piece, into k: Int, from: Int64?, to: Int64?) throws(QuakeError) -> [Piece] {
         let lo = piece.start ?? Timestamp.storable.lowerBound
-        let hi = piece.end ?? started + 86_400_000
+        let tomorrow = started + 86_400_000
+        if piece.end == nil && lo < tomorrow - 1 {
+            let spans = try split(Piece(start: piece.start, end: tomorrow), into: max(1, k - 1), from: from, to: to)
+            return spans + [Piece(start: tomorrow, end: nil)]
+        }
+        let hi = piece.end ?? Timestamp.storable.upperBound
         guard hi - lo >= 2 else {
             throw QuakeError(.network, path: source.url,
                              detail: "more events in one millisecond than the service returns "

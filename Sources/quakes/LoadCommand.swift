@@ -107,7 +107,7 @@ struct LoadCommand: ParsableCommand {
             try? rejectFile?.finish()
             if e.kind == .interrupted {
                 printError("quakes: interrupted; nothing committed")
-                throw ExitCode(130)
+                throw ExitCode(interrupt.exitStatus)
             }
             for line in report.lines(LoadSummary(), rejectsFile: rejects) { printError(line) }
             // the store is untouched: the snapshot before the load is still the committed one

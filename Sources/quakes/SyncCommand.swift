@@ -139,7 +139,7 @@ struct SyncCommand: ParsableCommand {
             // consumed: the round's lock ends with the round, not at the end of this loop's body
             try round(s, src, filter, interrupt, lock: consume roundLock, every: interval)
             if let interval {
-                if SyncLoop.sleep(interval, interrupt) { throw ExitCode(130) }
+                if SyncLoop.sleep(interval, interrupt) { throw ExitCode(interrupt.exitStatus) }
             }
         } while interval != nil
     }
@@ -156,7 +156,7 @@ struct SyncCommand: ParsableCommand {
             } catch {
                 printError("quakes: " + ErrorMessage.line(error))
                 if error.kind == .interrupted || interval == nil {
-                    throw ExitCode(error.kind == .interrupted ? 130 : 1)
+                    throw ExitCode(error.kind == .interrupted ? interrupt.exitStatus : 1)
                 }
                 return
             }
@@ -175,8 +175,13 @@ struct SyncCommand: ParsableCommand {
             // straight to the descriptor: with --every, each summary shows as it is made, even in a pipe
             FileHandle.standardOutput.write(Data((Self.describe(summary, dryRun: false) + "\n").utf8))
         case .interrupted:
-            printError("quakes: interrupted; the pieces committed so far are kept, and the next sync resumes there")
-            throw ExitCode(130)
+            // a first sync that committed no piece leaves no store
+            if (try? Store(path: store.path)) == nil {
+                printError("quakes: interrupted; nothing committed")
+            } else {
+                printError("quakes: interrupted; the pieces committed so far are kept, and the next sync resumes there")
+            }
+            throw ExitCode(interrupt.exitStatus)
         case .failed(let e):
             printError("quakes: " + ErrorMessage.line(e))
             if interval == nil { throw ExitCode(1) }
@@ -199,7 +204,7 @@ struct SyncCommand: ParsableCommand {
             FileHandle.standardOutput.write(Data((Self.describe(summary, dryRun: true) + "\n").utf8))
         case .interrupted:
             printError("quakes: interrupted")
-            throw ExitCode(130)
+            throw ExitCode(interrupt.exitStatus)
         case .failed(let failure):
             printError("quakes: " + ErrorMessage.line(failure))
             throw ExitCode(1)

@@ -58,6 +58,48 @@ import Testing
         return folded
     }
 
+    /// Magnitude bins and values folded from the granules' mag histograms: the row path's answer
+    /// bit for bit and the naive reference's, with the null group, time keys beside the bin, and
+    /// a filter that leaves some granules to their rows.
+    static func checkHistograms(_ s: Store, _ quakes: [Quake]) throws -> Int {
+        let metrics: [Metric] = [.count, .countValues(.mag), .min(.mag), .max(.mag)]
+        var folded = 0
+        let first = s.manifest.partitions.first?.minTime ?? 0, last = s.manifest.partitions.last?.maxTime ?? 0
+        let inside = Filter.timeRange(.time, lower: first + (last - first) / 7, upper: last - (last - first) / 5)
+        let cases: [([GroupBy], Filter)] = [([.bin(.mag, width: 0.5)], .all), ([.bin(.mag, width: 0.01)], .all),
+                                            ([.time(.year), .bin(.mag, width: 0.1)], inside),
+                                            ([.bin(.mag, width: 1), .time(.month)], .all)]
+        for (groups, filter) in cases {
+            let fast = Aggregator(executor: QueryExecutor(store: s), filter: filter, groups: groups, metrics: metrics)
+            let slow = Aggregator(executor: QueryExecutor(store: s), filter: filter, groups: groups, metrics: metrics)
+            slow.usesUnitAggregates = false
+            let (rows, stats) = try fast.run()
+            let (reference, slowStats) = try slow.run()
+            folded += stats.unitsFromHistograms
+            #expect(slowStats.unitsFromHistograms == 0)
+            #expect(rows.map(\.keys) == reference.map(\.keys), "\(groups)")
+            #expect(rows.map { $0.values.map { $0?.bitPattern } } == reference.map { $0.values.map { $0?.bitPattern } },
+                    "\(groups) \(filter)")
+            var want: [[SortValue]: [Quake]] = [:]
+            for quake in try quakes.filter({ try Naive.matches(filter, $0) }) {
+                want[groups.map { Naive.groupKey(quake, $0) }, default: []].append(quake)
+            }
+            #expect(rows.count == want.count, "\(groups)")
+            for row in rows {
+                let group = try #require(want[row.keyValues], "\(groups) \(row.keys)")
+                let mags = group.compactMap(\.magnitude)
+                #expect(row.values == [Double(group.count), Double(mags.count), mags.min(), mags.max()], "\(row.keys)")
+            }
+        }
+        return folded
+    }
+
+    @Test func magnitudeBinsFromHistogramsEqualTheRowsAndTheNaiveReference() throws {
+        let loaded = Fixtures.generated
+        #expect(try Self.checkHistograms(loaded.store, loaded.quakes) > 20)
+        if let real = Fixtures.real { #expect(try Self.checkHistograms(real.store, real.quakes) > 20) }
+    }
+
     @Test func aggregatesFromUnitsEqualTheRowsAndTheNaiveReference() throws {
         let loaded = Fixtures.generated
         #expect(try loaded.store.reader(loaded.store.manifest.partitions[0]).unitAggregates(group: 0) != nil)

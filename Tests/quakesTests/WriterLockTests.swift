@@ -225,6 +225,36 @@ import Glibc
         #expect(try CLI.run(["history", "--store", target, "--prune-before", "2", "--wait", "30s"]).status == 0)
     }
 
+    /// SIGTERM ends a load with 143 (128 + 15), not Ctrl-C's 130, having committed nothing; a
+    /// second Ctrl-C ends one at once, killed by the signal, and the next load cleans up after it.
+    @Test func sigtermAndASecondCtrlCEndALoad() throws {
+        let dir = CLI.tempDir()
+        #expect(try CLI.run(["generate", "--rows", "400000", "--years", "2015-2024", "--out", dir + "/feed",
+                             "--seed", "12"]).status == 0)
+        let target = try CLI.generatedStore(rows: "2000", seed: 13)
+        let before = try CLI.run(["count", "--store", target]).stdout
+        for signals in [[SIGTERM], [SIGINT, SIGINT]] {
+            let load = try WriterSupport.Background(["load", "--store", target, dir + "/feed"])
+            #expect(WriterSupport.eventually(60) { FileIO.exists(target + "/tmp") }, "the load never began")
+            for signal in signals {
+                kill(load.pid, signal)
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            let status = load.finish()
+            if signals.count == 1 {
+                #expect(status == 143 && load.stderr.hasSuffix("quakes: interrupted; nothing committed\n"),
+                        "SIGTERM: \(status) \(load.stderr)")
+            } else {
+                #expect(status == SIGINT || status == 130, "two Ctrl-Cs: \(status) \(load.stderr)")
+            }
+            #expect(try CLI.run(["count", "--store", target]).stdout == before)
+        }
+        // the next load cleans up what the killed one left, and commits
+        #expect(try CLI.run(["load", "--store", target, dir + "/feed"]).status == 0)
+        #expect(!FileIO.exists(target + "/tmp"))
+        #expect(try CLI.run(["verify", "--store", target]).status == 0)
+    }
+
     @Test func anInterruptedSyncStopsAtOnceAndResumes() throws {
         let (up, _) = try WriterSupport.upstreamStore()
         let server = try SyncSupport.Upstream(store: up, maxEvents: WriterSupport.maxEvents)
@@ -240,8 +270,11 @@ import Glibc
             let status = sync.finish()
             if status == 130 {
                 stopped.append(exit)
-                #expect(sync.stderr.hasSuffix("quakes: interrupted; the pieces committed so far are kept, "
-                    + "and the next sync resumes there\n"), "\(sync.stderr)")
+                // a first sync that committed no piece leaves no store, and says so
+                let message = FileIO.exists(down + "/manifest.qkm")
+                    ? "quakes: interrupted; the pieces committed so far are kept, and the next sync resumes there\n"
+                    : "quakes: interrupted; nothing committed\n"
+                #expect(sync.stderr.hasSuffix(message), "\(sync.stderr)")
             } else {
                 #expect(status == 0, "trial \(trial): \(sync.stderr)")
                 whole = Date().timeIntervalSince(began)

@@ -55,9 +55,12 @@ package struct HistoryFile {
     /// Writes the transaction of generation `g` from the sections staged by the load (in
     /// partition order), copying one body at a time, and returns its size. Not synced: the
     /// commit syncs the store before it renames the manifest.
-    /// - Complexity: memory bounded by the largest section.
+    /// `cancelled` is asked before each section: a cancelled write throws
+    /// ``QuakeError/Kind/interrupted``, and the load removes the part written.
+    /// - Complexity: memory bounded by the largest section plus 1 MiB.
     package static func write(store: String, generation g: Int, committed: Int64, previous: Int, files: [String],
-                              staged: HistoryStaging) throws(QuakeError) -> Int {
+                              staged: HistoryStaging,
+                              cancelled: (@Sendable () -> Bool)? = nil) throws(QuakeError) -> Int {
         let scratch = staged.sections
         var sections: [Section] = []
         var offset = 0
@@ -80,13 +83,20 @@ package struct HistoryFile {
         let target = path(store: store, generation: g)
         let fd = try FileIO.open(target, O_CREAT | O_TRUNC | O_WRONLY)
         defer { FileIO.close(fd) }
-        try FileIO.pwriteAll(fd, w.bytes, at: 0, path: target)
-        var at = w.bytes.count
-        for s in scratch {
-            try FileIO.pwriteAll(fd, try staged.body(s), at: at, path: target)
-            at += s.length
+        // a section is often a few dozen bytes (a reference): written in runs of about 1 MiB
+        var pending = w.bytes
+        var at = 0
+        for section in scratch {
+            if cancelled?() == true { throw QuakeError(.interrupted, path: target, detail: "interrupted") }
+            pending.append(contentsOf: try staged.body(section))
+            if pending.count >= 1 << 20 {
+                try FileIO.pwriteAll(fd, pending, at: at, path: target)
+                at += pending.count
+                pending.removeAll(keepingCapacity: true)
+            }
         }
-        return at
+        try FileIO.pwriteAll(fd, pending, at: at, path: target)
+        return at + pending.count
     }
 
     private func headerBytes() -> [UInt8] {

@@ -65,10 +65,13 @@ package enum HistoryReference {
     /// - Parameters:
     ///   - retired: store-relative paths the commit retires (`partitions/KEY.gN.qkp`, ...).
     ///   - history: the generations whose transactions are kept.
+    ///   - cancelled: asked before each file; a cancel throws ``QuakeError/Kind/interrupted``.
     /// - Complexity: reads one partition's id column at a time.
-    package static func preserve(retired: [String], history: [Int], storePath: String) throws(QuakeError) {
+    package static func preserve(retired: [String], history: [Int], storePath: String,
+                                 cancelled: (@Sendable () -> Bool)? = nil) throws(QuakeError) {
         let kept = Set(history)
         for r in retired where r.hasPrefix("partitions/") {
+            if cancelled?() == true { throw QuakeError(.interrupted, path: storePath + "/tmp", detail: "interrupted") }
             let name = String(r.dropFirst("partitions/".count))
             guard let parsed = parsePartitionFile(name), kept.contains(parsed.generation) else { continue }
             let tx = try HistoryFile.read(path: HistoryFile.path(store: storePath, generation: parsed.generation))

@@ -95,13 +95,14 @@ package final class Aggregator {
         // merged in partition order, and sums each unit apart: whether a unit is folded from its
         // aggregates or from its rows, and whichever worker took it, the sums get the same bits.
         let perPartition = eligible != nil
+        let histogram = fromStatistics || eligible != nil ? nil : magHistogramPlan()
         let pool = Mutex<[GroupTable]>([])
         let partials = try parallelMap(parts) { partition -> (GroupTable?, QueryStats) in
             var table = (perPartition ? nil : pool.withLock { $0.popLast() })
                 ?? GroupTable(width: max(1, self.groups.count), metrics: self.metrics)
             table.sumsPerUnit = perPartition
             let partitionStats = try self.fold(partition, plan: plan, eligible: perPartition,
-                                               fromStatistics: fromStatistics, into: &table)
+                                               fromStatistics: fromStatistics, histogram: histogram, into: &table)
             if perPartition { return (table, partitionStats) }
             pool.withLock { $0.append(table) }
             return (nil, partitionStats)
@@ -126,19 +127,26 @@ package final class Aggregator {
     /// Folds the matching rows of one partition into `local`: units its unit aggregates answer
     /// from those, count-only time buckets from zone maps, and the rest from their rows.
     private func fold(_ partition: Int, plan: UnitPlan?, eligible: Bool, fromStatistics: Bool,
-                      into local: inout GroupTable) throws -> QueryStats {
+                      histogram: MagHistogramPlan?, into local: inout GroupTable) throws -> QueryStats {
         var partitionStats = QueryStats()
         let reader = self.executor.reader(partition)
         let aggregates = try plan.flatMap { try reader.unitAggregates(group: $0.value?.column) }
         var nameTables: [Int: [Int64]] = [:]
         // units of single granules when the aggregates could serve, so that a unit folded
         // from its aggregates and one folded from its rows give the same sums
-        let merge = !fromStatistics && !eligible
+        let merge = !fromStatistics && !eligible && histogram == nil
         for unit in try self.executor.units(partition, self.filter, merge: merge, stats: &partitionStats) {
             if let plan, let aggregates, unit.verdict == .all,
                try self.foldUnit(unit, reader, aggregates, plan, names: &nameTables, into: &local) {
                 partitionStats.granulesFromStatistics += 1
                 partitionStats.unitsFromAggregates += 1
+                partitionStats.rowsMatched += unit.rows.count
+                continue
+            }
+            if let histogram, usesUnitAggregates, unit.verdict == .all,
+               try self.foldHistogram(unit, reader, histogram, into: &local) {
+                partitionStats.granulesFromStatistics += 1
+                partitionStats.unitsFromHistograms += 1
                 partitionStats.rowsMatched += unit.rows.count
                 continue
             }
@@ -161,12 +169,12 @@ package final class Aggregator {
 
     /// The key of a unit whose rows all lie in one bucket of every (time) group key, from its
     /// zone map; nil when they span more than one.
-    func bucketKey(_ unit: ScanUnit, _ reader: PartitionReader) throws -> GroupKey? {
+    func bucketKey(_ unit: ScanUnit, _ reader: PartitionReader, skipping skipped: Int? = nil) throws -> GroupKey? {
         let zone = try unit.granule.map { try reader.zoneMap(granule: $0, block: unit.block) }
             ?? reader.zoneMap(block: unit.block)
         let time = try zone.stats(.time)
         var key = GroupKey()
-        for (position, group) in groups.enumerated() {
+        for (position, group) in groups.enumerated() where position != skipped {
             let low = Aggregator.timeKey(time.min, group)
             guard let low, low == Aggregator.timeKey(time.max, group) else { return nil }
             key[position] = low

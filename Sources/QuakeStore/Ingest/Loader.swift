@@ -102,9 +102,11 @@ package final class Loader {
             // the transaction is written before the commit names it; an uncommitted one is garbage
             let committed = Int64(Date().timeIntervalSince1970 * 1000)
             // kept transactions that refer to a partition file this commit retires keep its ids
-            try HistoryReference.preserve(retired: next.retired, history: old.history.generations, storePath: storePath)
+            try HistoryReference.preserve(retired: next.retired, history: old.history.generations, storePath: storePath,
+                                          cancelled: options.isCancelled)
             _ = try HistoryFile.write(store: storePath, generation: generation, committed: committed,
-                                      previous: old.history.latest, files: files, staged: staging)
+                                      previous: old.history.latest, files: files, staged: staging,
+                                      cancelled: options.isCancelled)
             next.history.append(generation)
             if next.history.baseTime == HistoryRetention.unknownTime {
                 // a store from before history: every earlier commit happened by the time the

@@ -42,7 +42,8 @@ extension QueryStats {
         lines.append("rows:        \(rowsEstimated) estimated after pruning, \(rowsMatched) matched, \(rowsReturned) returned")
         if strategy == "hash aggregate" {
             lines.append("aggregate:   \(rowsFolded) rows folded from decoded columns, \(unitsFromAggregates) granules "
-                         + "folded from stored unit aggregates, \(unitsFromZoneMaps) counted from zone maps")
+                         + "folded from stored unit aggregates, \(unitsFromHistograms) from mag histograms, "
+                         + "\(unitsFromZoneMaps) counted from zone maps")
         }
         for (stage, milliseconds) in stages {
             lines.append("time:        " + String(format: "%9.2f ms  ", milliseconds) + stage)
@@ -68,7 +69,8 @@ extension QueryStats {
             "columnsRead": columnsRead,
             "rows": ["estimated": rowsEstimated, "matched": rowsMatched, "returned": rowsReturned,
                      "folded": rowsFolded],
-            "aggregateUnits": ["fromAggregates": unitsFromAggregates, "fromZoneMaps": unitsFromZoneMaps],
+            "aggregateUnits": ["fromAggregates": unitsFromAggregates, "fromHistograms": unitsFromHistograms,
+                               "fromZoneMaps": unitsFromZoneMaps],
             "stages": stages.map { ["stage": $0.name, "milliseconds": $0.milliseconds] as [String: Any] },
         ]
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }

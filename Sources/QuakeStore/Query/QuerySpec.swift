@@ -68,6 +68,8 @@ package struct QueryStats: Sendable {
     /// Units an aggregate folded from the stored unit aggregates, and from zone maps alone.
     package var unitsFromAggregates = 0
     package var unitsFromZoneMaps = 0
+    /// Granules an aggregate keyed by magnitude folded from their exact mag histograms.
+    package var unitsFromHistograms = 0
     /// Wall-clock time per stage, in order (milliseconds).
     package var stages: [(name: String, milliseconds: Double)] = []
     /// Granules the top-N walk never read: its shared cut-off beat their best value.
@@ -119,6 +121,7 @@ package struct QueryStats: Sendable {
         rowsFolded += o.rowsFolded
         unitsFromAggregates += o.unitsFromAggregates
         unitsFromZoneMaps += o.unitsFromZoneMaps
+        unitsFromHistograms += o.unitsFromHistograms
         granulesSkippedByTopN += o.granulesSkippedByTopN
         rowsEstimated += o.rowsEstimated
         rowsMatched += o.rowsMatched
