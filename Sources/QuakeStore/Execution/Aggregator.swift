@@ -94,33 +94,52 @@ package final class Aggregator {
         // An aggregate the unit aggregates could answer keeps a table per partition instead,
         // merged in partition order, and sums each unit apart: whether a unit is folded from its
         // aggregates or from its rows, and whichever worker took it, the sums get the same bits.
-        let perPartition = eligible != nil
+        // Floating-point sums depend on the order of their additions: an aggregate with a sum, an
+        // average or a standard deviation folds each partition into its own table, in row order,
+        // and merges them in partition order, so that a question gets the same bits every time.
+        let floatingSums = metrics.contains { metric in
+            switch metric {
+            case .sum, .avg, .stddev: return true
+            default: return false
+            }
+        }
+        let perPartition = eligible != nil || floatingSums
         let histogram = fromStatistics || eligible != nil ? nil : magHistogramPlan()
         let pool = Mutex<[GroupTable]>([])
-        let partials = try parallelMap(parts) { partition -> (GroupTable?, QueryStats) in
-            var table = (perPartition ? nil : pool.withLock { $0.popLast() })
-                ?? GroupTable(width: max(1, self.groups.count), metrics: self.metrics)
-            table.sumsPerUnit = perPartition
-            let partitionStats = try self.fold(partition, plan: plan, eligible: perPartition,
-                                               fromStatistics: fromStatistics, histogram: histogram, into: &table)
-            if perPartition { return (table, partitionStats) }
-            pool.withLock { $0.append(table) }
-            return (nil, partitionStats)
+        var all = GroupTable(width: max(1, groups.count), metrics: metrics)
+        var first = true
+        func add(_ table: GroupTable) {
+            if first { all = table } else { all.merge(table) }
+            first = false
+        }
+        // per-partition tables are merged a run of partitions at a time, in order: the tables
+        // alive at once are bounded by the run, not by the store
+        let run = perPartition ? max(4, workerCount * 4) : max(1, parts.count)
+        for runStart in stride(from: 0, to: parts.count, by: run) {
+            let runParts = Array(parts[runStart..<min(parts.count, runStart + run)])
+            let partials = try parallelMap(runParts) { partition -> (GroupTable?, QueryStats) in
+                var table = (perPartition ? nil : pool.withLock { $0.popLast() })
+                    ?? GroupTable(width: max(1, self.groups.count), metrics: self.metrics)
+                table.sumsPerUnit = eligible != nil
+                let partitionStats = try self.fold(partition, plan: plan, eligible: eligible != nil,
+                                                   fromStatistics: fromStatistics, histogram: histogram, into: &table)
+                if perPartition { return (table, partitionStats) }
+                pool.withLock { $0.append(table) }
+                return (nil, partitionStats)
+            }
+            for (table, partitionStats) in partials {
+                if let table { add(table) }
+                stats.merge(partitionStats)
+            }
         }
         clock.end("scan and fold \(parts.count) partitions on \(min(workerCount, max(1, parts.count))) workers",
                   into: &stats)
-        var all = GroupTable(width: max(1, groups.count), metrics: metrics)
-        var first = true
         let pooled = pool.withLock { pool in
             defer { pool.removeAll() }
             return pool
         }
-        for table in partials.compactMap(\.0) + pooled {
-            if first { all = table } else { all.merge(table) }
-            first = false
-        }
+        for table in pooled { add(table) }
         clock.end("merge the workers' groups", into: &stats)
-        for (_, partitionStats) in partials { stats.merge(partitionStats) }
         return (all, stats)
     }
 
