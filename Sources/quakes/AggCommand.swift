@@ -29,7 +29,12 @@ struct AggCommand: ParsableCommand {
     var having: String?
     @Option(help: "Sort groups by keys or metrics, e.g. 'year:desc,count:desc'; repeatable.") var sort: [String] = []
     @Option(help: "At most this many groups.") var limit: Int?
-    @Option(name: .customLong("format"), help: "Output format.") var output: AggFormat = .table
+    @Option(name: .customLong("format"), help: """
+        Output format: arrow (an Arrow IPC stream) and parquet write typed columns: keys and \
+        metrics as int64, float64, timestamp[ms, UTC] or utf8.
+        """) var output: AggFormat = .table
+    @Option(help: "The file --format arrow or parquet writes ('-': standard output; arrow's default).")
+    var out: String?
     @Flag(help: "Leave out the header line (table and csv).") var noHeader = false
     @OptionGroup var live: WatchOptions
 
@@ -49,6 +54,10 @@ struct AggCommand: ParsableCommand {
         }
         _ = try order()
         if let limit, limit < 0 { throw ValidationError("--limit: at least 0, not \(limit)") }
+        if output == .parquet && out == nil { throw ValidationError("--format parquet needs --out FILE") }
+        if !output.isColumnar && out != nil {
+            throw ValidationError("--out goes with --format arrow or parquet; other formats go to stdout")
+        }
     }
 
     func groups() throws -> [GroupBy] {
@@ -154,8 +163,9 @@ struct AggCommand: ParsableCommand {
             try emit(opened, generation: nil)
             return
         }
-        try WatchLoop.run(opened, filter: try filters.flagFilter()) { generation in
+        try WatchLoop.run(opened, filter: try filters.flagFilter(), writesFile: out != nil) { generation in
             try emit(opened, generation: format == .ndjson && !WatchLoop.isTerminal ? generation : nil)
+            if let out { printError("wrote \(out) (generation \(generation))") }
         }
     }
 
@@ -164,6 +174,10 @@ struct AggCommand: ParsableCommand {
         let groups = try groups()
         let (rows, _) = try opened.aggregate(try filters.filter(in: opened), by: groups, metrics: try queryMetrics(),
                                              order: try order())
+        if output.isColumnar {
+            try writeColumns(try AggregateTable(rows: rows, groups: groups, metrics: try metricList()))
+            return
+        }
         AggregateWriter(groups: groups, metrics: try metricList(), format: format, header: !noHeader)
             .print(rows, generation: generation)
     }

@@ -21,6 +21,7 @@ import Testing
         ["count"], ["query", "--limit", "10", "--format", "csv"], ["query", "--format", "json"],
         ["query", "--format", "geojson"], ["query", "--format", "arrow"], ["query", "--format", "svg"],
         ["query", "--format", "text"], ["query"], ["agg", "--by", "net"], ["sections", "--by", "net"],
+        ["agg", "--by", "net", "--format", "arrow"], ["agg", "--by", "net", "--format", "parquet", "--out", "-"],
         ["info"], ["info", "--json"], ["history"], ["history", "1"], ["verify"], ["explain", "query", "--day", "2024-06-15"],
         ["export", "--format", "csv"], ["export", "--format", "geojson"],
     ]

@@ -2,8 +2,9 @@ import QuakeFormat
 import QuakeStore
 /// Writes query results as an Arrow IPC stream (the streaming format, metadata version V5):
 /// one Schema message, a RecordBatch message per chunk of rows, and the end-of-stream marker.
-/// `time` and `updated` are `timestamp[ms, tz=UTC]`, numbers `float64`, strings `utf8`; the
-/// required fields are not nullable. pyarrow's `ipc.open_stream` and Polars read it as is.
+/// `time` and `updated` are `timestamp[ms, tz=UTC]`, `nst` and `magNst` `int64`, other numbers
+/// `float64`, strings `utf8` (``InterchangeType``); the required fields are not nullable.
+/// pyarrow's `ipc.open_stream` and Polars read it as is.
 package final class ArrowStreamWriter {
     package let sink: OutputSink
     package let columns: [Column]
@@ -20,17 +21,16 @@ package final class ArrowStreamWriter {
     /// The Schema message.
     package func begin() {
         let fields: [FB] = columns.map { c in
-            let type: (UInt8, FB)
-            switch c.kind {
-            case .timestamp: type = (10, .table([.i16(1), .string("UTC")]))  // Timestamp(MILLISECOND, "UTC")
-            case .decimal: type = (3, .table([.i16(2)]))  // FloatingPoint(DOUBLE)
-            default: type = (5, .table([]))  // Utf8
-            }
-            return .table([.string(c.name), .bool(!Column.required.contains(c)), .u8(type.0), type.1, nil,
-                           .tables([])])
+            ArrowStreamWriter.field(name: c.name, nullable: !Column.required.contains(c), type: InterchangeType(c))
         }
         let schema: FB = .table([nil, .tables(fields)])
         message(headerType: 1, header: schema, body: [])
+    }
+
+    /// A schema's Field table: name, nullability and type, with no dictionary or children.
+    package static func field(name: String, nullable: Bool, type: InterchangeType) -> FB {
+        let arrowType = type.arrowType
+        return .table([.string(name), .bool(nullable), .u8(arrowType.tag), arrowType.table, nil, .tables([])])
     }
 
     /// Record batches for the rows of a result chunk.
@@ -54,7 +54,9 @@ package final class ArrowStreamWriter {
         sink.flush()
     }
 
-    private func message(headerType: UInt8, header: FB, body: [UInt8]) {
+    /// One encapsulated message: the continuation marker, the metadata's length, the metadata
+    /// (headerType 1 is a Schema, 3 a RecordBatch), then the body.
+    func message(headerType: UInt8, header: FB, body: [UInt8]) {
         let meta = FlatBufferWriter.encode(.table([.i16(4), .u8(headerType), header, .i64(Int64(body.count))]))
         ParquetChunkEncoder.appendUInt32(0xFFFF_FFFF, &sink.buffer)
         ParquetChunkEncoder.appendUInt32(UInt32(meta.count), &sink.buffer)
@@ -65,7 +67,7 @@ package final class ArrowStreamWriter {
     private func batch(_ b: RowBatch, _ rows: Range<Int>) {
         // utf8 offsets are 32-bit: a batch whose text passes 2 GiB goes out in halves
         if rows.count > 1, columns.contains(where: { c in
-            guard c.kind != .timestamp && c.kind != .decimal else { return false }
+            guard !InterchangeType(c).isFixedWidth else { return false }
             let a = b.text[c.rawValue]
             return a.range(rows.upperBound - 1).upperBound - a.range(rows.lowerBound).lowerBound > Int(Int32.max)
         }) {
@@ -74,24 +76,15 @@ package final class ArrowStreamWriter {
             batch(b, mid..<rows.upperBound)
             return
         }
-        var body: [UInt8] = []
-        var nodes: [UInt8] = [], buffers: [UInt8] = []
-        var bufferCount = 0
-        func buffer(_ bytes: [UInt8]) {
-            ParquetChunkEncoder.appendUInt64(UInt64(body.count), &buffers)
-            ParquetChunkEncoder.appendUInt64(UInt64(bytes.count), &buffers)
-            body.append(contentsOf: bytes)
-            while body.count % 8 != 0 { body.append(0) }
-            bufferCount += 1
-        }
+        var recordBatch = ArrowRecordBatch()
         let n = rows.count
         for c in columns {
+            let type = InterchangeType(c)
             var valid = [UInt8](repeating: 0, count: (n + 7) / 8)
             var nulls = 0
             var values: [UInt8] = []
             var data: [UInt8] = []
-            switch c.kind {
-            case .timestamp, .decimal:
+            if type.isFixedWidth {
                 values.reserveCapacity(n * 8)
                 // SAFETY: callers pass rows inside the batch, so p[i] lies in the column's count values; `p` does not
                 // escape the closure.
@@ -100,11 +93,10 @@ package final class ArrowStreamWriter {
                         let v = p[i]
                         if v == RowBatch.null { nulls += 1; ParquetChunkEncoder.appendUInt64(0, &values); continue }
                         valid[k >> 3] |= 1 << UInt8(k & 7)
-                        let bits = c.kind == .timestamp ? UInt64(bitPattern: v) : ScaledDecimal.double(v).bitPattern
-                        ParquetChunkEncoder.appendUInt64(bits, &values)
+                        ParquetChunkEncoder.appendUInt64(type.bits(stored: v), &values)
                     }
                 }
-            default:
+            } else {
                 let a = b.text[c.rawValue]
                 values.reserveCapacity((n + 1) * 4)
                 ParquetChunkEncoder.appendUInt32(0, &values)
@@ -121,13 +113,11 @@ package final class ArrowStreamWriter {
                     }
                 }
             }
-            ParquetChunkEncoder.appendUInt64(UInt64(n), &nodes)
-            ParquetChunkEncoder.appendUInt64(UInt64(nulls), &nodes)
-            buffer(nulls == 0 ? [] : valid)
-            buffer(values)
-            if c.kind != .timestamp && c.kind != .decimal { buffer(data) }
+            recordBatch.addNode(length: n, nulls: nulls)
+            recordBatch.addBuffer(nulls == 0 ? [] : valid)
+            recordBatch.addBuffer(values)
+            if !type.isFixedWidth { recordBatch.addBuffer(data) }
         }
-        let header: FB = .table([.i64(Int64(n)), .structs(nodes, count: columns.count), .structs(buffers, count: bufferCount)])
-        message(headerType: 3, header: header, body: body)
+        message(headerType: 3, header: recordBatch.header(rows: n), body: recordBatch.body)
     }
 }

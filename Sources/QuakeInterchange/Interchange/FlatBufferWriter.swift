@@ -11,6 +11,7 @@ package struct FlatBufferWriter {
         case u8(UInt8)
         case bool(Bool)
         case i16(Int16)
+        case i32(Int32)
         case i64(Int64)
         /// A table; slot `k` is field id `k`, nil when absent.
         case table([Value?])
@@ -24,6 +25,7 @@ package struct FlatBufferWriter {
             switch self {
             case .u8, .bool: return 1
             case .i16: return 2
+            case .i32: return 4
             case .i64: return 8
             case .table, .string, .tables, .structs: return 4
             }
@@ -81,7 +83,7 @@ package struct FlatBufferWriter {
             put(UInt32(count))
             bytes.append(contentsOf: raw)
             return at
-        case .u8, .bool, .i16, .i64:
+        case .u8, .bool, .i16, .i32, .i64:
             return bytes.count  // scalars live inline; never placed on their own
         }
     }
@@ -114,6 +116,8 @@ package struct FlatBufferWriter {
             case .u8(let x): bytes[at] = x
             case .bool(let x): bytes[at] = x ? 1 : 0
             case .i16(let x): bytes[at] = UInt8(truncatingIfNeeded: x); bytes[at + 1] = UInt8(truncatingIfNeeded: x >> 8)
+            case .i32(let value):
+                for byte in 0..<4 { bytes[at + byte] = UInt8(truncatingIfNeeded: value >> (8 * Int32(byte))) }
             case .i64(let x): for b in 0..<8 { bytes[at + b] = UInt8(truncatingIfNeeded: x >> (8 * Int64(b))) }
             default: children.append((at, f))
             }

@@ -27,7 +27,9 @@ package enum ParquetChunkEncoder {
     /// Pages larger than this cannot be described by the format's 32-bit page sizes.
     package static let maxPageBytes = Int(Int32.max)
 
-    package static func encode(_ b: RowBatch, rows: Range<Int>, _ pc: ParquetColumn) throws(QuakeError) -> EncodedChunk {
+    /// The chunk of `column`'s `rows` in `b`, typed as ``ParquetColumn/init(_:)`` says.
+    package static func encode(_ b: RowBatch, rows: Range<Int>, _ column: Column) throws(QuakeError) -> EncodedChunk {
+        let pc = ParquetColumn(column)
         var chunk = EncodedChunk()
         chunk.values = rows.count
         var defs = [UInt32]()
@@ -35,11 +37,13 @@ package enum ParquetChunkEncoder {
         var values: [UInt8] = []
         var dictionaryValues: [UInt8]?
         var dictionaryCount = 0
-        switch pc.physical {
-        case .int64: values = int64s(b.ints[pc.column.rawValue], rows, pc.required, &defs, &chunk)
-        case .double: values = doubles(b.ints[pc.column.rawValue], rows, pc.required, &defs, &chunk)
-        case .byteArray:
-            let a = b.text[pc.column.rawValue]
+        switch pc.type {
+        case .timestamp: values = int64s(b.ints[column.rawValue], rows, pc.required, &defs, &chunk) { $0 }
+        case .int64:
+            values = int64s(b.ints[column.rawValue], rows, pc.required, &defs, &chunk, ScaledDecimal.roundedInteger)
+        case .float64: values = doubles(b.ints[column.rawValue], rows, pc.required, &defs, &chunk)
+        case .utf8:
+            let a = b.text[column.rawValue]
             if pc.dictionary {
                 let (dict, indices) = dictionaryIndices(a, rows, pc.required, &defs, &chunk)
                 dictionaryCount = dict.count
@@ -66,10 +70,22 @@ package enum ParquetChunkEncoder {
                 values = byteArrays(a, rows, pc.required, &defs, &chunk)
             }
         }
-        if let dictionaryValues {
+        let dictionary = dictionaryValues.map { (page: $0, count: dictionaryCount) }
+        try appendPages(&chunk, pc, rows: rows.count, definitions: defs, values: values, dictionary: dictionary)
+        return chunk
+    }
+
+    /// Appends a chunk's pages: the dictionary page when there is one, then the data page of
+    /// `rows` values: the definition levels (for an optional column) and the encoded `values`.
+    static func appendPages(_ chunk: inout EncodedChunk, _ pc: ParquetColumn, rows: Int, definitions: [UInt32],
+                            values: [UInt8], dictionary: (page: [UInt8], count: Int)?) throws(QuakeError) {
+        if let dictionary {
             chunk.dictionaryPage = 0
-            try appendPage(&chunk, pc, type: 2, body: dictionaryValues) { h in
-                h.structure(7) { d in d.i32(1, Int32(dictionaryCount)); d.i32(2, plain) }
+            try appendPage(&chunk, pc, type: 2, body: dictionary.page) { header in
+                header.structure(7) { pageHeader in
+                    pageHeader.i32(1, Int32(truncatingIfNeeded: dictionary.count))
+                    pageHeader.i32(2, plain)
+                }
             }
             chunk.encodings = [plain, rle, rleDictionary]
         } else {
@@ -77,24 +93,23 @@ package enum ParquetChunkEncoder {
         }
         var body: [UInt8] = []
         if !pc.required {
-            var enc = HybridEncoder(bitWidth: 1)
+            var encoder = HybridEncoder(bitWidth: 1)
             // SAFETY: `$0` spans the levels' count values and does not escape the closure.
-            defs.withUnsafeBufferPointer { enc.encode($0) }
-            appendUInt32(UInt32(enc.bytes.count), &body)
-            body.append(contentsOf: enc.bytes)
+            definitions.withUnsafeBufferPointer { encoder.encode($0) }
+            appendUInt32(UInt32(encoder.bytes.count), &body)
+            body.append(contentsOf: encoder.bytes)
         }
         body.append(contentsOf: values)
         chunk.dataPage = chunk.bytes.count
-        let encoding = dictionaryValues == nil ? plain : rleDictionary
-        try appendPage(&chunk, pc, type: 0, body: body) { h in
-            h.structure(5) { d in
-                d.i32(1, Int32(rows.count))
-                d.i32(2, encoding)
-                d.i32(3, rle)
-                d.i32(4, rle)
+        let encoding = dictionary == nil ? plain : rleDictionary
+        try appendPage(&chunk, pc, type: 0, body: body) { header in
+            header.structure(5) { pageHeader in
+                pageHeader.i32(1, Int32(truncatingIfNeeded: rows))
+                pageHeader.i32(2, encoding)
+                pageHeader.i32(3, rle)
+                pageHeader.i32(4, rle)
             }
         }
-        return chunk
     }
 
     /// Appends a page header and the compressed body; `kind` writes the type-specific header.
@@ -103,7 +118,7 @@ package enum ParquetChunkEncoder {
                                    _ kind: (inout ThriftCompactWriter) -> Void) throws(QuakeError) {
         let compressed = Zstd.compress(body, level: zstdLevel)
         guard body.count <= maxPageBytes, compressed.count <= maxPageBytes else {
-            throw .io("column \(pc.column): a Parquet page of \(body.count) bytes exceeds the format's 2 GiB limit")
+            throw .io("column \(pc.name): a Parquet page of \(body.count) bytes exceeds the format's 2 GiB limit")
         }
         var h = ThriftCompactWriter()
         h.beginStruct()
@@ -168,10 +183,12 @@ package enum ParquetChunkEncoder {
         return out
     }
 
+    /// INT64 values, each stored value mapped by `integer` (a time as is, a decimal rounded).
     private static func int64s(_ v: [Int64], _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
-                               _ chunk: inout EncodedChunk) -> [UInt8] {
+                               _ chunk: inout EncodedChunk, _ integer: (Int64) -> Int64) -> [UInt8] {
         var lo = Int64.max, hi = Int64.min
-        let out = fixed(v, rows, required, &defs, &chunk) { x in
+        let out = fixed(v, rows, required, &defs, &chunk) { stored in
+            let x = integer(stored)
             lo = Swift.min(lo, x); hi = Swift.max(hi, x)
             return UInt64(bitPattern: x)
         }

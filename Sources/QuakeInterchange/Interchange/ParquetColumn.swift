@@ -1,33 +1,48 @@
 import QuakeFormat
 import QuakeStore
-/// How a quakes column is stored in Parquet: its physical type, logical type and repetition.
+/// How a column is stored in Parquet: its name, type (``InterchangeType``), repetition and
+/// encoding.
 package struct ParquetColumn {
     package enum Physical: Int32 { case int64 = 2, double = 5, byteArray = 6 }
 
-    package let column: Column
-    package let physical: Physical
+    package let name: String
+    package let type: InterchangeType
     /// Category columns are dictionary-encoded.
     package let dictionary: Bool
     package let required: Bool
 
-    package init(_ c: Column) {
-        column = c
-        switch c.kind {
-        case .timestamp: physical = .int64
-        case .decimal: physical = .double
-        default: physical = .byteArray
+    /// The physical type: INT64 for times and integers, DOUBLE, or BYTE_ARRAY for text.
+    package var physical: Physical {
+        switch type {
+        case .timestamp, .int64: return .int64
+        case .float64: return .double
+        case .utf8: return .byteArray
         }
+    }
+
+    /// A stored column: categories dictionary-encoded, the required fields REQUIRED.
+    package init(_ c: Column) {
+        name = c.name
+        type = InterchangeType(c)
         dictionary = c.kind == .category
         required = Column.required.contains(c)
+    }
+
+    /// A column of a typed table: OPTIONAL, plain-encoded.
+    package init(name: String, type: InterchangeType) {
+        self.name = name
+        self.type = type
+        dictionary = false
+        required = false
     }
 
     /// The schema element (parquet.thrift `SchemaElement`).
     package func schemaElement(_ w: inout ThriftCompactWriter) {
         w.i32(1, physical.rawValue)
         w.i32(3, required ? 0 : 1)  // REQUIRED, OPTIONAL
-        w.string(4, column.name)
-        switch physical {
-        case .int64:
+        w.string(4, name)
+        switch type {
+        case .timestamp:
             w.i32(6, 9)  // converted type TIMESTAMP_MILLIS, for older readers
             w.structure(10) { l in
                 l.structure(8) { t in  // TIMESTAMP
@@ -35,11 +50,11 @@ package struct ParquetColumn {
                     t.structure(2) { u in u.structure(1) { _ in } }  // unit MILLIS
                 }
             }
-        case .byteArray:
+        case .utf8:
             w.i32(6, 0)  // converted type UTF8
             w.structure(10) { l in l.structure(1) { _ in } }  // STRING
-        case .double:
-            break
+        case .int64, .float64:
+            break  // a plain INT64 is a signed 64-bit integer, a DOUBLE a double
         }
     }
 }

@@ -14,6 +14,8 @@ package final class ParquetFileWriter {
     package var finalPath: String { target.finalPath }
     private let target: OutputTarget
     private let columns: [ParquetColumn]
+    /// The stored columns ``write(_:rows:)`` reads, one per column (empty for a typed table's file).
+    private let sources: [Column]
     private var offset = 4
     private var groups: [(rows: Int, chunks: [(EncodedChunk, start: Int)])] = []
     package private(set) var rows = 0
@@ -21,9 +23,20 @@ package final class ParquetFileWriter {
 
     package static let magic: [UInt8] = Array("PAR1".utf8)
 
-    package init(path: String, columns: [Column]) throws(QuakeError) {
+    /// A file of stored columns, written from row batches by ``write(_:rows:)``.
+    package convenience init(path: String, columns: [Column]) throws(QuakeError) {
+        try self.init(path: path, parquetColumns: columns.map(ParquetColumn.init), sources: columns)
+    }
+
+    /// A file of `parquetColumns`, written from encoded chunks by ``write(chunks:rows:)``.
+    package convenience init(path: String, parquetColumns: [ParquetColumn]) throws(QuakeError) {
+        try self.init(path: path, parquetColumns: parquetColumns, sources: [])
+    }
+
+    private init(path: String, parquetColumns: [ParquetColumn], sources: [Column]) throws(QuakeError) {
         self.path = path
-        self.columns = columns.map(ParquetColumn.init)
+        columns = parquetColumns
+        self.sources = sources
         target = try OutputTarget(path)
         do { try target.write(ParquetFileWriter.magic) } catch {
             abandon()
@@ -36,7 +49,15 @@ package final class ParquetFileWriter {
     /// Writes `rows` of `b` as one row group, its columns encoded on all cores.
     package func write(_ b: RowBatch, rows range: Range<Int>) throws {
         guard !range.isEmpty else { return }
-        let chunks = try parallelMap(columns) { pc in try ParquetChunkEncoder.encode(b, rows: range, pc) }
+        let chunks = try parallelMap(sources) { column in try ParquetChunkEncoder.encode(b, rows: range, column) }
+        try write(chunks: chunks, rows: range.count)
+    }
+
+    /// Writes one row group of `rows` rows from its encoded chunks, one per column in order.
+    package func write(chunks: [EncodedChunk], rows rowCount: Int) throws {
+        guard chunks.count == columns.count else {
+            throw QuakeError.io(path, "a row group of \(chunks.count) column chunks for \(columns.count) columns")
+        }
         var placed: [(EncodedChunk, start: Int)] = []
         for var c in chunks {
             try target.write(c.bytes)
@@ -45,8 +66,8 @@ package final class ParquetFileWriter {
             placed.append((c, offset))
             offset += c.compressedSize
         }
-        groups.append((range.count, placed))
-        rows += range.count
+        groups.append((rowCount, placed))
+        rows += rowCount
     }
 
     /// Writes the footer, flushes, and renames the file into place.
@@ -95,7 +116,7 @@ package final class ParquetFileWriter {
                 cc.structure(3) { m in
                     m.i32(1, pc.physical.rawValue)
                     m.list(2, i32: c.encodings)
-                    m.list(3, strings: [pc.column.name])
+                    m.list(3, strings: [pc.name])
                     m.i32(4, 6)  // ZSTD
                     m.i64(5, Int64(c.values))
                     m.i64(6, Int64(c.uncompressedSize))

@@ -10,7 +10,7 @@ import duckdb
 import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_result import compare  # noqa: E402
+from check_result import check_types, compare  # noqa: E402
 
 root, csv_path, layout = sys.argv[1], sys.argv[2], sys.argv[3]
 def hive_order(path):
@@ -39,6 +39,7 @@ rows, groups = [], 0
 for path in files:
     pf = pq.ParquetFile(path)
     table = pf.read()
+    check_types(table.schema, fail)
     names = table.column_names
     for k in range(pf.metadata.num_row_groups):
         groups += 1

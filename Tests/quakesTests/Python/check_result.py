@@ -10,6 +10,29 @@ from datetime import timezone
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+# each field's type: times as UTC milliseconds, the station counts as integers, other numbers as
+# doubles, the rest as text
+TIMES = {"time", "updated"}
+INTEGERS = {"nst", "magNst"}
+NUMBERS = {"latitude", "longitude", "depth", "mag", "gap", "dmin", "rms", "horizontalError", "depthError",
+           "magError", "felt", "cdi", "mmi", "tsunami", "sig", "tz"}
+
+
+def expected_type(name):
+    if name in TIMES:
+        return pa.timestamp("ms", tz="UTC")
+    if name in INTEGERS:
+        return pa.int64()
+    if name in NUMBERS:
+        return pa.float64()
+    return pa.string()
+
+
+def check_types(schema, fail):
+    """Every field of `schema` has the type its name calls for."""
+    for field in schema:
+        if field.type != expected_type(field.name):
+            fail(f"column {field.name} is {field.type}, not {expected_type(field.name)}")
 
 
 def iso(v):
@@ -29,6 +52,13 @@ def compare(rows, header, expected, fail):
             elif hasattr(v, "astimezone"):
                 if iso(v) != text:
                     fail(f"row {n} {name}: {iso(v)} != {text}")
+            elif isinstance(v, int) and not isinstance(v, bool):
+                try:
+                    x = int(text)
+                except ValueError:
+                    x = float(text)
+                if v != x:
+                    fail(f"row {n} {name}: {v!r} != {text}")
             elif isinstance(v, float):
                 x = float(text)
                 if v != x or math.copysign(1, v) != math.copysign(1, x):
@@ -55,5 +85,6 @@ if __name__ == "__main__":
         expected = list(reader)
     if table.column_names != header:
         fail(f"columns {table.column_names} != {header}")
+    check_types(table.schema, fail)
     compare(table.to_pylist(), header, expected, fail)
     print(f"ok rows={len(expected)} columns={len(header)}")
