@@ -94,6 +94,21 @@ import Testing
         return folded
     }
 
+    /// Sums, averages and deviations do not depend on which worker folded which partition: the
+    /// same question gives the same bits every time (a user saw 4 answers in 12 runs).
+    @Test func floatingSumsGiveTheSameBitsEveryRun() throws {
+        let loaded = Fixtures.real ?? Fixtures.generated
+        let metrics: [Metric] = [.avg(.mag), .sum(.depth), .stddev(.depth), .count]
+        for groups in [[GroupBy](), [.value(.net)], [.value(.place)]] {
+            var answers: Set<[UInt64?]> = []
+            for _ in 0..<8 {
+                let (rows, _) = try loaded.store.aggregate(.all, by: groups, metrics: metrics)
+                answers.insert(rows.flatMap { $0.values.map { $0?.bitPattern } })
+            }
+            #expect(answers.count == 1, "\(groups): \(answers.count) different answers in 8 runs")
+        }
+    }
+
     @Test func magnitudeBinsFromHistogramsEqualTheRowsAndTheNaiveReference() throws {
         let loaded = Fixtures.generated
         #expect(try Self.checkHistograms(loaded.store, loaded.quakes) > 20)
