@@ -33,6 +33,26 @@ struct ExplainCommand: ParsableCommand {
         return false
     }
 
+    /// `arguments` without a `--format json|ndjson` (`--format=…` too).
+    static func droppingFormat(_ arguments: [String]) -> [String] {
+        var out: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            if word == "--format", index + 1 < arguments.count, arguments[index + 1].hasSuffix("json") {
+                index += 2
+                continue
+            }
+            if word == "--format=json" || word == "--format=ndjson" {
+                index += 1
+                continue
+            }
+            out.append(word)
+            index += 1
+        }
+        return out
+    }
+
     func run() throws {
         let rest = Array(command.dropFirst())
         let started = DispatchTime.now().uptimeNanoseconds
@@ -41,7 +61,9 @@ struct ExplainCommand: ParsableCommand {
                 stats.stages.append((stage, Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6))
             }
         }
-        func show(_ stats: QueryStats, _ filter: Filter, _ tail: String) {
+        func show(_ stats: QueryStats, _ filter: Filter, _ tail: String, in store: Store) {
+            // the filter as planned: a store with no tombstone drops the check for them first
+            let filter = QueryExecutor(store: store).prepared(filter)
             if wantsJSON {
                 print(stats.json(filter: filter))
             } else {
@@ -57,28 +79,29 @@ struct ExplainCommand: ParsableCommand {
             let spec = try parsed.page.spec(filter: filter, defaultLimit: 100)
             var stats = try opened.query(spec, columns: try parsed.columns() ?? ResultWriter.tableColumns).stats
             timed(&stats, "open, plan, scan and sort")
-            show(stats, spec.effectiveFilter, "")
+            show(stats, spec.effectiveFilter, "", in: opened)
         case "count":
-            let parsed = try CountCommand.parse(rest)
+            // count prints a number and takes no --format; explain's own JSON plan is still asked that way
+            let parsed = try CountCommand.parse(ExplainCommand.droppingFormat(rest))
             let opened = try parsed.store.open()
             let filter = try parsed.filters.filter(in: opened)
             var (count, stats) = try opened.explainCount(filter)
             timed(&stats, "open, plan and count")
-            show(stats, filter, "count:       \(count)")
+            show(stats, filter, "count:       \(count)", in: opened)
         case "agg":
             let parsed = try AggCommand.parse(rest)
             let opened = try parsed.store.open()
             let filter = try parsed.filters.filter(in: opened)
             let (rows, stats) = try opened.aggregate(filter, by: try parsed.groups(), metrics: try parsed.metricList(),
                                                      order: try parsed.order())
-            show(stats, filter, "groups:      \(rows.count)")
+            show(stats, filter, "groups:      \(rows.count)", in: opened)
         default:
             let parsed = try SectionsCommand.parse(rest)
             let opened = try parsed.store.open()
             let filter = try parsed.filters.filter(in: opened)
             guard let key = GroupBy(parsing: parsed.by) else { throw ValidationError("--by: unknown grouping") }
             let (rows, stats) = try opened.aggregate(filter, by: [key], metrics: [.count])
-            show(stats, filter, "sections:    \(rows.count) (each then runs as its own query)")
+            show(stats, filter, "sections:    \(rows.count) (each then runs as its own query)", in: opened)
         }
     }
 }

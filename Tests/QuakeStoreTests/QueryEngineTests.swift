@@ -329,6 +329,36 @@ import QuakeGenerator
         }
     }
 
+    /// A filter that requires one of a list of ids reads only the partitions the id index names,
+    /// for any list length, and answers as the naive reference does (ids that are not stored,
+    /// and one list inside a conjunction, included).
+    @Test func idListsGoThroughTheIdIndex() throws {
+        let fixtures = [Fixtures.generated] + (Fixtures.real.map { [$0] } ?? [])
+        var generator = SystemRandomNumberGenerator()
+        for fixture in fixtures {
+            let stored = fixture.quakes.map(\.id)
+            for size in [1, 3, 10, 1000] {
+                var ids = (0..<size).map { _ in stored[Int.random(in: 0..<stored.count, using: &generator)] }
+                ids.append("zz-not-stored-\(size)")
+                for filter in [Filter.oneOf(.id, ids),
+                               .conjunction([.numberRange(.mag, lower: .init(1), upper: nil), .oneOf(.id, ids)])] {
+                    var spec = QuerySpec()
+                    spec.filter = filter
+                    spec.sort = [SortKey(.time, ascending: true)]
+                    let result = try fixture.store.query(spec, columns: [.id, .time])
+                    let want = try Naive.query(fixture.quakes, spec).map(\.id)
+                    #expect(result.ids == want, "\(size) ids")
+                    let (count, stats) = try QueryExecutor(store: fixture.store).count(filter)
+                    #expect(count == want.count)
+                    let read = stats.partitionsTotal - stats.partitionsPruned - stats.partitionsPrunedByIdIndex
+                    if size <= 3 {
+                        #expect(read <= size, "\(size) ids read \(read) partitions: \(stats.report(filter: filter))")
+                    }
+                }
+            }
+        }
+    }
+
     /// `--where` arithmetic: each form's kernel answer equals the naive reference's, on generated
     /// and real events, with SQL's empty-field rule (an empty side fails, and so does its `not`).
     @Test func whereArithmeticMatchesTheReference() throws {

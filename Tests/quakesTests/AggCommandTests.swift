@@ -4,6 +4,21 @@ import Testing
 /// `quakes agg` end to end: aggregates as ndjson equal the csv, with typed keys; the median
 /// interpolates while `p50` is the nearest rank; values print whole; `--sort` takes several keys.
 @Suite struct AggCommandTests {
+    @Test func noKeyOverNoRowsIsOneRowAsInSQL() throws {
+        let target = try CLI.generatedStore(rows: "500", seed: 21)
+        let json = try CLI.run(["agg", "--store", target, "--metrics", "count,count(mag),avg(mag),max(time)",
+                                "--min-mag", "12", "--format", "json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.stdout == "{\"groups\":[{\"count\":0,\"count(mag)\":0,\"avg(mag)\":null,\"max(time)\":null}]}\n",
+                "\(json.stdout)")
+        let keyed = try CLI.run(["agg", "--store", target, "--by", "net", "--min-mag", "12", "--format", "json"])
+        #expect(keyed.stdout == "{\"groups\":[]}\n", "\(keyed.stdout)")
+        let explained = try CLI.run(["explain", "count", "--store", target, "--min-mag", "2", "--format", "json"])
+        #expect(explained.status == 0 && explained.stdout.hasPrefix("{"), "\(explained.stdout)\(explained.stderr)")
+        let plan = try CLI.run(["explain", "count", "--store", target, "--min-mag", "2"])
+        #expect(!plan.stdout.contains("deleted"), "a store without tombstones plans no check for them: \(plan.stdout)")
+    }
+
     @Test func aggregatesAsNDJSON() throws {
         let s = try CLI.generatedStore(rows: "3000", seed: 8)
         let csv = try CLI.run(["agg", "--store", s, "--by", "year", "--format", "csv"]).stdout

@@ -250,9 +250,26 @@ extension ForDecimalCodec {
         guard ok else { return nil }
         guard !edgeRows.isEmpty else { return hits }
         var failing: [UInt32] = []
-        for r in edgeRows {
-            let x = try whole(Int(r), p, t, body)
-            if x < l || x > h { failing.append(r) }
+        if let first = edgeRows.first, let last = edgeRows.last, edgeRows.count > 64 {
+            // many rows on an edge quotient (values crowded at the bound): the stretch holding them
+            // restored once, not each row alone from its miniblock's start
+            let span = Int(first)..<(Int(last) + 1)
+            guard span.upperBound <= body.count else { throw .corrupt("split decimal chunk: an edge row past the chunk") }
+            var values = [Int64](repeating: 0, count: span.count)
+            // SAFETY: `values` holds span.count slots, the rows decode writes; span lies in 0..<body.count.
+            values.withUnsafeMutableBufferPointer { buffer in
+                if let base = buffer.baseAddress { body.decode(span, into: base) }
+            }
+            try restore(&values, p, t, rows: span, shifts: shifts(p, span))
+            for r in edgeRows {
+                let x = values[Int(r) - span.lowerBound]
+                if x < l || x > h { failing.append(r) }
+            }
+        } else {
+            for r in edgeRows {
+                let x = try whole(Int(r), p, t, body)
+                if x < l || x > h { failing.append(r) }
+            }
         }
         guard !failing.isEmpty else { return hits }
         var out: [UInt32] = []

@@ -24,6 +24,9 @@ extension Aggregator {
         for (metricIndex, metric) in metrics.enumerated() {
             guard let column = metric.column else { continue }
             switch metric {
+            case .countDistinct where column.kind == .category:
+                if try foldDistinctCodes(column, data, rows, slots, metricIndex, into: &table) { continue }
+                fallthrough
             case .countValues where column.kind != .decimal && column.kind != .timestamp,
                  .countDistinct:
                 let codes = try valueCodes(column, data, rows)
@@ -39,6 +42,38 @@ extension Aggregator {
                 try foldNumbers(try data.doubles(column), rows, slots, metricIndex, into: &table)
             }
         }
+    }
+
+    /// `count(distinct …)` of a category column over the block's dictionary codes: each (group,
+    /// code) pair is marked in a flat table the first time a row shows it, and only then is the
+    /// value's global id added to the group's set; false (nothing folded) when groups × codes
+    /// pass 2^20, and the rows take the general path.
+    private func foldDistinctCodes(_ column: Column, _ data: BlockData, _ rows: RowList, _ slots: [Int],
+                                   _ metricIndex: Int, into table: inout GroupTable) throws -> Bool {
+        let block = try data.category(column)
+        let keyOfCode = keyTable(block.dictionary)
+        let width = keyOfCode.count
+        guard table.slotCount * width <= 1 << 20 else { return false }
+        guard rows.fits(block.codes.count) else { throw QuakeError.corrupt(data.reader.path, "rows past a column's end") }
+        var seen = [Bool](repeating: false, count: table.slotCount * width)
+        var values = table.valueCounts[metricIndex]
+        table.valueCounts[metricIndex] = []
+        defer { table.valueCounts[metricIndex] = values }
+        for position in 0..<rows.count {
+            let code = Int(block.codes[rows[position]])
+            guard code < width else {
+                throw QuakeError.corrupt(data.reader.path, "code \(code) of a \(width - 1)-entry dictionary")
+            }
+            if code == 0 { continue }
+            let slot = slots[position]
+            values[slot] += 1
+            let mark = slot * width + code
+            if !seen[mark] {
+                seen[mark] = true
+                table.distinct[metricIndex][slot].insert(keyOfCode[code])
+            }
+        }
+        return true
     }
 
     /// Each selected row's slot in `table`.

@@ -17,7 +17,7 @@ extension Aggregator {
     }
 
     /// The global name id of each dictionary entry, after the null code 0.
-    private func keyTable(_ dictionary: ByteArena) -> [Int64] {
+    func keyTable(_ dictionary: ByteArena) -> [Int64] {
         var table = [Int64](repeating: Aggregator.nullKey, count: dictionary.count + 1)
         for entry in 0..<dictionary.count { table[entry + 1] = names.id(dictionary.string(entry) ?? "") }
         return table

@@ -85,7 +85,7 @@ package final class Aggregator {
         var stats = QueryStats()
         stats.strategy = "hash aggregate"
         var clock = StageClock()
-        let parts = executor.partitions(for: filter, stats: &stats)
+        let parts = try executor.partitions(for: filter, stats: &stats)
         clock.end("plan: prune partitions by time", into: &stats)
         let fromStatistics = metrics.allSatisfy { $0 == .count } && groupsAreTimeBuckets
         let eligible = fromStatistics ? nil : unitPlan()
@@ -139,6 +139,8 @@ package final class Aggregator {
             return pool
         }
         for table in pooled { add(table) }
+        // with no key, SQL answers one row even when no row matches: a count of 0, the rest null
+        if groups.isEmpty && all.slotCount == 0 { _ = all.slot(GroupKey()) }
         clock.end("merge the workers' groups", into: &stats)
         return (all, stats)
     }

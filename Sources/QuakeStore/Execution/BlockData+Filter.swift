@@ -70,6 +70,9 @@ extension BlockData {
         switch c.kind {
         case .category:
             return flags(try select(.oneOf(c, values), .all(rows)))
+        case .text where values.count > 8:
+            // a long list (a thousand ids): one hash lookup a row, not a comparison a value
+            return try mask(.ids(EventIdSet(values)))
         case .text:
             let t = try text(c)
             let wanted = values.map { Array($0.utf8) }

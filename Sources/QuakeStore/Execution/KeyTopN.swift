@@ -37,7 +37,7 @@ package struct KeyTopN {
         let key = spec.sort[0]
         let K = spec.limit.map { spec.offset.saturatingAdd($0) }
         let place = key.column == .mag && K != nil ? PlaceBound(filter) : nil
-        let parts = executor.partitions(for: filter, stats: &stats)
+        let parts = try executor.partitions(for: filter, stats: &stats)
         var shared = Shared()
         var fromCatalog = false
         var found: [Entry] = [], lanes = 1

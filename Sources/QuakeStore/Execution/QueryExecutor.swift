@@ -47,8 +47,9 @@ package final class QueryExecutor {
     /// The partition number that stands for the magnitude projection in ``RowRef``s and units.
     package var topRowsIndex: Int { manifest.partitions.count }
 
-    /// Partitions whose time span can hold matches.
-    package func partitions(for f: Filter, stats: inout QueryStats) -> [Int] {
+    /// Partitions whose time span can hold matches, and that the id index names when the
+    /// filter requires one of a list of ids.
+    package func partitions(for f: Filter, stats: inout QueryStats) throws(QuakeError) -> [Int] {
         let (lo, hi) = f.timeBounds
         stats.partitionsTotal = manifest.partitions.count
         var out: [Int] = []
@@ -59,6 +60,12 @@ package final class QueryExecutor {
             out.append(i)
         }
         stats.partitionsPruned = stats.partitionsTotal - out.count
+        if let ids = QueryExecutor.requiredIds(f) {
+            let holding = try ordinals(holding: ids)
+            let before = out.count
+            out.removeAll { !holding.contains(manifest.partitioning.ordinal(manifest.partitions[$0].minTime)) }
+            stats.partitionsPrunedByIdIndex = before - out.count
+        }
         return out
     }
 
@@ -72,7 +79,7 @@ package final class QueryExecutor {
     package func count(_ f: Filter, cap: Int = .max) throws -> (Int, QueryStats) {
         let f = prepared(f)
         var stats = QueryStats()
-        var parts = partitions(for: f, stats: &stats)
+        var parts = try partitions(for: f, stats: &stats)
         let fromCatalog = try catalogCount(f, parts)
         if let c = fromCatalog { parts.removeAll { c.partitions.contains($0) } }
         let found = CountCap(cap: cap, start: fromCatalog?.rows ?? 0)
@@ -153,7 +160,7 @@ package final class QueryExecutor {
     private func readInOrder(_ q: QuerySpec, _ f: Filter, _ stats: inout QueryStats) throws -> ([RowRef], QueryStats) {
         stats.strategy = "read in time order: granules of the time index, rows fetched for the page only"
         let asc = q.sort[0].ascending
-        var parts = partitions(for: f, stats: &stats)
+        var parts = try partitions(for: f, stats: &stats)
         if !asc { parts.reverse() }
         var skip = q.offset
         var need = q.limit ?? Int.max
@@ -300,7 +307,7 @@ package final class QueryExecutor {
         for (k, s) in q.sort.enumerated() where !s.ascending { descMask |= 1 << UInt64(k) }
         stats.strategy = K.map { "top-\($0) heap over sort values" } ?? "full sort"
         var units: [(u: ScanUnit, bound: SortValue)] = []
-        for p in partitions(for: f, stats: &stats) {
+        for p in try partitions(for: f, stats: &stats) {
             let r = reader(p)
             for u in try self.units(p, f, merge: true, stats: &stats) {
                 var bound = SortValue.text("")

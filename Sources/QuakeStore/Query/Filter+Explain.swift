@@ -33,7 +33,10 @@ extension QueryStats {
             : "\(partitionsPrunedByPlace) pruned by the catalog's localities, "
             + "\(partitionsSkippedByTopN) skipped by the top-N cut-off, "
         let read = partitionsTotal - partitionsPruned - partitionsPrunedByPlace - partitionsSkippedByTopN
-        lines.append("partitions:  \(partitionsTotal) total, \(partitionsPruned) pruned by the time index, \(byCatalog)\(read) read")
+            - partitionsPrunedByIdIndex
+        let byIds = partitionsPrunedByIdIndex == 0 ? "" : "\(partitionsPrunedByIdIndex) pruned by the id index, "
+        lines.append("partitions:  \(partitionsTotal) total, \(partitionsPruned) pruned by the time index, "
+                     + "\(byIds)\(byCatalog)\(read) read")
         lines.append("blocks:      \(blocksTotal) considered, \(blocksPruned) pruned by zone maps, \(blocksFromStatistics) answered from statistics, \(blocksScanned) scanned, \(blocksSkippedByTopN) skipped by the top-N threshold")
         lines.append("granules:    \(granulesTotal) considered (4096 rows each), \(granulesPruned) pruned by granule zone maps and mag histograms, \(granulesPrunedByPlace == 0 ? "" : "\(granulesPrunedByPlace) pruned by the place index, ")\(granulesFromStatistics) answered from statistics, \(granulesMatchedWhole) matched whole by zone maps (rows read, no filter work), \(granulesScanned) scanned, \(granulesSkippedByTopN) skipped by the top-N cut-off")
         lines.append("kernels:     \(p.kernels.isEmpty ? "none" : p.kernels.joined(separator: "; "))")
@@ -58,7 +61,8 @@ extension QueryStats {
         let object: [String: Any] = [
             "strategy": strategy,
             "partitions": ["total": partitionsTotal, "prunedByTime": partitionsPruned,
-                           "prunedByPlace": partitionsPrunedByPlace, "skippedByTopN": partitionsSkippedByTopN],
+                           "prunedByPlace": partitionsPrunedByPlace, "skippedByTopN": partitionsSkippedByTopN,
+                           "prunedByIdIndex": partitionsPrunedByIdIndex],
             "blocks": ["total": blocksTotal, "pruned": blocksPruned, "fromStatistics": blocksFromStatistics,
                        "scanned": blocksScanned, "skippedByTopN": blocksSkippedByTopN],
             "granules": ["total": granulesTotal, "pruned": granulesPruned, "prunedByPlace": granulesPrunedByPlace,

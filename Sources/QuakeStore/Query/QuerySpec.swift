@@ -70,6 +70,8 @@ package struct QueryStats: Sendable {
     package var unitsFromZoneMaps = 0
     /// Granules an aggregate keyed by magnitude folded from their exact mag histograms.
     package var unitsFromHistograms = 0
+    /// Partitions the id index ruled out for a filter that requires one of a list of ids.
+    package var partitionsPrunedByIdIndex = 0
     /// Wall-clock time per stage, in order (milliseconds).
     package var stages: [(name: String, milliseconds: Double)] = []
     /// Granules the top-N walk never read: its shared cut-off beat their best value.
@@ -122,6 +124,7 @@ package struct QueryStats: Sendable {
         unitsFromAggregates += o.unitsFromAggregates
         unitsFromZoneMaps += o.unitsFromZoneMaps
         unitsFromHistograms += o.unitsFromHistograms
+        partitionsPrunedByIdIndex += o.partitionsPrunedByIdIndex
         granulesSkippedByTopN += o.granulesSkippedByTopN
         rowsEstimated += o.rowsEstimated
         rowsMatched += o.rowsMatched
