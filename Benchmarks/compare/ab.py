@@ -75,9 +75,12 @@ def main():
         for b, q in builds.items():
             out = subprocess.run([q, "bench", "--store", store, "--queries", qfile, "--runs", "3", "--json"],
                                  capture_output=True, text=True, check=True)
-            res = json.loads(out.stdout)["cases"]
+            parsed = json.loads(out.stdout)
+            # the bench of issue 72 and later: {"cases": [{"timing": {"medianMs"}}]}; before it, a list
+            res = [c["timing"]["medianMs"] for c in parsed["cases"]] if isinstance(parsed, dict) \
+                else [c["medianMs"] for c in parsed]
             for i in range(n):
-                inproc[b][i].append(statistics.median(res[k * n + i]["timing"]["medianMs"] for k in range(a.sets)))
+                inproc[b][i].append(statistics.median(res[k * n + i] for k in range(a.sets)))
     whole = {b: [[] for _ in range(n)] for b in builds}
     for _ in range(a.rounds):
         for i in range(n):

@@ -114,7 +114,7 @@ package final class Aggregator {
         }
         // per-partition tables are merged a run of partitions at a time, in order: the tables
         // alive at once are bounded by the run, not by the store
-        let run = perPartition ? max(4, workerCount * 4) : max(1, parts.count)
+        let run = perPartition ? max(32, workerCount * 8) : max(1, parts.count)
         for runStart in stride(from: 0, to: parts.count, by: run) {
             let runParts = Array(parts[runStart..<min(parts.count, runStart + run)])
             let partials = try parallelMap(runParts) { partition -> (GroupTable?, QueryStats) in
