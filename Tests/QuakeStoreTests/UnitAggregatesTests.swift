@@ -109,6 +109,25 @@ import Testing
         }
     }
 
+    /// Equal values spread over several partitions have a deviation of exactly 0: merging a
+    /// group into a table that lacks it copies its moments rather than recomputing the mean.
+    @Test func equalValuesAcrossPartitionsDeviateByExactlyZero() throws {
+        let dir = TestSupport.tempDir()
+        var lines = ["time,latitude,longitude,depth,mag,net,id,updated,type"]
+        for index in 0..<90 {
+            let month = 1 + index % 3
+            lines.append("2014-0\(month)-1\(index % 9)T00:00:0\(index % 10).000Z,34,-117,0.01,1.\(index % 10),ci,"
+                         + "ci\(index),2014-06-01T00:00:00.000Z,quarry blast")
+        }
+        try lines.joined(separator: "\n").appending("\n").write(toFile: dir + "/blasts.csv", atomically: true,
+                                                               encoding: .utf8)
+        let store = try Store.openOrCreate(path: dir + "/store")
+        try store.load([dir + "/blasts.csv"])
+        #expect(store.manifest.partitions.count == 3)
+        let (rows, _) = try store.aggregate(.all, by: [.value(.net)], metrics: [.stddev(.depth), .count])
+        #expect(rows.count == 1 && rows.first?.values == [0, 90], "\(rows.map(\.values))")
+    }
+
     @Test func magnitudeBinsFromHistogramsEqualTheRowsAndTheNaiveReference() throws {
         let loaded = Fixtures.generated
         #expect(try Self.checkHistograms(loaded.store, loaded.quakes) > 20)

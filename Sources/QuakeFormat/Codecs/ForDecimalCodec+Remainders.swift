@@ -254,7 +254,9 @@ extension ForDecimalCodec {
             // many rows on an edge quotient (values crowded at the bound): the stretch holding them
             // restored once, not each row alone from its miniblock's start
             let span = Int(first)..<(Int(last) + 1)
-            guard span.upperBound <= body.count else { throw .corrupt("split decimal chunk: an edge row past the chunk") }
+            guard span.upperBound <= body.count else {
+                throw .corrupt("split decimal chunk: an edge row past the chunk")
+            }
             var values = [Int64](repeating: 0, count: span.count)
             // SAFETY: `values` holds span.count slots, the rows decode writes; span lies in 0..<body.count.
             values.withUnsafeMutableBufferPointer { buffer in

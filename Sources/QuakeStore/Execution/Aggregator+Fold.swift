@@ -54,7 +54,9 @@ extension Aggregator {
         let keyOfCode = keyTable(block.dictionary)
         let width = keyOfCode.count
         guard table.slotCount * width <= 1 << 20 else { return false }
-        guard rows.fits(block.codes.count) else { throw QuakeError.corrupt(data.reader.path, "rows past a column's end") }
+        guard rows.fits(block.codes.count) else {
+            throw QuakeError.corrupt(data.reader.path, "rows past a column's end")
+        }
         var seen = [Bool](repeating: false, count: table.slotCount * width)
         var values = table.valueCounts[metricIndex]
         table.valueCounts[metricIndex] = []

@@ -35,8 +35,11 @@ extension Aggregator {
 
     /// Folds granule unit `unit` (every row of which matches) from its mag histogram; false when
     /// there is none, or its rows span more than one bucket of a time key, and the rows must be read.
+    /// With the bin as the only key, a granule's entries are tallied per stored magnitude in
+    /// `tally` (one count per value of the partition's histogram, then the empty ones), and
+    /// ``foldTally(_:_:_:into:)`` folds each value once for the partition: no group lookup per entry.
     func foldHistogram(_ unit: ScanUnit, _ reader: PartitionReader, _ plan: MagHistogramPlan,
-                       into local: inout GroupTable) throws -> Bool {
+                       tally: inout [Int], into local: inout GroupTable) throws -> Bool {
         guard let granule = unit.granule else { return false }
         let index = try reader.directory().granules
         guard index.hasMagHistogram, granule < index.granules else { return false }
@@ -46,6 +49,25 @@ extension Aggregator {
             key = timeKey
         }
         let values = index.magValues
+        if groups.count == 1 {
+            if tally.count != values.count + 1 { tally = [Int](repeating: 0, count: values.count + 1) }
+            var counted = 0
+            for entry in index.magCounts(granule) {
+                let code = Int(entry & 0xFFFF)
+                guard code < values.count else {
+                    throw QuakeError.corrupt(reader.path, "mag histogram code \(code) of \(values.count) values")
+                }
+                tally[code] += Int(entry >> 16)
+                counted += Int(entry >> 16)
+            }
+            let rows = index.range(granule).count
+            guard counted <= rows else {
+                throw QuakeError.corrupt(reader.path,
+                                         "mag histogram of granule \(granule) counts \(counted) of \(rows) rows")
+            }
+            tally[values.count] += rows - counted
+            return true
+        }
         var counted = 0
         for entry in index.magCounts(granule) {
             let code = Int(entry & 0xFFFF)
@@ -60,13 +82,35 @@ extension Aggregator {
         }
         let rows = index.range(granule).count
         guard counted <= rows else {
-            throw QuakeError.corrupt(reader.path, "mag histogram of granule \(granule) counts \(counted) of \(rows) rows")
+            throw QuakeError.corrupt(reader.path,
+                                     "mag histogram of granule \(granule) counts \(counted) of \(rows) rows")
         }
         if counted < rows {
             key[plan.slot] = Aggregator.nullKey
             local.fold(local.slot(key), value: .nan, rows: rows - counted)
         }
         return true
+    }
+}
+
+extension Aggregator {
+    /// Folds a partition's `tally` (see ``foldHistogram(_:_:_:tally:into:)``) into `local`, one
+    /// group lookup per stored magnitude, and empties it.
+    func foldTally(_ tally: inout [Int], _ reader: PartitionReader, _ plan: MagHistogramPlan,
+                   into local: inout GroupTable) throws {
+        guard !tally.isEmpty else { return }
+        let values = try reader.directory().granules.magValues
+        guard tally.count == values.count + 1 else {
+            throw QuakeError.corrupt(reader.path,
+                                     "mag histogram of \(values.count) values, tallied as \(tally.count - 1)")
+        }
+        var key = GroupKey()
+        for (code, rows) in tally.enumerated() where rows > 0 {
+            let value = code < values.count ? values[code] : Double.nan
+            key[plan.slot] = value.isNaN ? Aggregator.nullKey : Aggregator.binIndex(value, plan.width)
+            local.fold(local.slot(key), value: value, rows: rows)
+        }
+        tally = []
     }
 }
 

@@ -156,6 +156,7 @@ package final class Aggregator {
         // units of single granules when the aggregates could serve, so that a unit folded
         // from its aggregates and one folded from its rows give the same sums
         let merge = !fromStatistics && !eligible && histogram == nil
+        var histogramTally: [Int] = []
         for unit in try self.executor.units(partition, self.filter, merge: merge, stats: &partitionStats) {
             if let plan, let aggregates, unit.verdict == .all,
                try self.foldUnit(unit, reader, aggregates, plan, names: &nameTables, into: &local) {
@@ -165,7 +166,7 @@ package final class Aggregator {
                 continue
             }
             if let histogram, usesUnitAggregates, unit.verdict == .all,
-               try self.foldHistogram(unit, reader, histogram, into: &local) {
+               try self.foldHistogram(unit, reader, histogram, tally: &histogramTally, into: &local) {
                 partitionStats.granulesFromStatistics += 1
                 partitionStats.unitsFromHistograms += 1
                 partitionStats.rowsMatched += unit.rows.count
@@ -185,6 +186,7 @@ package final class Aggregator {
             try self.fold(data, selection, into: &local)
             partitionStats.noteColumns(data.decodedColumns)
         }
+        if let histogram { try foldTally(&histogramTally, reader, histogram, into: &local) }
         return partitionStats
     }
 

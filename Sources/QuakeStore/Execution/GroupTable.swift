@@ -148,7 +148,12 @@ package struct GroupTable {
             for (metric, need) in needs.enumerated() where need != .rows {
                 let otherCount = other.valueCounts[metric][otherSlot]
                 let count = valueCounts[metric][slot]
-                if need == .moments && otherCount > 0 {
+                if need == .moments && otherCount > 0 && count == 0 {
+                    // a group new here takes the other's moments as they are: `mean * n / n` can
+                    // move the mean an ulp, and a later merge would read that as a deviation
+                    means[metric][slot] = other.means[metric][otherSlot]
+                    squares[metric][slot] = other.squares[metric][otherSlot]
+                } else if need == .moments && otherCount > 0 {
                     // Chan et al.: the two groups' means and squared deviations combined
                     let total = Double(count + otherCount)
                     let delta = other.means[metric][otherSlot] - means[metric][slot]

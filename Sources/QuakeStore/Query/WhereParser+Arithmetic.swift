@@ -71,7 +71,8 @@ extension WhereParser {
         let rightExpression = try numeric(right)
         for (side, expression) in [(left, leftExpression), (right, rightExpression)] {
             if let text = expression.columns.first(where: { $0.kind != .decimal && $0.kind != .timestamp }) {
-                throw SyntaxError(column: side.column, message: "\(text) is not a number: it compares with a string in quotes")
+                throw SyntaxError(column: side.column,
+                                  message: "\(text) is not a number: it compares with a string in quotes")
             }
         }
         guard let comparisonOperator = ArithmeticComparison.Operator(rawValue: op) else {
