@@ -263,14 +263,14 @@ extension ForDecimalCodec {
                 if let base = buffer.baseAddress { body.decode(span, into: base) }
             }
             try restore(&values, p, t, rows: span, shifts: shifts(p, span))
-            for r in edgeRows {
-                let x = values[Int(r) - span.lowerBound]
-                if x < l || x > h { failing.append(r) }
+            for edgeRow in edgeRows {
+                let value = values[Int(edgeRow) - span.lowerBound]
+                if value < l || value > h { failing.append(edgeRow) }
             }
         } else {
-            for r in edgeRows {
-                let x = try whole(Int(r), p, t, body)
-                if x < l || x > h { failing.append(r) }
+            for edgeRow in edgeRows {
+                let value = try whole(Int(edgeRow), p, t, body)
+                if value < l || value > h { failing.append(edgeRow) }
             }
         }
         guard !failing.isEmpty else { return hits }
