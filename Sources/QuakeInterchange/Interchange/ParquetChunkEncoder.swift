@@ -43,9 +43,9 @@ package enum ParquetChunkEncoder {
             values = int64s(b.ints[column.rawValue], rows, pc.required, &defs, &chunk, ScaledDecimal.roundedInteger)
         case .float64: values = doubles(b.ints[column.rawValue], rows, pc.required, &defs, &chunk)
         case .utf8:
-            let a = b.text[column.rawValue]
+            let texts = b.text[column.rawValue]
             if pc.dictionary {
-                let (dict, indices) = dictionaryIndices(a, rows, pc.required, &defs, &chunk)
+                let (dict, indices) = dictionaryIndices(texts, rows, pc.required, &defs, &chunk)
                 dictionaryCount = dict.count
                 var page: [UInt8] = []
                 var lo: Range<Int>?, hi: Range<Int>?
@@ -67,7 +67,7 @@ package enum ParquetChunkEncoder {
                 indices.withUnsafeBufferPointer { enc.encode($0) }
                 values = [UInt8(width)] + enc.bytes
             } else {
-                values = byteArrays(a, rows, pc.required, &defs, &chunk)
+                values = byteArrays(texts, rows, pc.required, &defs, &chunk)
             }
         }
         let dictionary = dictionaryValues.map { (page: $0, count: dictionaryCount) }
@@ -188,9 +188,10 @@ package enum ParquetChunkEncoder {
                                _ chunk: inout EncodedChunk, _ integer: (Int64) -> Int64) -> [UInt8] {
         var lo = Int64.max, hi = Int64.min
         let out = fixed(v, rows, required, &defs, &chunk) { stored in
-            let x = integer(stored)
-            lo = Swift.min(lo, x); hi = Swift.max(hi, x)
-            return UInt64(bitPattern: x)
+            let value = integer(stored)
+            lo = Swift.min(lo, value)
+            hi = Swift.max(hi, value)
+            return UInt64(bitPattern: value)
         }
         if chunk.nulls < rows.count {
             var a: [UInt8] = [], b: [UInt8] = []

@@ -333,10 +333,9 @@ package enum Leaf {
         else if case .column(let c, let d)? = t.operand(rhs), case .constant(let v)? = t.operand(lhs) { col = (c, d); value = v }
         guard let (c, coalesce) = col, let v = value else {
             // arithmetic, or two fields: Swift's `!=` holds where `==` fails, NaN included
-            guard L.Output.self == Double.self, let f = t.arithmetic(t.operand(lhs), .equal, t.operand(rhs)) else {
-                return nil
-            }
-            return equal ? f : .not(f)
+            guard L.Output.self == Double.self,
+                  let equality = t.arithmetic(t.operand(lhs), .equal, t.operand(rhs)) else { return nil }
+            return equal ? equality : .not(equality)
         }
         let f: Filter
         var nullsMatch = false

@@ -60,7 +60,7 @@ extension WhereParser {
             return try WhereParser.comparison(field, op, literal, column: right.column)
         }
         if let field = right.bareField, let literal = literalToken(left) {
-            return try WhereParser.comparison(field, WhereParser.flipped(op), literal, column: left.column)
+            return try WhereParser.comparison(field, Leaf.flipped(op), literal, column: left.column)
         }
         for (field, other) in [(left.bareField, right), (right.bareField, left)] {
             if let field, field.kind != .decimal && field.kind != .timestamp {
@@ -105,28 +105,25 @@ extension WhereParser {
         }
     }
 
-    static func flipped(_ op: String) -> String { ["<": ">", "<=": ">=", ">": "<", ">=": "<="][op] ?? op }
-
     /// `PRODUCT (('+' | '-') PRODUCT)*`.
     private mutating func parseSum() throws -> Side {
-        var left = try parseProduct()
-        while case .op(let text) = current, text == "+" || text == "-" {
-            pos += 1
-            let right = try parseProduct()
-            left = .numeric(.binary(text == "+" ? .add : .subtract, try numeric(left), try numeric(right)),
-                            column: left.column)
-        }
-        return left
+        try parseLevel(["+": .add, "-": .subtract]) { parser in try parser.parseProduct() }
     }
 
     /// `FACTOR (('*' | '/') FACTOR)*`.
     private mutating func parseProduct() throws -> Side {
-        var left = try parseFactor()
-        while case .op(let text) = current, text == "*" || text == "/" {
+        try parseLevel(["*": .multiply, "/": .divide]) { parser in try parser.parseFactor() }
+    }
+
+    /// `OPERAND (OP OPERAND)*` at one precedence level, left to right; `operators` names each
+    /// symbol's operation.
+    private mutating func parseLevel(_ operators: [String: NumericExpression.ArithmeticOperator],
+                                     _ operand: (inout WhereParser) throws -> Side) throws -> Side {
+        var left = try operand(&self)
+        while case .op(let text) = current, let arithmeticOperator = operators[text] {
             pos += 1
-            let right = try parseFactor()
-            left = .numeric(.binary(text == "*" ? .multiply : .divide, try numeric(left), try numeric(right)),
-                            column: left.column)
+            let right = try operand(&self)
+            left = .numeric(.binary(arithmeticOperator, try numeric(left), try numeric(right)), column: left.column)
         }
         return left
     }

@@ -154,21 +154,21 @@ package struct WhereParser {
             pos += 1
             var groupError: SyntaxError
             do {
-                let f = try parseOr(negated: negated)
+                let group = try parseOr(negated: negated)
                 if current == .rparen && !WhereParser.continuesValue(tokens[pos + 1].0) {
                     pos += 1
-                    return f
+                    return group
                 }
                 groupError = error("expected ')', found \(describe(current))")
-            } catch let e as SyntaxError {
-                groupError = e
+            } catch let failure as SyntaxError {
+                groupError = failure
             }
             pos = start
             do {
-                let f = try parseComparison()
-                return negated ? WhereParser.negate(f) : f
-            } catch let e as SyntaxError where e.column > groupError.column {
-                throw e
+                let comparison = try parseComparison()
+                return negated ? WhereParser.negate(comparison) : comparison
+            } catch let failure as SyntaxError where failure.column > groupError.column {
+                throw failure
             } catch {
                 throw groupError
             }
