@@ -55,10 +55,26 @@ import QuakeGenerator
         let dir = TestSupport.tempDir()
         let s = try Store.openOrCreate(path: dir + "/s")
         let big = try Self.feed(dir, rows: 200_000, seed: 9)
-        let task = Task { try await s.load([big]) }
-        try await Task.sleep(for: .milliseconds(150))
-        task.cancel()
+        // cancelled from inside the load, once it has read and spilled its input: a sleep before the
+        // cancel says nothing on a busy machine, where the whole load may end before the sleep does
+        let pending = Mutex<(task: Task<LoadSummary, any Error>?, spilled: Bool)>((nil, false))
+        var options = LoadOptions()
+        options.onPhase = { phase in
+            guard phase == "spilled" else { return }
+            let task = pending.withLock { state in
+                state.spilled = true
+                return state.task
+            }
+            task?.cancel()
+        }
+        let task = Task { [options] in try await s.load([big], options: options) }
+        let spilledFirst = pending.withLock { state in
+            state.task = task
+            return state.spilled
+        }
+        if spilledFirst { task.cancel() }
         let result = await task.result
+        #expect(pending.withLock { $0.spilled }, "the load got as far as its spill")
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(try await s.fetchCount(FetchDescriptor<Quake>()) == 0, "nothing committed")
         #expect(s.historyToken.generation == 0)
