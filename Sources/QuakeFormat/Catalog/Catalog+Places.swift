@@ -70,6 +70,26 @@ extension Catalog {
                     Double(bitPattern: bytes.load(UInt64.self, at: at + 12)))
         }
 
+        /// Partition `index`'s summary, as ``PlaceSummary/init(_:)`` reads it from the partition's
+        /// file; nil when it has none. A commit takes the summaries of the partitions it kept
+        /// from here, and opens only the partitions it wrote.
+        /// - Complexity: O(the partition's localities).
+        package func summary(partition index: Int) throws(QuakeError) -> PlaceSummary? {
+            guard index >= 0, index < summarized.count else { throw .corrupt("no place summary \(index)") }
+            guard summarized[index] else { return nil }
+            // checks the entries as a search does: ordinals ascending and known, bounds ordered
+            _ = try bound(partition: index, matches: [])
+            var entries: [PlaceSummary.Entry] = []
+            entries.reserveCapacity(offsets[index + 1] - offsets[index])
+            for entryIndex in offsets[index]..<offsets[index + 1] {
+                let (ordinal, least, greatest) = entry(entryIndex)
+                let locality = Array(localities.bytes[localities.range(Int(ordinal))])
+                entries.append(PlaceSummary.Entry(locality: locality, least: least.isNaN ? nil : least,
+                                                  greatest: greatest.isNaN ? nil : greatest))
+            }
+            return PlaceSummary(entries: entries)
+        }
+
         /// Checks every partition's entries, as ``bound(partition:matches:rows:)`` checks the
         /// ones it reads (for `verify` and `repair`).
         package func checkAll() throws(QuakeError) {

@@ -38,6 +38,8 @@ package final class Catalog: Sendable {
     /// The distinct non-null magnitudes, ascending.
     package let values: [Double]
     package let partitions: Int
+    /// The partition files it describes, in manifest order.
+    package let files: [String]
     private let file: MappedFile
     private let rowsOffset: Int
     private let rowChecksums: [UInt64]
@@ -51,8 +53,9 @@ package final class Catalog: Sendable {
     private let state: Mutex<State>
 
     /// Maps the catalog at `path` and checks its header against `checksum` (from the manifest)
-    /// and its partition list against `files`.
-    package init(path: String, checksum: UInt64, files: [String]) throws(QuakeError) {
+    /// and its partition list against `files` (when given: a commit reading the catalog of the
+    /// snapshot before takes the list the catalog holds).
+    package init(path: String, checksum: UInt64, files expected: [String]?) throws(QuakeError) {
         self.path = path
         file = try MappedFile(path: path)
         let b = file.bytes
@@ -65,10 +68,17 @@ package final class Catalog: Sendable {
         let v2 = b[7] == Catalog.magic[7]
         var r = ByteReader(b, at: 8)
         let p = Int(try r.u32()), v = Int(try r.u32())
-        guard p == files.count, v <= b.count / 8 else { throw bad("lists \(p) partitions and \(v) magnitudes") }
-        for f in files {
-            guard try r.string() == f else { throw bad("does not list the manifest's partitions") }
+        guard p == expected?.count ?? p, p <= b.count / 2, v <= b.count / 8 else {
+            throw bad("lists \(p) partitions and \(v) magnitudes")
         }
+        var listed: [String] = []
+        listed.reserveCapacity(p)
+        for index in 0..<p {
+            let name = try r.string()
+            if let expected, expected[index] != name { throw bad("does not list the manifest's partitions") }
+            listed.append(name)
+        }
+        files = listed
         let vs = try r.raw(v, as: UInt64.self).map { Double(bitPattern: UInt64(littleEndian: $0)) }
         let sums = try r.raw(p + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
         var placesLength = 0
@@ -142,6 +152,12 @@ package final class Catalog: Sendable {
         package var values: [Double]
         package var counts: [UInt64]
         package var nulls: UInt64
+
+        package init(values: [Double], counts: [UInt64], nulls: UInt64) {
+            self.values = values
+            self.counts = counts
+            self.nulls = nulls
+        }
 
         /// The partition's histogram summed over its granules; nil without mag histograms, or
         /// when they count more rows than the partition holds.

@@ -15,6 +15,11 @@ package struct PlaceSummary: Sendable, Equatable {
     /// Sorted by locality bytes, each locality once.
     package var entries: [Entry]
 
+    /// A summary of entries already sorted by locality, each once (as a catalog holds them).
+    package init(entries: [Entry]) {
+        self.entries = entries
+    }
+
     /// Folds `(locality, magnitude)` pairs, in any order, into a summary.
     private init(_ pairs: [[UInt8]: (least: Double?, greatest: Double?)]) {
         entries = pairs.map { Entry(locality: $0.key, least: $0.value.least, greatest: $0.value.greatest) }

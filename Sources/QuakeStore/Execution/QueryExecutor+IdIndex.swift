@@ -4,21 +4,37 @@ import QuakeFormat
 /// (`--id`, `FetchDescriptor` with `$0.id == x`) reads only the partitions the id index names
 /// for them, whatever the list's length.
 extension QueryExecutor {
+    /// Sets of more ids than this (a `--changed-since` over a long history) are tested row by
+    /// row without the index: its bucket files would all be read, and their keys name most
+    /// partitions anyway.
+    static let indexedSetLimit = 100_000
+
     /// The ids `f` requires one of, when it says so at its top level (alone, or as a term of a
     /// conjunction: the shortest such list); nil otherwise.
     static func requiredIds(_ f: Filter) -> [String]? {
         switch f {
         case .oneOf(.id, let ids):
             return ids
+        case .ids(let set) where set.count <= indexedSetLimit:
+            return set.ids
         case .and(let parts):
             var shortest: [String]?
             for part in parts {
-                guard case .oneOf(.id, let ids) = part else { continue }
+                guard let ids = requiredIdsOfTerm(part) else { continue }
                 if ids.count < shortest?.count ?? Int.max { shortest = ids }
             }
             return shortest
         default:
             return nil
+        }
+    }
+
+    /// The ids one term of a conjunction requires one of: a list, or a set of ids.
+    private static func requiredIdsOfTerm(_ term: Filter) -> [String]? {
+        switch term {
+        case .oneOf(.id, let ids): ids
+        case .ids(let set) where set.count <= indexedSetLimit: set.ids
+        default: nil
         }
     }
 

@@ -5,6 +5,8 @@ import QuakeFormat
 package final class EventIdSet: Sendable, CustomStringConvertible {
     /// Never mutated after init (a `let` of a Sendable value), so query threads share it.
     private let table: SliceInterner
+    /// The ids as given, for the id index (``QueryExecutor/requiredIds(_:)``).
+    private let listed: ByteArena
 
     /// The set of `ids` (duplicates count once).
     package convenience init(_ ids: some Sequence<String>) {
@@ -22,6 +24,19 @@ package final class EventIdSet: Sendable, CustomStringConvertible {
             for i in 0..<ids.count { _ = t.intern(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])) }
         }
         table = t
+        listed = ids
+    }
+
+    /// The ids, each once, in the order first given.
+    package var ids: [String] {
+        var seen = Set<String>()
+        var out: [String] = []
+        out.reserveCapacity(count)
+        for index in 0..<listed.count {
+            let id = String(decoding: listed.bytes[listed.range(index)], as: UTF8.self)
+            if seen.insert(id).inserted { out.append(id) }
+        }
+        return out
     }
 
     /// Distinct ids in the set.

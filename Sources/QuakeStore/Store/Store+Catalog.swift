@@ -2,16 +2,19 @@ import QuakeFormat
 
 extension Store {
     /// Gives `m` the catalog of its partitions: the one it names when that still lists them,
-    /// else a new one written (durably) from the partitions' mag histograms and place indexes
-    /// (``PlaceSummary``), the old one retired.
+    /// else a new one written (durably), the old one retired. A partition the old catalog lists
+    /// keeps its histogram and place summary from there; only the others are opened, for their
+    /// mag histograms and place indexes (``PlaceSummary``).
     /// Runs under the writer lock, before the manifest that names the catalog is committed.
-    /// - Complexity: O(partitions) directory reads when the partitions changed, else one header.
+    /// - Complexity: one header when the partitions did not change; else O(partitions ×
+    ///   magnitudes) for the counts, plus one directory read per partition the old catalog
+    ///   does not list (or lists damaged).
     static func attachCatalog(_ m: inout Manifest, storePath: String) throws(QuakeError) {
         let files = m.partitions.map(\.file)
-        if let c = m.catalog,
-           (try? Catalog(path: storePath + "/partitions/" + c, checksum: m.catalogChecksum, files: files)) != nil {
-            return
+        let previous = m.catalog.flatMap {
+            try? Catalog(path: storePath + "/partitions/" + $0, checksum: m.catalogChecksum, files: nil)
         }
+        if let previous, previous.files == files { return }
         let old = m.catalog
         m.catalog = nil
         m.catalogChecksum = 0
@@ -19,11 +22,13 @@ extension Store {
             if let old, old != m.catalog, !m.retired.contains("partitions/" + old) { m.retired.append("partitions/" + old) }
         }
         guard !m.partitions.isEmpty else { return }
+        let reuse = CatalogReuse(previous)
         let summaries: [(Catalog.Histogram?, PlaceSummary?)]
         do {
-            summaries = try parallelMap(m.partitions) { e in
-                let r = PartitionReader(storePath: storePath, entry: e)
-                return (Catalog.Histogram(try r.granules()), try PlaceSummary(r))
+            summaries = try parallelMap(m.partitions) { entry in
+                if let kept = reuse.summary(of: entry) { return kept }
+                let reader = PartitionReader(storePath: storePath, entry: entry)
+                return (Catalog.Histogram(try reader.granules()), try PlaceSummary(reader))
             }
         } catch let e as QuakeError {
             throw e
@@ -86,5 +91,32 @@ extension Store {
                                   skipped: [], movedAside: nil)
         report.catalogOnly = true
         return report
+    }
+}
+
+/// What the catalog of the snapshot before gives a commit: the histogram and place summary of
+/// each partition it lists, read from its rows instead of the partition's file.
+private struct CatalogReuse: Sendable {
+    private let catalog: Catalog?
+    private let places: Catalog.Places?
+    private let indexes: [String: Int]
+
+    init(_ catalog: Catalog?) {
+        self.catalog = catalog
+        places = try? catalog?.places()
+        var indexes: [String: Int] = [:]
+        for (index, file) in (catalog?.files ?? []).enumerated() { indexes[file] = index }
+        self.indexes = indexes
+    }
+
+    /// `entry`'s histogram and place summary; nil when the old catalog does not list its file,
+    /// has no place section, or reads damaged or at odds with the rows the manifest gives it
+    /// (the partition is then opened).
+    func summary(of entry: PartitionEntry) -> (Catalog.Histogram?, PlaceSummary?)? {
+        guard let catalog, let places, let index = indexes[entry.file],
+              let histogram = try? catalog.histogram(partition: index),
+              histogram.counts.reduce(histogram.nulls, &+) == UInt64(entry.rows),
+              let summary = try? places.summary(partition: index) else { return nil }
+        return (histogram, summary)
     }
 }
