@@ -203,9 +203,16 @@ package final class Catalog: Sendable {
         for f in files { w.string(f) }
         for v in values { w.u64(v.bitPattern) }
         var body = ByteWriter()
+        body.bytes.reserveCapacity(rows.count * 8)
         for i in 0...files.count {
             let start = body.bytes.count
-            for c in rows[(i * width)..<((i + 1) * width)] { body.u64(c) }
+            let row = rows[(i * width)..<((i + 1) * width)]
+            #if _endian(little)
+            // SAFETY: the closure copies the row's own bytes (little-endian already), within its span.
+            row.withUnsafeBytes { body.bytes.append(contentsOf: $0) }
+            #else
+            for count in row { body.u64(count) }
+            #endif
             // SAFETY: the closure reads only the slice's own bytes, within its span.
             w.u64(body.bytes[start...].withUnsafeBytes { Checksum.hash($0) })
         }

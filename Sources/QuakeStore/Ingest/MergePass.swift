@@ -223,14 +223,12 @@ package struct MergePass {
             }
         }
         if !result.changed || keep.count + folded.count == 0 { return result }
-        let sorted: RowBatch
-        if folded.count == 0 {
-            sorted = rows.gather(rows.timeIdOrder(of: keep))
-        } else {
-            var final = rows.gather(keep)
-            final.append(contentsOf: folded)
-            sorted = final.gather(final.timeIdOrder())
-        }
+        // the folded rows join the batch (a few, in a small commit), and every row is copied once
+        let foldedStart = rows.count
+        rows.append(contentsOf: folded)
+        keep.append(contentsOf: foldedStart..<rows.count)
+        let sorted = rows.gather(rows.timeIdOrder(of: keep))
+        rows = RowBatch()
         result.entry = try write(sorted, partition: o)
         return result
     }

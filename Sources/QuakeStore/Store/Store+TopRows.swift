@@ -24,7 +24,9 @@ extension Store {
         let oldFiles = Set(old.partitions.map(\.file))
         let kept = m.partitions.filter { oldFiles.contains($0.file) }
         var floor = collected.floor
+        // the candidates: rows of `all` (the old projection's, then the written partitions'), by index
         var all = RowBatch()
+        var candidates: [Int] = []
         if !kept.isEmpty {
             // the kept partitions' rows come from the old projection, complete above its threshold
             guard let t = old.top, t.partitionsHash == TopRows.hash(files: old.partitions.map(\.file)),
@@ -33,19 +35,22 @@ extension Store {
             let p = m.partitioning
             let ordinals = Set(kept.map { p.ordinal($0.minTime) })
             let times = rows.ints[Column.time.rawValue]
-            all = rows.gather(TopRowsCollector.rows(of: rows, atLeast: floor).filter {
-                ordinals.contains(p.ordinal(times[$0]))
-            })
+            candidates = TopRowsCollector.rows(of: rows, atLeast: floor).filter { ordinals.contains(p.ordinal(times[$0])) }
+            all = rows
         }
         for e in m.partitions where !oldFiles.contains(e.file) {
             guard let piece = collected.pieces[e.file] else { return }
+            let start = all.count
             all.append(contentsOf: piece)
+            candidates.append(contentsOf: start..<all.count)
         }
-        let counts = TopRowsCollector.counts(all.ints[Column.mag.rawValue])
+        let mags = all.ints[Column.mag.rawValue]
+        let counts = TopRowsCollector.counts(candidates.map { mags[$0] })
         guard let threshold = TopRows.threshold(counts, floor: floor, capacity: TopRows.capacity(rows: m.rows)) else {
             return
         }
-        let rows = all.gather(all.timeIdOrder(of: TopRowsCollector.rows(of: all, atLeast: threshold)))
+        let chosen = candidates.filter { mags[$0] != RowBatch.null && ScaledDecimal.double(mags[$0]) >= threshold }
+        let rows = all.gather(all.timeIdOrder(of: chosen))
         let file = TopRows.fileName(generation: m.generation)
         let e = try PartitionWriter.write(rows, key: "top", file: file, storePath: storePath, blockRows: m.blockRows)
         m.top = TopRows(file: file, rows: e.rows, minTime: e.minTime, maxTime: e.maxTime, bytes: e.bytes,
