@@ -34,7 +34,8 @@ struct FilterOptions: ParsableArguments {
     @Option(name: [.long, .customLong("eventtype")], help: "Event types, comma-separated.") var type: String?
     @Option(help: "Review status, comma-separated (automatic,reviewed).") var status: String?
     @Option(help: "Event ids, comma-separated.") var id: String?
-    @Option(help: "FDSN: one event, by its preferred id or any id in its ids list.") var eventid: String?
+    @Option(help: "FDSN: one event, by its preferred id (or, when no event has it, any id in its ids list).")
+    var eventid: String?
     @Option(help: "FDSN: contributors, comma-separated: the sources, or the net of an event without them.")
     var contributor: String?
     @Option(help: "FDSN: automatic, reviewed or all.") var reviewstatus: String?

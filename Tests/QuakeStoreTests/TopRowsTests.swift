@@ -96,6 +96,34 @@ import QuakeGenerator
         #expect(try Self.checkQueries(s, quakes) > 20)
     }
 
+    /// A commit that changes only rows under the threshold keeps the projection's file; one that
+    /// changes a row at the top writes a new one. Both stay the naive set of strong rows.
+    @Test func aSmallCommitUnderTheThresholdKeepsTheProjectionsFile() throws {
+        let dir = TestSupport.tempDir()
+        let s = try CatalogTests.generatedStore(dir, rows: 20000, years: 2021...2023, seed: 47)
+        var quakes = try TestSupport.allRows(s).quakes
+        let first = try Self.checkProjection(s, quakes, least: true)
+        let weak = quakes.filter { ($0.magnitude ?? 0) < first.threshold - 1 }
+        let seenWeak = TestSupport.writeUpserts(of: weak, picks: 5, seed: 71, to: dir + "/weak.csv") { _, _ in
+            UpsertFields(mag: "0.5")
+        }
+        #expect(try s.load([dir + "/weak.csv"]).updated == seenWeak.count)
+        quakes = try TestSupport.allRows(s).quakes
+        let second = try Self.checkProjection(s, quakes, least: false)
+        #expect(second.file == first.file, "the rows at the top did not change")
+        #expect(try Self.checkQueries(s, quakes) > 20)
+
+        let strong = quakes.filter { ($0.magnitude ?? -.infinity) >= first.threshold }
+        let seenStrong = TestSupport.writeUpserts(of: strong, picks: 2, seed: 72, to: dir + "/strong.csv") { q, _ in
+            UpsertFields(mag: String(format: "%.2f", (q.magnitude ?? 0) + 0.01))
+        }
+        #expect(try s.load([dir + "/strong.csv"]).updated == seenStrong.count)
+        quakes = try TestSupport.allRows(s).quakes
+        let third = try Self.checkProjection(s, quakes, least: false)
+        #expect(third.file != first.file)
+        #expect(try Self.checkQueries(s, quakes) > 20)
+    }
+
     @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func theProjectionOnRealFeeds() throws {
         let loaded = try #require(Fixtures.real)

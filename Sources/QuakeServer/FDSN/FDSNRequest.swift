@@ -144,8 +144,8 @@ package struct FDSNRequest: Sendable {
         }
         if let v = p["eventid"] {
             guard !v.isEmpty, v.utf8.count <= 200 else { throw .badRequest("Bad eventid value '\(v)'") }
-            // an event answers to its preferred id and to every id in its `ids` list, as USGS's does
-            parts.append(.or([.oneOf(.id, [v]), .contains(.ids, "," + v + ",", insensitive: false)]))
+            // an event answers to its preferred id and, when no event has it, to the ids of its `ids` list
+            parts.append(.eventId(v))
         }
         for flag in ["includeallorigins", "includeallmagnitudes", "includearrivals"] {
             if let v = p[flag] { _ = try Self.bool(v, flag) }

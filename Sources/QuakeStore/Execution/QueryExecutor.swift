@@ -29,8 +29,11 @@ package final class QueryExecutor {
 
     /// `f` as this snapshot runs it: with no tombstone in the snapshot, the check that leaves
     /// them out (``Filter/notDeleted``) matches every row and is dropped, so the catalog,
-    /// histogram and projection shortcuts still see the filter's own shape.
-    package func prepared(_ f: Filter) -> Filter { holdsDeleted ? f : f.droppingTombstoneCheck }
+    /// histogram and projection shortcuts still see the filter's own shape; an `eventid` the
+    /// snapshot holds as an event's own id is that event (``resolvingEventIds(_:)``).
+    package func prepared(_ f: Filter) -> Filter {
+        resolvingEventIds(holdsDeleted ? f : f.droppingTombstoneCheck)
+    }
 
     /// A reader for partition `p`, or for the magnitude projection at ``topRowsIndex``.
     package func reader(_ p: Int) -> PartitionReader {

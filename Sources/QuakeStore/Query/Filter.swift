@@ -48,7 +48,11 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
             return [l, h].compactMap { $0 }.joined(separator: " && ")
         case .box(let a, let b, let c, let d): return "box(lat \(a)...\(b), lon \(c)...\(d))"
         case .near(let a, let b, let r): return "distance(\(a), \(b)) <= \(r) km"
-        case .oneOf(let c, let v): return v.count == 1 ? "\(c) == \"\(v[0])\"" : "\(c) in \(v)"
+        case .oneOf(let c, let v) where v.count == 1: return "\(c) == \"\(v[0])\""
+        case .oneOf(let c, let v) where v.count > 8:
+            // a long list (`--id` with 1,000 ids) is named by its first values and its length
+            return "\(c) in \(Array(v.prefix(8)).description.dropLast()), ...] (\(v.count) values)"
+        case .oneOf(let c, let v): return "\(c) in \(v)"
         case .contains(let c, let s, let i): return i ? "\(c).localizedStandardContains(\"\(s)\")" : "\(c).contains(\"\(s)\")"
         case .isNull(let c): return "\(c) == nil"
         case .arithmetic(let comparison): return comparison.description

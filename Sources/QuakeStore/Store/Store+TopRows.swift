@@ -27,6 +27,8 @@ extension Store {
         // the candidates: rows of `all` (the old projection's, then the written partitions'), by index
         var all = RowBatch()
         var candidates: [Int] = []
+        // the old projection's rows of the partitions the load wrote or emptied, in time and id order
+        var replaced: [Int] = []
         if !kept.isEmpty {
             // the kept partitions' rows come from the old projection, complete above its threshold
             guard let t = old.top, t.partitionsHash == TopRows.hash(files: old.partitions.map(\.file)),
@@ -36,10 +38,13 @@ extension Store {
             let ordinals = Set(kept.map { p.ordinal($0.minTime) })
             let times = rows.ints[Column.time.rawValue]
             candidates = TopRowsCollector.rows(of: rows, atLeast: floor).filter { ordinals.contains(p.ordinal(times[$0])) }
+            replaced = (0..<rows.count).filter { !ordinals.contains(p.ordinal(times[$0])) }
             all = rows
         }
+        var collectedRows = 0
         for e in m.partitions where !oldFiles.contains(e.file) {
             guard let piece = collected.pieces[e.file] else { return }
+            collectedRows += piece.count
             let start = all.count
             all.append(contentsOf: piece)
             candidates.append(contentsOf: start..<all.count)
@@ -50,11 +55,31 @@ extension Store {
             return
         }
         let chosen = candidates.filter { mags[$0] != RowBatch.null && ScaledDecimal.double(mags[$0]) >= threshold }
+        let hash = TopRows.hash(files: m.partitions.map(\.file))
+        if let t = old.top, !kept.isEmpty,
+           Self.projectionUnchanged(all, oldRows: kept.isEmpty ? 0 : all.count - collectedRows, replaced: replaced,
+                                    chosen: chosen, threshold: threshold, old: t) {
+            // a small commit that left the rows at the top as they were: the old file serves
+            m.top = t
+            m.top?.partitionsHash = hash
+            return
+        }
         let rows = all.gather(all.timeIdOrder(of: chosen))
         let file = TopRows.fileName(generation: m.generation)
         let e = try PartitionWriter.write(rows, key: "top", file: file, storePath: storePath, blockRows: m.blockRows)
         m.top = TopRows(file: file, rows: e.rows, minTime: e.minTime, maxTime: e.maxTime, bytes: e.bytes,
-                        threshold: threshold, partitionsHash: TopRows.hash(files: m.partitions.map(\.file)))
+                        threshold: threshold, partitionsHash: hash)
+    }
+
+    /// True when the projection to build is the old one's rows: the same threshold, and the
+    /// rows written (the chosen ones past the old projection's, in `all`) equal, field for field
+    /// and with their provenance, the old rows of the partitions written or emptied (`replaced`).
+    private static func projectionUnchanged(_ all: RowBatch, oldRows: Int, replaced: [Int], chosen: [Int],
+                                            threshold: Double, old: TopRows) -> Bool {
+        guard threshold == old.threshold, oldRows == old.rows else { return false }
+        let written = all.timeIdOrder(of: chosen.filter { $0 >= oldRows })
+        guard written.count == replaced.count else { return false }
+        return zip(replaced, written).allSatisfy { all.sameContent($0, all, $1) && all.sameProvenance($0, all, $1) }
     }
 
     /// Builds `m`'s magnitude projection from every partition's rows, one partition at a time
