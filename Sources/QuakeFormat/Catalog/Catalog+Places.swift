@@ -98,10 +98,17 @@ extension Catalog {
 
         /// The section for `summaries` (one per partition, nil when it has none).
         static func encode(_ summaries: [PlaceSummary?]) -> [UInt8] {
-            let all = Set(summaries.flatMap { $0?.entries.map(\.locality) ?? [] })
-                .sorted { $0.lexicographicallyPrecedes($1) }
-            var ordinal: [[UInt8]: UInt32] = [:]
-            for (i, l) in all.enumerated() { ordinal[l] = UInt32(i) }
+            var distinct = Set<LocalityKey>()
+            for summary in summaries {
+                for entry in summary?.entries ?? [] { distinct.insert(LocalityKey(bytes: entry.locality)) }
+            }
+            var all: [[UInt8]] = []
+            all.reserveCapacity(distinct.count)
+            for key in distinct { all.append(key.bytes) }
+            all.sort { $0.lexicographicallyPrecedes($1) }
+            var ordinal: [LocalityKey: UInt32] = [:]
+            ordinal.reserveCapacity(all.count)
+            for (index, locality) in all.enumerated() { ordinal[LocalityKey(bytes: locality)] = UInt32(index) }
             var w = ByteWriter()
             w.u32(UInt32(all.count))
             for l in all { w.blob(l) }
@@ -115,7 +122,7 @@ extension Catalog {
             }
             for s in summaries {
                 for e in s?.entries ?? [] {
-                    w.u32(ordinal[e.locality] ?? 0)
+                    w.u32(ordinal[LocalityKey(bytes: e.locality)] ?? 0)
                     w.u64((e.least ?? .nan).bitPattern)
                     w.u64((e.greatest ?? .nan).bitPattern)
                 }
@@ -166,5 +173,15 @@ extension Catalog {
             entries = (range.lowerBound + r.pos)..<range.upperBound
             self.file = file
         }
+    }
+}
+
+/// A locality's bytes as a dictionary key, hashed at once rather than byte by byte.
+private struct LocalityKey: Hashable {
+    let bytes: [UInt8]
+
+    func hash(into hasher: inout Hasher) {
+        // SAFETY: the closure reads the array's own bytes within its span.
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
