@@ -61,12 +61,20 @@ struct AggCommand: ParsableCommand {
     }
 
     func groups() throws -> [GroupBy] {
-        try by.map { text in
-            guard let group = GroupBy(parsing: text) else {
-                throw ValidationError("--by: unknown grouping '\(text)' (month, time:6h, hourofday, region, net, mag:0.5, ...)")
-            }
-            return group
+        try by.map(AggCommand.grouping)
+    }
+
+    /// The grouping `text` names, or a usage error that says what is wrong with it.
+    static func grouping(_ text: String) throws -> GroupBy {
+        if let group = GroupBy(parsing: text) { return group }
+        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+        if parts.count == 2, parts[0] == "time" {
+            throw ValidationError("--by: '\(text)': a time bucket is a whole number of m, h, d or w (time:15m, time:6h)")
         }
+        if parts.count == 2, let column = Column(name: parts[0]), column.kind == .decimal {
+            throw ValidationError("--by: '\(text)': a bin width is a number greater than 0 (\(parts[0]):0.5)")
+        }
+        throw ValidationError("--by: unknown grouping '\(text)' (month, time:6h, hourofday, region, net, mag:0.5, ...)")
     }
 
     func metricList() throws -> [Metric] {
@@ -149,9 +157,12 @@ struct AggCommand: ParsableCommand {
                         ?? Metric(parsing: name).flatMap(metricList.firstIndex(of:)) {
                 order.keys.append((.metric(position), ascending))
             } else {
-                let names = (by + metricList.map(\.description)).joined(separator: ", ")
-                throw ValidationError("--sort: '\(name)' is not a key or a metric (\(names), count, avg(mag), ...), "
-                    + "each with :asc or :desc")
+                var names: [String] = []
+                for candidate in by + metricList.map(\.description) where !names.contains(candidate) {
+                    names.append(candidate)
+                }
+                throw ValidationError("--sort: '\(name)' is not a key or a metric (\(names.joined(separator: ", ")), "
+                    + "or any metric such as avg(mag)), each with :asc or :desc")
             }
         }
         return order

@@ -99,7 +99,7 @@ struct ExplainCommand: ParsableCommand {
             let parsed = try SectionsCommand.parse(rest)
             let opened = try parsed.store.open()
             let filter = try parsed.filters.filter(in: opened)
-            guard let key = GroupBy(parsing: parsed.by) else { throw ValidationError("--by: unknown grouping") }
+            let key = try AggCommand.grouping(parsed.by)
             let (rows, stats) = try opened.aggregate(filter, by: [key], metrics: [.count])
             show(stats, filter, "sections:    \(rows.count) (each then runs as its own query)", in: opened)
         }

@@ -58,6 +58,7 @@ struct FilterArgs: Equatable {
         func finite(_ flag: String, _ v: Double?) throws {
             if let v, !v.isFinite { throw ValidationError("\(flag): expected a finite number") }
         }
+        if let id, list(id)?.isEmpty ?? true { throw ValidationError("--id: no event id given ('\(id)')") }
         try finite("--min-mag", minMag)
         try finite("--max-mag", maxMag)
         try finite("--min-depth", minDepth)
@@ -97,7 +98,17 @@ struct FilterArgs: Equatable {
         return t
     }
 
-    private func list(_ s: String?) -> [String]? { s.map { $0.split(separator: ",").map { String($0).trimmingBlanks } } }
+    /// A comma-separated list's items, trimmed, each once, in the order given; blank items are left out.
+    private func list(_ s: String?) -> [String]? {
+        guard let s else { return nil }
+        var seen = Set<String>()
+        var items: [String] = []
+        for piece in s.split(separator: ",") {
+            let item = String(piece).trimmingBlanks
+            if !item.isEmpty, seen.insert(item).inserted { items.append(item) }
+        }
+        return items
+    }
 
     private func column(_ name: String, _ flag: String) throws -> Column {
         guard let c = Column(name: name) else { throw ValidationError("\(flag): unknown field '\(name)'") }

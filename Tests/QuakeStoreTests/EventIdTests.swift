@@ -46,4 +46,19 @@ import QuakeTestSupport
         let both = Filter.conjunction([.eventId("ak001"), .numberRange(.mag, lower: .init(2.0), upper: nil)])
         #expect(try store.count(both) == 1)
     }
+
+    /// An event merged into another is deleted upstream, and the merged one lists its id: asked
+    /// for that id, the store answers with the merged event, not with nothing.
+    @Test func theIdOfAMergedAwayEventFindsTheEventItWasMergedInto() throws {
+        let dir = TestSupport.tempDir()
+        let store = try Store.openOrCreate(path: dir + "/s")
+        let stale = Self.quake("us555", ids: ",us555,", month: 1)
+        let merged = Self.quake("ci666", ids: ",ci666,us555,", month: 1)
+        try store.upsert([stale, merged, Self.quake("nc777", ids: nil, month: 4)])
+        let live = Filter.conjunction([.eventId("us555"), .notDeleted])
+        #expect(Set(try store.query(QuerySpec(filter: live, sort: [SortKey(.id)])).ids) == ["us555"])
+        #expect(try store.delete(ids: ["us555", "missing"]).updated == 1)
+        #expect(Set(try store.query(QuerySpec(filter: live, sort: [SortKey(.id)])).ids) == ["ci666"])
+        #expect(try store.count(.conjunction([.oneOf(.id, ["us555"]), .notDeleted])) == 0)
+    }
 }

@@ -78,5 +78,12 @@ import Testing
         #expect(bad.status == 2 && bad.stderr.contains("--having"), "\(bad.stderr)")
         let unknown = try CLI.run(["agg", "--store", store, "--sort", "depth"])
         #expect(unknown.status == 2 && unknown.stderr.contains("--sort"), "\(unknown.stderr)")
+        #expect(unknown.stderr.components(separatedBy: "count").count == 2, "count named once: \(unknown.stderr)")
+        // a grouping that is nearly right says what is wrong with it
+        for (by, hint) in [("mag:0", "greater than 0"), ("depth:-5", "greater than 0"), ("time:6x", "m, h, d or w"),
+                           ("nosuch", "unknown grouping")] {
+            let wrong = try CLI.run(["agg", "--store", store, "--by", by])
+            #expect(wrong.status == 2 && wrong.stderr.contains(hint), "\(by): \(wrong.stderr)")
+        }
     }
 }

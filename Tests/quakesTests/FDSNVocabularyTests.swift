@@ -37,6 +37,12 @@ import Testing
         // the service's eventid is one event, found by any of its ids
         let first = String(ids.split(separator: ",")[0])
         #expect(try count(s, ["--eventid", first]) == 1)
+        // one id: a list is a usage error, not a search for the text ",a,b," in the ids lists
+        let two = try CLI.run(["count", "--store", s, "--eventid", ids])
+        #expect(two.status == 2 && two.stderr.contains("without commas"), "\(two.stderr)")
+        let none = try CLI.run(["count", "--store", s, "--id", " , "])
+        #expect(none.status == 2 && none.stderr.contains("--id"), "\(none.stderr)")
+        #expect(try count(s, ["--id", first + "," + first + ", " + first]) == 1)
         // updatedafter: against the updated column itself
         let updated = try CLI.run(["query", "--store", s, "--format", "csv", "--fields", "updated", "--no-header"])
             .stdout.split(separator: "\n").map(String.init)

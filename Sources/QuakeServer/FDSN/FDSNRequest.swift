@@ -144,6 +144,7 @@ package struct FDSNRequest: Sendable {
         }
         if let v = p["eventid"] {
             guard !v.isEmpty, v.utf8.count <= 200 else { throw .badRequest("Bad eventid value '\(v)'") }
+            guard !v.contains(",") else { throw .badRequest("Bad eventid value '\(v)': one event id, without commas") }
             // an event answers to its preferred id and, when no event has it, to the ids of its `ids` list
             parts.append(.eventId(v))
         }

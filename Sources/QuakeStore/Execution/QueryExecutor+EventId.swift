@@ -2,7 +2,7 @@ import QuakeFormat
 
 extension QueryExecutor {
     /// `f` with each ``Filter/eventId(_:)`` term at its top level narrowed to the event's own id
-    /// when the store holds an event with that id: a point read through the id index, instead of
+    /// when the store holds a live event with that id: a point read through the id index, instead of
     /// a search of every `ids` list. A term whose id no event has, or whose lookup fails, stays
     /// as it is (the lists are searched).
     /// - Complexity: one point count per `eventid` term.
@@ -15,8 +15,9 @@ extension QueryExecutor {
         })
     }
 
-    /// True when an event of the snapshot (a tombstone too) has `id` as its preferred id.
+    /// True when a live event of the snapshot has `id` as its preferred id. A tombstone does not
+    /// count: USGS deletes an event merged into another, which then lists its id in `ids`.
     private func holdsEvent(_ id: String) -> Bool {
-        ((try? count(.oneOf(.id, [id]), cap: 1))?.0 ?? 0) > 0
+        ((try? count(.conjunction([.oneOf(.id, [id]), .notDeleted]), cap: 1))?.0 ?? 0) > 0
     }
 }
