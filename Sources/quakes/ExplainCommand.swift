@@ -77,9 +77,11 @@ struct ExplainCommand: ParsableCommand {
             let opened = try parsed.store.open()
             let filter = try parsed.filters.filter(in: opened)
             let spec = try parsed.page.spec(filter: filter, defaultLimit: 100)
-            var stats = try opened.query(spec, columns: try parsed.columns() ?? ResultWriter.tableColumns).stats
+            let pageColumns = try parsed.columns() ?? ResultWriter.tableColumns
+            var stats = try opened.query(spec, columns: pageColumns).stats
             timed(&stats, "open, plan, scan and sort")
-            show(stats, spec.effectiveFilter, "", in: opened)
+            show(stats, spec.effectiveFilter, "page:        the rows returned read "
+                 + pageColumns.map(\.name).joined(separator: ", "), in: opened)
         case "count":
             // count prints a number and takes no --format; explain's own JSON plan is still asked that way
             let parsed = try CountCommand.parse(ExplainCommand.droppingFormat(rest))

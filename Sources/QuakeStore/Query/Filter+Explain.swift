@@ -5,12 +5,22 @@ extension Filter {
     package var plan: (kernels: [String], slowPath: [String]) {
         switch self {
         case .all, .none: return ([], [])
-        case .and(let fs), .or(let fs):
+        case .and(let fs):
             return fs.reduce(into: ([String](), [String]())) { acc, f in
                 let p = f.plan
                 acc.0 += p.kernels
                 acc.1 += p.slowPath
             }
+        case .or(let fs):
+            // the branches' kernels are one either-or term: listed apart, they would read as "and"
+            var kernels: [String] = []
+            var slowPath: [String] = []
+            for branch in fs {
+                let branchPlan = branch.plan
+                kernels += branchPlan.kernels
+                slowPath += branchPlan.slowPath
+            }
+            return (kernels.count > 1 ? ["(" + kernels.joined(separator: " or ") + ")"] : kernels, slowPath)
         case .not(let f): return f.plan
         case .predicate(let p): return ([], [p.label])
         case .contains(.place, _, _): return (["\(self) [place dictionary scan]"], [])

@@ -56,11 +56,11 @@ extension Store {
         }
         let chosen = candidates.filter { mags[$0] != RowBatch.null && ScaledDecimal.double(mags[$0]) >= threshold }
         let hash = TopRows.hash(files: m.partitions.map(\.file))
-        if let t = old.top, !kept.isEmpty,
-           Self.projectionUnchanged(all, oldRows: kept.isEmpty ? 0 : all.count - collectedRows, replaced: replaced,
-                                    chosen: chosen, threshold: threshold, old: t) {
+        if let oldTop = old.top, !kept.isEmpty,
+           Self.projectionUnchanged(all, oldRows: all.count - collectedRows, replaced: replaced,
+                                    chosen: chosen, threshold: threshold, old: oldTop) {
             // a small commit that left the rows at the top as they were: the old file serves
-            m.top = t
+            m.top = oldTop
             m.top?.partitionsHash = hash
             return
         }
