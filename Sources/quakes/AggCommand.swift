@@ -69,7 +69,8 @@ struct AggCommand: ParsableCommand {
         if let group = GroupBy(parsing: text) { return group }
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
         if parts.count == 2, parts[0] == "time" {
-            throw ValidationError("--by: '\(text)': a time bucket is a whole number of m, h, d or w (time:15m, time:6h)")
+            throw ValidationError("--by: '\(text)': a time bucket is a whole number of m, h, d or w "
+                + "(time:15m, time:6h)")
         }
         if parts.count == 2, let column = Column(name: parts[0]), column.kind == .decimal {
             throw ValidationError("--by: '\(text)': a bin width is a number greater than 0 (\(parts[0]):0.5)")

@@ -37,7 +37,8 @@ extension Store {
             let p = m.partitioning
             let ordinals = Set(kept.map { p.ordinal($0.minTime) })
             let times = rows.ints[Column.time.rawValue]
-            candidates = TopRowsCollector.rows(of: rows, atLeast: floor).filter { ordinals.contains(p.ordinal(times[$0])) }
+            candidates = TopRowsCollector.rows(of: rows, atLeast: floor)
+                .filter { ordinals.contains(p.ordinal(times[$0])) }
             replaced = (0..<rows.count).filter { !ordinals.contains(p.ordinal(times[$0])) }
             all = rows
         }
