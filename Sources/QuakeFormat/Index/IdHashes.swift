@@ -103,13 +103,29 @@ package struct IdHashes: Sendable, Equatable {
         package init(_ h: IdHashes) {
             let d = min(16, h.bits, max(1, (Int.bitWidth - h.count.leadingZeroBitCount)))
             shift = UInt64(h.bits - d)
-            var starts = [Int](repeating: 0, count: (1 << d) + 1)
-            var j = 0
-            for slot in 0..<(1 << d) {
-                starts[slot] = j
-                while j < h.count && Int(h.keys[j] >> shift) == slot { j += 1 }
+            let slots = 1 << d
+            let keyShift = shift
+            var starts = [Int](repeating: 0, count: slots + 1)
+            // one pass over the sorted keys: each slot starts at the first key at or above it
+            // (a key past the last slot, which a sound file never holds, ends the table as before)
+            starts.withUnsafeMutableBufferPointer { startBuffer in
+                h.keys.withUnsafeBufferPointer { keyBuffer in
+                    // SAFETY: `slot` stays within 0...slots, the table's bounds; `index` within the keys.
+                    var slot = 0
+                    for index in 0..<keyBuffer.count {
+                        let keySlot = Int(Swift.min(keyBuffer[index] >> keyShift, UInt64(slots)))
+                        while slot <= keySlot && slot < slots {
+                            startBuffer[slot] = index
+                            slot += 1
+                        }
+                    }
+                    while slot < slots {
+                        startBuffer[slot] = keyBuffer.count
+                        slot += 1
+                    }
+                    startBuffer[slots] = keyBuffer.count
+                }
             }
-            starts[1 << d] = h.count
             self.starts = starts
         }
 
@@ -202,19 +218,30 @@ package struct IdHashes: Sendable, Equatable {
             columns.append(v)
         }
         guard r.remaining == 0 else { throw .corrupt("id hashes: \(r.remaining) stray bytes") }
+        guard n > 0 else { return }
+        // whole columns converted at once, then checked in one pass: a load reads every bucket a
+        // batch of ids hashes to, and this loop ran an append and a check per entry
+        let decodedKeys = columns[0].map { UInt64(bitPattern: $0) }
+        let decodedOrdinals = columns[1].map { Int($0) }
         let limit = UInt64(1) << UInt64(bits)
-        keys.reserveCapacity(n)
-        ordinals.reserveCapacity(n)
-        for i in 0..<n {
-            let k = UInt64(bitPattern: columns[0][i]), o = columns[1][i]
-            guard k < limit else { throw .corrupt("id hashes: key \(k) over \(bits) bits") }
-            let o32 = Int(o)
-            if i > 0 && (k < keys[i - 1] || (k == keys[i - 1] && o32 < ordinals[i - 1])) {
-                throw .corrupt("id hashes: entries out of order")
+        let problem: String? = decodedKeys.withUnsafeBufferPointer { keyBuffer in
+            decodedOrdinals.withUnsafeBufferPointer { ordinalBuffer in
+                // SAFETY: both buffers hold n entries (the decoder gave n of each), read below n only.
+                if keyBuffer[0] >= limit { return "key \(keyBuffer[0]) over \(bits) bits" }
+                for index in 1..<n {
+                    let key = keyBuffer[index]
+                    let previous = keyBuffer[index - 1]
+                    if key >= limit { return "key \(key) over \(bits) bits" }
+                    if key < previous || (key == previous && ordinalBuffer[index] < ordinalBuffer[index - 1]) {
+                        return "entries out of order"
+                    }
+                }
+                return nil
             }
-            keys.append(k)
-            ordinals.append(o32)
         }
+        if let problem { throw .corrupt("id hashes: " + problem) }
+        keys = decodedKeys
+        ordinals = decodedOrdinals
     }
 
     /// The entries of full id records (v1 and v2 files, and tests).
