@@ -60,12 +60,13 @@ import QuakeGenerator
         let pending = Mutex<(task: Task<LoadSummary, any Error>?, spilled: Bool)>((nil, false))
         var options = LoadOptions()
         options.onPhase = { phase in
-            guard phase == "spilled" else { return }
-            let task = pending.withLock { state in
-                state.spilled = true
-                return state.task
+            if phase == "spilled" {
+                let task = pending.withLock { state in
+                    state.spilled = true
+                    return state.task
+                }
+                task?.cancel()
             }
-            task?.cancel()
         }
         let task = Task { [options] in try await s.load([big], options: options) }
         let spilledFirst = pending.withLock { state in
