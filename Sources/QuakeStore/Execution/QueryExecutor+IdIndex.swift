@@ -12,24 +12,17 @@ extension QueryExecutor {
     /// The ids `f` requires one of, when it says so at its top level (alone, or as a term of a
     /// conjunction: the shortest such list); nil otherwise.
     static func requiredIds(_ f: Filter) -> [String]? {
-        switch f {
-        case .oneOf(.id, let ids):
-            return ids
-        case .ids(let set) where set.count <= indexedSetLimit:
-            return set.ids
-        case .and(let parts):
-            var shortest: [String]?
-            for part in parts {
-                guard let ids = requiredIdsOfTerm(part) else { continue }
-                if ids.count < shortest?.count ?? Int.max { shortest = ids }
-            }
-            return shortest
-        default:
-            return nil
+        if let ids = requiredIdsOfTerm(f) { return ids }
+        guard case .and(let parts) = f else { return nil }
+        var shortest: [String]?
+        for part in parts {
+            guard let ids = requiredIdsOfTerm(part) else { continue }
+            if ids.count < shortest?.count ?? Int.max { shortest = ids }
         }
+        return shortest
     }
 
-    /// The ids one term of a conjunction requires one of: a list, or a set of ids.
+    /// The ids one term requires one of: a list, or a set of ids.
     private static func requiredIdsOfTerm(_ term: Filter) -> [String]? {
         switch term {
         case .oneOf(.id, let ids): ids
