@@ -24,6 +24,9 @@ final class HTTPFetcher: Sendable {
         c.timeout = .init(connect: .milliseconds(ms(min(options.connectTimeout, options.readTimeout))),
                           read: .milliseconds(ms(options.readTimeout)))
         c.decompression = .enabled(limit: .none)
+        // a refused connection is an answer at once: the pool's own retries would wait out the
+        // connect timeout (5 s); `retrying` decides what is tried again
+        c.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: c)
         self.options = options
     }
@@ -83,6 +86,10 @@ final class HTTPFetcher: Sendable {
             response = try await client.execute(request, timeout: .hours(6))
         } catch {
             if error is CancellationError { throw Failure(retryable: false, detail: "interrupted") }
+            if let host = Self.unresolvedHost(error) {
+                // a name that does not resolve: no retry cures a typo in a URL
+                throw Failure(retryable: false, detail: "cannot resolve \(host)")
+            }
             var f = Failure(retryable: true, detail: Self.describe(error))
             f.unreachable = Self.isUnreachable(error)
             throw f
@@ -192,6 +199,15 @@ final class HTTPFetcher: Sendable {
         let s = "\(error)"
         return ["connectionRefused", "Connection refused", "connectTimeout", "NXDOMAIN", "resolve", "lookup",
                 "No address", "unknownHost"].contains { s.contains($0) }
+    }
+
+    /// The host of a failed name lookup ("Name or service not known"), or nil for any other error.
+    static func unresolvedHost(_ error: any Error) -> String? {
+        let text = "\(error)"
+        guard text.contains("UnknownHost") || text.contains("NXDOMAIN") else { return nil }
+        guard let hostStart = text.range(of: "for host ") else { return "the host" }
+        let host = text[hostStart.upperBound...].prefix { $0 != "," && $0 != " " }
+        return host.isEmpty ? "the host" : String(host)
     }
 
     /// A transport error in a few words.

@@ -56,6 +56,8 @@ struct PieceLoader: Sendable {
         let store = self.store, key = self.key
         var o = options.load
         o.strict = true
+        o.timeUnit = options.timeUnit
+        o.optionNames = options.optionNames
         o.onMessage = options.onMessage
         o.cursor = (key, { s in next(s).encoded() })
         // the run holds the store's lock from its start: the load runs under it
@@ -64,6 +66,8 @@ struct PieceLoader: Sendable {
         o.isCancelled = { stop.isSet }
         let firstReject = Mutex<Reject?>(nil)
         o.onReject = { r in firstReject.locked { if $0 == nil { $0 = r } } }
+        // history names each piece by its URL and window, not by the scratch file it waited in
+        o.sourceNames = Dictionary(files.map { ($0.file, $0.url) }, uniquingKeysWith: { first, _ in first })
         let loadOptions = o
         let paths = files.map(\.file)
         var refetched = 0
@@ -77,9 +81,13 @@ struct PieceLoader: Sendable {
                 return s
             } catch let e as QuakeError {
                 let reject = firstReject.locked { r in defer { r = nil }; return r }
-                guard SyncRun.isDataError(e), let bad = files.first(where: {
-                    e.path == $0.file || e.detail.contains($0.file) || reject?.file == $0.file
-                }) else { throw e }
+                let named = files.first { e.path == $0.file || e.detail.contains($0.file) || reject?.file == $0.file }
+                guard let bad = named else { throw e }
+                guard SyncRun.isDataError(e) else {
+                    // an answer no fetch again cures (times in an undecidable unit): named by its URL,
+                    // not by the scratch file it waited in
+                    throw QuakeError(e.kind, path: bad.url, detail: SyncRun.words(e, bad.file))
+                }
                 refetched += 1
                 let why = "the answer does not load: "
                     + (reject.map { SyncRun.words($0, bad.file) } ?? SyncRun.words(e, bad.file))

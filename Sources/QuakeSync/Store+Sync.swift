@@ -48,7 +48,7 @@ extension Store {
             }
         }
         let lock = locked.writerLock
-        let run = SyncRun(store: self, source: source, filter: filter, options: locked)
+        let run = SyncRun(store: self, source: source.normalized, filter: filter, options: locked)
         // the pieces a killed sync left behind are the lock holder's to clear
         if lock != nil { run.removeScratch() }
         do {

@@ -33,6 +33,17 @@ public struct SyncOptions: Sendable {
     /// `LockWait`): by default a writer in another process makes it throw `QuakeError.Kind.locked`
     /// at once, before it touches anything. The sync holds the lock from its start to its end.
     public var lockWait: LockWait = .never
+    /// The unit of integer times in the source's GeoJSON (a feed in epoch seconds); nil decides
+    /// per answer, and an answer whose unit cannot be told apart is an error that names this option.
+    public var timeUnit: TimeUnit?
+    /// How errors name ``timeUnit`` and the loader's other options: the API's names by default;
+    /// the CLI gives its flags.
+    public var optionNames: LoadOptions.OptionNames = {
+        var names = LoadOptions.OptionNames()
+        names.timeUnit = "SyncOptions.timeUnit (.seconds or .milliseconds)"
+        names.timeUnitMilliseconds = "set SyncOptions.timeUnit to .milliseconds"
+        return names
+    }()
     /// Warnings and notes, one line each.
     public var onMessage: (@Sendable (String) -> Void)?
     /// Called after each request and piece.

@@ -82,9 +82,9 @@ extension SyncRun {
         var cursor = cursor
         let started = self.started
         if queue.isEmpty {
-            // nothing matches: a first sync still completes, so the next one asks only for changes
-            guard summary.firstSync else { return }
-            advance(&cursor, Piece(start: from, end: to), true)
+            // nothing matches: a first sync still completes, so the next one asks only for changes;
+            // a later one records that the store was current when it began
+            if summary.firstSync { advance(&cursor, Piece(start: from, end: to), true) }
             cursor.lastSync = started
             try commitCursor(cursor)
             return
@@ -146,8 +146,8 @@ extension SyncRun {
                     if let m = s.maxUpdated { c.maxUpdated = max(c.maxUpdated ?? m, m) }
                     c.events += s.new
                     advance(&c, through, last)
-                    // an incremental sync that changed nothing leaves the cursor as it was: nothing to commit
-                    if last && (c.plan != nil || before.plan != nil || s.new + s.updated > 0) { c.lastSync = started }
+                    // the store was current when this sync began, whether or not it changed anything
+                    if last { c.lastSync = started }
                     return c
                 }
                 let files = group.compactMap(\.fetched)
@@ -294,6 +294,10 @@ final class Counting {
         let a = try await run.fetcher.retrying(url) { () async throws(HTTPFetcher.Failure) -> HTTPFetcher.Answer in
             let a = try await run.fetcher.get(url)
             if HTTPFetcher.isRetryable(a.status) { throw HTTPFetcher.failure(a) }
+            // an error page served as 200 (a proxy's, a service's under load) is retried, as on a query piece
+            if a.status == 200 && Self.parse(a) == nil {
+                throw HTTPFetcher.Failure(retryable: true, detail: Self.junkDetail(a))
+            }
             return a
         }
         if a.status == 204 { return 0 }
@@ -306,13 +310,32 @@ final class Counting {
             if [404, 405, 501].contains(a.status) { available = false; return nil }
             throw QuakeError(.network, path: url, detail: HTTPFetcher.failure(a).detail)
         }
-        let text = a.text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let n = Int(text) { return n }
-        struct CountAnswer: Decodable { var count: Int; var maxAllowed: Int? }
-        guard let c = try? JSONDecoder().decode(CountAnswer.self, from: Data(a.body)), c.count >= 0 else {
-            throw QuakeError(.network, path: url, detail: "the count answer is neither a number nor {\"count\": N}")
+        guard let answer = Self.parse(a) else {
+            throw QuakeError(.network, path: url, detail: Self.junkDetail(a))
         }
-        if let m = c.maxAllowed, m > 0 { limit = min(limit ?? m, m) }
-        return c.count
+        if let most = answer.maxAllowed, most > 0 { limit = min(limit ?? most, most) }
+        return answer.count
+    }
+
+    /// A count answer: a bare number, or `{"count": N, "maxAllowed": M}`.
+    struct CountAnswer: Decodable {
+        var count: Int
+        var maxAllowed: Int?
+    }
+
+    /// The answer's count, or nil when its body is neither form.
+    static func parse(_ answer: HTTPFetcher.Answer) -> CountAnswer? {
+        let text = answer.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let count = Int(text), count >= 0 { return CountAnswer(count: count) }
+        guard let decoded = try? JSONDecoder().decode(CountAnswer.self, from: Data(answer.body)),
+              decoded.count >= 0 else { return nil }
+        return decoded
+    }
+
+    /// Why a 200 answer is no count.
+    static func junkDetail(_ answer: HTTPFetcher.Answer) -> String {
+        let html = (answer.contentType ?? "").contains("html") || answer.text.hasPrefix("<")
+        return html ? "the count answer is an HTML page, not a number (HTTP 200)"
+            : "the count answer is neither a number nor {\"count\": N}"
     }
 }

@@ -39,6 +39,11 @@ extension SyncRun {
         switch try await download(url, to: file, headers: headers) {
         case .notModified:
             summary.notModified = true
+            // the feed is as it was: the store was current when this sync began
+            var current = try self.cursor()
+            current.lastSync = started
+            current.gapSince = unfilled
+            try commitCursor(current)
         case .noData, .tooMany:
             throw QuakeError(.network, path: url, detail: "the feed answered with no feed (HTTP 204 or 413)")
         case .fetched(let a):

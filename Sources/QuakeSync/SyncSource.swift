@@ -24,12 +24,27 @@ public enum SyncSource: Sendable, Equatable, CustomStringConvertible {
             throw QuakeError(.invalidArgument, path: url, detail: "an FDSN service URL takes no query: give its base "
                 + "(.../fdsnws/event/1/) and the filter as flags (--from, --min-mag, ...)")
         }
+        self = .fdsn(Self.serviceBase(url))
+    }
+
+    /// A service URL as its base: a trailing method name (`query`, `count`, ...) dropped, and the
+    /// slash the method names are appended to added.
+    static func serviceBase(_ url: String) -> String {
         var base = url
         for tail in ["query", "count", "version", "application.wadl"] where base.hasSuffix("/" + tail) {
             base.removeLast(tail.count)
         }
         if !base.hasSuffix("/") { base += "/" }
-        self = .fdsn(base)
+        return base
+    }
+
+    /// The same source with a service's base in the form ``init(url:)`` gives it: `.fdsn(url)`
+    /// made directly, without the trailing slash, reads the same service.
+    var normalized: SyncSource {
+        switch self {
+        case .fdsn(let url): return .fdsn(Self.serviceBase(url))
+        case .feed: return self
+        }
     }
 
     /// The URL as given (a service's base with its slash).

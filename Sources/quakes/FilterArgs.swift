@@ -92,10 +92,7 @@ struct FilterArgs: Equatable {
     /// A time flag's value; digits past the millisecond round a bound up (see ``DateParsing``), so
     /// `--from .0401` does not take an event at `.040`, and `--to .0401` does not leave it out.
     private func time(_ s: String, _ flag: String) throws -> Int64 {
-        guard let t = DateParsing.parse(s, roundingUp: true) else {
-            throw ValidationError("\(flag): not a date: '\(s)' (use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)")
-        }
-        return t
+        try DateArgument.parse(s, flag)
     }
 
     /// A comma-separated list's items, trimmed, each once, in the order given; blank items are left out.
@@ -133,6 +130,7 @@ struct FilterArgs: Equatable {
         var items: [(name: String, value: String)] = []
         func add(_ name: String, _ v: String?) { if let v { items.append((name, v)) } }
         func add(_ name: String, _ v: Double?) { if let v { items.append((name, String(v))) } }
+        if let endtime { _ = try DateArgument.parse(endtime, DateArgument.typed(["--endtime", "--end"])) }
         add("minlatitude", minlatitude)
         add("maxlatitude", maxlatitude)
         add("minlongitude", minlongitude)
@@ -215,7 +213,10 @@ struct FilterArgs: Equatable {
         let r = radiusKm ?? maxradius.map { $0 * Self.kmPerDegree }
         if maxradius != nil && !fdsnCenter { throw ValidationError("--maxradius needs --latitude and --longitude") }
         let c = try center()
-        if r == nil, c != nil, centerOnly { return nil }
+        // a minimum radius alone is a ring out to 180 degrees, as the FDSN specification defaults
+        // maxradius: the service's parser reads it (``fdsnFilter()``)
+        let minimumOnly = fdsnCenter && (minradius != nil || minradiuskm != nil)
+        if r == nil, c != nil, centerOnly || minimumOnly { return nil }
         guard let c, let r, r >= 0 else {
             throw ValidationError(fdsnCenter
                 ? "--latitude (-90...90) and --longitude (-180...180) need --maxradiuskm or --maxradius >= 0"
@@ -228,10 +229,16 @@ struct FilterArgs: Equatable {
     /// `centerOnly` accepts a centre with no radius (it filters nothing).
     func flagFilter(centerOnly: Bool = false) throws -> Filter {
         var parts: [Filter] = []
-        if let from { parts.append(.timeRange(.time, lower: try time(from, "--from"), upper: nil)) }
+        if let from {
+            let flag = DateArgument.typed(["--from", "--starttime", "--start"])
+            parts.append(.timeRange(.time, lower: try time(from, flag), upper: nil))
+        }
         if let to { parts.append(.timeRange(.time, lower: nil, upper: try time(to, "--to"))) }
         if let day {
-            guard day.count == 10 else { throw ValidationError("--day: expected YYYY-MM-DD, got '\(day)'") }
+            guard day.count == 10 else {
+                throw ValidationError(DateParsing.problem(day) == nil ? "--day: expected YYYY-MM-DD, got '\(day)'"
+                    : DateArgument.message(day, "--day"))
+            }
             let t = try time(day, "--day")
             parts.append(.timeRange(.time, lower: t, upper: t + 86_400_000))
         }

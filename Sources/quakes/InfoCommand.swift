@@ -20,7 +20,7 @@ struct InfoCommand: ParsableCommand {
         if json {
             let e = JSONEncoder()
             e.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try e.encode(info), as: UTF8.self))
+            print(String(decoding: try e.encode(InfoDocument(info: info, cursors: cursors)), as: UTF8.self))
             return
         }
         print("store        \(info.path)")

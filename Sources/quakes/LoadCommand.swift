@@ -45,8 +45,8 @@ struct LoadCommand: ParsableCommand {
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one file, directory or -") }
         if let url = paths.first(where: InputFiles.isURL) {
-            throw ValidationError("'\(url)' is a URL, and load reads local files: download it first "
-                + "(curl -fLO '\(url)') and load that file")
+            throw ValidationError("'\(url)' is a URL, and load reads local files: 'quakes sync \(url)' keeps "
+                + "the store current with it, or download it (curl -fLO '\(url)') and load that file")
         }
         _ = try parsedTimeFormat()
     }

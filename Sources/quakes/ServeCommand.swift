@@ -121,9 +121,7 @@ extension ServeCommand {
                     let l = r.load
                     // --quiet keeps the syncs that changed something, as the request log keeps nothing
                     if !quiet || r.deleted + l.new + l.updated > 0 {
-                        printError("quakes serve: sync: " + (r.notModified ? "not modified"
-                            : "\(l.new) new, \(l.updated) updated, \(r.deleted) deleted, \(r.requests) requests, "
-                                + "\(r.bytes) bytes"))
+                        printError("quakes serve: sync: " + SyncCommand.roundLine(r))
                     }
                 } catch let e as QuakeError {
                     printError("quakes serve: sync: " + ErrorMessage.line(e) + "; retrying in \(every)")

@@ -22,7 +22,9 @@ struct SyncCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup var wait: WaitOptions
     @OptionGroup var filters: SyncFilterOptions
-    @Option(help: "Repeat every DURATION (30s, 5m, 1h) until Ctrl-C.") var every: String?
+    @Option(help: "Repeat every DURATION (30s, 5m, 1h) until Ctrl-C, printing one line per round.")
+    var every: String?
+    @Flag(help: "With --every, print each round's whole summary, not one line.") var verbose = false
     @Flag(name: .customLong("dry-run"), help: "Print the plan (the count, the pieces, the URLs) and fetch nothing.")
     var dryRun = false
     @Option(help: "A feed's gap: fill it from this FDSN event service (events updated since the last sync).")
@@ -38,6 +40,9 @@ struct SyncCommand: ParsableCommand {
             help: "Commit downloaded pieces together once they pass this many bytes (default 256 MB; 1 commits each).")
     var commitBytes: Int?
     @Option(help: "Partitioning of a new store: day, month or year (default month).") var partition: Partitioning?
+    @Option(name: .customLong("time-unit"),
+            help: "Unit of integer times in the source's GeoJSON: s or ms (default: decided per answer).")
+    var timeUnit: TimeUnit?
     @Argument(help: "The FDSN event service's base URL, or a summary feed's URL.") var source: String
 
     func validate() throws {
@@ -58,6 +63,7 @@ struct SyncCommand: ParsableCommand {
             throw ValidationError("--to is more than 30 days ago, before a first sync's default start: give --from too")
         }
         if dryRun && every != nil { throw ValidationError("--dry-run prints the plan once: drop --every") }
+        if verbose && every == nil { throw ValidationError("--verbose is for --every: a single sync prints its whole summary") }
         if dryRun && wait.wait != nil {
             throw ValidationError("--dry-run takes no lock, so it waits for none: drop --wait")
         }
@@ -98,6 +104,8 @@ struct SyncCommand: ParsableCommand {
         o.readTimeout = timeout
         o.retryDelay = retryDelay
         if let commitBytes { o.commitBytes = commitBytes }
+        o.timeUnit = timeUnit
+        o.optionNames = ErrorMessage.optionNames
         o.onMessage = { printError("quakes sync: " + $0) }
         return o
     }
@@ -173,7 +181,9 @@ struct SyncCommand: ParsableCommand {
         switch outcome {
         case .done(let summary):
             // straight to the descriptor: with --every, each summary shows as it is made, even in a pipe
-            FileHandle.standardOutput.write(Data((Self.describe(summary, dryRun: false) + "\n").utf8))
+            let text = interval != nil && !verbose ? Self.roundLine(summary)
+                : Self.describe(summary, dryRun: false)
+            FileHandle.standardOutput.write(Data((text + "\n").utf8))
         case .interrupted:
             // a first sync that committed no piece leaves no store
             if (try? Store(path: store.path)) == nil {
@@ -209,6 +219,21 @@ struct SyncCommand: ParsableCommand {
             printError("quakes: " + ErrorMessage.line(failure))
             throw ExitCode(1)
         }
+    }
+
+    /// One round of `--every` (and of `serve --sync`) in a line: when it ended, what it changed,
+    /// and its traffic.
+    static func roundLine(_ summary: SyncSummary, at now: Date = Date()) -> String {
+        let load = summary.load
+        let when = now.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
+            .timeSeparator(.colon).timeZone(separator: .omitted))
+        let seconds = String(format: "%.2f", summary.elapsedSeconds)
+        let requests = "\(summary.requests) request" + (summary.requests == 1 ? "" : "s")
+        guard !summary.notModified else {
+            return "\(when)  not modified (304), \(requests), \(seconds) s"
+        }
+        return "\(when)  \(load.new) new, \(load.updated) updated, \(summary.deleted) deleted, "
+            + "\(requests), \(summary.bytes) bytes, \(seconds) s"
     }
 
     /// The summary, with the load summary's labels and the traffic.

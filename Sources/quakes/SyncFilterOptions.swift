@@ -48,16 +48,13 @@ struct SyncFilterOptions: ParsableArguments {
     func filter() throws -> SyncFilter {
         var f = SyncFilter()
         func time(_ s: String, _ flag: String) throws -> Int64 {
-            guard let t = DateParsing.parse(s, roundingUp: true) else {
-                throw ValidationError("\(flag): not a date: '\(s)' (use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)")
-            }
-            return t
+            try DateArgument.parse(s, flag)
         }
-        if let from { f.start = try time(from, "--from") }
+        if let from { f.start = try time(from, DateArgument.typed(["--from", "--starttime", "--start"])) }
         if let to { f.end = try time(to, "--to") }
         if let endtime {
             guard to == nil else { throw ValidationError("give --to or --endtime, not both") }
-            f.end = try time(endtime, "--endtime") + 1
+            f.end = try time(endtime, DateArgument.typed(["--endtime", "--end"])) + 1
         }
         if let s = f.start, let e = f.end, s >= e { throw ValidationError("--from must come before --to") }
         if let a = minMag, let b = maxMag, a > b { throw ValidationError("--min-mag \(a) is above --max-mag \(b)") }

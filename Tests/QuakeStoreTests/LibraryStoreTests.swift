@@ -47,8 +47,8 @@ import QuakeGenerator
             return try await g.reduce(into: []) { $0.append($1) }
         }
         #expect(summaries.count == 3 && summaries.allSatisfy(\.committed))
-        #expect(try s.history().count == 3)
-        _ = try s.verify()
+        #expect(try await s.history().count == 3)
+        _ = try await s.verify()
     }
 
     @Test func cancellingTheTaskStopsALoadBeforeItCommits() async throws {

@@ -94,7 +94,7 @@ import Synchronization
                 let now = try Self.events(trialStore)
                 #expect(now == before || now == after, "trial \(trial): the store is neither snapshot")
             }
-            _ = try trialStore.verify()
+            _ = try await trialStore.verify()
             #expect(!FileManager.default.fileExists(atPath: path + "/tmp"), "trial \(trial): scratch left")
             // nothing goes on after the call returned
             try await Task.sleep(for: .milliseconds(100))

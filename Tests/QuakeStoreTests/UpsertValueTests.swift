@@ -119,6 +119,17 @@ import Testing
             #expect(error.kind == .invalidArgument)
             #expect(error.detail.contains("fields[1]"))
         }
+        // a value the loader refuses: named by its position and id and the field, not by the staged file
+        var outside = Self.full("ak8", updated: Self.t0)
+        outside.latitude = 100
+        do {
+            try store.upsert([good, outside])
+            Issue.record("a latitude of 100 was stored")
+        } catch let error as QuakeError {
+            let text = "\(error)"
+            #expect(text.contains("quake 1 (ak8)") && text.contains("latitude"), "\(text)")
+            #expect(!text.contains("quakes-upsert-") && !text.contains("feature 2"), "\(text)")
+        }
         #expect(store.manifest.rows == 0)
     }
 }

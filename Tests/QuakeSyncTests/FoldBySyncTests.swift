@@ -66,7 +66,7 @@ import QuakeTestSupport
             let size = Int.random(in: 1...max(1, deliveries.count / 4), using: &random)
             let slice = Array(deliveries[start..<min(deliveries.count, start + size)])
             let values = slice.filter { $0.shape == .value }.map(\.quake)
-            if !values.isEmpty { try store.upsert(values) }
+            if !values.isEmpty { try await store.upsert(values) }
             let paths = try FoldScenario.files(slice.filter { $0.shape != .value }, in: served, tag: "g\(group)")
             if Bool.random(using: &random) {
                 // each file a feed of its own: a sync of it fetches and loads it
@@ -93,6 +93,6 @@ import QuakeTestSupport
         let differing = FoldScenario.differences(try FoldScenario.contents(store), expected)
         #expect(syncs > 0, "the trial synced nothing")
         #expect(differing.isEmpty, "\(syncs) syncs in \(group) groups: \(differing.prefix(3))")
-        _ = try store.verify()
+        _ = try await store.verify()
     }
 }

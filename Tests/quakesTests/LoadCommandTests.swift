@@ -153,7 +153,8 @@ import Testing
         let url = "https://earthquake.usgs.gov/earthquakes/feed/v1.0/summary/all_day.csv"
         let r = try CLI.run(["load", "--store", d + "/s", url])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("is a URL") && r.stderr.contains("curl -fLO '\(url)'"), "\(r.stderr)")
+        #expect(r.stderr.contains("is a URL") && r.stderr.contains("curl -fLO '\(url)'")
+            && r.stderr.contains("quakes sync \(url)"), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: d + "/s"))
     }
 

@@ -86,7 +86,7 @@ import Testing
                     #expect(now.isEmpty, "trial \(trial): \(now.count) events without a cursor")
                 }
             }
-            _ = try store.verify()
+            _ = try await store.verify()
             #expect(!FileIO.exists(store.path + "/sync.tmp") && !FileIO.exists(store.path + "/tmp"), "trial \(trial)")
             // nothing goes on after the call returned: no load left in flight commits later
             try await Task.sleep(for: .milliseconds(300))

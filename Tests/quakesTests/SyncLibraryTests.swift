@@ -65,6 +65,26 @@ import Testing
         #expect(fresh.first?.magnitude == 7.7, "the backfill brought the change")
     }
 
+    /// `.fdsn(url)` made without `SyncSource(url:)`, its trailing slash left off, reads the same
+    /// service (it asked for `.../event/1application.wadl`), under the same cursor as the CLI's.
+    @Test(.enabled(if: CLI.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func aServiceURLWithoutItsTrailingSlashSyncs() async throws {
+        let up = try SyncTests.upstreamStore()
+        let upstream = try SyncSupport.Upstream(store: up, maxEvents: 500)
+        let bare = String(upstream.base.dropLast())
+        #expect(!bare.hasSuffix("/"))
+        let store = try Store.openOrCreate(path: CLI.tempDir() + "/down")
+        let window = SyncFilter(start: 1_514_764_800_000, end: 1_577_836_800_000,
+                                parameters: [SyncFilter.Parameter("minmagnitude", "1")])
+        let summary = try await store.sync(from: .fdsn(bare), filter: window)
+        let want = try SyncSupport.features(up, SyncTests.window)
+        #expect(summary.load.new == want.count && want.count > 0, "\(summary.load.new) of \(want.count)")
+        #expect(!upstream.requests.contains { $0.contains("1application.wadl") || $0.contains("1query") },
+                "\(upstream.requests.prefix(3))")
+        let cursors = try store.syncCursors()
+        #expect(cursors.map(\.source) == [upstream.base], "\(cursors.map(\.source))")
+    }
+
     @Test func theManifestKeepsCursorsAndTombstones() throws {
         var m = Manifest(partitioning: .month)
         m.setCursor("fdsn http://127.0.0.1/b/", "{\"since\":2}")

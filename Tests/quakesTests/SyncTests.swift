@@ -243,10 +243,16 @@ import Glibc
         let info = try CLI.run(["info", "--store", down])
         #expect(info.stdout.contains("sync         feed \(url)") && info.stdout.contains("ETag"), "\(info.stdout)")
 
-        // unchanged: a 304, nothing committed
+        // unchanged: a 304, no rows committed; the cursor's last sync moves (the store was current then)
+        let historyBefore = try CLI.run(["history", "--store", down, "--format", "csv"]).stdout
         let second = try Self.sync(down, url)
         #expect(second.status == 0 && second.stdout.hasPrefix("not modified"), "\(second.stdout)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: down + "/manifest.qkm")) == manifest)
+        #expect(try CLI.run(["history", "--store", down, "--format", "csv"]).stdout == historyBefore)
+        let infoAfter = try CLI.run(["info", "--store", down])
+        let lastSync = { (text: String) in text.components(separatedBy: "last sync ").last?.prefix(24) }
+        #expect(lastSync(infoAfter.stdout) != nil && lastSync(infoAfter.stdout) != lastSync(info.stdout),
+                "\(info.stdout)\n\(infoAfter.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: down + "/manifest.qkm")) != manifest)
         #expect(server.requests.last?.contains("GET /all_day.geojson") == true)
 
         // rewritten: one event updated, one added

@@ -17,7 +17,7 @@
 ///
 /// Other characters match themselves; a space matches one or more spaces. Times without `%z`
 /// are UTC, as USGS writes them.
-package struct TimeFormat: Sendable, Equatable {
+public struct TimeFormat: Sendable, Equatable {
     package enum Error: Swift.Error, Equatable { case badPattern(String) }
 
     private enum Piece: Equatable {
@@ -26,8 +26,20 @@ package struct TimeFormat: Sendable, Equatable {
     }
 
     /// The pattern as given.
-    package let pattern: String
+    public let pattern: String
     private let pieces: [Piece]
+
+    /// The format `pattern` describes, such as `"%d-%m-%y %H:%M"` (see the table above).
+    /// - Throws: ``QuakeError/Kind/invalidArgument`` for a lone `%` or a code this reader does not know.
+    public init(pattern: String) throws(QuakeError) {
+        do {
+            try self.init(pattern)
+        } catch {
+            switch error {
+            case .badPattern(let detail): throw QuakeError(.invalidArgument, detail: "time format " + detail)
+            }
+        }
+    }
 
     package init(_ pattern: String) throws(Error) {
         self.pattern = pattern

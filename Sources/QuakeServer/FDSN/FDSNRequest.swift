@@ -209,6 +209,9 @@ package struct FDSNRequest: Sendable {
     /// (so that a start of `.0405` does not take an event at `.040`).
     package static func time(_ v: String, _ name: String, roundingUp: Bool = false) throws(FDSNError) -> Int64 {
         guard v.utf8.count <= 40, let t = DateParsing.parse(v, roundingUp: roundingUp) else {
+            if v.utf8.count <= 40, let problem = DateParsing.problem(v) {
+                throw .badRequest("Bad \(name) value '\(v)': \(problem)")
+            }
             throw .badRequest("Bad \(name) value '\(v)': use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (UTC)")
         }
         return t
@@ -260,7 +263,12 @@ package struct FDSNRequest: Sendable {
     /// Box longitudes as the store's box takes them (-180...180, west > east crossing the
     /// antimeridian) from the USGS form, where -360...360 lets a box run across it.
     package static func longitudes(_ west: Double, _ east: Double) throws(FDSNError) -> (Double, Double) {
-        guard west <= east else { throw .badRequest("minlongitude must not exceed maxlongitude") }
+        guard west <= east else {
+            // a region across the antimeridian is written with the east edge past 180, as USGS takes it
+            let spelling = String(format: "%g", east + 360)
+            throw .badRequest("minlongitude must not exceed maxlongitude; for a region that crosses 180°, "
+                + "add 360 to the east edge: maxlongitude=\(spelling)")
+        }
         guard east - west < 360 else { return (-180, 180) }
         func wrap(_ x: Double) -> Double {
             let r = (x + 180).truncatingRemainder(dividingBy: 360)

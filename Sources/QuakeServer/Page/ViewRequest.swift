@@ -71,7 +71,8 @@ struct ViewRequest: Sendable {
         guard windows <= 1 else { throw .badRequest("Give one of day, starttime and endtime, or last") }
         if let day {
             guard day.utf8.count == 10, let t = Timestamp.parse(day) else {
-                throw .badRequest("Bad day value '\(day)': use YYYY-MM-DD")
+                let problem = day.utf8.count <= 40 ? DateParsing.problem(day) : nil
+                throw .badRequest("Bad day value '\(day)': " + (problem ?? "use YYYY-MM-DD"))
             }
             setDay(t)
         } else if startText != nil || endText != nil {

@@ -31,12 +31,26 @@ package final class FeedReader {
                                         onWarning: onWarning, onReject: onReject)
             geojson?.rules = rules
             csv = nil
+        } else if Self.namedJSON(path) {
+            // a file named as JSON that is none is reported as what it was meant to be
+            if lead == UInt8(ascii: "[") {
+                throw .format("\(path): not a GeoJSON feed: a JSON array, where a feed is an object beginning with '{'")
+            }
+            let shown = lead >= 0x20 && lead < 0x7F ? "'\(Character(Unicode.Scalar(lead)))'" : "byte \(lead)"
+            throw .format("\(path): not JSON: it begins with \(shown), where a GeoJSON feed begins with '{'")
         } else {
             format = .csv
             csv = try CSVFeedReader(input: input, initial: first, seqBase: seqBase, onReject: onReject)
             csv?.rules = rules
             geojson = nil
         }
+    }
+
+    /// True for a name that says JSON (`.geojson`, `.json`, compressed or not).
+    static func namedJSON(_ path: String) -> Bool {
+        var name = path.lowercased()
+        for suffix in [".gz", ".zst"] where name.hasSuffix(suffix) { name.removeLast(suffix.count) }
+        return name.hasSuffix(".geojson") || name.hasSuffix(".json")
     }
 
     /// The CSV reader, for planning a split parse.

@@ -15,8 +15,8 @@ package enum InputFiles {
         for p in paths {
             if p == "-" { out.append(p); continue }
             if isURL(p) {
-                throw QuakeError(.io, path: p, detail: "is a URL, and load reads local files: download it "
-                    + "first (curl -fLO '\(p)') and load that file")
+                throw QuakeError(.io, path: p, detail: "is a URL, and load reads local files: Store.sync(from:) "
+                    + "keeps the store current with it, or download it (curl -fLO '\(p)') and load that file")
             }
             guard FileIO.exists(p) else { throw QuakeError(.io, path: p, errno: ENOENT) }
             if FileIO.isDirectory(p) {

@@ -105,9 +105,10 @@ public struct LoadOptions: Sendable {
     public var strict = false
     /// The unit of integer times in GeoJSON feeds; nil decides per file (see ``TimeUnit``).
     public var timeUnit: TimeUnit?
-    /// A strptime pattern for CSV times that are not ISO 8601 (`"%d-%m-%y %H:%M"`); ISO 8601
-    /// times still load. See ``TimeFormat`` for the codes and the `%y` century rule.
-    package var timeFormat: TimeFormat?
+    /// A strptime pattern for CSV times that are not ISO 8601, as a spreadsheet writes them
+    /// (`try TimeFormat(pattern: "%d-%m-%y %H:%M")`); ISO 8601 times still load. See
+    /// ``TimeFormat`` for the codes and the `%y` century rule.
+    public var timeFormat: TimeFormat?
     /// Repair double-encoded UTF-8 text (mojibake) on load. Without it, such text is counted
     /// and reported per file, and never replaces a stored text it garbles.
     public var fixText = false
@@ -137,6 +138,9 @@ public struct LoadOptions: Sendable {
     package var newPartitionResidentLimit = DirectPartitions.residentLimit
     /// Key bits of the id index files a load creates (a test makes keys collide).
     package var idHashBits = IdHashes.defaultBits
+    /// What the transaction records for an input path instead of the path: a sync's scratch
+    /// file is recorded as the URL (with its window) it was fetched from.
+    package var sourceNames: [String: String] = [:]
     /// Test hook: called between phases (after spilling, before commit).
     package var onPhase: (@Sendable (String) -> Void)?
     /// A sync cursor committed in the same snapshot as the rows: its key, and its value made

@@ -104,8 +104,9 @@ package final class Loader {
             // kept transactions that refer to a partition file this commit retires keep its ids
             try HistoryReference.preserve(retired: next.retired, history: old.history.generations, storePath: storePath,
                                           cancelled: options.isCancelled)
+            let sources = files.map { options.sourceNames[$0] ?? $0 }
             _ = try HistoryFile.write(store: storePath, generation: generation, committed: committed,
-                                      previous: old.history.latest, files: files, staged: staging,
+                                      previous: old.history.latest, files: sources, staged: staging,
                                       cancelled: options.isCancelled)
             next.history.append(generation)
             if next.history.baseTime == HistoryRetention.unknownTime {

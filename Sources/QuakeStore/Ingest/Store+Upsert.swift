@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import QuakeFormat
 
 /// Writes of ``Quake`` values, as an app that decodes quakes itself inserts them: each call is
@@ -44,6 +45,17 @@ extension Store {
     /// - Complexity: as ``upsert(_:)``.
     @discardableResult
     public func upsert(_ quakes: some Sequence<Quake>, fields: [PartialKeyPath<Quake>]) throws -> LoadSummary {
+        try upsert(quakes, carrying: try Store.carriedColumns(fields))
+    }
+
+    /// ``upsert(_:fields:)`` with the fields as the columns they name.
+    func upsert(_ quakes: some Sequence<Quake>, carrying carried: Set<Column>) throws -> LoadSummary {
+        var it = quakes.makeIterator()
+        return try upsert(carrying: carried) { it.next() }
+    }
+
+    /// The columns a partial update carries: the key and version columns, and those `fields` name.
+    static func carriedColumns(_ fields: [PartialKeyPath<Quake>]) throws(QuakeError) -> Set<Column> {
         var carried: Set<Column> = [.id, .time, .latitude, .longitude, .updated]
         for (position, keyPath) in fields.enumerated() {
             guard let column = Quake.column(for: keyPath) else {
@@ -51,8 +63,7 @@ extension Store {
             }
             carried.insert(column)
         }
-        var it = quakes.makeIterator()
-        return try upsert(carrying: carried) { it.next() }
+        return carried
     }
 
     /// Stages the values `next` gives as one GeoJSON file, each with the properties `carried`
@@ -64,9 +75,12 @@ extension Store {
         let out = try StagedFile(path: file)
         var buffer = Array(#"{"type":"FeatureCollection","features":["#.utf8)
         var position = 0
+        // each value's id, to name the one the loader refuses by its position and id
+        var ids: [String] = []
         while let quake = next() {
             if position > 0 { buffer.append(UInt8(ascii: ",")) }
             buffer += try Store.feature(quake, index: position, carrying: carried)
+            ids.append(quake.id)
             position += 1
             if buffer.count > 1 << 20 {
                 try out.write(buffer)
@@ -78,7 +92,19 @@ extension Store {
         try out.close()
         var options = LoadOptions(strict: true)
         options.timeUnit = .milliseconds
-        return try load([file], options: options)
+        // the async twin's cancellation: asked between batches, from any of the load's threads
+        let flag = CancelFlag.current
+        options.isCancelled = { flag?.isCancelled == true }
+        let firstReject = Mutex<Reject?>(nil)
+        options.onReject = { reject in firstReject.locked { first in if first == nil { first = reject } } }
+        do {
+            return try load([file], options: options)
+        } catch let failure as QuakeError where failure.kind == .strict {
+            // a feature's index is the value's position: name it, its id and the field, not the staged file
+            guard let reject = firstReject.locked({ $0 }), ids.indices.contains(reject.line) else { throw failure }
+            throw QuakeError(.strict, detail: "quake \(reject.line) (\(ids[reject.line])) \(reject.reason); "
+                + "nothing committed")
+        }
     }
 
     /// Marks the events `ids` deleted, as a sync records its source's deletions: each becomes a

@@ -48,6 +48,16 @@ public final class QuakeCursor {
         return batch[at]
     }
 
+    /// The events left in the current batch, or the next batch; empty after the last.
+    func nextBatch() throws -> [Quake] {
+        while at == batch.count {
+            guard !exhausted, remaining > 0 else { return [] }
+            try fill()
+        }
+        defer { at = batch.count }
+        return Array(batch[at...])
+    }
+
     private func fill() throws {
         at = 0
         guard case .segments(let segments) = plan.order else {
