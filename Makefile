@@ -72,7 +72,7 @@ TESTBUILD = $(CURDIR)/.build-test
 test: deps pydeps tools
 	QUAKES_PYTHON=$(VENV)/bin/python $(SWIFT) test -c release -Xswiftc -enable-testing -Xswiftc -assert-config -Xswiftc Debug \
 	  --scratch-path $(TESTBUILD)
-	SWIFT=$(SWIFT) QUAKES_SYNC_MODULES=$(TESTBUILD)/release/Modules sh Examples/AppPackage/run.sh
+	SWIFT=$(SWIFT) QUAKES_SYNC_BUILD=$(TESTBUILD)/release sh Examples/AppPackage/run.sh
 
 demo: build
 	@rm -rf $(STORE)

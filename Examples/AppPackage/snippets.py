@@ -27,14 +27,17 @@ An HTML comment right before a block (markdown shows none) changes that, visibly
 - `<!-- snippet-manifest -->`: the block is the arguments of `Package(name: "QuakeApp", ...)`
   in a Package.swift; it is compiled by `swift package dump-package`.
 
-A block that imports QuakeSync is type-checked with swiftc against the modules of a build of the
-quakes package that has QuakeSync (`--sync-modules DIR`, such as .build-test/release/Modules after
-`make test`'s build): the app package does not build QuakeSync's networking dependencies. Without
-such a directory those blocks are listed as not checked, and the run does not fail for them.
+A block that imports QuakeSync is compiled with swiftc against a build of the quakes package that
+has QuakeSync (`--sync-build DIR`, as .build-test/release after `make test`'s build), with the
+search flags SwiftPM compiled QuakeSync with: the app package does not build QuakeSync's networking
+dependencies. Without such a build those blocks are listed as not checked, and do not fail the run.
+A build that fails at no markdown line (the compiler crashed) is followed by compiling each block
+alone in the same way, to name the one that fails.
 
-Usage: snippets.py [--sync-modules DIR] [--generate-only]
+Usage: snippets.py [--sync-build DIR] [--generate-only]
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -273,32 +276,46 @@ def failed_blocks(output, units):
     return failed
 
 
-def compile_alone(source, modules):
-    """Compiles one generated file with swiftc against the modules of a build (to /dev/null)."""
-    flags = ["-c", "-o", os.devnull, "-parse-as-library", "-swift-version", "6", "-I", modules]
-    for root, _, files in os.walk(os.path.dirname(modules)):
-        if "module.modulemap" in files and root.endswith(".build"):
-            flags += ["-Xcc", f"-fmodule-map-file={os.path.join(root, 'module.modulemap')}"]
-    for library in ("CZstd", "CZlib"):
-        flags += ["-Xcc", f"-fmodule-map-file={os.path.join(REPO, 'Sources', library, 'module.modulemap')}"]
-    pkg = subprocess.run(["pkg-config", "--cflags", "libzstd", "zlib"], stdout=subprocess.PIPE, text=True)
-    for flag in pkg.stdout.split():
-        flags += ["-Xcc", flag]
-    return run([SWIFT + "c", *flags, source])
+def search_flags(build, target):
+    """The flags that say where modules are (-I, -target, -sdk and the -Xcc module maps and include
+    folders) with which SwiftPM compiled a target in a build folder (SCRATCH/CONFIG, as .build/debug),
+    read from the build's llbuild manifest (SCRATCH/CONFIG.yaml)."""
+    manifest = os.path.normpath(build) + ".yaml"
+    with open(manifest, encoding="utf-8") as f:
+        text = f.read()
+    command = re.search(rf'^  "C\.{target}-[^"]*\.module":\n((?:    .*\n)*)', text, re.M)
+    if not command:
+        sys.exit(f"snippets: {manifest} has no command that compiles {target}")
+    arguments = json.loads(re.search(r"^    args: (\[.*\])$", command.group(1), re.M).group(1))
+    flags = []
+    index = 0
+    while index < len(arguments) - 1:
+        if arguments[index] in ("-I", "-target", "-sdk", "-Xcc"):
+            flags += arguments[index:index + 2]
+            index += 2
+        else:
+            index += 1
+    return flags
 
 
-def check_alone(units, modules):
+def compile_alone(source, flags):
+    """Compiles one generated file with swiftc, to nothing, with a build's search flags."""
+    return run([SWIFT + "c", "-c", "-o", os.devnull, "-parse-as-library", "-swift-version", "6", *flags, source])
+
+
+def check_alone(units, build):
     """The first blocks of the units (those that import QuakeSync) that do not compile with swiftc
-    against a build's modules."""
+    against a build of the quakes package that has it."""
     directory = os.path.join(WORK, "sync")
     os.makedirs(directory, exist_ok=True)
+    flags = search_flags(build, "QuakeSync")
     failed = []
     for unit in units:
         name = unit_name(unit[0])
         source = os.path.join(directory, f"{name}.swift")
         with open(source, "w", encoding="utf-8") as f:
             f.write(swift_file(unit, name))
-        status, _ = compile_alone(source, modules)
+        status, _ = compile_alone(source, flags)
         if status:
             failed.append(unit[0])
     return failed
@@ -322,12 +339,12 @@ def check_manifest(unit):
 
 def crashed(units):
     """The first blocks of the units that fail compiled one by one: for a build that failed at no
-    markdown line, as when the compiler crashes, naming every file of its batch."""
-    print("snippets: the build failed at no markdown line; compiling each block alone to find it")
-    modules = os.path.join(SCRATCH, "debug", "Modules")
+    markdown line or crashed, as the compiler names no block then, only every file of its batch."""
+    print("snippets: the compiler crashed or failed at no markdown line; compiling each block alone")
+    flags = search_flags(os.path.join(SCRATCH, "debug"), "DocSnippets")
     failed = []
     for unit in units:
-        status, _ = compile_alone(os.path.join(GENERATED, f"{unit_name(unit[0])}.swift"), modules)
+        status, _ = compile_alone(os.path.join(GENERATED, f"{unit_name(unit[0])}.swift"), flags)
         if status:
             failed.append(unit[0])
     return failed
@@ -335,7 +352,7 @@ def crashed(units):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sync-modules", help="a Modules directory of a quakes build with QuakeSync")
+    parser.add_argument("--sync-build", help="a quakes build folder with QuakeSync, as .build-test/release")
     parser.add_argument("--generate-only", action="store_true", help="write the Swift files, build nothing")
     arguments = parser.parse_args()
 
@@ -361,17 +378,17 @@ def main():
 
     status, output = run([SWIFT, "build", "--scratch-path", SCRATCH, "--target", "DocSnippets"])
     failed = failed_blocks(output, compiled)
-    if status and not failed:
-        failed = crashed(compiled)
+    if status and (not failed or "failed due to signal" in output):
+        failed += crashed([unit for unit in compiled if not any(block in failed for block in unit)])
     failed += [unit[0] for unit in manifests if check_manifest(unit)]
     unchecked = []
-    if sync and arguments.sync_modules:
-        failed += check_alone(sync, arguments.sync_modules)
+    if sync and arguments.sync_build:
+        failed += check_alone(sync, arguments.sync_build)
     else:
         unchecked = [block for unit in sync for block in unit]
 
     for block in unchecked:
-        print(f"{block.where}: not checked: it imports QuakeSync; pass --sync-modules (make test does)")
+        print(f"{block.where}: not checked: it imports QuakeSync; pass --sync-build (make test does)")
     for block in failed:
         print(f"{block.where}: error: this ```swift block does not compile (see the output above)")
     if status and not failed:
