@@ -254,11 +254,34 @@ def write_if_changed(path, text):
 
 def run(command, quiet=False):
     """Runs a command; its output is shown (when quiet, only if it fails) and returned."""
-    print("+ " + " ".join(command), flush=True)
+    print("+ " + " ".join(command if len(command) < 12 else command[:3] + ["..."] + command[-1:]), flush=True)
     process = subprocess.run(command, cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if process.returncode or not quiet:
-        sys.stdout.write(process.stdout)
+        sys.stdout.write(without_unused_values(process.stdout))
     return process.returncode, process.stdout
+
+
+def without_unused_values(output):
+    """The output without the warnings that a value is never used, and their excerpts: a block's
+    `let` is a local of a function here, where in a program's top-level code it is a global, of
+    which the compiler says nothing."""
+    shown = []
+    skipping = False
+    left_out = set()
+    for line in output.splitlines(keepends=True):
+        if re.match(r"^\S.*: warning: .*\[#no-usage\]$", line):
+            skipping = True
+            left_out.add(line)
+        elif skipping and re.match(r"^\s*\d*\s*\|", line):
+            pass
+        elif skipping and not line.strip():
+            skipping = False
+        else:
+            skipping = False
+            shown.append(line)
+    if left_out:
+        shown.append(f"({len(left_out)} warnings that a value of a block is never used are not shown)\n")
+    return "".join(shown)
 
 
 def failed_blocks(output, units):
