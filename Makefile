@@ -65,12 +65,14 @@ tools:
 # They build in .build-test, so the static, fast .build/release/quakes of `make demo` stays as it is
 # (a test build is dynamically linked, with -enable-testing). `-assert-config Debug` keeps the
 # bounds asserts of the byte handles (Bytes/) and the SAFETY blocks on in the optimised test build.
-# Then an app's own package (Examples/AppPackage) builds against QuakeStore and runs its tests.
+# Then an app's own package (Examples/AppPackage) builds against QuakeStore and runs its tests,
+# after compiling every ```swift block of the README and the DocC articles (those that import
+# QuakeSync against this test build's modules).
 TESTBUILD = $(CURDIR)/.build-test
 test: deps pydeps tools
 	QUAKES_PYTHON=$(VENV)/bin/python $(SWIFT) test -c release -Xswiftc -enable-testing -Xswiftc -assert-config -Xswiftc Debug \
 	  --scratch-path $(TESTBUILD)
-	SWIFT=$(SWIFT) sh Examples/AppPackage/run.sh
+	SWIFT=$(SWIFT) QUAKES_SYNC_BUILD=$(TESTBUILD)/release sh Examples/AppPackage/run.sh
 
 demo: build
 	@rm -rf $(STORE)

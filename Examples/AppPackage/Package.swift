@@ -20,6 +20,14 @@ let package = Package(
             dependencies: [quakeStore],
             swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
         ),
+        // Every ```swift block of README.md and of the DocC articles, compiled as written:
+        // snippets.py writes them into Sources/DocSnippets/Generated (see it for the rules).
+        .target(
+            name: "DocSnippets",
+            dependencies: [quakeStore, .target(name: "SwiftUIStandIn", condition: .when(platforms: [.linux]))]
+        ),
+        // SwiftUI's shapes, for the articles' SwiftUI code where there is no SwiftUI.
+        .target(name: "SwiftUIStandIn"),
         .testTarget(name: "AppPackageTests", dependencies: [quakeStore, "Probe"]),
     ],
     swiftLanguageModes: [.v6]
