@@ -13,6 +13,15 @@ let package = Package(
         .library(name: "QuakeSync", targets: ["QuakeSync"]),
         .executable(name: "quakes", targets: ["quakes"]),
     ],
+    // A client that links QuakeStore alone depends with `traits: []` and resolves swift-collections
+    // only: the server's, the sync's and the CLI's packages are each behind a trait (on by default).
+    traits: [
+        .trait(name: "Server", description: "QuakeServer, for quakes serve: Hummingbird, swift-nio, swift-log"),
+        .trait(name: "Sync", description: "QuakeSync, for quakes sync: AsyncHTTPClient"),
+        .trait(name: "CLI", description: "the quakes command: swift-argument-parser, and the server and sync",
+               enabledTraits: ["Server", "Sync"]),
+        .default(enabledTraits: ["CLI"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
@@ -23,8 +32,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         // quakes sync only: the HTTPS client (see Benchmarks/RESULTS.md, "The HTTP client for quakes sync")
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
-        // documentation only: `swift package generate-documentation` (.ci/docs, make docs)
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         .systemLibrary(
@@ -63,10 +70,10 @@ let package = Package(
             name: "QuakeServer",
             dependencies: [
                 "QuakeInterchange", "QuakeStore", "QuakeFormat",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Server"])),
             ],
             exclude: ["Assets/README.md"],
             resources: [.embedInCode("Assets/index.html"), .embedInCode("Assets/app.js"), .embedInCode("Assets/map.js"),
@@ -78,9 +85,9 @@ let package = Package(
             name: "QuakeSync",
             dependencies: [
                 "QuakeStore", "QuakeFormat",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Sync"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Sync"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Sync"])),
             ],
             swiftSettings: strict
         ),
@@ -101,7 +108,7 @@ let package = Package(
             name: "quakes",
             dependencies: [
                 "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeGenerator", "QuakeServer", "QuakeSync",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
             ],
             // A position-dependent executable: the loader applies 11 relocations instead of about
             // 106,000, which is a fifth of a one-shot query's start-up (see Benchmarks/RESULTS.md).
@@ -119,9 +126,9 @@ let package = Package(
         ]),
         .testTarget(name: "QuakeServerTests", dependencies: [
             "QuakeServer", "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeGenerator", "QuakeTestSupport",
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Server"])),
+            .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
         ]),
         .testTarget(name: "QuakeSyncTests", dependencies: [
             "QuakeSync", "QuakeStore", "QuakeFormat", "QuakeGenerator", "QuakeTestSupport",
@@ -132,6 +139,12 @@ let package = Package(
                     exclude: ["Python"]),
     ]
 )
+
+// documentation only: `swift package generate-documentation` (.ci/docs and `make docs` set QUAKES_DOCS=1),
+// so that no client resolves the plugin
+if ProcessInfo.processInfo.environment["QUAKES_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"))
+}
 
 // libFuzzer harnesses, built only by `make fuzz` (QUAKES_FUZZ=1 with -sanitize=fuzzer,address):
 // without the sanitizer the target has no main, so ordinary builds leave it out.

@@ -9,7 +9,8 @@ let package = Package(
     name: "AppPackage",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "quakes", path: "../.."),
+        // QuakeStore alone: no trait, so the server's, the sync's and the CLI's packages are not resolved
+        .package(name: "quakes", path: "../..", traits: []),
     ],
     targets: [
         // One named scenario per process (argv[1]): a trap in one fails one test, not the run.

@@ -208,7 +208,7 @@ struct ConcurrencyTests {
             $0.id.starts(with: "usL")
         })) == 0)
         #expect(!totals.value.isEmpty && totals.value.allSatisfy { $0 != nil }, "LoadProgress.total while reading")
-        try store.verify()
+        try await store.verify()
     }
 
     @Test("another process's writer: locked at once or after lockWait; one killed mid-load leaves the store whole")

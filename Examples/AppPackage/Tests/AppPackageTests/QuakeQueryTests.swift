@@ -37,7 +37,7 @@ struct QuakeQueryTests {
         let changed = Locked(false)
         withObservationTracking { _ = query.quakes } onChange: { changed.set(true) }
         let started = Date()
-        try other.upsert([Self.big("big1", 9.1)])
+        try await other.upsert([Self.big("big1", 9.1)])
         #expect(await eventually(10) { query.quakes.first?.id == "big1" }, "the upsert never showed")
         #expect(Date().timeIntervalSince(started) < 5)
         #expect(query.totalCount == total + 1)
@@ -54,7 +54,7 @@ struct QuakeQueryTests {
 
         query.stop()
         #expect(!query.isRunning)
-        try other.upsert([Self.big("big2", 9.5)])
+        try await other.upsert([Self.big("big2", 9.5)])
         try await Task.sleep(for: .seconds(1.5))
         #expect(query.quakes.first?.id == "big1", "a stopped query still follows the store")
     }
