@@ -3,7 +3,7 @@ import QuakeFormat
 
 /// A point in a store's load history to resume from, like SwiftData's `HistoryToken`: the
 /// generation a caller has seen. Keep its ``description`` (or the token itself: it is
-/// `Codable`) and pass it back to ``Store/history(since:identifiers:limit:)-(HistoryToken?,_,_)``
+/// `Codable`) and pass it back to `Store.history(since:)` (with a token)
 /// or the CLI's `--changed-since`.
 public struct HistoryToken: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
     /// The store generation: each load that changes events, and each repair, migration or

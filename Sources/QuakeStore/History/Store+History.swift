@@ -4,7 +4,7 @@ import QuakeFormat
 /// The load history of a store: what each committed load inserted, updated and left unchanged.
 extension Store {
     /// Where the snapshot this handle reads stands in the history: keep it, and pass it to
-    /// ``history(since:identifiers:limit:)-(HistoryToken?,_,_)`` later to learn what changed
+    /// `history(since:)` (with a token) later to learn what changed
     /// since.
     public var historyToken: HistoryToken { HistoryToken(generation: freshManifest().generation) }
 

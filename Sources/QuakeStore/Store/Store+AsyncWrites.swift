@@ -32,19 +32,20 @@ extension Store {
         try await cancellableWrite { try self.delete(ids: ids) }
     }
 
-    /// ``history(since:identifiers:limit:)-(HistoryToken?,_,_)``, off the caller's executor.
+    /// `history(since:)` (with a token), off the caller's executor.
     public func history(since token: HistoryToken? = nil, identifiers: Bool = true,
                         limit: Int? = nil) async throws -> [HistoryTransaction] {
         try await offExecutor { _ in try self.history(since: token, identifiers: identifiers, limit: limit) }
     }
 
-    /// ``history(since:identifiers:limit:)-(Date,_,_)``, off the caller's executor.
+    /// `history(since:)` (with a date), off the caller's executor.
     public func history(since date: Date, identifiers: Bool = true, limit: Int? = nil) async throws
         -> [HistoryTransaction] {
         try await offExecutor { _ in try self.history(since: date, identifiers: identifiers, limit: limit) }
     }
 
     /// ``verify(progress:)``, off the caller's executor; `progress` is called on the store's queue.
+    @discardableResult
     public func verify(progress: (@Sendable (String) -> Void)? = nil) async throws -> VerifyReport {
         try await offExecutor { _ in try self.verify(progress: progress) }
     }
