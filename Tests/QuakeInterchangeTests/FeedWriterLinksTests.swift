@@ -69,4 +69,33 @@ import QuakeFormat
         #expect(metadata["url"] == nil && metadata["title"] as? String == "quakes export")
         #expect(metadata["status"] as? Int == 200 && metadata["count"] as? Int == 4)
     }
+
+    /// A real feed as CSV, exported as GeoJSON: every event's page is the one USGS's GeoJSON of the
+    /// same snapshot links.
+    @Test(.enabled(if: TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv")
+        .map { FileManager.default.fileExists(atPath: $0) } ?? false, "needs ../shared/usgs (real USGS feeds)"))
+    func theDerivedEventPagesAreUSGSsOwn() throws {
+        let csv = try #require(TestSupport.usgs("csv_2019-06-19_2019-07-19_3121.csv"))
+        let twin = try #require(TestSupport.usgs("geojson_2019-06-19_2019-07-19_3121.geojson"))
+        /// id -> the feature's url ("null" when it has none)
+        func pages(_ data: Data) throws -> [String: String] {
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            var out: [String: String] = [:]
+            for f in json["features"] as? [[String: Any]] ?? [] {
+                guard let id = f["id"] as? String else { continue }
+                out[id] = (f["properties"] as? [String: Any])?["url"] as? String ?? "null"
+            }
+            return out
+        }
+        let want = try pages(Data(contentsOf: URL(fileURLWithPath: twin)))
+        let (store, _, _) = try TestSupport.load([csv])
+        let sink = OutputSink(capturing: ())
+        try store.export(format: .geojson, to: sink)
+        sink.flush()
+        let got = try pages(Data(sink.captured))
+        #expect(got.count == want.count && got.count == 3121)
+        let wrong = want.filter { id, page in got[id] != page }
+        let example = wrong.first.map { "\($0.key): \(got[$0.key] ?? "missing"), USGS \($0.value)" } ?? ""
+        #expect(wrong.isEmpty, "\(wrong.count) event pages differ from USGS's, e.g. \(example)")
+    }
 }

@@ -84,12 +84,17 @@ import Testing
                         if let id = f["id"] as? String, let p = f["properties"] as? [String: Any] { props[id] = p }
                     }
                     #expect(props.count == ofDay.count, "\(uri)")
-                    for q in ofDay {
+                    let wrong = ofDay.filter { q in
                         let isComCat = comcat.contains { $0.id == q.id }
                         let url = props[q.id]?["url"] as? String, detail = props[q.id]?["detail"] as? String
-                        #expect(url == (isComCat ? Self.page + q.id : nil), "\(uri) \(q.id)")
-                        #expect(detail == (isComCat ? Self.detail + q.id + "&format=geojson" : nil), "\(uri) \(q.id)")
+                        return url != (isComCat ? Self.page + q.id : nil)
+                            || detail != (isComCat ? Self.detail + q.id + "&format=geojson" : nil)
                     }
+                    let example = wrong.first.map { q in
+                        let p = props[q.id]
+                        return "\(q.id): url \(p?["url"] ?? "missing"), detail \(p?["detail"] ?? "missing")"
+                    } ?? ""
+                    #expect(wrong.isEmpty, "\(uri): \(wrong.count) of \(ofDay.count) links wrong, e.g. \(example)")
                     let meta = try #require(j["metadata"] as? [String: Any])
                     #expect(meta["url"] as? String == "http://localhost" + uri)
                     #expect(meta["title"] as? String == "quakes Earthquakes")
