@@ -539,6 +539,8 @@ function setUpControls() {
     else if (e.key === "Enter" && state.selected) { e.preventDefault(); openDetail(state.selected); }
   });
   window.addEventListener("popstate", () => { readURL(); load(); });
+  // a window made smaller can bring the panel over the selected marker
+  window.addEventListener("resize", keepSelectedClear);
 }
 
 let tipTimer = null;

@@ -3,8 +3,8 @@ on the real USGS feeds. One scenario per run, each checked against the CLI's ans
 
   marker_dblclick  a double-click on a map marker selects its event and opens its detail
   detail_clear     the open detail never covers the selected marker: opened on an event whose marker lies where
-                   the panel goes, then other rows selected while it is open; in narrower windows the panel
-                   lies over the list, below the map in a phone's
+                   the panel goes, then other rows selected while it is open, then the window made narrower;
+                   in narrower windows the panel lies over the list, below the map in a phone's
   detail_units     the detail gives units: km for depth and errors, degrees for coordinates, gap and dmin, s for rms
 
 Every scenario also checks for console errors and saves SHOTDIR/page-SCENARIO.png. Prints "ok N checks"
@@ -234,8 +234,18 @@ def detail_clear():
     ActionChains(driver).double_click(row(far["id"])).perform()
     wait(lambda: detail_open_on(far["id"]), f"a double-click on the row of {far['id']} opens it")
     ring_clear(far["id"], "a far row's double-click")
+    # a window made narrower with the detail open (760 px: the panel over the list and the map's left edge,
+    # where the marker beside it in the wide window would now be): the marker stays clear of it
+    box = rect("#map")
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 760, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    wait(lambda: rect("#map")["width"] < box["width"] - 100, lambda: f"the map is narrower: {box} -> {rect('#map')}")
+    time.sleep(0.3)
+    ring_clear(far["id"], "a window made narrower")
     no_console_errors()
-    driver.save_screenshot(os.path.join(shotdir, "page-detail_clear-wide.png"))
+    driver.save_screenshot(os.path.join(shotdir, "page-detail_clear-narrowed.png"))
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 1400, "height": 900, "deviceScaleFactor": 1, "mobile": False})
 
     # in windows too narrow for the map and the panel side by side, the panel leaves the map alone
     for width, height in [(900, 800), (420, 800)]:
