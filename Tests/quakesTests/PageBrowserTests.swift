@@ -24,8 +24,9 @@ struct PageBrowserTests {
     static let needsBrowser = Testing.ConditionTrait.enabled(
         if: ServeTests.hasSelenium, "needs selenium in the venv and Debian's chromium and chromium-driver")
 
-    /// Runs one scenario against a server of `store` started with `extra` arguments.
-    static func check(_ scenario: String, store: String?, _ extra: [String] = []) throws {
+    /// Runs one scenario of `script` (check_browser.py's by default) against a server of `store`
+    /// started with `extra` arguments.
+    static func check(_ scenario: String, store: String?, _ extra: [String] = [], script: String = Self.script) throws {
         let store = try #require(store, "the store of the real feeds could not be built")
         let server = try ServeTests.Server(store: store, extra)
         try withExtendedLifetime(server) {

@@ -5,7 +5,8 @@ import QuakeStore
 /// Writes events in USGS feed shape, from stored values, so that the output loads again and
 /// every field comes back exactly: CSV with the 22-column header, or a GeoJSON
 /// FeatureCollection with the standard properties (plus the CSV-only fields, so nothing is lost).
-/// An event stored without a title (one loaded from CSV) gets USGS's (``usgsTitle(mag:type:place:into:)``).
+/// An event stored without a title (one loaded from CSV) gets USGS's (``usgsTitle(mag:type:place:into:)``),
+/// and one with a ComCat id without a `url` and `detail` gets USGS's links (``writeMadeLink(_:_:_:into:)``).
 package final class FeedWriter {
     package enum Format: String, Sendable, CaseIterable { case csv, geojson }
 
@@ -20,6 +21,8 @@ package final class FeedWriter {
     /// The `distance_km` field, when asked for: a CSV column at its position, or the last
     /// GeoJSON property.
     package var distance: DistanceField?
+    /// The GeoJSON collection's `metadata`: an export's unless the writer answers a request.
+    package var metadata = FeedMetadata()
 
     /// `columns` picks the CSV columns, or the GeoJSON properties (default: every field; a
     /// feature always carries its geometry and id).
@@ -46,8 +49,9 @@ package final class FeedWriter {
                 sink.write("\n")
             }
         case .geojson:
-            sink.write("{\"type\":\"FeatureCollection\",\"metadata\":{\"generated\":\(generated),\"title\":\"quakes export\",\"status\":200\(count.map { ",\"count\":\($0)" } ?? "")\(total.map { ",\"total\":\($0)" } ?? "")},"
-                       + "\"features\":[")
+            sink.write("{\"type\":\"FeatureCollection\",")
+            metadata.write(generated: generated, count: count, total: total, into: &sink.buffer)
+            sink.write(",\"features\":[")
         }
     }
 
@@ -127,9 +131,18 @@ package final class FeedWriter {
         let keys = self.keys
         for (k, c) in properties.enumerated() {
             out.append(contentsOf: keys[k])
-            if c == .title, let title = madeTitle(b, i) {
-                FeedWriter.jsonString(title, into: &out)
-            } else {
+            switch c {
+            case .title:
+                if let title = madeTitle(b, i) {
+                    FeedWriter.jsonString(title, into: &out)
+                } else {
+                    writeValue(b, c, i, &out)
+                }
+            case .url, .detail:
+                if !writeMadeLink(c, b, i, into: &out) {
+                    writeValue(b, c, i, &out)
+                }
+            default:
                 writeValue(b, c, i, &out)
             }
         }

@@ -105,6 +105,7 @@ async function load(options = {}) {
   if (!drawnOnce) performance.mark("quakes-list");
   if (refit) { state.map = QuakeMap.urlValue(); writeURL(false); }
   QuakeMap.setSelected(state.selected, !options.live);
+  if (!options.live) keepSelectedClear();
   QuakeMap.setRegion(state.inview ? null : state.region);
   renderNotes(drawn, located);
   if (!drawnOnce) {
@@ -331,10 +332,32 @@ function step(delta) {
   select(data.events[next][0], "keys");
 }
 
+// The detail panel lies over the map's side: the selected marker is moved out from under it.
+function keepSelectedClear() {
+  if (!$("detail").hidden) QuakeMap.keepClear($("detail").getBoundingClientRect());
+}
+
+// The units of the detail's numbers, as USGS's event page gives them: km for depth and distances,
+// degrees for coordinates, the azimuthal gap and the distance to the nearest station, seconds for
+// the travel-time residual, minutes for the time zone's offset.
+const UNITS = { latitude: "°", longitude: "°", depth: "km", horizontalError: "km", depthError: "km", gap: "°",
+  dmin: "°", rms: "s", tz: "min" };
+const KM_PER_DEGREE = 111.19;
+
+// a detail field's value as shown: lists as lists, numbers with their unit (dmin in km as well)
+function fieldText(key, value) {
+  if (typeof value === "string" && /^,.*,$/.test(value)) return value.split(",").filter(Boolean).join(", ");
+  const unit = UNITS[key];
+  if (typeof value !== "number" || !unit) return String(value);
+  const text = unit === "°" ? `${value}°` : `${value} ${unit}`;
+  return key === "dmin" ? `${text} (${(value * KM_PER_DEGREE).toFixed(1)} km)` : text;
+}
+
 async function openDetail(id) {
   const panel = $("detail");
   panel.hidden = false;
   panel.dataset.eventId = id;
+  keepSelectedClear();
   $("detail-title").textContent = id;
   $("detail-fields").innerHTML = "<tr><td>Loading…</td></tr>";
   $("detail-usgs").hidden = true;
@@ -349,10 +372,8 @@ async function openDetail(id) {
   }
   if (panel.dataset.eventId !== id) return;
   $("detail-title").textContent = `M${ev.mag ?? "?"} · ${ev.place ?? id}`;
-  // the comma-wrapped lists (",ci,us,") read as lists
-  const shown = (v) => (typeof v === "string" && /^,.*,$/.test(v) ? v.split(",").filter(Boolean).join(", ") : v);
   $("detail-fields").innerHTML = Object.entries(ev).filter(([, v]) => v !== null)
-    .map(([k, v]) => `<tr><th scope="row">${escapeHTML(k)}</th><td>${escapeHTML(shown(v))}</td></tr>`).join("");
+    .map(([k, v]) => `<tr><th scope="row">${escapeHTML(k)}</th><td>${escapeHTML(fieldText(k, v))}</td></tr>`).join("");
   // ComCat ids are the preferred network's code and the event's: the USGS site has a page for each
   const usgs = typeof ev.net === "string" && id.startsWith(ev.net) && /^[a-z]{2}[a-z0-9_]+$/.test(id);
   $("detail-usgs").hidden = !usgs;
@@ -518,6 +539,8 @@ function setUpControls() {
     else if (e.key === "Enter" && state.selected) { e.preventDefault(); openDetail(state.selected); }
   });
   window.addEventListener("popstate", () => { readURL(); load(); });
+  // a window made smaller can bring the panel over the selected marker
+  window.addEventListener("resize", keepSelectedClear);
 }
 
 let tipTimer = null;
@@ -548,6 +571,10 @@ readURL();
 performance.mark("quakes-setup");
 QuakeMap.setUp({
   select: (id) => select(id, "map"),
+  open: (id) => {
+    if (state.selected !== id) select(id, "map");
+    openDetail(id);
+  },
   moved: mapMoved,
   hover,
   region: (r) => {

@@ -1,7 +1,8 @@
 // The page's map: an equirectangular world in an SVG whose user units are degrees (x = longitude,
 // y = -latitude). It wraps east and west (coastlines and quakes are drawn again 360° either side),
-// fits the shown quakes the shorter way across 180°, pans, zooms, rings the selection and draws a
-// region with shift-drag. It knows nothing of the list: app.js hands it events and callbacks.
+// fits the shown quakes the shorter way across 180°, pans, zooms, rings the selection, keeps it clear
+// of a panel over the map and draws a region with shift-drag. It knows nothing of the list: app.js
+// hands it events and callbacks.
 "use strict";
 
 performance.mark("quakes-js");
@@ -9,6 +10,7 @@ const QuakeMap = (() => {
   const DEPTH_BANDS = [[35, "#d7301f", "0–35 km"], [70, "#fc8d59", "35–70"], [150, "#fdcc8a", "70–150"],
     [300, "#78c679", "150–300"], [500, "#4292c6", "300–500"], [Infinity, "#6a51a3", "500+ km"]];
   const MAX_MARKERS = 5000;        // a swarm day draws its largest quakes only
+  const DOUBLE_CLICK_MS = 500;     // two clicks on a marker this close together open it
   const MIN_SCALE = 360 / (256 * 2 ** 12);   // degrees per pixel at zoom 12
   const el = (id) => document.getElementById(id);
 
@@ -22,7 +24,7 @@ const QuakeMap = (() => {
   let xs = new Float64Array(0);    // each marker's x: its longitude, within 180° of the view's centre
   let byId = new Map();            // event id -> index in events
   let selected = null;
-  let hooks = { select() {}, moved() {}, region() {} };
+  let hooks = { select() {}, open() {}, moved() {}, region() {} };
   let svg;
 
   const wrap180 = (x) => ((x + 180) % 360 + 360) % 360 - 180;
@@ -274,6 +276,33 @@ const QuakeMap = (() => {
     }
   }
 
+  // Pans the view so that the selected marker, with its ring and a margin, lies clear of `cover`
+  // (a client rect over the map, the detail panel): in the largest part of the map the cover leaves
+  // free, beside it or above or below it. Returns whether the view moved.
+  function keepClear(cover) {
+    const k = selected === null ? undefined : byId.get(selected);
+    if (k === undefined || !cover) return false;
+    const box = svg.getBoundingClientRect();
+    const s = view.s, { w, h } = size();
+    const x = box.left + (xs[k] - view.cx) / s + w / 2, y = box.top + (-events[k][1] - view.cy) / s + h / 2;
+    const reach = events[k][3] + 5 + 12;
+    const across = x + reach > cover.left && x - reach < cover.right;
+    if (!across || y + reach <= cover.top || y - reach >= cover.bottom) return false;
+    const spaces = [
+      { size: cover.left - box.left, x: (box.left + Math.max(box.left, cover.left)) / 2, y },
+      { size: box.right - cover.right, x: (Math.min(box.right, cover.right) + box.right) / 2, y },
+      { size: cover.top - box.top, x, y: (box.top + Math.max(box.top, cover.top)) / 2 },
+      { size: box.bottom - cover.bottom, x, y: (Math.min(box.bottom, cover.bottom) + box.bottom) / 2 },
+    ];
+    const best = spaces.reduce((a, b) => (b.size > a.size ? b : a));
+    if (best.size <= 0) return false;
+    view.cx += (x - best.x) * s;
+    view.cy += (y - best.y) * s;
+    applyView(false);
+    hooks.moved();
+    return true;
+  }
+
   // ---------- the region box ----------
 
   let region = null;               // {minlatitude, maxlatitude, minlongitude, maxlongitude} or null
@@ -408,7 +437,17 @@ const QuakeMap = (() => {
       } else {
         const id = hit(d.p);
         if (id !== null) hooks.select(id);
+        tapped(id);
       }
+    };
+    // A second click (or tap) on the same marker within DOUBLE_CLICK_MS opens it: a double-click,
+    // counted here because the presses are the map's own (a drag pans it), for a mouse and a finger alike.
+    let lastTap = null;
+    const tapped = (id) => {
+      const now = performance.now();
+      const again = id !== null && lastTap !== null && lastTap.id === id && now - lastTap.at < DOUBLE_CLICK_MS;
+      lastTap = again || id === null ? null : { id, at: now };
+      if (again) hooks.open(id);
     };
     svg.addEventListener("pointerup", end);
     svg.addEventListener("pointercancel", end);
@@ -437,6 +476,6 @@ const QuakeMap = (() => {
     clampView();
   }
 
-  return { setUp, draw, show, urlValue, markers, hit, setSelected, setRegion, viewRegion, drawCoastlines,
+  return { setUp, draw, show, urlValue, markers, hit, setSelected, keepClear, setRegion, viewRegion, drawCoastlines,
     bounds };
 })();

@@ -3,7 +3,8 @@ import QuakeInterchange
 import QuakeStore
 
 /// Writes the rows of an FDSN answer in the requested format into a capturing sink: QuakeML,
-/// GeoJSON (wrapped in `callback(...)` for JSONP), USGS CSV, FDSN text or KML.
+/// GeoJSON (wrapped in `callback(...)` for JSONP, its metadata as USGS's service writes it), USGS CSV,
+/// FDSN text or KML.
 struct EventEncoder {
     let format: FDSNRequest.Format
     let sink: OutputSink
@@ -13,13 +14,17 @@ struct EventEncoder {
     private let text: ResultWriter?
     private let kml: KMLWriter?
 
-    init(_ r: FDSNRequest, sink: OutputSink) {
+    /// `url` is the request as the client sent it, for a GeoJSON answer's `metadata.url`.
+    init(_ r: FDSNRequest, sink: OutputSink, url: String? = nil) {
         format = r.format
         self.sink = sink
         callback = r.callback
         quakeml = r.format == .quakeml ? QuakeMLWriter(sink: sink) : nil
         switch r.format {
-        case .geojson: feed = FeedWriter(format: .geojson, sink: sink)
+        case .geojson:
+            let geojson = FeedWriter(format: .geojson, sink: sink)
+            geojson.metadata = FeedMetadata(url: url, title: FeedMetadata.serviceTitle, api: FDSNService.version)
+            feed = geojson
         case .csv: feed = FeedWriter(format: .csv, sink: sink)
         default: feed = nil
         }

@@ -40,7 +40,8 @@ struct FDSNService: Sendable {
         let cap = parsed.limit == nil ? maxEvents : nil
         let gzip = StreamedBody.acceptsGzip(r)
         // a recent answer of this generation to the same request, as it was sent
-        let key = ResponseCache.Key(generation: snap.generation, route: "query", query: r.uri.query, gzip: gzip)
+        let key = ResponseCache.Key(generation: snap.generation, route: Self.cacheRoute(parsed, r), query: r.uri.query,
+                                    gzip: gzip)
         // or, while another request is making that answer, the answer it makes
         let first: Bool
         switch await source.answers.turn(key) {
@@ -50,7 +51,7 @@ struct FDSNService: Sendable {
         let answer: (count: Int, channel: PieceChannel)
         do {
             answer = try await Self.stream(parsed, spec: parsed.spec, snap: snap, gzip: gzip, cap: cap,
-                                           keep: (source.answers, key, first))
+                                           url: Self.requestURL(r), keep: (source.answers, key, first))
         } catch {
             return Self.error(error, r)
         }
@@ -65,9 +66,11 @@ struct FDSNService: Sendable {
     /// for the count. With a `cap`, more matching events than that is a 400 before anything is sent.
     /// With `keep`, a whole answer is kept in the cache; when `first`, requests wait for it
     /// (``ResponseCache/turn(_:patience:)``), and its end, kept or not, lets them go on.
+    /// `url`, the request as sent, goes in a GeoJSON answer's metadata.
     /// - Returns: the count, and the channel whose pieces are the body (cancel it when unused).
     static func stream(_ parsed: FDSNRequest, spec: QuerySpec, snap: SnapshotSource.Snapshot, gzip: Bool,
-                       cap: Int?, keep: (cache: ResponseCache, key: ResponseCache.Key, first: Bool)? = nil)
+                       cap: Int?, url: String? = nil,
+                       keep: (cache: ResponseCache, key: ResponseCache.Key, first: Bool)? = nil)
         async throws -> (count: Int, channel: PieceChannel) {
         let channel = PieceChannel()
         await channel.start { ch in
@@ -77,7 +80,7 @@ struct FDSNService: Sendable {
             defer { if copying { keep?.cache.endCopy() } }
             let out = PieceWriter(channel: ch, gzip: gzip, keep: copying ? keep?.cache.entryLimit ?? 0 : 0)
             var rows = 0
-            let enc = EventEncoder(parsed, sink: out.sink)
+            let enc = EventEncoder(parsed, sink: out.sink, url: url)
             if let cap {
                 let n = try snap.store.count(spec.filter, snapshot: snap.manifest)
                 if n - spec.offset > cap {
@@ -219,7 +222,7 @@ struct FDSNService: Sendable {
     static func error(_ error: any Error, _ r: Request) -> Response {
         let e = error as? FDSNError ?? FDSNError(status: 500, detail: "\(error)")
         let json = wantsJSONError(r)
-        let request = base(r) + r.uri.description
+        let request = requestURL(r)
         let body = json ? e.json(request: request) : e.text(request: request, usage: base(r) + Self.root)
         return Response(status: .init(code: e.status),
                         headers: [.contentType: json ? "application/json; charset=utf-8" : "text/plain; charset=utf-8"],
@@ -236,6 +239,18 @@ struct FDSNService: Sendable {
 
     static func base(_ r: Request) -> String {
         "http://" + (r.head.authority ?? "127.0.0.1")
+    }
+
+    /// The request as the client sent it: the scheme, the host it named (its Host header), the
+    /// path and the query, as a GeoJSON answer's `metadata.url` and an error's `Request:` give it.
+    static func requestURL(_ r: Request) -> String {
+        base(r) + r.uri.description
+    }
+
+    /// The cache's route of a `query` answer: a GeoJSON answer names its request's host
+    /// (``requestURL(_:)``), so one asked of another host name is another answer.
+    static func cacheRoute(_ parsed: FDSNRequest, _ r: Request) -> String {
+        parsed.format == .geojson ? "query " + base(r) : "query"
     }
 
     static func plain(_ s: String) -> Response {

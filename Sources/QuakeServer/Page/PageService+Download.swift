@@ -36,7 +36,8 @@ extension PageService {
         let gzip = StreamedBody.acceptsGzip(r)
         let answer: (count: Int, channel: PieceChannel)
         do {
-            answer = try await FDSNService.stream(view.rest, spec: view.spec, snap: snap, gzip: gzip, cap: nil)
+            answer = try await FDSNService.stream(view.rest, spec: view.spec, snap: snap, gzip: gzip, cap: nil,
+                                                  url: FDSNService.requestURL(r))
         } catch {
             return Self.jsonError(error)
         }
