@@ -113,7 +113,9 @@ public struct Quake: Sendable, Hashable, Identifiable, Codable {
     /// The product types associated with the event, comma-separated with a comma at each end
     /// (`,dyfi,origin,phase-data,shakemap,`). GeoJSON feeds only.
     public var types: String?
-    /// The event's title, `M 4.5 - 10 km NE of Pāhala, Hawaii`. GeoJSON feeds only.
+    /// The event's title, `M 4.5 - 10 km NE of Pāhala, Hawaii`. A fetched event always has one:
+    /// a store keeps only a title that does not follow from the magnitude, type and place, and
+    /// makes USGS's from them for every other event (one loaded from CSV too).
     public var title: String?
 
     /// An event with its id, time and epicentre, and optionally its depth, magnitude and place;

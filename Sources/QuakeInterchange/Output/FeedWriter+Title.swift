@@ -2,54 +2,10 @@ import QuakeFormat
 import QuakeStore
 
 extension FeedWriter {
-    /// The GeoJSON `title` of an event stored without one (a CSV feed has no title), built as
-    /// USGS builds it: `M 7.1 - 2019 Ridgecrest Earthquake Sequence`, the type named when it is
-    /// not an earthquake (`M 1.7 Quarry Blast - 5km NW of Boron, CA`), `M ?` without a magnitude.
-    /// The magnitude has one decimal, rounded half away from zero (2.65 is `2.7`, -0.01 is `-0.0`).
+    /// The GeoJSON `title` of an event stored without one (a CSV feed has no title, and a store
+    /// keeps none that follows from the event's fields): USGS's, from ``USGSTitle``.
     package static func usgsTitle(mag: Int64, type: some Collection<UInt8>, place: some Collection<UInt8>,
                                   into out: inout [UInt8]) {
-        out.append(contentsOf: "M ".utf8)
-        if mag == RowBatch.null {
-            out.append(UInt8(ascii: "?"))
-        } else {
-            oneDecimal(mag, into: &out)
-        }
-        if !type.isEmpty && !type.elementsEqual("earthquake".utf8) {
-            var wordStart = true
-            out.append(UInt8(ascii: " "))
-            for c in type {
-                out.append(wordStart && c >= 97 && c <= 122 ? c - 32 : c)
-                wordStart = c == UInt8(ascii: " ")
-            }
-        }
-        if !place.isEmpty {
-            out.append(contentsOf: " - ".utf8)
-            out.append(contentsOf: place)
-        }
-    }
-
-    /// A scaled decimal with one digit after the point, rounded half away from zero, its sign kept.
-    static func oneDecimal(_ e: Int64, into out: inout [UInt8]) {
-        let scale = Int(e & 31)
-        let m = e >> 6
-        let negative = m < 0 || e & 32 != 0
-        var tenths = m.magnitude
-        if scale == 0 {
-            let (t, overflow) = tenths.multipliedReportingOverflow(by: 10)
-            guard !overflow else { out.append(contentsOf: String(ScaledDecimal.double(e)).utf8); return }
-            tenths = t
-        } else if scale > 19 {
-            tenths = 0  // a mantissa below 2^57 is less than half of 10^19 tenths
-        } else if scale > 1 {
-            var d: UInt64 = 1
-            for _ in 1..<scale { d *= 10 }
-            let rest = tenths % d
-            tenths /= d
-            if rest >= d - rest { tenths += 1 }
-        }
-        if negative { out.append(UInt8(ascii: "-")) }
-        out.append(contentsOf: String(tenths / 10).utf8)
-        out.append(UInt8(ascii: "."))
-        out.append(UInt8(48 + UInt8(tenths % 10)))
+        USGSTitle.append(mag: mag, type: type, place: place, into: &out)
     }
 }

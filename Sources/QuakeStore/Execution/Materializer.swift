@@ -210,7 +210,10 @@ extension Store {
         let shown = columns ?? Column.allCases
         var need = ColumnSet(shown).union([.id, .time]).union(q.sort.map(\.column))
         if columns == nil { need = .all }
-        let batch = try Materializer(executor: ex).rows(refs, columns: need)
+        // a title the store does not keep is made from the magnitude, type and place
+        if need.contains(.title) { need.formUnion(RowBatch.titleSources) }
+        var batch = try Materializer(executor: ex).rows(refs, columns: need)
+        if need.contains(.title) { batch.makeTitles() }
         let cursor = batch.count > 0 ? Store.cursor(batch, row: batch.count - 1, sort: q.sort) : nil
         return QueryResult(batch: batch, columns: shown, cursor: cursor, stats: stats)
     }

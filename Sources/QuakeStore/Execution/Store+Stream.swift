@@ -19,6 +19,8 @@ extension Store {
         let shown = columns ?? Column.allCases
         var need = ColumnSet(shown).union([.id, .time]).union(q.sort.map(\.column))
         if columns == nil { need = .all }
+        // a title the store does not keep is made from the magnitude, type and place
+        if need.contains(.title) { need.formUnion(RowBatch.titleSources) }
         let m = Materializer(executor: ex)
         var cursor: Cursor?
         if let last = refs.last {
@@ -29,7 +31,8 @@ extension Store {
         let step = Swift.max(1, chunkRows)
         while at < refs.count {
             let end = Swift.min(refs.count, at.saturatingAdd(step))
-            let batch = try m.rows(Array(refs[at..<end]), columns: need)
+            var batch = try m.rows(Array(refs[at..<end]), columns: need)
+            if need.contains(.title) { batch.makeTitles() }
             try chunk(QueryResult(batch: batch, columns: shown, cursor: cursor, stats: stats))
             at = end
         }

@@ -83,6 +83,8 @@ package struct ZoneMap {
                 if v == .all { return .all }
             }
             return v
+        case .arithmetic(let comparison):
+            return try verdict(comparison)
         case .not(let g):
             switch try verdict(g) {
             case .all: return .none

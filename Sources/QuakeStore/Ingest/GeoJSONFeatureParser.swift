@@ -10,6 +10,8 @@ struct GeoJSONFeatureParser {
     /// Which timestamp fields of the feature held integers (the reader converts them).
     var integerTimes: UInt64 = 0
     private var scratch: [UInt8] = []
+    /// The title the row's fields make, reused from row to row.
+    private var madeTitle: [UInt8] = []
     private var hint = 0
 
     /// A key of at most 16 bytes, packed little-endian into two words.
@@ -52,7 +54,26 @@ struct GeoJSONFeatureParser {
                 try c.skipValue()
             }
         } while try c.more(closer: UInt8(ascii: "}"))
+        if mask & Column.title.bit != 0 { dropDerivedTitle(&rows) }
         return mask
+    }
+
+    /// Stores no title that follows from the row's magnitude, type and place (USGS's are all such):
+    /// it is made again when read. The title stays carried, so the row's version clears any older one.
+    private mutating func dropDerivedTitle(_ rows: inout RowBuilder) {
+        let mag = rows.currentInt(.mag)
+        // moved out and back, not copied: no allocation per row
+        var titleScratch: [UInt8] = []
+        swap(&titleScratch, &madeTitle)
+        let follows = rows.withCurrentText(.title) { title in
+            !title.isEmpty && rows.withCurrentText(.type) { type in
+                rows.withCurrentText(.place) { place in
+                    USGSTitle.follows(title, mag: mag, type: type, place: place, scratch: &titleScratch)
+                }
+            }
+        }
+        swap(&titleScratch, &madeTitle)
+        if follows { rows.clearCurrentText(.title) }
     }
 
     /// Reads a key; one longer than 16 bytes, or with an escape, matches no key of ours.

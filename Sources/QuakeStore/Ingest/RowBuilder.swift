@@ -104,6 +104,21 @@ package struct RowBuilder: ~Copyable {
     @inline(__always)
     package func currentTextIsEmpty(_ c: Column) -> Bool { used[c.rawValue] == rowStart(c.rawValue) }
 
+    /// Calls `body` with the text the row being built holds in column `c` (empty when unset).
+    package func withCurrentText<T>(_ c: Column, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        let k = c.rawValue
+        let start = rowStart(k)
+        // SAFETY: the row's bytes of column k lie in its buffer from the row's start to `used[k]`;
+        // the buffer is read only while `body` runs, and nothing writes it meanwhile.
+        return body(UnsafeBufferPointer(start: texts[k] + start, count: used[k] - start))
+    }
+
+    /// Removes the text the row being built holds in column `c`: the row stores null there.
+    package mutating func clearCurrentText(_ c: Column) {
+        let k = c.rawValue
+        used[k] = rowStart(k)
+    }
+
     /// Ends the row being built.
     @inline(__always)
     package mutating func endRow(present mask: UInt64, seq s: Int64) {

@@ -125,6 +125,33 @@ package enum Naive {
         var rows = try all.filter { try matches(q.filter, $0) }
         if let c = q.after { rows = rows.filter { row in c.isBefore(c.sort.map { k in value(row, k.column) }, id: row.id) } }
         let s = sorted(rows, q.sort).dropFirst(q.offset)
-        return Array(q.limit.map { s.prefix($0) } ?? s)
+        return Array(q.limit.map { s.prefix($0) } ?? s).map(withTitle)
+    }
+
+    /// `quake` as a reader is shown it: without a stored title, USGS's, made from the magnitude
+    /// rounded half away from zero to one decimal (by Foundation's `Decimal`, from its shortest
+    /// text), the type when it is not an earthquake (each word capitalised) and the place.
+    package static func withTitle(_ quake: Quake) -> Quake {
+        guard quake.title == nil else { return quake }
+        var made = "M "
+        if let magnitude = quake.magnitude, var exact = Decimal(string: "\(magnitude)") {
+            var rounded = Decimal()
+            NSDecimalRound(&rounded, &exact, 1, .plain)
+            let text = "\(rounded)"
+            made += text.contains(".") ? text : text + ".0"
+            if magnitude < 0 || (magnitude == 0 && magnitude.sign == .minus), !made.hasPrefix("M -") {
+                made = "M -" + made.dropFirst(2)
+            }
+        } else {
+            made += "?"
+        }
+        if let type = quake.type, !type.isEmpty, type != "earthquake" {
+            made += " " + type.split(separator: " ", omittingEmptySubsequences: false)
+                .map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: " ")
+        }
+        if let place = quake.place, !place.isEmpty { made += " - " + place }
+        var titled = quake
+        titled.title = made
+        return titled
     }
 }
