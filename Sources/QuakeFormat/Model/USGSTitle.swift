@@ -29,23 +29,26 @@ package enum USGSTitle {
     }
 
     /// A scaled decimal with one digit after the point, rounded half away from zero, its sign kept.
-    package static func oneDecimal(_ e: Int64, into out: inout [UInt8]) {
-        let scale = Int(e & 31)
-        let m = e >> 6
-        let negative = m < 0 || e & 32 != 0
-        var tenths = m.magnitude
+    package static func oneDecimal(_ scaled: Int64, into out: inout [UInt8]) {
+        let scale = Int(scaled & 31)
+        let mantissa = scaled >> 6
+        let negative = mantissa < 0 || scaled & 32 != 0
+        var tenths = mantissa.magnitude
         if scale == 0 {
-            let (t, overflow) = tenths.multipliedReportingOverflow(by: 10)
-            guard !overflow else { out.append(contentsOf: String(ScaledDecimal.double(e)).utf8); return }
-            tenths = t
+            let (product, overflow) = tenths.multipliedReportingOverflow(by: 10)
+            guard !overflow else {
+                out.append(contentsOf: String(ScaledDecimal.double(scaled)).utf8)
+                return
+            }
+            tenths = product
         } else if scale > 19 {
             tenths = 0  // a mantissa below 2^57 is less than half of 10^19 tenths
         } else if scale > 1 {
-            var d: UInt64 = 1
-            for _ in 1..<scale { d *= 10 }
-            let rest = tenths % d
-            tenths /= d
-            if rest >= d - rest { tenths += 1 }
+            var divisor: UInt64 = 1
+            for _ in 1..<scale { divisor *= 10 }
+            let rest = tenths % divisor
+            tenths /= divisor
+            if rest >= divisor - rest { tenths += 1 }
         }
         if negative { out.append(UInt8(ascii: "-")) }
         out.append(contentsOf: String(tenths / 10).utf8)

@@ -106,17 +106,17 @@ package struct RowBuilder: ~Copyable {
 
     /// Calls `body` with the text the row being built holds in column `c` (empty when unset).
     package func withCurrentText<T>(_ c: Column, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-        let k = c.rawValue
-        let start = rowStart(k)
-        // SAFETY: the row's bytes of column k lie in its buffer from the row's start to `used[k]`;
-        // the buffer is read only while `body` runs, and nothing writes it meanwhile.
-        return body(UnsafeBufferPointer(start: texts[k] + start, count: used[k] - start))
+        let column = c.rawValue
+        let start = rowStart(column)
+        // SAFETY: the row's bytes of the column lie in its buffer from the row's start to its used
+        // bytes; the buffer is read only while `body` runs, and nothing writes it meanwhile.
+        return body(UnsafeBufferPointer(start: texts[column] + start, count: used[column] - start))
     }
 
     /// Removes the text the row being built holds in column `c`: the row stores null there.
     package mutating func clearCurrentText(_ c: Column) {
-        let k = c.rawValue
-        used[k] = rowStart(k)
+        let column = c.rawValue
+        used[column] = rowStart(column)
     }
 
     /// Ends the row being built.
