@@ -262,7 +262,9 @@ extension SyncRun {
             return a
         }
         guard a.status == 200, a.text.contains("<application") || a.text.contains("<resources") else {
-            throw QuakeError(.network, path: url, detail: "not an FDSN event service (HTTP \(a.status) for its "
+            let html = (a.contentType ?? "").contains("html") || a.text.lowercased().contains("<html")
+            let answer = html ? "an HTML page (HTTP \(a.status))" : "HTTP \(a.status)"
+            throw QuakeError(.network, path: url, detail: "not an FDSN event service (\(answer) for its "
                 + "application.wadl); give the service's base URL, such as https://earthquake.usgs.gov/fdsnws/event/1/")
         }
         return a.text.contains("\"includedeleted\"")

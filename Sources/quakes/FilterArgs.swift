@@ -203,7 +203,11 @@ struct FilterArgs: Equatable {
 
     /// True when a centre is given without a radius: it filters nothing, and only query's
     /// `--sort distance` and `distance_km` field use it.
-    var centerWithoutRadius: Bool { (near != nil || latitude != nil || longitude != nil) && radiusKm == nil && maxradius == nil }
+    var centerWithoutRadius: Bool {
+        let center = near != nil || latitude != nil || longitude != nil
+        let radius = radiusKm != nil || maxradius != nil || minradius != nil || minradiuskm != nil
+        return center && !radius
+    }
 
     /// `--near LAT,LON --radius-km R`, or the FDSN `--latitude --longitude --maxradiuskm|--maxradius`.
     private func nearFilter(centerOnly: Bool) throws -> Filter? {

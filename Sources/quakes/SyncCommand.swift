@@ -181,19 +181,21 @@ struct SyncCommand: ParsableCommand {
         switch outcome {
         case .done(let summary):
             // straight to the descriptor: with --every, each summary shows as it is made, even in a pipe
-            let text = interval != nil && !verbose ? Self.roundLine(summary)
-                : Self.describe(summary, dryRun: false)
+            let text = interval == nil ? Self.describe(summary, dryRun: false)
+                : verbose ? Self.roundTime() + "\n" + Self.describe(summary, dryRun: false) : Self.roundLine(summary)
             FileHandle.standardOutput.write(Data((text + "\n").utf8))
         case .interrupted:
-            // a first sync that committed no piece leaves no store
-            if (try? Store(path: store.path)) == nil {
+            // a first sync that committed no piece leaves no store (its empty one is removed on the way out)
+            let committed = (try? Store(path: store.path)).map { !$0.manifest.cursors.isEmpty || $0.manifest.rows > 0 }
+            if committed != true {
                 printError("quakes: interrupted; nothing committed")
             } else {
                 printError("quakes: interrupted; the pieces committed so far are kept, and the next sync resumes there")
             }
             throw ExitCode(interrupt.exitStatus)
         case .failed(let e):
-            printError("quakes: " + ErrorMessage.line(e))
+            // with --every the loop goes on: the line says when the round failed
+            printError("quakes: " + (interval == nil ? "" : Self.roundTime() + "  ") + ErrorMessage.line(e))
             if interval == nil { throw ExitCode(1) }
         }
     }
@@ -225,8 +227,7 @@ struct SyncCommand: ParsableCommand {
     /// and its traffic.
     static func roundLine(_ summary: SyncSummary, at now: Date = Date()) -> String {
         let load = summary.load
-        let when = now.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
-            .timeSeparator(.colon).timeZone(separator: .omitted))
+        let when = roundTime(now)
         let seconds = String(format: "%.2f", summary.elapsedSeconds)
         let requests = "\(summary.requests) request" + (summary.requests == 1 ? "" : "s")
         guard !summary.notModified else {
@@ -234,6 +235,12 @@ struct SyncCommand: ParsableCommand {
         }
         return "\(when)  \(load.new) new, \(load.updated) updated, \(summary.deleted) deleted, "
             + "\(requests), \(summary.bytes) bytes, \(seconds) s"
+    }
+
+    /// When a round ended, to the second, UTC: `2026-11-29T16:40:01Z`.
+    static func roundTime(_ now: Date = Date()) -> String {
+        now.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
+            .timeSeparator(.colon).timeZone(separator: .omitted))
     }
 
     /// The summary, with the load summary's labels and the traffic.
@@ -248,7 +255,7 @@ struct SyncCommand: ParsableCommand {
             return lines.joined(separator: "\n")
         }
         if s.notModified {
-            return "not modified  (304: the feed is as it was; nothing committed)\nrequests      \(s.requests)"
+            return "not modified  (304: the feed is as it was; no events committed)\nrequests      \(s.requests)"
         }
         let l = s.load
         func n(_ v: Int) -> String { v.formatted() }

@@ -60,6 +60,9 @@ import Testing
         let history = try await asyncStore.history()
         let since = try await asyncStore.history(since: Date(timeIntervalSince1970: 0), identifiers: false)
         #expect(history.count == 3 && since.count == 3)
+        // each transaction names the call that made it, not a staged file that is gone
+        #expect(history.map(\.files) == [["Store.upsert"], ["Store.upsert"], ["Store.delete(ids:)"]],
+                "\(history.map(\.files))")
         var ids: [String] = []
         try await asyncStore.enumerate(descriptor, batchSize: 64) { quake in ids.append(quake.id) }
         let placeless = try await asyncStore.fetchCount(FetchDescriptor<Quake>(predicate: #Predicate<Quake> {

@@ -130,7 +130,8 @@ import Testing
             Issue.record("a latitude of 100 was stored")
         } catch let error as QuakeError {
             let text = "\(error)"
-            #expect(text.contains("quake 1 (ak8)") && text.contains("latitude"), "\(text)")
+            #expect(error.kind == .invalidArgument, "\(text)")
+            #expect(text.contains("quake 1 (id \"ak8\")") && text.contains("latitude"), "\(text)")
             #expect(!text.contains("quakes-upsert-") && !text.contains("feature 2"), "\(text)")
         }
         #expect(store.manifest.rows == 0)

@@ -38,6 +38,13 @@ import Testing
         let total = Int(all.stdout.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: ",", with: ""))
         #expect(n != nil && n == want, "\(ring.stdout) against \(spelled.stdout)")
         #expect((n ?? 0) > 0 && (n ?? 0) < (total ?? 0), "\(ring.stdout) of \(all.stdout)")
+        // query lists the same ring, and explain says it is the outside of a circle
+        let listed = try CLI.run(["query", "--store", store, "--minradius", "40", "--format", "csv", "--fields", "id",
+                                  "--limit", "100000"] + centre)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.split(separator: "\n").count - 1 == n, "\(listed.stdout.prefix(200))")
+        let explained = try CLI.run(["explain", "count", "--store", store, "--minradius", "40"] + centre)
+        #expect(explained.stdout.contains("not (distance"), "\(explained.stdout)")
     }
 
     /// Random bytes named `.geojson` are "not JSON", not "not a USGS CSV feed".

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// The README's library example compiles exactly as printed, as a client package would build it.
+/// The README's library example compiles exactly as printed, as a client package would build it
+/// (with no trait: QuakeStore alone, as the README says an app depends on it).
 @Suite struct ReadmeSnippetTests {
     /// The first ```swift block of the README's "## Library" section.
     static func snippet() throws -> String {
@@ -23,7 +24,7 @@ import Testing
             let package = Package(
                 name: "client",
                 platforms: [.macOS(.v15)],
-                dependencies: [.package(name: "quakes", path: "\(CLI.packageRoot.path)")],
+                dependencies: [.package(name: "quakes", path: "\(CLI.packageRoot.path)", traits: [])],
                 targets: [.executableTarget(name: "client", dependencies: [.product(name: "QuakeStore", package: "quakes")])]
             )
 

@@ -315,7 +315,8 @@ import Glibc
         let down = CLI.tempDir() + "/down"
         let every = try WriterSupport.Background(["sync", "--store", down, server.base, "--every", "30s"]
                                                  + WriterSupport.window)
-        #expect(WriterSupport.eventually(120) { every.stdout.contains("committed") }, "\(every.stderr)")
+        // the round's one line: `TIME  N new, N updated, ...`
+        #expect(WriterSupport.eventually(120) { every.stdout.contains(" new, ") }, "\(every.stderr)")
         // the first round is over and the next is 30 s away: the lock is free
         #expect(WriterSupport.eventually(5) { !WriterSupport.isLocked(down) }, "the first round kept the lock")
         let load = try CLI.run(["load", "--store", down, feed])

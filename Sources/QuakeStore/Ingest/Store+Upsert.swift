@@ -15,10 +15,9 @@ extension Store {
     /// the event back. To change only some fields, use ``upsert(_:fields:)``. The values pass the
     /// loader's checks (a latitude outside -90...90 is refused), and any refusal commits nothing.
     /// - Returns: the load's summary (`new`, `updated`, `unchanged`).
-    /// - Throws: ``QuakeError/Kind/invalidArgument`` for a value that is not finite, naming the
-    ///   value's position in `quakes`, its id and the property; ``QuakeError/Kind/strict`` naming
-    ///   the first value the loader refuses (its feature number is its position in `quakes`), or
-    ///   the errors of a load.
+    /// - Throws: ``QuakeError/Kind/invalidArgument`` for a value that is not finite or that the
+    ///   loader refuses (a latitude of 100), naming the first such value's position in `quakes`,
+    ///   its id and the property; or the errors of a load.
     /// - Complexity: O(n) to stage the values (memory stays bounded), then a load of n rows.
     @discardableResult
     public func upsert(_ quakes: some Sequence<Quake>) throws -> LoadSummary {
@@ -49,9 +48,11 @@ extension Store {
     }
 
     /// ``upsert(_:fields:)`` with the fields as the columns they name.
-    func upsert(_ quakes: some Sequence<Quake>, carrying carried: Set<Column>) throws -> LoadSummary {
+    /// `label` is what the load history records as the transaction's source.
+    func upsert(_ quakes: some Sequence<Quake>, carrying carried: Set<Column>,
+                label: String = "Store.upsert") throws -> LoadSummary {
         var it = quakes.makeIterator()
-        return try upsert(carrying: carried) { it.next() }
+        return try upsert(carrying: carried, label: label) { it.next() }
     }
 
     /// The columns a partial update carries: the key and version columns, and those `fields` name.
@@ -68,7 +69,8 @@ extension Store {
 
     /// Stages the values `next` gives as one GeoJSON file, each with the properties `carried`
     /// names (nil: all of them), then loads it strictly.
-    private func upsert(carrying carried: Set<Column>?, _ next: () -> Quake?) throws -> LoadSummary {
+    private func upsert(carrying carried: Set<Column>?, label: String = "Store.upsert",
+                        _ next: () -> Quake?) throws -> LoadSummary {
         let file = FileManager.default.temporaryDirectory
             .appendingPathComponent("quakes-upsert-\(FileIO.processID)-\(UUID().uuidString).geojson").path
         defer { FileIO.remove(file) }
@@ -92,6 +94,8 @@ extension Store {
         try out.close()
         var options = LoadOptions(strict: true)
         options.timeUnit = .milliseconds
+        // history names the call, not the staged file, which is gone when the call returns
+        options.sourceNames = [file: label]
         // the async twin's cancellation: asked between batches, from any of the load's threads
         let flag = CancelFlag.current
         options.isCancelled = { flag?.isCancelled == true }
@@ -102,8 +106,9 @@ extension Store {
         } catch let failure as QuakeError where failure.kind == .strict {
             // a feature's index is the value's position: name it, its id and the field, not the staged file
             guard let reject = firstReject.locked({ $0 }), ids.indices.contains(reject.line) else { throw failure }
-            throw QuakeError(.strict, detail: "quake \(reject.line) (\(ids[reject.line])) \(reject.reason); "
-                + "nothing committed")
+            // a value the caller gave is invalid: the kind a non-finite value gets too
+            throw QuakeError(.invalidArgument, detail: "quake \(reject.line) (id \"\(ids[reject.line])\") "
+                + "\(reject.reason); nothing committed")
         }
     }
 
@@ -133,7 +138,8 @@ extension Store {
         }
         guard !stones.isEmpty else { return LoadSummary() }
         // the tombstone changes the status alone: the fields the event's versions never carried stay uncarried
-        return try upsert(stones, fields: [\Quake.status])
+        let carried = try Store.carriedColumns([\Quake.status])
+        return try upsert(stones, carrying: carried, label: "Store.delete(ids:)")
     }
 
     /// One GeoJSON feature of `quake` (the `index`th value) holding the properties `carried`

@@ -21,7 +21,12 @@ extension Filter {
                 slowPath += branchPlan.slowPath
             }
             return (kernels.count > 1 ? ["(" + kernels.joined(separator: " or ") + ")"] : kernels, slowPath)
-        case .not(let f): return f.plan
+        case .not(let f):
+            // the negation of the inner terms, said as such (a minimum radius is `not (distance <= r)`)
+            let inner = f.plan
+            let kernels = inner.kernels.isEmpty ? [] : ["not (" + inner.kernels.joined(separator: " and ") + ")"]
+            let slowPath = inner.slowPath.isEmpty ? [] : ["not (" + inner.slowPath.joined(separator: " and ") + ")"]
+            return (kernels, slowPath)
         case .predicate(let p): return ([], [p.label])
         case .contains(.place, _, _): return (["\(self) [place dictionary scan]"], [])
         case .oneOf(let c, _) where c.kind == .category: return (["\(self) [dictionary codes]"], [])
