@@ -63,7 +63,9 @@ struct SyncCommand: ParsableCommand {
             throw ValidationError("--to is more than 30 days ago, before a first sync's default start: give --from too")
         }
         if dryRun && every != nil { throw ValidationError("--dry-run prints the plan once: drop --every") }
-        if verbose && every == nil { throw ValidationError("--verbose is for --every: a single sync prints its whole summary") }
+        if verbose && every == nil {
+            throw ValidationError("--verbose is for --every: a single sync prints its whole summary")
+        }
         if dryRun && wait.wait != nil {
             throw ValidationError("--dry-run takes no lock, so it waits for none: drop --wait")
         }

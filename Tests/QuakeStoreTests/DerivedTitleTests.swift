@@ -14,7 +14,8 @@ import Testing
 
     /// The feed's title of every event, by id: the naive reference.
     static func titles(_ path: String) throws -> [String: String] {
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         let features = try #require(json?["features"] as? [[String: Any]])
         var titles: [String: String] = [:]
         for feature in features {
@@ -70,8 +71,9 @@ import Testing
                 + "\"geometry\":{\"type\":\"Point\",\"coordinates\":[-122.2,38.1,5.5]}}"
         }
         let geojson = dir + "/a.geojson"
-        TestSupport.write("{\"type\":\"FeatureCollection\",\"features\":[" + feature("nc1", "2.54", "M 2.5 - 10 km N of Town, CA")
-            + "," + feature("nc2", "2.5", "Felt widely in Town") + "]}", to: geojson)
+        let features = [feature("nc1", "2.54", "M 2.5 - 10 km N of Town, CA"), feature("nc2", "2.5", "Felt widely in Town")]
+        TestSupport.write("{\"type\":\"FeatureCollection\",\"features\":[" + features.joined(separator: ",") + "]}",
+                          to: geojson)
         let (store, _, _) = try TestSupport.load([geojson])
         let rows = try TestSupport.allRows(store)
         let stored = (0..<rows.count).map { rows.text[Column.title.rawValue].string($0) }

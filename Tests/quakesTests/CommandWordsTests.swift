@@ -32,17 +32,19 @@ import Testing
         let spelled = try CLI.run(["count", "--store", store, "--minradius", "40", "--maxradius", "180"] + centre)
         let all = try CLI.run(["count", "--store", store])
         #expect(ring.status == 0, "\(ring.stderr)")
-        let n = Int(ring.stdout.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: ",", with: ""))
-        let want = Int(spelled.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            .replacingOccurrences(of: ",", with: ""))
-        let total = Int(all.stdout.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: ",", with: ""))
-        #expect(n != nil && n == want, "\(ring.stdout) against \(spelled.stdout)")
-        #expect((n ?? 0) > 0 && (n ?? 0) < (total ?? 0), "\(ring.stdout) of \(all.stdout)")
+        func number(_ text: String) -> Int? {
+            Int(text.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: ",", with: ""))
+        }
+        let ringCount = number(ring.stdout)
+        let want = number(spelled.stdout)
+        let total = number(all.stdout)
+        #expect(ringCount != nil && ringCount == want, "\(ring.stdout) against \(spelled.stdout)")
+        #expect((ringCount ?? 0) > 0 && (ringCount ?? 0) < (total ?? 0), "\(ring.stdout) of \(all.stdout)")
         // query lists the same ring, and explain says it is the outside of a circle
         let listed = try CLI.run(["query", "--store", store, "--minradius", "40", "--format", "csv", "--fields", "id",
                                   "--limit", "100000"] + centre)
         #expect(listed.status == 0, "\(listed.stderr)")
-        #expect(listed.stdout.split(separator: "\n").count - 1 == n, "\(listed.stdout.prefix(200))")
+        #expect(listed.stdout.split(separator: "\n").count - 1 == ringCount, "\(listed.stdout.prefix(200))")
         let explained = try CLI.run(["explain", "count", "--store", store, "--minradius", "40"] + centre)
         #expect(explained.stdout.contains("not (distance"), "\(explained.stdout)")
     }
