@@ -122,6 +122,7 @@ struct SyncCommand: ParsableCommand {
         defer { interrupt.uninstall() }
         if dryRun { return try plan(src, filter, interrupt) }
         let createdDirectory = !FileIO.exists(store.path)
+        let createdParents = Self.missingParents(of: store.path)
         let s: Store
         let created: Bool
         // the lock of the first round; scoped so that nothing else keeps it past that round
@@ -139,6 +140,8 @@ struct SyncCommand: ParsableCommand {
             let m = s.freshManifest()
             if created && m.rows == 0 && m.cursors.isEmpty {
                 s.discardNew(removingDirectory: createdDirectory, lock: held)
+                // the folders made to hold the store go with it, deepest first, each only when empty
+                for parent in createdParents where FileIO.list(parent).isEmpty { FileIO.remove(parent) }
             }
         }
         let interval = try every.map(Self.seconds)
@@ -237,6 +240,17 @@ struct SyncCommand: ParsableCommand {
         }
         return "\(when)  \(load.new) new, \(load.updated) updated, \(summary.deleted) deleted, "
             + "\(requests), \(summary.bytes) bytes, \(seconds) s"
+    }
+
+    /// The folders above `path` that do not exist yet, deepest first: opening the store makes them.
+    static func missingParents(of path: String) -> [String] {
+        var parents: [String] = []
+        var parent = (path as NSString).deletingLastPathComponent
+        while !parent.isEmpty && parent != "/" && parent != "." && !FileIO.exists(parent) {
+            parents.append(parent)
+            parent = (parent as NSString).deletingLastPathComponent
+        }
+        return parents
     }
 
     /// When a round ended, to the second, UTC: `2026-11-29T16:40:01Z`.

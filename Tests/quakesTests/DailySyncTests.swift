@@ -63,10 +63,13 @@ import Glibc
     /// A service that is not listening fails at once with one attempt: no 5 s connect timeout.
     @Test func aRefusedConnectionFailsAtOnce() throws {
         let started = Date()
-        let r = try SyncTests.sync(CLI.tempDir() + "/none", "http://127.0.0.1:9/fdsnws/event/1/", ["--attempts", "1"])
+        let dir = CLI.tempDir()
+        let r = try SyncTests.sync(dir + "/made/for/it", "http://127.0.0.1:9/fdsnws/event/1/", ["--attempts", "1"])
         let elapsed = Date().timeIntervalSince(started)
         #expect(r.status == 1 && r.stderr.contains("connection refused"), "\(r.stderr)")
         #expect(elapsed < 2, "a refused connection took \(elapsed) s")
+        // the failed first sync leaves nothing: not the store, nor the folders made to hold it
+        #expect(!FileManager.default.fileExists(atPath: dir + "/made"), "a failed first sync left its folders")
     }
 
     /// `--every` prints one line a round, with its time and counts; `--verbose` the whole summary.
