@@ -44,10 +44,15 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // support: locks through ThreadSanitizer, per-thread slots, the malloc policy and radix sort.
+        .target(
+            name: "QuakeSupport",
+            swiftSettings: strict
+        ),
         // format: the model, codecs, partition/manifest/history files and the one I/O layer.
         .target(
             name: "QuakeFormat",
-            dependencies: ["CZstd", "CZlib"],
+            dependencies: ["QuakeSupport", "CZstd", "CZlib"],
             swiftSettings: strict
         ),
         // engine: the filter IR, planning, execution, ingest, history and observers; the public API.
@@ -55,6 +60,7 @@ let package = Package(
             name: "QuakeStore",
             dependencies: [
                 "QuakeFormat",
+                "QuakeSupport",
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: strict
@@ -62,14 +68,14 @@ let package = Package(
         // interchange: CSV/GeoJSON/text/Arrow/Parquet writers, history output, the SVG map.
         .target(
             name: "QuakeInterchange",
-            dependencies: ["QuakeStore", "QuakeFormat"],
+            dependencies: ["QuakeStore", "QuakeFormat", "QuakeSupport"],
             swiftSettings: strict
         ),
         // server: the FDSN event service and the quake browser page, on Hummingbird (`quakes serve`).
         .target(
             name: "QuakeServer",
             dependencies: [
-                "QuakeInterchange", "QuakeStore", "QuakeFormat",
+                "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeSupport",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
@@ -84,7 +90,7 @@ let package = Package(
         .target(
             name: "QuakeSync",
             dependencies: [
-                "QuakeStore", "QuakeFormat",
+                "QuakeStore", "QuakeFormat", "QuakeSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Sync"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Sync"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Sync"])),
@@ -94,20 +100,21 @@ let package = Package(
         // the feed generator and the bench cases: `quakes generate` and `quakes bench` (the CLI links it).
         .target(
             name: "QuakeGenerator",
-            dependencies: ["QuakeInterchange", "QuakeStore", "QuakeFormat"],
+            dependencies: ["QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeSupport"],
             swiftSettings: strict
         ),
         // test support, for the test targets and the fuzz harness only (never the CLI): the naive
         // reference, the fuzz harnesses and scratch folders.
         .target(
             name: "QuakeTestSupport",
-            dependencies: ["QuakeGenerator", "QuakeInterchange", "QuakeStore", "QuakeFormat"],
+            dependencies: ["QuakeGenerator", "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeSupport"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "quakes",
             dependencies: [
-                "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeGenerator", "QuakeServer", "QuakeSync",
+                "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeSupport", "QuakeGenerator", "QuakeServer",
+                "QuakeSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
             ],
             // A position-dependent executable: the loader applies 11 relocations instead of about
@@ -116,25 +123,25 @@ let package = Package(
         ),
         // one test target per library target, and the CLI's end-to-end tests
         .testTarget(name: "QuakeFormatTests", dependencies: [
-            "QuakeFormat", "QuakeStore", "QuakeGenerator", "QuakeTestSupport",
+            "QuakeFormat", "QuakeSupport", "QuakeStore", "QuakeGenerator", "QuakeTestSupport",
         ]),
         .testTarget(name: "QuakeStoreTests", dependencies: [
-            "QuakeStore", "QuakeFormat", "QuakeInterchange", "QuakeGenerator", "QuakeTestSupport",
+            "QuakeStore", "QuakeFormat", "QuakeSupport", "QuakeInterchange", "QuakeGenerator", "QuakeTestSupport",
         ]),
         .testTarget(name: "QuakeInterchangeTests", dependencies: [
-            "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeGenerator", "QuakeTestSupport",
+            "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeSupport", "QuakeGenerator", "QuakeTestSupport",
         ]),
         .testTarget(name: "QuakeServerTests", dependencies: [
-            "QuakeServer", "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeGenerator", "QuakeTestSupport",
+            "QuakeServer", "QuakeInterchange", "QuakeStore", "QuakeFormat", "QuakeSupport", "QuakeGenerator", "QuakeTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
             .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Server"])),
             .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
         ]),
         .testTarget(name: "QuakeSyncTests", dependencies: [
-            "QuakeSync", "QuakeStore", "QuakeFormat", "QuakeGenerator", "QuakeTestSupport",
+            "QuakeSync", "QuakeStore", "QuakeFormat", "QuakeSupport", "QuakeGenerator", "QuakeTestSupport",
         ]),
         .testTarget(name: "quakesTests",
-                    dependencies: ["quakes", "QuakeGenerator", "QuakeTestSupport"],
+                    dependencies: ["quakes", "QuakeGenerator", "QuakeTestSupport", "QuakeSupport"],
                     // the client scripts the tests run by path, not resources of the target
                     exclude: ["Python"]),
     ]
@@ -152,7 +159,7 @@ if ProcessInfo.processInfo.environment["QUAKES_FUZZ"] == "1" {
     package.products.append(.executable(name: "quakes-fuzz", targets: ["quakes-fuzz"]))
     package.targets.append(.executableTarget(
         name: "quakes-fuzz",
-        dependencies: ["QuakeStore", "QuakeFormat", "QuakeTestSupport"],
+        dependencies: ["QuakeStore", "QuakeFormat", "QuakeSupport", "QuakeTestSupport"],
         path: "Fuzz/Harness",
         swiftSettings: [.unsafeFlags(["-parse-as-library"])]
     ))

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// The sync's HTTP client: one request at a time, `User-Agent: quakes/VERSION`, gzip accepted,

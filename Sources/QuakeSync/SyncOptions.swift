@@ -1,3 +1,4 @@
+import QuakeSupport
 import QuakeStore
 
 /// How a sync talks to its source.

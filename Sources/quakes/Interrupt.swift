@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// Ctrl-C during a load: the first SIGINT (or SIGTERM) asks the load to stop, so it can remove

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import QuakeStore
 import QuakeInterchange
 
@@ -21,8 +22,8 @@ struct Quakes: ParsableCommand {
     static func main() {
         // Keep freed block buffers in the heap instead of returning them to the kernel:
         // queries allocate and free many large arrays, and each fresh mmap costs page faults.
-        // A load gives back what each pass freed (see ``Heap``).
-        Heap.retain(mmapThreshold: 256 << 20, trimThreshold: 512 << 20)
+        // A load gives back what each pass freed (see ``MallocPolicy``).
+        MallocPolicy.retain(mmapThreshold: 256 << 20, trimThreshold: 512 << 20)
         let arguments = Array(CommandLine.arguments.dropFirst())
         // before the command tree is built: a one-shot query or count needs none of it
         if !FastPath.isDisabled, let fast = FastPath.parse(arguments), (try? fast.validateAll()) != nil {

@@ -1,3 +1,4 @@
+import QuakeSupport
 import CZstd
 import Foundation
 

@@ -1,3 +1,4 @@
+import QuakeSupport
 import Foundation
 
 /// An error from the quakes library, as a value: what kind of failure it is, where it happened

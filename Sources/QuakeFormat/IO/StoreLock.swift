@@ -1,3 +1,4 @@
+import QuakeSupport
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)

@@ -1,3 +1,4 @@
+import QuakeSupport
 /// One id-hash bucket of the id index (format v3, `QKIDX003`): per stored event a key cut from
 /// the 64-bit hash of its id and the ordinal of the partition that holds it, sorted by key then
 /// ordinal. It repeats no id text: a load that meets a stored key reads the named partition

@@ -1,3 +1,4 @@
+import QuakeSupport
 import Foundation
 import Synchronization
 /// Format v2 keeps a whole partition in one file, `partitions/<key>.g<generation>.qkp`:

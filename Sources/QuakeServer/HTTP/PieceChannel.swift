@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// Hands the output of a blocking producer (a query running on a thread of its own) to an async

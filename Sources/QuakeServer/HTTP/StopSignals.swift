@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// SIGINT and SIGTERM for a running server: the first runs `onStop`, once, on a queue of its own.

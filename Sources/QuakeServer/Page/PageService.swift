@@ -3,6 +3,7 @@ import Synchronization
 import HTTPTypes
 import Hummingbird
 import QuakeFormat
+import QuakeSupport
 import QuakeInterchange
 import QuakeStore
 

@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// Work shared by the threads of ``parallelMap(_:_:)``: a cursor and the first error in a Mutex,

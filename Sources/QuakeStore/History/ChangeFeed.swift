@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// Waits for commits that could change a filter's answer: the engine of `--watch` and of

@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// A query's answer kept current as loads commit, like SwiftData's `ResultsObserver` and

@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// Bulk upsert of feed files into a store: a thin orchestrator of three passes, each a value
@@ -42,7 +43,7 @@ package final class Loader {
         }
         let trace = ProcessInfo.processInfo.environment["QUAKES_TRACE"] != nil
         func mark(_ phase: String, _ detail: @autoclosure () -> String = "") {
-            Heap.releaseFree()   // the next pass starts from what this one still holds
+            MallocPolicy.releaseFree()   // the next pass starts from what this one still holds
             options.onPhase?(phase)
             guard trace else { return }
             let at = String(format: "%.2f", Date().timeIntervalSince(start))

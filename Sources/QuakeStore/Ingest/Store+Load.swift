@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 extension Store {
     /// Loads feed files named by file URLs (see ``load(_:options:)``).

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import QuakeFormat
+import QuakeSupport
 
 /// Writes of ``Quake`` values, as an app that decodes quakes itself inserts them: each call is
 /// one strict load, committed as one transaction (it shows in ``Store/history(since:identifiers:limit:)``),

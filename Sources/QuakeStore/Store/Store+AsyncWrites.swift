@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// The async twins of the store's blocking calls (as GRDB pairs `read`/`write` with their async

@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// A quakes store: a directory holding a manifest, one file per time partition and an

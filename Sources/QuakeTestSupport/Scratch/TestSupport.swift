@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import QuakeStore
 import QuakeFormat
+import QuakeSupport
 import QuakeInterchange
 import QuakeGenerator
 

@@ -1,4 +1,5 @@
 import QuakeFormat
+import QuakeSupport
 /// Pass 3 of a load, per partition and on every core: carry moved events to their winner's
 /// partition, fold each event's versions oldest to newest (fields the newer source lacks keep
 /// their older values), compare with the stored row, and write each changed partition to one new
@@ -77,7 +78,7 @@ package struct MergePass {
                                                                  partitionRows: r.entry?.rows))
             }
             r.changes = ChangeSet()
-            Heap.releaseFree()   // what this partition freed, before the next one grows the heap again
+            MallocPolicy.releaseFree()   // what this partition freed, before the next one grows the heap again
             return (o, r)
         }
         var out = Output()

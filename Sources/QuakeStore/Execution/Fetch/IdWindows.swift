@@ -1,5 +1,6 @@
 import Synchronization
 import QuakeFormat
+import QuakeSupport
 
 /// Event ids one query has decoded already, per granule. A top-N decodes the ids of the rows
 /// that tie on its key to order them; it decodes each granule's whole stretch of candidate rows,

@@ -6,7 +6,7 @@
 /// The C heap's retention policy. Queries keep freed block buffers (a fresh mapping costs page
 /// faults on every query); a load hands back what one pass freed before the next pass starts,
 /// so its peak is that of its largest pass rather than the sum of them.
-package enum Heap {
+package enum MallocPolicy {
     /// Keeps freed allocations up to `mmapThreshold` bytes in the heap, and trims the heap's top
     /// only when more than `trimThreshold` bytes are free there.
     package static func retain(mmapThreshold: Int32, trimThreshold: Int32) {
@@ -21,22 +21,5 @@ package enum Heap {
         #if canImport(Glibc)
         _ = glibcMallocTrim(0)
         #endif
-    }
-
-    /// Returns the free pages to the kernel only once the process holds more than `limit`
-    /// bytes: trimming after every partition costs page faults when the heap grows again, so a
-    /// load trims only where its size calls for it.
-    package static func releaseFree(ifResidentAbove limit: Int) {
-        guard let r = residentBytes(), r > limit else { return }
-        releaseFree()
-    }
-
-    /// The process's resident set in bytes (`/proc/self/statm`), nil where it cannot be read.
-    package static func residentBytes() -> Int? {
-        guard let text = try? FileIO.readToEnd("/proc/self/statm", limit: 4096) else { return nil }
-        let fields = text.split(separator: UInt8(ascii: " "))
-        guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
-        let (bytes, overflow) = pages.multipliedReportingOverflow(by: 4096)
-        return overflow ? nil : bytes
     }
 }

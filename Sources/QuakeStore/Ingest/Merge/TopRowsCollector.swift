@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// Gathers, while a load writes partitions, the rows the next magnitude projection

@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// Partitions a load writes straight from its parsed batches, without the spill: a partition
@@ -118,10 +119,10 @@ package final class DirectPartitions {
     package func takes(_ o: Int) -> Bool {
         if stored.contains(o) || closed.contains(o) { return false }
         if open[o] != nil { return true }
-        if let r = Heap.residentBytes(), r > residentCap {
+        if let r = MallocPolicy.residentBytes(), r > residentCap {
             // freed pages count toward the resident set until they are trimmed: trim before refusing
-            Heap.releaseFree()
-            if let after = Heap.residentBytes(), after > residentCap {
+            MallocPolicy.releaseFree()
+            if let after = MallocPolicy.residentBytes(), after > residentCap {
                 closed.insert(o)
                 closedThisFile.append(o)
                 return false
@@ -252,7 +253,7 @@ package final class DirectPartitions {
             do throws(QuakeError) {
                 let w = try writer.write(o, box.take())
                 // what encoding it freed, once the process is large (a large archive's partitions)
-                Heap.releaseFree(ifResidentAbove: DirectPartitions.trimAbove)
+                MallocPolicy.releaseFree(ifResidentAbove: DirectPartitions.trimAbove)
                 writer.state.locked { $0.done[o] = w }
             } catch {
                 writer.state.locked { s in if s.failure == nil { s.failure = error } }

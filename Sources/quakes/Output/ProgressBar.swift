@@ -2,6 +2,7 @@ import Foundation
 import QuakeStore
 import QuakeInterchange
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// A one-line progress display on standard error that follows the load's phases: read (bytes,

@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// Parses one large plain CSV or GeoJSON file on several threads and hands its batches over

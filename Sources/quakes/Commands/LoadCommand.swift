@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import QuakeStore
 import QuakeInterchange
 

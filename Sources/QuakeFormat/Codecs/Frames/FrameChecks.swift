@@ -1,3 +1,4 @@
+import QuakeSupport
 import Synchronization
 
 /// The frames of one mapped file whose sums have been checked (``FrameTable/frame(_:)``): a

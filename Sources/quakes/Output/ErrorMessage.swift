@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import QuakeStore
 
 /// The one line the CLI prints for a library error: the library says what and where, the CLI adds

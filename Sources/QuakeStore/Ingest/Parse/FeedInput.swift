@@ -1,4 +1,5 @@
 import QuakeFormat
+import QuakeSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,6 +1,7 @@
 import Foundation
 import QuakeStore
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// The rejects of a load, as the terminal shows them: when most rows of a file fail for the same

@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// Grouped aggregates over matching rows, without materializing rows: per block, group keys

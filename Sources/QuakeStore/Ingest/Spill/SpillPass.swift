@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// Pass 1 of a load: parse every file in batches and stage the rows on disk, one spill per time

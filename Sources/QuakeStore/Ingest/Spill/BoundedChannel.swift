@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 
 /// A bounded, blocking hand-off from producer threads to one consumer: at most `capacity`

@@ -1,0 +1,20 @@
+import QuakeSupport
+
+extension MallocPolicy {
+    /// Returns the free pages to the kernel only once the process holds more than `limit`
+    /// bytes: trimming after every partition costs page faults when the heap grows again, so a
+    /// load trims only where its size calls for it.
+    package static func releaseFree(ifResidentAbove limit: Int) {
+        guard let r = residentBytes(), r > limit else { return }
+        releaseFree()
+    }
+
+    /// The process's resident set in bytes (`/proc/self/statm`), nil where it cannot be read.
+    package static func residentBytes() -> Int? {
+        guard let text = try? FileIO.readToEnd("/proc/self/statm", limit: 4096) else { return nil }
+        let fields = text.split(separator: UInt8(ascii: " "))
+        guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
+        let (bytes, overflow) = pages.multipliedReportingOverflow(by: 4096)
+        return overflow ? nil : bytes
+    }
+}
