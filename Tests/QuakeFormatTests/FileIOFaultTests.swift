@@ -1,3 +1,4 @@
+import QuakeSupport
 import Foundation
 #if canImport(Darwin)
 import Darwin
