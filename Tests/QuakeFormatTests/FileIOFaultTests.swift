@@ -6,6 +6,7 @@ import Darwin
 import Glibc
 #endif
 import Testing
+@testable import QuakeInterchange
 import Synchronization
 @testable import QuakeFormat
 @testable import QuakeStore
