@@ -79,18 +79,18 @@ package final class SpillPass {
     /// Stages one file's rows and records it in the summary; a bad file is rolled back out whole
     /// (and fails the load when strict).
     private func loadFile(_ path: String, seqBase: Int64) throws {
-        let start = FileStart(marks: spills.marks, rows: summary.rowsRead, rejects: rejectCounter.value,
-                              bytes: summary.bytesRead, deleted: summary.deletedRows,
-                              maxUpdated: summary.maxUpdated)
+        let fileStart = FileStart(marks: spills.marks, rows: summary.rowsRead, rejects: rejectCounter.value,
+                                  bytes: summary.bytesRead, deleted: summary.deletedRows,
+                                  maxUpdated: summary.maxUpdated)
         let counter = rejectCounter
         do {
-            let met = try parseFile(path, seqBase: seqBase, start: start)
+            let met = try parseFile(path, seqBase: seqBase, fileStart: fileStart)
             try direct?.endFile()
-            summary.rowsRead += counter.value - start.rejects
+            summary.rowsRead += counter.value - fileStart.rejects
             var file = FileLoad(path: path)
-            file.rows = summary.rowsRead - start.rows
-            file.rejected = counter.value - start.rejects
-            file.bytes = summary.bytesRead - start.bytes
+            file.rows = summary.rowsRead - fileStart.rows
+            file.rejected = counter.value - fileStart.rejects
+            file.bytes = summary.bytesRead - fileStart.bytes
             file.garbledText = met.garbled
             file.repairedText = met.repaired
             if met.garbled > 0, let sample = met.firstGarbled { warnGarbled(path, met, sample: sample) }
@@ -99,8 +99,8 @@ package final class SpillPass {
         } catch let error as QuakeError where !writesStore(error) {
             // the file is rejected whole: drop everything it contributed, its row rejects included
             summary.filesRejected += 1
-            droppedRejects += counter.value - start.rejects
-            try rollBack(to: start)
+            droppedRejects += counter.value - fileStart.rejects
+            try rollBack(to: fileStart)
             var file = FileLoad(path: path)
             file.error = "\(error)"
             summary.perFile.append(file)
@@ -109,24 +109,24 @@ package final class SpillPass {
         }
     }
 
-    /// Drops what the file begun at `start` added to the counts, the buffers and the spills.
-    private func rollBack(to start: FileStart) throws(QuakeError) {
-        summary.rowsRead = start.rows
-        summary.bytesRead = start.bytes
-        summary.deletedRows = start.deleted
-        summary.maxUpdated = start.maxUpdated
+    /// Drops what the file begun at `fileStart` added to the counts, the buffers and the spills.
+    private func rollBack(to fileStart: FileStart) throws(QuakeError) {
+        summary.rowsRead = fileStart.rows
+        summary.bytesRead = fileStart.bytes
+        summary.deletedRows = fileStart.deleted
+        summary.maxUpdated = fileStart.maxUpdated
         partBuffers = [:]
         bufferedRows = 0
         for bucket in 0..<idBuffers.count {
             idBuffers[bucket] = IdRecords()
         }
-        try spills.truncate(to: start.marks)
+        try spills.truncate(to: fileStart.marks)
         try direct?.rollBack()
     }
 
     /// Parses and routes one file, on several threads when it splits; returns the text rules it
     /// met. Warns of (or, when strict, refuses) a last line without a newline.
-    private func parseFile(_ path: String, seqBase: Int64, start: FileStart) throws -> FieldRules {
+    private func parseFile(_ path: String, seqBase: Int64, fileStart: FileStart) throws -> FieldRules {
         let counter = rejectCounter
         let onReject = options.onReject
         let warn = options.onMessage
@@ -156,7 +156,7 @@ package final class SpillPass {
             } else {
                 // a quoted newline straddled a cut (or a GeoJSON piece failed, or settled on
                 // another time unit): parse the file again on one thread
-                try rollBack(to: start)
+                try rollBack(to: fileStart)
                 let again = try FeedReader(path: path, seqBase: seqBase, timeUnit: options.timeUnit,
                                            strict: options.strict, rules: rules) { reject in
                     counter.add()
