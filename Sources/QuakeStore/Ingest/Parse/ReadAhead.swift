@@ -24,7 +24,7 @@ final class ReadAhead: Sendable {
             while true {
                 let item: Item
                 do throws(QuakeError) {
-                    if let (c, raw) = try produce() { item = .chunk(c, raw) } else { item = .end }
+                    if let (chunk, raw) = try produce() { item = .chunk(chunk, raw) } else { item = .end }
                 } catch {
                     item = .failed(error)
                 }
