@@ -14,11 +14,14 @@ failure.
    - in a fenced block without a language that draws the tree (a line that begins with
      `Sources/`), each folder: a line's first column (`Sources/QuakeFormat/`, or indented
      `Codecs/` below it, or `Errors/, Model/`), and each `Name/` in its description, below the
-     folder of its line (a line indented past the first column continues the line before).
-2. The tour. Every line of a ```sh, ```bash or ```console block of README.md that runs `quakes`
-   is run with the built binary (--quakes FILE, or quakes in --build DIR) against a fresh store
-   of the bundled sample (data/csv, data/geojson), in a scratch folder holding a link to data/:
-   $QUAKES_STORE names the store, and a `--store` value is replaced by it. It must exit 0.
+     folder of its line (a line indented past the first column continues the line before); and a
+     name in the description that is a Swift file under Sources/ (`OutputSink`, `Heap+Trim`) must
+     be one under that folder, not elsewhere.
+2. The tour. Every line of a ```sh, ```bash or ```console block of README.md (and of docs/*.md)
+   that runs `quakes` is run with the built binary (--quakes FILE, or quakes in --build DIR)
+   against a fresh store of the bundled sample (data/csv, data/geojson), in a scratch folder
+   holding a link to data/: $QUAKES_STORE names the store, and a `--store` value is replaced by
+   it. It must exit 0.
    A line is skipped, saying why, when its form cannot run here: it names a URL (the network),
    it is `serve` or `--watch` (they run until stopped) or `migrate` (it needs a format v1 store).
    `repair` runs on a copy of the store whose manifest was removed, the case it is for.
@@ -81,7 +84,8 @@ def sections(lines):
             prose = []
         fence, language = opening.groups()
         close = index + 1
-        while close < len(lines) and not re.match(rf"^ {{0,3}}{re.escape(fence)}{re.escape(fence[0])}*\s*$", lines[close]):
+        closing = re.compile(rf"^ {{0,3}}{re.escape(fence)}{re.escape(fence[0])}*\s*$")
+        while close < len(lines) and not closing.match(lines[close]):
             close += 1
         parts.append(("code", language.lower(), index + 2, lines[index + 1:close]))
         index = close + 1
@@ -143,7 +147,8 @@ def check_prose(path, start, lines, problems):
                     problems.append(f"{path}:{number}: error: no such path: {word}")
             for word in tails:
                 if not check_tail(word):
-                    problems.append(f"{path}:{number}: error: no file under Sources/, Tests/ or Examples/ ends with {word}")
+                    problems.append(f"{path}:{number}: error: no file under Sources/, Tests/ or Examples/ "
+                                    f"ends with {word}")
         for match in LINK.finditer(CODE_SPAN.sub("", line)):
             target = match.group(1).split("#")[0]
             if not target or re.match(r"^[a-z][\w+.-]*:", target, re.I):
@@ -220,9 +225,17 @@ def check_paths():
 
 
 def tour_commands():
-    """(line, words) of each `quakes` command in README.md's shell blocks, continuations joined."""
+    """(file, line, words) of each `quakes` command in the shell blocks of README.md and docs/*.md,
+    continuations joined."""
     commands = []
-    for kind, language, start, lines in sections(read_lines("README.md")):
+    for path in [name for name in markdown_files() if not name.startswith(DOCC)]:
+        commands += commands_of(path)
+    return commands
+
+
+def commands_of(path):
+    commands = []
+    for kind, language, start, lines in sections(read_lines(path)):
         if kind != "code" or language not in ("sh", "bash", "shell", "console"):
             continue
         index = 0
@@ -235,7 +248,7 @@ def tour_commands():
             index += 1
             words = shlex.split(text, comments=True)
             if words and words[0] == "quakes":
-                commands.append((start + first, words))
+                commands.append((path, start + first, words))
     return commands
 
 
@@ -267,7 +280,7 @@ def run_tour(binary):
     commands = tour_commands()
     if not binary or not os.access(binary, os.X_OK):
         print(f"doccheck: tour: skipped: no built quakes binary ({binary or 'pass --build DIR or --quakes FILE'}); "
-              f"{len(commands)} README commands not run")
+              f"{len(commands)} commands not run")
         return True
     began = time.time()
     scratch = tempfile.mkdtemp(prefix="doccheck-")
@@ -285,12 +298,12 @@ def run_tour(binary):
                 print(f"doccheck: tour: error: loading the bundled sample {sample} failed "
                       f"(exit {process.returncode})")
                 return False
-        for line, words in commands:
+        for path, line, words in commands:
             shown = " ".join(shlex.quote(word) for word in words)
             reason = skip_reason(words)
             if reason:
                 skipped += 1
-                print(f"README.md:{line}: skipped: {shown} ({reason})")
+                print(f"{path}:{line}: skipped: {shown} ({reason})")
                 continue
             target = store
             if words[1] == "repair":
@@ -309,15 +322,15 @@ def run_tour(binary):
                     else (timeout.stdout or "")
             ran += 1
             if status != 0:
-                failures.append(f"README.md:{line}: error: `{shown}` exited {status}:\n" +
+                failures.append(f"{path}:{line}: error: `{shown}` exited {status}:\n" +
                                 "".join("    " + text + "\n" for text in output.splitlines()[-12:]))
             else:
-                print(f"README.md:{line}: ok: {shown}")
+                print(f"{path}:{line}: ok: {shown}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     for failure in failures:
         print(failure, end="")
-    print(f"doccheck: tour: {ran - len(failures)} of {ran} README commands ran, {skipped} skipped, "
+    print(f"doccheck: tour: {ran - len(failures)} of {ran} commands ran, {skipped} skipped, "
           f"{time.time() - began:.1f} s")
     return not failures
 

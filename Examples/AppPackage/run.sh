@@ -3,8 +3,8 @@
 # the README's library code compiled with warnings as errors, each risky case in a Probe process
 # of its own, Foundation's semantics on the real feeds in ../shared/usgs when they are there.
 # First, the documents are checked: every path README.md, docs/*.md and the DocC articles name
-# exists, and the README's tour of `quakes` commands runs on the bundled sample (doccheck.py; with
-# the quakes binary of QUAKES_SYNC_BUILD, else the tour is reported skipped). Then every ```swift
+# exists, and the `quakes` commands of their shell blocks (the README's tour) run on the bundled
+# sample (doccheck.py; with the quakes binary of QUAKES_SYNC_BUILD, else they are reported skipped). Then every ```swift
 # block of README.md, docs/*.md and the DocC articles is compiled (snippets.py);
 # QUAKES_SYNC_BUILD names a build folder of quakes with QuakeSync (as .build-test/release), against
 # which the blocks that import QuakeSync are compiled (`make test` passes its own).
