@@ -46,7 +46,12 @@ package final class GzipDecoder {
         var filled = 0
         while filled < want {
             if inPos == input.count && !eof {
-                if let next = try pull(), !next.isEmpty { input = next; inPos = 0 } else { eof = true }
+                if let next = try pull(), !next.isEmpty {
+                    input = next
+                    inPos = 0
+                } else {
+                    eof = true
+                }
             }
             if inPos == input.count && eof {
                 if inMember { throw .decompression("truncated gzip stream") }

@@ -72,9 +72,9 @@ public struct QuakeError: Error, LocalizedError, Sendable, Equatable, CustomStri
         /// `line 12`, `byte 4096` or `column mag block 3`.
         public var description: String {
             switch self {
-            case .line(let n): return "line \(n)"
-            case .byte(let n): return "byte \(n)"
-            case .block(let c, let k): return c.isEmpty ? "block \(k)" : "column \(c) block \(k)"
+            case .line(let line): return "line \(line)"
+            case .byte(let offset): return "byte \(offset)"
+            case .block(let column, let block): return column.isEmpty ? "block \(block)" : "column \(column) block \(block)"
             }
         }
     }
@@ -146,9 +146,9 @@ extension QuakeError {
 
     /// The same error, placed in `path` when it names no path yet.
     package func at(_ path: String) -> QuakeError {
-        var e = self
-        if e.path == nil { e.path = path }
-        return e
+        var error = self
+        if error.path == nil { error.path = path }
+        return error
     }
 
     /// An argument out of range: `name` is the argument, `allowed` what it may be.

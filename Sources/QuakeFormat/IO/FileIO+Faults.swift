@@ -76,8 +76,8 @@ extension FileIO {
 
             func includes(_ k: Int) -> Bool {
                 switch self {
-                case .nth(let n): k == n
-                case .from(let n): k >= n
+                case .nth(let nth): k == nth
+                case .from(let first): k >= first
                 case .every: true
                 }
             }
@@ -99,9 +99,9 @@ extension FileIO {
                 let once: Bool
                 if case .nth = calls { once = true } else { once = false }
                 precondition(effect != .fail(EINTR) || once, "a call that keeps failing with EINTR is retried forever")
-                var d = directory
-                while d.count > 1 && d.hasSuffix("/") { d.removeLast() }
-                self.directory = d
+                var dir = directory
+                while dir.count > 1 && dir.hasSuffix("/") { dir.removeLast() }
+                self.directory = dir
                 self.operations = operations
                 self.calls = calls
                 self.effect = effect
@@ -193,9 +193,9 @@ extension FileIO {
                 let result = Result<T, E> { () throws(E) -> T in try body() }
                 armed.store(false, ordering: .sequentiallyConsistent)
                 let report = state.locked { s -> Report in
-                    let r = s.report
+                    let report = s.report
                     s = State()
-                    return r
+                    return report
                 }
                 outcome = Trial(result: result, report: report)
             }

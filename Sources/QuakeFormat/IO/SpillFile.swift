@@ -19,13 +19,13 @@ package final class SpillFile {
     deinit { FileIO.close(fd) }
 
     package func append(_ payload: [UInt8]) throws(QuakeError) {
-        var w = ByteWriter()
+        var writer = ByteWriter()
         let frame = Zstd.compress(payload, level: 1)
-        w.u32(UInt32(frame.count))
-        w.u32(UInt32(payload.count))
-        w.bytes.append(contentsOf: frame)
-        try FileIO.pwriteAll(fd, w.bytes, at: size, path: path)
-        size += w.bytes.count
+        writer.u32(UInt32(frame.count))
+        writer.u32(UInt32(payload.count))
+        writer.bytes.append(contentsOf: frame)
+        try FileIO.pwriteAll(fd, writer.bytes, at: size, path: path)
+        size += writer.bytes.count
     }
 
     /// Drops everything appended after `mark` (a failed input file).

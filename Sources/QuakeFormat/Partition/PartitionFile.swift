@@ -64,18 +64,18 @@ package enum PartitionFile {
         case .timestamp:
             return (.forInteger, ForIntegerCodec.encode(batch.ints[c.rawValue], rows: rows, into: &out))
         case .decimal:
-            let v = batch.ints[c.rawValue]
+            let values = batch.ints[c.rawValue]
             switch c {
             case .latitude, .longitude, .depth, .mag:
-                return (.forDecimal, ForDecimalCodec.encode(v, rows: rows, splitting: c != .mag, into: &out))
+                return (.forDecimal, ForDecimalCodec.encode(values, rows: rows, splitting: c != .mag, into: &out))
             default:
-                return smallerDecimal(v, rows: rows, into: &out)
+                return smallerDecimal(values, rows: rows, into: &out)
             }
         case .category:
             return (.dictionary, DictionaryCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
         case .text:
-            let a = batch.text[c.rawValue]
-            return framed(.zstdText, rows, &out, FramedCodec.mergeCounts) { r, o in ZstdTextCodec.encode(a, rows: r, into: &o) }
+            let arena = batch.text[c.rawValue]
+            return framed(.zstdText, rows, &out, FramedCodec.mergeCounts) { r, o in ZstdTextCodec.encode(arena, rows: r, into: &o) }
         case .place:
             return (.placeCodes, PlaceCodesCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
         }
@@ -110,9 +110,9 @@ package enum PartitionFile {
             let base = out.count
             out.append(contentsOf: column.bytes)
             infos.append(column.chunks.map { i in
-                var i = i
-                i.offset += base
-                return i
+                var info = i
+                info.offset += base
+                return info
             })
             columnBytes[k] = column.bytes.count
         }
@@ -123,9 +123,9 @@ package enum PartitionFile {
             let (chunks, data) = (infos, out)
             DispatchQueue.concurrentPerform(iterations: 2) { k in
                 if k == 0 {
-                    let g = GranuleIndex(batch)
-                    granuleSlot[0] = g
-                    placeSlot[0] = placeIndex(batch, chunks[Column.place.rawValue], data, blockRows: blockRows, granules: g)
+                    let granules = GranuleIndex(batch)
+                    granuleSlot[0] = granules
+                    placeSlot[0] = placeIndex(batch, chunks[Column.place.rawValue], data, blockRows: blockRows, granules: granules)
                 } else if let codes = groupCodes(chunks, data) {
                     aggregateSlot[0] = UnitAggregates.encode(batch, codes: codes, blockRows: blockRows)
                 }
@@ -138,45 +138,64 @@ package enum PartitionFile {
             out.append(contentsOf: idx)
         }
         var aggregates: Region?
-        if let a = aggregateSlot[0] {
-            aggregates = Region(offset: out.count, length: a.count, checksum: Checksum.wide(a))
-            out.append(contentsOf: a)
+        if let aggregate = aggregateSlot[0] {
+            aggregates = Region(offset: out.count, length: aggregate.count, checksum: Checksum.wide(aggregate))
+            out.append(contentsOf: aggregate)
         }
         var provenance: Region?
         if let region = ProvenanceRegion.encode(batch) {
             provenance = Region(offset: out.count, length: region.count, checksum: Checksum.wide(region))
             out.append(contentsOf: region)
         }
-        var w = ByteWriter()
-        w.u32(UInt32(Column.count)); w.u32(UInt32(blocks)); w.u32(UInt32(blockRows))
+        var writer = ByteWriter()
+        writer.u32(UInt32(Column.count))
+        writer.u32(UInt32(blocks))
+        writer.u32(UInt32(blockRows))
         let provenanceFlag = provenance == nil ? 0 : ProvenanceRegion.flag
-        w.u32((place == nil ? 0 : 1) | (aggregates == nil ? 0 : 2) | wideChecksums | provenanceFlag)
-        w.u64(UInt64(batch.count))
-        for k in 0..<blocks { w.u32(UInt32(infos[0][k].rows)) }
+        writer.u32((place == nil ? 0 : 1) | (aggregates == nil ? 0 : 2) | wideChecksums | provenanceFlag)
+        writer.u64(UInt64(batch.count))
+        for k in 0..<blocks { writer.u32(UInt32(infos[0][k].rows)) }
         for list in infos {
             for i in list {
-                w.u8(i.codec.rawValue); w.u8(0); w.u8(0); w.u8(0)
-                w.u32(UInt32(i.length)); w.u64(UInt64(i.offset)); w.u32(UInt32(i.stats.nulls)); w.u32(0)
-                w.i64(i.stats.min); w.i64(i.stats.max)
+                writer.u8(i.codec.rawValue)
+                writer.u8(0)
+                writer.u8(0)
+                writer.u8(0)
+                writer.u32(UInt32(i.length))
+                writer.u64(UInt64(i.offset))
+                writer.u32(UInt32(i.stats.nulls))
+                writer.u32(0)
+                writer.i64(i.stats.min)
+                writer.i64(i.stats.max)
                 // the checksum goes last: 40 bytes with it
             }
         }
-        for list in infos { for i in list { w.u64(i.checksum) } }
-        granules.write(into: &w)
-        if let place { w.u64(UInt64(place.offset)); w.u64(UInt64(place.length)); w.u64(place.checksum) }
-        if let aggregates { w.u64(UInt64(aggregates.offset)); w.u64(UInt64(aggregates.length)); w.u64(aggregates.checksum) }
+        for list in infos { for i in list { writer.u64(i.checksum) } }
+        granules.write(into: &writer)
+        if let place {
+            writer.u64(UInt64(place.offset))
+            writer.u64(UInt64(place.length))
+            writer.u64(place.checksum)
+        }
+        if let aggregates {
+            writer.u64(UInt64(aggregates.offset))
+            writer.u64(UInt64(aggregates.length))
+            writer.u64(aggregates.checksum)
+        }
         if let provenance {
-            w.u64(UInt64(provenance.offset))
-            w.u64(UInt64(provenance.length))
-            w.u64(provenance.checksum)
+            writer.u64(UInt64(provenance.offset))
+            writer.u64(UInt64(provenance.length))
+            writer.u64(provenance.checksum)
         }
         let dirOffset = out.count
-        let dirSum = Checksum.hash(w.bytes)
-        out.append(contentsOf: w.bytes)
-        var f = ByteWriter()
-        f.u64(UInt64(dirOffset)); f.u64(UInt64(w.bytes.count)); f.u64(dirSum)
-        f.bytes.append(contentsOf: magic)
-        out.append(contentsOf: f.bytes)
+        let dirSum = Checksum.hash(writer.bytes)
+        out.append(contentsOf: writer.bytes)
+        var footer = ByteWriter()
+        footer.u64(UInt64(dirOffset))
+        footer.u64(UInt64(writer.bytes.count))
+        footer.u64(dirSum)
+        footer.bytes.append(contentsOf: magic)
+        out.append(contentsOf: footer.bytes)
         return Written(bytes: out, columnBytes: columnBytes)
     }
 
@@ -224,8 +243,8 @@ package enum PartitionFile {
             // inside `out`, whose storage `b` is for the closure's span.
             let parsed = out.withUnsafeBytes { (b) -> [UInt32]? in
                 assert(info.offset >= 0 && info.offset + info.length <= b.count)
-                let p = UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)])
-                return try? PlaceCodesCodec.parse(p, count: info.rows, dictionary: false).codes(0..<info.rows)
+                let payload = UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)])
+                return try? PlaceCodesCodec.parse(payload, count: info.rows, dictionary: false).codes(0..<info.rows)
             }
             guard let parsed else { return nil }
             codes.append(contentsOf: parsed)
@@ -243,12 +262,12 @@ package enum PartitionFile {
             for info in chunks[c.rawValue] {
                 guard info.codec == .dictionary else { return nil }
                 // SAFETY: as in placeIndex: each chunk's range lies inside `out` (storage `b`).
-                let v = out.withUnsafeBytes { (b) -> ColumnVector? in
+                let vector = out.withUnsafeBytes { (b) -> ColumnVector? in
                     assert(info.offset >= 0 && info.offset + info.length <= b.count)
-                    let p = UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)])
-                    return try? DictionaryCodec.decode(p, count: info.rows, rows: 0..<info.rows, as: .stored)
+                    let payload = UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)])
+                    return try? DictionaryCodec.decode(payload, count: info.rows, rows: 0..<info.rows, as: .stored)
                 }
-                guard case .category(let block)? = v else { return nil }
+                guard case .category(let block)? = vector else { return nil }
                 codes.append(contentsOf: block.codes)
             }
             all.append(codes)
@@ -314,11 +333,11 @@ package enum PartitionFile {
     /// to say it); the directory is then read with the usual checks.
     package static func storedRows(_ b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> Int {
         guard b.count >= footerSize + 24 else { throw .corrupt(path, "too short for a partition file") }
-        var r = ByteReader(b, at: b.count - footerSize)
-        let off = try r.u64()
+        var reader = ByteReader(b, at: b.count - footerSize)
+        let off = try reader.u64()
         guard off <= UInt64(b.count - footerSize - 24) else { throw .corrupt(path, "directory offset \(off) out of range") }
-        var d = ByteReader(b, at: Int(off) + 16)
-        let rows = try d.u64()
+        var dirReader = ByteReader(b, at: Int(off) + 16)
+        let rows = try dirReader.u64()
         guard rows >= 1, rows < 1 << 40 else { throw .corrupt(path, "directory lists \(rows) rows") }
         return Int(rows)
     }
@@ -332,8 +351,8 @@ package enum PartitionFile {
         guard [magic, magicBeforeGranuleSums, magicBeforeSplit].contains(footerMagic) else {
             throw .corrupt(path, "bad footer magic (not a v2 partition file)")
         }
-        var r = ByteReader(b, at: b.count - footerSize)
-        let off = try r.u64(), len = try r.u64(), sum = try r.u64()
+        var reader = ByteReader(b, at: b.count - footerSize)
+        let off = try reader.u64(), len = try reader.u64(), sum = try reader.u64()
         guard off <= UInt64(b.count - footerSize), len == UInt64(b.count - footerSize) - off else {
             throw .corrupt(path, "directory offset \(off) and length \(len) do not fit the file")
         }
@@ -348,11 +367,11 @@ package enum PartitionFile {
     }
 
     private static func parse(_ dir: UnsafeRawBufferPointer, dataEnd: Int, rows expected: Int) throws(QuakeError) -> Directory {
-        var r = ByteReader(dir)
-        let cols = Int(try r.u32()), blocks = Int(try r.u32()), blockRows = Int(try r.u32())
-        let flags = try r.u32()
+        var reader = ByteReader(dir)
+        let cols = Int(try reader.u32()), blocks = Int(try reader.u32()), blockRows = Int(try reader.u32())
+        let flags = try reader.u32()
         guard flags <= 15 else { throw .corrupt("directory flags \(flags)") }
-        let storedRows = try r.u64()
+        let storedRows = try reader.u64()
         guard cols == Column.count else { throw .corrupt("directory lists \(cols) columns") }
         guard storedRows == UInt64(expected) else { throw .corrupt("holds \(storedRows) rows, manifest says \(expected)") }
         let rows = expected
@@ -361,23 +380,27 @@ package enum PartitionFile {
         }
         var sizes: [Int] = []
         var total = 0
-        for _ in 0..<blocks { let n = Int(try r.u32()); sizes.append(n); total += n }
+        for _ in 0..<blocks {
+            let count = Int(try reader.u32())
+            sizes.append(count)
+            total += count
+        }
         guard total == rows else { throw .corrupt("blocks hold \(total) rows, directory says \(rows)") }
         // readers find a row's block as row / blockRows: every block but the last is full
         for (k, n) in sizes.enumerated() where k < blocks - 1 ? n != blockRows : n > blockRows {
             throw .corrupt("block \(k) holds \(n) rows, blocks hold \(blockRows)")
         }
         var chunks: [[ChunkInfo]] = []
-        try r.need(cols * blocks * (ChunkInfo.size + 8))
+        try reader.need(cols * blocks * (ChunkInfo.size + 8))
         for _ in 0..<cols {
             var list: [ChunkInfo] = []
             for k in 0..<blocks {
-                let code = try r.u8()
-                r.pos += 3
-                let length = Int(try r.u32()), offset = try r.u64()
-                let nulls = Int(try r.u32())
-                _ = try r.u32()
-                let mn = try r.i64(), mx = try r.i64()
+                let code = try reader.u8()
+                reader.pos += 3
+                let length = Int(try reader.u32()), offset = try reader.u64()
+                let nulls = Int(try reader.u32())
+                _ = try reader.u32()
+                let mn = try reader.i64(), mx = try reader.i64()
                 guard let codec = CodecID(rawValue: code) else { throw .corrupt("unknown codec \(code)") }
                 guard offset <= UInt64(dataEnd), UInt64(length) <= UInt64(dataEnd) - offset, nulls <= sizes[k] else {
                     throw .corrupt("chunk \(k) lies outside the data area")
@@ -387,17 +410,17 @@ package enum PartitionFile {
             }
             chunks.append(list)
         }
-        for c in 0..<cols { for k in 0..<blocks { chunks[c][k].checksum = try r.u64() } }
-        let granules = try GranuleIndex(reading: &r, rows: rows)
+        for c in 0..<cols { for k in 0..<blocks { chunks[c][k].checksum = try reader.u64() } }
+        let granules = try GranuleIndex(reading: &reader, rows: rows)
         var place: Region?
         if flags & 1 != 0 {
-            let off = try r.u64(), len = try r.u64(), sum = try r.u64()
+            let off = try reader.u64(), len = try reader.u64(), sum = try reader.u64()
             guard off <= UInt64(dataEnd), len <= UInt64(dataEnd) - off else { throw .corrupt("place index lies outside the data area") }
             place = Region(offset: Int(off), length: Int(len), checksum: sum)
         }
         var aggregates: Region?
         if flags & 2 != 0 {
-            let off = try r.u64(), len = try r.u64(), sum = try r.u64()
+            let off = try reader.u64(), len = try reader.u64(), sum = try reader.u64()
             guard off <= UInt64(dataEnd), len <= UInt64(dataEnd) - off else {
                 throw .corrupt("unit aggregates lie outside the data area")
             }
@@ -405,13 +428,13 @@ package enum PartitionFile {
         }
         var provenance: Region?
         if flags & ProvenanceRegion.flag != 0 {
-            let off = try r.u64(), len = try r.u64(), sum = try r.u64()
+            let off = try reader.u64(), len = try reader.u64(), sum = try reader.u64()
             guard off <= UInt64(dataEnd), len >= 4, len <= UInt64(dataEnd) - off else {
                 throw .corrupt("the provenance region lies outside the data area")
             }
             provenance = Region(offset: Int(off), length: Int(len), checksum: sum)
         }
-        guard r.remaining == 0 else { throw .corrupt("\(r.remaining) stray bytes after the directory") }
+        guard reader.remaining == 0 else { throw .corrupt("\(reader.remaining) stray bytes after the directory") }
         return Directory(rows: rows, blockRows: blockRows, blockSizes: sizes, chunks: chunks, granules: granules,
                          placeIndex: place, aggregates: aggregates, provenance: provenance,
                          wideChecksums: flags & wideChecksums != 0)
