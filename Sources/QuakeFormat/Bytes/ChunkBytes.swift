@@ -92,7 +92,8 @@ package struct ChunkBytes {
     package func offset(of inner: ChunkBytes) -> Int {
         // SAFETY: only the two addresses are compared, as numbers; no memory is read.
         let outerStart = Int(bitPattern: base), innerStart = Int(bitPattern: inner.base)
-        assert(inner.isEmpty || (innerStart >= outerStart && innerStart - outerStart + inner.count <= count), "a view from another block")
+        assert(inner.isEmpty || (innerStart >= outerStart && innerStart - outerStart + inner.count <= count),
+               "a view from another block")
         return innerStart - outerStart
     }
 

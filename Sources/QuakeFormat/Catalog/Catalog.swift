@@ -63,13 +63,15 @@ package final class Catalog: Sendable {
         func bad(_ why: String) -> QuakeError { .corrupt(path, why) }
         // SAFETY: `b` is the whole mapping, which `file` keeps alive; the magic's 8 bytes are read
         // only once fileBytes.count >= 16 holds (the && short-circuits), and ByteReader checks every read.
-        guard fileBytes.count >= 16, (0..<8).allSatisfy({ fileBytes[$0] == Catalog.magic[$0] || fileBytes[$0] == Catalog.magicV1[$0] }) else {
+        guard fileBytes.count >= 16,
+              (0..<8).allSatisfy({ fileBytes[$0] == Catalog.magic[$0] || fileBytes[$0] == Catalog.magicV1[$0] }) else {
             throw bad("not a quakes catalog (bad magic)")
         }
         let v2 = fileBytes[7] == Catalog.magic[7]
         var reader = ByteReader(fileBytes, at: 8)
         let partitionCount = Int(try reader.u32()), version = Int(try reader.u32())
-        guard partitionCount == expected?.count ?? partitionCount, partitionCount <= fileBytes.count / 2, version <= fileBytes.count / 8 else {
+        guard partitionCount == expected?.count ?? partitionCount, partitionCount <= fileBytes.count / 2,
+              version <= fileBytes.count / 8 else {
             throw bad("lists \(partitionCount) partitions and \(version) magnitudes")
         }
         var listed: [String] = []
@@ -105,7 +107,9 @@ package final class Catalog: Sendable {
         guard zip(vs, vs.dropFirst()).allSatisfy({ $0 < $1 }), !vs.contains(where: \.isNaN) else {
             throw bad("magnitudes out of order")
         }
-        guard reader.remaining == (partitionCount + 1) * (version + 1) * 8 else { throw bad("\(reader.remaining) bytes of counts") }
+        guard reader.remaining == (partitionCount + 1) * (version + 1) * 8 else {
+            throw bad("\(reader.remaining) bytes of counts")
+        }
         values = vs
         partitions = partitionCount
         rowsOffset = reader.pos
@@ -142,7 +146,11 @@ package final class Catalog: Sendable {
         let body = UnsafeRawBufferPointer(rebasing: file.bytes[range])
         guard Checksum.hash(body) == placesChecksum else { throw .corrupt(path, "place section: checksum mismatch") }
         let parsed: Places
-        do throws(QuakeError) { parsed = try Places(file, range: range, partitions: partitions) } catch { throw error.at(path) }
+        do throws(QuakeError) {
+            parsed = try Places(file, range: range, partitions: partitions)
+        } catch {
+            throw error.at(path)
+        }
         state.locked { $0.parsedPlaces = parsed }
         return parsed
     }

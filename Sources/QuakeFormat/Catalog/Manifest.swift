@@ -122,7 +122,9 @@ package struct Manifest: Sendable, Equatable {
     package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> Manifest {
         func bad(_ why: String) -> QuakeError { .corrupt(path, why) }
         // SAFETY: b.count >= 16 is checked before b[0..<8]; body and tail then lie in `b`.
-        guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else { throw bad("not a quakes manifest (bad magic)") }
+        guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else {
+            throw bad("not a quakes manifest (bad magic)")
+        }
         let body = UnsafeRawBufferPointer(rebasing: b[0..<(b.count - 8)])
         var tail = ByteReader(b, at: b.count - 8)
         guard Checksum.hash(body) == (try tail.u64()) else { throw bad("manifest checksum mismatch") }
@@ -137,7 +139,9 @@ package struct Manifest: Sendable, Equatable {
             var manifest = Manifest(partitioning: partitioningCodes[code], blockRows: Int(try reader.u32()))
             guard manifest.blockRows >= 1 else { throw bad("block rows \(manifest.blockRows)") }
             let gen = try reader.u64(), rows = try reader.u64()
-            guard gen < 1 << 48, rows < 1 << 48 else { throw bad("generation \(gen) or row count \(rows) out of range") }
+            guard gen < 1 << 48, rows < 1 << 48 else {
+                throw bad("generation \(gen) or row count \(rows) out of range")
+            }
             manifest.generation = Int(gen)
             manifest.rows = Int(rows)
             let count = Int(try reader.u32())
@@ -158,7 +162,9 @@ package struct Manifest: Sendable, Equatable {
                 }
                 let span = manifest.partitioning.span(lo)
                 guard hi < span.end else { throw bad("partition \(key) spans \(lo)...\(hi)") }
-                guard key == manifest.partitioning.key(lo) else { throw bad("partition \(key) holds times of \(manifest.partitioning.key(lo))") }
+                guard key == manifest.partitioning.key(lo) else {
+                    throw bad("partition \(key) holds times of \(manifest.partitioning.key(lo))")
+                }
                 let hash = Manifest.nameHash(file)
                 if seen.first(hash, where: { manifest.partitions[$0].file == file }) != nil {
                     throw bad("file \(file) is listed twice")
@@ -167,10 +173,13 @@ package struct Manifest: Sendable, Equatable {
                 if let last = manifest.partitions.last, last.maxTime >= lo || last.key == key {
                     throw bad("partitions \(last.key) and \(key) out of order")
                 }
-                manifest.partitions.append(PartitionEntry(key: key, file: file, rows: Int(pr), minTime: lo, maxTime: hi, bytes: Int(bytes)))
+                manifest.partitions.append(PartitionEntry(key: key, file: file, rows: Int(pr), minTime: lo,
+                                                          maxTime: hi, bytes: Int(bytes)))
                 total += Int(pr)
             }
-            guard total == manifest.rows else { throw bad("partitions hold \(total) rows, manifest says \(manifest.rows)") }
+            guard total == manifest.rows else {
+                throw bad("partitions hold \(total) rows, manifest says \(manifest.rows)")
+            }
             let buckets = Int(try reader.u32())
             guard buckets == idBucketCount else { throw bad("\(buckets) id buckets") }
             for k in 0..<buckets {
@@ -184,15 +193,21 @@ package struct Manifest: Sendable, Equatable {
             manifest.history = version == 2 ? HistoryRetention(startingAt: manifest.generation)
                 : try HistoryRetention.decode(&reader, generation: manifest.generation)
             if version >= 4 {
-                let cursorKey = try reader.string()
-                let clash = seen.first(Manifest.nameHash(cursorKey)) { manifest.partitions[$0].file == cursorKey } != nil
-                guard cursorKey.isEmpty || (Manifest.isPlainName(cursorKey) && !clash) else { throw bad("catalog \(cursorKey)") }
-                manifest.catalog = cursorKey.isEmpty ? nil : cursorKey
+                let catalogFile = try reader.string()
+                let catalogHash = Manifest.nameHash(catalogFile)
+                let clash = seen.first(catalogHash) { manifest.partitions[$0].file == catalogFile } != nil
+                guard catalogFile.isEmpty || (Manifest.isPlainName(catalogFile) && !clash) else {
+                    throw bad("catalog \(catalogFile)")
+                }
+                manifest.catalog = catalogFile.isEmpty ? nil : catalogFile
                 manifest.catalogChecksum = try reader.u64()
             }
             if version >= 6, let topRows = try TopRows.decode(&reader) {
-                let clash = seen.first(Manifest.nameHash(topRows.file)) { manifest.partitions[$0].file == topRows.file } != nil
-                guard !clash, topRows.file != manifest.catalog else { throw bad("magnitude projection \(topRows.file)") }
+                let topHash = Manifest.nameHash(topRows.file)
+                let clash = seen.first(topHash) { manifest.partitions[$0].file == topRows.file } != nil
+                guard !clash, topRows.file != manifest.catalog else {
+                    throw bad("magnitude projection \(topRows.file)")
+                }
                 manifest.top = topRows
             }
             if version >= 7 { try decodeRevision7(&reader, into: &manifest, bad) }
@@ -307,7 +322,9 @@ extension ByteReader {
         let raw = UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + length)])
         pos += length
         let text = String(decoding: raw, as: UTF8.self)
-        guard text.utf8.count == length, text.utf8.elementsEqual(raw) else { throw .corrupt("a sync cursor is not valid UTF-8") }
+        guard text.utf8.count == length, text.utf8.elementsEqual(raw) else {
+            throw .corrupt("a sync cursor is not valid UTF-8")
+        }
         return text
     }
 
@@ -323,7 +340,9 @@ extension ByteReader {
         // generic `String(validating:as:)` and a copy to an array cost a metadata lookup each, a
         // thousand times for a manifest
         let text = String(decoding: raw, as: UTF8.self)
-        guard text.utf8.count == length, text.utf8.elementsEqual(raw) else { throw .corrupt("a name is not valid UTF-8") }
+        guard text.utf8.count == length, text.utf8.elementsEqual(raw) else {
+            throw .corrupt("a name is not valid UTF-8")
+        }
         return text
     }
 }

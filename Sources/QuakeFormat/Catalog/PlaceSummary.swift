@@ -30,7 +30,9 @@ package struct PlaceSummary: Sendable, Equatable {
                              least: Double?, greatest: Double?) {
         var bounds = into[locality] ?? (nil, nil)
         if let newLeast = least, bounds.least.map({ newLeast < $0 }) ?? true { bounds.least = newLeast }
-        if let newGreatest = greatest, bounds.greatest.map({ newGreatest > $0 }) ?? true { bounds.greatest = newGreatest }
+        if let newGreatest = greatest, bounds.greatest.map({ newGreatest > $0 }) ?? true {
+            bounds.greatest = newGreatest
+        }
         into[locality] = bounds
     }
 

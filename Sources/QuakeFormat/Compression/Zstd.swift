@@ -31,7 +31,8 @@ package enum Zstd {
     package static func decompress(_ input: UnsafeRawBufferPointer, expectedSize: Int) throws(QuakeError) -> [UInt8] {
         // SAFETY: zstd reads at most input.count bytes of the frame header; `input` is borrowed for this call.
         let size = ZSTD_getFrameContentSize(input.baseAddress, input.count)
-        guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN, UInt64(exactly: expectedSize) == size else {
+        guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN,
+              UInt64(exactly: expectedSize) == size else {
             throw .corrupt("zstd frame header does not match the block footer")
         }
         let dctx = DecompressionContext.current
@@ -45,7 +46,9 @@ package enum Zstd {
         if ZSTD_isError(result) != 0 {
             throw .corrupt("zstd: \(String(cString: ZSTD_getErrorName(result)))")
         }
-        guard result == expectedSize else { throw .corrupt("zstd frame decoded to \(result) bytes, expected \(expectedSize)") }
+        guard result == expectedSize else {
+            throw .corrupt("zstd frame decoded to \(result) bytes, expected \(expectedSize)")
+        }
         return out
     }
 }

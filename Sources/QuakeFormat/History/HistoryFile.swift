@@ -148,8 +148,12 @@ package struct HistoryFile {
         let bodyStart = 12 + sectionCount + 8
         do throws(QuakeError) {
             var headerReader = ByteReader(header)
-            let generation = try headerReader.u64(), committed = try headerReader.i64(), previous = try headerReader.u64()
-            guard generation < 1 << 48, previous < generation else { throw bad("generation \(generation) after \(previous)") }
+            let generation = try headerReader.u64()
+            let committed = try headerReader.i64()
+            let previous = try headerReader.u64()
+            guard generation < 1 << 48, previous < generation else {
+                throw bad("generation \(generation) after \(previous)")
+            }
             let lo = try headerReader.i64(), hi = try headerReader.i64()
             let nf = Int(try headerReader.u32())
             guard nf <= headerReader.remaining / 2 else { throw bad("lists \(nf) files") }
@@ -211,8 +215,11 @@ package struct HistoryFile {
                "section \(i) outside the file it was decoded from")
         // SAFETY: decode checked every section lies end to end up to b.count (end == b.count), so for the file
         // the header came from the slice lies in `b`; callers pass that file (mapped or the decoded bytes).
-        let body = UnsafeRawBufferPointer(rebasing: b[(headerEnd + section.offset)..<(headerEnd + section.offset + section.length)])
-        guard Checksum.hash(body) == section.checksum else { throw .corrupt(path, "section \(section.key) checksum mismatch") }
+        let start = headerEnd + section.offset
+        let body = UnsafeRawBufferPointer(rebasing: b[start..<(start + section.length)])
+        guard Checksum.hash(body) == section.checksum else {
+            throw .corrupt(path, "section \(section.key) checksum mismatch")
+        }
         return body
     }
 
@@ -232,7 +239,8 @@ package struct HistoryFile {
                     throw .corrupt(path, "section \(section.key) refers to a partition outside a store")
                 }
                 out.inserted = try HistoryReference.ids(store: String(path[..<slash.lowerBound]),
-                                                        generation: generation, key: section.key, count: section.inserted)
+                                                        generation: generation, key: section.key,
+                                                        count: section.inserted)
                 continue
             }
             guard comp <= UInt64(reader.remaining), raw <= comp * 1024 + 65536 else {

@@ -45,7 +45,9 @@ package enum HistoryIdList {
             for i in 0..<ids.count {
                 let range = ids.range(i)
                 var previous: UInt64 = 0
-                for k in 0..<Swift.min(8, range.count) { previous |= UInt64(raw[range.lowerBound + k]) << UInt64(56 - 8 * k) }
+                for k in 0..<Swift.min(8, range.count) {
+                    previous |= UInt64(raw[range.lowerBound + k]) << UInt64(56 - 8 * k)
+                }
                 keys.append(Key(prefix: previous, index: i))
             }
             keys.sort { a, b in

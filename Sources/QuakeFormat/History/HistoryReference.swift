@@ -90,7 +90,8 @@ package enum HistoryReference {
         let suffix = "." + PartitionFile.fileExtension
         guard name.hasSuffix(suffix), let dot = name.dropLast(suffix.count).lastIndex(of: "."),
               name[name.index(after: dot)...].hasPrefix("g"),
-              let generation = Int(name[name.index(dot, offsetBy: 2)..<name.index(name.endIndex, offsetBy: -suffix.count)]),
+              let generation = Int(name[name.index(dot, offsetBy: 2)
+                                        ..< name.index(name.endIndex, offsetBy: -suffix.count)]),
               generation >= 0 else { return nil }
         return (String(name[..<dot]), generation)
     }

@@ -77,7 +77,9 @@ package struct HistoryRetention: Sendable, Equatable {
     package static func decode(_ r: inout ByteReader, generation: Int) throws(QuakeError) -> HistoryRetention {
         var retention = HistoryRetention()
         let base = try r.u64()
-        guard base <= UInt64(generation) else { throw .corrupt("history base \(base) is past generation \(generation)") }
+        guard base <= UInt64(generation) else {
+            throw .corrupt("history base \(base) is past generation \(generation)")
+        }
         retention.baseGeneration = Int(base)
         retention.baseTime = try r.i64()
         let count = Int(try r.u32())
@@ -91,7 +93,9 @@ package struct HistoryRetention: Sendable, Equatable {
             retention.bounds += [Int(lo), Int(hi)]
             floor = Int(hi) + 1
         }
-        guard retention.count <= maxTransactions else { throw .corrupt("history lists \(retention.count) transactions") }
+        guard retention.count <= maxTransactions else {
+            throw .corrupt("history lists \(retention.count) transactions")
+        }
         return retention
     }
 }

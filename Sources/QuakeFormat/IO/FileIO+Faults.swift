@@ -95,7 +95,8 @@ extension FileIO {
             package var paths: @Sendable (String) -> Bool
 
             /// A plan for `operations` on paths under `directory`.
-            package init(under directory: String, _ operations: Set<Operation>, _ calls: Calls, _ effect: Effect, paths: @escaping @Sendable (String) -> Bool = { _ in true }) {
+            package init(under directory: String, _ operations: Set<Operation>, _ calls: Calls, _ effect: Effect,
+                         paths: @escaping @Sendable (String) -> Bool = { _ in true }) {
                 let once: Bool
                 if case .nth = calls { once = true } else { once = false }
                 precondition(effect != .fail(EINTR) || once, "a call that keeps failing with EINTR is retried forever")
@@ -116,7 +117,9 @@ extension FileIO {
 
             /// Whether the plan matches `path`: it is ``directory`` or under it, and ``paths`` accepts it.
             package func matches(_ path: String) -> Bool {
-                guard path == directory || path.hasPrefix(directory == "/" ? "/" : directory + "/") else { return false }
+                guard path == directory || path.hasPrefix(directory == "/" ? "/" : directory + "/") else {
+                    return false
+                }
                 return paths(path)
             }
         }
@@ -215,7 +218,8 @@ extension FileIO {
         }
 
         @inline(never)
-        private static func consult(_ operation: Operation, _ path: String, _ other: String?, _ asking: Int) -> Planned? {
+        private static func consult(_ operation: Operation, _ path: String, _ other: String?,
+                                    _ asking: Int) -> Planned? {
             state.locked { s -> Planned? in
                 guard let plan = s.plan, plan.operations.contains(operation),
                       plan.matches(path) || (other.map(plan.matches) ?? false) else { return nil }
@@ -225,7 +229,8 @@ extension FileIO {
                     let write = Operation.writes.contains(operation)
                     switch plan.effect {
                     case .fail(let code): planned = .fail(code)
-                    case .shortWrite(let most) where write && asking > 1: planned = .write(max(1, min(most, asking - 1)))
+                    case .shortWrite(let most) where write && asking > 1:
+                        planned = .write(max(1, min(most, asking - 1)))
                     case .writeNothing where write && asking > 0: planned = .write(0)
                     case .shortWrite, .writeNothing, .none: planned = nil
                     }

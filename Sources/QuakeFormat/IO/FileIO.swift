@@ -57,7 +57,8 @@ package enum FileIO {
         var done = 0
         while done < bytes.count {
             // SAFETY: done < bytes.count, so [base + done, base + bytes.count) lies inside bytes.
-            let written = retrying { SystemCall.write(fd, base + done, bytes.count - done, at: offset.map { $0 + done }, path: path) }
+            let written = retrying { SystemCall.write(fd, base + done, bytes.count - done,
+                                                      at: offset.map { $0 + done }, path: path) }
             if written < 0 { throw .system(path, errno) }
             if written == 0 { throw .system(path, ENOSPC) }
             done += written
@@ -101,7 +102,8 @@ package enum FileIO {
     }
 
     /// Maps `count` bytes of `fd` read-only.
-    package static func mapReadOnly(_ fd: Int32, count: Int, path: String) throws(QuakeError) -> UnsafeRawBufferPointer {
+    package static func mapReadOnly(_ fd: Int32, count: Int,
+                                    path: String) throws(QuakeError) -> UnsafeRawBufferPointer {
         guard let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
             throw .system(path, errno, call: "mmap")
         }
@@ -195,7 +197,8 @@ package enum FileIO {
     }
 
     /// Reads exactly `count` bytes at `offset`; a short read is an error naming `path`.
-    package static func preadExactly(_ fd: Int32, count: Int, at offset: Int, path: String) throws(QuakeError) -> [UInt8] {
+    package static func preadExactly(_ fd: Int32, count: Int, at offset: Int,
+                                     path: String) throws(QuakeError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         let got = try fill(fd, &out, at: offset, path: path)
         if got < count { throw .io(path, "ends after \(offset + got) bytes, expected \(offset + count)") }
@@ -257,7 +260,9 @@ package enum FileIO {
         var out: [String] = []
         while let entry = readdir(dir) {
             // SAFETY: d_name is a NUL-terminated array inside the entry, read before the next readdir.
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
             if name != "." && name != ".." { out.append(name) }
         }
         return out.sorted()
@@ -275,7 +280,8 @@ package enum FileIO {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
         let modified = st.modified
-        return [Int64(truncatingIfNeeded: st.st_ino), Int64(st.st_size), Int64(modified.tv_sec), Int64(modified.tv_nsec)]
+        return [Int64(truncatingIfNeeded: st.st_ino), Int64(st.st_size), Int64(modified.tv_sec),
+                Int64(modified.tv_nsec)]
     }
 
     /// A descriptor that becomes readable when an entry of `directory` is created, written

@@ -44,7 +44,9 @@ package final class SpillFile {
             let rlen = Int(head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self) })
             let frame = try FileIO.preadExactly(fd, count: clen, at: off + 8, path: path)
             // SAFETY: the frame's bytes are lent to the decompressor for the call only.
-            let payload = try frame.withUnsafeBytes { (p) throws(QuakeError) in try Zstd.decompress(p, expectedSize: rlen) }
+            let payload = try frame.withUnsafeBytes { (p) throws(QuakeError) in
+                try Zstd.decompress(p, expectedSize: rlen)
+            }
             // SAFETY: the payload's bytes are lent to body for the call only (its contract: not kept).
             try payload.withUnsafeBytes { try body($0) }
             off += 8 + clen

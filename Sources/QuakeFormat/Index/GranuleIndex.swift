@@ -71,7 +71,9 @@ package struct GranuleIndex: Sendable, Equatable {
                             hi = Swift.max(hi, value)
                         }
                     }
-                    out.append(Int(nulls) == granuleRows.count ? Stats(min: 0, max: 0, nulls: nulls) : Stats(min: lo, max: hi, nulls: nulls))
+                    out.append(Int(nulls) == granuleRows.count
+                               ? Stats(min: 0, max: 0, nulls: nulls)
+                               : Stats(min: lo, max: hi, nulls: nulls))
                 } else {
                     var lo = Double.infinity, hi = -Double.infinity
                     for i in granuleRows {
@@ -87,7 +89,8 @@ package struct GranuleIndex: Sendable, Equatable {
                         lo = .nan
                         hi = .nan
                     }
-                    out.append(Stats(min: Int64(bitPattern: lo.bitPattern), max: Int64(bitPattern: hi.bitPattern), nulls: nulls))
+                    out.append(Stats(min: Int64(bitPattern: lo.bitPattern), max: Int64(bitPattern: hi.bitPattern),
+                                     nulls: nulls))
                 }
             }
             stats.append(out)
@@ -179,7 +182,9 @@ package struct GranuleIndex: Sendable, Equatable {
         magStarts.append(0)
         for k in 0..<granules {
             let entries = Int(try r.u32())
-            guard entries <= magValues.count else { throw .corrupt("mag histogram granule \(k) lists \(entries) values") }
+            guard entries <= magValues.count else {
+                throw .corrupt("mag histogram granule \(k) lists \(entries) values")
+            }
             let list = try r.take(entries * 4)
             var total = 0
             for j in 0..<entries {
@@ -191,7 +196,9 @@ package struct GranuleIndex: Sendable, Equatable {
                 total += Int(entry >> 16)
                 magEntries.append(entry)
             }
-            guard total <= GranuleIndex.granuleRows else { throw .corrupt("mag histogram granule \(k) counts \(total) rows") }
+            guard total <= GranuleIndex.granuleRows else {
+                throw .corrupt("mag histogram granule \(k) counts \(total) rows")
+            }
             magStarts.append(magEntries.count)
         }
     }

@@ -58,7 +58,8 @@ package struct IdHashes: Sendable, Equatable {
     /// Puts the entries in key, then ordinal, order.
     package mutating func sort() {
         var sorted = true
-        for i in keys.indices.dropFirst() where keys[i] < keys[i - 1] || (keys[i] == keys[i - 1] && ordinals[i] < ordinals[i - 1]) {
+        for i in keys.indices.dropFirst() where keys[i] < keys[i - 1]
+            || (keys[i] == keys[i - 1] && ordinals[i] < ordinals[i - 1]) {
             sorted = false
             break
         }

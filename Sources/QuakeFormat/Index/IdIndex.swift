@@ -104,7 +104,8 @@ package struct IdRecords: Sendable {
         }
         ids = try TextPayload.decode(try part(), rows: count)
         for k in 0..<2 {
-            guard case .ints(let values) = try ForIntegerCodec.decode(try part(), count: count, rows: 0..<count, as: .stored) else {
+            guard case .ints(let values) = try ForIntegerCodec.decode(try part(), count: count, rows: 0..<count,
+                                                                      as: .stored) else {
                 throw .corrupt("id records: times")
             }
             if k == 0 { time = values } else { updated = values }

@@ -50,7 +50,9 @@ package struct PlaceIndex: Sendable {
     /// of every row (as stored in the place chunks, block by block) and its granule index; nil
     /// when the granule index has no mag histogram.
     package static func encode(mags: [Int64], codes: [UInt32], blockRows: Int, granules: GranuleIndex) -> [UInt8]? {
-        guard granules.hasMagHistogram, granules.magValues.count < Int(noMag), mags.count == codes.count else { return nil }
+        guard granules.hasMagHistogram, granules.magValues.count < Int(noMag), mags.count == codes.count else {
+            return nil
+        }
         let values = granules.magValues
         let units = units(rows: mags.count, blockRows: blockRows)
         var writer = ByteWriter()
@@ -121,9 +123,11 @@ package struct PlaceIndex: Sendable {
         list.reserveCapacity(Int(offs[listed]))
         for _ in 0..<Int(offs[listed]) {
             let code = try reader.u32(), magnitudes = try reader.u32()
-            let entry = Entry(code: code, least: UInt16(truncatingIfNeeded: magnitudes), greatest: UInt16(truncatingIfNeeded: magnitudes >> 16))
+            let entry = Entry(code: code, least: UInt16(truncatingIfNeeded: magnitudes),
+                              greatest: UInt16(truncatingIfNeeded: magnitudes >> 16))
             guard (entry.least == PlaceIndex.noMag) == (entry.greatest == PlaceIndex.noMag),
-                  entry.least == PlaceIndex.noMag || (entry.least <= entry.greatest && Int(entry.greatest) < magValues) else {
+                  entry.least == PlaceIndex.noMag
+                      || (entry.least <= entry.greatest && Int(entry.greatest) < magValues) else {
                 throw .corrupt("place index entry holds magnitudes \(entry.least)...\(entry.greatest) of \(magValues)")
             }
             list.append(entry)
@@ -141,7 +145,10 @@ package struct PlaceIndex: Sendable {
     package func unit(block k: Int, granule g: Int) -> Int? {
         guard k >= 0, k < blockFirstUnit.count else { return nil }
         let unit = blockFirstUnit[k] + g - (k * blockRows) / GranuleIndex.granuleRows
-        guard unit >= blockFirstUnit[k], unit < (k + 1 < blockFirstUnit.count ? blockFirstUnit[k + 1] : unitCount) else { return nil }
+        guard unit >= blockFirstUnit[k],
+              unit < (k + 1 < blockFirstUnit.count ? blockFirstUnit[k + 1] : unitCount) else {
+            return nil
+        }
         return unit
     }
 
@@ -157,7 +164,8 @@ package struct PlaceIndex: Sendable {
     package func bounds(unit u: Int, matches: [Bool]) -> (least: UInt16, greatest: UInt16)? {
         var any = false
         var lo = PlaceIndex.noMag, hi = PlaceIndex.noMag
-        for e in entries[Int(offsets[u])..<Int(offsets[u + 1])] where Int(e.code) < matches.count && matches[Int(e.code)] {
+        for e in entries[Int(offsets[u])..<Int(offsets[u + 1])] where Int(e.code) < matches.count
+            && matches[Int(e.code)] {
             any = true
             if e.least != PlaceIndex.noMag && (lo == PlaceIndex.noMag || e.least < lo) { lo = e.least }
             if e.greatest != PlaceIndex.noMag && (hi == PlaceIndex.noMag || e.greatest > hi) { hi = e.greatest }

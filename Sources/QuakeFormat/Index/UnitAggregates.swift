@@ -104,7 +104,9 @@ package struct UnitAggregates: Sendable {
                                     // one entry (the list of all rows, or one code): a fold in
                                     // registers, not one through memory per row
                                     var fold = a[k]
-                                    for j in 0..<unitRows where !d[k * unitRows + j].isNaN { fold.fold(d[k * unitRows + j]) }
+                                    for j in 0..<unitRows where !d[k * unitRows + j].isNaN {
+                                        fold.fold(d[k * unitRows + j])
+                                    }
                                     a[k] = fold
                                     continue
                                 }
@@ -158,7 +160,9 @@ package struct UnitAggregates: Sendable {
         _ = try reader.u8()
         _ = try reader.u8()
         let groups = UnitAggregates.groupColumns, metrics = UnitAggregates.metricColumns
-        guard groupCount == groups.count, metricCount == metrics.count else { throw .corrupt("unit aggregates list \(groupCount) and \(metricCount) columns") }
+        guard groupCount == groups.count, metricCount == metrics.count else {
+            throw .corrupt("unit aggregates list \(groupCount) and \(metricCount) columns")
+        }
         for c in groups + metrics {
             let stored = Int(try reader.u8())
             guard stored == c.rawValue else { throw .corrupt("unit aggregates name column \(stored) for \(c)") }
@@ -171,7 +175,9 @@ package struct UnitAggregates: Sendable {
               Int(offs[listed * lists]) * UnitAggregates.entrySize == reader.remaining else {
             throw .corrupt("unit aggregate offsets are out of order")
         }
-        guard group.map({ $0 >= 0 && $0 < groupCount }) ?? true else { throw .corrupt("no unit aggregate list \(group ?? -1)") }
+        guard group.map({ $0 >= 0 && $0 < groupCount }) ?? true else {
+            throw .corrupt("no unit aggregate list \(group ?? -1)")
+        }
         let groupIndex = group ?? groupCount
         let base = reader.pos
         var codes: [UInt32] = [], counts: [UInt32] = [], folds: [Fold] = []
@@ -194,7 +200,8 @@ package struct UnitAggregates: Sendable {
                     for _ in 0..<metricCount {
                         let values = Int(try reader.u32())
                         let sum = Double(bitPattern: try reader.u64()), least = Double(bitPattern: try reader.u64())
-                        let fold = Fold(values: values, sum: sum, least: least, greatest: Double(bitPattern: try reader.u64()))
+                        let fold = Fold(values: values, sum: sum, least: least,
+                                        greatest: Double(bitPattern: try reader.u64()))
                         guard values <= Int(count), values == 0 ? fold == .empty : fold.least <= fold.greatest else {
                             throw .corrupt("unit aggregate entry holds \(values) values of \(count) rows")
                         }

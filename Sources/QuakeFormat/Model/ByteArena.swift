@@ -96,7 +96,8 @@ package struct ByteArena: Sendable, Equatable {
         // pointers do not escape the closures.
         return bytes.withUnsafeBytes { p in
             other.bytes.withUnsafeBytes { q in
-                Mojibake.garbles(UnsafeRawBufferPointer(rebasing: p[mine]), of: UnsafeRawBufferPointer(rebasing: q[theirs]))
+                Mojibake.garbles(UnsafeRawBufferPointer(rebasing: p[mine]),
+                                 of: UnsafeRawBufferPointer(rebasing: q[theirs]))
             }
         }
     }

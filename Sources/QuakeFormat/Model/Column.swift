@@ -119,7 +119,8 @@ public enum Column: Int, CaseIterable, Sendable, Hashable, CustomStringConvertib
     private static let names = [
         "time", "latitude", "longitude", "depth", "mag", "magType", "nst", "gap", "dmin", "rms", "net", "id", "updated",
         "place", "type", "horizontalError", "depthError", "magError", "magNst", "status", "locationSource", "magSource",
-        "felt", "cdi", "mmi", "alert", "tsunami", "sig", "tz", "url", "detail", "code", "ids", "sources", "types", "title",
+        "felt", "cdi", "mmi", "alert", "tsunami", "sig", "tz", "url", "detail", "code", "ids", "sources", "types",
+        "title",
     ]
     /// The USGS field name, as ``name``.
     public var description: String { name }

@@ -120,8 +120,8 @@ public struct Quake: Sendable, Hashable, Identifiable, Codable {
 
     /// An event with its id, time and epicentre, and optionally its depth, magnitude and place;
     /// the other properties start nil, to be set afterwards.
-    public init(id: String, time: Date, latitude: Double, longitude: Double, depth: Double? = nil, magnitude: Double? = nil,
-                place: String? = nil) {
+    public init(id: String, time: Date, latitude: Double, longitude: Double, depth: Double? = nil,
+                magnitude: Double? = nil, place: String? = nil) {
         self.id = id
         self.time = time
         self.latitude = latitude

@@ -105,7 +105,8 @@ extension RowBatch {
         for c in Column.allCases {
             let index = c.rawValue, source = sources[index]
             if source == s { continue }
-            let same = RowBatch.isInt(c) ? ints[index][source] == ints[index][s] : text[index].equal(source, text[index], s)
+            let same = RowBatch.isInt(c) ? ints[index][source] == ints[index][s]
+                : text[index].equal(source, text[index], s)
             if !same { mask |= c.bit }
         }
         return mask

@@ -152,7 +152,8 @@ package struct RowBatch: Sendable, Equatable {
     package func isTimeIdOrdered() -> Bool {
         let times = ints[Column.time.rawValue]
         let ids = text[Column.id.rawValue]
-        for i in stride(from: 1, to: count, by: 1) where times[i - 1] > times[i] || (times[i - 1] == times[i] && ids.compare(i - 1, ids, i) >= 0) {
+        for i in stride(from: 1, to: count, by: 1) where times[i - 1] > times[i]
+            || (times[i - 1] == times[i] && ids.compare(i - 1, ids, i) >= 0) {
             return false
         }
         return true
@@ -179,7 +180,9 @@ package struct RowBatch: Sendable, Equatable {
         for c in Column.allCases {
             if RowBatch.isInt(c) { ints[c.rawValue].reserveCapacity(rows) } else {
                 text[c.rawValue].ends.reserveCapacity(rows)
-                if let sizes = textBytes, c.rawValue < sizes.count { text[c.rawValue].bytes.reserveCapacity(sizes[c.rawValue]) }
+                if let sizes = textBytes, c.rawValue < sizes.count {
+                    text[c.rawValue].bytes.reserveCapacity(sizes[c.rawValue])
+                }
             }
         }
         present.reserveCapacity(rows)
@@ -209,7 +212,10 @@ package struct RowBatch: Sendable, Equatable {
                 if missing > 0 { ints[c.rawValue].append(contentsOf: repeatElement(RowBatch.null, count: missing)) }
             } else {
                 let missing = count - text[c.rawValue].ends.count
-                if missing > 0 { text[c.rawValue].ends.append(contentsOf: repeatElement(text[c.rawValue].bytes.count, count: missing)) }
+                if missing > 0 {
+                    text[c.rawValue].ends.append(contentsOf: repeatElement(text[c.rawValue].bytes.count,
+                                                                           count: missing))
+                }
             }
         }
     }

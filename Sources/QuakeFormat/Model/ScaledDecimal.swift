@@ -62,7 +62,8 @@ package enum ScaledDecimal {
         return signed << 6 | negZero | Int64(scale)
     }
 
-    private static func exponent(_ p: UnsafeRawBufferPointer, from start: Int, mantissa: Int64, scale: Int, negative: Bool) throws(ParseError) -> Int64 {
+    private static func exponent(_ p: UnsafeRawBufferPointer, from start: Int, mantissa: Int64, scale: Int,
+                                 negative: Bool) throws(ParseError) -> Int64 {
         var position = start
         var expNeg = false
         // SAFETY: every p[i] read is preceded by i < p.count (the condition, the guard and the loop bound).

@@ -68,7 +68,8 @@ public struct TimeFormat: Sendable, Equatable {
             case UInt8(ascii: "f"): pieces.append(.fraction)
             case UInt8(ascii: "p"): pieces.append(.ampm)
             case UInt8(ascii: "z"): pieces.append(.zone)
-            case UInt8(ascii: "T"): pieces += [.hour, .literal(UInt8(ascii: ":")), .minute, .literal(UInt8(ascii: ":")), .second]
+            case UInt8(ascii: "T"): pieces += [.hour, .literal(UInt8(ascii: ":")), .minute,
+                                               .literal(UInt8(ascii: ":")), .second]
             case UInt8(ascii: "%"): pieces.append(.literal(UInt8(ascii: "%")))
             default:
                 throw .badPattern("'\(pattern)': %\(Character(Unicode.Scalar(code))) is not a code this reader knows "

@@ -87,7 +87,8 @@ package enum Timestamp {
             }
         }
         if position < count && p[position] == UInt8(ascii: "Z") { position += 1 }
-        else if position < count && position > 10 && (p[position] == UInt8(ascii: "+") || p[position] == UInt8(ascii: "-")) {
+        else if position < count && position > 10
+            && (p[position] == UInt8(ascii: "+") || p[position] == UInt8(ascii: "-")) {
             // an offset east of UTC (+) is subtracted to reach UTC
             let sign = p[position] == UInt8(ascii: "+") ? 1 : -1
             let oh = try num(position + 1, 2)

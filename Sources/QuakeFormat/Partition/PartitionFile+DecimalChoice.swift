@@ -24,7 +24,9 @@ extension PartitionFile {
             var forBytes: [UInt8] = [], zstdBytes: [UInt8] = []
             _ = ForDecimalCodec.encode(v, rows: head, into: &forBytes)
             _ = ZstdDecimalCodec.encode(v, rows: head, into: &zstdBytes)
-            if forBytes.count <= zstdBytes.count { return (.forDecimal, ForDecimalCodec.encode(v, rows: rows, into: &out)) }
+            if forBytes.count <= zstdBytes.count {
+                return (.forDecimal, ForDecimalCodec.encode(v, rows: rows, into: &out))
+            }
             return framed(.zstdDecimal, rows, &out, FramedCodec.mergeDecimals) { r, o in
                 ZstdDecimalCodec.encode(v, rows: r, into: &o)
             }

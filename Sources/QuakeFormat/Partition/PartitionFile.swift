@@ -59,7 +59,8 @@ package enum PartitionFile {
     /// The codec a column's chunks use. Hot numeric columns and categories take lightweight
     /// codecs (no decompressor, any row range); free text takes zstd; other decimals take
     /// whichever of frame-of-reference and zstd byte planes is smaller for the chunk.
-    package static func encodeChunk(_ c: Column, _ batch: RowBatch, rows: Range<Int>, into out: inout [UInt8]) -> (CodecID, ChunkStats) {
+    package static func encodeChunk(_ c: Column, _ batch: RowBatch, rows: Range<Int>,
+                                    into out: inout [UInt8]) -> (CodecID, ChunkStats) {
         switch c.kind {
         case .timestamp:
             return (.forInteger, ForIntegerCodec.encode(batch.ints[c.rawValue], rows: rows, into: &out))
@@ -75,7 +76,9 @@ package enum PartitionFile {
             return (.dictionary, DictionaryCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
         case .text:
             let arena = batch.text[c.rawValue]
-            return framed(.zstdText, rows, &out, FramedCodec.mergeCounts) { r, o in ZstdTextCodec.encode(arena, rows: r, into: &o) }
+            return framed(.zstdText, rows, &out, FramedCodec.mergeCounts) { r, o in
+                ZstdTextCodec.encode(arena, rows: r, into: &o)
+            }
         case .place:
             return (.placeCodes, PlaceCodesCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
         }
@@ -88,8 +91,8 @@ package enum PartitionFile {
                                _ encode: (Range<Int>, inout [UInt8]) -> ChunkStats) -> (CodecID, ChunkStats) {
         let frameRows = inner == .zstdText ? FramedCodec.textFrameRows : FramedCodec.frameRows
         if rows.count <= frameRows { return (inner, encode(rows, &out)) }
-        return (.zstdFramed, FramedCodec.encode(inner: inner, rows: rows, frameRows: frameRows, into: &out, merge: merge,
-                                                encodeFrame: encode))
+        return (.zstdFramed, FramedCodec.encode(inner: inner, rows: rows, frameRows: frameRows, into: &out,
+                                                merge: merge, encodeFrame: encode))
     }
 
     /// Encodes a partition's rows (sorted by time, id) as one file image. The columns are
@@ -125,7 +128,8 @@ package enum PartitionFile {
                 if k == 0 {
                     let granules = GranuleIndex(batch)
                     granuleSlot[0] = granules
-                    placeSlot[0] = placeIndex(batch, chunks[Column.place.rawValue], data, blockRows: blockRows, granules: granules)
+                    placeSlot[0] = placeIndex(batch, chunks[Column.place.rawValue], data, blockRows: blockRows,
+                                              granules: granules)
                 } else if let codes = groupCodes(chunks, data) {
                     aggregateSlot[0] = UnitAggregates.encode(batch, codes: codes, blockRows: blockRows)
                 }
@@ -212,8 +216,9 @@ package enum PartitionFile {
             // chunk was just appended), and `covered` is at most the chunk's length.
             let sum = out.withUnsafeBytes { b in
                 let chunk = UnsafeRawBufferPointer(rebasing: b[start...])
-                assert(codec.covered(chunk, count: rows.count) <= chunk.count)
-                return Checksum.wide(UnsafeRawBufferPointer(rebasing: chunk[..<codec.covered(chunk, count: rows.count)]))
+                let covered = codec.covered(chunk, count: rows.count)
+                assert(covered <= chunk.count)
+                return Checksum.wide(UnsafeRawBufferPointer(rebasing: chunk[..<covered]))
             }
             list.append(ChunkInfo(codec: codec, offset: start, length: out.count - start, rows: rows.count,
                                   stats: stats, checksum: sum))
@@ -335,7 +340,9 @@ package enum PartitionFile {
         guard b.count >= footerSize + 24 else { throw .corrupt(path, "too short for a partition file") }
         var reader = ByteReader(b, at: b.count - footerSize)
         let off = try reader.u64()
-        guard off <= UInt64(b.count - footerSize - 24) else { throw .corrupt(path, "directory offset \(off) out of range") }
+        guard off <= UInt64(b.count - footerSize - 24) else {
+            throw .corrupt(path, "directory offset \(off) out of range")
+        }
         var dirReader = ByteReader(b, at: Int(off) + 16)
         let rows = try dirReader.u64()
         guard rows >= 1, rows < 1 << 40 else { throw .corrupt(path, "directory lists \(rows) rows") }
@@ -343,7 +350,8 @@ package enum PartitionFile {
     }
 
     /// Reads and checks the footer and directory of a mapped partition file.
-    package static func directory(_ b: UnsafeRawBufferPointer, path: String, rows expected: Int) throws(QuakeError) -> Directory {
+    package static func directory(_ b: UnsafeRawBufferPointer, path: String,
+                                  rows expected: Int) throws(QuakeError) -> Directory {
         guard b.count >= footerSize else { throw .corrupt(path, "too short for a partition file") }
         // SAFETY: footerSize >= 8 bytes lie inside `b` (checked above); the caller keeps `b` mapped.
         assert(footerSize >= 8)
@@ -366,14 +374,17 @@ package enum PartitionFile {
         }
     }
 
-    private static func parse(_ dir: UnsafeRawBufferPointer, dataEnd: Int, rows expected: Int) throws(QuakeError) -> Directory {
+    private static func parse(_ dir: UnsafeRawBufferPointer, dataEnd: Int,
+                              rows expected: Int) throws(QuakeError) -> Directory {
         var reader = ByteReader(dir)
         let cols = Int(try reader.u32()), blocks = Int(try reader.u32()), blockRows = Int(try reader.u32())
         let flags = try reader.u32()
         guard flags <= 15 else { throw .corrupt("directory flags \(flags)") }
         let storedRows = try reader.u64()
         guard cols == Column.count else { throw .corrupt("directory lists \(cols) columns") }
-        guard storedRows == UInt64(expected) else { throw .corrupt("holds \(storedRows) rows, manifest says \(expected)") }
+        guard storedRows == UInt64(expected) else {
+            throw .corrupt("holds \(storedRows) rows, manifest says \(expected)")
+        }
         let rows = expected
         guard blocks >= 1, blocks <= rows / Swift.max(1, blockRows) + 1, blockRows >= 1 else {
             throw .corrupt("directory lists \(blocks) blocks of \(blockRows) rows")
@@ -415,7 +426,9 @@ package enum PartitionFile {
         var place: Region?
         if flags & 1 != 0 {
             let off = try reader.u64(), len = try reader.u64(), sum = try reader.u64()
-            guard off <= UInt64(dataEnd), len <= UInt64(dataEnd) - off else { throw .corrupt("place index lies outside the data area") }
+            guard off <= UInt64(dataEnd), len <= UInt64(dataEnd) - off else {
+                throw .corrupt("place index lies outside the data area")
+            }
             place = Region(offset: Int(off), length: Int(len), checksum: sum)
         }
         var aggregates: Region?

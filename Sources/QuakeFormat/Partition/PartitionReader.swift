@@ -83,7 +83,8 @@ package final class PartitionReader: Sendable {
             let region = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
             guard dir.checksum(region) == reg.checksum else { throw .corrupt(path, "place index: checksum mismatch") }
             do {
-                idx = try PlaceIndex(region, rows: entry.rows, blockRows: dir.blockRows, magValues: dir.granules.magValues.count)
+                idx = try PlaceIndex(region, rows: entry.rows, blockRows: dir.blockRows,
+                                     magValues: dir.granules.magValues.count)
             } catch {
                 throw .corrupt(path, "\(error.description.replacingPrefix("corrupt store: "))")
             }
@@ -154,7 +155,9 @@ package final class PartitionReader: Sendable {
     }
 
     /// The zone maps of column `c`, one per block.
-    package func blocks(_ c: Column) throws(QuakeError) -> [PartitionFile.ChunkInfo] { try directory().chunks[c.rawValue] }
+    package func blocks(_ c: Column) throws(QuakeError) -> [PartitionFile.ChunkInfo] {
+        try directory().chunks[c.rawValue]
+    }
 
     /// The fine zone maps and mag histogram.
     package func granules() throws(QuakeError) -> GranuleIndex { try directory().granules }
@@ -215,7 +218,8 @@ package final class PartitionReader: Sendable {
             case .all:
                 for g in 0..<granules where !s.granulesChecked[at][g] { pending.append(g) }
             case .rows(let row):
-                for g in GranuleSums.Table.granules(of: row.clamped(to: 0..<rows)) where g < granules && !s.granulesChecked[at][g] {
+                for g in GranuleSums.Table.granules(of: row.clamped(to: 0..<rows)) where g < granules
+                    && !s.granulesChecked[at][g] {
                     pending.append(g)
                 }
             case .among(let list):
@@ -243,10 +247,12 @@ package final class PartitionReader: Sendable {
     }
 
     /// Decodes rows `rows` (all rows when nil) of block `k` of column `c`.
-    package func decode(_ c: Column, block k: Int, rows: Range<Int>? = nil, as form: VectorForm = .stored) throws(QuakeError) -> ColumnVector {
+    package func decode(_ c: Column, block k: Int, rows: Range<Int>? = nil,
+                        as form: VectorForm = .stored) throws(QuakeError) -> ColumnVector {
         let (payload, info) = try chunk(c, k, rows.map { .rows($0) } ?? .all)
         do {
-            return try info.codec.decode(payload, count: info.rows, rows: rows ?? 0..<info.rows, as: form, checks: frameChecks)
+            return try info.codec.decode(payload, count: info.rows, rows: rows ?? 0..<info.rows, as: form,
+                                         checks: frameChecks)
         } catch {
             throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
         }
@@ -254,7 +260,8 @@ package final class PartitionReader: Sendable {
 
     /// Block-relative rows of `rows` whose value of `c` lies in `range`, evaluated on encoded
     /// values; nil when the chunk's codec cannot, and the caller must decode.
-    package func select(_ c: Column, block k: Int, rows: Range<Int>, _ range: RangePredicate) throws(QuakeError) -> [UInt32]? {
+    package func select(_ c: Column, block k: Int, rows: Range<Int>,
+                        _ range: RangePredicate) throws(QuakeError) -> [UInt32]? {
         let (payload, info) = try chunk(c, k, .rows(rows))
         var out: [UInt32] = []
         do {
@@ -280,7 +287,8 @@ package final class PartitionReader: Sendable {
 
     /// The rows of `among` (ascending, block-relative) whose value of `c` lies in `range`, each
     /// read alone from the encoded chunk; nil when the codec cannot, and the caller must decode.
-    package func select(_ c: Column, block k: Int, among: [UInt32], _ range: RangePredicate) throws(QuakeError) -> [UInt32]? {
+    package func select(_ c: Column, block k: Int, among: [UInt32],
+                        _ range: RangePredicate) throws(QuakeError) -> [UInt32]? {
         let (payload, info) = try chunk(c, k, .among(among))
         var out: [UInt32] = []
         out.reserveCapacity(among.count)
@@ -314,15 +322,20 @@ package final class PartitionReader: Sendable {
     /// The locality dictionary and per-row locality codes of rows `rows` of the place column
     /// (0 for null): read from the open codes of a ``PlaceCodesCodec`` chunk without
     /// decompressing anything, or decoded from older place chunks.
-    package func placeCodes(block k: Int, rows: Range<Int>, dictionary: Bool = true) throws(QuakeError) -> (ByteArena, [UInt32]) {
+    package func placeCodes(block k: Int, rows: Range<Int>,
+                            dictionary: Bool = true) throws(QuakeError) -> (ByteArena, [UInt32]) {
         let (payload, info) = try chunk(.place, k)
         do throws(QuakeError) {
             if info.codec == .placeCodes {
-                guard rows.lowerBound >= 0, rows.upperBound <= info.rows else { throw .corrupt("row range \(rows) outside chunk") }
-                let parsed = try PlaceCodesCodec.parse(payload, count: info.rows, dictionary: dictionary, checks: frameChecks)
+                guard rows.lowerBound >= 0, rows.upperBound <= info.rows else {
+                    throw .corrupt("row range \(rows) outside chunk")
+                }
+                let parsed = try PlaceCodesCodec.parse(payload, count: info.rows, dictionary: dictionary,
+                                                       checks: frameChecks)
                 return (parsed.dictionary, try parsed.codes(rows))
             }
-            guard case .place(let place) = try info.codec.decode(payload, count: info.rows, rows: rows, as: .stored) else {
+            guard case .place(let place) = try info.codec.decode(payload, count: info.rows, rows: rows,
+                                                                 as: .stored) else {
                 throw .corrupt("not a place chunk")
             }
             return (place.localities, place.locality)
@@ -356,10 +369,14 @@ package final class PartitionReader: Sendable {
     /// whose dictionaries differ by row range.
     package func placeTable(block k: Int, key: String, build: (ByteArena) -> [Bool]) throws(QuakeError) -> [Bool]? {
         let dir = try directory()
-        guard k >= 0, k < dir.blockSizes.count, dir.chunks[Column.place.rawValue][k].codec == .placeCodes else { return nil }
+        guard k >= 0, k < dir.blockSizes.count, dir.chunks[Column.place.rawValue][k].codec == .placeCodes else {
+            return nil
+        }
         let full = "\(k)|" + key
         let hash = Manifest.nameHash(full)
-        let hit = state.locked { s in s.placeTableIndex.first(hash) { s.placeTableKeys[$0] == full }.map { s.placeTables[$0] } }
+        let hit = state.locked { s in
+            s.placeTableIndex.first(hash) { s.placeTableKeys[$0] == full }.map { s.placeTables[$0] }
+        }
         if let hit { return hit }
         let (dict, _) = try placeCodes(block: k, rows: 0..<0)
         let table = build(dict)
@@ -380,7 +397,9 @@ package final class PartitionReader: Sendable {
 
     /// Raw `Int64` values of a timestamp or decimal column block.
     package func ints(_ c: Column, block k: Int, rows: Range<Int>? = nil) throws(QuakeError) -> [Int64] {
-        guard case .ints(let values) = try decode(c, block: k, rows: rows) else { throw .corrupt(path, "column \(c) is not numeric") }
+        guard case .ints(let values) = try decode(c, block: k, rows: rows) else {
+            throw .corrupt(path, "column \(c) is not numeric")
+        }
         return values
     }
 
@@ -430,7 +449,9 @@ package final class PartitionReader: Sendable {
         assert(reg.offset >= 0 && reg.offset + reg.length <= bytes.count)
         defer { withExtendedLifetime(file) {} }
         let region = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
-        guard fileDirectory.checksum(region) == reg.checksum else { throw .corrupt(path, "provenance: checksum mismatch") }
+        guard fileDirectory.checksum(region) == reg.checksum else {
+            throw .corrupt(path, "provenance: checksum mismatch")
+        }
         do {
             return try ProvenanceRegion.decode(region, rows: entry.rows)
         } catch {

@@ -84,10 +84,12 @@ public enum Partitioning: String, Codable, Sendable, CaseIterable {
         case .day: return (ms(day), ms(day + 1))
         case .month:
             let startDay = Timestamp.days(year: yearNumber, month: monthNumber, day: 1)
-            let endDay = monthNumber == 12 ? Timestamp.days(year: yearNumber + 1, month: 1, day: 1) : Timestamp.days(year: yearNumber, month: monthNumber + 1, day: 1)
+            let endDay = monthNumber == 12 ? Timestamp.days(year: yearNumber + 1, month: 1, day: 1)
+                : Timestamp.days(year: yearNumber, month: monthNumber + 1, day: 1)
             return (ms(startDay), ms(endDay))
         case .year:
-            return (ms(Timestamp.days(year: yearNumber, month: 1, day: 1)), ms(Timestamp.days(year: yearNumber + 1, month: 1, day: 1)))
+            return (ms(Timestamp.days(year: yearNumber, month: 1, day: 1)),
+                    ms(Timestamp.days(year: yearNumber + 1, month: 1, day: 1)))
         }
     }
 }

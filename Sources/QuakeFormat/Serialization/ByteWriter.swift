@@ -81,7 +81,8 @@ package struct ByteReader {
         try need(byteCount)
         let out = [T](uninitializedCount: count) { buf, initialized in
             // SAFETY: need(n) checked pos + n <= bytes.count; `buf` holds count elements, exactly n bytes.
-            UnsafeMutableRawBufferPointer(buf).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + byteCount)]))
+            UnsafeMutableRawBufferPointer(buf)
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + byteCount)]))
             initialized = count
         }
         pos += byteCount

@@ -50,7 +50,9 @@ extension RowBatch {
         let originRows = Int(try reader.u32())
         for _ in 0..<originRows {
             let row = Int(try reader.u32())
-            guard row < rowCount else { throw .corrupt("a spilled batch's field origins name row \(row) of \(rowCount)") }
+            guard row < rowCount else {
+                throw .corrupt("a spilled batch's field origins name row \(row) of \(rowCount)")
+            }
             let groups = Int(try reader.u8())
             var list: [FieldOrigin] = []
             for _ in 0..<groups {

@@ -30,14 +30,17 @@ package struct ManifestV1: Codable, Sendable {
         do { manifest = try JSONDecoder().decode(ManifestV1.self, from: data) } catch {
             throw .corrupt(path, "manifest is not valid: \(error)")
         }
-        guard manifest.format == "quakes-store", manifest.version == 1, manifest.idBuckets.count == Manifest.idBucketCount else {
+        guard manifest.format == "quakes-store", manifest.version == 1,
+              manifest.idBuckets.count == Manifest.idBucketCount else {
             throw .unsupported("\(path): store format \(manifest.format) v\(manifest.version) is not supported")
         }
         // keys name the v2 files migrate writes, so they must be plain names too
         for e in manifest.partitions where !Manifest.isPlainName(e.dir) || !Manifest.isPlainName(e.key) || e.rows < 0 {
             throw .corrupt(path, "partition \(e.key) (\(e.dir))")
         }
-        for bucket in manifest.idBuckets { if let bucket, !Manifest.isPlainName(bucket) { throw .corrupt(path, "id bucket \(bucket)") } }
+        for bucket in manifest.idBuckets {
+            if let bucket, !Manifest.isPlainName(bucket) { throw .corrupt(path, "id bucket \(bucket)") }
+        }
         return manifest
     }
 
@@ -54,7 +57,8 @@ package struct ManifestV1: Codable, Sendable {
                 total += rowCount
                 try payload.withStoreBytes { (raw) throws(QuakeError) in
                     switch c.kind {
-                    case .timestamp, .decimal: batch.ints[c.rawValue].append(contentsOf: try BytePlanes.decode(raw, rows: rowCount))
+                    case .timestamp, .decimal:
+                        batch.ints[c.rawValue].append(contentsOf: try BytePlanes.decode(raw, rows: rowCount))
                     default:
                         let arena: ByteArena
                         switch c.kind {
@@ -68,7 +72,9 @@ package struct ManifestV1: Codable, Sendable {
                     }
                 }
             }
-            guard total == e.rows else { throw .corrupt("\(storePath)/partitions/\(e.dir)/\(c.name).col: \(total) rows, manifest says \(e.rows)") }
+            guard total == e.rows else {
+                throw .corrupt("\(storePath)/partitions/\(e.dir)/\(c.name).col: \(total) rows, manifest says \(e.rows)")
+            }
         }
         batch.count = e.rows
         batch.present = Array(repeating: Column.allMask, count: e.rows)

@@ -34,7 +34,9 @@ package struct FrameTable {
         // f <= frames, so each 4-byte load at 4 * f lies in the 4 * (frames + 1) offset bytes
         for f in 0...frames {
             let offset = Int(offsets.load(UInt32.self, at: 4 * f))
-            guard offset >= last, offset <= data.count, f > 0 || offset == 0 else { throw .corrupt("frame offset \(f) out of order") }
+            guard offset >= last, offset <= data.count, f > 0 || offset == 0 else {
+                throw .corrupt("frame offset \(f) out of order")
+            }
             last = offset
         }
         guard last == data.count else { throw .corrupt("frames end at \(last) of \(data.count) bytes") }

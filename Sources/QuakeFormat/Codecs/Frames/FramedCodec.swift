@@ -81,8 +81,8 @@ package enum FramedCodec {
         guard frameRows >= 1, frames == Swift.max(1, (count + frameRows - 1) / frameRows) else {
             throw .corrupt("framed chunk holds \(frames) frames of \(frameRows) rows for \(count) rows")
         }
-        return Header(inner: inner, frameRows: frameRows, table: try FrameTable(chunk, at: &reader, frames: frames, summed: summed,
-                                                                               checks: checks))
+        let table = try FrameTable(chunk, at: &reader, frames: frames, summed: summed, checks: checks)
+        return Header(inner: inner, frameRows: frameRows, table: table)
     }
 
     /// The bytes the directory's checksum covers: the head of a summed chunk, else all of it.
@@ -99,7 +99,8 @@ package enum FramedCodec {
         let parsed = try header(chunk, count: count, checks: checks)
         if rows.isEmpty {
             // SAFETY: header checked frames >= 1, so frame 0 exists; its bytes lie in `chunk`, alive for this call.
-            return try parsed.inner.decode(parsed.table.frame(0).raw, count: Swift.min(count, parsed.frameRows), rows: 0..<0, as: form)
+            return try parsed.inner.decode(parsed.table.frame(0).raw, count: Swift.min(count, parsed.frameRows),
+                                           rows: 0..<0, as: form)
         }
         var parts: [ColumnVector] = []
         let first = rows.lowerBound / parsed.frameRows, last = (rows.upperBound - 1) / parsed.frameRows
@@ -108,7 +109,8 @@ package enum FramedCodec {
         for f in first...last {
             let start = f * parsed.frameRows
             let frameCount = Swift.min(count, start + parsed.frameRows) - start
-            let lo = Swift.max(rows.lowerBound, start) - start, hi = Swift.min(rows.upperBound, start + frameCount) - start
+            let lo = Swift.max(rows.lowerBound, start) - start
+            let hi = Swift.min(rows.upperBound, start + frameCount) - start
             parts.append(try parsed.inner.decode(parsed.table.frame(f).raw, count: frameCount, rows: lo..<hi, as: form))
         }
         return try ColumnVector.concatenating(parts)

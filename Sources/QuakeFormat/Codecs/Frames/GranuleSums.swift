@@ -42,7 +42,9 @@ package enum GranuleSums {
     /// The view borrows the reader's bytes (the mapped chunk), whose owner outlives the table.
     static func read(_ r: inout ByteReader, count: Int) throws(QuakeError) -> ChunkBytes {
         let granuleCount = Int(try r.u32())
-        guard granuleCount == granules(count) else { throw .corrupt("granule sums list \(granuleCount) granules for \(count) rows") }
+        guard granuleCount == granules(count) else {
+            throw .corrupt("granule sums list \(granuleCount) granules for \(count) rows")
+        }
         return try r.take(8 * granuleCount)
     }
 

@@ -119,7 +119,8 @@ package enum BytePlanes {
                         for i in 0..<n {
                             let zz = zp[i]
                             let mantissa = Int64(bitPattern: (zz >> 1) ^ (0 &- (zz & 1)))
-                            out[i] = mantissa.magnitude > 1 << 53 ? ScaledDecimal.double(mantissa << 6 | scale) : Double(mantissa) / divisor
+                            out[i] = mantissa.magnitude > 1 << 53 ? ScaledDecimal.double(mantissa << 6 | scale)
+                                : Double(mantissa) / divisor
                         }
                         return
                     }

@@ -142,7 +142,8 @@ extension ForDecimalCodec {
     static func readRemainders(_ r: inout ByteReader, count: Int, scale: Int) throws(QuakeError) -> Remainders {
         // header reads go through ByteReader; `before` and `packed` are views it checked
         let digits = Int(try r.u8()), width = Int(try r.u8()), held = Int(try r.u32())
-        guard digits >= 1, digits <= scale, digits < 19, width == BitPacking.width(UInt64(power(digits) - 1)), held <= count else {
+        guard digits >= 1, digits <= scale, digits < 19, width == BitPacking.width(UInt64(power(digits) - 1)),
+              held <= count else {
             throw .corrupt("split decimal chunk: \(digits) digits, \(width) bits, \(held) remainders")
         }
         let blocks = (count + FrameOfReference.miniblockRows - 1) / FrameOfReference.miniblockRows

@@ -93,8 +93,8 @@ package enum ForDecimalCodec: RangeSelectingCodec {
                 }
             }
         }
-        var prepared = Prepared(m: mantissas, shifts: shifts, negZero: negZero, scale: scale, shiftWidth: 0, raw: raw, exact: exact,
-                         stats: ChunkStats(nulls: nulls, min: 0, max: 0))
+        var prepared = Prepared(m: mantissas, shifts: shifts, negZero: negZero, scale: scale, shiftWidth: 0,
+                                raw: raw, exact: exact, stats: ChunkStats(nulls: nulls, min: 0, max: 0))
         var lo = Double.infinity, hi = -Double.infinity
         if prepared.exact && !prepared.raw {
             // min and max on the normalized mantissas: one division each instead of one a row
@@ -213,8 +213,11 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         if flags & NullBitmap.allNull != 0 { return parsed }
         parsed.scale = Int(try reader.u8())
         parsed.shiftWidth = Int(try reader.u8())
-        guard parsed.scale <= ScaledDecimal.maxScale, parsed.shiftWidth <= 5 else { throw .corrupt("decimal chunk scale \(parsed.scale)") }
-        parsed.shifts = PackedRun(try reader.take(BitPacking.bytes(count, width: parsed.shiftWidth)), width: parsed.shiftWidth)
+        guard parsed.scale <= ScaledDecimal.maxScale, parsed.shiftWidth <= 5 else {
+            throw .corrupt("decimal chunk scale \(parsed.scale)")
+        }
+        parsed.shifts = PackedRun(try reader.take(BitPacking.bytes(count, width: parsed.shiftWidth)),
+                                  width: parsed.shiftWidth)
         let nz = Int(try reader.u32())
         guard nz <= count else { throw .corrupt("decimal chunk lists \(nz) negative zeros") }
         parsed.negZero = try reader.raw(nz, as: UInt32.self).map { UInt32(littleEndian: $0) }
@@ -251,7 +254,8 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         let parsed = try parse(chunk, count: count)
         let count = rows.count, base = rows.lowerBound
         if parsed.flags & NullBitmap.allNull != 0 {
-            return form == .doubles ? .doubles([Double](repeating: .nan, count: count)) : .ints([Int64](repeating: RowBatch.null, count: count))
+            return form == .doubles ? .doubles([Double](repeating: .nan, count: count))
+                : .ints([Int64](repeating: RowBatch.null, count: count))
         }
         var values = mantissas(parsed, rows)
         let exactOut = form == .doubles && parsed.flags & exactDoubles != 0

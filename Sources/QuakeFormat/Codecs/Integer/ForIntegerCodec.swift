@@ -39,7 +39,8 @@ package enum ForIntegerCodec: RangeSelectingCodec {
         let bitmap = filledStats.nulls > 0 && filledStats.nulls < rows.count ? (rows.count + 7) / 8 : 0
         if filledStats.nulls == rows.count { return 5 }
         // SAFETY: `$0` spans v's count values and does not escape the closure.
-        return 5 + bitmap + GranuleSums.size(rows.count) + filledValues.withUnsafeBufferPointer { FrameOfReference.size($0) }
+        return 5 + bitmap + GranuleSums.size(rows.count)
+            + filledValues.withUnsafeBufferPointer { FrameOfReference.size($0) }
     }
 
     package static func encode(_ values: [Int64], rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {

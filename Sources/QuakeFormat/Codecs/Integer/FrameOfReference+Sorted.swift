@@ -19,7 +19,8 @@ extension FrameOfReference.Body {
             let mid = (lowBlock + highBlock) / 2
             if first(ofMiniblock: mid) < x { lowBlock = mid } else { highBlock = mid }
         }
-        let span = Swift.max(rows.lowerBound, lowBlock * rowsPerBlock)..<Swift.min(rows.upperBound, (lowBlock + 1) * rowsPerBlock)
+        let span = Swift.max(rows.lowerBound, lowBlock * rowsPerBlock)
+            ..< Swift.min(rows.upperBound, (lowBlock + 1) * rowsPerBlock)
         var values = [Int64](repeating: 0, count: span.count)
         // SAFETY: `p` has span.count slots, the rows decode writes; span lies in rows, inside 0..<count.
         values.withUnsafeMutableBufferPointer { p in if let base = p.baseAddress { decode(span, into: base) } }

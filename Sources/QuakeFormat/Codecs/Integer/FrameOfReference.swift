@@ -28,7 +28,8 @@ package enum FrameOfReference {
     }
 
     /// The cheaper of plain and delta packing for one miniblock.
-    private static func choose(_ v: UnsafeBufferPointer<Int64>) -> (mode: Mode, reference: Int64, width: Int, first: Int64) {
+    private static func choose(_ v: UnsafeBufferPointer<Int64>) -> (mode: Mode, reference: Int64, width: Int,
+                                                                    first: Int64) {
         guard let first = v.first else { return (.plain, 0, 0, 0) }
         var lo = first, hi = first
         var dlo = Int64.max, dhi = Int64.min
@@ -137,8 +138,8 @@ package enum FrameOfReference {
             let rows = Swift.min(FrameOfReference.miniblockRows, count - b * FrameOfReference.miniblockRows)
             // Body.init checked offset + bytes(rows, width) <= data.count
             let run = PackedRun(data.subrange(offset..<(offset + BitPacking.bytes(rows, width: width))), width: width)
-            return (headers.load(Int64.self, at: header), headers.load(Int64.self, at: header + 8), headers.byte(at: header + 17) == 1,
-                    offset, run)
+            return (headers.load(Int64.self, at: header), headers.load(Int64.self, at: header + 8),
+                    headers.byte(at: header + 17) == 1, offset, run)
         }
 
         /// Miniblock `b`'s first value, from its header (`b` below the miniblock count).

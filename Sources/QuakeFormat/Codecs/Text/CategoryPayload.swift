@@ -49,7 +49,8 @@ package enum CategoryPayload {
         }
     }
 
-    package static func readCodes(_ r: inout ByteReader, rows: Int, dictionarySize: Int) throws(QuakeError) -> [UInt32] {
+    package static func readCodes(_ r: inout ByteReader, rows: Int,
+                                  dictionarySize: Int) throws(QuakeError) -> [UInt32] {
         let width = Int(try r.u8())
         let codes: [UInt32]
         switch width {

@@ -3,7 +3,8 @@
 /// kernels compare packed values.
 extension DictionaryCodec {
     /// The chunk's dictionary and its run of `count` codes.
-    private static func parse(_ chunk: UnsafeRawBufferPointer, count: Int) throws(QuakeError) -> (ByteArena, PackedRun) {
+    private static func parse(_ chunk: UnsafeRawBufferPointer,
+                              count: Int) throws(QuakeError) -> (ByteArena, PackedRun) {
         var reader = ByteReader(chunk)
         let dict = try CategoryPayload.readDictionary(&reader)
         let width = Int(try reader.u8())
@@ -22,8 +23,8 @@ extension DictionaryCodec {
 
     /// Appends to `out` the chunk rows of `rows` whose value is one of `values`, in order.
     /// - Complexity: O(`rows.count`), one compare of a packed code per row.
-    package static func select(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>, oneOf values: Set<[UInt8]>,
-                               into out: inout [UInt32]) throws(QuakeError) {
+    package static func select(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
+                               oneOf values: Set<[UInt8]>, into out: inout [UInt32]) throws(QuakeError) {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         let (dict, run) = try parse(chunk, count: count)
         let flags = table(dict, values)

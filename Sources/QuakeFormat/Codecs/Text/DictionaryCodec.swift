@@ -34,7 +34,8 @@ package enum DictionaryCodec: ColumnCodec {
 
     package static func analyze(_ values: ByteArena, rows: Range<Int>) -> Int {
         let (dict, _, _) = codes(values, rows: rows)
-        return 5 + 4 * dict.count + dict.values.bytes.count + BitPacking.bytes(rows.count, width: BitPacking.width(UInt64(dict.count)))
+        return 5 + 4 * dict.count + dict.values.bytes.count
+            + BitPacking.bytes(rows.count, width: BitPacking.width(UInt64(dict.count)))
     }
 
     package static func encode(_ values: ByteArena, rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {

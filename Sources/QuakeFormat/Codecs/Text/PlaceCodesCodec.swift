@@ -138,13 +138,17 @@ package enum PlaceCodesCodec: ColumnCodec {
             for f in (rows.lowerBound / frameRows)...((rows.upperBound - 1) / frameRows) {
                 let start = f * frameRows
                 let frameCount = Swift.min(count, start + frameRows) - start
-                let lo = Swift.max(rows.lowerBound, start) - start, hi = Swift.min(rows.upperBound, start + frameCount) - start
+                let lo = Swift.max(rows.lowerBound, start) - start
+                let hi = Swift.min(rows.upperBound, start + frameCount) - start
                 if packed {
-                    try PlaceCodesCodec.unpackFrame(try frames.frame(f), rows: frameCount, lo, hi, dirs: &dirs, dist: &dist)
+                    try PlaceCodesCodec.unpackFrame(try frames.frame(f), rows: frameCount, lo, hi, dirs: &dirs,
+                                                    dist: &dist)
                     continue
                 }
                 let raw = try ZstdFrame.unwrap(frames.frame(f))
-                guard raw.count == 5 * frameCount else { throw .corrupt("place frame \(f) holds \(raw.count) bytes for \(frameCount) rows") }
+                guard raw.count == 5 * frameCount else {
+                    throw .corrupt("place frame \(f) holds \(raw.count) bytes for \(frameCount) rows")
+                }
                 // SAFETY: `p` views `raw` only inside the closure. raw.count == 5 * n was checked above and
                 // lo..<hi lies in 0..<n: each byte read is below n and each Int32 load at n + 4 * i ends by 5 * n.
                 raw.withUnsafeBytes { buffer in
@@ -190,8 +194,8 @@ package enum PlaceCodesCodec: ColumnCodec {
             throw .corrupt("place chunk holds \(frames) frames for \(count) rows")
         }
         let table = try FrameTable(chunk, at: &reader, frames: frames, summed: summed, checks: checks)
-        return Parsed(dictionary: dict, dictionaryCount: entries, width: width, codes: codes, frames: table, count: count,
-                      frameRows: frameRows, packed: flags & packedFlag != 0)
+        return Parsed(dictionary: dict, dictionaryCount: entries, width: width, codes: codes, frames: table,
+                      count: count, frameRows: frameRows, packed: flags & packedFlag != 0)
     }
 
     /// The bytes the directory's checksum covers: the head of a summed chunk (dictionary, codes
@@ -213,6 +217,7 @@ package enum PlaceCodesCodec: ColumnCodec {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         let parsed = try parse(chunk, count: count, checks: checks)
         let (dirs, dist) = try parsed.patterns(rows)
-        return .place(PlaceBlock(localities: parsed.dictionary, locality: try parsed.codes(rows), direction: dirs, distance: dist))
+        return .place(PlaceBlock(localities: parsed.dictionary, locality: try parsed.codes(rows), direction: dirs,
+                                 distance: dist))
     }
 }

@@ -2,7 +2,8 @@
 /// `<N>km ...`): those become a distance, a direction byte and a code into a small locality
 /// dictionary. Any other place is a dictionary entry whole. The text comes back byte for byte.
 package enum PlacePayload {
-    package static let directions: [String] = ["N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW", "WSW", "W", "WNW", "NW", "NNW"]
+    package static let directions: [String] = ["N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW",
+                                               "WSW", "W", "WNW", "NW", "NNW"]
     package static let directionBytes: [[UInt8]] = directions.map { Array($0.utf8) }
     /// Direction byte of a place that does not follow the pattern.
     package static let noPattern: UInt8 = 0xFF
@@ -26,10 +27,16 @@ package enum PlacePayload {
             dir = spaceFlag
             position += 1
         }
-        guard position + 3 <= count, p[position] == UInt8(ascii: "k"), p[position + 1] == UInt8(ascii: "m"), p[position + 2] == 0x20 else { return nil }
+        guard position + 3 <= count, p[position] == UInt8(ascii: "k"), p[position + 1] == UInt8(ascii: "m"),
+              p[position + 2] == 0x20 else {
+            return nil
+        }
         position += 3
         let ds = position
-        while position < count, position - ds < 4, p[position] == 78 || p[position] == 83 || p[position] == 69 || p[position] == 87 { position += 1 }
+        while position < count, position - ds < 4,
+              p[position] == 78 || p[position] == 83 || p[position] == 69 || p[position] == 87 {
+            position += 1
+        }
         let dlen = position - ds
         guard dlen >= 1, dlen <= 3 else { return nil }
         var code = -1
@@ -44,7 +51,10 @@ package enum PlacePayload {
                 break
             }
         }
-        guard code >= 0, position + 4 < count, p[position] == 0x20, p[position + 1] == UInt8(ascii: "o"), p[position + 2] == UInt8(ascii: "f"), p[position + 3] == 0x20 else { return nil }
+        guard code >= 0, position + 4 < count, p[position] == 0x20, p[position + 1] == UInt8(ascii: "o"),
+              p[position + 2] == UInt8(ascii: "f"), p[position + 3] == 0x20 else {
+            return nil
+        }
         return (dist, dir | UInt8(code), (position + 4)..<count)
     }
 
@@ -79,7 +89,9 @@ package enum PlacePayload {
 
     /// A direction byte is ``noPattern`` or a direction index (0 to 15) with at most the space flag.
     package static func checkDirections(_ dirs: [UInt8]) throws(QuakeError) {
-        for d in dirs where d != noPattern && d & ~(spaceFlag | 0x0F) != 0 { throw .corrupt("place direction byte \(d)") }
+        for d in dirs where d != noPattern && d & ~(spaceFlag | 0x0F) != 0 {
+            throw .corrupt("place direction byte \(d)")
+        }
     }
 
     package static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(QuakeError) -> PlaceBlock {

@@ -37,7 +37,9 @@ package enum ZstdDecimalCodec: ColumnCodec {
         // SAFETY: `chunk` is only borrowed for this call: unwrap bounds-checks it (ByteReader) and copies the frame.
         let payload = try ZstdFrame.unwrap(chunk)
         if form == .doubles {
-            let all = try payload.withStoreBytes { (b) throws(QuakeError) in try BytePlanes.decodeDoubles(b, rows: count) }
+            let all = try payload.withStoreBytes { (b) throws(QuakeError) in
+                try BytePlanes.decodeDoubles(b, rows: count)
+            }
             return .doubles(rows.count == count ? all : Array(all[rows]))
         }
         let all = try payload.withStoreBytes { (b) throws(QuakeError) in try BytePlanes.decode(b, rows: count) }
