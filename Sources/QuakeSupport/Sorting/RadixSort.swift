@@ -29,7 +29,7 @@ package enum RadixSort {
         var counts = [Int](repeating: 0, count: 1 << digitBits)
         let split = count > msdRows && bits > msdBits + digitBits
         var starts = [Int](repeating: 0, count: split ? (1 << msdBits) + 1 : 0)
-        // SAFETY: `a` and `other` hold n words each, and every bucket range lies in 0..<n; a
+        // SAFETY: `a` and `other` hold count words each, and every bucket range lies in 0..<count; a
         // digit indexes `counts` (below 1 << digitBits) or `starts` (below 1 << msdBits).
         let inOther = a.withUnsafeMutableBufferPointer { a in
             other.withUnsafeMutableBufferPointer { other in
@@ -75,8 +75,8 @@ package enum RadixSort {
         let mask = UInt64(radix - 1)
         var from = src, to = tmp, inTmp = false
         var shift = 0
-        // SAFETY: every digit is masked below radix = cnt's length; `to` holds n = from.count slots (callers pass
-        // tmp as long as src), and the prefix sums keep each cnt[d] below n; from[0] exists as n > 0.
+        // SAFETY: every digit is masked below radix = cnt's length; `to` holds count = from.count slots (callers pass
+        // tmp as long as src), and the prefix sums keep each cnt[digit] below count; from[0] exists as count > 0.
         while shift < bits {
             let shiftBits = UInt64(shift)
             shift += digitBits
