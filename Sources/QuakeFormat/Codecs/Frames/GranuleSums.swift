@@ -24,7 +24,7 @@ package enum GranuleSums {
         w.u32(UInt32(granuleCount))
         // SAFETY: `raw` is `body`'s own storage for the closure's span, and the Body made from it
         // does not outlive the closure; Body.init checks every miniblock's run against it, so each
-        // packedRange lies inside `b.data`.
+        // packedRange lies inside `body.data`.
         body.withUnsafeBytes { raw in
             // the encoder's own body parses; a failure would be a bug, and the sums then fail too
             guard let body = try? FrameOfReference.Body(ChunkBytes(raw), count: count) else {

@@ -66,7 +66,8 @@ package enum BytePlanes {
         if let scale { writer.u8(UInt8(scale)) }
         let start = writer.bytes.count
         writer.bytes.append(contentsOf: repeatElement(0, count: count * width))
-        // SAFETY: o + i < start + width * n = writer.bytes.count and i < n = zigzag.count; neither pointer escapes.
+        // SAFETY: offset + i < start + width * n = writer.bytes.count and i < n = zigzag.count; neither pointer
+        // escapes.
         writer.bytes.withUnsafeMutableBufferPointer { out in
             zigzag.withUnsafeBufferPointer { zp in
                 for plane in 0..<width {
@@ -77,6 +78,24 @@ package enum BytePlanes {
             }
         }
         return writer.bytes
+    }
+
+    /// The zigzag values of `n` rows whose `width` byte planes start at `start` in `raw`.
+    private static func planes(_ raw: UnsafeRawBufferPointer, start: Int, width: Int, rows n: Int) -> [UInt64] {
+        var zigzag = [UInt64](repeating: 0, count: n)
+        assert(start + n * width <= raw.count, "byte planes run past the block")
+        // SAFETY: the caller's need(n * width) checked start + n * width <= raw.count, so base[i] (i < n,
+        // stays in `raw`; raw holds >= 2 bytes (the header), so baseAddress is non-nil; the bytes are
+        // a decompressed [UInt8], already bound to UInt8. zp has n slots. No pointer escapes the closure.
+        zigzag.withUnsafeMutableBufferPointer { zp in
+            let src = raw.bindMemory(to: UInt8.self)
+            for plane in 0..<width {
+                let base = src.baseAddress! + start + plane * n
+                let shift = UInt64(plane * 8)
+                for i in 0..<n { zp[i] |= UInt64(base[i]) << shift }
+            }
+        }
+        return zigzag
     }
 
     /// Decodes a block of scaled decimals straight to doubles (NaN for null), in one pass
@@ -95,22 +114,9 @@ package enum BytePlanes {
         }
         let scale: Int64? = flags & uniformScale != 0 ? try Self.scale(&reader) : nil
         try reader.need(n * width)
-        let start = reader.pos
-        var zigzag = [UInt64](repeating: 0, count: n)
-        assert(start + n * width <= raw.count, "byte planes run past the block")
-        // SAFETY: need(n * width) checked start + n * width <= raw.count, so base[i] (i < n, plane < width)
-        // stays in `raw`; raw holds >= 2 bytes (the header), so baseAddress is non-nil; the bytes are
-        // a decompressed [UInt8], already bound to UInt8. zp has n slots. No pointer escapes the closure.
-        zigzag.withUnsafeMutableBufferPointer { zp in
-            let src = raw.bindMemory(to: UInt8.self)
-            for plane in 0..<width {
-                let base = src.baseAddress! + start + plane * n
-                let shift = UInt64(plane * 8)
-                for i in 0..<n { zp[i] |= UInt64(base[i]) << shift }
-            }
-        }
+        let zigzag = planes(raw, start: reader.pos, width: width, rows: n)
         // SAFETY: `out` and `zp` hold n slots (i < n); p10 holds 32 powers and its index is scale <= maxScale
-        // (checked by scale(_:)) or e & 31; the bitmap reads lie in the need((n + 7) / 8) bytes.
+        // (checked by scale(_:)) or encoded & 31; the bitmap reads lie in the need((n + 7) / 8) bytes.
         return [Double](uninitializedCount: n) { out, initialized in
             zigzag.withUnsafeBufferPointer { zp in
                 ScaledDecimal.pow10.withUnsafeBufferPointer { p10 in
@@ -194,8 +200,8 @@ package enum BytePlanes {
 
     /// The shared scale of a ``uniformScale`` block.
     private static func scale(_ r: inout ByteReader) throws(QuakeError) -> Int64 {
-        let kind = try r.u8()
-        guard Int(kind) <= ScaledDecimal.maxScale else { throw .corrupt("integer block: scale \(kind)") }
-        return Int64(kind)
+        let storedScale = try r.u8()
+        guard Int(storedScale) <= ScaledDecimal.maxScale else { throw .corrupt("integer block: scale \(storedScale)") }
+        return Int64(storedScale)
     }
 }

@@ -48,13 +48,22 @@ extension ForDecimalCodec {
     /// and fills the remainders. Null rows take the greatest shift, so they never hold one.
     static func chooseSplit(_ p: inout Prepared, _ v: [Int64], rows: Range<Int>, maxShift: Int) {
         guard !p.raw, maxShift > 0, maxShift < 19 else { return }
-        let count = rows.count, mb = FrameOfReference.miniblockRows
-        var histogram = [Int](repeating: 0, count: maxShift + 1)
+        let (lows, highs) = miniblockBounds(p.m, count: rows.count)
+        let histogram = shiftHistogram(v, rows: rows, shifts: p.shifts, maxShift: maxShift)
+        let best = bestSplit(lows: lows, highs: highs, histogram: histogram, count: rows.count, maxShift: maxShift)
+        guard best > 0 else { return }
+        applySplit(&p, v, rows: rows, best: best, maxShift: maxShift,
+                   held: histogram[0..<best].reduce(0, +), miniblocks: lows.count)
+    }
+
+    /// The least and greatest of each miniblock of the first `count` values of `mantissas`.
+    private static func miniblockBounds(_ mantissas: [Int64], count: Int) -> (lows: [Int64], highs: [Int64]) {
+        let mb = FrameOfReference.miniblockRows
         var lows: [Int64] = [], highs: [Int64] = []
         lows.reserveCapacity(count / mb + 1)
         highs.reserveCapacity(count / mb + 1)
-        // SAFETY: start < end <= n = m.count, so each slice lies in `m`; `m` does not escape the closure.
-        p.m.withUnsafeBufferPointer { m in
+        // SAFETY: start < end <= count = m.count, so each slice lies in `m`; `m` does not escape the closure.
+        mantissas.withUnsafeBufferPointer { m in
             var start = 0
             while start < count {
                 let end = Swift.min(count, start + mb)
@@ -68,17 +77,29 @@ extension ForDecimalCodec {
                 start = end
             }
         }
+        return (lows, highs)
+    }
+
+    /// How many rows of `rows` that are not null have each shift `0...maxShift`.
+    private static func shiftHistogram(_ v: [Int64], rows: Range<Int>, shifts: [UInt64], maxShift: Int) -> [Int] {
+        var histogram = [Int](repeating: 0, count: maxShift + 1)
         // SAFETY: the pointers are used only inside these closures; see the note below for bounds.
         v.withUnsafeBufferPointer { all in
-            p.shifts.withUnsafeBufferPointer { shifts in
+            shifts.withUnsafeBufferPointer { shifts in
                 histogram.withUnsafeMutableBufferPointer { h in
                     // SAFETY: `rows` lies inside `v`, `shifts` holds one value per row of `rows`, and every
                     // shift of a row that is not null is at most `maxShift`, the histogram's last index.
                     let src = UnsafeBufferPointer(rebasing: all[rows])
-                    for k in 0..<count where src[k] != RowBatch.null { h[Int(shifts[k])] += 1 }
+                    for k in 0..<rows.count where src[k] != RowBatch.null { h[Int(shifts[k])] += 1 }
                 }
             }
         }
+        return histogram
+    }
+
+    /// The `k` of `1...maxShift` whose split packs in the fewest bits, or 0 when none beats no split.
+    private static func bestSplit(lows: [Int64], highs: [Int64], histogram: [Int], count: Int, maxShift: Int) -> Int {
+        let mb = FrameOfReference.miniblockRows
         func cost(_ k: Int) -> Int {
             let divisor = power(k)
             var bits = 0
@@ -98,17 +119,24 @@ extension ForDecimalCodec {
                 bestCost = candidateCost
             }
         }
-        guard best > 0 else { return }
+        return best
+    }
+
+    /// Splits `p.m` by `10^best`: quotients in `p.m`, the remainders of the rows whose shift is
+    /// below `best` in `p.remainders`, and each miniblock's count of earlier remainders in `p.before`.
+    private static func applySplit(_ p: inout Prepared, _ v: [Int64], rows: Range<Int>, best: Int, maxShift: Int,
+                                   held: Int, miniblocks: Int) {
+        let count = rows.count, mb = FrameOfReference.miniblockRows
         let divisor = power(best), top = UInt64(maxShift)
         p.split = best
         var remainders: [UInt64] = [], before: [UInt32] = []
-        remainders.reserveCapacity(histogram[0..<best].reduce(0, +))
-        before.reserveCapacity(lows.count)
+        remainders.reserveCapacity(held)
+        before.reserveCapacity(miniblocks)
         // SAFETY: the pointers are used only inside these closures; see the note below for bounds.
         v.withUnsafeBufferPointer { all in
             p.m.withUnsafeMutableBufferPointer { m in
                 p.shifts.withUnsafeMutableBufferPointer { shifts in
-                    // SAFETY: as above: `m` and `shifts` hold one value per row of `rows`, inside `v`.
+                    // SAFETY: `m` and `shifts` hold one value per row of `rows`, inside `v`.
                     let src = UnsafeBufferPointer(rebasing: all[rows])
                     for k in 0..<count {
                         if k % mb == 0 { before.append(UInt32(remainders.count)) }
@@ -153,11 +181,11 @@ extension ForDecimalCodec {
         var previous = 0
         // b < blocks, so each first(ofMiniblock:) load lies in the 4 * blocks bytes of `before`
         for b in 0..<blocks {
-            let firstIndex = remainders.first(ofMiniblock: b)
-            guard firstIndex >= previous, firstIndex <= held, b > 0 || firstIndex == 0 else {
+            let remaindersBefore = remainders.first(ofMiniblock: b)
+            guard remaindersBefore >= previous, remaindersBefore <= held, b > 0 || remaindersBefore == 0 else {
                 throw .corrupt("split decimal chunk: remainder counts")
             }
-            previous = firstIndex
+            previous = remaindersBefore
         }
         return remainders
     }
@@ -227,6 +255,18 @@ extension ForDecimalCodec {
     /// quotient, which alone are then read whole; nil when a row of `among` lies past the chunk.
     static func select(_ rows: Range<Int>, among: [UInt32]? = nil, _ p: Parsed, _ t: Remainders,
                        _ body: FrameOfReference.Body, _ l: Int64, _ h: Int64) throws(QuakeError) -> [UInt32]? {
+        guard let (hits, edgeRows) = packedHits(rows, among: among, t, body, l, h) else { return nil }
+        guard !edgeRows.isEmpty else { return hits }
+        let failing = try failingEdgeRows(edgeRows, p, t, body, l, h)
+        guard !failing.isEmpty else { return hits }
+        return removing(failing, from: hits)
+    }
+
+    /// The pass of ``select(_:among:_:_:_:_:_:)`` over the packed quotients: the rows kept and the
+    /// rows on an edge quotient; nil when a row of `among` lies past the chunk.
+    private static func packedHits(_ rows: Range<Int>, among: [UInt32]?, _ t: Remainders,
+                                   _ body: FrameOfReference.Body, _ l: Int64,
+                                   _ h: Int64) -> (hits: [UInt32], edgeRows: [UInt32])? {
         let unit = t.unit
         let (low, high) = edges(t, l, h)
         let capacity = among?.count ?? rows.count
@@ -237,7 +277,7 @@ extension ForDecimalCodec {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: low || high ? capacity : 0) { e in
             var edgeCount = 0
             hits = [UInt32](uninitializedCount: capacity) { buf, count in
-                // SAFETY: buf and e (when edges are listed) have room for n rows, as select
+                // SAFETY: buf and e (when edges are listed) have room for capacity rows, as select
                 // requires; select initializes e[0..<edgeCount] only.
                 guard let out = buf.baseAddress else {
                     count = 0
@@ -245,8 +285,8 @@ extension ForDecimalCodec {
                 }
                 let ql = floorDiv(l, unit), qh = floorDiv(h, unit), listed = low || high ? e.baseAddress : nil
                 if let among {
-                    let kept = body.select(among: among, ql, qh, into: out, edges: listed, edgeLow: low, edgeHigh: high,
-                                        edgeCount: &edgeCount)
+                    let kept = body.select(among: among, ql, qh, into: out, edges: listed, edgeLow: low,
+                                           edgeHigh: high, edgeCount: &edgeCount)
                     ok = kept != nil
                     count = kept ?? 0
                 } else {
@@ -255,11 +295,17 @@ extension ForDecimalCodec {
                 }
             }
             assert(edgeCount <= e.count, "more edge rows than the room given")
-            // SAFETY: select wrote e[0..<edgeCount] (edgeCount <= n = e.count when listed, else 0).
+            // SAFETY: select wrote e[0..<edgeCount] (edgeCount <= count = e.count when listed, else 0).
             edgeRows = Array(UnsafeBufferPointer(rebasing: e[0..<edgeCount]))
         }
         guard ok else { return nil }
-        guard !edgeRows.isEmpty else { return hits }
+        return (hits, edgeRows)
+    }
+
+    /// The rows of `edgeRows` (ascending) whose whole `M` lies outside `l...h`.
+    private static func failingEdgeRows(_ edgeRows: [UInt32], _ p: Parsed, _ t: Remainders,
+                                        _ body: FrameOfReference.Body, _ l: Int64,
+                                        _ h: Int64) throws(QuakeError) -> [UInt32] {
         var failing: [UInt32] = []
         if let first = edgeRows.first, let last = edgeRows.last, edgeRows.count > 64 {
             // many rows on an edge quotient (values crowded at the bound): the stretch holding them
@@ -284,7 +330,11 @@ extension ForDecimalCodec {
                 if value < l || value > h { failing.append(edgeRow) }
             }
         }
-        guard !failing.isEmpty else { return hits }
+        return failing
+    }
+
+    /// `hits` (ascending) without the rows of `failing` (ascending).
+    private static func removing(_ failing: [UInt32], from hits: [UInt32]) -> [UInt32] {
         var out: [UInt32] = []
         out.reserveCapacity(hits.count)
         var position = 0
@@ -300,7 +350,7 @@ extension ForDecimalCodec {
     static func whole(_ row: Int, _ p: Parsed, _ t: Remainders,
                       _ body: FrameOfReference.Body) throws(QuakeError) -> Int64 {
         var quotient: Int64 = 0
-        // SAFETY: &q points at one local Int64 for this call; decode of one row writes exactly it.
+        // SAFETY: &quotient points at one local Int64 for this call; decode of one row writes exactly it.
         if let single = body.value(row) { quotient = single } else { body.decode(row..<(row + 1), into: &quotient) }
         var mantissas = [quotient]
         try restore(&mantissas, p, t, rows: row..<(row + 1), shifts: shifts(p, row..<(row + 1)))

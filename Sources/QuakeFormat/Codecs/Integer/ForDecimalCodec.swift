@@ -39,9 +39,32 @@ package enum ForDecimalCodec: RangeSelectingCodec {
     }
 
     private static func prepare(_ v: [Int64], rows: Range<Int>, splitting: Bool = true) -> Prepared {
+        var prepared: Prepared, maxShift: Int
+        let mantissaBounds: (least: Int64, greatest: Int64)
+        (prepared, mantissaBounds, maxShift) = normalize(v, rows: rows)
+        var (lo, hi) = zoneBounds(prepared, v, rows: rows, mantissaBounds: mantissaBounds)
+        if prepared.raw {
+            storeRaw(&prepared, v, rows: rows)
+            maxShift = 0
+        }
+        prepared.shiftWidth = BitPacking.width(UInt64(maxShift))
+        if splitting && prepared.stats.nulls < rows.count { chooseSplit(&prepared, v, rows: rows, maxShift: maxShift) }
+        if prepared.stats.nulls == rows.count {
+            lo = .nan
+            hi = .nan
+        }
+        prepared.stats.min = Int64(bitPattern: lo.bitPattern)
+        prepared.stats.max = Int64(bitPattern: hi.bitPattern)
+        return prepared
+    }
+
+    /// The rows' mantissas normalized to one scale, with their shifts, nulls and negative zeros;
+    /// `raw` when a value does not fit. Also the least and greatest mantissa of the rows that are
+    /// not null, and the greatest shift.
+    private static func normalize(_ v: [Int64], rows: Range<Int>)
+        -> (prepared: Prepared, mantissaBounds: (least: Int64, greatest: Int64), maxShift: Int) {
         var mantissas = [Int64](repeating: 0, count: rows.count), shifts = [UInt64](repeating: 0, count: rows.count)
-        var scale = 0, nulls = 0, raw = false, exact = true, negZero: [UInt32] = []
-        var maxShift = 0
+        var scale = 0, nulls = 0, maxShift = 0, raw = false, exact = true, negZero: [UInt32] = []
         // the normalized mantissas' least and greatest, of the rows that are not null
         var mlo = Int64.max, mhi = Int64.min
         // SAFETY: `all`, `m` and `shifts` are used only inside these closures; see the note below for bounds.
@@ -52,14 +75,14 @@ package enum ForDecimalCodec: RangeSelectingCodec {
             for x in src where x != RowBatch.null { scale = Swift.max(scale, Int(x & 31)) }
             // read once per chunk
             let powers = pow10
-            mantissas.withUnsafeMutableBufferPointer { mantissas in
+            mantissas.withUnsafeMutableBufferPointer { m in
                 shifts.withUnsafeMutableBufferPointer { shifts in
                     var prev: Int64 = 0, seen = false
                     for k in 0..<src.count {
                         let value = src[k]
                         if value == RowBatch.null {
                             nulls += 1
-                            mantissas[k] = prev
+                            m[k] = prev
                             continue
                         }
                         let valueScale = Int(value & 31), mant = value >> 6
@@ -79,13 +102,13 @@ package enum ForDecimalCodec: RangeSelectingCodec {
                         }
                         if big.magnitude > UInt64(exactLimit) { exact = false }
                         if value & 32 != 0 { negZero.append(UInt32(k)) }
-                        mantissas[k] = big
+                        m[k] = big
                         shifts[k] = UInt64(shift)
                         if shift > maxShift { maxShift = shift }
                         if big < mlo { mlo = big }
                         if big > mhi { mhi = big }
                         if !seen {
-                            for j in 0..<k { mantissas[j] = big }
+                            for j in 0..<k { m[j] = big }
                             seen = true
                         }
                         prev = big
@@ -93,8 +116,15 @@ package enum ForDecimalCodec: RangeSelectingCodec {
                 }
             }
         }
-        var prepared = Prepared(m: mantissas, shifts: shifts, negZero: negZero, scale: scale, shiftWidth: 0,
+        let prepared = Prepared(m: mantissas, shifts: shifts, negZero: negZero, scale: scale, shiftWidth: 0,
                                 raw: raw, exact: exact, stats: ChunkStats(nulls: nulls, min: 0, max: 0))
+        return (prepared, (mlo, mhi), maxShift)
+    }
+
+    /// The least and greatest value of the rows that are not null, as doubles (infinities when none).
+    private static func zoneBounds(_ prepared: Prepared, _ v: [Int64], rows: Range<Int>,
+                                   mantissaBounds: (least: Int64, greatest: Int64)) -> (Double, Double) {
+        let (mlo, mhi) = mantissaBounds
         var lo = Double.infinity, hi = -Double.infinity
         if prepared.exact && !prepared.raw {
             // min and max on the normalized mantissas: one division each instead of one a row
@@ -110,37 +140,30 @@ package enum ForDecimalCodec: RangeSelectingCodec {
                 hi = Swift.max(hi, decoded)
             }
         }
-        if prepared.raw {
-            // the stored values themselves, nulls replaced by a neighbour
-            var last: Int64 = 0
-            var first = true
-            for (k, i) in rows.enumerated() {
-                if v[i] == RowBatch.null {
-                    prepared.m[k] = last
-                    continue
-                }
-                if first {
-                    for j in 0..<k { prepared.m[j] = v[i] }
-                    first = false
-                }
-                prepared.m[k] = v[i]
-                last = v[i]
+        return (lo, hi)
+    }
+
+    /// Stores the values themselves in `prepared`, nulls replaced by a neighbour, for a chunk
+    /// whose values do not normalize.
+    private static func storeRaw(_ prepared: inout Prepared, _ v: [Int64], rows: Range<Int>) {
+        var last: Int64 = 0
+        var first = true
+        for (k, i) in rows.enumerated() {
+            if v[i] == RowBatch.null {
+                prepared.m[k] = last
+                continue
             }
-            prepared.stats.nulls = rows.reduce(0) { $0 + (v[$1] == RowBatch.null ? 1 : 0) }
-            prepared.exact = false
-            prepared.negZero = []
-            prepared.scale = 0
-            maxShift = 0
+            if first {
+                for j in 0..<k { prepared.m[j] = v[i] }
+                first = false
+            }
+            prepared.m[k] = v[i]
+            last = v[i]
         }
-        prepared.shiftWidth = BitPacking.width(UInt64(maxShift))
-        if splitting && prepared.stats.nulls < rows.count { chooseSplit(&prepared, v, rows: rows, maxShift: maxShift) }
-        if prepared.stats.nulls == rows.count {
-            lo = .nan
-            hi = .nan
-        }
-        prepared.stats.min = Int64(bitPattern: lo.bitPattern)
-        prepared.stats.max = Int64(bitPattern: hi.bitPattern)
-        return prepared
+        prepared.stats.nulls = rows.reduce(0) { $0 + (v[$1] == RowBatch.null ? 1 : 0) }
+        prepared.exact = false
+        prepared.negZero = []
+        prepared.scale = 0
     }
 
     package static func analyze(_ values: [Int64], rows: Range<Int>) -> Int {
@@ -262,7 +285,8 @@ package enum ForDecimalCodec: RangeSelectingCodec {
         let shifts = parsed.flags & raw == 0 && (!exactOut || parsed.remainders != nil) ? Self.shifts(parsed, rows) : []
         if let remainders = parsed.remainders { try restore(&values, parsed, remainders, rows: rows, shifts: shifts) }
         if exactOut {
-            // SAFETY: `buf` holds n slots and i < n, so all n are initialised; it does not escape the closure.
+            // SAFETY: `buf` holds count slots and i < count, so all count are initialised; it does not escape the
+            // closure.
             var out = [Double](uninitializedCount: count) { buf, k in
                 let div = ScaledDecimal.pow10[parsed.scale]
                 for i in 0..<count { buf[i] = Double(values[i]) / div }

@@ -65,7 +65,7 @@ package enum FrameOfReference {
         var start = 0
         while start < count {
             let end = Swift.min(count, start + miniblockRows)
-            // SAFETY: start < end <= n = values.count, so the miniblock's slice lies in `values`.
+            // SAFETY: start < end <= count = values.count, so the miniblock's slice lies in `values`.
             let miniblock = UnsafeBufferPointer(rebasing: values[start..<end])
             let (mode, ref, width, first) = choose(miniblock)
             writer.i64(first)
@@ -75,7 +75,7 @@ package enum FrameOfReference {
             writer.u8(0)
             writer.u8(0)
             writer.u32(UInt32(data.count))
-            // SAFETY: k <= miniblock.count <= miniblockRows = scratch.count; `s` does not escape the closure.
+            // SAFETY: filled <= miniblock.count <= miniblockRows = scratch.count; `s` does not escape the closure.
             scratch.withUnsafeMutableBufferPointer { s in
                 var filled = 0
                 if mode == .plain {
@@ -192,6 +192,7 @@ package enum FrameOfReference {
         }
 
         /// ``select(_:_:_:into:)`` that also lists the rows on an edge value (see above).
+        // Long by design: the hot loop of the range select; see Benchmarks/RESULTS.md (10 box with mag >= M, count).
         package func select(_ rows: Range<Int>, _ l: Int64, _ h: Int64, into out: UnsafeMutablePointer<UInt32>,
                             edges: UnsafeMutablePointer<UInt32>?, edgeLow: Bool, edgeHigh: Bool,
                             edgeCount: inout Int) -> Int {
@@ -214,9 +215,10 @@ package enum FrameOfReference {
                 let shift = UInt64(bitPattern: l &- ref)
                 if delta || width > 56 {
                     if scratch.count < rowsPerBlock { scratch = [Int64](repeating: 0, count: rowsPerBlock) }
-                    // SAFETY: sp has m >= hi - lo slots; out has room for rows.count rows, and k counts rows visited.
+                    // SAFETY: sp has rowsPerBlock >= hi - lo slots; out has room for rows.count rows, and kept counts
+                    // rows visited.
                     scratch.withUnsafeMutableBufferPointer { sp in
-                        // SAFETY: scratch holds a whole miniblock (m values) and hi - lo <= m.
+                        // SAFETY: scratch holds a whole miniblock (rowsPerBlock values) and hi - lo <= rowsPerBlock.
                         guard let decoded = sp.baseAddress else { return }
                         decode((blockStart + lo)..<(blockStart + hi), into: decoded)
                         // rows fit in UInt32: a chunk holds at most the directory's u32 block rows
@@ -295,7 +297,7 @@ package enum FrameOfReference {
             var kept = k0, edgeRows = e0, bit = lo &* width, row = firstRow
             // SAFETY: the rows lo..<hi lie in the miniblock, so each PackedRun.word(atBit:) load
             // stays in its run; out and edges have room for every row the caller's range holds,
-            // and k and e count at most the rows visited.
+            // and kept and edgeRows count at most the rows visited.
             // one edge (the common case: a box side on a round number) takes one compare a row, and
             // measurably less time than the two-compare loop (Hawaii's box: 12.8 against 14.3 ms)
             if edgeA == edgeB {
@@ -334,6 +336,8 @@ package enum FrameOfReference {
         /// ``select(among:_:_:into:)`` that also lists the rows on an edge value, as
         /// ``select(_:_:_:into:edges:edgeLow:edgeHigh:edgeCount:)`` does (`edges` has room for
         /// `among.count`).
+        // Long by design: the hot loop of the range select among rows; see Benchmarks/RESULTS.md
+        // (10 box with mag >= M, count).
         package func select(among: [UInt32], _ l: Int64, _ h: Int64, into out: UnsafeMutablePointer<UInt32>,
                             edges: UnsafeMutablePointer<UInt32>?, edgeLow: Bool, edgeHigh: Bool,
                             edgeCount: inout Int) -> Int? {
@@ -343,7 +347,7 @@ package enum FrameOfReference {
             var kept = 0, edgeRows = 0
             defer { edgeCount = edgeRows }
             var scratch: [Int64] = []
-            // SAFETY: i and j stay below a.count (the loop conditions); `a` does not escape the closure.
+            // SAFETY: position and cursor stay below a.count (the loop conditions); `a` does not escape the closure.
             return among.withUnsafeBufferPointer { a -> Int? in
                 var position = 0
                 // one run of rows per miniblock: its header read once, then a loop with every
@@ -362,9 +366,10 @@ package enum FrameOfReference {
                     var cursor = position
                     if delta || width > 56 {
                         if scratch.count < rowsPerBlock { scratch = [Int64](repeating: 0, count: rowsPerBlock) }
-                        // SAFETY: sp has m slots, decode fills endRow - blockStart <= m; a[j] - blockStart < m.
+                        // SAFETY: sp has rowsPerBlock slots, decode fills endRow - blockStart <= rowsPerBlock;
+                        // a[cursor] - blockStart < rowsPerBlock.
                         scratch.withUnsafeMutableBufferPointer { sp in
-                            // SAFETY: scratch holds a whole miniblock (m values), at least its rows.
+                            // SAFETY: scratch holds a whole miniblock (rowsPerBlock values), at least its rows.
                             guard let decoded = sp.baseAddress else { return }
                             decode(blockStart..<Int(endRow), into: decoded)
                             while cursor < a.count, a[cursor] >= lowRow, a[cursor] < endRow {
@@ -394,7 +399,7 @@ package enum FrameOfReference {
                         let mask = run.mask
                         assert(run.holds(Int(endRow - lowRow)), "miniblock \(block) runs past the data")
                         // SAFETY: each row lies in the miniblock, so each PackedRun.word(atBit:) load
-                        // stays in its run; out has room for among.count rows and k counts at most
+                        // stays in its run; out has room for among.count rows and kept counts at most
                         // the rows visited.
                         if let edges {
                             (cursor, kept, edgeRows) = Body.amongListingEdges(a, cursor, run, lowRow: lowRow,
@@ -433,7 +438,7 @@ package enum FrameOfReference {
             let width = run.width, mask = run.mask
             var cursor = j0, kept = k0, edgeRows = e0
             // SAFETY: each row lies in the miniblock, so each PackedRun.word(atBit:) load stays in
-            // its run; out and edges have room for a.count rows, and k and e count at most the
+            // its run; out and edges have room for a.count rows, and kept and edgeRows count at most the
             // rows visited.
             while cursor < a.count {
                 let row = a[cursor]
@@ -472,7 +477,8 @@ package enum FrameOfReference {
                 } else {
                     // SAFETY: `s` is used only inside the closure; see the notes below for the bounds.
                     scratch.withUnsafeMutableBufferPointer { s in
-                        // SAFETY: scratch holds a whole miniblock (m values), hi <= m, and out has
+                        // SAFETY: scratch holds a whole miniblock (rowsPerBlock values), hi <= rowsPerBlock, and out
+                        // has
                         // room for hi - lo more values at `done`.
                         guard let sp = s.baseAddress, hi > lo else { return }
                         run.unpack(0..<hi, reference: UInt64(bitPattern: ref), into: sp)

@@ -8,7 +8,7 @@ package enum DictionaryCodec: ColumnCodec {
         var dict = SliceInterner()
         var codes = [UInt64](repeating: 0, count: rows.count)
         var nulls = 0
-        // SAFETY: every row range of `a` lies in its bytes, so b[r] stays in `b`; `b` is not kept past the closure.
+        // SAFETY: every row range of `a` lies in its bytes, so b[range] stays in `b`; `b` is not kept past the closure.
         a.bytes.withUnsafeBytes { b in
             // runs of one value are common (status, type, sources): compare with the row before
             // and hash only when the value changes

@@ -19,7 +19,7 @@ package enum PlaceCodesCodec: ColumnCodec {
         var dist = [Int32](repeating: 0, count: rows.count)
         var dirs = [UInt8](repeating: PlacePayload.noPattern, count: rows.count)
         var loc = [UInt64](repeating: 0, count: rows.count)
-        // SAFETY: each row's range lies in the arena's bytes and s.rest lies in `p` (split's result), so
+        // SAFETY: each row's range lies in the arena's bytes and parts.rest lies in `place` (split's result), so
         // every slice stays in `b`; no pointer outlives the closure (intern copies the bytes).
         a.bytes.withUnsafeBytes { b in
             for (k, i) in rows.enumerated() {
@@ -149,8 +149,9 @@ package enum PlaceCodesCodec: ColumnCodec {
                 guard raw.count == 5 * frameCount else {
                     throw .corrupt("place frame \(f) holds \(raw.count) bytes for \(frameCount) rows")
                 }
-                // SAFETY: `p` views `raw` only inside the closure. raw.count == 5 * n was checked above and
-                // lo..<hi lies in 0..<n: each byte read is below n and each Int32 load at n + 4 * i ends by 5 * n.
+                // SAFETY: `buffer` views `raw` only inside the closure. raw.count == 5 * frameCount was checked and
+                // lo..<hi lies in 0..<frameCount: each byte read is below frameCount and each Int32 load at
+                // frameCount + 4 * i ends by 5 * frameCount.
                 raw.withUnsafeBytes { buffer in
                     let chunkBytes = ChunkBytes(buffer)
                     for i in lo..<hi {

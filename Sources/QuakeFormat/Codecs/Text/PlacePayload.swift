@@ -15,8 +15,9 @@ package enum PlacePayload {
         let count = p.count
         var position = 0
         var dist: Int32 = 0
-        // SAFETY: every p[k] follows a bound check: i < n in the loops, i + 3 <= n and i + 4 < n in the guards,
-        // and ds + j < ds + dlen = i <= n; `rest` ends at n = p.count.
+        // SAFETY: every p[k] follows a bound check: position < count in the loops, position + 3 <= count and position +
+        // 4 < count in the guards,
+        // and ds + j < ds + dlen = position <= count; `rest` ends at count = p.count.
         while position < count, position < 7, p[position] >= 48, p[position] <= 57 {
             dist = dist * 10 + Int32(p[position] - 48)
             position += 1
@@ -63,7 +64,7 @@ package enum PlacePayload {
         var dist = [Int32](repeating: 0, count: rows.count)
         var dirs = [UInt8](repeating: noPattern, count: rows.count)
         var loc = [UInt32](repeating: 0, count: rows.count)
-        // SAFETY: each row's range lies in the arena's bytes and s.rest lies in `p` (split's result), so
+        // SAFETY: each row's range lies in the arena's bytes and parts.rest lies in `place` (split's result), so
         // every slice stays in `b`; no pointer outlives the closure (intern copies the bytes).
         a.bytes.withUnsafeBytes { b in
             for (k, i) in rows.enumerated() {
