@@ -59,38 +59,10 @@ package struct GranuleIndex: Sendable, Equatable {
             out.reserveCapacity(granules)
             for k in 0..<granules {
                 let granuleRows = (k * GranuleIndex.granuleRows)..<Swift.min(rows, (k + 1) * GranuleIndex.granuleRows)
-                var nulls: UInt32 = 0
                 if c.kind == .timestamp {
-                    var lo = Int64.max, hi = Int64.min
-                    for i in granuleRows {
-                        let value = values[i]
-                        if value == RowBatch.null {
-                            nulls += 1
-                        } else {
-                            lo = Swift.min(lo, value)
-                            hi = Swift.max(hi, value)
-                        }
-                    }
-                    out.append(Int(nulls) == granuleRows.count
-                               ? Stats(min: 0, max: 0, nulls: nulls)
-                               : Stats(min: lo, max: hi, nulls: nulls))
+                    out.append(Self.timestampStats(values, granuleRows))
                 } else {
-                    var lo = Double.infinity, hi = -Double.infinity
-                    for i in granuleRows {
-                        if values[i] == RowBatch.null {
-                            nulls += 1
-                            continue
-                        }
-                        let decoded = ScaledDecimal.double(values[i])
-                        lo = Swift.min(lo, decoded)
-                        hi = Swift.max(hi, decoded)
-                    }
-                    if Int(nulls) == granuleRows.count {
-                        lo = .nan
-                        hi = .nan
-                    }
-                    out.append(Stats(min: Int64(bitPattern: lo.bitPattern), max: Int64(bitPattern: hi.bitPattern),
-                                     nulls: nulls))
+                    out.append(Self.decimalStats(values, granuleRows))
                 }
             }
             stats.append(out)
@@ -123,6 +95,45 @@ package struct GranuleIndex: Sendable, Equatable {
             magStarts.append(magEntries.count)
             for c in used { counts[Int(c)] = 0 }
         }
+    }
+
+    /// The least, greatest and null count of the timestamps of rows `granuleRows` (0 and 0 when all are null).
+    private static func timestampStats(_ values: [Int64], _ granuleRows: Range<Int>) -> Stats {
+        var nulls: UInt32 = 0
+        var lo = Int64.max, hi = Int64.min
+        for i in granuleRows {
+            let value = values[i]
+            if value == RowBatch.null {
+                nulls += 1
+            } else {
+                lo = Swift.min(lo, value)
+                hi = Swift.max(hi, value)
+            }
+        }
+        return Int(nulls) == granuleRows.count
+            ? Stats(min: 0, max: 0, nulls: nulls)
+            : Stats(min: lo, max: hi, nulls: nulls)
+    }
+
+    /// The least and greatest (as double bit patterns, NaN when all are null) and the null count
+    /// of the decimals of rows `granuleRows`.
+    private static func decimalStats(_ values: [Int64], _ granuleRows: Range<Int>) -> Stats {
+        var nulls: UInt32 = 0
+        var lo = Double.infinity, hi = -Double.infinity
+        for i in granuleRows {
+            if values[i] == RowBatch.null {
+                nulls += 1
+                continue
+            }
+            let decoded = ScaledDecimal.double(values[i])
+            lo = Swift.min(lo, decoded)
+            hi = Swift.max(hi, decoded)
+        }
+        if Int(nulls) == granuleRows.count {
+            lo = .nan
+            hi = .nan
+        }
+        return Stats(min: Int64(bitPattern: lo.bitPattern), max: Int64(bitPattern: hi.bitPattern), nulls: nulls)
     }
 
     /// True when the mag histogram is present (it is unless a partition holds over 65,535

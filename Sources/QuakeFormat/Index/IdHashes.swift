@@ -228,7 +228,7 @@ package struct IdHashes: Sendable, Equatable {
         let limit = UInt64(1) << UInt64(bits)
         let problem: String? = decodedKeys.withUnsafeBufferPointer { keyBuffer in
             decodedOrdinals.withUnsafeBufferPointer { ordinalBuffer in
-                // SAFETY: both buffers hold n entries (the decoder gave n of each), read below n only.
+                // SAFETY: both buffers hold count entries (the decoder gave count of each), read below count only.
                 if keyBuffer[0] >= limit { return "key \(keyBuffer[0]) over \(bits) bits" }
                 for index in 1..<count {
                     let key = keyBuffer[index]

@@ -129,7 +129,7 @@ package struct IdRecords: Sendable {
 
     package static func read(path: String) throws(QuakeError) -> IdRecords {
         let file = try MappedFile(path: path)
-        // SAFETY: decode copies what it keeps out of the mapping, and withExtendedLifetime keeps `f` (the
+        // SAFETY: decode copies what it keeps out of the mapping, and withExtendedLifetime keeps `file` (the
         // mapping's owner) alive until it returns.
         return try withExtendedLifetime(file) { () throws(QuakeError) in try decode(file.bytes, path: path) }
     }

@@ -93,51 +93,8 @@ package struct UnitAggregates: Sendable {
                     rowSlot.append(slot[code])
                 }
                 acc = Array(repeating: Fold.empty, count: touched.count * metrics)
-                // each entry's folds take its rows in row order, one metric at a time
-                // SAFETY: rowSlot holds n slots below touched.count; doubles holds m * n values;
-                // every index is s * m + k < touched.count * m or k * n + j < m * n.
-                acc.withUnsafeMutableBufferPointer { a in
-                    doubles.withUnsafeBufferPointer { d in
-                        rowSlot.withUnsafeBufferPointer { rs in
-                            for k in 0..<metrics {
-                                if a.count == metrics {
-                                    // one entry (the list of all rows, or one code): a fold in
-                                    // registers, not one through memory per row
-                                    var fold = a[k]
-                                    for j in 0..<unitRows where !d[k * unitRows + j].isNaN {
-                                        fold.fold(d[k * unitRows + j])
-                                    }
-                                    a[k] = fold
-                                    continue
-                                }
-                                // a run of rows of one entry folds in registers, and is stored once
-                                var position = 0
-                                while position < unitRows {
-                                    let slot = rs[position]
-                                    var fold = a[slot * metrics + k]
-                                    repeat {
-                                        let value = d[k * unitRows + position]
-                                        if !value.isNaN { fold.fold(value) }
-                                        position += 1
-                                    } while position < unitRows && rs[position] == slot
-                                    a[slot * metrics + k] = fold
-                                }
-                            }
-                        }
-                    }
-                }
-                let order = touched.indices.sorted { touched[$0] < touched[$1] }
-                for s in order {
-                    body.u32(touched[s])
-                    body.u32(UInt32(count[s]))
-                    for k in 0..<metrics {
-                        let fold = acc[s * metrics + k]
-                        body.u32(UInt32(fold.values))
-                        body.u64(fold.sum.bitPattern)
-                        body.u64(fold.least.bitPattern)
-                        body.u64(fold.greatest.bitPattern)
-                    }
-                }
+                foldRows(into: &acc, doubles: doubles, rowSlot: rowSlot, metrics: metrics, unitRows: unitRows)
+                writeEntries(into: &body, touched: touched, count: count, acc: acc, metrics: metrics)
                 for c in touched { slot[Int(c)] = -1 }
                 offset += UInt32(touched.count)
                 writer.u32(offset)
@@ -147,6 +104,62 @@ package struct UnitAggregates: Sendable {
         }
         writer.bytes.append(contentsOf: body.bytes)
         return writer.bytes
+    }
+
+    /// Folds a unit's metric values (`doubles`, metric-major, NaN for null) into the folds of
+    /// `acc`, `metrics` per entry, each row into the entry `rowSlot` gives it.
+    private static func foldRows(into acc: inout [Fold], doubles: [Double], rowSlot: [Int], metrics: Int,
+                                 unitRows: Int) {
+        // each entry's folds take its rows in row order, one metric at a time
+        // SAFETY: rowSlot holds unitRows slots below acc.count / metrics; doubles holds metrics * unitRows
+        // values; every index is slot * metrics + k < acc.count or k * unitRows + j < metrics * unitRows.
+        acc.withUnsafeMutableBufferPointer { a in
+            doubles.withUnsafeBufferPointer { d in
+                rowSlot.withUnsafeBufferPointer { rs in
+                    for k in 0..<metrics {
+                        if a.count == metrics {
+                            // one entry (the list of all rows, or one code): a fold in
+                            // registers, not one through memory per row
+                            var fold = a[k]
+                            for j in 0..<unitRows where !d[k * unitRows + j].isNaN {
+                                fold.fold(d[k * unitRows + j])
+                            }
+                            a[k] = fold
+                            continue
+                        }
+                        // a run of rows of one entry folds in registers, and is stored once
+                        var position = 0
+                        while position < unitRows {
+                            let slot = rs[position]
+                            var fold = a[slot * metrics + k]
+                            repeat {
+                                let value = d[k * unitRows + position]
+                                if !value.isNaN { fold.fold(value) }
+                                position += 1
+                            } while position < unitRows && rs[position] == slot
+                            a[slot * metrics + k] = fold
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Appends the entries of one list of a unit, in order of code: code, row count and folds.
+    private static func writeEntries(into body: inout ByteWriter, touched: [UInt32], count: [Int], acc: [Fold],
+                                     metrics: Int) {
+        let order = touched.indices.sorted { touched[$0] < touched[$1] }
+        for s in order {
+            body.u32(touched[s])
+            body.u32(UInt32(count[s]))
+            for k in 0..<metrics {
+                let fold = acc[s * metrics + k]
+                body.u32(UInt32(fold.values))
+                body.u64(fold.sum.bitPattern)
+                body.u64(fold.least.bitPattern)
+                body.u64(fold.greatest.bitPattern)
+            }
+        }
     }
 
     /// Parses the list of group column `group` (nil: of all rows) from a region (already
@@ -184,33 +197,12 @@ package struct UnitAggregates: Sendable {
         var starts: [Int] = [0]
         starts.reserveCapacity(listed + 1)
         for (i, u) in units.enumerated() {
-            do {
-                var covered = 0
-                var last: UInt32?
-                reader.pos = base + Int(offs[i * lists + groupIndex]) * UnitAggregates.entrySize
-                for _ in offs[i * lists + groupIndex]..<offs[i * lists + groupIndex + 1] {
-                    let code = try reader.u32(), count = try reader.u32()
-                    guard last.map({ $0 < code }) ?? true, count >= 1, groupIndex < groupCount || code == 0 else {
-                        throw .corrupt("unit aggregate entries are out of order")
-                    }
-                    last = code
-                    covered += Int(count)
-                    codes.append(code)
-                    counts.append(count)
-                    for _ in 0..<metricCount {
-                        let values = Int(try reader.u32())
-                        let sum = Double(bitPattern: try reader.u64()), least = Double(bitPattern: try reader.u64())
-                        let fold = Fold(values: values, sum: sum, least: least,
-                                        greatest: Double(bitPattern: try reader.u64()))
-                        guard values <= Int(count), values == 0 ? fold == .empty : fold.least <= fold.greatest else {
-                            throw .corrupt("unit aggregate entry holds \(values) values of \(count) rows")
-                        }
-                        folds.append(fold)
-                    }
-                }
-                guard covered == u.rows.count else {
-                    throw .corrupt("unit \(i) aggregates \(covered) rows of \(u.rows.count)")
-                }
+            reader.pos = base + Int(offs[i * lists + groupIndex]) * UnitAggregates.entrySize
+            let covered = try Self.readEntries(&reader, offs[i * lists + groupIndex]..<offs[i * lists + groupIndex + 1],
+                                               grouped: groupIndex < groupCount, metricCount: metricCount,
+                                               codes: &codes, counts: &counts, folds: &folds)
+            guard covered == u.rows.count else {
+                throw .corrupt("unit \(i) aggregates \(covered) rows of \(u.rows.count)")
             }
             starts.append(codes.count)
         }
@@ -224,6 +216,36 @@ package struct UnitAggregates: Sendable {
         var first: [Int] = []
         for (i, u) in units.enumerated() where first.count == u.block { first.append(i) }
         blockFirstUnit = first
+    }
+
+    /// Reads the `entries` of one unit's list at the reader's position, appending their codes,
+    /// row counts and folds, and returns the rows they cover.
+    private static func readEntries(_ reader: inout ByteReader, _ entries: Range<UInt32>, grouped: Bool,
+                                    metricCount: Int, codes: inout [UInt32], counts: inout [UInt32],
+                                    folds: inout [Fold]) throws(QuakeError) -> Int {
+        var covered = 0
+        var last: UInt32?
+        for _ in entries {
+            let code = try reader.u32(), count = try reader.u32()
+            guard last.map({ $0 < code }) ?? true, count >= 1, grouped || code == 0 else {
+                throw .corrupt("unit aggregate entries are out of order")
+            }
+            last = code
+            covered += Int(count)
+            codes.append(code)
+            counts.append(count)
+            for _ in 0..<metricCount {
+                let values = Int(try reader.u32())
+                let sum = Double(bitPattern: try reader.u64()), least = Double(bitPattern: try reader.u64())
+                let fold = Fold(values: values, sum: sum, least: least,
+                                greatest: Double(bitPattern: try reader.u64()))
+                guard values <= Int(count), values == 0 ? fold == .empty : fold.least <= fold.greatest else {
+                    throw .corrupt("unit aggregate entry holds \(values) values of \(count) rows")
+                }
+                folds.append(fold)
+            }
+        }
+        return covered
     }
 
     /// The ordinal of the unit that starts at row `row` of block `k`; nil when none does.

@@ -106,6 +106,29 @@ package enum PartitionFile {
         }
         let columns = (0..<Column.count).map { encoded[$0] ?? ([], []) }
         var out: [UInt8] = []
+        let (infos, columnBytes) = layOut(columns, into: &out)
+        let (granules, placeBytes, aggregateBytes) = indexes(batch, infos, out, blockRows: blockRows)
+        let place = appendRegion(placeBytes, to: &out)
+        let aggregates = appendRegion(aggregateBytes, to: &out)
+        let provenance = appendRegion(ProvenanceRegion.encode(batch), to: &out)
+        let writer = directoryBytes(batch, blocks: blocks, blockRows: blockRows, infos: infos, granules: granules,
+                                    place: place, aggregates: aggregates, provenance: provenance)
+        let dirOffset = out.count
+        let dirSum = Checksum.hash(writer.bytes)
+        out.append(contentsOf: writer.bytes)
+        var footer = ByteWriter()
+        footer.u64(UInt64(dirOffset))
+        footer.u64(UInt64(writer.bytes.count))
+        footer.u64(dirSum)
+        footer.bytes.append(contentsOf: magic)
+        out.append(contentsOf: footer.bytes)
+        return Written(bytes: out, columnBytes: columnBytes)
+    }
+
+    /// Appends the encoded columns' bytes to `out` one after another; returns their chunks with
+    /// offsets from the start of `out`, and each column's byte count.
+    private static func layOut(_ columns: [(bytes: [UInt8], chunks: [ChunkInfo])],
+                               into out: inout [UInt8]) -> (infos: [[ChunkInfo]], columnBytes: [Int]) {
         out.reserveCapacity(columns.reduce(0) { $0 + $1.bytes.count })
         var infos: [[ChunkInfo]] = []
         var columnBytes = [Int](repeating: 0, count: Column.count)
@@ -119,38 +142,40 @@ package enum PartitionFile {
             })
             columnBytes[k] = column.bytes.count
         }
-        // the granule and place indexes on one thread, the unit aggregates on another
+        return (infos, columnBytes)
+    }
+
+    /// The granule index, the place index and the unit aggregates of a partition whose chunks
+    /// are `chunks` in `data`: the first two on one thread, the aggregates on another.
+    private static func indexes(_ batch: RowBatch, _ chunks: [[ChunkInfo]], _ data: [UInt8],
+                                blockRows: Int) -> (GranuleIndex, [UInt8]?, [UInt8]?) {
         let granuleSlot = Slots<GranuleIndex>(1), placeSlot = Slots<[UInt8]>(1), aggregateSlot = Slots<[UInt8]>(1)
-        do {
-            // copies that end with this scope, so appending to `out` below copies nothing
-            let (chunks, data) = (infos, out)
-            DispatchQueue.concurrentPerform(iterations: 2) { k in
-                if k == 0 {
-                    let granules = GranuleIndex(batch)
-                    granuleSlot[0] = granules
-                    placeSlot[0] = placeIndex(batch, chunks[Column.place.rawValue], data, blockRows: blockRows,
-                                              granules: granules)
-                } else if let codes = groupCodes(chunks, data) {
-                    aggregateSlot[0] = UnitAggregates.encode(batch, codes: codes, blockRows: blockRows)
-                }
+        DispatchQueue.concurrentPerform(iterations: 2) { k in
+            if k == 0 {
+                let granules = GranuleIndex(batch)
+                granuleSlot[0] = granules
+                placeSlot[0] = placeIndex(batch, chunks[Column.place.rawValue], data, blockRows: blockRows,
+                                          granules: granules)
+            } else if let codes = groupCodes(chunks, data) {
+                aggregateSlot[0] = UnitAggregates.encode(batch, codes: codes, blockRows: blockRows)
             }
         }
-        let granules = granuleSlot[0] ?? GranuleIndex(batch)
-        var place: Region?
-        if let idx = placeSlot[0] {
-            place = Region(offset: out.count, length: idx.count, checksum: Checksum.wide(idx))
-            out.append(contentsOf: idx)
-        }
-        var aggregates: Region?
-        if let aggregate = aggregateSlot[0] {
-            aggregates = Region(offset: out.count, length: aggregate.count, checksum: Checksum.wide(aggregate))
-            out.append(contentsOf: aggregate)
-        }
-        var provenance: Region?
-        if let region = ProvenanceRegion.encode(batch) {
-            provenance = Region(offset: out.count, length: region.count, checksum: Checksum.wide(region))
-            out.append(contentsOf: region)
-        }
+        return (granuleSlot[0] ?? GranuleIndex(batch), placeSlot[0], aggregateSlot[0])
+    }
+
+    /// Appends `bytes` (when given) to `out` and returns where they lie, with their checksum.
+    private static func appendRegion(_ bytes: [UInt8]?, to out: inout [UInt8]) -> Region? {
+        guard let bytes else { return nil }
+        let region = Region(offset: out.count, length: bytes.count, checksum: Checksum.wide(bytes))
+        out.append(contentsOf: bytes)
+        return region
+    }
+
+    /// The directory of a partition file: counts, flags, every chunk's codec, place, stats and
+    /// checksum, the granule index, and where the optional regions lie.
+    private static func directoryBytes(_ batch: RowBatch, blocks: Int, blockRows: Int, infos: [[ChunkInfo]],
+                                       granules: GranuleIndex, place: Region?, aggregates: Region?,
+                                       provenance: Region?) -> ByteWriter {
         var writer = ByteWriter()
         writer.u32(UInt32(Column.count))
         writer.u32(UInt32(blocks))
@@ -176,31 +201,13 @@ package enum PartitionFile {
         }
         for list in infos { for i in list { writer.u64(i.checksum) } }
         granules.write(into: &writer)
-        if let place {
-            writer.u64(UInt64(place.offset))
-            writer.u64(UInt64(place.length))
-            writer.u64(place.checksum)
+        for region in [place, aggregates, provenance] {
+            guard let region else { continue }
+            writer.u64(UInt64(region.offset))
+            writer.u64(UInt64(region.length))
+            writer.u64(region.checksum)
         }
-        if let aggregates {
-            writer.u64(UInt64(aggregates.offset))
-            writer.u64(UInt64(aggregates.length))
-            writer.u64(aggregates.checksum)
-        }
-        if let provenance {
-            writer.u64(UInt64(provenance.offset))
-            writer.u64(UInt64(provenance.length))
-            writer.u64(provenance.checksum)
-        }
-        let dirOffset = out.count
-        let dirSum = Checksum.hash(writer.bytes)
-        out.append(contentsOf: writer.bytes)
-        var footer = ByteWriter()
-        footer.u64(UInt64(dirOffset))
-        footer.u64(UInt64(writer.bytes.count))
-        footer.u64(dirSum)
-        footer.bytes.append(contentsOf: magic)
-        out.append(contentsOf: footer.bytes)
-        return Written(bytes: out, columnBytes: columnBytes)
+        return writer
     }
 
     /// Column `c`'s chunks, one per block, with offsets from the start of its own bytes.
@@ -401,6 +408,25 @@ package enum PartitionFile {
         for (k, n) in sizes.enumerated() where k < blocks - 1 ? n != blockRows : n > blockRows {
             throw .corrupt("block \(k) holds \(n) rows, blocks hold \(blockRows)")
         }
+        let chunks = try readChunks(&reader, columns: cols, sizes: sizes, dataEnd: dataEnd)
+        let granules = try GranuleIndex(reading: &reader, rows: rows)
+        let place = try flags & 1 == 0 ? nil
+            : readRegion(&reader, dataEnd: dataEnd, least: 0, outside: "place index lies outside the data area")
+        let aggregates = try flags & 2 == 0 ? nil
+            : readRegion(&reader, dataEnd: dataEnd, least: 0, outside: "unit aggregates lie outside the data area")
+        let provenance = try flags & ProvenanceRegion.flag == 0 ? nil
+            : readRegion(&reader, dataEnd: dataEnd, least: 4,
+                         outside: "the provenance region lies outside the data area")
+        guard reader.remaining == 0 else { throw .corrupt("\(reader.remaining) stray bytes after the directory") }
+        return Directory(rows: rows, blockRows: blockRows, blockSizes: sizes, chunks: chunks, granules: granules,
+                         placeIndex: place, aggregates: aggregates, provenance: provenance,
+                         wideChecksums: flags & wideChecksums != 0)
+    }
+
+    /// Reads the directory's chunk list, `columns` × `sizes.count`, then their checksums.
+    private static func readChunks(_ reader: inout ByteReader, columns cols: Int, sizes: [Int],
+                                   dataEnd: Int) throws(QuakeError) -> [[ChunkInfo]] {
+        let blocks = sizes.count
         var chunks: [[ChunkInfo]] = []
         try reader.need(cols * blocks * (ChunkInfo.size + 8))
         for _ in 0..<cols {
@@ -422,35 +448,18 @@ package enum PartitionFile {
             chunks.append(list)
         }
         for c in 0..<cols { for k in 0..<blocks { chunks[c][k].checksum = try reader.u64() } }
-        let granules = try GranuleIndex(reading: &reader, rows: rows)
-        var place: Region?
-        if flags & 1 != 0 {
-            let off = try reader.u64(), len = try reader.u64(), sum = try reader.u64()
-            guard off <= UInt64(dataEnd), len <= UInt64(dataEnd) - off else {
-                throw .corrupt("place index lies outside the data area")
-            }
-            place = Region(offset: Int(off), length: Int(len), checksum: sum)
+        return chunks
+    }
+
+    /// Reads an optional region's place and checksum; throws `outside` unless it lies in the data
+    /// area and holds at least `least` bytes.
+    private static func readRegion(_ reader: inout ByteReader, dataEnd: Int, least: UInt64,
+                                   outside: String) throws(QuakeError) -> Region {
+        let off = try reader.u64(), len = try reader.u64(), sum = try reader.u64()
+        guard off <= UInt64(dataEnd), len >= least, len <= UInt64(dataEnd) - off else {
+            throw .corrupt(outside)
         }
-        var aggregates: Region?
-        if flags & 2 != 0 {
-            let off = try reader.u64(), len = try reader.u64(), sum = try reader.u64()
-            guard off <= UInt64(dataEnd), len <= UInt64(dataEnd) - off else {
-                throw .corrupt("unit aggregates lie outside the data area")
-            }
-            aggregates = Region(offset: Int(off), length: Int(len), checksum: sum)
-        }
-        var provenance: Region?
-        if flags & ProvenanceRegion.flag != 0 {
-            let off = try reader.u64(), len = try reader.u64(), sum = try reader.u64()
-            guard off <= UInt64(dataEnd), len >= 4, len <= UInt64(dataEnd) - off else {
-                throw .corrupt("the provenance region lies outside the data area")
-            }
-            provenance = Region(offset: Int(off), length: Int(len), checksum: sum)
-        }
-        guard reader.remaining == 0 else { throw .corrupt("\(reader.remaining) stray bytes after the directory") }
-        return Directory(rows: rows, blockRows: blockRows, blockSizes: sizes, chunks: chunks, granules: granules,
-                         placeIndex: place, aggregates: aggregates, provenance: provenance,
-                         wideChecksums: flags & wideChecksums != 0)
+        return Region(offset: Int(off), length: Int(len), checksum: sum)
     }
 }
 

@@ -65,7 +65,7 @@ package final class PartitionReader: Sendable {
     /// them mapped (the reader holds it from then on).
     private func mappedBytes() -> (UnsafeRawBufferPointer, MappedFile?) {
         let file = state.locked { $0.mapped }
-        // SAFETY: the bytes stay mapped while `f` (returned beside them) or this reader lives.
+        // SAFETY: the bytes stay mapped while `file` (returned beside them) or this reader lives.
         return (file?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0), file)
     }
 
@@ -78,7 +78,7 @@ package final class PartitionReader: Sendable {
         var idx: PlaceIndex?
         if let reg = dir.placeIndex {
             // SAFETY: the directory's checks put every region inside the mapped file, which `file`
-            // (and this reader) keeps mapped while `p` is read.
+            // (and this reader) keeps mapped while `region` is read.
             assert(reg.offset >= 0 && reg.offset + reg.length <= bytes.count)
             let region = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
             guard dir.checksum(region) == reg.checksum else { throw .corrupt(path, "place index: checksum mismatch") }
@@ -118,7 +118,7 @@ package final class PartitionReader: Sendable {
         var parsed: UnitAggregates?
         if let reg = dir.aggregates {
             // SAFETY: the directory's checks put every region inside the mapped file, which `file`
-            // (and this reader) keeps mapped while `p` is read.
+            // (and this reader) keeps mapped while `region` is read.
             assert(reg.offset >= 0 && reg.offset + reg.length <= bytes.count)
             let region = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
             guard verified || dir.checksum(region) == reg.checksum else {
@@ -181,7 +181,7 @@ package final class PartitionReader: Sendable {
         let (file, seen) = state.locked { ($0.mapped, $0.checked[at]) }
         let bytes = file?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
         // SAFETY: the directory's checks put every chunk inside the file's data area; the mapping
-        // stays in `state.mapped` for the reader's life, so `p` stays valid while the reader lives
+        // stays in `state.mapped` for the reader's life, so `payload` stays valid while the reader lives
         // (its callers hold the reader while they decode).
         assert(info.offset >= 0 && info.offset + info.length <= bytes.count)
         let payload = UnsafeRawBufferPointer(rebasing: bytes[info.offset..<(info.offset + info.length)])

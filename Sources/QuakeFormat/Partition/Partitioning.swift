@@ -51,7 +51,8 @@ public enum Partitioning: String, Codable, Sendable, CaseIterable {
         }
         // digits written straight into a small string: a manifest read checks every partition's key
         let length = self == .day ? 10 : self == .month ? 7 : 4
-        // SAFETY: y is in 0...9999 (the guard), m and d have two digits, so every write b[k] has k < length,
+        // SAFETY: yearNumber is in 0...9999 (the guard), monthNumber and dayNumber have two digits, so every write
+        // b[position] has position < length,
         // the capacity asked for, and all `length` bytes are written before they are counted.
         return String(unsafeUninitializedCapacity: length) { b in
             func digits(_ v: Int, _ at: Int, _ n: Int) {
