@@ -144,7 +144,7 @@ extension Catalog {
             for _ in 0..<length {
                 let count = Int(try reader.u32())
                 try reader.need(count)
-                // SAFETY: need(n) checked that the n bytes lie inside `b`.
+                // SAFETY: need(count) checked that the count bytes lie inside `body`.
                 let next = UnsafeRawBufferPointer(rebasing: body[reader.pos..<(reader.pos + count)])
                 if arena.count > 0 {
                     let prev = arena.bytes[arena.range(arena.count - 1)]

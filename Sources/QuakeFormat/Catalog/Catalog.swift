@@ -61,7 +61,7 @@ package final class Catalog: Sendable {
         file = try MappedFile(path: path)
         let fileBytes = file.bytes
         func bad(_ why: String) -> QuakeError { .corrupt(path, why) }
-        // SAFETY: `b` is the whole mapping, which `file` keeps alive; the magic's 8 bytes are read
+        // SAFETY: `fileBytes` is the whole mapping, which `file` keeps alive; the magic's 8 bytes are read
         // only once fileBytes.count >= 16 holds (the && short-circuits), and ByteReader checks every read.
         guard fileBytes.count >= 16,
               (0..<8).allSatisfy({ fileBytes[$0] == Catalog.magic[$0] || fileBytes[$0] == Catalog.magicV1[$0] }) else {
@@ -69,20 +69,13 @@ package final class Catalog: Sendable {
         }
         let v2 = fileBytes[7] == Catalog.magic[7]
         var reader = ByteReader(fileBytes, at: 8)
-        let partitionCount = Int(try reader.u32()), version = Int(try reader.u32())
+        let partitionCount = Int(try reader.u32()), magnitudeCount = Int(try reader.u32())
         guard partitionCount == expected?.count ?? partitionCount, partitionCount <= fileBytes.count / 2,
-              version <= fileBytes.count / 8 else {
-            throw bad("lists \(partitionCount) partitions and \(version) magnitudes")
+              magnitudeCount <= fileBytes.count / 8 else {
+            throw bad("lists \(partitionCount) partitions and \(magnitudeCount) magnitudes")
         }
-        var listed: [String] = []
-        listed.reserveCapacity(partitionCount)
-        for index in 0..<partitionCount {
-            let name = try reader.string()
-            if let expected, expected[index] != name { throw bad("does not list the manifest's partitions") }
-            listed.append(name)
-        }
-        files = listed
-        let vs = try reader.raw(version, as: UInt64.self).map { Double(bitPattern: UInt64(littleEndian: $0)) }
+        files = try Catalog.readFiles(&reader, count: partitionCount, expected: expected, bad)
+        let vs = try reader.raw(magnitudeCount, as: UInt64.self).map { Double(bitPattern: UInt64(littleEndian: $0)) }
         let sums = try reader.raw(partitionCount + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
         var placesLength = 0
         if v2 {
@@ -91,7 +84,7 @@ package final class Catalog: Sendable {
         } else {
             placesChecksum = 0
         }
-        // SAFETY: the reader's position never passes the end of `b`, the mapping `file` owns.
+        // SAFETY: the reader's position never passes the end of `fileBytes`, the mapping `file` owns.
         guard Checksum.hash(UnsafeRawBufferPointer(rebasing: fileBytes[0..<reader.pos])) == checksum else {
             throw bad("catalog checksum mismatch")
         }
@@ -107,7 +100,7 @@ package final class Catalog: Sendable {
         guard zip(vs, vs.dropFirst()).allSatisfy({ $0 < $1 }), !vs.contains(where: \.isNaN) else {
             throw bad("magnitudes out of order")
         }
-        guard reader.remaining == (partitionCount + 1) * (version + 1) * 8 else {
+        guard reader.remaining == (partitionCount + 1) * (magnitudeCount + 1) * 8 else {
             throw bad("\(reader.remaining) bytes of counts")
         }
         values = vs
@@ -115,6 +108,19 @@ package final class Catalog: Sendable {
         rowsOffset = reader.pos
         rowChecksums = sums
         state = Mutex(State(checked: Array(repeating: false, count: partitionCount + 1)))
+    }
+
+    /// The catalog's list of `count` partition files, which must be `expected` when given.
+    private static func readFiles(_ reader: inout ByteReader, count: Int, expected: [String]?,
+                                  _ bad: (String) -> QuakeError) throws(QuakeError) -> [String] {
+        var listed: [String] = []
+        listed.reserveCapacity(count)
+        for index in 0..<count {
+            let name = try reader.string()
+            if let expected, expected[index] != name { throw bad("does not list the manifest's partitions") }
+            listed.append(name)
+        }
+        return listed
     }
 
     /// Running counts before partition `i` (`0...partitions`): one per magnitude, then nulls.

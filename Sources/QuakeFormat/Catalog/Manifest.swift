@@ -114,8 +114,8 @@ package struct Manifest: Sendable, Equatable {
     /// Reads and checks `manifest.qkm` at `path`.
     package static func read(path: String) throws(QuakeError) -> Manifest {
         let file = try MappedFile(path: path)
-        // SAFETY: decode copies what it keeps out of the mapping, and withExtendedLifetime keeps `f` (the
-        // mapping's owner) alive until it returns: an optimised build may otherwise release `f` after `file.bytes`.
+        // SAFETY: decode copies what it keeps out of the mapping, and withExtendedLifetime keeps `file` (the
+        // mapping's owner) alive until it returns: an optimised build may otherwise release `file` after `file.bytes`.
         return try withExtendedLifetime(file) { () throws(QuakeError) in try decode(file.bytes, path: path) }
     }
 
@@ -144,42 +144,7 @@ package struct Manifest: Sendable, Equatable {
             }
             manifest.generation = Int(gen)
             manifest.rows = Int(rows)
-            let count = Int(try reader.u32())
-            guard count <= reader.remaining / 36 else { throw bad("lists \(count) partitions") }
-            var total = 0
-            // names by hash in a table of fixed types, not a Set or a sort: a one-shot query pays for
-            // each new generic type it instantiates (a scan of every protocol conformance in the binary)
-            var seen = IntTable(capacity: count)
-            manifest.partitions.reserveCapacity(count)
-            for i in 0..<count {
-                let key = try reader.string(), file = try reader.string()
-                let pr = try reader.u64(), lo = try reader.i64(), hi = try reader.i64(), bytes = try reader.u64()
-                guard pr >= 1, pr < 1 << 40, bytes < 1 << 48, lo <= hi, Manifest.isPlainName(file) else {
-                    throw bad("partition \(i) (\(key)) has impossible values")
-                }
-                guard Timestamp.storable.contains(lo), Timestamp.storable.contains(hi) else {
-                    throw bad("partition \(key) has times outside years 0000-9999")
-                }
-                let span = manifest.partitioning.span(lo)
-                guard hi < span.end else { throw bad("partition \(key) spans \(lo)...\(hi)") }
-                guard key == manifest.partitioning.key(lo) else {
-                    throw bad("partition \(key) holds times of \(manifest.partitioning.key(lo))")
-                }
-                let hash = Manifest.nameHash(file)
-                if seen.first(hash, where: { manifest.partitions[$0].file == file }) != nil {
-                    throw bad("file \(file) is listed twice")
-                }
-                seen.add(hash, i)
-                if let last = manifest.partitions.last, last.maxTime >= lo || last.key == key {
-                    throw bad("partitions \(last.key) and \(key) out of order")
-                }
-                manifest.partitions.append(PartitionEntry(key: key, file: file, rows: Int(pr), minTime: lo,
-                                                          maxTime: hi, bytes: Int(bytes)))
-                total += Int(pr)
-            }
-            guard total == manifest.rows else {
-                throw bad("partitions hold \(total) rows, manifest says \(manifest.rows)")
-            }
+            let seen = try decodePartitions(&reader, into: &manifest, bad)
             let buckets = Int(try reader.u32())
             guard buckets == idBucketCount else { throw bad("\(buckets) id buckets") }
             for k in 0..<buckets {
@@ -192,24 +157,7 @@ package struct Manifest: Sendable, Equatable {
             for _ in 0..<retired { manifest.retired.append(try reader.string()) }
             manifest.history = version == 2 ? HistoryRetention(startingAt: manifest.generation)
                 : try HistoryRetention.decode(&reader, generation: manifest.generation)
-            if version >= 4 {
-                let catalogFile = try reader.string()
-                let catalogHash = Manifest.nameHash(catalogFile)
-                let clash = seen.first(catalogHash) { manifest.partitions[$0].file == catalogFile } != nil
-                guard catalogFile.isEmpty || (Manifest.isPlainName(catalogFile) && !clash) else {
-                    throw bad("catalog \(catalogFile)")
-                }
-                manifest.catalog = catalogFile.isEmpty ? nil : catalogFile
-                manifest.catalogChecksum = try reader.u64()
-            }
-            if version >= 6, let topRows = try TopRows.decode(&reader) {
-                let topHash = Manifest.nameHash(topRows.file)
-                let clash = seen.first(topHash) { manifest.partitions[$0].file == topRows.file } != nil
-                guard !clash, topRows.file != manifest.catalog else {
-                    throw bad("magnitude projection \(topRows.file)")
-                }
-                manifest.top = topRows
-            }
+            try decodeNamedFiles(&reader, version: version, seen: seen, into: &manifest, bad)
             if version >= 7 { try decodeRevision7(&reader, into: &manifest, bad) }
             guard reader.remaining == 0 else { throw bad("\(reader.remaining) stray bytes") }
             return manifest
@@ -219,16 +167,83 @@ package struct Manifest: Sendable, Equatable {
         }
     }
 
+    /// The partition list, checked (plain unique names, ordered times that fit their keys, rows
+    /// that add up); returns the table of their names by hash.
+    private static func decodePartitions(_ r: inout ByteReader, into m: inout Manifest,
+                                         _ bad: (String) -> QuakeError) throws(QuakeError) -> IntTable {
+        let count = Int(try r.u32())
+        guard count <= r.remaining / 36 else { throw bad("lists \(count) partitions") }
+        var total = 0
+        // names by hash in a table of fixed types, not a Set or a sort: a one-shot query pays for
+        // each new generic type it instantiates (a scan of every protocol conformance in the binary)
+        var seen = IntTable(capacity: count)
+        m.partitions.reserveCapacity(count)
+        for i in 0..<count {
+            let key = try r.string(), file = try r.string()
+            let pr = try r.u64(), lo = try r.i64(), hi = try r.i64(), bytes = try r.u64()
+            guard pr >= 1, pr < 1 << 40, bytes < 1 << 48, lo <= hi, Manifest.isPlainName(file) else {
+                throw bad("partition \(i) (\(key)) has impossible values")
+            }
+            guard Timestamp.storable.contains(lo), Timestamp.storable.contains(hi) else {
+                throw bad("partition \(key) has times outside years 0000-9999")
+            }
+            let span = m.partitioning.span(lo)
+            guard hi < span.end else { throw bad("partition \(key) spans \(lo)...\(hi)") }
+            guard key == m.partitioning.key(lo) else {
+                throw bad("partition \(key) holds times of \(m.partitioning.key(lo))")
+            }
+            let hash = Manifest.nameHash(file)
+            if seen.first(hash, where: { m.partitions[$0].file == file }) != nil {
+                throw bad("file \(file) is listed twice")
+            }
+            seen.add(hash, i)
+            if let last = m.partitions.last, last.maxTime >= lo || last.key == key {
+                throw bad("partitions \(last.key) and \(key) out of order")
+            }
+            m.partitions.append(PartitionEntry(key: key, file: file, rows: Int(pr), minTime: lo,
+                                               maxTime: hi, bytes: Int(bytes)))
+            total += Int(pr)
+        }
+        guard total == m.rows else {
+            throw bad("partitions hold \(total) rows, manifest says \(m.rows)")
+        }
+        return seen
+    }
+
+    /// The catalog's and the magnitude projection's file names (versions 4 and 6), checked
+    /// against the partitions' names in `seen`.
+    private static func decodeNamedFiles(_ r: inout ByteReader, version: Int, seen: IntTable, into m: inout Manifest,
+                                         _ bad: (String) -> QuakeError) throws(QuakeError) {
+        if version >= 4 {
+            let catalogFile = try r.string()
+            let catalogHash = Manifest.nameHash(catalogFile)
+            let clash = seen.first(catalogHash) { m.partitions[$0].file == catalogFile } != nil
+            guard catalogFile.isEmpty || (Manifest.isPlainName(catalogFile) && !clash) else {
+                throw bad("catalog \(catalogFile)")
+            }
+            m.catalog = catalogFile.isEmpty ? nil : catalogFile
+            m.catalogChecksum = try r.u64()
+        }
+        if version >= 6, let topRows = try TopRows.decode(&r) {
+            let topHash = Manifest.nameHash(topRows.file)
+            let clash = seen.first(topHash) { m.partitions[$0].file == topRows.file } != nil
+            guard !clash, topRows.file != m.catalog else {
+                throw bad("magnitude projection \(topRows.file)")
+            }
+            m.top = topRows
+        }
+    }
+
     /// The tombstone counts and the sync cursors.
     private static func decodeRevision7(_ r: inout ByteReader, into m: inout Manifest,
                                         _ bad: (String) -> QuakeError) throws(QuakeError) {
         guard Int(try r.u32()) == m.partitions.count else { throw bad("tombstone counts do not match the partitions") }
         for i in m.partitions.indices {
-            let digest = try r.u64()
-            guard digest <= UInt64(m.partitions[i].rows) else {
-                throw bad("partition \(m.partitions[i].key) has \(digest) tombstones")
+            let tombstones = try r.u64()
+            guard tombstones <= UInt64(m.partitions[i].rows) else {
+                throw bad("partition \(m.partitions[i].key) has \(tombstones) tombstones")
             }
-            m.partitions[i].deleted = Int(digest)
+            m.partitions[i].deleted = Int(tombstones)
         }
         let count = Int(try r.u32())
         guard count <= r.remaining / 6 else { throw bad("lists \(count) sync cursors") }
@@ -318,7 +333,7 @@ extension ByteReader {
     package mutating func longString() throws(QuakeError) -> String {
         let length = Int(try u32())
         try need(length)
-        // SAFETY: need(n) checked pos + n <= bytes.count; `b` is dropped when this call returns.
+        // SAFETY: need(length) checked pos + length <= bytes.count; `raw` is dropped when this call returns.
         let raw = UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + length)])
         pos += length
         let text = String(decoding: raw, as: UTF8.self)
@@ -330,7 +345,7 @@ extension ByteReader {
 
     package mutating func string() throws(QuakeError) -> String {
         try need(2)
-        // SAFETY: need(2) and need(n) check each read lies in `bytes`; loadUnaligned needs no alignment.
+        // SAFETY: need(2) and need(length) check each read lies in `bytes`; loadUnaligned needs no alignment.
         let length = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt16.self)))
         pos += 2
         try need(length)

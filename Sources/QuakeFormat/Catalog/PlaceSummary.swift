@@ -41,7 +41,7 @@ package struct PlaceSummary: Sendable, Equatable {
     /// - Complexity: O(rows).
     package init(places: ByteArena, mags: [Int64]) {
         var pairs: [[UInt8]: (least: Double?, greatest: Double?)] = [:]
-        // SAFETY: i < places.count, so each row range lies in the arena's bytes and `rest` lies in `p`; the
+        // SAFETY: i < places.count, so each row range lies in the arena's bytes and `rest` lies in `place`; the
         // slices are copied into arrays and no pointer outlives the closure.
         places.bytes.withUnsafeBytes { b in
             for i in 0..<Swift.min(places.count, mags.count) {

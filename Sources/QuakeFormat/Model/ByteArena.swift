@@ -78,7 +78,7 @@ package struct ByteArena: Sendable, Equatable {
     package func equal(_ i: Int, _ other: ByteArena, _ j: Int) -> Bool {
         let mine = range(i), theirs = other.range(j)
         guard mine.count == theirs.count else { return false }
-        // SAFETY: a and b are ranges of each arena (ends ascend within bytes) of equal count, so memcmp reads
+        // SAFETY: mine and theirs are ranges of each arena (ends ascend within bytes) of equal count, so memcmp reads
         // mine.count bytes inside both; an Array's base address is non-nil even when empty.
         return bytes.withUnsafeBufferPointer { p in
             other.bytes.withUnsafeBufferPointer { q in
@@ -92,7 +92,7 @@ package struct ByteArena: Sendable, Equatable {
         let mine = range(i), theirs = other.range(j)
         // cheap exits: mojibake is longer than its original, and the original is not empty
         guard mine.count > theirs.count, !theirs.isEmpty else { return false }
-        // SAFETY: a and b are ranges inside each arena's bytes, so both slices lie in their buffers; the
+        // SAFETY: mine and theirs are ranges inside each arena's bytes, so both slices lie in their buffers; the
         // pointers do not escape the closures.
         return bytes.withUnsafeBytes { p in
             other.bytes.withUnsafeBytes { q in
@@ -106,8 +106,9 @@ package struct ByteArena: Sendable, Equatable {
     package func compare(_ i: Int, _ other: ByteArena, _ j: Int) -> Int {
         let mine = range(i), theirs = other.range(j)
         let shorter = min(mine.count, theirs.count)
-        // SAFETY: n <= mine.count, theirs.count and both ranges lie in their arenas' bytes, so memcmp reads n bytes
-        // inside each; n == 0 skips the call.
+        // SAFETY: shorter <= mine.count, theirs.count and both ranges lie in their arenas' bytes, so memcmp reads
+        // shorter bytes
+        // inside each; shorter == 0 skips the call.
         let compared: Int32 = shorter == 0 ? 0 : bytes.withUnsafeBufferPointer { p in
             other.bytes.withUnsafeBufferPointer { q in
                 memcmp(p.baseAddress! + mine.lowerBound, q.baseAddress! + theirs.lowerBound, shorter)

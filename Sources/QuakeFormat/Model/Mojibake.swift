@@ -58,7 +58,7 @@ package enum Mojibake {
         var out: [Unit] = []
         out.reserveCapacity(text.count)
         var position = 0
-        // SAFETY: `text` passed isValid above and i moves scalar by scalar, so decode reads inside `text`.
+        // SAFETY: `text` passed isValid above and position moves scalar by scalar, so decode reads inside `text`.
         while position < text.count {
             let (scalar, length) = UTF8Validation.decode(text, at: position)
             position += length

@@ -28,7 +28,7 @@ package enum ScaledDecimal {
         let count = p.count
         guard count > 0 else { throw .empty }
         var negative = false
-        // SAFETY: n > 0 is checked before p[0]; the loop reads p[i] only while i < n.
+        // SAFETY: count > 0 is checked before p[0]; the loop reads p[position] only while position < count.
         if p[0] == UInt8(ascii: "-") {
             negative = true
             position = 1
@@ -66,7 +66,8 @@ package enum ScaledDecimal {
                                  negative: Bool) throws(ParseError) -> Int64 {
         var position = start
         var expNeg = false
-        // SAFETY: every p[i] read is preceded by i < p.count (the condition, the guard and the loop bound).
+        // SAFETY: every p[position] read is preceded by position < p.count (the condition, the guard and the loop
+        // bound).
         if position < p.count && (p[position] == UInt8(ascii: "-") || p[position] == UInt8(ascii: "+")) {
             expNeg = p[position] == UInt8(ascii: "-")
             position += 1
@@ -119,8 +120,8 @@ package enum ScaledDecimal {
         var magnitude = mantissa.magnitude
         // the digits from the right into a scratch of 48 bytes (at most 32 digits, a point and a
         // sign), at least one before the point, then one append
-        // SAFETY: `i` starts at 48 and goes down once per byte written; at most max(20, scale + 1) <= 32 digits,
-        // one point and one sign are written, so it stays at 14 or above and buf[i...] lies in the scratch.
+        // SAFETY: `position` starts at 48 and goes down once per byte written; at most max(20, scale + 1) <= 32 digits,
+        // one point and one sign are written, so it stays at 14 or above and buf[position...] lies in the scratch.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buf in
             var position = 48, digitCount = 0
             repeat {

@@ -49,7 +49,7 @@ package struct SliceInterner {
         let range = values.range(k)
         guard range.count == p.count else { return false }
         assert(range.lowerBound >= 0 && range.upperBound <= values.bytes.count, "value \(k) outside the arena's bytes")
-        // SAFETY: r lies in the arena's bytes and range.count == p.count, so memcmp reads inside both buffers;
+        // SAFETY: range lies in the arena's bytes and range.count == p.count, so memcmp reads inside both buffers;
         // with p.count > 0 neither base address is nil.
         return values.bytes.withUnsafeBytes { b in
             p.count == 0 || memcmp(b.baseAddress! + range.lowerBound, p.baseAddress!, p.count) == 0

@@ -94,17 +94,8 @@ public struct TimeFormat: Sendable, Equatable {
         let count = p.count
         var year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, millis = 0, offset = 0
         var pm: Bool?
-        // SAFETY: digits reads p[i] only while i < n = p.count.
-        func digits(_ most: Int) -> Int? {
-            var value = 0, taken = 0
-            while taken < most, position < count, p[position] >= 48, p[position] <= 57 {
-                value = value * 10 + Int(p[position] - 48)
-                position += 1
-                taken += 1
-            }
-            return taken == 0 ? nil : value
-        }
-        // SAFETY: every p[k] below follows a check that k < n (i + 1 < n for the two ampm bytes).
+        func digits(_ most: Int) -> Int? { TimeFormat.digits(p, &position, most) }
+        // SAFETY: every p[k] below follows a check that k < count.
         for piece in pieces {
             switch piece {
             case .literal(let byte):
@@ -137,49 +128,29 @@ public struct TimeFormat: Sendable, Equatable {
                 guard let secondValue = digits(2) else { return nil }
                 second = secondValue
             case .fraction:
-                let start = position
-                guard let value = digits(9) else { return nil }
-                var ms = value
-                var len = position - start
-                while len > 3 {
-                    ms /= 10
-                    len -= 1
-                }
-                while len < 3 {
-                    ms *= 10
-                    len += 1
-                }
+                guard let ms = TimeFormat.millis(p, &position) else { return nil }
                 millis = ms
             case .monthName:
                 guard let (monthNumber, length) = TimeFormat.monthName(p, at: position) else { return nil }
                 month = monthNumber
                 position += length
             case .ampm:
-                guard position + 1 < count, p[position + 1] | 0x20 == UInt8(ascii: "m") else { return nil }
-                switch p[position] | 0x20 {
-                case UInt8(ascii: "a"): pm = false
-                case UInt8(ascii: "p"): pm = true
-                default: return nil
-                }
-                position += 2
+                guard let afternoon = TimeFormat.ampm(p, &position) else { return nil }
+                pm = afternoon
             case .zone:
-                guard position < count else { return nil }
-                if p[position] == UInt8(ascii: "Z") {
-                    position += 1
-                    continue
-                }
-                guard p[position] == UInt8(ascii: "+") || p[position] == UInt8(ascii: "-") else { return nil }
-                let sign = p[position] == UInt8(ascii: "-") ? -1 : 1
-                position += 1
-                let start = position
-                guard let hours = digits(2), position - start == 2 else { return nil }
-                if position < count, p[position] == UInt8(ascii: ":") { position += 1 }
-                let mStart = position
-                guard let minutes = digits(2), position - mStart == 2, hours <= 23, minutes <= 59 else { return nil }
-                offset = sign * (hours * 60 + minutes)
+                guard TimeFormat.zone(p, &position, offset: &offset) else { return nil }
             }
         }
         guard position == count else { return nil }
+        return TimeFormat.epochMillis(year: year, month: month, day: day, hour: hour, minute: minute,
+                                      second: second, millis: millis, offset: offset, pm: pm)
+    }
+
+    /// Epoch milliseconds (UTC) of the parsed fields (`hour` of a 12-hour clock when `pm` is
+    /// given, `offset` in minutes east of UTC), or nil for an impossible date or time.
+    private static func epochMillis(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int,
+                                    millis: Int, offset: Int, pm: Bool?) -> Int64? {
+        var hour = hour
         if let pm {
             guard (1...12).contains(hour) else { return nil }
             hour = hour % 12 + (pm ? 12 : 0)
@@ -189,6 +160,74 @@ public struct TimeFormat: Sendable, Equatable {
         let days = Int64(Timestamp.days(year: year, month: month, day: day))
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offset * 60)
         return seconds * 1000 + Int64(millis)
+    }
+
+    /// The decimal number of at most `most` digits at `position` in `p`, moving past it; nil
+    /// when no digit is there.
+    private static func digits(_ p: UnsafeRawBufferPointer, _ position: inout Int, _ most: Int) -> Int? {
+        var value = 0, taken = 0
+        // SAFETY: reads p[position] only while position < p.count.
+        while taken < most, position < p.count, p[position] >= 48, p[position] <= 57 {
+            value = value * 10 + Int(p[position] - 48)
+            position += 1
+            taken += 1
+        }
+        return taken == 0 ? nil : value
+    }
+
+    /// Whether the `am` or `pm` (any case) at `position` is `pm`, moving past it; nil when neither is there.
+    private static func ampm(_ p: UnsafeRawBufferPointer, _ position: inout Int) -> Bool? {
+        // SAFETY: both bytes read follow the check that position + 1 < p.count.
+        guard position + 1 < p.count, p[position + 1] | 0x20 == UInt8(ascii: "m") else { return nil }
+        let afternoon: Bool
+        switch p[position] | 0x20 {
+        case UInt8(ascii: "a"): afternoon = false
+        case UInt8(ascii: "p"): afternoon = true
+        default: return nil
+        }
+        position += 2
+        return afternoon
+    }
+
+    /// The milliseconds of the fraction of a second (1 to 9 digits) at `position`, moving past it.
+    private static func millis(_ p: UnsafeRawBufferPointer, _ position: inout Int) -> Int? {
+        let start = position
+        guard let value = digits(p, &position, 9) else { return nil }
+        var ms = value
+        var len = position - start
+        while len > 3 {
+            ms /= 10
+            len -= 1
+        }
+        while len < 3 {
+            ms *= 10
+            len += 1
+        }
+        return ms
+    }
+
+    /// Reads a zone at `position` (`Z`, or `+HH:MM`, `-HHMM`), moving past it and setting `offset`
+    /// (in minutes east of UTC) for a numeric one; false when none is there.
+    private static func zone(_ p: UnsafeRawBufferPointer, _ position: inout Int, offset: inout Int) -> Bool {
+        let count = p.count
+        // SAFETY: every p[position] below follows a check that position < count.
+        guard position < count else { return false }
+        if p[position] == UInt8(ascii: "Z") {
+            position += 1
+            return true
+        }
+        guard p[position] == UInt8(ascii: "+") || p[position] == UInt8(ascii: "-") else { return false }
+        let sign = p[position] == UInt8(ascii: "-") ? -1 : 1
+        position += 1
+        let start = position
+        guard let hours = digits(p, &position, 2), position - start == 2 else { return false }
+        if position < count, p[position] == UInt8(ascii: ":") { position += 1 }
+        let mStart = position
+        guard let minutes = digits(p, &position, 2), position - mStart == 2, hours <= 23, minutes <= 59 else {
+            return false
+        }
+        offset = sign * (hours * 60 + minutes)
+        return true
     }
 
     private static let months = ["january", "february", "march", "april", "may", "june", "july", "august",

@@ -45,7 +45,7 @@ package enum Timestamp {
     /// Impossible dates and times (`2024-02-30`, `23:59:60`) are malformed, not rolled over.
     package static func parse(_ p: UnsafeRawBufferPointer) throws(ParseError) -> Int64 {
         let count = p.count
-        // SAFETY: num reads p[at..<at + len] only after at + len <= n = p.count.
+        // SAFETY: num reads p[at..<at + len] only after at + len <= count = p.count.
         @inline(__always) func num(_ at: Int, _ len: Int) throws(ParseError) -> Int {
             guard at + len <= count else { throw .malformed }
             var value = 0
@@ -56,7 +56,7 @@ package enum Timestamp {
             }
             return value
         }
-        // SAFETY: n >= 10 covers p[4] and p[7]; every later p[k] follows k < n (or num's own check).
+        // SAFETY: count >= 10 covers p[4] and p[7]; every later p[k] follows k < count (or num's own check).
         guard count >= 10, p[4] == UInt8(ascii: "-"), p[7] == UInt8(ascii: "-") else { throw .malformed }
         let year = try num(0, 4), month = try num(5, 2), day = try num(8, 2)
         guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month) else {

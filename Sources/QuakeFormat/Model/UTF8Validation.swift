@@ -12,7 +12,8 @@ package enum UTF8Validation {
         if ascii { return true }
         var position = 0
         let count = p.count
-        // SAFETY: p[i] is read while i < n = p.count; p[i + k] has k < len and i + len <= n (the guard below).
+        // SAFETY: p[position] is read while position < count = p.count; p[position + k] has k < len and position + len
+        // <= count (the guard below).
         while position < count {
             let byte = p[position]
             if byte < 0x80 {
