@@ -23,7 +23,7 @@ extension PackedRun {
         var bit = rows.lowerBound &* width, row = UInt32(truncatingIfNeeded: rows.lowerBound)
         // SAFETY: each row of `rows` lies in the run (asserted above; the parser checked the run
         // holds its count values), so every word(atBit:) load stays inside; out has room for
-        // rows.count rows and k counts at most the rows visited.
+        // rows.count rows and index counts at most the rows visited.
         for _ in rows {
             let code = word(atBit: bit) & mask
             out[index] = row

@@ -90,7 +90,7 @@ package struct PackedRun {
         // a run of width > 0 holds at least two words; an empty one (damage the caller missed) reads nothing
         guard base != nil else { return }
         var bit = rows.lowerBound * width
-        // SAFETY (both loops): out has room for n values (the caller's contract), and i < n.
+        // SAFETY (both loops): out has room for count values (the caller's contract), and i < count.
         if width <= 56 {
             for i in 0..<count {
                 out[i] = reference &+ (word(atBit: bit) & mask)

@@ -126,7 +126,7 @@ package struct HistoryFile {
     /// Reads and checks the header of the transaction file at `path`.
     package static func read(path: String) throws(QuakeError) -> HistoryFile {
         let file = try MappedFile(path: path)
-        // SAFETY: decode copies what it keeps; `f` is used again below (h.mapped), so the mapping outlives it.
+        // SAFETY: decode copies what it keeps; `file` is used again below (history.mapped), so the mapping outlives it.
         var history = try decode(file.bytes, path: path)
         history.mapped = file
         return history
@@ -141,7 +141,8 @@ package struct HistoryFile {
         var reader = ByteReader(b, at: 8)
         let sectionCount = Int(try reader.u32())
         guard sectionCount <= b.count - 20 else { throw bad("header runs past the end") }
-        // SAFETY: n <= b.count - 20, so the header (12..<12 + n) and the checksum after it lie in `b`.
+        // SAFETY: sectionCount <= b.count - 20, so the header (12..<12 + sectionCount) and the checksum after it lie in
+        // `b`.
         let header = UnsafeRawBufferPointer(rebasing: b[12..<(12 + sectionCount)])
         var tail = ByteReader(b, at: 12 + sectionCount)
         guard Checksum.hash(header) == (try tail.u64()) else { throw bad("header checksum mismatch") }
@@ -227,7 +228,7 @@ package struct HistoryFile {
     package func changes(_ i: Int, in b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> ChangeSet {
         let body = try body(i, in: b, path: path)
         let section = sections[i]
-        // SAFETY: reads go through ByteReader; the list slice follows the check comp <= r.remaining.
+        // SAFETY: reads go through ByteReader; the list slice follows the check comp <= reader.remaining.
         var reader = ByteReader(body)
         var out = ChangeSet()
         out.minTime = section.minTime

@@ -37,8 +37,8 @@ package enum HistoryIdList {
             let prefix: UInt64
             let index: Int
         }
-        // SAFETY: i < ids.count, so each range lies in the arena's bytes and k < min(8, r.count) keeps
-        // raw[r.lowerBound + k] inside it; `raw` is not kept past the closure (keys hold indices).
+        // SAFETY: i < ids.count, so each range lies in the arena's bytes and k < min(8, range.count) keeps
+        // raw[range.lowerBound + k] inside it; `raw` is not kept past the closure (keys hold indices).
         return ids.bytes.withUnsafeBytes { raw in
             var keys: [Key] = []
             keys.reserveCapacity(ids.count)

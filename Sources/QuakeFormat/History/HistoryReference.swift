@@ -134,7 +134,7 @@ package enum HistoryReference {
 
     private static func readCopy(_ path: String, count: Int) throws(QuakeError) -> ByteArena {
         let file = try MappedFile(path: path)
-        // SAFETY: withExtendedLifetime keeps `f` (the mapping's owner) alive while `file.bytes` is read;
+        // SAFETY: withExtendedLifetime keeps `file` (the mapping's owner) alive while `file.bytes` is read;
         // decode copies the ids out.
         return try withExtendedLifetime(file) { () throws(QuakeError) in try readCopy(file.bytes, path, count: count) }
     }

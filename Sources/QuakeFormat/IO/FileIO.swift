@@ -107,7 +107,7 @@ package enum FileIO {
         guard let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
             throw .system(path, errno, call: "mmap")
         }
-        // SAFETY: mmap mapped `count` readable bytes at p; they stay mapped until unmap(_:) is called.
+        // SAFETY: mmap mapped `count` readable bytes at `mapped`; they stay mapped until unmap(_:) is called.
         return UnsafeRawBufferPointer(start: mapped, count: count)
     }
 

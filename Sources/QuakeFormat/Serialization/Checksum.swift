@@ -6,7 +6,8 @@ package enum Checksum {
         var hash = seed ^ UInt64(p.count)
         var position = 0
         let count = p.count
-        // SAFETY: the loop keeps i + 8 <= n = p.count, so each 8-byte load lies in `p`; the tail reads i < n.
+        // SAFETY: the loop keeps position + 8 <= count = p.count, so each 8-byte load lies in `p`; the tail reads
+        // position < count.
         while position + 8 <= count {
             var word = p.loadUnaligned(fromByteOffset: position, as: UInt64.self)
             word &*= 0xFF51_AFD7_ED55_8CCD
@@ -48,7 +49,8 @@ package enum Checksum {
             a ^= a >> 29
         }
         var position = 0
-        // SAFETY: i + 64 <= n, i + 8 <= n and i < n (the loop bounds) keep every load inside `p` (n = p.count);
+        // SAFETY: position + 64 <= count, position + 8 <= count and position < count (the loop bounds) keep every load
+        // inside `p` (count = p.count);
         // loadUnaligned has no alignment requirement.
         while position + 64 <= count {
             step(&a0, p.loadUnaligned(fromByteOffset: position, as: UInt64.self))

@@ -22,7 +22,8 @@ package enum ColumnFileV1 {
 
     /// Reads and checks the footer of a mapped column file.
     package static func footer(_ f: MappedFile, column: Column) throws(QuakeError) -> [BlockInfoV1] {
-        // SAFETY: `b` is read only within this call while the caller holds `f`; b.count >= 24 is checked before
+        // SAFETY: `fileBytes` is read only within this call while the caller holds `f`; fileBytes.count >= 24 is
+        // checked before
         // the trailer reads, and footerStart >= 0 before the footer slice.
         let fileBytes = f.bytes
         guard fileBytes.count >= trailerSize else { throw .corrupt(f.path, "file too short for a column file") }
