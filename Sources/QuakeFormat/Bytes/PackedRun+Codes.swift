@@ -7,33 +7,33 @@ extension PackedRun {
     package func select(_ rows: Range<Int>, lo: UInt64, span: UInt64, into out: UnsafeMutablePointer<UInt32>,
                         highest: inout UInt64) -> Int {
         assert(width <= 32 && rows.lowerBound >= 0 && holds(rows.upperBound), "codes \(rows) at width \(width)")
-        var index = 0, top: UInt64 = 0
+        var kept = 0, top: UInt64 = 0
         if width == 0 {
             // every code is 0 (null), which no wanted code equals: lo >= 1
             if lo == 0 {
                 for r in rows {
-                    out[index] = UInt32(truncatingIfNeeded: r)
-                    index += 1
+                    out[kept] = UInt32(truncatingIfNeeded: r)
+                    kept += 1
                 }
             }
             highest = 0
-            return index
+            return kept
         }
         let mask = self.mask, width = self.width
         var bit = rows.lowerBound &* width, row = UInt32(truncatingIfNeeded: rows.lowerBound)
         // SAFETY: each row of `rows` lies in the run (asserted above; the parser checked the run
         // holds its count values), so every word(atBit:) load stays inside; out has room for
-        // rows.count rows and index counts at most the rows visited.
+        // rows.count rows and kept counts at most the rows visited.
         for _ in rows {
             let code = word(atBit: bit) & mask
-            out[index] = row
-            index &+= code &- lo <= span ? 1 : 0
+            out[kept] = row
+            kept &+= code &- lo <= span ? 1 : 0
             top = Swift.max(top, code)
             bit &+= width
             row &+= 1
         }
         highest = top
-        return index
+        return kept
     }
 
     /// As ``select(_:lo:span:into:highest:)`` with the wanted codes marked in `table`, whose last
@@ -45,21 +45,21 @@ extension PackedRun {
             highest = 0
             return 0
         }
-        var index = 0, top: UInt64 = 0
+        var kept = 0, top: UInt64 = 0
         let last = UInt64(table.count - 1), mask = self.mask, width = self.width
         var bit = rows.lowerBound &* width, row = UInt32(truncatingIfNeeded: rows.lowerBound)
         // SAFETY: as above for the run and `out`; the code is clamped to table.count - 1 before
         // the table is read.
         for _ in rows {
             let code = word(atBit: bit) & mask
-            out[index] = row
-            index &+= tableBase[Int(truncatingIfNeeded: Swift.min(code, last))] ? 1 : 0
+            out[kept] = row
+            kept &+= tableBase[Int(truncatingIfNeeded: Swift.min(code, last))] ? 1 : 0
             top = Swift.max(top, code)
             bit &+= width
             row &+= 1
         }
         highest = top
-        return index
+        return kept
     }
 
     /// The rows of `among` (ascending, each below the run's count) whose code is marked in
