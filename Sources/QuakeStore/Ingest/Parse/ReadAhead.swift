@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 
 /// Decompressed chunks handed from a thread of its own to the parser, at most `capacity`
 /// ahead: a `.gz` or `.zst` file inflates on one core while the parser works on the other.
@@ -35,7 +36,7 @@ final class ReadAhead: Sendable {
     }
 
     /// The next item, waiting for it.
-    func take() -> Item { channel.take() }
+    func take() -> Item { channel.take() ?? .end }
 
     /// The consumer is done: wakes and stops the producer.
     func close() { channel.close() }

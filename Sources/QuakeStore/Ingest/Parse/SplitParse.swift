@@ -170,7 +170,7 @@ package final class SplitParse: Sendable {
     /// The next item in file order: a piece's batches, then its `.end`; `.end` once per piece.
     package func take() -> BatchItem {
         let piece = reading.load(ordering: .relaxed)
-        let item = channels[piece % workers].take()
+        let item = channels[piece % workers].take() ?? .end
         if case .end = item { reading.store(piece + 1, ordering: .relaxed) }
         return item
     }

@@ -214,7 +214,7 @@ package final class SpillPass {
                 pipe.put(.failed(error))
             }
         }
-        try consume(path, pieces: 1, take: pipe.take)
+        try consume(path, pieces: 1, take: { pipe.take() ?? .end })
         let (read, rules, cutShort) = parser.locked { ($0.input.bytesRead, $0.rulesMet, $0.endedWithoutNewline) }
         summary.bytesRead += read
         return (rules, cutShort)
