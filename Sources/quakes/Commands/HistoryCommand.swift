@@ -20,8 +20,8 @@ struct HistoryCommand: ParsableCommand {
     @Argument(help: "A generation: show that transaction's events.") var generation: Int?
     @Option(help: "Only transactions after GEN (a generation) or after a time (YYYY-MM-DD or ISO date-time).")
     var since: String?
-    @Option(help: "At most this many transactions: the newest, or the first after --since "
-        + "(for one transaction's table, events).")
+    @Option(help: ArgumentHelp("At most this many transactions: the newest, or the first after --since "
+        + "(for one transaction's table, events)."))
     var limit: Int?
     @Option(help: "Output format.") var format: HistoryWriter.Format = .table
     @Flag(help: "With a generation, also list the events the load left unchanged.") var unchanged = false

@@ -15,15 +15,15 @@ struct LoadCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup var wait: WaitOptions
 
-    @Option(help: "Partitioning of a new store: day, month or year (default month); "
-        + "an existing store keeps its own.")
+    @Option(help: ArgumentHelp("Partitioning of a new store: day, month or year (default month); "
+        + "an existing store keeps its own."))
     var partition: Partitioning?
 
     @Flag(help: "Fail the whole load, committing nothing and exiting 1, if any row or file is rejected.")
     var strict = false
 
-    @Option(help: "Unit of integer times in GeoJSON feeds: s or ms "
-        + "(default: decided per file, with a warning).")
+    @Option(help: ArgumentHelp("Unit of integer times in GeoJSON feeds: s or ms "
+        + "(default: decided per file, with a warning)."))
     var timeUnit: TimeUnit?
 
     @Option(help: ArgumentHelp("Read CSV times that are not ISO 8601 with this strptime pattern, as DuckDB's: "
