@@ -55,22 +55,11 @@ struct PieceLoader: Sendable {
     func load(_ files: [Fetched],
               next: @escaping @Sendable (LoadSummary) -> SyncCursor) async throws(QuakeError) -> LoadSummary {
         let store = self.store
-        let key = self.key
-        var pieceOptions = options.load
-        pieceOptions.strict = true
-        pieceOptions.timeUnit = options.timeUnit
-        pieceOptions.optionNames = options.optionNames
-        pieceOptions.onMessage = options.onMessage
-        pieceOptions.cursor = (key, { summary in next(summary).encoded() })
-        // the run holds the store's lock from its start: the load runs under it
-        pieceOptions.writerLock = options.writerLock
         let stop = StopFlag()
-        pieceOptions.isCancelled = { stop.isSet }
         let firstReject = Mutex<Reject?>(nil)
-        pieceOptions.onReject = { reject in firstReject.locked { if $0 == nil { $0 = reject } } }
-        // history names each piece by its URL and window, not by the scratch file it waited in
-        pieceOptions.sourceNames = Dictionary(files.map { ($0.file, $0.url) }, uniquingKeysWith: { first, _ in first })
-        let loadOptions = pieceOptions
+        let loadOptions = pieceOptions(files, next: next, stop: stop) { reject in
+            firstReject.locked { if $0 == nil { $0 = reject } }
+        }
         let paths = files.map(\.file)
         var refetched = 0
         while true {
@@ -112,6 +101,25 @@ struct PieceLoader: Sendable {
                 throw QuakeError(.io, path: store.path, detail: "\(error)")
             }
         }
+    }
+
+    /// The options of a piece's load: strict, under the run's lock, with the cursor `next` makes,
+    /// cancelled by `stop`, rejects to `onReject`.
+    private func pieceOptions(_ files: [Fetched], next: @escaping @Sendable (LoadSummary) -> SyncCursor,
+                              stop: StopFlag, onReject: @escaping @Sendable (Reject) -> Void) -> LoadOptions {
+        var pieceOptions = options.load
+        pieceOptions.strict = true
+        pieceOptions.timeUnit = options.timeUnit
+        pieceOptions.optionNames = options.optionNames
+        pieceOptions.onMessage = options.onMessage
+        pieceOptions.cursor = (key, { summary in next(summary).encoded() })
+        // the run holds the store's lock from its start: the load runs under it
+        pieceOptions.writerLock = options.writerLock
+        pieceOptions.isCancelled = { stop.isSet }
+        pieceOptions.onReject = onReject
+        // history names each piece by its URL and window, not by the scratch file it waited in
+        pieceOptions.sourceNames = Dictionary(files.map { ($0.file, $0.url) }, uniquingKeysWith: { first, _ in first })
+        return pieceOptions
     }
 
 }

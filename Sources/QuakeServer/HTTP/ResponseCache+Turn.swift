@@ -26,7 +26,10 @@ extension ResponseCache {
                 s.hits += 1
                 return .kept(hit.answer)
             }
-            guard capacity > 0 else { s.misses += 1; return .alone }
+            guard capacity > 0 else {
+                s.misses += 1
+                return .alone
+            }
             if s.making[key] == nil {
                 s.making[key] = []
                 s.misses += 1
@@ -35,7 +38,7 @@ extension ResponseCache {
             return .wait
         }
         switch first {
-        case .kept(let a): return .kept(a)
+        case .kept(let answer): return .kept(answer)
         case .lead: return .make(first: true)
         case .alone: return .make(first: false)
         case .wait: break
@@ -74,11 +77,11 @@ extension ResponseCache {
 
     /// A wait that ran out of patience: that request makes its own answer.
     private func giveUp(_ key: Key, _ id: UInt64) {
-        let w: Waiter? = state.withLock { s in
-            guard let i = s.making[key]?.firstIndex(where: { $0.id == id }) else { return nil }
-            return s.making[key]?.remove(at: i)
+        let waiter: Waiter? = state.withLock { s in
+            guard let index = s.making[key]?.firstIndex(where: { $0.id == id }) else { return nil }
+            return s.making[key]?.remove(at: index)
         }
-        w?.resume.resume(returning: nil)
+        waiter?.resume.resume(returning: nil)
     }
 
     /// Requests waiting now for an answer another is making.
