@@ -59,9 +59,9 @@ final class SyncProgressLine: Sendable {
 
     func update(_ p: SyncProgress) {
         let now = Date().timeIntervalSince1970
-        guard last.locked({ t in
-            if now - t < 0.1 && p.pieces < p.piecesPlanned { return false }
-            t = now
+        guard last.locked({ lastDrawn in
+            if now - lastDrawn < 0.1 && p.pieces < p.piecesPlanned { return false }
+            lastDrawn = now
             return true
         }) else { return }
         let events = p.eventsPlanned > 0 ? "\(p.events.formatted()) of \(p.eventsPlanned.formatted())"

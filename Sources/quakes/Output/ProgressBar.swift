@@ -27,18 +27,18 @@ final class ProgressBar: Sendable {
     }
 
     func update(_ p: LoadProgress) {
-        state.locked { s in
-            let phaseChanged = s.latest?.phase != p.phase
-            s.latest = p
-            if phaseChanged || Date().timeIntervalSince(s.drawnAt) > 0.1 { draw(&s) }
+        state.locked { locked in
+            let phaseChanged = locked.latest?.phase != p.phase
+            locked.latest = p
+            if phaseChanged || Date().timeIntervalSince(locked.drawnAt) > 0.1 { draw(&locked) }
         }
     }
 
     /// Redraws with the current clock; false once cleared.
     private func tick() -> Bool {
-        state.locked { s in
-            if s.running && s.latest != nil { draw(&s) }
-            return s.running
+        state.locked { locked in
+            if locked.running && locked.latest != nil { draw(&locked) }
+            return locked.running
         }
     }
 
