@@ -95,11 +95,11 @@ struct LoadCommand: ParsableCommand {
                 + "\(target.manifest.partitioning.rawValue), which a store keeps for life; drop --partition or load "
                 + "into a new store")
         }
-        let timeFormat = try parsedTimeFormat()
+        let parsedFormat = try parsedTimeFormat()
         let report = RejectReport()
         let rejectFile = try rejects.map { try RejectFile(path: $0) }
         let bar = stderrIsTerminal ? ProgressBar(total: LoadCommand.totalBytes(files)) : nil
-        let options = loadOptions(timeFormat: timeFormat, report: report, rejectFile: rejectFile, bar: bar,
+        let options = loadOptions(timeFormat: parsedFormat, report: report, rejectFile: rejectFile, bar: bar,
                                   interrupt: interrupt, lock: lock)
         let summary: LoadSummary
         do { summary = try target.load(paths, options: options) } catch let error as QuakeError {
