@@ -33,7 +33,7 @@ package struct ServeError: Error, Sendable, Equatable, CustomStringConvertible {
             case EADDRINUSE: self.init(.portInUse, host: host, port: port)
             case EADDRNOTAVAIL: self.init(.badHost, host: host, port: port)
             case EACCES, EPERM: self.init(.portNeedsPrivilege, host: host, port: port)
-            default: self.init(.cannotListen, host: host, port: port, detail: "\(e)")
+            default: self.init(.cannotListen, host: host, port: port, detail: "\(ioError)")
             }
         } else if error is SocketAddressError || error is SocketAddressError.UnknownHost {
             self.init(.badHost, host: host, port: port)
