@@ -25,7 +25,8 @@ struct PieceLoader: Sendable {
             case 304: return .notModified
             case 204: return .noData
             case 200..<300: break
-            case 413, 400 where SyncRun.saysTooMany(answer.text): return .tooMany
+            case 413: return .tooMany
+            case 400 where SyncRun.saysTooMany(answer.text): return .tooMany
             default: throw HTTPFetcher.failure(answer)
             }
             try SyncRun.checkFeed(file, answer)
