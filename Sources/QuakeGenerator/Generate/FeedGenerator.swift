@@ -100,21 +100,21 @@ package enum FeedGenerator {
 
         /// Writes one month's events, starting a new snapshot whenever one is full.
         func write(_ batch: RowBatch, isLastMonth: Bool, rng: inout SplitMix64) throws {
-            var i = 0
-            while i < batch.count {
+            var start = 0
+            while start < batch.count {
                 if writer == nil { try openFile() }
-                let take = min(batch.count - i, options.rowsPerFile - inFile)
-                for row in i..<(i + take) { writer!.write(batch, row: row) }
+                let take = min(batch.count - start, options.rowsPerFile - inFile)
+                for row in start..<(start + take) { writer!.write(batch, row: row) }
                 if keep > 0 {
-                    tail.append(contentsOf: batch.gather(Array(max(i, i + take - keep)..<(i + take))))
+                    tail.append(contentsOf: batch.gather(Array(max(start, start + take - keep)..<(start + take))))
                     if tail.count > 2 * keep { tail = tail.gather(Array((tail.count - keep)..<tail.count)) }
                 }
                 inFile += take
-                i += take
+                start += take
                 if inFile >= options.rowsPerFile {
                     try closeFile()
                     // the next snapshot starts by repeating the tail of this one, revised
-                    if keep > 0 && (!isLastMonth || i < batch.count) {
+                    if keep > 0 && (!isLastMonth || start < batch.count) {
                         let last = tail.gather(Array(max(0, tail.count - keep)..<tail.count))
                         pendingRevisions = FeedGenerator.revise(last, rows: 0..<last.count, rng: &rng)
                     }
@@ -329,7 +329,10 @@ package enum FeedGenerator {
         let place = placeName(of: event, net, rng: &rng)
         text(.place, place)
         let draw = rng.unit()
-        text(.type, draw < 0.97 ? "earthquake" : draw < 0.985 ? "quarry blast" : draw < 0.995 ? "explosion" : "ice quake")
+        text(.type, draw < 0.97 ? "earthquake"
+             : draw < 0.985 ? "quarry blast"
+             : draw < 0.995 ? "explosion"
+             : "ice quake")
         if maybe(0.7) { batch.setInt(.horizontalError, decimal(rng.unit() * 5, scale: 2)) }
         batch.setInt(.depthError, decimal(rng.unit() * 10, scale: 2))
         if maybe(0.6) { batch.setInt(.magError, decimal(rng.unit() * 0.3, scale: 3)) }
