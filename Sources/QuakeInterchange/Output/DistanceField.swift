@@ -22,18 +22,19 @@ package struct DistanceField: Sendable {
 
     /// The distance of row `i` of `b` in km, or nil when the event has no latitude or longitude.
     package func km(_ b: RowBatch, _ i: Int) -> Double? {
-        let la = b.ints[Column.latitude.rawValue][i], lo = b.ints[Column.longitude.rawValue][i]
+        let la = b.ints[Column.latitude.rawValue][i]
+        let lo = b.ints[Column.longitude.rawValue][i]
         guard la != RowBatch.null, lo != RowBatch.null else { return nil }
-        let d = Geo.distanceKm(latitude, longitude, ScaledDecimal.double(la), ScaledDecimal.double(lo))
-        return d.isFinite ? d : nil
+        let km = Geo.distanceKm(latitude, longitude, ScaledDecimal.double(la), ScaledDecimal.double(lo))
+        return km.isFinite ? km : nil
     }
 
     /// `km` to the metre: `123.456`. Distances on Earth stay under 20,016 km; anything outside
     /// 0...1e12 (which ``km(_:_:)`` never gives) is clamped rather than trapping.
     package static func text(_ km: Double) -> String {
-        let m = Int64((Swift.min(Swift.max(km.isFinite ? km : 0, 0), 1e12) * 1000).rounded())
-        let frac = String(m % 1000)
-        return "\(m / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
+        let metres = Int64((Swift.min(Swift.max(km.isFinite ? km : 0, 0), 1e12) * 1000).rounded())
+        let frac = String(metres % 1000)
+        return "\(metres / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
     }
 
     /// The value of row `i` as text, or nil for null.
