@@ -5,13 +5,13 @@ import QuakeFormat
 /// magnitude when it is not an earthquake (`M 1.6 Quarry Blast - 5 km SW of Town`). Without a
 /// place, the name stops after the magnitude (and type).
 extension KMLWriter {
-    /// Appends row `i`'s name, unescaped.
-    package static func name(_ b: RowBatch, _ i: Int, into out: inout [UInt8]) {
+    /// Appends row `row`'s name, unescaped.
+    package static func name(_ batch: RowBatch, _ row: Int, into out: inout [UInt8]) {
         out.append(contentsOf: "M ".utf8)
-        let mag = b.ints[Column.mag.rawValue][i]
+        let mag = batch.ints[Column.mag.rawValue][row]
         if mag == RowBatch.null { out.append(UInt8(ascii: "?")) } else { oneDecimal(mag, into: &out) }
-        typeTitle(text(b, .type, i), into: &out)
-        let place = text(b, .place, i)
+        typeTitle(text(batch, .type, row), into: &out)
+        let place = text(batch, .place, row)
         if !place.isEmpty {
             out.append(contentsOf: " - ".utf8)
             out.append(contentsOf: place)
