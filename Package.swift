@@ -123,7 +123,7 @@ let package = Package(
         ),
         // one test target per library target, and the CLI's end-to-end tests
         .testTarget(name: "QuakeFormatTests", dependencies: [
-            "QuakeFormat", "QuakeSupport", "QuakeStore", "QuakeGenerator", "QuakeTestSupport",
+            "QuakeFormat", "QuakeSupport", "QuakeStore", "QuakeInterchange", "QuakeGenerator", "QuakeTestSupport",
         ]),
         .testTarget(name: "QuakeStoreTests", dependencies: [
             "QuakeStore", "QuakeFormat", "QuakeSupport", "QuakeInterchange", "QuakeGenerator", "QuakeTestSupport",

@@ -1,3 +1,4 @@
+import QuakeSupport
 import Foundation
 #if canImport(Darwin)
 import Darwin
@@ -5,6 +6,7 @@ import Darwin
 import Glibc
 #endif
 import Testing
+@testable import QuakeInterchange
 import Synchronization
 @testable import QuakeFormat
 @testable import QuakeStore

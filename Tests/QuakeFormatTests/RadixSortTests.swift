@@ -1,3 +1,4 @@
+import QuakeSupport
 import Testing
 @testable import QuakeFormat
 @testable import QuakeTestSupport

@@ -1,3 +1,4 @@
+import QuakeSupport
 import Foundation
 import Synchronization
 import Testing

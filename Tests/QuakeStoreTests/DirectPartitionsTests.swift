@@ -1,3 +1,4 @@
+import QuakeSupport
 import Foundation
 import Testing
 import Synchronization

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import QuakeStore
 import QuakeFormat
+import QuakeSupport
 import QuakeTestSupport
 import QuakeGenerator
 import Synchronization

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import QuakeFormat
+import QuakeSupport
 import Synchronization
 import QuakeTestSupport
 

@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 import QuakeStore
 import QuakeSync
 import Synchronization

@@ -3,6 +3,7 @@ import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
+import QuakeFormat
 
 /// Buffered output to standard output or to a file, flushed in 1 MiB writes through ``FileIO``.
 ///

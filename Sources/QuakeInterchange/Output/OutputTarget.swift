@@ -3,6 +3,7 @@ import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
+import QuakeFormat
 
 /// Where a command's `--out` goes, opened the way coreutils treat an output path. Every command
 /// that writes a user-named path opens it here, so none of them destroys what the path names:

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import QuakeFormat
+import QuakeInterchange
 
 /// Builds a streamed response body from a ``PieceChannel``: pieces become chunks of a chunked
 /// body, gzip-compressed by the producer when the client accepts it.

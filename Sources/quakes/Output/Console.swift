@@ -1,4 +1,5 @@
 import QuakeFormat
+import QuakeInterchange
 
 /// Standard output for the whole command: one buffered sink through the I/O layer, so that all
 /// the command prints stays in order and a failed write reaches the exit status.
