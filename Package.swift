@@ -122,6 +122,7 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux]))]
         ),
         // one test target per library target, and the CLI's end-to-end tests
+        .testTarget(name: "QuakeSupportTests", dependencies: ["QuakeSupport"]),
         .testTarget(name: "QuakeFormatTests", dependencies: [
             "QuakeFormat", "QuakeSupport", "QuakeStore", "QuakeInterchange", "QuakeGenerator", "QuakeTestSupport",
         ]),

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Compiles every ```swift block of README.md and of the DocC articles, as an app developer
-would paste it. run.sh runs it before the app package's tests; it exits non-zero, naming the
-file and the line of each block that does not compile.
+"""Compiles every ```swift block of README.md, of docs/*.md and of the DocC articles, as an app
+developer would paste it. run.sh runs it before the app package's tests (beside doccheck.py,
+which checks the paths the documents name and runs the README's tour); it exits non-zero, naming
+the file and the line of each block that does not compile.
 
 Each block is written, as it is, into a Swift file of the DocSnippets target
 (Sources/DocSnippets/Generated, not committed) behind a `#sourceLocation` directive, so that the
@@ -80,7 +81,10 @@ class Block:
 def markdown_files():
     docc = os.path.join(REPO, DOCC)
     articles = sorted(os.path.join(DOCC, name) for name in os.listdir(docc) if name.endswith(".md"))
-    return ["README.md"] + articles
+    docs = os.path.join(REPO, "docs")
+    pages = sorted(os.path.join("docs", name) for name in os.listdir(docs) if name.endswith(".md")) \
+        if os.path.isdir(docs) else []
+    return ["README.md"] + pages + articles
 
 
 def directives_before(lines, fence_index):

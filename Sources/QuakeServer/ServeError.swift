@@ -28,12 +28,12 @@ package struct ServeError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The error binding `host:port` failed with, in these terms; nil for another error.
     package init?(binding error: any Error, host: String, port: Int) {
-        if let e = error as? IOError {
-            switch e.errnoCode {
+        if let ioError = error as? IOError {
+            switch ioError.errnoCode {
             case EADDRINUSE: self.init(.portInUse, host: host, port: port)
             case EADDRNOTAVAIL: self.init(.badHost, host: host, port: port)
             case EACCES, EPERM: self.init(.portNeedsPrivilege, host: host, port: port)
-            default: self.init(.cannotListen, host: host, port: port, detail: "\(e)")
+            default: self.init(.cannotListen, host: host, port: port, detail: "\(ioError)")
             }
         } else if error is SocketAddressError || error is SocketAddressError.UnknownHost {
             self.init(.badHost, host: host, port: port)

@@ -18,17 +18,19 @@ final class HTTPFetcher: Sendable {
     private let traffic = Mutex((requests: 0, bytes: 0))
 
     init(options: SyncOptions) {
-        var c = HTTPClient.Configuration()
-        c.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         // seconds as whole milliseconds, within a day: a NaN or a huge value must not trap
-        func ms(_ s: Double) -> Int64 { s.isFinite ? Int64(min(max(s, 0.001), 86_400) * 1000) : 30_000 }
-        c.timeout = .init(connect: .milliseconds(ms(min(options.connectTimeout, options.readTimeout))),
-                          read: .milliseconds(ms(options.readTimeout)))
-        c.decompression = .enabled(limit: .none)
+        func ms(_ seconds: Double) -> Int64 {
+            seconds.isFinite ? Int64(min(max(seconds, 0.001), 86_400) * 1000) : 30_000
+        }
+        configuration.timeout = .init(connect: .milliseconds(ms(min(options.connectTimeout, options.readTimeout))),
+                                      read: .milliseconds(ms(options.readTimeout)))
+        configuration.decompression = .enabled(limit: .none)
         // a refused connection is an answer at once: the pool's own retries would wait out the
         // connect timeout (5 s); `retrying` decides what is tried again
-        c.connectionPool.retryConnectionEstablishment = false
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: c)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.options = options
     }
 
@@ -79,76 +81,96 @@ final class HTTPFetcher: Sendable {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "User-Agent", value: Self.userAgent)
         request.headers.add(name: "Accept-Encoding", value: "gzip")
-        for (k, v) in headers { request.headers.add(name: k, value: v) }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         traffic.locked { $0.requests += 1 }
-        let response: HTTPClientResponse
+        let response = try await execute(request)
+        var answer = Answer(status: Int(response.status.code))
+        answer.etag = response.headers.first(name: "ETag")
+        answer.lastModified = response.headers.first(name: "Last-Modified")
+        answer.contentType = response.headers.first(name: "Content-Type")
+        let declared = response.headers.first(name: "Content-Length").flatMap { Int($0) }
+        let encoded = response.headers.first(name: "Content-Encoding")
+            .map { $0.lowercased() != "identity" } ?? false
+        guard (200..<300).contains(answer.status) else {
+            return await Self.errorAnswer(answer, response)
+        }
+        try await receiveBody(response, into: &answer, file: file, limit: limit)
+        if let declared, !encoded, declared != answer.size {
+            throw Failure(retryable: true, detail: "the body has \(answer.size) bytes, Content-Length says \(declared)")
+        }
+        return answer
+    }
+
+    /// The request sent, its transport errors as failures.
+    private func execute(_ request: HTTPClientRequest) async throws(Failure) -> HTTPClientResponse {
         do {
             // a generous deadline for the whole exchange: a stalled body is the read timeout's
-            response = try await client.execute(request, timeout: .hours(6))
+            return try await client.execute(request, timeout: .hours(6))
         } catch {
             if error is CancellationError { throw Failure(retryable: false, detail: "interrupted") }
             if let host = Self.unresolvedHost(error) {
                 // a name that does not resolve: no retry cures a typo in a URL
                 throw Failure(retryable: false, detail: "cannot resolve \(host)")
             }
-            var f = Failure(retryable: true, detail: Self.describe(error))
-            f.unreachable = Self.isUnreachable(error)
-            throw f
+            var failure = Failure(retryable: true, detail: Self.describe(error))
+            failure.unreachable = Self.isUnreachable(error)
+            throw failure
         }
-        var a = Answer(status: Int(response.status.code))
-        a.etag = response.headers.first(name: "ETag")
-        a.lastModified = response.headers.first(name: "Last-Modified")
-        a.contentType = response.headers.first(name: "Content-Type")
-        let declared = response.headers.first(name: "Content-Length").flatMap { Int($0) }
-        let encoded = response.headers.first(name: "Content-Encoding").map { $0.lowercased() != "identity" } ?? false
-        guard (200..<300).contains(a.status) else {
-            // the error text, for the message: the first lines of a small body
-            var kept: [UInt8] = []
-            do {
-                for try await chunk in response.body where kept.count < 4096 {
-                    kept += chunk.readableBytesView.prefix(4096)
-                }
-            } catch {}
-            a.body = kept
-            // seconds only (an HTTP date is left to the back-off); "nan" or "inf" is no number of seconds
-            a.retryAfter = response.headers.first(name: "Retry-After")
-                .flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-                .flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-            return a
-        }
+    }
+
+    /// A status other than 2xx, with the first bytes of its body and its `Retry-After`.
+    private static func errorAnswer(_ answer: Answer, _ response: HTTPClientResponse) async -> Answer {
+        var answer = answer
+        // the error text, for the message: the first lines of a small body
+        var kept: [UInt8] = []
+        do {
+            for try await chunk in response.body where kept.count < 4096 {
+                kept += chunk.readableBytesView.prefix(4096)
+            }
+        } catch {}
+        answer.body = kept
+        // seconds only (an HTTP date is left to the back-off); "nan" or "inf" is no number of seconds
+        answer.retryAfter = response.headers.first(name: "Retry-After")
+            .flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            .flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        return answer
+    }
+
+    /// A 2xx body, to `file` or into `answer.body` (at most `limit` bytes), counted in `answer.size`.
+    private func receiveBody(_ response: HTTPClientResponse, into answer: inout Answer, file: String?,
+                             limit: Int) async throws(Failure) {
         let fd: Int32?
-        do { fd = try file.map { p throws(QuakeError) in try FileIO.open(p, O_WRONLY | O_CREAT | O_TRUNC) } } catch {
+        do {
+            fd = try file.map { path throws(QuakeError) in try FileIO.open(path, O_WRONLY | O_CREAT | O_TRUNC) }
+        } catch {
             throw Failure(retryable: false, detail: "\(file ?? ""): \(error.detail)")
         }
         defer { if let fd { FileIO.close(fd) } }
         do {
             for try await chunk in response.body {
-                a.size += chunk.readableBytes
+                answer.size += chunk.readableBytes
                 traffic.locked { $0.bytes += chunk.readableBytes }
                 if let fd {
-                    // SAFETY: `b` is valid only inside this closure; writeAll writes its bytes and keeps nothing.
-                    try chunk.withUnsafeReadableBytes { (b) throws(QuakeError) in
-                        try FileIO.writeAll(fd, b, path: file ?? "")
+                    // SAFETY: `bytes` is valid only inside this closure; writeAll writes its bytes and keeps nothing.
+                    try chunk.withUnsafeReadableBytes { (bytes) throws(QuakeError) in
+                        try FileIO.writeAll(fd, bytes, path: file ?? "")
                     }
                 } else {
-                    guard a.body.count + chunk.readableBytes <= limit else {
+                    guard answer.body.count + chunk.readableBytes <= limit else {
                         throw Failure(retryable: false, detail: "the answer passes \(limit) bytes")
                     }
-                    a.body += chunk.readableBytesView
+                    answer.body += chunk.readableBytesView
                 }
             }
-        } catch let f as Failure {
-            throw f
-        } catch let e as QuakeError {
-            throw Failure(retryable: false, detail: "\(e.path ?? ""): \(e.detail)")
+        } catch let failure as Failure {
+            throw failure
+        } catch let error as QuakeError {
+            throw Failure(retryable: false, detail: "\(error.path ?? ""): \(error.detail)")
         } catch {
             if error is CancellationError { throw Failure(retryable: false, detail: "interrupted") }
-            throw Failure(retryable: true, detail: "the body stopped after \(a.size) bytes: \(Self.describe(error))")
+            throw Failure(retryable: true,
+                          detail: "the body stopped after \(answer.size) bytes: \(Self.describe(error))")
         }
-        if let declared, !encoded, declared != a.size {
-            throw Failure(retryable: true, detail: "the body has \(a.size) bytes, Content-Length says \(declared)")
-        }
-        return a
     }
 
     /// Runs `attempt` until it succeeds, it fails in a way a retry cannot cure, or the attempts
@@ -172,7 +194,7 @@ final class HTTPFetcher: Sendable {
             }
             if Task.isCancelled { throw QuakeError(.interrupted, path: url, detail: "interrupted") }
             do { return try await attempt() } catch {
-                if let e = error.fatal { throw e }
+                if let fatal = error.fatal { throw fatal }
                 if error.detail == "interrupted" { throw QuakeError(.interrupted, path: url, detail: "interrupted") }
                 last = error
                 if !error.retryable || (error.unreachable && !retryUnreachable) {
@@ -186,20 +208,20 @@ final class HTTPFetcher: Sendable {
     }
 
     /// A status that is not success, as a failure: retryable or not, with the server's words.
-    static func failure(_ a: Answer) -> Failure {
-        let words = a.text.split(whereSeparator: \.isNewline).prefix(3).joined(separator: " ")
+    static func failure(_ answer: Answer) -> Failure {
+        let words = answer.text.split(whereSeparator: \.isNewline).prefix(3).joined(separator: " ")
             .trimmingCharacters(in: .whitespaces)
-        let html = (a.contentType ?? "").contains("html") || words.hasPrefix("<")
-        let why = "HTTP \(a.status)" + (words.isEmpty || html ? "" : ": " + String(words.prefix(200)))
-        return Failure(retryable: isRetryable(a.status), detail: why, retryAfter: a.retryAfter)
+        let html = (answer.contentType ?? "").contains("html") || words.hasPrefix("<")
+        let why = "HTTP \(answer.status)" + (words.isEmpty || html ? "" : ": " + String(words.prefix(200)))
+        return Failure(retryable: isRetryable(answer.status), detail: why, retryAfter: answer.retryAfter)
     }
 
     /// No server there: the connection was refused, timed out, or the name does not resolve.
     static func isUnreachable(_ error: any Error) -> Bool {
-        if let e = error as? HTTPClientError, e == .connectTimeout { return true }
-        let s = "\(error)"
+        if let clientError = error as? HTTPClientError, clientError == .connectTimeout { return true }
+        let text = "\(error)"
         return ["connectionRefused", "Connection refused", "connectTimeout", "NXDOMAIN", "resolve", "lookup",
-                "No address", "unknownHost"].contains { s.contains($0) }
+                "No address", "unknownHost"].contains { text.contains($0) }
     }
 
     /// The host of a failed name lookup ("Name or service not known"), or nil for any other error.
@@ -213,23 +235,23 @@ final class HTTPFetcher: Sendable {
 
     /// A transport error in a few words.
     static func describe(_ error: any Error) -> String {
-        if let e = error as? HTTPClientError {
-            switch e {
+        if let clientError = error as? HTTPClientError {
+            switch clientError {
             case .connectTimeout: return "the connection timed out"
             case .readTimeout: return "the body stalled past the read timeout"
             case .remoteConnectionClosed: return "the server closed the connection"
             case .redirectLimitReached: return "more than 5 redirects"
             case .redirectCycleDetected: return "a redirect cycle"
-            default: return "\(e)"
+            default: return "\(clientError)"
             }
         }
-        let s = "\(error)"
-        if s.contains("connectionRefused") || s.contains("Connection refused") { return "connection refused" }
-        if s.contains("truncatedData") { return "a gzip stream cut short" }
-        if s.contains("SSL") || s.contains("handshake") {
+        let text = "\(error)"
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        if text.contains("truncatedData") { return "a gzip stream cut short" }
+        if text.contains("SSL") || text.contains("handshake") {
             return "the TLS handshake failed (an https URL for a server that speaks http?)"
         }
-        if s.contains("connectionReset") || s.contains("Connection reset") { return "the connection was reset" }
-        return s.count > 160 ? String(s.prefix(160)) : s
+        if text.contains("connectionReset") || text.contains("Connection reset") { return "the connection was reset" }
+        return text.count > 160 ? String(text.prefix(160)) : text
     }
 }

@@ -20,16 +20,17 @@ struct PieceLoader: Sendable {
         try FileIO.makeDirectory(scratch)
         return try await fetcher.retrying(url, retryUnreachable: fetcher.requests > 0) {
             () async throws(HTTPFetcher.Failure) -> Download in
-            let a = try await fetcher.get(url, headers: headers, to: file)
-            switch a.status {
+            let answer = try await fetcher.get(url, headers: headers, to: file)
+            switch answer.status {
             case 304: return .notModified
             case 204: return .noData
             case 200..<300: break
-            case 413, 400 where SyncRun.saysTooMany(a.text): return .tooMany
-            default: throw HTTPFetcher.failure(a)
+            case 413: return .tooMany
+            case 400 where SyncRun.saysTooMany(answer.text): return .tooMany
+            default: throw HTTPFetcher.failure(answer)
             }
-            try SyncRun.checkFeed(file, a)
-            return .fetched(a)
+            try SyncRun.checkFeed(file, answer)
+            return .fetched(answer)
         }
     }
 
@@ -54,44 +55,39 @@ struct PieceLoader: Sendable {
     /// buckets and partitions, so it stops before its commit or commits whole.
     func load(_ files: [Fetched],
               next: @escaping @Sendable (LoadSummary) -> SyncCursor) async throws(QuakeError) -> LoadSummary {
-        let store = self.store, key = self.key
-        var o = options.load
-        o.strict = true
-        o.timeUnit = options.timeUnit
-        o.optionNames = options.optionNames
-        o.onMessage = options.onMessage
-        o.cursor = (key, { s in next(s).encoded() })
-        // the run holds the store's lock from its start: the load runs under it
-        o.writerLock = options.writerLock
+        let store = self.store
         let stop = StopFlag()
-        o.isCancelled = { stop.isSet }
         let firstReject = Mutex<Reject?>(nil)
-        o.onReject = { r in firstReject.locked { if $0 == nil { $0 = r } } }
-        // history names each piece by its URL and window, not by the scratch file it waited in
-        o.sourceNames = Dictionary(files.map { ($0.file, $0.url) }, uniquingKeysWith: { first, _ in first })
-        let loadOptions = o
+        let loadOptions = pieceOptions(files, next: next, stop: stop) { reject in
+            firstReject.locked { if $0 == nil { $0 = reject } }
+        }
         let paths = files.map(\.file)
         var refetched = 0
         while true {
             if Task.isCancelled { throw QuakeError(.interrupted, path: store.path, detail: "interrupted") }
             do {
-                let s = try await withTaskCancellationHandler {
+                let summary = try await withTaskCancellationHandler {
                     try await SyncRun.offPool { try store.load(paths, options: loadOptions) }
                 } onCancel: { stop.set() }
-                for p in paths { FileIO.remove(p) }
-                return s
-            } catch let e as QuakeError {
-                let reject = firstReject.locked { r in defer { r = nil }; return r }
-                let named = files.first { e.path == $0.file || e.detail.contains($0.file) || reject?.file == $0.file }
-                guard let bad = named else { throw e }
-                guard SyncRun.isDataError(e) else {
+                for path in paths { FileIO.remove(path) }
+                return summary
+            } catch let error as QuakeError {
+                let reject = firstReject.locked { first in
+                    defer { first = nil }
+                    return first
+                }
+                let named = files.first {
+                    error.path == $0.file || error.detail.contains($0.file) || reject?.file == $0.file
+                }
+                guard let bad = named else { throw error }
+                guard SyncRun.isDataError(error) else {
                     // an answer no fetch again cures (times in an undecidable unit): named by its URL,
                     // not by the scratch file it waited in
-                    throw QuakeError(e.kind, path: bad.url, detail: SyncRun.words(e, bad.file))
+                    throw QuakeError(error.kind, path: bad.url, detail: SyncRun.words(error, bad.file))
                 }
                 refetched += 1
                 let why = "the answer does not load: "
-                    + (reject.map { SyncRun.words($0, bad.file) } ?? SyncRun.words(e, bad.file))
+                    + (reject.map { SyncRun.words($0, bad.file) } ?? SyncRun.words(error, bad.file))
                 guard refetched < max(1, options.attempts) else {
                     throw QuakeError(.network, path: bad.url, detail: why + " (after \(options.attempts) attempts)")
                 }
@@ -106,6 +102,25 @@ struct PieceLoader: Sendable {
                 throw QuakeError(.io, path: store.path, detail: "\(error)")
             }
         }
+    }
+
+    /// The options of a piece's load: strict, under the run's lock, with the cursor `next` makes,
+    /// cancelled by `stop`, rejects to `onReject`.
+    private func pieceOptions(_ files: [Fetched], next: @escaping @Sendable (LoadSummary) -> SyncCursor,
+                              stop: StopFlag, onReject: @escaping @Sendable (Reject) -> Void) -> LoadOptions {
+        var pieceOptions = options.load
+        pieceOptions.strict = true
+        pieceOptions.timeUnit = options.timeUnit
+        pieceOptions.optionNames = options.optionNames
+        pieceOptions.onMessage = options.onMessage
+        pieceOptions.cursor = (key, { summary in next(summary).encoded() })
+        // the run holds the store's lock from its start: the load runs under it
+        pieceOptions.writerLock = options.writerLock
+        pieceOptions.isCancelled = { stop.isSet }
+        pieceOptions.onReject = onReject
+        // history names each piece by its URL and window, not by the scratch file it waited in
+        pieceOptions.sourceNames = Dictionary(files.map { ($0.file, $0.url) }, uniquingKeysWith: { first, _ in first })
+        return pieceOptions
     }
 
 }

@@ -67,14 +67,15 @@ extension Store {
 
     /// Each sync source's cursor in the store: what `quakes info` shows.
     public func syncCursors() throws(QuakeError) -> [SyncCursorInfo] {
-        try manifest.cursors.map { (r) throws(QuakeError) in
-            guard let c = try SyncCursor.stored(r.key, in: manifest, storePath: path) else {
-                throw QuakeError(.corrupt, path: path, detail: "sync cursor \(r.key)")
+        try manifest.cursors.map { (record) throws(QuakeError) in
+            guard let cursor = try SyncCursor.stored(record.key, in: manifest, storePath: path) else {
+                throw QuakeError(.corrupt, path: path, detail: "sync cursor \(record.key)")
             }
-            return SyncCursorInfo(kind: r.key.hasPrefix("feed ") ? "feed" : "fdsn", source: c.source, filter: c.filter,
-                                  since: c.since, maxUpdated: c.maxUpdated, lastSync: c.lastSync,
-                                  firstSyncThrough: c.plan.map { ($0.doneThrough, $0.end) },
-                                  etag: c.etag, lastModified: c.lastModified, events: c.events)
+            return SyncCursorInfo(kind: record.key.hasPrefix("feed ") ? "feed" : "fdsn", source: cursor.source,
+                                  filter: cursor.filter,
+                                  since: cursor.since, maxUpdated: cursor.maxUpdated, lastSync: cursor.lastSync,
+                                  firstSyncThrough: cursor.plan.map { ($0.doneThrough, $0.end) },
+                                  etag: cursor.etag, lastModified: cursor.lastModified, events: cursor.events)
         }
     }
 }

@@ -37,23 +37,23 @@ struct SyncCursor: Codable, Equatable {
     /// The manifest key of the cursor for `source` and `filter`.
     static func key(_ source: SyncSource, _ filter: SyncFilter) -> String {
         switch source {
-        case .fdsn(let u): return "fdsn " + u + "?" + filter.key
-        case .feed(let u): return "feed " + u
+        case .fdsn(let url): return "fdsn " + url + "?" + filter.key
+        case .feed(let url): return "feed " + url
         }
     }
 
     func encoded() -> String {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys]
-        return (try? e.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     /// The cursor stored under `key` in `m`, if any. A value this build cannot read is an error:
     /// the store would otherwise sync again from scratch without a word.
     static func stored(_ key: String, in m: Manifest, storePath: String) throws(QuakeError) -> SyncCursor? {
-        guard let r = m.cursors.first(where: { $0.key == key }) else { return nil }
+        guard let record = m.cursors.first(where: { $0.key == key }) else { return nil }
         do {
-            return try JSONDecoder().decode(SyncCursor.self, from: Data(r.value.utf8))
+            return try JSONDecoder().decode(SyncCursor.self, from: Data(record.value.utf8))
         } catch {
             throw QuakeError(.corrupt, path: storePath + "/" + Manifest.fileName,
                              detail: "the sync cursor of \(key) does not read")

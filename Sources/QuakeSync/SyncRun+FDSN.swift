@@ -17,10 +17,12 @@ extension SyncRun {
         var common = filter.parameters.map { ($0.name, $0.value) }
         if try await offersIncludeDeleted(base) { common.append(("includedeleted", "true")) }
         let counting = Counting(base: base, common: common)
-        let overlap = options.overlapMillis, started = self.started
+        let overlap = options.overlapMillis
+        let started = self.started
         if cursor.since == nil {
             summary.firstSync = true
-            let start = filter.start ?? started - Int64(min(max(options.defaultDays, 0), 3_650_000)) * 86_400_000
+            let defaultDays = Int64(min(max(options.defaultDays, 0), 3_650_000))
+            let start = filter.start ?? started - defaultDays * 86_400_000
             let plan = cursor.plan ?? SyncCursor.Plan(start: start, end: filter.end ?? started, madeAt: started,
                                                       doneThrough: start)
             guard plan.start < plan.end else {
@@ -37,20 +39,23 @@ extension SyncRun {
             }
             cursor.plan = plan
             cursor.windowStart = cursor.windowStart ?? plan.start
-            try await fetchPieces(base, counting, from: plan.doneThrough, to: plan.end, since: nil, cursor: cursor) {
-                c, piece, last in
-                c.plan?.doneThrough = piece.end ?? plan.end
+            try await fetchPieces(base, counting, from: plan.doneThrough, to: plan.end, since: nil,
+                                  cursor: cursor) {
+                advanced, piece, last in
+                advanced.plan?.doneThrough = piece.end ?? plan.end
                 if last {
-                    c.plan = nil
-                    c.since = min(c.maxUpdated ?? plan.madeAt, plan.madeAt) - overlap
+                    advanced.plan = nil
+                    advanced.since = min(advanced.maxUpdated ?? plan.madeAt, plan.madeAt) - overlap
                 }
             }
         } else {
             let since = cursor.since ?? 0
             try await fetchPieces(base, counting, from: cursor.windowStart, to: filter.end, since: since,
                                   cursor: cursor) {
-                c, _, last in
-                if last, let m = c.maxUpdated { c.since = max(since, min(m, started) - overlap) }
+                advanced, _, last in
+                if last, let maxUpdated = advanced.maxUpdated {
+                    advanced.since = max(since, min(maxUpdated, started) - overlap)
+                }
             }
         }
     }
@@ -73,60 +78,34 @@ extension SyncRun {
                              cursor: SyncCursor,
                              advance: @escaping @Sendable (inout SyncCursor, Piece, Bool) -> Void)
         async throws(QuakeError) {
-        var queue = try await plan(counting, from, to, since)
-        summary.piecesPlanned = queue.count
-        eventsPlanned = queue.reduce(0) { $0 + ($1.events ?? 0) }
-        summary.plan = queue.map { PlannedPiece(url: url(base, $0, since, counting.common), events: $0.events) }
-        summary.serviceLimit = counting.limit
+        var queue = try await planSummary(base, counting, from: from, to: to, since: since)
         if options.dryRun { return }
         var cursor = cursor
-        let started = self.started
         if queue.isEmpty {
-            // nothing matches: a first sync still completes, so the next one asks only for changes;
-            // a later one records that the store was current when it began
-            if summary.firstSync { advance(&cursor, Piece(start: from, end: to), true) }
-            cursor.lastSync = started
-            try commitCursor(cursor)
+            try commitNothingMatched(cursor, from: from, to: to, advance: advance)
             return
         }
         // pieces are fetched one at a time and committed in groups (by bytes or seconds): a commit
         // rewrites what it touches, so one per 20,000 events would cost more than the fetching
-        var group: [(piece: Piece, fetched: Fetched?)] = [], groupBytes = 0, lastCommit = Date(), n = 0
+        var group: [(piece: Piece, fetched: Fetched?)] = []
+        var groupBytes = 0
+        var lastCommit = Date()
+        var pieceNumber = 0
         var inflight: Task<(LoadSummary, SyncCursor), any Error>?
-        // the group in flight, awaited: the sync's cancellation cancels it, so it stops before its
-        // commit or, past that point, commits whole with its cursor
-        func finish(_ load: Task<(LoadSummary, SyncCursor), any Error>) async throws(QuakeError) -> SyncCursor {
-            inflight = nil
-            do {
-                let (s, c) = try await withTaskCancellationHandler {
-                    try await load.value
-                } onCancel: {
-                    load.cancel()
-                }
-                summary.add(s)
-                progress()
-                return c
-            } catch let e as QuakeError {
-                throw e
-            } catch {
-                throw QuakeError(.io, path: store.path, detail: "\(error)")
-            }
-        }
         do throws(QuakeError) {
             while !queue.isEmpty {
                 let piece = queue.removeFirst()
                 let pieceURL = url(base, piece, since, counting.common)
-                let file = scratch + "/piece-\(n).\(options.format.rawValue)"
-                n += 1
+                let file = scratch + "/piece-\(pieceNumber).\(options.format.rawValue)"
+                pieceNumber += 1
                 switch try await download(pieceURL, to: file) {
-                case .fetched(let a):
+                case .fetched(let answer):
                     group.append((piece, Fetched(url: pieceURL, file: file)))
-                    groupBytes += a.size
+                    groupBytes += answer.size
                     piecesFetched += 1
                     eventsFetched += piece.events ?? 0
                     progress()
-                case .noData, .notModified:
-                    group.append((piece, nil))
+                case .noData, .notModified: group.append((piece, nil))
                 case .tooMany:
                     // the service holds more than it counted: halve the piece and go on
                     options.onMessage?("the service refused a piece as too large; splitting it in two")
@@ -137,42 +116,100 @@ extension SyncRun {
                 let last = queue.isEmpty
                 guard last || groupBytes >= options.commitBytes
                     || Date().timeIntervalSince(lastCommit) >= options.commitSeconds else { continue }
-                // a group's cursor follows the one before it: the load before this one finishes first
-                if let t = inflight { cursor = try await finish(t) }
-                try stopIfCancelled()
-                let before = cursor, through = group[group.count - 1].piece
-                let next: @Sendable (LoadSummary) -> SyncCursor = { s in
-                    var c = before
-                    if let m = s.maxUpdated { c.maxUpdated = max(c.maxUpdated ?? m, m) }
-                    c.events += s.new
-                    advance(&c, through, last)
-                    // the store was current when this sync began, whether or not it changed anything
-                    if last { c.lastSync = started }
-                    return c
-                }
-                let files = group.compactMap(\.fetched)
-                if files.isEmpty {
-                    cursor = next(LoadSummary())
-                    if summary.firstSync || cursor != before { try commitCursor(cursor) }
-                } else {
-                    // the load runs while the next piece downloads
-                    let loader = pieces
-                    inflight = Task { () async throws -> (LoadSummary, SyncCursor) in
-                        let s = try await loader.load(files, next: next)
-                        return (s, next(s))
-                    }
-                }
+                try await commitGroup(group, last: last, cursor: &cursor, inflight: &inflight, advance: advance)
                 summary.pieces += group.count
                 group = []
                 groupBytes = 0
                 lastCommit = Date()
             }
-            if let t = inflight { cursor = try await finish(t) }
+            if let load = inflight {
+                inflight = nil
+                cursor = try await finish(load)
+            }
         } catch {
             // a failure or cancellation waits for the load in flight (cancelled with the sync, else
             // left to finish): it commits whole or not at all, never after the sync has returned
-            if let t = inflight { _ = try? await finish(t) }
+            if let load = inflight { _ = try? await finish(load) }
             throw error
+        }
+    }
+
+    /// Nothing matches: a first sync still completes, so the next one asks only for changes;
+    /// a later one records that the store was current when it began.
+    private func commitNothingMatched(_ cursor: SyncCursor, from: Int64?, to: Int64?,
+                                      advance: (inout SyncCursor, Piece, Bool) -> Void) throws(QuakeError) {
+        var cursor = cursor
+        if summary.firstSync { advance(&cursor, Piece(start: from, end: to), true) }
+        cursor.lastSync = started
+        try commitCursor(cursor)
+    }
+
+    /// The pieces of `[from, to)`, with the plan written into the summary.
+    private func planSummary(_ base: String, _ counting: Counting, from: Int64?, to: Int64?,
+                             since: Int64?) async throws(QuakeError) -> [Piece] {
+        let queue = try await plan(counting, from, to, since)
+        summary.piecesPlanned = queue.count
+        eventsPlanned = queue.reduce(0) { $0 + ($1.events ?? 0) }
+        summary.plan = queue.map { PlannedPiece(url: url(base, $0, since, counting.common), events: $0.events) }
+        summary.serviceLimit = counting.limit
+        return queue
+    }
+
+    /// Commits a group of pieces: with nothing fetched, the cursor alone; else a load that runs
+    /// while the next piece downloads, left in `inflight`.
+    private func commitGroup(_ group: [(piece: Piece, fetched: Fetched?)], last: Bool,
+                             cursor: inout SyncCursor,
+                             inflight: inout Task<(LoadSummary, SyncCursor), any Error>?,
+                             advance: @escaping @Sendable (inout SyncCursor, Piece, Bool) -> Void)
+        async throws(QuakeError) {
+        // a group's cursor follows the one before it: the load before this one finishes first
+        if let load = inflight {
+            inflight = nil
+            cursor = try await finish(load)
+        }
+        try stopIfCancelled()
+        let started = self.started
+        let before = cursor
+        let through = group[group.count - 1].piece
+        let next: @Sendable (LoadSummary) -> SyncCursor = { loaded in
+            var advanced = before
+            if let most = loaded.maxUpdated { advanced.maxUpdated = max(advanced.maxUpdated ?? most, most) }
+            advanced.events += loaded.new
+            advance(&advanced, through, last)
+            // the store was current when this sync began, whether or not it changed anything
+            if last { advanced.lastSync = started }
+            return advanced
+        }
+        let files = group.compactMap(\.fetched)
+        if files.isEmpty {
+            cursor = next(LoadSummary())
+            if summary.firstSync || cursor != before { try commitCursor(cursor) }
+        } else {
+            // the load runs while the next piece downloads
+            let loader = pieces
+            inflight = Task { () async throws -> (LoadSummary, SyncCursor) in
+                let loaded = try await loader.load(files, next: next)
+                return (loaded, next(loaded))
+            }
+        }
+    }
+
+    /// The group in flight, awaited: the sync's cancellation cancels it, so it stops before its
+    /// commit or, past that point, commits whole with its cursor.
+    private func finish(_ load: Task<(LoadSummary, SyncCursor), any Error>) async throws(QuakeError) -> SyncCursor {
+        do {
+            let (loaded, loadedCursor) = try await withTaskCancellationHandler {
+                try await load.value
+            } onCancel: {
+                load.cancel()
+            }
+            summary.add(loaded)
+            progress()
+            return loadedCursor
+        } catch let error as QuakeError {
+            throw error
+        } catch {
+            throw QuakeError(.io, path: store.path, detail: "\(error)")
         }
     }
 
@@ -180,25 +217,26 @@ extension SyncRun {
     /// order; a service without `count` gets month-long pieces, split further when it refuses one.
     private func plan(_ counting: Counting, _ from: Int64?, _ to: Int64?,
                       _ since: Int64?) async throws(QuakeError) -> [Piece] {
-        guard let n = try await counting.count(self, from, to, since) else {
+        guard let counted = try await counting.count(self, from, to, since) else {
             options.onMessage?("the service does not count: fetching month-long slices")
             guard let from else { return [Piece(start: nil, end: to)] }
             let end = to ?? started + 86_400_000
-            return try split(Piece(start: from, end: end), into: Int(max(1, (end - from) / (31 * 86_400_000))),
-                             from: from, to: to)
+            let months = Int(max(1, (end - from) / (31 * 86_400_000)))
+            return try split(Piece(start: from, end: end), into: months, from: from, to: to)
         }
         let limit = counting.limit ?? options.pieceLimit
-        if n == 0 { return [] }
-        if n <= limit { return [Piece(start: from, end: to, events: n)] }
-        let parts = Int(min(64, (Double(n) / (Double(limit) * 0.8)).rounded(.up)))
+        if counted == 0 { return [] }
+        if counted <= limit { return [Piece(start: from, end: to, events: counted)] }
+        let parts = Int(min(64, (Double(counted) / (Double(limit) * 0.8)).rounded(.up)))
         var out: [Piece] = []
-        for p in try split(Piece(start: from, end: to), into: max(2, parts), from: from, to: to) {
-            for q in try await plan(counting, p.start, p.end, since) {
+        for part in try split(Piece(start: from, end: to), into: max(2, parts), from: from, to: to) {
+            for piece in try await plan(counting, part.start, part.end, since) {
                 // neighbours that fit under the limit together are one request
-                if let last = out.last, let a = last.events, let b = q.events, a + b <= limit, last.end == q.start {
-                    out[out.count - 1] = Piece(start: last.start, end: q.end, events: a + b)
+                if let last = out.last, let lastEvents = last.events, let events = piece.events,
+                   lastEvents + events <= limit, last.end == piece.start {
+                    out[out.count - 1] = Piece(start: last.start, end: piece.end, events: lastEvents + events)
                 } else {
-                    out.append(q)
+                    out.append(piece)
                 }
             }
         }
@@ -222,24 +260,24 @@ extension SyncRun {
                              detail: "more events in one millisecond than the service returns "
                 + "at once (at \(Timestamp.string(lo)))")
         }
-        let k = Int64(min(k, Int(hi - lo)))
-        let step = (hi - lo) / k
-        return (0..<k).map { i in
-            Piece(start: i == 0 ? piece.start : lo + i * step, end: i == k - 1 ? piece.end : lo + (i + 1) * step)
+        let count = Int64(min(k, Int(hi - lo)))
+        let step = (hi - lo) / count
+        return (0..<count).map { i in
+            Piece(start: i == 0 ? piece.start : lo + i * step, end: i == count - 1 ? piece.end : lo + (i + 1) * step)
         }
     }
 
     /// An FDSN time: ISO 8601 to the millisecond, without the zone (UTC), as the spec writes it.
-    static func fdsnTime(_ t: Int64) -> String { String(Timestamp.string(t).dropLast()) }
+    static func fdsnTime(_ millis: Int64) -> String { String(Timestamp.string(millis).dropLast()) }
 
     /// The query URL of a piece.
     func url(_ base: String, _ piece: Piece, _ since: Int64?, _ common: [(String, String)]) -> String {
-        var q: [(String, String)] = [("format", options.format.rawValue), ("orderby", "time-asc")]
-        if let s = piece.start { q.append(("starttime", Self.fdsnTime(s))) }
+        var query: [(String, String)] = [("format", options.format.rawValue), ("orderby", "time-asc")]
+        if let start = piece.start { query.append(("starttime", Self.fdsnTime(start))) }
         // endtime is inclusive: the piece's last millisecond
-        if let e = piece.end { q.append(("endtime", Self.fdsnTime(e - 1))) }
-        if let since { q.append(("updatedafter", Self.fdsnTime(since))) }
-        return base + "query?" + Self.encode(q + common)
+        if let end = piece.end { query.append(("endtime", Self.fdsnTime(end - 1))) }
+        if let since { query.append(("updatedafter", Self.fdsnTime(since))) }
+        return base + "query?" + Self.encode(query + common)
     }
 
     static func encode(_ items: [(String, String)]) -> String {
@@ -255,19 +293,20 @@ extension SyncRun {
     /// there rather than reading every 404 as "no events".
     private func offersIncludeDeleted(_ base: String) async throws(QuakeError) -> Bool {
         let url = base + "application.wadl"
-        let a = try await fetcher.retrying(url, retryUnreachable: false) {
+        let wadl = try await fetcher.retrying(url, retryUnreachable: false) {
             () async throws(HTTPFetcher.Failure) -> HTTPFetcher.Answer in
-            let a = try await fetcher.get(url)
-            if HTTPFetcher.isRetryable(a.status) { throw HTTPFetcher.failure(a) }
-            return a
+            let answer = try await fetcher.get(url)
+            if HTTPFetcher.isRetryable(answer.status) { throw HTTPFetcher.failure(answer) }
+            return answer
         }
-        guard a.status == 200, a.text.contains("<application") || a.text.contains("<resources") else {
-            let html = (a.contentType ?? "").contains("html") || a.text.lowercased().contains("<html")
-            let answer = html ? "an HTML page (HTTP \(a.status))" : "HTTP \(a.status)"
+        guard wadl.status == 200, wadl.text.contains("<application") || wadl.text.contains("<resources") else {
+            let html = (wadl.contentType ?? "").contains("html") || wadl.text.lowercased().contains("<html")
+            let answer = html ? "an HTML page (HTTP \(wadl.status))" : "HTTP \(wadl.status)"
             throw QuakeError(.network, path: url, detail: "not an FDSN event service (\(answer) for its "
-                + "application.wadl); give the service's base URL, such as https://earthquake.usgs.gov/fdsnws/event/1/")
+                + "application.wadl); give the service's base URL, such as "
+                + "https://earthquake.usgs.gov/fdsnws/event/1/")
         }
-        return a.text.contains("\"includedeleted\"")
+        return wadl.text.contains("\"includedeleted\"")
     }
 }
 
@@ -288,32 +327,36 @@ final class Counting {
     /// The events in `[from, to)` updated after `since`; nil when the service does not count.
     func count(_ run: SyncRun, _ from: Int64?, _ to: Int64?, _ since: Int64?) async throws(QuakeError) -> Int? {
         guard available else { return nil }
-        var q: [(String, String)] = [("format", "geojson")]
-        if let from { q.append(("starttime", SyncRun.fdsnTime(from))) }
-        if let to { q.append(("endtime", SyncRun.fdsnTime(to - 1))) }
-        if let since { q.append(("updatedafter", SyncRun.fdsnTime(since))) }
-        let url = base + "count?" + SyncRun.encode(q + common)
-        let a = try await run.fetcher.retrying(url) { () async throws(HTTPFetcher.Failure) -> HTTPFetcher.Answer in
-            let a = try await run.fetcher.get(url)
-            if HTTPFetcher.isRetryable(a.status) { throw HTTPFetcher.failure(a) }
+        var query: [(String, String)] = [("format", "geojson")]
+        if let from { query.append(("starttime", SyncRun.fdsnTime(from))) }
+        if let to { query.append(("endtime", SyncRun.fdsnTime(to - 1))) }
+        if let since { query.append(("updatedafter", SyncRun.fdsnTime(since))) }
+        let url = base + "count?" + SyncRun.encode(query + common)
+        let reply = try await run.fetcher.retrying(url) {
+            () async throws(HTTPFetcher.Failure) -> HTTPFetcher.Answer in
+            let reply = try await run.fetcher.get(url)
+            if HTTPFetcher.isRetryable(reply.status) { throw HTTPFetcher.failure(reply) }
             // an error page served as 200 (a proxy's, a service's under load) is retried, as on a query piece
-            if a.status == 200 && Self.parse(a) == nil {
-                throw HTTPFetcher.Failure(retryable: true, detail: Self.junkDetail(a))
+            if reply.status == 200 && Self.parse(reply) == nil {
+                throw HTTPFetcher.Failure(retryable: true, detail: Self.junkDetail(reply))
             }
-            return a
+            return reply
         }
-        if a.status == 204 { return 0 }
-        if a.status == 400, let k = common.firstIndex(where: { $0.0 == "includedeleted" }) {
+        if reply.status == 204 { return 0 }
+        if reply.status == 400, let index = common.firstIndex(where: { $0.0 == "includedeleted" }) {
             // a service that lists includedeleted for query but refuses it for count
-            common.remove(at: k)
+            common.remove(at: index)
             return try await count(run, from, to, since)
         }
-        guard a.status == 200 else {
-            if [404, 405, 501].contains(a.status) { available = false; return nil }
-            throw QuakeError(.network, path: url, detail: HTTPFetcher.failure(a).detail)
+        guard reply.status == 200 else {
+            if [404, 405, 501].contains(reply.status) {
+                available = false
+                return nil
+            }
+            throw QuakeError(.network, path: url, detail: HTTPFetcher.failure(reply).detail)
         }
-        guard let answer = Self.parse(a) else {
-            throw QuakeError(.network, path: url, detail: Self.junkDetail(a))
+        guard let answer = Self.parse(reply) else {
+            throw QuakeError(.network, path: url, detail: Self.junkDetail(reply))
         }
         if let most = answer.maxAllowed, most > 0 { limit = min(limit ?? most, most) }
         return answer.count

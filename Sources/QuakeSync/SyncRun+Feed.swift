@@ -27,8 +27,8 @@ extension SyncRun {
         }
         let unfilled = gapSince
         var headers: [(String, String)] = []
-        if let e = cursor.etag { headers.append(("If-None-Match", e)) }
-        if let m = cursor.lastModified { headers.append(("If-Modified-Since", m)) }
+        if let etag = cursor.etag { headers.append(("If-None-Match", etag)) }
+        if let lastModified = cursor.lastModified { headers.append(("If-Modified-Since", lastModified)) }
         summary.plan = [PlannedPiece(url: url, events: nil)]
         summary.piecesPlanned = 1
         if options.dryRun { return }
@@ -46,18 +46,18 @@ extension SyncRun {
             try commitCursor(current)
         case .noData, .tooMany:
             throw QuakeError(.network, path: url, detail: "the feed answered with no feed (HTTP 204 or 413)")
-        case .fetched(let a):
+        case .fetched(let answer):
             // the validators are committed with the rows they describe
             let before = try self.cursor()
-            let next: @Sendable (LoadSummary) -> SyncCursor = { s in
-                var c = before
-                if let m = s.maxUpdated { c.maxUpdated = max(c.maxUpdated ?? m, m) }
-                c.events += s.new
-                c.lastSync = started
-                c.gapSince = unfilled
-                c.etag = a.etag
-                c.lastModified = a.lastModified
-                return c
+            let next: @Sendable (LoadSummary) -> SyncCursor = { loaded in
+                var advanced = before
+                if let most = loaded.maxUpdated { advanced.maxUpdated = max(advanced.maxUpdated ?? most, most) }
+                advanced.events += loaded.new
+                advanced.lastSync = started
+                advanced.gapSince = unfilled
+                advanced.etag = answer.etag
+                advanced.lastModified = answer.lastModified
+                return advanced
             }
             summary.add(try await load([Fetched(url: url, file: file, headers: [])], next: next))
             summary.pieces += 1
@@ -70,15 +70,16 @@ extension SyncRun {
         guard case .fdsn = source else {
             throw QuakeError(.invalidArgument, path: source.url, detail: "--backfill takes an FDSN event service URL")
         }
-        var o = options
-        o.backfill = nil
-        let inner = SyncRun(store: store, source: source, filter: filter, options: o, key: key, fetcher: fetcher)
+        var innerOptions = options
+        innerOptions.backfill = nil
+        let inner = SyncRun(store: store, source: source, filter: filter, options: innerOptions, key: key,
+                            fetcher: fetcher)
         try await inner.incremental(since: since)
         // filled: the gap is forgotten even when the feed itself is not modified (a dry run commits nothing)
-        var c = try cursor()
-        if c.gapSince != nil && !options.dryRun {
-            c.gapSince = nil
-            try commitCursor(c)
+        var filled = try cursor()
+        if filled.gapSince != nil && !options.dryRun {
+            filled.gapSince = nil
+            try commitCursor(filled)
         }
         summary.add(inner.summary.load)
         summary.pieces += inner.summary.pieces

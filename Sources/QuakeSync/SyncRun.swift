@@ -110,30 +110,33 @@ final class SyncRun {
 
     /// A 400 or 413 that says the query matches more events than the service returns at once.
     static func saysTooMany(_ text: String) -> Bool {
-        let t = text.lowercased()
-        return ["exceed", "too many", "maximum", "limit", "matching events", "max allowed"].contains { t.contains($0) }
+        let lower = text.lowercased()
+        return ["exceed", "too many", "maximum", "limit", "matching events", "max allowed"]
+            .contains { lower.contains($0) }
     }
 
     /// An error page served as a 200, or an empty body where a feed was asked for.
-    static func checkFeed(_ file: String, _ a: HTTPFetcher.Answer) throws(HTTPFetcher.Failure) {
-        let type = (a.contentType ?? "").lowercased()
+    static func checkFeed(_ file: String, _ answer: HTTPFetcher.Answer) throws(HTTPFetcher.Failure) {
+        let type = (answer.contentType ?? "").lowercased()
         var head: [UInt8] = []
         if let fd = try? FileIO.openForReading(file) {
             head = [UInt8](repeating: 0, count: 512)
-            // SAFETY: `head` holds 512 bytes, so baseAddress is non-nil; read writes at most b.count bytes there and
-            // returns how many (<= 512, so removeSubrange(n...) below is in range).
-            let n = head.withUnsafeMutableBytes { b in
-                (try? FileIO.read(fd, into: b.baseAddress!, count: b.count, path: file)) ?? 0
+            // SAFETY: `head` holds 512 bytes, so baseAddress is non-nil; read writes at most buffer.count bytes
+            // there and returns how many (<= 512, so removeSubrange(readCount...) below is in range).
+            let readCount = head.withUnsafeMutableBytes { buffer in
+                (try? FileIO.read(fd, into: buffer.baseAddress!, count: buffer.count, path: file)) ?? 0
             }
-            head.removeSubrange(n...)
+            head.removeSubrange(readCount...)
             FileIO.close(fd)
         }
         let first = head.first { ![9, 10, 13, 32].contains($0) }
         if type.contains("html") || first == UInt8(ascii: "<") {
             throw HTTPFetcher.Failure(retryable: true,
-                                      detail: "the answer is an HTML page, not a feed (HTTP \(a.status))")
+                                      detail: "the answer is an HTML page, not a feed (HTTP \(answer.status))")
         }
-        if first == nil { throw HTTPFetcher.Failure(retryable: true, detail: "the answer is empty (HTTP \(a.status))") }
+        if first == nil {
+            throw HTTPFetcher.Failure(retryable: true, detail: "the answer is empty (HTTP \(answer.status))")
+        }
     }
 
     /// Whether a load failed on the answer's bytes (a retry may get them whole), not on the store.
@@ -146,10 +149,10 @@ final class SyncRun {
 
     /// A load error in a few words, without the scratch file's name.
     static func words(_ e: QuakeError, _ file: String) -> String {
-        var s = e.detail.replacingOccurrences(of: file + ": ", with: "")
+        var text = e.detail.replacingOccurrences(of: file + ": ", with: "")
             .replacingOccurrences(of: file, with: "the answer")
-        if let p = e.position { s = "\(p): " + s }
-        return s
+        if let position = e.position { text = "\(position): " + text }
+        return text
     }
 
     /// A rejected row in a few words, without the scratch file's name.

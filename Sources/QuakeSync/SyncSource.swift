@@ -50,14 +50,14 @@ public enum SyncSource: Sendable, Equatable, CustomStringConvertible {
     /// The URL as given (a service's base with its slash).
     public var url: String {
         switch self {
-        case .fdsn(let u), .feed(let u): return u
+        case .fdsn(let url), .feed(let url): return url
         }
     }
 
     public var description: String {
         switch self {
-        case .fdsn(let u): return "FDSN event service \(u)"
-        case .feed(let u): return "feed \(u)"
+        case .fdsn(let url): return "FDSN event service \(url)"
+        case .feed(let url): return "feed \(url)"
         }
     }
 }

@@ -41,7 +41,7 @@ public struct SyncSummary: Sendable, Equatable {
         load.bytesRead += s.bytesRead
         load.deletedRows += s.deletedRows
         load.committed = load.committed || s.committed
-        if let m = s.maxUpdated { load.maxUpdated = max(load.maxUpdated ?? m, m) }
+        if let most = s.maxUpdated { load.maxUpdated = max(load.maxUpdated ?? most, most) }
     }
 }
 

@@ -22,32 +22,34 @@ enum FastPath {
         /// Every check ArgumentParser would run on the parsed command.
         func validateAll() throws {
             switch self {
-            case .query(let a): try a.validateAll()
-            case .count(let a): try a.validateAll()
+            case .query(let args): try args.validateAll()
+            case .count(let args): try args.validateAll()
             }
         }
 
         func run() throws {
             switch self {
-            case .query(let a): try a.run()
-            case .count(let a): try a.run()
+            case .query(let args): try args.run()
+            case .count(let args): try args.run()
             }
         }
     }
 
     /// Whether the environment turned the fast path off.
-    static var isDisabled: Bool { getenv("QUAKES_ARGUMENT_PARSER").map { String(cString: $0) == "1" } ?? false }
+    static var isDisabled: Bool {
+        getenv("QUAKES_ARGUMENT_PARSER").map { String(cString: $0) == "1" } ?? false
+    }
 
     /// The command `arguments` (without the program name) name, or nil for ArgumentParser.
     static func parse(_ arguments: [String]) -> Command? {
         guard let first = arguments.first, first == "query" || first == "count" else { return nil }
         let isQuery = first == "query"
-        var a = QueryArgs()
+        var args = QueryArgs()
         var seen: [String] = []
-        var k = 1
-        while k < arguments.count {
-            let word = arguments[k]
-            k += 1
+        var position = 1
+        while position < arguments.count {
+            let word = arguments[position]
+            position += 1
             guard word.hasPrefix("--"), word.count > 2 else { return nil }
             var name = String(word.dropFirst(2))
             var value: String?
@@ -63,19 +65,19 @@ enum FastPath {
             seen.append(spec.key)
             if spec.isFlag {
                 guard value == nil else { return nil }
-                guard set(spec.key, "", &a) else { return nil }
+                guard set(spec.key, "", &args) else { return nil }
                 continue
             }
             if value == nil {
-                guard k < arguments.count else { return nil }
-                let next = arguments[k]
+                guard position < arguments.count else { return nil }
+                let next = arguments[position]
                 guard spec.unconditional || !next.hasPrefix("-") else { return nil }
                 value = next
-                k += 1
+                position += 1
             }
-            guard let value, set(spec.key, value, &a) else { return nil }
+            guard let value, set(spec.key, value, &args) else { return nil }
         }
-        return isQuery ? .query(a) : .count(CountArgs(store: a.store, filters: a.filters, live: a.live))
+        return isQuery ? .query(args) : .count(CountArgs(store: args.store, filters: args.filters, live: args.live))
     }
 
     private struct Spec {
@@ -128,80 +130,100 @@ enum FastPath {
         }
     }
 
-    /// Sets the value of option `key` from `v`; false when `v` does not convert.
-    private static func set(_ key: String, _ v: String, _ a: inout QueryArgs) -> Bool {
-        func number(_ to: inout Double?) -> Bool {
-            guard let d = Double(v) else { return false }
-            to = d
-            return true
-        }
-        func integer(_ to: inout Int?) -> Bool {
-            guard let i = Int(v) else { return false }
-            to = i
-            return true
-        }
+    /// Sets the value of option `key` from `value`; false when `value` does not convert.
+    private static func set(_ key: String, _ value: String, _ args: inout QueryArgs) -> Bool {
+        if let converted = setFilter(key, value, &args.filters) { return converted }
         switch key {
-        case "store": a.store.store = v
-        case "from": a.filters.from = v
-        case "to": a.filters.to = v
-        case "endtime": a.filters.endtime = v
-        case "eventid": a.filters.eventid = v
-        case "contributor": a.filters.contributor = v
-        case "reviewstatus": a.filters.reviewstatus = v
-        case "minradius": return number(&a.filters.minradius)
-        case "minradiuskm": return number(&a.filters.minradiuskm)
-        case "day": a.filters.day = v
-        case "last": a.filters.last = v
-        case "place": a.filters.place = v
-        case "place-like": a.filters.placeLike = v
-        case "net": a.filters.net = v
-        case "mag-type": a.filters.magType = v
-        case "type": a.filters.type = v
-        case "status": a.filters.status = v
-        case "id": a.filters.id = v
-        case "updatedafter": a.filters.updatedafter = v
-        case "where": a.filters.whereText = v
-        case "changed-since": a.filters.changedSince = v
-        case "bbox": a.filters.bbox = v
-        case "near": a.filters.near = v
-        case "min-mag": return number(&a.filters.minMag)
-        case "max-mag": return number(&a.filters.maxMag)
-        case "min-depth": return number(&a.filters.minDepth)
-        case "max-depth": return number(&a.filters.maxDepth)
-        case "radius-km": return number(&a.filters.radiusKm)
-        case "minlatitude": return number(&a.filters.minlatitude)
-        case "maxlatitude": return number(&a.filters.maxlatitude)
-        case "minlongitude": return number(&a.filters.minlongitude)
-        case "maxlongitude": return number(&a.filters.maxlongitude)
-        case "latitude": return number(&a.filters.latitude)
-        case "longitude": return number(&a.filters.longitude)
-        case "maxradius": return number(&a.filters.maxradius)
-        case "null": a.filters.isNull.append(v)
-        case "not-null": a.filters.notNull.append(v)
-        case "watch": a.live.watch = true
-        case "include-deleted": a.filters.includeDeleted = true
-        case "fields": a.fields = v
+        case "store": args.store.store = value
+        case "watch": args.live.watch = true
+        case "fields": args.fields = value
         case "format":
-            guard let f = ResultWriter.Format(rawValue: v) else { return false }
-            a.format = f
-        case "out": a.out = v
+            guard let format = ResultWriter.Format(rawValue: value) else { return false }
+            args.format = format
+        case "out": args.out = value
         case "region":
-            guard let r = MapPicture.Region(rawValue: v) else { return false }
-            a.region = r
+            guard let region = MapPicture.Region(rawValue: value) else { return false }
+            args.region = region
         case "color-by":
-            guard let c = MapPicture.Coloring(rawValue: v) else { return false }
-            a.colorBy = c
-        case "after": a.page.after = v
-        case "orderby": a.page.orderby = v
-        case "sort": a.page.sort.append(v)
-        case "limit": return integer(&a.page.limit)
-        case "offset": return integer(&a.page.offset)
-        case "page": return integer(&a.page.page)
-        case "page-size": return integer(&a.page.pageSize)
-        case "no-header": a.noHeader = true
-        case "cursor": a.cursor = true
+            guard let coloring = MapPicture.Coloring(rawValue: value) else { return false }
+            args.colorBy = coloring
+        case "after": args.page.after = value
+        case "orderby": args.page.orderby = value
+        case "sort": args.page.sort.append(value)
+        case "limit": return integer(value, &args.page.limit)
+        case "offset": return integer(value, &args.page.offset)
+        case "page": return integer(value, &args.page.page)
+        case "page-size": return integer(value, &args.page.pageSize)
+        case "no-header": args.noHeader = true
+        case "cursor": args.cursor = true
         default: return false
         }
+        return true
+    }
+
+    /// Sets the filter option `key` from `value`: false when `value` does not convert, nil when
+    /// `key` names no filter.
+    private static func setFilter(_ key: String, _ value: String, _ filters: inout FilterArgs) -> Bool? {
+        switch key {
+        case "from": filters.from = value
+        case "to": filters.to = value
+        case "endtime": filters.endtime = value
+        case "eventid": filters.eventid = value
+        case "contributor": filters.contributor = value
+        case "reviewstatus": filters.reviewstatus = value
+        case "day": filters.day = value
+        case "last": filters.last = value
+        case "place": filters.place = value
+        case "place-like": filters.placeLike = value
+        case "net": filters.net = value
+        case "mag-type": filters.magType = value
+        case "type": filters.type = value
+        case "status": filters.status = value
+        case "id": filters.id = value
+        case "updatedafter": filters.updatedafter = value
+        case "where": filters.whereText = value
+        case "changed-since": filters.changedSince = value
+        case "bbox": filters.bbox = value
+        case "near": filters.near = value
+        case "null": filters.isNull.append(value)
+        case "not-null": filters.notNull.append(value)
+        case "include-deleted": filters.includeDeleted = true
+        default: return setFilterNumber(key, value, &filters)
+        }
+        return true
+    }
+
+    /// Sets the numeric filter option `key` from `value`: false when `value` is no number, nil
+    /// when `key` names no numeric filter.
+    private static func setFilterNumber(_ key: String, _ value: String, _ filters: inout FilterArgs) -> Bool? {
+        switch key {
+        case "minradius": return number(value, &filters.minradius)
+        case "minradiuskm": return number(value, &filters.minradiuskm)
+        case "min-mag": return number(value, &filters.minMag)
+        case "max-mag": return number(value, &filters.maxMag)
+        case "min-depth": return number(value, &filters.minDepth)
+        case "max-depth": return number(value, &filters.maxDepth)
+        case "radius-km": return number(value, &filters.radiusKm)
+        case "minlatitude": return number(value, &filters.minlatitude)
+        case "maxlatitude": return number(value, &filters.maxlatitude)
+        case "minlongitude": return number(value, &filters.minlongitude)
+        case "maxlongitude": return number(value, &filters.maxlongitude)
+        case "latitude": return number(value, &filters.latitude)
+        case "longitude": return number(value, &filters.longitude)
+        case "maxradius": return number(value, &filters.maxradius)
+        default: return nil
+        }
+    }
+
+    private static func number(_ text: String, _ to: inout Double?) -> Bool {
+        guard let parsed = Double(text) else { return false }
+        to = parsed
+        return true
+    }
+
+    private static func integer(_ text: String, _ to: inout Int?) -> Bool {
+        guard let parsed = Int(text) else { return false }
+        to = parsed
         return true
     }
 }

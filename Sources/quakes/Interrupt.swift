@@ -24,22 +24,22 @@ final class Interrupt: Sendable {
     }
 
     static func install() -> Interrupt {
-        let i = Interrupt()
+        let interrupt = Interrupt()
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             // made inside the lock: a source is not Sendable, so it is born where it is kept
-            i.sources.locked { sources in
+            interrupt.sources.locked { sources in
                 let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-                source.setEventHandler { [i] in
-                    _ = i.first.compareExchange(expected: 0, desired: sig, ordering: .sequentiallyConsistent)
-                    let again = i.count.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue > 1
+                source.setEventHandler { [interrupt] in
+                    _ = interrupt.first.compareExchange(expected: 0, desired: sig, ordering: .sequentiallyConsistent)
+                    let again = interrupt.count.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue > 1
                     if again { Interrupt.endNow(sig) }
                 }
                 source.resume()
                 sources.append(source)
             }
         }
-        return i
+        return interrupt
     }
 
     /// Ends the process at once, killed by `sig` as if it had no handler. The signal may be

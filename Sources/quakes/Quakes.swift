@@ -13,8 +13,10 @@ struct Quakes: ParsableCommand {
         abstract: "Load USGS earthquake feeds into a compressed column store and query them.",
         version: "quakes 0.3.0 (store format v2)",
         subcommands: [
-            LoadCommand.self, SyncCommand.self, QueryCommand.self, CountCommand.self, AggCommand.self, SectionsCommand.self, ExplainCommand.self,
-            InfoCommand.self, HistoryCommand.self, ServeCommand.self, VerifyCommand.self, RepairCommand.self, MigrateCommand.self, ExportCommand.self, GenerateCommand.self, BenchCommand.self,
+            LoadCommand.self, SyncCommand.self, QueryCommand.self, CountCommand.self, AggCommand.self,
+            SectionsCommand.self, ExplainCommand.self, InfoCommand.self, HistoryCommand.self, ServeCommand.self,
+            VerifyCommand.self, RepairCommand.self, MigrateCommand.self, ExportCommand.self, GenerateCommand.self,
+            BenchCommand.self,
         ]
     )
 
@@ -40,7 +42,8 @@ struct Quakes: ParsableCommand {
             let names = configuration.subcommands.map { $0._commandName }
             let near = names.min { editDistance($0, first) < editDistance($1, first) } ?? "query"
             let hint = editDistance(near, first) <= 2 ? "; did you mean '\(near)'?" : ""
-            FileHandle.standardError.write(Data("quakes: unknown command '\(first)'\(hint) (see 'quakes --help')\n".utf8))
+            let message = "quakes: unknown command '\(first)'\(hint) (see 'quakes --help')\n"
+            FileHandle.standardError.write(Data(message.utf8))
             Foundation.exit(2)
         }
         do {
@@ -69,32 +72,38 @@ struct Quakes: ParsableCommand {
         // What was printed before the error still goes out; a failed write of it is the error to report
         // only when nothing else went wrong.
         let pending: QuakeError? = { () -> QuakeError? in
-            do throws(QuakeError) { try Console.out.finish(); return nil } catch { return error }
+            do throws(QuakeError) {
+                try Console.out.finish()
+                return nil
+            } catch {
+                return error
+            }
         }()
-        if let e = (error as? QuakeError) ?? pending, e.path == "stdout", e.errno == EPIPE {
+        if let failure = (error as? QuakeError) ?? pending, failure.path == "stdout", failure.errno == EPIPE {
             Foundation.exit(0)   // the reader went away (SIGPIPE ignored): as `head` expects, not an error
         }
-        if let e = error as? QuakeError {
-            FileHandle.standardError.write(Data("quakes: \(ErrorMessage.line(e))\n".utf8))
+        if let failure = error as? QuakeError {
+            FileHandle.standardError.write(Data("quakes: \(ErrorMessage.line(failure))\n".utf8))
             // Ctrl-C (a wait for the writer lock, a repair): nothing was changed
-            Foundation.exit(e.kind == .interrupted ? 130 : 1)
+            Foundation.exit(failure.kind == .interrupted ? 130 : 1)
         }
         let code = exitCode(for: error)
         if code == .validationFailure {
             let first = oneLine(fullMessage(for: error))
             let sub = CommandLine.arguments.dropFirst().first { !$0.hasPrefix("-") }.map { " \($0)" } ?? ""
-            FileHandle.standardError.write(Data("quakes: \(first.replacingOccurrences(of: "Error: ", with: "")) (see 'quakes\(sub) --help')\n".utf8))
+            let message = first.replacingOccurrences(of: "Error: ", with: "")
+            FileHandle.standardError.write(Data("quakes: \(message) (see 'quakes\(sub) --help')\n".utf8))
             Foundation.exit(2)
         }
         if code == .success || error is CleanExit {
             exit(withError: error)
         }
-        if let e = error as? ExitCode {
-            if e.rawValue == 0, let pending {
+        if let status = error as? ExitCode {
+            if status.rawValue == 0, let pending {
                 FileHandle.standardError.write(Data("quakes: \(ErrorMessage.line(pending))\n".utf8))
                 Foundation.exit(1)
             }
-            Foundation.exit(e.rawValue)
+            Foundation.exit(status.rawValue)
         }
         FileHandle.standardError.write(Data("quakes: \(error)\n".utf8))
         Foundation.exit(1)
@@ -115,19 +124,20 @@ func oneLine(_ message: String) -> String {
 
 /// Levenshtein distance, for suggesting a command name after a typo.
 func editDistance(_ a: String, _ b: String) -> Int {
-    let x = Array(a), y = Array(b)
-    if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
-    var row = Array(0...y.count)
-    for i in 1...x.count {
+    let left = Array(a)
+    let right = Array(b)
+    if left.isEmpty || right.isEmpty { return max(left.count, right.count) }
+    var row = Array(0...right.count)
+    for i in 1...left.count {
         var diagonal = row[0]
         row[0] = i
-        for j in 1...y.count {
+        for j in 1...right.count {
             let above = row[j]
-            row[j] = min(above + 1, row[j - 1] + 1, diagonal + (x[i - 1] == y[j - 1] ? 0 : 1))
+            row[j] = min(above + 1, row[j - 1] + 1, diagonal + (left[i - 1] == right[j - 1] ? 0 : 1))
             diagonal = above
         }
     }
-    return row[y.count]
+    return row[right.count]
 }
 
 /// Where the store lives.
@@ -153,9 +163,9 @@ struct StoreArgs: Equatable {
     /// hundreds of partition files and freeing their caches one by one costs a one-shot query on a
     /// large store more than the query, and the kernel reclaims them at exit at once.
     func open() throws -> Store {
-        let s = try Store(path: path)
-        openStores.append(s)
-        return s
+        let opened = try Store(path: path)
+        openStores.append(opened)
+        return opened
     }
 }
 

@@ -19,15 +19,15 @@ enum SyncLoop {
         let box = Mutex<Outcome?>(nil)
         let done = DispatchSemaphore(value: 0)
         let task = Task {
-            let r: Outcome
-            do { r = .done(try await work()) } catch let failure as QuakeError {
-                r = failure.kind == .interrupted ? .interrupted : .failed(failure)
+            let outcome: Outcome
+            do { outcome = .done(try await work()) } catch let failure as QuakeError {
+                outcome = failure.kind == .interrupted ? .interrupted : .failed(failure)
             } catch is CancellationError {
-                r = .interrupted
+                outcome = .interrupted
             } catch {
-                r = .failed(QuakeError(.io, detail: "\(error)"))
+                outcome = .failed(QuakeError(.io, detail: "\(error)"))
             }
-            box.locked { $0 = r }
+            box.locked { $0 = outcome }
             done.signal()
         }
         var cancelled = false
@@ -37,9 +37,9 @@ enum SyncLoop {
                 cancelled = true
             }
         }
-        let r = box.locked { $0 } ?? .interrupted
-        if cancelled, case .done = r { return .interrupted }
-        return r
+        let outcome = box.locked { $0 } ?? .interrupted
+        if cancelled, case .done = outcome { return .interrupted }
+        return outcome
     }
 
     /// Sleeps `seconds`, waking early on a signal; true when one arrived.
@@ -59,9 +59,9 @@ final class SyncProgressLine: Sendable {
 
     func update(_ p: SyncProgress) {
         let now = Date().timeIntervalSince1970
-        guard last.locked({ t in
-            if now - t < 0.1 && p.pieces < p.piecesPlanned { return false }
-            t = now
+        guard last.locked({ lastDrawn in
+            if now - lastDrawn < 0.1 && p.pieces < p.piecesPlanned { return false }
+            lastDrawn = now
             return true
         }) else { return }
         let events = p.eventsPlanned > 0 ? "\(p.events.formatted()) of \(p.eventsPlanned.formatted())"

@@ -43,17 +43,17 @@ enum WatchLoop {
         defer { for src in sources { src.cancel() } }
         let clear = isTerminal && !writesFile
         var generation: Int? = s.manifest.generation
-        while let g = generation {
+        while let current = generation {
             if clear {
                 let args = CommandLine.arguments.dropFirst().joined(separator: " ")
                 let when = Timestamp.string(Int64(Date().timeIntervalSince1970 * 1000)).prefix(19)
                     .replacingOccurrences(of: "T", with: " ")
-                var head = "generation \(g) · \(when) UTC · Ctrl-C to stop · quakes \(args)"
+                var head = "generation \(current) · \(when) UTC · Ctrl-C to stop · quakes \(args)"
                 let width = max(20, terminalWidth(fd: 1))
                 if head.count >= width { head = String(head.prefix(width - 2)) + "…" }
                 Console.out.write("\u{1B}[H\u{1B}[2J\u{1B}[2m\(head)\u{1B}[0m\n\n")
             }
-            try render(g)
+            try render(current)
             try Console.flush()
             generation = try feed.next()
         }

@@ -91,9 +91,10 @@ package struct ChunkBytes {
     /// Where `inner`, a view cut from this one, starts in it.
     package func offset(of inner: ChunkBytes) -> Int {
         // SAFETY: only the two addresses are compared, as numbers; no memory is read.
-        let a = Int(bitPattern: base), b = Int(bitPattern: inner.base)
-        assert(inner.isEmpty || (b >= a && b - a + inner.count <= count), "a view from another block")
-        return b - a
+        let outerStart = Int(bitPattern: base), innerStart = Int(bitPattern: inner.base)
+        assert(inner.isEmpty || (innerStart >= outerStart && innerStart - outerStart + inner.count <= count),
+               "a view from another block")
+        return innerStart - outerStart
     }
 
     /// `count` bytes at `offset` from `base`, a range the caller has checked lies in its view.

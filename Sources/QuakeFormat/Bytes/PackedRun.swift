@@ -44,8 +44,8 @@ package struct PackedRun {
         assert(bit >= 0 && bit &>> 3 <= byteCount &- 8, "8-byte load at bit \(bit) outside \(byteCount) bytes")
         // SAFETY: the 8 bytes at bit >> 3 lie in the run (asserted; a value's byte offset always
         // does, by the spare word), so base is non-nil; loadUnaligned has no alignment requirement.
-        let w = base.unsafelyUnwrapped.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self)
-        return UInt64(littleEndian: w) &>> UInt64(bit & 7)
+        let word = base.unsafelyUnwrapped.loadUnaligned(fromByteOffset: bit &>> 3, as: UInt64.self)
+        return UInt64(littleEndian: word) &>> UInt64(bit & 7)
     }
 
     /// The 8-byte word `index` of the run (bytes `8 * index ..< 8 * index + 8`).
@@ -61,10 +61,10 @@ package struct PackedRun {
     @inline(__always)
     private func wide(atBit bit: Int) -> UInt64 {
         let word = bit >> 6, shift = UInt64(bit & 63)
-        var v = self.word(at: word) >> shift
+        var value = self.word(at: word) >> shift
         // the second word only when the value crosses into it: then it lies inside the run's bits
-        if shift > 0 && Int(shift) + width > 64 { v |= self.word(at: word + 1) << (64 - shift) }
-        return v
+        if shift > 0 && Int(shift) + width > 64 { value |= self.word(at: word + 1) << (64 - shift) }
+        return value
     }
 
     /// Value `row` (no reference added).
@@ -79,9 +79,9 @@ package struct PackedRun {
     /// arithmetic (so damaged bytes never trap). `out` has room for `rows.count` values.
     @inline(__always)
     package func unpack(_ rows: Range<Int>, reference: UInt64, into out: UnsafeMutablePointer<UInt64>) {
-        let n = rows.count
+        let count = rows.count
         if width == 0 {
-            out.update(repeating: reference, count: n)
+            out.update(repeating: reference, count: count)
             return
         }
         let mask = self.mask, width = self.width
@@ -90,14 +90,14 @@ package struct PackedRun {
         // a run of width > 0 holds at least two words; an empty one (damage the caller missed) reads nothing
         guard base != nil else { return }
         var bit = rows.lowerBound * width
-        // SAFETY (both loops): out has room for n values (the caller's contract), and i < n.
+        // SAFETY (both loops): out has room for count values (the caller's contract), and i < count.
         if width <= 56 {
-            for i in 0..<n {
+            for i in 0..<count {
                 out[i] = reference &+ (word(atBit: bit) & mask)
                 bit += width
             }
         } else {
-            for i in 0..<n {
+            for i in 0..<count {
                 out[i] = reference &+ (wide(atBit: bit) & mask)
                 bit += width
             }

@@ -43,18 +43,18 @@ extension Catalog {
             var lo: Double?, hi: Double?
             var last: UInt32?
             for i in offsets[p]..<offsets[p + 1] {
-                let (o32, a, z) = entry(i)
-                guard Int(o32) < localities.count, last.map({ $0 < o32 }) ?? true, a.isNaN == z.isNaN,
-                      a.isNaN || a <= z else {
+                let (o32, firstCode, lastCode) = entry(i)
+                guard Int(o32) < localities.count, last.map({ $0 < o32 }) ?? true, firstCode.isNaN == lastCode.isNaN,
+                      firstCode.isNaN || firstCode <= lastCode else {
                     throw .corrupt("place section entry of partition \(p)")
                 }
                 last = o32
-                let o = Int(o32) + 1
-                guard o < matches.count, matches[o] else { continue }
+                let offset = Int(o32) + 1
+                guard offset < matches.count, matches[offset] else { continue }
                 any = true
-                if !a.isNaN { rows(a, z) }
-                if !a.isNaN { lo = Swift.min(lo ?? a, a) }
-                if !z.isNaN { hi = Swift.max(hi ?? z, z) }
+                if !firstCode.isNaN { rows(firstCode, lastCode) }
+                if !firstCode.isNaN { lo = Swift.min(lo ?? firstCode, firstCode) }
+                if !lastCode.isNaN { hi = Swift.max(hi ?? lastCode, lastCode) }
             }
             return any ? .some(least: lo, greatest: hi) : .none
         }
@@ -109,25 +109,25 @@ extension Catalog {
             var ordinal: [LocalityKey: UInt32] = [:]
             ordinal.reserveCapacity(all.count)
             for (index, locality) in all.enumerated() { ordinal[LocalityKey(bytes: locality)] = UInt32(index) }
-            var w = ByteWriter()
-            w.u32(UInt32(all.count))
-            for l in all { w.blob(l) }
-            w.u32(UInt32(summaries.count))
-            for s in summaries { w.u8(s == nil ? 0 : 1) }
-            var n: UInt32 = 0
-            w.u32(0)
+            var writer = ByteWriter()
+            writer.u32(UInt32(all.count))
+            for l in all { writer.blob(l) }
+            writer.u32(UInt32(summaries.count))
+            for s in summaries { writer.u8(s == nil ? 0 : 1) }
+            var written: UInt32 = 0
+            writer.u32(0)
             for s in summaries {
-                n += UInt32(s?.entries.count ?? 0)
-                w.u32(n)
+                written += UInt32(s?.entries.count ?? 0)
+                writer.u32(written)
             }
             for s in summaries {
                 for e in s?.entries ?? [] {
-                    w.u32(ordinal[LocalityKey(bytes: e.locality)] ?? 0)
-                    w.u64((e.least ?? .nan).bitPattern)
-                    w.u64((e.greatest ?? .nan).bitPattern)
+                    writer.u32(ordinal[LocalityKey(bytes: e.locality)] ?? 0)
+                    writer.u64((e.least ?? .nan).bitPattern)
+                    writer.u64((e.greatest ?? .nan).bitPattern)
                 }
             }
-            return w.bytes
+            return writer.bytes
         }
 
         /// Parses the section at `range` of the catalog `file` (already checksum-checked), of
@@ -136,16 +136,16 @@ extension Catalog {
             precondition(range.lowerBound >= 0 && range.upperBound <= file.bytes.count)
             // SAFETY: `range` lies inside the mapping (checked above), which `file` keeps alive
             // for as long as this value.
-            let b = UnsafeRawBufferPointer(rebasing: file.bytes[range])
-            var r = ByteReader(b)
-            let l = Int(try r.u32())
-            guard l <= b.count / 4 else { throw .corrupt("place section lists \(l) localities") }
+            let body = UnsafeRawBufferPointer(rebasing: file.bytes[range])
+            var reader = ByteReader(body)
+            let length = Int(try reader.u32())
+            guard length <= body.count / 4 else { throw .corrupt("place section lists \(length) localities") }
             var arena = ByteArena()
-            for _ in 0..<l {
-                let n = Int(try r.u32())
-                try r.need(n)
-                // SAFETY: need(n) checked that the n bytes lie inside `b`.
-                let next = UnsafeRawBufferPointer(rebasing: b[r.pos..<(r.pos + n)])
+            for _ in 0..<length {
+                let count = Int(try reader.u32())
+                try reader.need(count)
+                // SAFETY: need(count) checked that the count bytes lie inside `body`.
+                let next = UnsafeRawBufferPointer(rebasing: body[reader.pos..<(reader.pos + count)])
                 if arena.count > 0 {
                     let prev = arena.bytes[arena.range(arena.count - 1)]
                     guard prev.lexicographicallyPrecedes(next) else {
@@ -153,14 +153,14 @@ extension Catalog {
                     }
                 }
                 arena.append(next)
-                r.pos += n
+                reader.pos += count
             }
-            guard Int(try r.u32()) == partitions else { throw .corrupt("place section lists other partitions") }
-            let flags = try r.raw(partitions, as: UInt8.self)
+            guard Int(try reader.u32()) == partitions else { throw .corrupt("place section lists other partitions") }
+            let flags = try reader.raw(partitions, as: UInt8.self)
             guard flags.allSatisfy({ $0 <= 1 }) else { throw .corrupt("place section flags") }
-            let offs = try r.raw(partitions + 1, as: UInt32.self).map { Int(UInt32(littleEndian: $0)) }
+            let offs = try reader.raw(partitions + 1, as: UInt32.self).map { Int(UInt32(littleEndian: $0)) }
             guard offs.first == 0, zip(offs, offs.dropFirst()).allSatisfy({ $0 <= $1 }),
-                  let total = offs.last, r.remaining == total * 20 else {
+                  let total = offs.last, reader.remaining == total * 20 else {
                 throw .corrupt("place section offsets are out of order")
             }
             for p in 0..<partitions where flags[p] == 0 && offs[p] != offs[p + 1] {
@@ -170,7 +170,7 @@ extension Catalog {
             summarized = flags.map { $0 == 1 }
             offsets = offs
             // the remaining bytes, total * 20 of them (checked above), to the section's end
-            entries = (range.lowerBound + r.pos)..<range.upperBound
+            entries = (range.lowerBound + reader.pos)..<range.upperBound
             self.file = file
         }
     }

@@ -59,58 +59,68 @@ package final class Catalog: Sendable {
     package init(path: String, checksum: UInt64, files expected: [String]?) throws(QuakeError) {
         self.path = path
         file = try MappedFile(path: path)
-        let b = file.bytes
+        let fileBytes = file.bytes
         func bad(_ why: String) -> QuakeError { .corrupt(path, why) }
-        // SAFETY: `b` is the whole mapping, which `file` keeps alive; the magic's 8 bytes are read
-        // only once b.count >= 16 holds (the && short-circuits), and ByteReader checks every read.
-        guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == Catalog.magic[$0] || b[$0] == Catalog.magicV1[$0] }) else {
+        // SAFETY: `fileBytes` is the whole mapping, which `file` keeps alive; the magic's 8 bytes are read
+        // only once fileBytes.count >= 16 holds (the && short-circuits), and ByteReader checks every read.
+        guard fileBytes.count >= 16,
+              (0..<8).allSatisfy({ fileBytes[$0] == Catalog.magic[$0] || fileBytes[$0] == Catalog.magicV1[$0] }) else {
             throw bad("not a quakes catalog (bad magic)")
         }
-        let v2 = b[7] == Catalog.magic[7]
-        var r = ByteReader(b, at: 8)
-        let p = Int(try r.u32()), v = Int(try r.u32())
-        guard p == expected?.count ?? p, p <= b.count / 2, v <= b.count / 8 else {
-            throw bad("lists \(p) partitions and \(v) magnitudes")
+        let v2 = fileBytes[7] == Catalog.magic[7]
+        var reader = ByteReader(fileBytes, at: 8)
+        let partitionCount = Int(try reader.u32()), magnitudeCount = Int(try reader.u32())
+        guard partitionCount == expected?.count ?? partitionCount, partitionCount <= fileBytes.count / 2,
+              magnitudeCount <= fileBytes.count / 8 else {
+            throw bad("lists \(partitionCount) partitions and \(magnitudeCount) magnitudes")
         }
-        var listed: [String] = []
-        listed.reserveCapacity(p)
-        for index in 0..<p {
-            let name = try r.string()
-            if let expected, expected[index] != name { throw bad("does not list the manifest's partitions") }
-            listed.append(name)
-        }
-        files = listed
-        let vs = try r.raw(v, as: UInt64.self).map { Double(bitPattern: UInt64(littleEndian: $0)) }
-        let sums = try r.raw(p + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
+        files = try Catalog.readFiles(&reader, count: partitionCount, expected: expected, bad)
+        let vs = try reader.raw(magnitudeCount, as: UInt64.self).map { Double(bitPattern: UInt64(littleEndian: $0)) }
+        let sums = try reader.raw(partitionCount + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
         var placesLength = 0
         if v2 {
-            placesLength = Int(truncatingIfNeeded: try r.u64())
-            placesChecksum = try r.u64()
+            placesLength = Int(truncatingIfNeeded: try reader.u64())
+            placesChecksum = try reader.u64()
         } else {
             placesChecksum = 0
         }
-        // SAFETY: the reader's position never passes the end of `b`, the mapping `file` owns.
-        guard Checksum.hash(UnsafeRawBufferPointer(rebasing: b[0..<r.pos])) == checksum else {
+        // SAFETY: the reader's position never passes the end of `fileBytes`, the mapping `file` owns.
+        guard Checksum.hash(UnsafeRawBufferPointer(rebasing: fileBytes[0..<reader.pos])) == checksum else {
             throw bad("catalog checksum mismatch")
         }
         if v2 {
-            guard placesLength >= 0, placesLength <= r.remaining else {
+            guard placesLength >= 0, placesLength <= reader.remaining else {
                 throw bad("place section of \(placesLength) bytes")
             }
-            placesRange = r.pos..<(r.pos + placesLength)
-            r.pos += placesLength
+            placesRange = reader.pos..<(reader.pos + placesLength)
+            reader.pos += placesLength
         } else {
             placesRange = nil
         }
         guard zip(vs, vs.dropFirst()).allSatisfy({ $0 < $1 }), !vs.contains(where: \.isNaN) else {
             throw bad("magnitudes out of order")
         }
-        guard r.remaining == (p + 1) * (v + 1) * 8 else { throw bad("\(r.remaining) bytes of counts") }
+        guard reader.remaining == (partitionCount + 1) * (magnitudeCount + 1) * 8 else {
+            throw bad("\(reader.remaining) bytes of counts")
+        }
         values = vs
-        partitions = p
-        rowsOffset = r.pos
+        partitions = partitionCount
+        rowsOffset = reader.pos
         rowChecksums = sums
-        state = Mutex(State(checked: Array(repeating: false, count: p + 1)))
+        state = Mutex(State(checked: Array(repeating: false, count: partitionCount + 1)))
+    }
+
+    /// The catalog's list of `count` partition files, which must be `expected` when given.
+    private static func readFiles(_ reader: inout ByteReader, count: Int, expected: [String]?,
+                                  _ bad: (String) -> QuakeError) throws(QuakeError) -> [String] {
+        var listed: [String] = []
+        listed.reserveCapacity(count)
+        for index in 0..<count {
+            let name = try reader.string()
+            if let expected, expected[index] != name { throw bad("does not list the manifest's partitions") }
+            listed.append(name)
+        }
+        return listed
     }
 
     /// Running counts before partition `i` (`0...partitions`): one per magnitude, then nulls.
@@ -127,8 +137,8 @@ package final class Catalog: Sendable {
             guard Checksum.hash(bytes) == rowChecksums[i] else { throw .corrupt(path, "row \(i): checksum mismatch") }
             state.locked { $0.checked[i] = true }
         }
-        var r = ByteReader(bytes)
-        return try r.raw(values.count + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
+        var reader = ByteReader(bytes)
+        return try reader.raw(values.count + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
     }
 
     /// Bytes of the running counts, at the end of the file.
@@ -139,10 +149,14 @@ package final class Catalog: Sendable {
         guard let range = placesRange else { return nil }
         if let cached = state.locked({ $0.parsedPlaces }) { return cached }
         // SAFETY: init checked that the section lies inside the file; `file` keeps it mapped.
-        let b = UnsafeRawBufferPointer(rebasing: file.bytes[range])
-        guard Checksum.hash(b) == placesChecksum else { throw .corrupt(path, "place section: checksum mismatch") }
+        let body = UnsafeRawBufferPointer(rebasing: file.bytes[range])
+        guard Checksum.hash(body) == placesChecksum else { throw .corrupt(path, "place section: checksum mismatch") }
         let parsed: Places
-        do throws(QuakeError) { parsed = try Places(file, range: range, partitions: partitions) } catch { throw error.at(path) }
+        do throws(QuakeError) {
+            parsed = try Places(file, range: range, partitions: partitions)
+        } catch {
+            throw error.at(path)
+        }
         state.locked { $0.parsedPlaces = parsed }
         return parsed
     }
@@ -167,7 +181,10 @@ package final class Catalog: Sendable {
             values = idx.magValues
             counts = Array(repeating: 0, count: values.count)
             var nonNull: UInt64 = 0
-            for e in idx.magEntries { counts[Int(e & 0xFFFF)] += UInt64(e >> 16); nonNull += UInt64(e >> 16) }
+            for e in idx.magEntries {
+                counts[Int(e & 0xFFFF)] += UInt64(e >> 16)
+                nonNull += UInt64(e >> 16)
+            }
             guard nonNull <= UInt64(idx.rows) else { return nil }
             nulls = UInt64(idx.rows) - nonNull
         }
@@ -189,20 +206,20 @@ package final class Catalog: Sendable {
         var rows = running
         rows.reserveCapacity((files.count + 1) * width)
         for h in histograms {
-            var k = 0
+            var index = 0
             for (v, c) in zip(h.values, h.counts) {
-                while values[k] < v { k += 1 }
-                running[k] += c
+                while values[index] < v { index += 1 }
+                running[index] += c
             }
             running[values.count] += h.nulls
             rows.append(contentsOf: running)
         }
-        var w = ByteWriter()
-        w.bytes.append(contentsOf: magic)
-        w.u32(UInt32(files.count))
-        w.u32(UInt32(values.count))
-        for f in files { w.string(f) }
-        for v in values { w.u64(v.bitPattern) }
+        var writer = ByteWriter()
+        writer.bytes.append(contentsOf: magic)
+        writer.u32(UInt32(files.count))
+        writer.u32(UInt32(values.count))
+        for f in files { writer.string(f) }
+        for v in values { writer.u64(v.bitPattern) }
         var body = ByteWriter()
         body.bytes.reserveCapacity(rows.count * 8)
         for i in 0...files.count {
@@ -215,14 +232,14 @@ package final class Catalog: Sendable {
             for count in row { body.u64(count) }
             #endif
             // SAFETY: the closure reads only the slice's own bytes, within its span.
-            w.u64(body.bytes[start...].withUnsafeBytes { Checksum.hash($0) })
+            writer.u64(body.bytes[start...].withUnsafeBytes { Checksum.hash($0) })
         }
-        w.u64(UInt64(section.count))
+        writer.u64(UInt64(section.count))
         // SAFETY: as above, the closure reads only `section`'s bytes.
-        w.u64(section.withUnsafeBytes { Checksum.hash($0) })
-        let checksum = Checksum.hash(w.bytes)
-        w.bytes.append(contentsOf: section)
-        w.bytes.append(contentsOf: body.bytes)
-        return (w.bytes, checksum)
+        writer.u64(section.withUnsafeBytes { Checksum.hash($0) })
+        let checksum = Checksum.hash(writer.bytes)
+        writer.bytes.append(contentsOf: section)
+        writer.bytes.append(contentsOf: body.bytes)
+        return (writer.bytes, checksum)
     }
 }

@@ -65,135 +65,172 @@ package struct Manifest: Sendable, Equatable {
 
     /// Paths, relative to the store, of every file this snapshot uses.
     package var liveFiles: Set<String> {
-        var s = Set(partitions.map { "partitions/" + $0.file })
-        for b in idBuckets { if let b { s.insert("ids/" + b) } }
-        for g in history.generations { s.insert("history/" + HistoryFile.name(generation: g)) }
-        if let catalog { s.insert("partitions/" + catalog) }
-        if let top { s.insert("partitions/" + top.file) }
-        return s
+        var files = Set(partitions.map { "partitions/" + $0.file })
+        for bucket in idBuckets { if let bucket { files.insert("ids/" + bucket) } }
+        for g in history.generations { files.insert("history/" + HistoryFile.name(generation: g)) }
+        if let catalog { files.insert("partitions/" + catalog) }
+        if let top { files.insert("partitions/" + top.file) }
+        return files
     }
 
     private static let partitioningCodes: [Partitioning] = [.day, .month, .year]
 
     package func encoded() -> [UInt8] {
-        var w = ByteWriter()
-        w.bytes.append(contentsOf: Manifest.magic)
-        w.u32(UInt32(Manifest.version))
-        w.u8(UInt8(Manifest.partitioningCodes.firstIndex(of: partitioning) ?? 1))
-        w.u32(UInt32(blockRows))
-        w.u64(UInt64(generation))
-        w.u64(UInt64(rows))
-        w.u32(UInt32(partitions.count))
+        var writer = ByteWriter()
+        writer.bytes.append(contentsOf: Manifest.magic)
+        writer.u32(UInt32(Manifest.version))
+        writer.u8(UInt8(Manifest.partitioningCodes.firstIndex(of: partitioning) ?? 1))
+        writer.u32(UInt32(blockRows))
+        writer.u64(UInt64(generation))
+        writer.u64(UInt64(rows))
+        writer.u32(UInt32(partitions.count))
         for p in partitions {
-            w.string(p.key); w.string(p.file)
-            w.u64(UInt64(p.rows)); w.i64(p.minTime); w.i64(p.maxTime); w.u64(UInt64(p.bytes))
+            writer.string(p.key)
+            writer.string(p.file)
+            writer.u64(UInt64(p.rows))
+            writer.i64(p.minTime)
+            writer.i64(p.maxTime)
+            writer.u64(UInt64(p.bytes))
         }
-        w.u32(UInt32(idBuckets.count))
-        for b in idBuckets { w.string(b ?? "") }
-        w.u32(UInt32(retired.count))
-        for r in retired { w.string(r) }
-        history.encode(into: &w)
-        w.string(catalog ?? "")
-        w.u64(catalogChecksum)
-        if let top { top.encode(into: &w) } else { w.string("") }
-        w.u32(UInt32(partitions.count))
-        for p in partitions { w.u64(UInt64(p.deleted)) }
-        w.u32(UInt32(cursors.count))
-        for c in cursors { w.string(c.key); w.longString(c.value) }
-        w.u64(Checksum.hash(w.bytes))
-        return w.bytes
+        writer.u32(UInt32(idBuckets.count))
+        for b in idBuckets { writer.string(b ?? "") }
+        writer.u32(UInt32(retired.count))
+        for r in retired { writer.string(r) }
+        history.encode(into: &writer)
+        writer.string(catalog ?? "")
+        writer.u64(catalogChecksum)
+        if let top { top.encode(into: &writer) } else { writer.string("") }
+        writer.u32(UInt32(partitions.count))
+        for p in partitions { writer.u64(UInt64(p.deleted)) }
+        writer.u32(UInt32(cursors.count))
+        for c in cursors {
+            writer.string(c.key)
+            writer.longString(c.value)
+        }
+        writer.u64(Checksum.hash(writer.bytes))
+        return writer.bytes
     }
 
     /// Reads and checks `manifest.qkm` at `path`.
     package static func read(path: String) throws(QuakeError) -> Manifest {
-        let f = try MappedFile(path: path)
-        // SAFETY: decode copies what it keeps out of the mapping, and withExtendedLifetime keeps `f` (the
-        // mapping's owner) alive until it returns: an optimised build may otherwise release `f` after `f.bytes`.
-        return try withExtendedLifetime(f) { () throws(QuakeError) in try decode(f.bytes, path: path) }
+        let file = try MappedFile(path: path)
+        // SAFETY: decode copies what it keeps out of the mapping, and withExtendedLifetime keeps `file` (the
+        // mapping's owner) alive until it returns: an optimised build may otherwise release `file` after `file.bytes`.
+        return try withExtendedLifetime(file) { () throws(QuakeError) in try decode(file.bytes, path: path) }
     }
 
     package static func decode(_ b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> Manifest {
         func bad(_ why: String) -> QuakeError { .corrupt(path, why) }
         // SAFETY: b.count >= 16 is checked before b[0..<8]; body and tail then lie in `b`.
-        guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else { throw bad("not a quakes manifest (bad magic)") }
+        guard b.count >= 16, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else {
+            throw bad("not a quakes manifest (bad magic)")
+        }
         let body = UnsafeRawBufferPointer(rebasing: b[0..<(b.count - 8)])
         var tail = ByteReader(b, at: b.count - 8)
         guard Checksum.hash(body) == (try tail.u64()) else { throw bad("manifest checksum mismatch") }
-        var r = ByteReader(body, at: 8)
+        var reader = ByteReader(body, at: 8)
         do throws(QuakeError) {
-            let version = Int(try r.u32())
+            let version = Int(try reader.u32())
             guard (2...Manifest.version).contains(version) else {
                 throw QuakeError.unsupported("\(path): manifest version \(version) is not supported by this build")
             }
-            let code = Int(try r.u8())
+            let code = Int(try reader.u8())
             guard code < partitioningCodes.count else { throw bad("partitioning code \(code)") }
-            var m = Manifest(partitioning: partitioningCodes[code], blockRows: Int(try r.u32()))
-            guard m.blockRows >= 1 else { throw bad("block rows \(m.blockRows)") }
-            let gen = try r.u64(), rows = try r.u64()
-            guard gen < 1 << 48, rows < 1 << 48 else { throw bad("generation \(gen) or row count \(rows) out of range") }
-            m.generation = Int(gen)
-            m.rows = Int(rows)
-            let n = Int(try r.u32())
-            guard n <= r.remaining / 36 else { throw bad("lists \(n) partitions") }
-            var total = 0
-            // names by hash in a table of fixed types, not a Set or a sort: a one-shot query pays for
-            // each new generic type it instantiates (a scan of every protocol conformance in the binary)
-            var seen = IntTable(capacity: n)
-            m.partitions.reserveCapacity(n)
-            for i in 0..<n {
-                let key = try r.string(), file = try r.string()
-                let pr = try r.u64(), lo = try r.i64(), hi = try r.i64(), bytes = try r.u64()
-                guard pr >= 1, pr < 1 << 40, bytes < 1 << 48, lo <= hi, Manifest.isPlainName(file) else {
-                    throw bad("partition \(i) (\(key)) has impossible values")
-                }
-                guard Timestamp.storable.contains(lo), Timestamp.storable.contains(hi) else {
-                    throw bad("partition \(key) has times outside years 0000-9999")
-                }
-                let span = m.partitioning.span(lo)
-                guard hi < span.end else { throw bad("partition \(key) spans \(lo)...\(hi)") }
-                guard key == m.partitioning.key(lo) else { throw bad("partition \(key) holds times of \(m.partitioning.key(lo))") }
-                let h = Manifest.nameHash(file)
-                if seen.first(h, where: { m.partitions[$0].file == file }) != nil {
-                    throw bad("file \(file) is listed twice")
-                }
-                seen.add(h, i)
-                if let last = m.partitions.last, last.maxTime >= lo || last.key == key {
-                    throw bad("partitions \(last.key) and \(key) out of order")
-                }
-                m.partitions.append(PartitionEntry(key: key, file: file, rows: Int(pr), minTime: lo, maxTime: hi, bytes: Int(bytes)))
-                total += Int(pr)
+            var manifest = Manifest(partitioning: partitioningCodes[code], blockRows: Int(try reader.u32()))
+            guard manifest.blockRows >= 1 else { throw bad("block rows \(manifest.blockRows)") }
+            let gen = try reader.u64(), rows = try reader.u64()
+            guard gen < 1 << 48, rows < 1 << 48 else {
+                throw bad("generation \(gen) or row count \(rows) out of range")
             }
-            guard total == m.rows else { throw bad("partitions hold \(total) rows, manifest says \(m.rows)") }
-            let buckets = Int(try r.u32())
+            manifest.generation = Int(gen)
+            manifest.rows = Int(rows)
+            let seen = try decodePartitions(&reader, into: &manifest, bad)
+            let buckets = Int(try reader.u32())
             guard buckets == idBucketCount else { throw bad("\(buckets) id buckets") }
             for k in 0..<buckets {
-                let s = try r.string()
-                guard s.isEmpty || Manifest.isPlainName(s) else { throw bad("id bucket \(k) names \(s)") }
-                m.idBuckets[k] = s.isEmpty ? nil : s
+                let key = try reader.string()
+                guard key.isEmpty || Manifest.isPlainName(key) else { throw bad("id bucket \(k) names \(key)") }
+                manifest.idBuckets[k] = key.isEmpty ? nil : key
             }
-            let retired = Int(try r.u32())
-            guard retired <= r.remaining / 2 else { throw bad("lists \(retired) retired files") }
-            for _ in 0..<retired { m.retired.append(try r.string()) }
-            m.history = version == 2 ? HistoryRetention(startingAt: m.generation)
-                : try HistoryRetention.decode(&r, generation: m.generation)
-            if version >= 4 {
-                let c = try r.string()
-                let clash = seen.first(Manifest.nameHash(c)) { m.partitions[$0].file == c } != nil
-                guard c.isEmpty || (Manifest.isPlainName(c) && !clash) else { throw bad("catalog \(c)") }
-                m.catalog = c.isEmpty ? nil : c
-                m.catalogChecksum = try r.u64()
-            }
-            if version >= 6, let t = try TopRows.decode(&r) {
-                let clash = seen.first(Manifest.nameHash(t.file)) { m.partitions[$0].file == t.file } != nil
-                guard !clash, t.file != m.catalog else { throw bad("magnitude projection \(t.file)") }
-                m.top = t
-            }
-            if version >= 7 { try decodeRevision7(&r, into: &m, bad) }
-            guard r.remaining == 0 else { throw bad("\(r.remaining) stray bytes") }
-            return m
+            let retired = Int(try reader.u32())
+            guard retired <= reader.remaining / 2 else { throw bad("lists \(retired) retired files") }
+            for _ in 0..<retired { manifest.retired.append(try reader.string()) }
+            manifest.history = version == 2 ? HistoryRetention(startingAt: manifest.generation)
+                : try HistoryRetention.decode(&reader, generation: manifest.generation)
+            try decodeNamedFiles(&reader, version: version, seen: seen, into: &manifest, bad)
+            if version >= 7 { try decodeRevision7(&reader, into: &manifest, bad) }
+            guard reader.remaining == 0 else { throw bad("\(reader.remaining) stray bytes") }
+            return manifest
         } catch {
             if error.kind == .corrupt { throw error.at(path) }
             throw error
+        }
+    }
+
+    /// The partition list, checked (plain unique names, ordered times that fit their keys, rows
+    /// that add up); returns the table of their names by hash.
+    private static func decodePartitions(_ r: inout ByteReader, into m: inout Manifest,
+                                         _ bad: (String) -> QuakeError) throws(QuakeError) -> IntTable {
+        let count = Int(try r.u32())
+        guard count <= r.remaining / 36 else { throw bad("lists \(count) partitions") }
+        var total = 0
+        // names by hash in a table of fixed types, not a Set or a sort: a one-shot query pays for
+        // each new generic type it instantiates (a scan of every protocol conformance in the binary)
+        var seen = IntTable(capacity: count)
+        m.partitions.reserveCapacity(count)
+        for i in 0..<count {
+            let key = try r.string(), file = try r.string()
+            let pr = try r.u64(), lo = try r.i64(), hi = try r.i64(), bytes = try r.u64()
+            guard pr >= 1, pr < 1 << 40, bytes < 1 << 48, lo <= hi, Manifest.isPlainName(file) else {
+                throw bad("partition \(i) (\(key)) has impossible values")
+            }
+            guard Timestamp.storable.contains(lo), Timestamp.storable.contains(hi) else {
+                throw bad("partition \(key) has times outside years 0000-9999")
+            }
+            let span = m.partitioning.span(lo)
+            guard hi < span.end else { throw bad("partition \(key) spans \(lo)...\(hi)") }
+            guard key == m.partitioning.key(lo) else {
+                throw bad("partition \(key) holds times of \(m.partitioning.key(lo))")
+            }
+            let hash = Manifest.nameHash(file)
+            if seen.first(hash, where: { m.partitions[$0].file == file }) != nil {
+                throw bad("file \(file) is listed twice")
+            }
+            seen.add(hash, i)
+            if let last = m.partitions.last, last.maxTime >= lo || last.key == key {
+                throw bad("partitions \(last.key) and \(key) out of order")
+            }
+            m.partitions.append(PartitionEntry(key: key, file: file, rows: Int(pr), minTime: lo,
+                                               maxTime: hi, bytes: Int(bytes)))
+            total += Int(pr)
+        }
+        guard total == m.rows else {
+            throw bad("partitions hold \(total) rows, manifest says \(m.rows)")
+        }
+        return seen
+    }
+
+    /// The catalog's and the magnitude projection's file names (versions 4 and 6), checked
+    /// against the partitions' names in `seen`.
+    private static func decodeNamedFiles(_ r: inout ByteReader, version: Int, seen: IntTable, into m: inout Manifest,
+                                         _ bad: (String) -> QuakeError) throws(QuakeError) {
+        if version >= 4 {
+            let catalogFile = try r.string()
+            let catalogHash = Manifest.nameHash(catalogFile)
+            let clash = seen.first(catalogHash) { m.partitions[$0].file == catalogFile } != nil
+            guard catalogFile.isEmpty || (Manifest.isPlainName(catalogFile) && !clash) else {
+                throw bad("catalog \(catalogFile)")
+            }
+            m.catalog = catalogFile.isEmpty ? nil : catalogFile
+            m.catalogChecksum = try r.u64()
+        }
+        if version >= 6, let topRows = try TopRows.decode(&r) {
+            let topHash = Manifest.nameHash(topRows.file)
+            let clash = seen.first(topHash) { m.partitions[$0].file == topRows.file } != nil
+            guard !clash, topRows.file != m.catalog else {
+                throw bad("magnitude projection \(topRows.file)")
+            }
+            m.top = topRows
         }
     }
 
@@ -202,15 +239,15 @@ package struct Manifest: Sendable, Equatable {
                                         _ bad: (String) -> QuakeError) throws(QuakeError) {
         guard Int(try r.u32()) == m.partitions.count else { throw bad("tombstone counts do not match the partitions") }
         for i in m.partitions.indices {
-            let d = try r.u64()
-            guard d <= UInt64(m.partitions[i].rows) else {
-                throw bad("partition \(m.partitions[i].key) has \(d) tombstones")
+            let tombstones = try r.u64()
+            guard tombstones <= UInt64(m.partitions[i].rows) else {
+                throw bad("partition \(m.partitions[i].key) has \(tombstones) tombstones")
             }
-            m.partitions[i].deleted = Int(d)
+            m.partitions[i].deleted = Int(tombstones)
         }
-        let n = Int(try r.u32())
-        guard n <= r.remaining / 6 else { throw bad("lists \(n) sync cursors") }
-        for _ in 0..<n {
+        let count = Int(try r.u32())
+        guard count <= r.remaining / 6 else { throw bad("lists \(count) sync cursors") }
+        for _ in 0..<count {
             let key = try r.string(), value = try r.longString()
             if let last = m.cursors.last, last.key >= key { throw bad("sync cursors out of order") }
             m.cursors.append(SyncCursorRecord(key: key, value: value))
@@ -228,15 +265,15 @@ package struct Manifest: Sendable, Equatable {
 
     /// A hash of a file name's bytes, for tables of names (``IntTable``).
     package static func nameHash(_ s: String) -> UInt64 {
-        var s = s
+        var text = s
         // SAFETY: the UTF-8 pointer is used only inside this closure, and hash does not keep it.
-        return s.withUTF8 { Checksum.hash(UnsafeRawBufferPointer($0)) }
+        return text.withUTF8 { Checksum.hash(UnsafeRawBufferPointer($0)) }
     }
 
     /// A file name with no path separators or dot segments.
     package static func isPlainName(_ s: String) -> Bool {
-        let u = s.utf8
-        return !u.isEmpty && u.count < 256 && !u.contains(UInt8(ascii: "/")) && s != "." && s != ".."
+        let utf8 = s.utf8
+        return !utf8.isEmpty && utf8.count < 256 && !utf8.contains(UInt8(ascii: "/")) && s != "." && s != ".."
     }
 }
 
@@ -266,10 +303,10 @@ package struct PartitionEntry: Sendable, Equatable {
 
 extension ByteWriter {
     package mutating func string(_ s: String) {
-        let u = Array(s.utf8.prefix(Int(UInt16.max)))
+        let utf8 = Array(s.utf8.prefix(Int(UInt16.max)))
         // SAFETY: the closure copies the 2 bytes of a local value; the pointer does not escape it.
-        withUnsafeBytes(of: UInt16(u.count).littleEndian) { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: u)
+        withUnsafeBytes(of: UInt16(utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: utf8)
     }
 }
 
@@ -294,29 +331,33 @@ extension ByteWriter {
 
 extension ByteReader {
     package mutating func longString() throws(QuakeError) -> String {
-        let n = Int(try u32())
-        try need(n)
-        // SAFETY: need(n) checked pos + n <= bytes.count; `b` is dropped when this call returns.
-        let b = UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + n)])
-        pos += n
-        let s = String(decoding: b, as: UTF8.self)
-        guard s.utf8.count == n, s.utf8.elementsEqual(b) else { throw .corrupt("a sync cursor is not valid UTF-8") }
-        return s
+        let length = Int(try u32())
+        try need(length)
+        // SAFETY: need(length) checked pos + length <= bytes.count; `raw` is dropped when this call returns.
+        let raw = UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + length)])
+        pos += length
+        let text = String(decoding: raw, as: UTF8.self)
+        guard text.utf8.count == length, text.utf8.elementsEqual(raw) else {
+            throw .corrupt("a sync cursor is not valid UTF-8")
+        }
+        return text
     }
 
     package mutating func string() throws(QuakeError) -> String {
         try need(2)
-        // SAFETY: need(2) and need(n) check each read lies in `bytes`; loadUnaligned needs no alignment.
-        let n = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt16.self)))
+        // SAFETY: need(2) and need(length) check each read lies in `bytes`; loadUnaligned needs no alignment.
+        let length = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: pos, as: UInt16.self)))
         pos += 2
-        try need(n)
-        let b = UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + n)])
-        pos += n
+        try need(length)
+        let raw = UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + length)])
+        pos += length
         // decoded straight from the buffer, and valid exactly when decoding repaired nothing: the
         // generic `String(validating:as:)` and a copy to an array cost a metadata lookup each, a
         // thousand times for a manifest
-        let s = String(decoding: b, as: UTF8.self)
-        guard s.utf8.count == n, s.utf8.elementsEqual(b) else { throw .corrupt("a name is not valid UTF-8") }
-        return s
+        let text = String(decoding: raw, as: UTF8.self)
+        guard text.utf8.count == length, text.utf8.elementsEqual(raw) else {
+            throw .corrupt("a name is not valid UTF-8")
+        }
+        return text
     }
 }

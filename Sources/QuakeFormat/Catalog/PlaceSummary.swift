@@ -28,10 +28,12 @@ package struct PlaceSummary: Sendable, Equatable {
 
     private static func fold(_ into: inout [[UInt8]: (least: Double?, greatest: Double?)], _ locality: [UInt8],
                              least: Double?, greatest: Double?) {
-        var e = into[locality] ?? (nil, nil)
-        if let l = least, e.least.map({ l < $0 }) ?? true { e.least = l }
-        if let g = greatest, e.greatest.map({ g > $0 }) ?? true { e.greatest = g }
-        into[locality] = e
+        var bounds = into[locality] ?? (nil, nil)
+        if let newLeast = least, bounds.least.map({ newLeast < $0 }) ?? true { bounds.least = newLeast }
+        if let newGreatest = greatest, bounds.greatest.map({ newGreatest > $0 }) ?? true {
+            bounds.greatest = newGreatest
+        }
+        into[locality] = bounds
     }
 
     /// The summary of stored rows, place by place: the naive reference that ``verify`` holds
@@ -39,17 +41,17 @@ package struct PlaceSummary: Sendable, Equatable {
     /// - Complexity: O(rows).
     package init(places: ByteArena, mags: [Int64]) {
         var pairs: [[UInt8]: (least: Double?, greatest: Double?)] = [:]
-        // SAFETY: i < places.count, so each row range lies in the arena's bytes and `rest` lies in `p`; the
+        // SAFETY: i < places.count, so each row range lies in the arena's bytes and `rest` lies in `place`; the
         // slices are copied into arrays and no pointer outlives the closure.
         places.bytes.withUnsafeBytes { b in
             for i in 0..<Swift.min(places.count, mags.count) {
-                let r = places.range(i)
-                if r.isEmpty { continue }
-                let p = UnsafeRawBufferPointer(rebasing: b[r])
-                let loc = PlacePayload.split(p).map { Array(p[$0.rest]) } ?? Array(p)
-                let d = ScaledDecimal.double(mags[i]) + 0.0
-                let m: Double? = d.isNaN ? nil : d
-                Self.fold(&pairs, loc, least: m, greatest: m)
+                let range = places.range(i)
+                if range.isEmpty { continue }
+                let place = UnsafeRawBufferPointer(rebasing: b[range])
+                let loc = PlacePayload.split(place).map { Array(place[$0.rest]) } ?? Array(place)
+                let magnitude = ScaledDecimal.double(mags[i]) + 0.0
+                let known: Double? = magnitude.isNaN ? nil : magnitude
+                Self.fold(&pairs, loc, least: known, greatest: known)
             }
         }
         self.init(pairs)
@@ -60,10 +62,10 @@ package struct PlaceSummary: Sendable, Equatable {
     /// - Complexity: O(place index entries + dictionary bytes).
     package init?(_ r: PartitionReader) throws(QuakeError) {
         guard let index = try r.placeIndex() else { return nil }
-        let d = try r.directory()
-        let values = d.granules.magValues
+        let directory = try r.directory()
+        let values = directory.granules.magValues
         var pairs: [[UInt8]: (least: Double?, greatest: Double?)] = [:]
-        for k in 0..<d.blockSizes.count {
+        for k in 0..<directory.blockSizes.count {
             let (dict, _) = try r.placeCodes(block: k, rows: 0..<0)
             let list: ArraySlice<PlaceIndex.Entry>
             do throws(QuakeError) { list = try index.entries(block: k) } catch { throw error.at(r.path) }

@@ -136,11 +136,11 @@ package enum ColumnVector: Sendable {
 
     package var count: Int {
         switch self {
-        case .ints(let v): return v.count
-        case .doubles(let v): return v.count
-        case .category(let b): return b.codes.count
-        case .text(let a): return a.count
-        case .place(let p): return p.locality.count
+        case .ints(let values): return values.count
+        case .doubles(let values): return values.count
+        case .category(let category): return category.codes.count
+        case .text(let arena): return arena.count
+        case .place(let place): return place.locality.count
         }
     }
 }

@@ -7,19 +7,25 @@ extension ColumnVector {
         switch head {
         case .ints:
             var out: [Int64] = []
-            for p in parts { guard case .ints(let v) = p else { throw mixed }; out.append(contentsOf: v) }
+            for p in parts {
+                guard case .ints(let values) = p else { throw mixed }
+                out.append(contentsOf: values)
+            }
             return .ints(out)
         case .doubles:
             var out: [Double] = []
-            for p in parts { guard case .doubles(let v) = p else { throw mixed }; out.append(contentsOf: v) }
+            for p in parts {
+                guard case .doubles(let values) = p else { throw mixed }
+                out.append(contentsOf: values)
+            }
             return .doubles(out)
         case .text:
             var out = ByteArena()
             for p in parts {
-                guard case .text(let a) = p else { throw mixed }
+                guard case .text(let arena) = p else { throw mixed }
                 let base = out.bytes.count
-                out.bytes.append(contentsOf: a.bytes)
-                out.ends.append(contentsOf: a.ends.lazy.map { $0 + base })
+                out.bytes.append(contentsOf: arena.bytes)
+                out.ends.append(contentsOf: arena.ends.lazy.map { $0 + base })
             }
             return .text(out)
         case .place, .category:

@@ -46,7 +46,12 @@ package final class GzipDecoder {
         var filled = 0
         while filled < want {
             if inPos == input.count && !eof {
-                if let next = try pull(), !next.isEmpty { input = next; inPos = 0 } else { eof = true }
+                if let next = try pull(), !next.isEmpty {
+                    input = next
+                    inPos = 0
+                } else {
+                    eof = true
+                }
             }
             if inPos == input.count && eof {
                 if inMember { throw .decompression("truncated gzip stream") }
@@ -54,25 +59,7 @@ package final class GzipDecoder {
                 break
             }
             let before = (inPos, filled)
-            let rc = input.withUnsafeBufferPointer { inp in
-                out.withUnsafeMutableBufferPointer { o in
-                    assert(inPos < inp.count && filled < o.count, "inflate called with no input or no room")
-                    // SAFETY: zlib reads `avail_in` bytes from `next_in` (inside `inp`, alive in this
-                    // closure, never written: the cast drops a const zlib's API omits) and writes at
-                    // most `avail_out` bytes at `next_out` (inside `o`).
-                    stream.pointee.next_in = UnsafeMutablePointer(mutating: inp.baseAddress! + inPos)
-                    stream.pointee.avail_in = UInt32(Swift.min(inp.count - inPos, Int(UInt32.max)))
-                    stream.pointee.next_out = o.baseAddress! + filled
-                    stream.pointee.avail_out = UInt32(Swift.min(o.count - filled, Int(UInt32.max)))
-                    let availIn = Int(stream.pointee.avail_in), availOut = Int(stream.pointee.avail_out)
-                    let rc = inflate(stream, Z_NO_FLUSH)
-                    inPos += availIn - Int(stream.pointee.avail_in)
-                    filled += availOut - Int(stream.pointee.avail_out)
-                    stream.pointee.next_in = nil
-                    stream.pointee.next_out = nil
-                    return rc
-                }
-            }
+            let rc = inflateOnce(into: &out, filled: &filled)
             if inPos > before.0 { inMember = true }
             switch rc {
             case Z_STREAM_END:
@@ -97,5 +84,29 @@ package final class GzipDecoder {
         if filled == 0 { return done ? nil : [] }
         out.removeLast(out.count - filled)
         return out
+    }
+
+    /// One inflate call from `input` at `inPos` into `out` at `filled`, moving both past what it
+    /// used; returns zlib's status.
+    private func inflateOnce(into out: inout [UInt8], filled: inout Int) -> Int32 {
+        input.withUnsafeBufferPointer { inp in
+            out.withUnsafeMutableBufferPointer { o in
+                assert(inPos < inp.count && filled < o.count, "inflate called with no input or no room")
+                // SAFETY: zlib reads `avail_in` bytes from `next_in` (inside `inp`, alive in this
+                // closure, never written: the cast drops a const zlib's API omits) and writes at
+                // most `avail_out` bytes at `next_out` (inside `o`).
+                stream.pointee.next_in = UnsafeMutablePointer(mutating: inp.baseAddress! + inPos)
+                stream.pointee.avail_in = UInt32(Swift.min(inp.count - inPos, Int(UInt32.max)))
+                stream.pointee.next_out = o.baseAddress! + filled
+                stream.pointee.avail_out = UInt32(Swift.min(o.count - filled, Int(UInt32.max)))
+                let availIn = Int(stream.pointee.avail_in), availOut = Int(stream.pointee.avail_out)
+                let rc = inflate(stream, Z_NO_FLUSH)
+                inPos += availIn - Int(stream.pointee.avail_in)
+                filled += availOut - Int(stream.pointee.avail_out)
+                stream.pointee.next_in = nil
+                stream.pointee.next_out = nil
+                return rc
+            }
+        }
     }
 }

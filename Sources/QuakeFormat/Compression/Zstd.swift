@@ -16,13 +16,13 @@ package enum Zstd {
         var out = [UInt8](repeating: 0, count: bound)
         // SAFETY: zstd writes at most `bound` bytes into `dst` (out holds bound) and reads input.count bytes
         // from `src`; neither pointer outlives these closures (a nil src only comes with size 0).
-        let n = out.withUnsafeMutableBytes { dst in
+        let written = out.withUnsafeMutableBytes { dst in
             input.withUnsafeBytes { src in
                 ZSTD_compress2(cctx, dst.baseAddress, bound, src.baseAddress, input.count)
             }
         }
-        precondition(ZSTD_isError(n) == 0, "zstd compress failed: \(String(cString: ZSTD_getErrorName(n)))")
-        out.removeLast(bound - n)
+        precondition(ZSTD_isError(written) == 0, "zstd compress failed: \(String(cString: ZSTD_getErrorName(written)))")
+        out.removeLast(bound - written)
         return out
     }
 
@@ -31,7 +31,8 @@ package enum Zstd {
     package static func decompress(_ input: UnsafeRawBufferPointer, expectedSize: Int) throws(QuakeError) -> [UInt8] {
         // SAFETY: zstd reads at most input.count bytes of the frame header; `input` is borrowed for this call.
         let size = ZSTD_getFrameContentSize(input.baseAddress, input.count)
-        guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN, UInt64(exactly: expectedSize) == size else {
+        guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN,
+              UInt64(exactly: expectedSize) == size else {
             throw .corrupt("zstd frame header does not match the block footer")
         }
         let dctx = DecompressionContext.current
@@ -45,7 +46,9 @@ package enum Zstd {
         if ZSTD_isError(result) != 0 {
             throw .corrupt("zstd: \(String(cString: ZSTD_getErrorName(result)))")
         }
-        guard result == expectedSize else { throw .corrupt("zstd frame decoded to \(result) bytes, expected \(expectedSize)") }
+        guard result == expectedSize else {
+            throw .corrupt("zstd frame decoded to \(result) bytes, expected \(expectedSize)")
+        }
         return out
     }
 }
@@ -86,15 +89,15 @@ package final class ZstdStreamDecoder {
         var chunk = [UInt8](repeating: 0, count: 1 << 17)
         repeat {
             // SAFETY: zstd writes at most dst.count bytes at `dst`; outBuf does not outlive the closure.
-            let (r, produced): (Int, Int) = chunk.withUnsafeMutableBytes { dst in
+            let (status, produced): (Int, Int) = chunk.withUnsafeMutableBytes { dst in
                 var outBuf = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: 0)
-                let r = ZSTD_decompressStream(dctx, &outBuf, &inBuf)
-                return (r, outBuf.pos)
+                let result = ZSTD_decompressStream(dctx, &outBuf, &inBuf)
+                return (result, outBuf.pos)
             }
-            if ZSTD_isError(r) != 0 {
-                throw .decompression("zstd: \(String(cString: ZSTD_getErrorName(r)))")
+            if ZSTD_isError(status) != 0 {
+                throw .decompression("zstd: \(String(cString: ZSTD_getErrorName(status)))")
             }
-            lastResult = r
+            lastResult = status
             output.append(contentsOf: chunk[0..<produced])
             if produced < chunk.count && inBuf.pos == inBuf.size { break }
         } while true
@@ -126,14 +129,14 @@ package final class ZstdStreamEncoder {
             var chunk = [UInt8](repeating: 0, count: 1 << 17)
             while true {
                 // SAFETY: zstd writes at most dst.count bytes at `dst`; outBuf does not outlive the closure.
-                let (r, produced): (Int, Int) = chunk.withUnsafeMutableBytes { dst in
+                let (status, produced): (Int, Int) = chunk.withUnsafeMutableBytes { dst in
                     var outBuf = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: 0)
-                    let r = ZSTD_compressStream2(cctx, &outBuf, &inBuf, end ? ZSTD_e_end : ZSTD_e_continue)
-                    return (r, outBuf.pos)
+                    let result = ZSTD_compressStream2(cctx, &outBuf, &inBuf, end ? ZSTD_e_end : ZSTD_e_continue)
+                    return (result, outBuf.pos)
                 }
-                precondition(ZSTD_isError(r) == 0, "zstd stream compression failed")
+                precondition(ZSTD_isError(status) == 0, "zstd stream compression failed")
                 result.append(contentsOf: chunk[0..<produced])
-                if end ? r == 0 : inBuf.pos == inBuf.size { break }
+                if end ? status == 0 : inBuf.pos == inBuf.size { break }
             }
         }
         return result

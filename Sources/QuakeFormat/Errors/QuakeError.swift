@@ -72,9 +72,10 @@ public struct QuakeError: Error, LocalizedError, Sendable, Equatable, CustomStri
         /// `line 12`, `byte 4096` or `column mag block 3`.
         public var description: String {
             switch self {
-            case .line(let n): return "line \(n)"
-            case .byte(let n): return "byte \(n)"
-            case .block(let c, let k): return c.isEmpty ? "block \(k)" : "column \(c) block \(k)"
+            case .line(let line): return "line \(line)"
+            case .byte(let offset): return "byte \(offset)"
+            case .block(let column, let block): return column.isEmpty ? "block \(block)"
+                : "column \(column) block \(block)"
             }
         }
     }
@@ -91,7 +92,8 @@ public struct QuakeError: Error, LocalizedError, Sendable, Equatable, CustomStri
     public var detail: String
 
     /// An error of `kind`; `path`, `position` and `errno` say where and why when known.
-    public init(_ kind: Kind, path: String? = nil, position: Position? = nil, errno: Int32? = nil, detail: String = "") {
+    public init(_ kind: Kind, path: String? = nil, position: Position? = nil, errno: Int32? = nil,
+                detail: String = "") {
         self.kind = kind
         self.path = path
         self.position = position
@@ -126,7 +128,9 @@ extension QuakeError {
         QuakeError(.io, path: path, errno: code, detail: call ?? "")
     }
     package static func io(_ detail: String) -> QuakeError { QuakeError(.io, detail: detail) }
-    package static func io(_ path: String, _ detail: String) -> QuakeError { QuakeError(.io, path: path, detail: detail) }
+    package static func io(_ path: String, _ detail: String) -> QuakeError {
+        QuakeError(.io, path: path, detail: detail)
+    }
     package static func corrupt(_ detail: String) -> QuakeError { QuakeError(.corrupt, detail: detail) }
     package static func corrupt(_ path: String, _ detail: String, position: Position? = nil) -> QuakeError {
         QuakeError(.corrupt, path: path, position: position, detail: detail)
@@ -146,9 +150,9 @@ extension QuakeError {
 
     /// The same error, placed in `path` when it names no path yet.
     package func at(_ path: String) -> QuakeError {
-        var e = self
-        if e.path == nil { e.path = path }
-        return e
+        var error = self
+        if error.path == nil { error.path = path }
+        return error
     }
 
     /// An argument out of range: `name` is the argument, `allowed` what it may be.

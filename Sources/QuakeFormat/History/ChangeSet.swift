@@ -29,24 +29,24 @@ package struct ChangeSet: Sendable {
     /// every one of them is an insert (nothing updated or unchanged, as many inserts as rows),
     /// the inserted list is a ``HistoryReference`` to that file instead of a copy of its ids.
     package func encoded(key: String, partitionRows: Int? = nil) -> EncodedChanges {
-        var w = ByteWriter()
+        var writer = ByteWriter()
         let reference = partitionRows == inserted.count && inserted.count > 0 && updated.count == 0
             && unchanged.count == 0
         for (k, (ids, masks)) in [(inserted, [UInt64]()), (updated, changedColumns), (unchanged, [])].enumerated() {
             if k == 0 && reference {
-                w.u64(HistoryReference.marker)
-                w.u64(0)
+                writer.u64(HistoryReference.marker)
+                writer.u64(0)
                 continue
             }
             let raw = HistoryIdList.encode(ids, masks: masks)
-            w.u64(UInt64(raw.rawSize))
-            w.u64(UInt64(raw.bytes.count))
-            w.bytes.append(contentsOf: raw.bytes)
+            writer.u64(UInt64(raw.rawSize))
+            writer.u64(UInt64(raw.bytes.count))
+            writer.bytes.append(contentsOf: raw.bytes)
         }
         return EncodedChanges(section: HistoryFile.Section(
             key: key, minTime: minTime, maxTime: maxTime, inserted: inserted.count, updated: updated.count,
-            unchanged: unchanged.count, offset: 0, length: w.bytes.count, checksum: Checksum.hash(w.bytes),
-            reference: reference), body: w.bytes)
+            unchanged: unchanged.count, offset: 0, length: writer.bytes.count, checksum: Checksum.hash(writer.bytes),
+            reference: reference), body: writer.bytes)
     }
 }
 

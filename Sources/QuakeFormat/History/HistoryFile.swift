@@ -74,17 +74,17 @@ package struct HistoryFile {
         }
         let header = HistoryFile(generation: g, committed: committed, previous: previous, minTime: lo, maxTime: hi,
                                  files: files, sections: sections, mapped: nil).headerBytes()
-        var w = ByteWriter()
-        w.bytes.append(contentsOf: scratch.contains { $0.reference } ? magicWithReferences : magic)
-        w.u32(UInt32(header.count))
-        w.bytes.append(contentsOf: header)
-        w.u64(Checksum.hash(header))
+        var writer = ByteWriter()
+        writer.bytes.append(contentsOf: scratch.contains { $0.reference } ? magicWithReferences : magic)
+        writer.u32(UInt32(header.count))
+        writer.bytes.append(contentsOf: header)
+        writer.u64(Checksum.hash(header))
         try FileIO.makeDirectory(store + "/history")
         let target = path(store: store, generation: g)
         let fd = try FileIO.open(target, O_CREAT | O_TRUNC | O_WRONLY)
         defer { FileIO.close(fd) }
         // a section is often a few dozen bytes (a reference): written in runs of about 1 MiB
-        var pending = w.bytes
+        var pending = writer.bytes
         var at = 0
         for section in scratch {
             if cancelled?() == true { throw QuakeError(.interrupted, path: target, detail: "interrupted") }
@@ -100,31 +100,36 @@ package struct HistoryFile {
     }
 
     private func headerBytes() -> [UInt8] {
-        var w = ByteWriter()
-        w.u64(UInt64(generation))
-        w.i64(committed)
-        w.u64(UInt64(previous))
-        w.i64(minTime)
-        w.i64(maxTime)
-        w.u32(UInt32(files.count))
-        for f in files { w.string(f) }
-        w.u32(UInt32(sections.count))
+        var writer = ByteWriter()
+        writer.u64(UInt64(generation))
+        writer.i64(committed)
+        writer.u64(UInt64(previous))
+        writer.i64(minTime)
+        writer.i64(maxTime)
+        writer.u32(UInt32(files.count))
+        for f in files { writer.string(f) }
+        writer.u32(UInt32(sections.count))
         for s in sections {
-            w.string(s.key)
-            w.i64(s.minTime); w.i64(s.maxTime)
-            w.u64(UInt64(s.inserted)); w.u64(UInt64(s.updated)); w.u64(UInt64(s.unchanged))
-            w.u64(UInt64(s.offset)); w.u64(UInt64(s.length)); w.u64(s.checksum)
+            writer.string(s.key)
+            writer.i64(s.minTime)
+            writer.i64(s.maxTime)
+            writer.u64(UInt64(s.inserted))
+            writer.u64(UInt64(s.updated))
+            writer.u64(UInt64(s.unchanged))
+            writer.u64(UInt64(s.offset))
+            writer.u64(UInt64(s.length))
+            writer.u64(s.checksum)
         }
-        return w.bytes
+        return writer.bytes
     }
 
     /// Reads and checks the header of the transaction file at `path`.
     package static func read(path: String) throws(QuakeError) -> HistoryFile {
-        let f = try MappedFile(path: path)
-        // SAFETY: decode copies what it keeps; `f` is used again below (h.mapped), so the mapping outlives it.
-        var h = try decode(f.bytes, path: path)
-        h.mapped = f
-        return h
+        let file = try MappedFile(path: path)
+        // SAFETY: decode copies what it keeps; `file` is used again below (history.mapped), so the mapping outlives it.
+        var history = try decode(file.bytes, path: path)
+        history.mapped = file
+        return history
     }
 
     /// Decodes and checks a transaction's header; sections are checked when read.
@@ -133,32 +138,37 @@ package struct HistoryFile {
         // SAFETY: b.count >= 20 is checked before b[0..<8] is read.
         guard b.count >= 20, (0..<8).allSatisfy({ b[$0] == magic[$0] })
                 || (0..<8).allSatisfy({ b[$0] == magicWithReferences[$0] }) else { throw bad("not a history file") }
-        var r = ByteReader(b, at: 8)
-        let n = Int(try r.u32())
-        guard n <= b.count - 20 else { throw bad("header runs past the end") }
-        // SAFETY: n <= b.count - 20, so the header (12..<12 + n) and the checksum after it lie in `b`.
-        let header = UnsafeRawBufferPointer(rebasing: b[12..<(12 + n)])
-        var tail = ByteReader(b, at: 12 + n)
+        var reader = ByteReader(b, at: 8)
+        let sectionCount = Int(try reader.u32())
+        guard sectionCount <= b.count - 20 else { throw bad("header runs past the end") }
+        // SAFETY: sectionCount <= b.count - 20, so the header (12..<12 + sectionCount) and the checksum after it lie in
+        // `b`.
+        let header = UnsafeRawBufferPointer(rebasing: b[12..<(12 + sectionCount)])
+        var tail = ByteReader(b, at: 12 + sectionCount)
         guard Checksum.hash(header) == (try tail.u64()) else { throw bad("header checksum mismatch") }
-        let bodyStart = 12 + n + 8
+        let bodyStart = 12 + sectionCount + 8
         do throws(QuakeError) {
-            var h = ByteReader(header)
-            let g = try h.u64(), committed = try h.i64(), previous = try h.u64()
-            guard g < 1 << 48, previous < g else { throw bad("generation \(g) after \(previous)") }
-            let lo = try h.i64(), hi = try h.i64()
-            let nf = Int(try h.u32())
-            guard nf <= h.remaining / 2 else { throw bad("lists \(nf) files") }
+            var headerReader = ByteReader(header)
+            let generation = try headerReader.u64()
+            let committed = try headerReader.i64()
+            let previous = try headerReader.u64()
+            guard generation < 1 << 48, previous < generation else {
+                throw bad("generation \(generation) after \(previous)")
+            }
+            let lo = try headerReader.i64(), hi = try headerReader.i64()
+            let nf = Int(try headerReader.u32())
+            guard nf <= headerReader.remaining / 2 else { throw bad("lists \(nf) files") }
             var files: [String] = []
-            for _ in 0..<nf { files.append(try h.string()) }
-            let ns = Int(try h.u32())
-            guard ns <= h.remaining / 66 else { throw bad("lists \(ns) sections") }
+            for _ in 0..<nf { files.append(try headerReader.string()) }
+            let ns = Int(try headerReader.u32())
+            guard ns <= headerReader.remaining / 66 else { throw bad("lists \(ns) sections") }
             var sections: [Section] = []
             var end = bodyStart
             for _ in 0..<ns {
-                let key = try h.string()
-                let smin = try h.i64(), smax = try h.i64()
-                let ni = try h.u64(), nu = try h.u64(), nn = try h.u64()
-                let off = try h.u64(), len = try h.u64(), sum = try h.u64()
+                let key = try headerReader.string()
+                let smin = try headerReader.i64(), smax = try headerReader.i64()
+                let ni = try headerReader.u64(), nu = try headerReader.u64(), nn = try headerReader.u64()
+                let off = try headerReader.u64(), len = try headerReader.u64(), sum = try headerReader.u64()
                 guard ni < 1 << 40, nu < 1 << 40, nn < 1 << 40, off == UInt64(end - bodyStart),
                       len <= UInt64(b.count - end) else { throw bad("section \(key) has impossible values") }
                 // peeked, not checked: the checksum is checked when the section is read
@@ -171,8 +181,8 @@ package struct HistoryFile {
                                         reference: reference))
                 end += Int(len)
             }
-            guard h.remaining == 0, end == b.count else { throw bad("\(b.count - end) stray bytes") }
-            return HistoryFile(generation: Int(g), committed: committed, previous: Int(previous), minTime: lo,
+            guard headerReader.remaining == 0, end == b.count else { throw bad("\(b.count - end) stray bytes") }
+            return HistoryFile(generation: Int(generation), committed: committed, previous: Int(previous), minTime: lo,
                                maxTime: hi, files: files, sections: sections, mapped: nil)
         } catch {
             if error.kind == .corrupt { throw error.at(path) }
@@ -192,57 +202,63 @@ package struct HistoryFile {
         guard let mapped else { throw .corrupt("history section \(i) is not mapped") }
         // SAFETY: `mapped` is a stored property, so the mapping outlives this call; the read is bounds-checked.
         let body = try body(i, in: mapped.bytes, path: mapped.path)
-        var r = ByteReader(body)
-        return try r.u64() == HistoryReference.marker
+        var reader = ByteReader(body)
+        return try reader.u64() == HistoryReference.marker
     }
 
     /// Section `i`'s bytes within the whole file `b`, checked against its checksum.
     private func body(_ i: Int, in b: UnsafeRawBufferPointer,
                       path: String) throws(QuakeError) -> UnsafeRawBufferPointer {
         guard sections.indices.contains(i) else { throw .corrupt(path, "no history section \(i)") }
-        let s = sections[i]
+        let section = sections[i]
         let headerEnd = b.count - sections.reduce(0) { $0 + $1.length }
-        assert(headerEnd >= 0 && s.offset >= 0 && headerEnd + s.offset + s.length <= b.count,
+        assert(headerEnd >= 0 && section.offset >= 0 && headerEnd + section.offset + section.length <= b.count,
                "section \(i) outside the file it was decoded from")
         // SAFETY: decode checked every section lies end to end up to b.count (end == b.count), so for the file
         // the header came from the slice lies in `b`; callers pass that file (mapped or the decoded bytes).
-        let body = UnsafeRawBufferPointer(rebasing: b[(headerEnd + s.offset)..<(headerEnd + s.offset + s.length)])
-        guard Checksum.hash(body) == s.checksum else { throw .corrupt(path, "section \(s.key) checksum mismatch") }
+        let start = headerEnd + section.offset
+        let body = UnsafeRawBufferPointer(rebasing: b[start..<(start + section.length)])
+        guard Checksum.hash(body) == section.checksum else {
+            throw .corrupt(path, "section \(section.key) checksum mismatch")
+        }
         return body
     }
 
     /// The ids of section `i` of the whole file `b` (at `path`, under its store's `history/`).
     package func changes(_ i: Int, in b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> ChangeSet {
         let body = try body(i, in: b, path: path)
-        let s = sections[i]
-        // SAFETY: reads go through ByteReader; the list slice follows the check comp <= r.remaining.
-        var r = ByteReader(body)
+        let section = sections[i]
+        // SAFETY: reads go through ByteReader; the list slice follows the check comp <= reader.remaining.
+        var reader = ByteReader(body)
         var out = ChangeSet()
-        out.minTime = s.minTime
-        out.maxTime = s.maxTime
-        for (k, expected) in [s.inserted, s.updated, s.unchanged].enumerated() {
-            let raw = try r.u64(), comp = try r.u64()
+        out.minTime = section.minTime
+        out.maxTime = section.maxTime
+        for (k, expected) in [section.inserted, section.updated, section.unchanged].enumerated() {
+            let raw = try reader.u64(), comp = try reader.u64()
             if k == 0, raw == HistoryReference.marker, comp == 0 {
                 guard let slash = path.range(of: "/history/", options: .backwards) else {
-                    throw .corrupt(path, "section \(s.key) refers to a partition outside a store")
+                    throw .corrupt(path, "section \(section.key) refers to a partition outside a store")
                 }
                 out.inserted = try HistoryReference.ids(store: String(path[..<slash.lowerBound]),
-                                                        generation: generation, key: s.key, count: s.inserted)
+                                                        generation: generation, key: section.key,
+                                                        count: section.inserted)
                 continue
             }
-            guard comp <= UInt64(r.remaining), raw <= comp * 1024 + 65536 else {
-                throw .corrupt(path, "section \(s.key) list \(k) has impossible sizes")
+            guard comp <= UInt64(reader.remaining), raw <= comp * 1024 + 65536 else {
+                throw .corrupt(path, "section \(section.key) list \(k) has impossible sizes")
             }
-            let bytes = UnsafeRawBufferPointer(rebasing: body[r.pos..<(r.pos + Int(comp))])
-            r.pos += Int(comp)
+            let bytes = UnsafeRawBufferPointer(rebasing: body[reader.pos..<(reader.pos + Int(comp))])
+            reader.pos += Int(comp)
             let list = try HistoryIdList.decode(bytes, rawSize: Int(raw), masks: k == 1, count: expected)
             switch k {
             case 0: out.inserted = list.ids
-            case 1: out.updated = list.ids; out.changedColumns = list.masks
+            case 1:
+                out.updated = list.ids
+                out.changedColumns = list.masks
             default: out.unchanged = list.ids
             }
         }
-        guard r.remaining == 0 else { throw .corrupt(path, "section \(s.key) has stray bytes") }
+        guard reader.remaining == 0 else { throw .corrupt(path, "section \(section.key) has stray bytes") }
         return out
     }
 }

@@ -9,21 +9,21 @@ package enum HistoryIdList {
     /// Encodes `ids` (in any order; sorted here) with their `masks` (empty, or one per id).
     package static func encode(_ ids: ByteArena, masks: [UInt64] = []) -> (bytes: [UInt8], rawSize: Int) {
         let order = sortedOrder(ids)
-        var w = VarintWriter()
-        w.varint(UInt64(order.count))
+        var writer = VarintWriter()
+        writer.varint(UInt64(order.count))
         var previous = 0..<0
         for i in order {
-            let r = ids.range(i)
+            let range = ids.range(i)
             var shared = 0
-            while shared < previous.count && shared < r.count
-                && ids.bytes[previous.lowerBound + shared] == ids.bytes[r.lowerBound + shared] { shared += 1 }
-            w.varint(UInt64(shared))
-            w.varint(UInt64(r.count - shared))
-            w.bytes.append(contentsOf: ids.bytes[(r.lowerBound + shared)..<r.upperBound])
-            if !masks.isEmpty { w.varint(masks[i]) }
-            previous = r
+            while shared < previous.count && shared < range.count
+                && ids.bytes[previous.lowerBound + shared] == ids.bytes[range.lowerBound + shared] { shared += 1 }
+            writer.varint(UInt64(shared))
+            writer.varint(UInt64(range.count - shared))
+            writer.bytes.append(contentsOf: ids.bytes[(range.lowerBound + shared)..<range.upperBound])
+            if !masks.isEmpty { writer.varint(masks[i]) }
+            previous = range
         }
-        return (Zstd.compress(w.bytes, level: 6), w.bytes.count)
+        return (Zstd.compress(writer.bytes, level: 6), writer.bytes.count)
     }
 
     /// Indices of `ids` in byte order.
@@ -37,16 +37,18 @@ package enum HistoryIdList {
             let prefix: UInt64
             let index: Int
         }
-        // SAFETY: i < ids.count, so each range lies in the arena's bytes and k < min(8, r.count) keeps
-        // raw[r.lowerBound + k] inside it; `raw` is not kept past the closure (keys hold indices).
+        // SAFETY: i < ids.count, so each range lies in the arena's bytes and k < min(8, range.count) keeps
+        // raw[range.lowerBound + k] inside it; `raw` is not kept past the closure (keys hold indices).
         return ids.bytes.withUnsafeBytes { raw in
             var keys: [Key] = []
             keys.reserveCapacity(ids.count)
             for i in 0..<ids.count {
-                let r = ids.range(i)
-                var p: UInt64 = 0
-                for k in 0..<Swift.min(8, r.count) { p |= UInt64(raw[r.lowerBound + k]) << UInt64(56 - 8 * k) }
-                keys.append(Key(prefix: p, index: i))
+                let range = ids.range(i)
+                var previous: UInt64 = 0
+                for k in 0..<Swift.min(8, range.count) {
+                    previous |= UInt64(raw[range.lowerBound + k]) << UInt64(56 - 8 * k)
+                }
+                keys.append(Key(prefix: previous, index: i))
             }
             keys.sort { a, b in
                 if a.prefix != b.prefix { return a.prefix < b.prefix }
@@ -64,26 +66,26 @@ package enum HistoryIdList {
         let raw = try Zstd.decompress(compressed, expectedSize: rawSize)
         return try raw.withStoreBytes { (b) throws(QuakeError) in
             // SAFETY: every read goes through VarintReader, which throws before reading past b.count.
-            var r = VarintReader(b)
-            let n = try r.varint()
-            guard n == UInt64(expected), n <= UInt64(rawSize) else {
-                throw .corrupt("id list holds \(n) ids, expected \(expected)")
+            var reader = VarintReader(b)
+            let count = try reader.varint()
+            guard count == UInt64(expected), count <= UInt64(rawSize) else {
+                throw .corrupt("id list holds \(count) ids, expected \(expected)")
             }
             var ids = ByteArena()
             var out: [UInt64] = []
-            ids.ends.reserveCapacity(Int(n))
+            ids.ends.reserveCapacity(Int(count))
             var previous: [UInt8] = []
-            for _ in 0..<Int(n) {
-                let shared = try r.varint(), suffix = try r.varint()
-                guard shared <= UInt64(previous.count), suffix <= UInt64(r.remaining) else {
+            for _ in 0..<Int(count) {
+                let shared = try reader.varint(), suffix = try reader.varint()
+                guard shared <= UInt64(previous.count), suffix <= UInt64(reader.remaining) else {
                     throw .corrupt("id list entry runs past its bounds")
                 }
                 previous.removeLast(previous.count - Int(shared))
-                previous.append(contentsOf: try r.bytes(Int(suffix)))
+                previous.append(contentsOf: try reader.bytes(Int(suffix)))
                 ids.append(previous)
-                if masks { out.append(try r.varint()) }
+                if masks { out.append(try reader.varint()) }
             }
-            guard r.remaining == 0 else { throw .corrupt("id list has \(r.remaining) stray bytes") }
+            guard reader.remaining == 0 else { throw .corrupt("id list has \(reader.remaining) stray bytes") }
             return (ids, out)
         }
     }
@@ -95,12 +97,12 @@ package struct VarintWriter {
     package init() {}
 
     package mutating func varint(_ v: UInt64) {
-        var v = v
-        while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
+        var remaining = v
+        while remaining >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: remaining) | 0x80)
+            remaining >>= 7
         }
-        bytes.append(UInt8(truncatingIfNeeded: v))
+        bytes.append(UInt8(truncatingIfNeeded: remaining))
     }
 }
 
@@ -114,15 +116,15 @@ package struct VarintReader {
     package var remaining: Int { buffer.count - pos }
 
     package mutating func varint() throws(QuakeError) -> UInt64 {
-        var v: UInt64 = 0
+        var value: UInt64 = 0
         var shift: UInt64 = 0
         while pos < buffer.count {
             // SAFETY: the loop reads buffer[pos] only while pos < buffer.count.
-            let b = buffer[pos]
+            let byte = buffer[pos]
             pos += 1
             guard shift < 64 else { break }
-            v |= UInt64(b & 0x7F) << shift
-            if b < 0x80 { return v }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
             shift += 7
         }
         throw .corrupt("a varint runs past the end of its list")

@@ -75,12 +75,12 @@ package enum HistoryReference {
             let name = String(r.dropFirst("partitions/".count))
             guard let parsed = parsePartitionFile(name), kept.contains(parsed.generation) else { continue }
             let tx = try HistoryFile.read(path: HistoryFile.path(store: storePath, generation: parsed.generation))
-            guard let i = tx.sections.firstIndex(where: { $0.key == parsed.key }),
-                  try tx.isReference(i) else { continue }
+            guard let sectionIndex = tx.sections.firstIndex(where: { $0.key == parsed.key }),
+                  try tx.isReference(sectionIndex) else { continue }
             let copy = copyPath(store: storePath, generation: parsed.generation, key: parsed.key)
             // a whole copy left by a load that did not commit serves as well
-            if (try? readCopy(copy, count: tx.sections[i].inserted)) != nil { continue }
-            let ids = try partitionIds(store: storePath, file: name, rows: tx.sections[i].inserted)
+            if (try? readCopy(copy, count: tx.sections[sectionIndex].inserted)) != nil { continue }
+            let ids = try partitionIds(store: storePath, file: name, rows: tx.sections[sectionIndex].inserted)
             try FileIO.writeDurably(copy, encodeCopy(ids))
         }
     }
@@ -90,9 +90,10 @@ package enum HistoryReference {
         let suffix = "." + PartitionFile.fileExtension
         guard name.hasSuffix(suffix), let dot = name.dropLast(suffix.count).lastIndex(of: "."),
               name[name.index(after: dot)...].hasPrefix("g"),
-              let g = Int(name[name.index(dot, offsetBy: 2)..<name.index(name.endIndex, offsetBy: -suffix.count)]),
-              g >= 0 else { return nil }
-        return (String(name[..<dot]), g)
+              let generation = Int(name[name.index(dot, offsetBy: 2)
+                                        ..< name.index(name.endIndex, offsetBy: -suffix.count)]),
+              generation >= 0 else { return nil }
+        return (String(name[..<dot]), generation)
     }
 
     /// The id column of a partition file, in storage order, checked against `rows`.
@@ -121,21 +122,21 @@ package enum HistoryReference {
 
     private static func encodeCopy(_ ids: ByteArena) -> [UInt8] {
         let list = HistoryIdList.encode(ids)
-        var w = ByteWriter()
-        w.bytes.append(contentsOf: magic)
-        w.u64(UInt64(ids.count))
-        w.u64(UInt64(list.rawSize))
-        w.u64(UInt64(list.bytes.count))
-        w.u64(Checksum.hash(list.bytes))
-        w.bytes.append(contentsOf: list.bytes)
-        return w.bytes
+        var writer = ByteWriter()
+        writer.bytes.append(contentsOf: magic)
+        writer.u64(UInt64(ids.count))
+        writer.u64(UInt64(list.rawSize))
+        writer.u64(UInt64(list.bytes.count))
+        writer.u64(Checksum.hash(list.bytes))
+        writer.bytes.append(contentsOf: list.bytes)
+        return writer.bytes
     }
 
     private static func readCopy(_ path: String, count: Int) throws(QuakeError) -> ByteArena {
-        let f = try MappedFile(path: path)
-        // SAFETY: withExtendedLifetime keeps `f` (the mapping's owner) alive while `f.bytes` is read;
+        let file = try MappedFile(path: path)
+        // SAFETY: withExtendedLifetime keeps `file` (the mapping's owner) alive while `file.bytes` is read;
         // decode copies the ids out.
-        return try withExtendedLifetime(f) { () throws(QuakeError) in try readCopy(f.bytes, path, count: count) }
+        return try withExtendedLifetime(file) { () throws(QuakeError) in try readCopy(file.bytes, path, count: count) }
     }
 
     private static func readCopy(_ b: UnsafeRawBufferPointer, _ path: String,
@@ -144,13 +145,13 @@ package enum HistoryReference {
         guard b.count >= 40, (0..<8).allSatisfy({ b[$0] == magic[$0] }) else {
             throw .corrupt(path, "not a copy of history ids")
         }
-        var r = ByteReader(b, at: 8)
-        let n = try r.u64(), raw = try r.u64(), comp = try r.u64(), sum = try r.u64()
-        guard n == UInt64(count), comp == UInt64(r.remaining), raw <= comp * 1024 + 65536 else {
-            throw .corrupt(path, "holds \(n) ids in \(comp) bytes, expected \(count) in \(r.remaining)")
+        var reader = ByteReader(b, at: 8)
+        let idCount = try reader.u64(), raw = try reader.u64(), comp = try reader.u64(), sum = try reader.u64()
+        guard idCount == UInt64(count), comp == UInt64(reader.remaining), raw <= comp * 1024 + 65536 else {
+            throw .corrupt(path, "holds \(idCount) ids in \(comp) bytes, expected \(count) in \(reader.remaining)")
         }
-        // SAFETY: r.pos <= b.count after the four u64 reads, so b[r.pos...] is a valid (maybe empty) slice.
-        let body = UnsafeRawBufferPointer(rebasing: b[r.pos...])
+        // SAFETY: reader.pos <= b.count after the four u64 reads, so b[reader.pos...] is a valid (maybe empty) slice.
+        let body = UnsafeRawBufferPointer(rebasing: b[reader.pos...])
         guard Checksum.hash(body) == sum else { throw .corrupt(path, "checksum mismatch") }
         do throws(QuakeError) {
             return try HistoryIdList.decode(body, rawSize: Int(raw), masks: false, count: count).ids

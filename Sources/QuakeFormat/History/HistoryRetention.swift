@@ -39,9 +39,12 @@ package struct HistoryRetention: Sendable, Equatable {
     package var generations: [Int] { ranges.flatMap { Array($0) } }
 
     package var count: Int {
-        var n = 0, k = 0
-        while k + 1 < bounds.count { n += bounds[k + 1] - bounds[k] + 1; k += 2 }
-        return n
+        var total = 0, boundIndex = 0
+        while boundIndex + 1 < bounds.count {
+            total += bounds[boundIndex + 1] - bounds[boundIndex] + 1
+            boundIndex += 2
+        }
+        return total
     }
 
     /// The newest generation with a transaction, or the base.
@@ -61,7 +64,7 @@ package struct HistoryRetention: Sendable, Equatable {
             r.upperBound < g ? nil : max(r.lowerBound, g)...r.upperBound
         }
         baseGeneration = max(baseGeneration, g - 1)
-        if let t = newestPrunedTime { baseTime = max(baseTime, t) }
+        if let prunedTime = newestPrunedTime { baseTime = max(baseTime, prunedTime) }
     }
 
     package func encode(into w: inout ByteWriter) {
@@ -72,23 +75,27 @@ package struct HistoryRetention: Sendable, Equatable {
     }
 
     package static func decode(_ r: inout ByteReader, generation: Int) throws(QuakeError) -> HistoryRetention {
-        var h = HistoryRetention()
+        var retention = HistoryRetention()
         let base = try r.u64()
-        guard base <= UInt64(generation) else { throw .corrupt("history base \(base) is past generation \(generation)") }
-        h.baseGeneration = Int(base)
-        h.baseTime = try r.i64()
-        let n = Int(try r.u32())
-        guard n <= r.remaining / 16 else { throw .corrupt("lists \(n) history ranges") }
-        var floor = h.baseGeneration
-        for _ in 0..<n {
+        guard base <= UInt64(generation) else {
+            throw .corrupt("history base \(base) is past generation \(generation)")
+        }
+        retention.baseGeneration = Int(base)
+        retention.baseTime = try r.i64()
+        let count = Int(try r.u32())
+        guard count <= r.remaining / 16 else { throw .corrupt("lists \(count) history ranges") }
+        var floor = retention.baseGeneration
+        for _ in 0..<count {
             let lo = try r.u64(), hi = try r.u64()
             guard lo > UInt64(floor), lo <= hi, hi <= UInt64(generation) else {
                 throw .corrupt("history range \(lo)...\(hi) is out of order or past generation \(generation)")
             }
-            h.bounds += [Int(lo), Int(hi)]
+            retention.bounds += [Int(lo), Int(hi)]
             floor = Int(hi) + 1
         }
-        guard h.count <= maxTransactions else { throw .corrupt("history lists \(h.count) transactions") }
-        return h
+        guard retention.count <= maxTransactions else {
+            throw .corrupt("history lists \(retention.count) transactions")
+        }
+        return retention
     }
 }

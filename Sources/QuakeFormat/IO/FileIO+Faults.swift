@@ -76,8 +76,8 @@ extension FileIO {
 
             func includes(_ k: Int) -> Bool {
                 switch self {
-                case .nth(let n): k == n
-                case .from(let n): k >= n
+                case .nth(let nth): k == nth
+                case .from(let first): k >= first
                 case .every: true
                 }
             }
@@ -95,13 +95,14 @@ extension FileIO {
             package var paths: @Sendable (String) -> Bool
 
             /// A plan for `operations` on paths under `directory`.
-            package init(under directory: String, _ operations: Set<Operation>, _ calls: Calls, _ effect: Effect, paths: @escaping @Sendable (String) -> Bool = { _ in true }) {
+            package init(under directory: String, _ operations: Set<Operation>, _ calls: Calls, _ effect: Effect,
+                         paths: @escaping @Sendable (String) -> Bool = { _ in true }) {
                 let once: Bool
                 if case .nth = calls { once = true } else { once = false }
                 precondition(effect != .fail(EINTR) || once, "a call that keeps failing with EINTR is retried forever")
-                var d = directory
-                while d.count > 1 && d.hasSuffix("/") { d.removeLast() }
-                self.directory = d
+                var dir = directory
+                while dir.count > 1 && dir.hasSuffix("/") { dir.removeLast() }
+                self.directory = dir
                 self.operations = operations
                 self.calls = calls
                 self.effect = effect
@@ -116,7 +117,9 @@ extension FileIO {
 
             /// Whether the plan matches `path`: it is ``directory`` or under it, and ``paths`` accepts it.
             package func matches(_ path: String) -> Bool {
-                guard path == directory || path.hasPrefix(directory == "/" ? "/" : directory + "/") else { return false }
+                guard path == directory || path.hasPrefix(directory == "/" ? "/" : directory + "/") else {
+                    return false
+                }
                 return paths(path)
             }
         }
@@ -193,9 +196,9 @@ extension FileIO {
                 let result = Result<T, E> { () throws(E) -> T in try body() }
                 armed.store(false, ordering: .sequentiallyConsistent)
                 let report = state.locked { s -> Report in
-                    let r = s.report
+                    let report = s.report
                     s = State()
-                    return r
+                    return report
                 }
                 outcome = Trial(result: result, report: report)
             }
@@ -215,7 +218,8 @@ extension FileIO {
         }
 
         @inline(never)
-        private static func consult(_ operation: Operation, _ path: String, _ other: String?, _ asking: Int) -> Planned? {
+        private static func consult(_ operation: Operation, _ path: String, _ other: String?,
+                                    _ asking: Int) -> Planned? {
             state.locked { s -> Planned? in
                 guard let plan = s.plan, plan.operations.contains(operation),
                       plan.matches(path) || (other.map(plan.matches) ?? false) else { return nil }
@@ -225,7 +229,8 @@ extension FileIO {
                     let write = Operation.writes.contains(operation)
                     switch plan.effect {
                     case .fail(let code): planned = .fail(code)
-                    case .shortWrite(let most) where write && asking > 1: planned = .write(max(1, min(most, asking - 1)))
+                    case .shortWrite(let most) where write && asking > 1:
+                        planned = .write(max(1, min(most, asking - 1)))
                     case .writeNothing where write && asking > 0: planned = .write(0)
                     case .shortWrite, .writeNothing, .none: planned = nil
                     }

@@ -11,41 +11,41 @@ extension FileIO {
     /// conformance in the binary, about 0.3 ms of a one-shot query; this reads both through the
     /// I/O layer.
     package static func processorCount() -> Int {
-        var n = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        var count = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         #if canImport(Darwin)
         // no affinity masks and no cgroups: every processor online
         #elseif canImport(Glibc)
         // the affinity mask as the kernel reports it (`sched_getaffinity` is not in Swift's Glibc)
-        if let status = try? readToEnd("/proc/self/status", limit: 1 << 14), let c = allowedProcessors(status) {
-            n = c
+        if let status = try? readToEnd("/proc/self/status", limit: 1 << 14), let allowed = allowedProcessors(status) {
+            count = allowed
         }
-        if let bytes = try? readToEnd("/sys/fs/cgroup/cpu.max", limit: 64), let q = cgroupQuota(bytes) {
-            n = min(n, q)
+        if let bytes = try? readToEnd("/sys/fs/cgroup/cpu.max", limit: 64), let quota = cgroupQuota(bytes) {
+            count = min(count, quota)
         }
         #endif
-        return max(1, n)
+        return max(1, count)
     }
 
     /// The processors the `Cpus_allowed:` line of `/proc/self/status` allows (a hex mask in
     /// comma-separated groups), or nil when there is no such line or it does not read as one.
     package static func allowedProcessors(_ status: [UInt8]) -> Int? {
         let key = Array("Cpus_allowed:".utf8)
-        var i = 0
+        var position = 0
         // the line's start: the file's, or the byte after a newline
-        while i + key.count <= status.count, !status[i..<(i + key.count)].elementsEqual(key) {
-            guard let next = status[i...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-            i = next + 1
+        while position + key.count <= status.count, !status[position..<(position + key.count)].elementsEqual(key) {
+            guard let next = status[position...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+            position = next + 1
         }
-        guard i + key.count <= status.count else { return nil }
-        i += key.count
+        guard position + key.count <= status.count else { return nil }
+        position += key.count
         var bits = 0, digits = 0
-        while i < status.count, status[i] != UInt8(ascii: "\n") {
-            let b = status[i]
-            i += 1
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): bits += Int(b - UInt8(ascii: "0")).nonzeroBitCount
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): bits += Int(b - UInt8(ascii: "a") + 10).nonzeroBitCount
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): bits += Int(b - UInt8(ascii: "A") + 10).nonzeroBitCount
+        while position < status.count, status[position] != UInt8(ascii: "\n") {
+            let byte = status[position]
+            position += 1
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): bits += Int(byte - UInt8(ascii: "0")).nonzeroBitCount
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): bits += Int(byte - UInt8(ascii: "a") + 10).nonzeroBitCount
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): bits += Int(byte - UInt8(ascii: "A") + 10).nonzeroBitCount
             case UInt8(ascii: ","), UInt8(ascii: " "), UInt8(ascii: "\t"): continue
             default: return nil
             }

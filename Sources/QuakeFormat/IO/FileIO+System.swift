@@ -152,9 +152,9 @@ enum SystemCall {
         if let planned = FileIO.Faults.planned(offset == nil ? .write : .pwrite, path, asking: count) {
             switch planned {
             case .fail(let code): return failing(code)
-            case .write(let n):
-                if n == 0 { return 0 }
-                count = n
+            case .write(let length):
+                if length == 0 { return 0 }
+                count = length
             }
         }
         if let offset { return cPwrite(fd, base, count, off_t(offset)) }
@@ -174,9 +174,9 @@ enum SystemCall {
         if case .fail(let code)? = FileIO.Faults.planned(.fsync, path) { return failing(code) }
         #if canImport(Darwin)
         // returns 0, or an errno (or -1 with errno set)
-        let r = darwinSyncVolume(path, syncVolumeFullSync | syncVolumeWait)
-        if r == 0 { return 0 }
-        if r > 0 { errno = r }
+        let result = darwinSyncVolume(path, syncVolumeFullSync | syncVolumeWait)
+        if result == 0 { return 0 }
+        if result > 0 { errno = result }
         return -1
         #elseif canImport(Glibc)
         return linuxSyncfs(fd)

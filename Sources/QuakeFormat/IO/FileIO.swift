@@ -22,9 +22,9 @@ package enum FileIO {
     @inline(__always)
     package static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
         while true {
-            let r = call()
-            if r < 0 && errno == EINTR { continue }
-            return r
+            let result = call()
+            if result < 0 && errno == EINTR { continue }
+            return result
         }
     }
 
@@ -44,9 +44,9 @@ package enum FileIO {
     /// Reads up to `count` bytes into `base` (at `offset` when given); 0 at the end; an error names `path`.
     package static func read(_ fd: Int32, into base: UnsafeMutableRawPointer, count: Int, at offset: Int? = nil,
                              path: String) throws(QuakeError) -> Int {
-        let n = retrying { SystemCall.read(fd, base, count, at: offset) }
-        guard n >= 0 else { throw .system(path, errno) }
-        return n
+        let got = retrying { SystemCall.read(fd, base, count, at: offset) }
+        guard got >= 0 else { throw .system(path, errno) }
+        return got
     }
 
     /// Writes all of `bytes` to `fd` (at `offset` when given), retrying short writes. A failed
@@ -57,10 +57,11 @@ package enum FileIO {
         var done = 0
         while done < bytes.count {
             // SAFETY: done < bytes.count, so [base + done, base + bytes.count) lies inside bytes.
-            let n = retrying { SystemCall.write(fd, base + done, bytes.count - done, at: offset.map { $0 + done }, path: path) }
-            if n < 0 { throw .system(path, errno) }
-            if n == 0 { throw .system(path, ENOSPC) }
-            done += n
+            let written = retrying { SystemCall.write(fd, base + done, bytes.count - done,
+                                                      at: offset.map { $0 + done }, path: path) }
+            if written < 0 { throw .system(path, errno) }
+            if written == 0 { throw .system(path, ENOSPC) }
+            done += written
         }
     }
 
@@ -101,18 +102,19 @@ package enum FileIO {
     }
 
     /// Maps `count` bytes of `fd` read-only.
-    package static func mapReadOnly(_ fd: Int32, count: Int, path: String) throws(QuakeError) -> UnsafeRawBufferPointer {
-        guard let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
+    package static func mapReadOnly(_ fd: Int32, count: Int,
+                                    path: String) throws(QuakeError) -> UnsafeRawBufferPointer {
+        guard let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
             throw .system(path, errno, call: "mmap")
         }
-        // SAFETY: mmap mapped `count` readable bytes at p; they stay mapped until unmap(_:) is called.
-        return UnsafeRawBufferPointer(start: p, count: count)
+        // SAFETY: mmap mapped `count` readable bytes at `mapped`; they stay mapped until unmap(_:) is called.
+        return UnsafeRawBufferPointer(start: mapped, count: count)
     }
 
     /// Unmaps what ``mapReadOnly(_:count:path:)`` mapped.
     package static func unmap(_ bytes: UnsafeRawBufferPointer) {
         // SAFETY: bytes came from mmap with this exact length and is unmapped once, by its owner.
-        if let b = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: b), bytes.count) }
+        if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
     }
 
     /// The process id, for the lock file.
@@ -123,9 +125,9 @@ package enum FileIO {
 
     /// Columns of the terminal on `fd`, or nil when it is not a terminal.
     package static func terminalColumns(_ fd: Int32) -> Int? {
-        var w = winsize()
-        guard ioctl(fd, UInt(TIOCGWINSZ), &w) == 0, w.ws_col > 0 else { return nil }
-        return Int(w.ws_col)
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 
     /// Flushes every dirty file of the filesystem holding `path` (`syncfs` on Linux,
@@ -172,9 +174,9 @@ package enum FileIO {
     package static func readFile(_ path: String, limit: Int = 1 << 28) throws(QuakeError) -> [UInt8] {
         let fd = try openForReading(path)
         defer { close(fd) }
-        let n = try size(of: fd, path: path)
-        guard n <= limit else { throw QuakeError(.format, path: path, detail: "larger than \(limit) bytes") }
-        return try preadExactly(fd, count: n, at: 0, path: path)
+        let fileSize = try size(of: fd, path: path)
+        guard fileSize <= limit else { throw QuakeError(.format, path: path, detail: "larger than \(limit) bytes") }
+        return try preadExactly(fd, count: fileSize, at: 0, path: path)
     }
 
     /// The bytes of `path` read to its end, at most `limit`: for files whose size `fstat` does
@@ -195,7 +197,8 @@ package enum FileIO {
     }
 
     /// Reads exactly `count` bytes at `offset`; a short read is an error naming `path`.
-    package static func preadExactly(_ fd: Int32, count: Int, at offset: Int, path: String) throws(QuakeError) -> [UInt8] {
+    package static func preadExactly(_ fd: Int32, count: Int, at offset: Int,
+                                     path: String) throws(QuakeError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         let got = try fill(fd, &out, at: offset, path: path)
         if got < count { throw .io(path, "ends after \(offset + got) bytes, expected \(offset + count)") }
@@ -208,16 +211,16 @@ package enum FileIO {
                              path: String) throws(QuakeError) -> Int {
         var got = 0
         while got < out.count {
-            let r = out.withUnsafeMutableBytes { b -> Result<Int, QuakeError> in
+            let result = out.withUnsafeMutableBytes { b -> Result<Int, QuakeError> in
                 // SAFETY: got < b.count, so the destination range stays inside out.
                 guard let base = b.baseAddress else { return .success(0) }
                 return Result { () throws(QuakeError) in
                     try read(fd, into: base + got, count: b.count - got, at: offset.map { $0 + got }, path: path)
                 }
             }
-            let n = try r.get()
-            if n == 0 { break }
-            got += n
+            let chunk = try result.get()
+            if chunk == 0 { break }
+            got += chunk
         }
         return got
     }
@@ -252,12 +255,14 @@ package enum FileIO {
 
     /// Names in a directory (not `.` or `..`); empty when it does not exist.
     package static func list(_ path: String) -> [String] {
-        guard let d = opendir(path) else { return [] }
-        defer { closedir(d) }
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
         var out: [String] = []
-        while let e = readdir(d) {
+        while let entry = readdir(dir) {
             // SAFETY: d_name is a NUL-terminated array inside the entry, read before the next readdir.
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
             if name != "." && name != ".." { out.append(name) }
         }
         return out.sorted()
@@ -274,8 +279,9 @@ package enum FileIO {
     package static func identity(_ path: String) -> [Int64]? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        let m = st.modified
-        return [Int64(truncatingIfNeeded: st.st_ino), Int64(st.st_size), Int64(m.tv_sec), Int64(m.tv_nsec)]
+        let modified = st.modified
+        return [Int64(truncatingIfNeeded: st.st_ino), Int64(st.st_size), Int64(modified.tv_sec),
+                Int64(modified.tv_nsec)]
     }
 
     /// A descriptor that becomes readable when an entry of `directory` is created, written
@@ -298,8 +304,8 @@ package enum FileIO {
     /// Waits up to `milliseconds` for `fd` to become readable, then drains what it holds.
     /// Returns true when something arrived.
     package static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, milliseconds) > 0 else { return false }
+        var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&request, 1, milliseconds) > 0 else { return false }
         var buf = [UInt8](repeating: 0, count: 4096)
         // SAFETY: each read fills at most the buffer's own 4096 bytes.
         while buf.withUnsafeMutableBytes({ SystemCall.read(fd, $0.baseAddress, $0.count, at: nil) }) > 0 {}
@@ -308,17 +314,17 @@ package enum FileIO {
 
     /// Sleeps the calling thread (a writer waiting for another of its process).
     package static func sleep(milliseconds: Int) {
-        var t = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var delay = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
         var left = timespec()
-        while nanosleep(&t, &left) != 0 && errno == EINTR { t = left }
+        while nanosleep(&delay, &left) != 0 && errno == EINTR { delay = left }
     }
 
     /// Last modification time in epoch milliseconds, rounded up; nil when it cannot be read.
     package static func modifiedMillis(_ path: String) -> Int64? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        let m = st.modified
-        return Int64(m.tv_sec) * 1000 + (Int64(m.tv_nsec) + 999_999) / 1_000_000
+        let modified = st.modified
+        return Int64(modified.tv_sec) * 1000 + (Int64(modified.tv_nsec) + 999_999) / 1_000_000
     }
 
     package static func isDirectory(_ path: String) -> Bool {

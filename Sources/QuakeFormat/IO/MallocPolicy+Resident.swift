@@ -5,7 +5,7 @@ extension MallocPolicy {
     /// bytes: trimming after every partition costs page faults when the heap grows again, so a
     /// load trims only where its size calls for it.
     package static func releaseFree(ifResidentAbove limit: Int) {
-        guard let r = residentBytes(), r > limit else { return }
+        guard let resident = residentBytes(), resident > limit else { return }
         releaseFree()
     }
 

@@ -19,7 +19,8 @@ package final class MappedFile: @unchecked Sendable {
         let size = try FileIO.size(of: fd, path: path)
         // SAFETY: a read-only private mapping of exactly the file's `size` bytes (none for an empty
         // file, which mmap refuses); it stays valid after the descriptor is closed, until deinit.
-        bytes = size == 0 ? UnsafeRawBufferPointer(start: nil, count: 0) : try FileIO.mapReadOnly(fd, count: size, path: path)
+        bytes = size == 0 ? UnsafeRawBufferPointer(start: nil, count: 0)
+            : try FileIO.mapReadOnly(fd, count: size, path: path)
     }
 
     // SAFETY: the last reference is gone, so no view of `bytes` is read any more.

@@ -19,13 +19,13 @@ package final class SpillFile {
     deinit { FileIO.close(fd) }
 
     package func append(_ payload: [UInt8]) throws(QuakeError) {
-        var w = ByteWriter()
+        var writer = ByteWriter()
         let frame = Zstd.compress(payload, level: 1)
-        w.u32(UInt32(frame.count))
-        w.u32(UInt32(payload.count))
-        w.bytes.append(contentsOf: frame)
-        try FileIO.pwriteAll(fd, w.bytes, at: size, path: path)
-        size += w.bytes.count
+        writer.u32(UInt32(frame.count))
+        writer.u32(UInt32(payload.count))
+        writer.bytes.append(contentsOf: frame)
+        try FileIO.pwriteAll(fd, writer.bytes, at: size, path: path)
+        size += writer.bytes.count
     }
 
     /// Drops everything appended after `mark` (a failed input file).
@@ -44,7 +44,9 @@ package final class SpillFile {
             let rlen = Int(head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self) })
             let frame = try FileIO.preadExactly(fd, count: clen, at: off + 8, path: path)
             // SAFETY: the frame's bytes are lent to the decompressor for the call only.
-            let payload = try frame.withUnsafeBytes { (p) throws(QuakeError) in try Zstd.decompress(p, expectedSize: rlen) }
+            let payload = try frame.withUnsafeBytes { (p) throws(QuakeError) in
+                try Zstd.decompress(p, expectedSize: rlen)
+            }
             // SAFETY: the payload's bytes are lent to body for the call only (its contract: not kept).
             try payload.withUnsafeBytes { try body($0) }
             off += 8 + clen

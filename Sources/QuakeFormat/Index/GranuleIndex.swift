@@ -51,28 +51,18 @@ package struct GranuleIndex: Sendable, Equatable {
     /// Computes the index of a partition's sorted rows.
     package init(_ batch: RowBatch) {
         rows = batch.count
-        let g = (rows + GranuleIndex.granuleRows - 1) / GranuleIndex.granuleRows
+        let granules = (rows + GranuleIndex.granuleRows - 1) / GranuleIndex.granuleRows
         stats = []
         for c in GranuleIndex.columns {
-            let v = batch.ints[c.rawValue]
+            let values = batch.ints[c.rawValue]
             var out: [Stats] = []
-            out.reserveCapacity(g)
-            for k in 0..<g {
-                let r = (k * GranuleIndex.granuleRows)..<Swift.min(rows, (k + 1) * GranuleIndex.granuleRows)
-                var nulls: UInt32 = 0
+            out.reserveCapacity(granules)
+            for k in 0..<granules {
+                let granuleRows = (k * GranuleIndex.granuleRows)..<Swift.min(rows, (k + 1) * GranuleIndex.granuleRows)
                 if c.kind == .timestamp {
-                    var lo = Int64.max, hi = Int64.min
-                    for i in r { let x = v[i]; if x == RowBatch.null { nulls += 1 } else { lo = Swift.min(lo, x); hi = Swift.max(hi, x) } }
-                    out.append(Int(nulls) == r.count ? Stats(min: 0, max: 0, nulls: nulls) : Stats(min: lo, max: hi, nulls: nulls))
+                    out.append(Self.timestampStats(values, granuleRows))
                 } else {
-                    var lo = Double.infinity, hi = -Double.infinity
-                    for i in r {
-                        if v[i] == RowBatch.null { nulls += 1; continue }
-                        let d = ScaledDecimal.double(v[i])
-                        lo = Swift.min(lo, d); hi = Swift.max(hi, d)
-                    }
-                    if Int(nulls) == r.count { lo = .nan; hi = .nan }
-                    out.append(Stats(min: Int64(bitPattern: lo.bitPattern), max: Int64(bitPattern: hi.bitPattern), nulls: nulls))
+                    out.append(Self.decimalStats(values, granuleRows))
                 }
             }
             stats.append(out)
@@ -84,24 +74,66 @@ package struct GranuleIndex: Sendable, Equatable {
         magValues = distinct.map { Double(bitPattern: $0) }.sorted()
         magEntries = []
         magStarts = []
-        guard magValues.count <= Int(UInt16.max) else { magValues = []; return }
+        guard magValues.count <= Int(UInt16.max) else {
+            magValues = []
+            return
+        }
         magStarts.append(0)
         var code: [UInt64: UInt16] = [:]
         for (k, v) in magValues.enumerated() { code[v.bitPattern] = UInt16(k) }
         var counts = [UInt16](repeating: 0, count: magValues.count)
-        for k in 0..<g {
-            let r = (k * GranuleIndex.granuleRows)..<Swift.min(rows, (k + 1) * GranuleIndex.granuleRows)
+        for k in 0..<granules {
+            let granuleRows = (k * GranuleIndex.granuleRows)..<Swift.min(rows, (k + 1) * GranuleIndex.granuleRows)
             var used: [UInt16] = []
-            for i in r where mags[i] != RowBatch.null {
-                guard let c = code[(ScaledDecimal.double(mags[i]) + 0.0).bitPattern] else { continue }
-                if counts[Int(c)] == 0 { used.append(c) }
-                counts[Int(c)] += 1
+            for i in granuleRows where mags[i] != RowBatch.null {
+                guard let magCode = code[(ScaledDecimal.double(mags[i]) + 0.0).bitPattern] else { continue }
+                if counts[Int(magCode)] == 0 { used.append(magCode) }
+                counts[Int(magCode)] += 1
             }
             used.sort()
             for c in used { magEntries.append(UInt32(c) | UInt32(counts[Int(c)]) << 16) }
             magStarts.append(magEntries.count)
             for c in used { counts[Int(c)] = 0 }
         }
+    }
+
+    /// The least, greatest and null count of the timestamps of rows `granuleRows` (0 and 0 when all are null).
+    private static func timestampStats(_ values: [Int64], _ granuleRows: Range<Int>) -> Stats {
+        var nulls: UInt32 = 0
+        var lo = Int64.max, hi = Int64.min
+        for i in granuleRows {
+            let value = values[i]
+            if value == RowBatch.null {
+                nulls += 1
+            } else {
+                lo = Swift.min(lo, value)
+                hi = Swift.max(hi, value)
+            }
+        }
+        return Int(nulls) == granuleRows.count
+            ? Stats(min: 0, max: 0, nulls: nulls)
+            : Stats(min: lo, max: hi, nulls: nulls)
+    }
+
+    /// The least and greatest (as double bit patterns, NaN when all are null) and the null count
+    /// of the decimals of rows `granuleRows`.
+    private static func decimalStats(_ values: [Int64], _ granuleRows: Range<Int>) -> Stats {
+        var nulls: UInt32 = 0
+        var lo = Double.infinity, hi = -Double.infinity
+        for i in granuleRows {
+            if values[i] == RowBatch.null {
+                nulls += 1
+                continue
+            }
+            let decoded = ScaledDecimal.double(values[i])
+            lo = Swift.min(lo, decoded)
+            hi = Swift.max(hi, decoded)
+        }
+        if Int(nulls) == granuleRows.count {
+            lo = .nan
+            hi = .nan
+        }
+        return Stats(min: Int64(bitPattern: lo.bitPattern), max: Int64(bitPattern: hi.bitPattern), nulls: nulls)
     }
 
     /// True when the mag histogram is present (it is unless a partition holds over 65,535
@@ -111,15 +143,19 @@ package struct GranuleIndex: Sendable, Equatable {
     /// Rows of granule `g` whose mag passes `range`, from the histogram alone.
     @inlinable
     package func magCount(granule g: Int, _ range: RangePredicate) -> Int {
-        var n = 0
-        for e in magCounts(g) where range.contains(magValues[Int(e & 0xFFFF)]) { n += Int(e >> 16) }
-        return n
+        var total = 0
+        for e in magCounts(g) where range.contains(magValues[Int(e & 0xFFFF)]) { total += Int(e >> 16) }
+        return total
     }
 
     package func write(into w: inout ByteWriter) {
         w.u32(UInt32(granules))
         for slot in stats {
-            for s in slot { w.i64(s.min); w.i64(s.max); w.u32(s.nulls) }
+            for s in slot {
+                w.i64(s.min)
+                w.i64(s.max)
+                w.u32(s.nulls)
+            }
         }
         w.u32(hasMagHistogram ? UInt32(magValues.count) : UInt32.max)
         guard hasMagHistogram else { return }
@@ -133,16 +169,16 @@ package struct GranuleIndex: Sendable, Equatable {
 
     package init(reading r: inout ByteReader, rows: Int) throws(QuakeError) {
         self.rows = rows
-        let g = Int(try r.u32())
-        guard g == (rows + GranuleIndex.granuleRows - 1) / GranuleIndex.granuleRows else {
-            throw .corrupt("granule index holds \(g) granules for \(rows) rows")
+        let granules = Int(try r.u32())
+        guard granules == (rows + GranuleIndex.granuleRows - 1) / GranuleIndex.granuleRows else {
+            throw .corrupt("granule index holds \(granules) granules for \(rows) rows")
         }
-        try r.need(g * 20 * GranuleIndex.columns.count)
+        try r.need(granules * 20 * GranuleIndex.columns.count)
         stats = []
         for _ in GranuleIndex.columns {
             var out: [Stats] = []
-            out.reserveCapacity(g)
-            for _ in 0..<g { out.append(Stats(min: try r.i64(), max: try r.i64(), nulls: try r.u32())) }
+            out.reserveCapacity(granules)
+            for _ in 0..<granules { out.append(Stats(min: try r.i64(), max: try r.i64(), nulls: try r.u32())) }
             stats.append(out)
         }
         let distinct = try r.u32()
@@ -152,24 +188,28 @@ package struct GranuleIndex: Sendable, Equatable {
         if distinct == UInt32.max { return }
         guard Int(distinct) <= r.remaining / 8 else { throw .corrupt("mag histogram holds \(distinct) values") }
         magValues = try r.raw(Int(distinct), as: UInt64.self).map { Double(bitPattern: UInt64(littleEndian: $0)) }
-        magStarts.reserveCapacity(g + 1)
-        magEntries.reserveCapacity(Swift.min(r.remaining / 4, g * magValues.count))
+        magStarts.reserveCapacity(granules + 1)
+        magEntries.reserveCapacity(Swift.min(r.remaining / 4, granules * magValues.count))
         magStarts.append(0)
-        for k in 0..<g {
-            let n = Int(try r.u32())
-            guard n <= magValues.count else { throw .corrupt("mag histogram granule \(k) lists \(n) values") }
-            let list = try r.take(n * 4)
-            var total = 0
-            for j in 0..<n {
-                // take(n * 4) checked the list and j < n, so the 4 bytes at 4 * j lie in it
-                let e = list.load(UInt32.self, at: 4 * j)
-                guard Int(e & 0xFFFF) < magValues.count else {
-                    throw .corrupt("mag histogram granule \(k): value \(e & 0xFFFF)")
-                }
-                total += Int(e >> 16)
-                magEntries.append(e)
+        for k in 0..<granules {
+            let entries = Int(try r.u32())
+            guard entries <= magValues.count else {
+                throw .corrupt("mag histogram granule \(k) lists \(entries) values")
             }
-            guard total <= GranuleIndex.granuleRows else { throw .corrupt("mag histogram granule \(k) counts \(total) rows") }
+            let list = try r.take(entries * 4)
+            var total = 0
+            for j in 0..<entries {
+                // take(n * 4) checked the list and j < n, so the 4 bytes at 4 * j lie in it
+                let entry = list.load(UInt32.self, at: 4 * j)
+                guard Int(entry & 0xFFFF) < magValues.count else {
+                    throw .corrupt("mag histogram granule \(k): value \(entry & 0xFFFF)")
+                }
+                total += Int(entry >> 16)
+                magEntries.append(entry)
+            }
+            guard total <= GranuleIndex.granuleRows else {
+                throw .corrupt("mag histogram granule \(k) counts \(total) rows")
+            }
             magStarts.append(magEntries.count)
         }
     }

@@ -58,7 +58,8 @@ package struct IdHashes: Sendable, Equatable {
     /// Puts the entries in key, then ordinal, order.
     package mutating func sort() {
         var sorted = true
-        for i in keys.indices.dropFirst() where keys[i] < keys[i - 1] || (keys[i] == keys[i - 1] && ordinals[i] < ordinals[i - 1]) {
+        for i in keys.indices.dropFirst() where keys[i] < keys[i - 1]
+            || (keys[i] == keys[i - 1] && ordinals[i] < ordinals[i - 1]) {
             sorted = false
             break
         }
@@ -102,9 +103,9 @@ package struct IdHashes: Sendable, Equatable {
         let shift: UInt64
 
         package init(_ h: IdHashes) {
-            let d = min(16, h.bits, max(1, (Int.bitWidth - h.count.leadingZeroBitCount)))
-            shift = UInt64(h.bits - d)
-            let slots = 1 << d
+            let bits = min(16, h.bits, max(1, (Int.bitWidth - h.count.leadingZeroBitCount)))
+            shift = UInt64(h.bits - bits)
+            let slots = 1 << bits
             let keyShift = shift
             var starts = [Int](repeating: 0, count: slots + 1)
             // one pass over the sorted keys: each slot starts at the first key at or above it
@@ -159,22 +160,22 @@ package struct IdHashes: Sendable, Equatable {
             withUnsafeBytes(of: UInt32(chunk.count).littleEndian) { out.append(contentsOf: $0) }
             out.append(contentsOf: chunk)
         }
-        var w = ByteWriter()
-        w.bytes = out
+        var writer = ByteWriter()
+        writer.bytes = out
         let sum = Checksum.hash(out)
-        w.u32(UInt32(out.count))
-        w.u64(sum)
-        w.bytes.append(contentsOf: IdHashes.magic)
-        return w.bytes
+        writer.u32(UInt32(out.count))
+        writer.u64(sum)
+        writer.bytes.append(contentsOf: IdHashes.magic)
+        return writer.bytes
     }
 
     /// Reads the bucket file at `path` for bucket `b`: a v3 file as it is, a v1 or v2 file (ids
     /// in full) converted, with `partitioning` placing each id's time.
     package static func read(path: String, bucket b: Int, partitioning: Partitioning) throws(QuakeError) -> IdHashes {
-        let f = try MappedFile(path: path)
-        // SAFETY: withExtendedLifetime keeps the mapping alive while decode reads f.bytes; decode copies.
-        return try withExtendedLifetime(f) { () throws(QuakeError) in
-            try decode(f.bytes, bucket: b, partitioning: partitioning, path: path)
+        let file = try MappedFile(path: path)
+        // SAFETY: withExtendedLifetime keeps the mapping alive while decode reads file.bytes; decode copies.
+        return try withExtendedLifetime(file) { () throws(QuakeError) in
+            try decode(file.bytes, bucket: b, partitioning: partitioning, path: path)
         }
     }
 
@@ -188,9 +189,9 @@ package struct IdHashes: Sendable, Equatable {
                 throw .corrupt(path, "\(error)")
             }
         }
-        var r = ByteReader(b, at: b.count - 20)
-        let len = Int(try r.u32())
-        let sum = try r.u64()
+        var reader = ByteReader(b, at: b.count - 20)
+        let len = Int(try reader.u32())
+        let sum = try reader.u64()
         guard len == b.count - 20 else { throw .corrupt(path, "id index length \(len) of \(b.count - 20)") }
         let payload = UnsafeRawBufferPointer(rebasing: b[0..<len])
         guard Checksum.hash(payload) == sum else { throw .corrupt(path, "checksum mismatch") }
@@ -199,27 +200,27 @@ package struct IdHashes: Sendable, Equatable {
 
     private init(payload p: UnsafeRawBufferPointer, bucket: Int) throws(QuakeError) {
         // SAFETY: reads go through ByteReader; each column slice follows need(len).
-        var r = ByteReader(p)
-        let n = Int(try r.u32())
-        guard n <= p.count * 8 else { throw .corrupt("id hashes: count \(n)") }
-        bits = Int(try r.u8())
+        var reader = ByteReader(p)
+        let count = Int(try reader.u32())
+        guard count <= p.count * 8 else { throw .corrupt("id hashes: count \(count)") }
+        bits = Int(try reader.u8())
         guard (1...IdHashes.maxBits).contains(bits) else { throw .corrupt("id hashes: \(bits) key bits") }
         var columns: [[Int64]] = []
         for _ in 0..<2 {
-            let len = Int(try r.u32())
-            try r.need(len)
-            let part = UnsafeRawBufferPointer(rebasing: p[r.pos..<(r.pos + len)])
-            r.pos += len
-            if n == 0 {
+            let len = Int(try reader.u32())
+            try reader.need(len)
+            let part = UnsafeRawBufferPointer(rebasing: p[reader.pos..<(reader.pos + len)])
+            reader.pos += len
+            if count == 0 {
                 guard len == 0 else { throw .corrupt("id hashes: bytes for no entries") }
                 continue
             }
-            guard case .ints(let v) = try ForIntegerCodec.decode(part, count: n, rows: 0..<n, as: .stored),
-                  v.count == n else { throw .corrupt("id hashes: a column") }
-            columns.append(v)
+            guard case .ints(let values) = try ForIntegerCodec.decode(part, count: count, rows: 0..<count, as: .stored),
+                  values.count == count else { throw .corrupt("id hashes: a column") }
+            columns.append(values)
         }
-        guard r.remaining == 0 else { throw .corrupt("id hashes: \(r.remaining) stray bytes") }
-        guard n > 0 else { return }
+        guard reader.remaining == 0 else { throw .corrupt("id hashes: \(reader.remaining) stray bytes") }
+        guard count > 0 else { return }
         // whole columns converted at once, then checked in one pass: a load reads every bucket a
         // batch of ids hashes to, and this loop ran an append and a check per entry
         let decodedKeys = columns[0].map { UInt64(bitPattern: $0) }
@@ -227,9 +228,9 @@ package struct IdHashes: Sendable, Equatable {
         let limit = UInt64(1) << UInt64(bits)
         let problem: String? = decodedKeys.withUnsafeBufferPointer { keyBuffer in
             decodedOrdinals.withUnsafeBufferPointer { ordinalBuffer in
-                // SAFETY: both buffers hold n entries (the decoder gave n of each), read below n only.
+                // SAFETY: both buffers hold count entries (the decoder gave count of each), read below count only.
                 if keyBuffer[0] >= limit { return "key \(keyBuffer[0]) over \(bits) bits" }
-                for index in 1..<n {
+                for index in 1..<count {
                     let key = keyBuffer[index]
                     let previous = keyBuffer[index - 1]
                     if key >= limit { return "key \(key) over \(bits) bits" }
@@ -255,10 +256,10 @@ package struct IdHashes: Sendable, Equatable {
         // `raw`; the pointer does not outlive the closure (hash only reads).
         let problem: String? = recs.ids.bytes.withUnsafeBytes { raw in
             for i in 0..<recs.count {
-                let h = hash(UnsafeRawBufferPointer(rebasing: raw[recs.ids.range(i)]))
-                if bucket(h) != b { return "an id in the wrong bucket" }
+                let hashValue = hash(UnsafeRawBufferPointer(rebasing: raw[recs.ids.range(i)]))
+                if bucket(hashValue) != b { return "an id in the wrong bucket" }
                 guard Timestamp.storable.contains(recs.time[i]) else { return "a time out of range" }
-                out.append(key: key(h, bits: bits), ordinal: partitioning.ordinal(recs.time[i]))
+                out.append(key: key(hashValue, bits: bits), ordinal: partitioning.ordinal(recs.time[i]))
             }
             return nil
         }

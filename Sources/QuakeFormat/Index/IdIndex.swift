@@ -26,14 +26,14 @@ package struct IdRecords: Sendable {
     }
 
     package func serialized() -> [UInt8] {
-        var w = ByteWriter()
-        w.u32(UInt32(count))
-        w.raw(ids.ends.map { UInt32($0) })
-        w.blob(ids.bytes)
-        w.raw(time)
-        w.raw(updated)
-        w.raw(seq)
-        return w.bytes
+        var writer = ByteWriter()
+        writer.u32(UInt32(count))
+        writer.raw(ids.ends.map { UInt32($0) })
+        writer.blob(ids.bytes)
+        writer.raw(time)
+        writer.raw(updated)
+        writer.raw(seq)
+        return writer.bytes
     }
 
     package init() {}
@@ -41,19 +41,19 @@ package struct IdRecords: Sendable {
     package init(serialized p: UnsafeRawBufferPointer) throws(QuakeError) {
         // SAFETY: every read goes through ByteReader; the ends are checked to ascend up to ids.bytes.count, so
         // every later range(i) lies in the bytes.
-        var r = ByteReader(p)
-        let n = Int(try r.u32())
-        ids.ends = try r.raw(n, as: UInt32.self).map { Int($0) }
-        ids.bytes = try r.blob()
+        var reader = ByteReader(p)
+        let count = Int(try reader.u32())
+        ids.ends = try reader.raw(count, as: UInt32.self).map { Int($0) }
+        ids.bytes = try reader.blob()
         guard ids.ends.last ?? 0 == ids.bytes.count else { throw .corrupt("id records: lengths do not add up") }
         var previous = 0
         for e in ids.ends {
             guard e >= previous else { throw .corrupt("id records: an id ends before it starts") }
             previous = e
         }
-        time = try r.raw(n, as: Int64.self)
-        updated = try r.raw(n, as: Int64.self)
-        seq = try r.raw(n, as: Int64.self)
+        time = try reader.raw(count, as: Int64.self)
+        updated = try reader.raw(count, as: Int64.self)
+        seq = try reader.raw(count, as: Int64.self)
     }
 
     /// The bucket of an id.
@@ -74,17 +74,17 @@ package struct IdRecords: Sendable {
         let order = (rows ?? Array(0..<count)).sorted {
             time[$0] != time[$1] ? time[$0] < time[$1] : ids.compare($0, ids, $1) < 0
         }
-        let n = order.count
+        let count = order.count
         let sortedIds = ids.gather(order)
         var out: [UInt8] = []
         // SAFETY: each closure copies the 4 bytes of a local value; the pointer does not escape it.
-        withUnsafeBytes(of: UInt32(n).littleEndian) { out.append(contentsOf: $0) }
-        let text = TextPayload.encode(sortedIds, rows: 0..<n)
+        withUnsafeBytes(of: UInt32(count).littleEndian) { out.append(contentsOf: $0) }
+        let text = TextPayload.encode(sortedIds, rows: 0..<count)
         withUnsafeBytes(of: UInt32(text.count).littleEndian) { out.append(contentsOf: $0) }
         out.append(contentsOf: text)
         for column in [order.map { time[$0] }, order.map { updated[$0] }] {
             var chunk: [UInt8] = []
-            _ = ForIntegerCodec.encode(column, rows: 0..<n, into: &chunk)
+            _ = ForIntegerCodec.encode(column, rows: 0..<count, into: &chunk)
             withUnsafeBytes(of: UInt32(chunk.count).littleEndian) { out.append(contentsOf: $0) }
             out.append(contentsOf: chunk)
         }
@@ -93,44 +93,45 @@ package struct IdRecords: Sendable {
 
     private init(compact p: UnsafeRawBufferPointer) throws(QuakeError) {
         // SAFETY: reads go through ByteReader; part() slices `p` only after need(len).
-        var r = ByteReader(p)
-        let n = Int(try r.u32())
-        guard n <= p.count else { throw .corrupt("id records: count \(n)") }
+        var reader = ByteReader(p)
+        let count = Int(try reader.u32())
+        guard count <= p.count else { throw .corrupt("id records: count \(count)") }
         func part() throws(QuakeError) -> UnsafeRawBufferPointer {
-            let len = Int(try r.u32())
-            try r.need(len)
-            defer { r.pos += len }
-            return UnsafeRawBufferPointer(rebasing: p[r.pos..<(r.pos + len)])
+            let len = Int(try reader.u32())
+            try reader.need(len)
+            defer { reader.pos += len }
+            return UnsafeRawBufferPointer(rebasing: p[reader.pos..<(reader.pos + len)])
         }
-        ids = try TextPayload.decode(try part(), rows: n)
+        ids = try TextPayload.decode(try part(), rows: count)
         for k in 0..<2 {
-            guard case .ints(let v) = try ForIntegerCodec.decode(try part(), count: n, rows: 0..<n, as: .stored) else {
+            guard case .ints(let values) = try ForIntegerCodec.decode(try part(), count: count, rows: 0..<count,
+                                                                      as: .stored) else {
                 throw .corrupt("id records: times")
             }
-            if k == 0 { time = v } else { updated = v }
+            if k == 0 { time = values } else { updated = values }
         }
-        seq = Array(repeating: Int64.min, count: n)
-        guard r.remaining == 0 else { throw .corrupt("id records: \(r.remaining) stray bytes") }
+        seq = Array(repeating: Int64.min, count: count)
+        guard reader.remaining == 0 else { throw .corrupt("id records: \(reader.remaining) stray bytes") }
     }
 
     /// A format v2 bucket file of these records, or of the records at `rows` only. Stores no
     /// longer write these; tests build v2 stores with it.
     package func fileBytes(rows: [Int]? = nil) -> [UInt8] {
         let payload = compactPayload(rows)
-        var w = ByteWriter()
-        w.bytes = Zstd.compress(payload, level: 3)
-        let sum = Checksum.hash(w.bytes)
-        w.u32(UInt32(payload.count))
-        w.u64(sum)
-        w.bytes.append(contentsOf: IdRecords.magic)
-        return w.bytes
+        var writer = ByteWriter()
+        writer.bytes = Zstd.compress(payload, level: 3)
+        let sum = Checksum.hash(writer.bytes)
+        writer.u32(UInt32(payload.count))
+        writer.u64(sum)
+        writer.bytes.append(contentsOf: IdRecords.magic)
+        return writer.bytes
     }
 
     package static func read(path: String) throws(QuakeError) -> IdRecords {
-        let f = try MappedFile(path: path)
-        // SAFETY: decode copies what it keeps out of the mapping, and withExtendedLifetime keeps `f` (the
+        let file = try MappedFile(path: path)
+        // SAFETY: decode copies what it keeps out of the mapping, and withExtendedLifetime keeps `file` (the
         // mapping's owner) alive until it returns.
-        return try withExtendedLifetime(f) { () throws(QuakeError) in try decode(f.bytes, path: path) }
+        return try withExtendedLifetime(file) { () throws(QuakeError) in try decode(file.bytes, path: path) }
     }
 
     /// Checks and decodes the bytes of a bucket file; `path` names it in errors.
@@ -139,9 +140,9 @@ package struct IdRecords: Sendable {
         // SAFETY: b.count >= 20 is checked before the tail and the frame slices, which lie in `b`.
         let tail = Array(b[(b.count - 8)...])
         guard tail == magic || tail == magicV1 else { throw .corrupt(path, "not an id index file") }
-        var r = ByteReader(b, at: b.count - 20)
-        let rawLen = Int(try r.u32())
-        let sum = try r.u64()
+        var reader = ByteReader(b, at: b.count - 20)
+        let rawLen = Int(try reader.u32())
+        let sum = try reader.u64()
         let frame = UnsafeRawBufferPointer(rebasing: b[0..<(b.count - 20)])
         guard Checksum.hash(frame) == sum else { throw .corrupt(path, "checksum mismatch") }
         let payload = try Zstd.decompress(frame, expectedSize: rawLen)

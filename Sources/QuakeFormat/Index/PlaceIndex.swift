@@ -31,17 +31,17 @@ package struct PlaceIndex: Sendable {
     /// The scan units of a partition: (block, granule, rows) in order.
     package static func units(rows: Int, blockRows: Int) -> [(block: Int, granule: Int, rows: Range<Int>)] {
         var out: [(Int, Int, Range<Int>)] = []
-        let g = GranuleIndex.granuleRows
-        var k = 0
-        while k * blockRows < rows {
-            let b = (k * blockRows)..<Swift.min(rows, (k + 1) * blockRows)
-            var s = b.lowerBound
-            while s < b.upperBound {
-                let e = Swift.min(b.upperBound, (s / g + 1) * g)
-                out.append((k, s / g, s..<e))
-                s = e
+        let granule = GranuleIndex.granuleRows
+        var block = 0
+        while block * blockRows < rows {
+            let blockRange = (block * blockRows)..<Swift.min(rows, (block + 1) * blockRows)
+            var unitStart = blockRange.lowerBound
+            while unitStart < blockRange.upperBound {
+                let unitEnd = Swift.min(blockRange.upperBound, (unitStart / granule + 1) * granule)
+                out.append((block, unitStart / granule, unitStart..<unitEnd))
+                unitStart = unitEnd
             }
-            k += 1
+            block += 1
         }
         return out
     }
@@ -50,33 +50,38 @@ package struct PlaceIndex: Sendable {
     /// of every row (as stored in the place chunks, block by block) and its granule index; nil
     /// when the granule index has no mag histogram.
     package static func encode(mags: [Int64], codes: [UInt32], blockRows: Int, granules: GranuleIndex) -> [UInt8]? {
-        guard granules.hasMagHistogram, granules.magValues.count < Int(noMag), mags.count == codes.count else { return nil }
+        guard granules.hasMagHistogram, granules.magValues.count < Int(noMag), mags.count == codes.count else {
+            return nil
+        }
         let values = granules.magValues
         let units = units(rows: mags.count, blockRows: blockRows)
-        var w = ByteWriter()
-        w.u32(UInt32(units.count))
+        var writer = ByteWriter()
+        writer.u32(UInt32(units.count))
         var body = ByteWriter()
         var offset: UInt32 = 0
-        w.u32(0)
+        writer.u32(0)
         var least: [UInt16] = [], greatest: [UInt16] = []
         var seen: [Bool] = []
         var touched: [UInt32] = []
         for u in units {
             for r in u.rows {
-                let c = Int(codes[r])
-                if c == 0 { continue }
-                if c >= seen.count {
-                    let more = c + 1 - seen.count
+                let code = Int(codes[r])
+                if code == 0 { continue }
+                if code >= seen.count {
+                    let more = code + 1 - seen.count
                     seen.append(contentsOf: repeatElement(false, count: more))
                     least.append(contentsOf: repeatElement(noMag, count: more))
                     greatest.append(contentsOf: repeatElement(noMag, count: more))
                 }
-                if !seen[c] { seen[c] = true; touched.append(UInt32(c)) }
-                let d = ScaledDecimal.double(mags[r]) + 0.0
-                guard !d.isNaN else { continue }
-                let v = UInt16(index(of: d, in: values))
-                if least[c] == noMag || v < least[c] { least[c] = v }
-                if greatest[c] == noMag || v > greatest[c] { greatest[c] = v }
+                if !seen[code] {
+                    seen[code] = true
+                    touched.append(UInt32(code))
+                }
+                let magnitude = ScaledDecimal.double(mags[r]) + 0.0
+                guard !magnitude.isNaN else { continue }
+                let magIndex = UInt16(index(of: magnitude, in: values))
+                if least[code] == noMag || magIndex < least[code] { least[code] = magIndex }
+                if greatest[code] == noMag || magIndex > greatest[code] { greatest[code] = magIndex }
             }
             touched.sort()
             for c in touched {
@@ -87,11 +92,11 @@ package struct PlaceIndex: Sendable {
                 greatest[Int(c)] = noMag
             }
             offset += UInt32(touched.count)
-            w.u32(offset)
+            writer.u32(offset)
             touched.removeAll(keepingCapacity: true)
         }
-        w.bytes.append(contentsOf: body.bytes)
-        return w.bytes
+        writer.bytes.append(contentsOf: body.bytes)
+        return writer.bytes
     }
 
     /// The position of `d` in the ascending `values` (the first not below it).
@@ -107,27 +112,29 @@ package struct PlaceIndex: Sendable {
     /// Parses an index region (already checksum-checked) of a partition of `rows` rows.
     package init(_ b: UnsafeRawBufferPointer, rows: Int, blockRows: Int, magValues: Int) throws(QuakeError) {
         // SAFETY: every read of `b` goes through ByteReader, which throws before reading past b.count.
-        var r = ByteReader(b)
-        let n = Int(try r.u32())
+        var reader = ByteReader(b)
+        let listed = Int(try reader.u32())
         let units = PlaceIndex.units(rows: rows, blockRows: blockRows)
-        guard n == units.count else { throw .corrupt("place index lists \(n) units for \(units.count)") }
-        let offs = try r.raw(n + 1, as: UInt32.self).map { UInt32(littleEndian: $0) }
+        guard listed == units.count else { throw .corrupt("place index lists \(listed) units for \(units.count)") }
+        let offs = try reader.raw(listed + 1, as: UInt32.self).map { UInt32(littleEndian: $0) }
         guard offs.first == 0, zip(offs, offs.dropFirst()).allSatisfy({ $0 <= $1 }),
-              Int(offs[n]) * 8 == r.remaining else { throw .corrupt("place index offsets are out of order") }
+              Int(offs[listed]) * 8 == reader.remaining else { throw .corrupt("place index offsets are out of order") }
         var list: [Entry] = []
-        list.reserveCapacity(Int(offs[n]))
-        for _ in 0..<Int(offs[n]) {
-            let code = try r.u32(), m = try r.u32()
-            let e = Entry(code: code, least: UInt16(truncatingIfNeeded: m), greatest: UInt16(truncatingIfNeeded: m >> 16))
-            guard (e.least == PlaceIndex.noMag) == (e.greatest == PlaceIndex.noMag),
-                  e.least == PlaceIndex.noMag || (e.least <= e.greatest && Int(e.greatest) < magValues) else {
-                throw .corrupt("place index entry holds magnitudes \(e.least)...\(e.greatest) of \(magValues)")
+        list.reserveCapacity(Int(offs[listed]))
+        for _ in 0..<Int(offs[listed]) {
+            let code = try reader.u32(), magnitudes = try reader.u32()
+            let entry = Entry(code: code, least: UInt16(truncatingIfNeeded: magnitudes),
+                              greatest: UInt16(truncatingIfNeeded: magnitudes >> 16))
+            guard (entry.least == PlaceIndex.noMag) == (entry.greatest == PlaceIndex.noMag),
+                  entry.least == PlaceIndex.noMag
+                      || (entry.least <= entry.greatest && Int(entry.greatest) < magValues) else {
+                throw .corrupt("place index entry holds magnitudes \(entry.least)...\(entry.greatest) of \(magValues)")
             }
-            list.append(e)
+            list.append(entry)
         }
         offsets = offs
         entries = list
-        unitCount = n
+        unitCount = listed
         self.blockRows = blockRows
         var first: [Int] = []
         for (i, u) in units.enumerated() where first.count == u.block { first.append(i) }
@@ -137,9 +144,12 @@ package struct PlaceIndex: Sendable {
     /// The ordinal of the unit of granule `g` in block `k`; nil when there is none.
     package func unit(block k: Int, granule g: Int) -> Int? {
         guard k >= 0, k < blockFirstUnit.count else { return nil }
-        let i = blockFirstUnit[k] + g - (k * blockRows) / GranuleIndex.granuleRows
-        guard i >= blockFirstUnit[k], i < (k + 1 < blockFirstUnit.count ? blockFirstUnit[k + 1] : unitCount) else { return nil }
-        return i
+        let unit = blockFirstUnit[k] + g - (k * blockRows) / GranuleIndex.granuleRows
+        guard unit >= blockFirstUnit[k],
+              unit < (k + 1 < blockFirstUnit.count ? blockFirstUnit[k + 1] : unitCount) else {
+            return nil
+        }
+        return unit
     }
 
     /// The entries of every unit of block `k`, unit by unit.
@@ -154,7 +164,8 @@ package struct PlaceIndex: Sendable {
     package func bounds(unit u: Int, matches: [Bool]) -> (least: UInt16, greatest: UInt16)? {
         var any = false
         var lo = PlaceIndex.noMag, hi = PlaceIndex.noMag
-        for e in entries[Int(offsets[u])..<Int(offsets[u + 1])] where Int(e.code) < matches.count && matches[Int(e.code)] {
+        for e in entries[Int(offsets[u])..<Int(offsets[u + 1])] where Int(e.code) < matches.count
+            && matches[Int(e.code)] {
             any = true
             if e.least != PlaceIndex.noMag && (lo == PlaceIndex.noMag || e.least < lo) { lo = e.least }
             if e.greatest != PlaceIndex.noMag && (hi == PlaceIndex.noMag || e.greatest > hi) { hi = e.greatest }

@@ -48,9 +48,9 @@ package struct TopRows: Sendable, Equatable {
     /// folded in turn (FNV-style), with no copy of the names.
     /// - Complexity: O(the names' bytes).
     package static func hash(files: [String]) -> UInt64 {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        for f in files { h = (h ^ Manifest.nameHash(f)) &* 0x0000_0100_0000_01B3 }
-        return h
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for f in files { hash = (hash ^ Manifest.nameHash(f)) &* 0x0000_0100_0000_01B3 }
+        return hash
     }
 
     /// The entry a ``PartitionReader`` opens it by.
@@ -64,10 +64,10 @@ package struct TopRows: Sendable, Equatable {
     /// - Complexity: O(distinct values log distinct values).
     package static func threshold(_ counts: [Double: Int], floor: Double, capacity: Int) -> Double? {
         var kept: Double?
-        var n = 0
+        var total = 0
         for (v, c) in counts.filter({ $0.key >= floor }).sorted(by: { $0.key > $1.key }) {
-            n += c
-            if n > capacity && kept != nil { break }
+            total += c
+            if total > capacity && kept != nil { break }
             kept = v
         }
         return kept
@@ -75,8 +75,12 @@ package struct TopRows: Sendable, Equatable {
 
     func encode(into w: inout ByteWriter) {
         w.string(file)
-        w.u64(UInt64(rows)); w.i64(minTime); w.i64(maxTime); w.u64(UInt64(bytes))
-        w.u64(threshold.bitPattern); w.u64(partitionsHash)
+        w.u64(UInt64(rows))
+        w.i64(minTime)
+        w.i64(maxTime)
+        w.u64(UInt64(bytes))
+        w.u64(threshold.bitPattern)
+        w.u64(partitionsHash)
     }
 
     static func decode(_ r: inout ByteReader) throws(QuakeError) -> TopRows? {

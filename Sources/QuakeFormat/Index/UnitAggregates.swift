@@ -49,25 +49,29 @@ package struct UnitAggregates: Sendable {
     package static func encode(_ batch: RowBatch, codes: [[UInt32]], blockRows: Int) -> [UInt8] {
         let units = PlaceIndex.units(rows: batch.count, blockRows: blockRows)
         let codes = codes + [[UInt32](repeating: 0, count: batch.count)]
-        var w = ByteWriter()
-        w.u32(UInt32(units.count)); w.u8(UInt8(groupColumns.count)); w.u8(UInt8(metricColumns.count)); w.u8(0); w.u8(0)
-        for c in groupColumns + metricColumns { w.u8(UInt8(c.rawValue)) }
+        var writer = ByteWriter()
+        writer.u32(UInt32(units.count))
+        writer.u8(UInt8(groupColumns.count))
+        writer.u8(UInt8(metricColumns.count))
+        writer.u8(0)
+        writer.u8(0)
+        for c in groupColumns + metricColumns { writer.u8(UInt8(c.rawValue)) }
         let values = metricColumns.map { batch.ints[$0.rawValue] }
         var body = ByteWriter()
         var offset: UInt32 = 0
-        w.u32(0)
+        writer.u32(0)
         var slot: [Int] = []
         var touched: [UInt32] = []
         var count: [Int] = []
         var acc: [Fold] = []
-        let m = metricColumns.count
+        let metrics = metricColumns.count
         // per unit: each metric value as the query path decodes it (NaN for null), metric-major
         var doubles: [Double] = []
         var rowSlot: [Int] = []
         for u in units {
-            let n = u.rows.count
+            let unitRows = u.rows.count
             doubles.removeAll(keepingCapacity: true)
-            for k in 0..<m {
+            for k in 0..<metrics {
                 values[k].withUnsafeBufferPointer { v in
                     // SAFETY: the unit's rows lie inside the batch, so inside each of its columns
                     for x in UnsafeBufferPointer(rebasing: v[u.rows]) { doubles.append(ScaledDecimal.double(x)) }
@@ -78,66 +82,84 @@ package struct UnitAggregates: Sendable {
                 let col = codes[g]
                 rowSlot.removeAll(keepingCapacity: true)
                 for r in u.rows {
-                    let c = Int(col[r])
-                    if c >= slot.count { slot.append(contentsOf: repeatElement(-1, count: c + 1 - slot.count)) }
-                    if slot[c] < 0 {
-                        slot[c] = touched.count
-                        touched.append(UInt32(c))
+                    let code = Int(col[r])
+                    if code >= slot.count { slot.append(contentsOf: repeatElement(-1, count: code + 1 - slot.count)) }
+                    if slot[code] < 0 {
+                        slot[code] = touched.count
+                        touched.append(UInt32(code))
                         count.append(0)
                     }
-                    count[slot[c]] += 1
-                    rowSlot.append(slot[c])
+                    count[slot[code]] += 1
+                    rowSlot.append(slot[code])
                 }
-                acc = Array(repeating: Fold.empty, count: touched.count * m)
-                // each entry's folds take its rows in row order, one metric at a time
-                // SAFETY: rowSlot holds n slots below touched.count; doubles holds m * n values;
-                // every index is s * m + k < touched.count * m or k * n + j < m * n.
-                acc.withUnsafeMutableBufferPointer { a in
-                    doubles.withUnsafeBufferPointer { d in
-                        rowSlot.withUnsafeBufferPointer { rs in
-                            for k in 0..<m {
-                                if a.count == m {
-                                    // one entry (the list of all rows, or one code): a fold in
-                                    // registers, not one through memory per row
-                                    var f = a[k]
-                                    for j in 0..<n where !d[k * n + j].isNaN { f.fold(d[k * n + j]) }
-                                    a[k] = f
-                                    continue
-                                }
-                                // a run of rows of one entry folds in registers, and is stored once
-                                var j = 0
-                                while j < n {
-                                    let s = rs[j]
-                                    var f = a[s * m + k]
-                                    repeat {
-                                        let x = d[k * n + j]
-                                        if !x.isNaN { f.fold(x) }
-                                        j += 1
-                                    } while j < n && rs[j] == s
-                                    a[s * m + k] = f
-                                }
-                            }
-                        }
-                    }
-                }
-                let order = touched.indices.sorted { touched[$0] < touched[$1] }
-                for s in order {
-                    body.u32(touched[s]); body.u32(UInt32(count[s]))
-                    for k in 0..<m {
-                        let f = acc[s * m + k]
-                        body.u32(UInt32(f.values))
-                        body.u64(f.sum.bitPattern); body.u64(f.least.bitPattern); body.u64(f.greatest.bitPattern)
-                    }
-                }
+                acc = Array(repeating: Fold.empty, count: touched.count * metrics)
+                foldRows(into: &acc, doubles: doubles, rowSlot: rowSlot, metrics: metrics, unitRows: unitRows)
+                writeEntries(into: &body, touched: touched, count: count, acc: acc, metrics: metrics)
                 for c in touched { slot[Int(c)] = -1 }
                 offset += UInt32(touched.count)
-                w.u32(offset)
+                writer.u32(offset)
                 touched.removeAll(keepingCapacity: true)
                 count.removeAll(keepingCapacity: true)
             }
         }
-        w.bytes.append(contentsOf: body.bytes)
-        return w.bytes
+        writer.bytes.append(contentsOf: body.bytes)
+        return writer.bytes
+    }
+
+    /// Folds a unit's metric values (`doubles`, metric-major, NaN for null) into the folds of
+    /// `acc`, `metrics` per entry, each row into the entry `rowSlot` gives it.
+    private static func foldRows(into acc: inout [Fold], doubles: [Double], rowSlot: [Int], metrics: Int,
+                                 unitRows: Int) {
+        // each entry's folds take its rows in row order, one metric at a time
+        // SAFETY: rowSlot holds unitRows slots below acc.count / metrics; doubles holds metrics * unitRows
+        // values; every index is slot * metrics + k < acc.count or k * unitRows + j < metrics * unitRows.
+        acc.withUnsafeMutableBufferPointer { a in
+            doubles.withUnsafeBufferPointer { d in
+                rowSlot.withUnsafeBufferPointer { rs in
+                    for k in 0..<metrics {
+                        if a.count == metrics {
+                            // one entry (the list of all rows, or one code): a fold in
+                            // registers, not one through memory per row
+                            var fold = a[k]
+                            for j in 0..<unitRows where !d[k * unitRows + j].isNaN {
+                                fold.fold(d[k * unitRows + j])
+                            }
+                            a[k] = fold
+                            continue
+                        }
+                        // a run of rows of one entry folds in registers, and is stored once
+                        var position = 0
+                        while position < unitRows {
+                            let slot = rs[position]
+                            var fold = a[slot * metrics + k]
+                            repeat {
+                                let value = d[k * unitRows + position]
+                                if !value.isNaN { fold.fold(value) }
+                                position += 1
+                            } while position < unitRows && rs[position] == slot
+                            a[slot * metrics + k] = fold
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Appends the entries of one list of a unit, in order of code: code, row count and folds.
+    private static func writeEntries(into body: inout ByteWriter, touched: [UInt32], count: [Int], acc: [Fold],
+                                     metrics: Int) {
+        let order = touched.indices.sorted { touched[$0] < touched[$1] }
+        for s in order {
+            body.u32(touched[s])
+            body.u32(UInt32(count[s]))
+            for k in 0..<metrics {
+                let fold = acc[s * metrics + k]
+                body.u32(UInt32(fold.values))
+                body.u64(fold.sum.bitPattern)
+                body.u64(fold.least.bitPattern)
+                body.u64(fold.greatest.bitPattern)
+            }
+        }
     }
 
     /// Parses the list of group column `group` (nil: of all rows) from a region (already
@@ -146,55 +168,41 @@ package struct UnitAggregates: Sendable {
     /// - Complexity: O(units + the list's entries); the other lists are not read.
     package init(_ b: UnsafeRawBufferPointer, rows total: Int, blockRows: Int, group: Int?) throws(QuakeError) {
         // SAFETY: every read of `b` goes through ByteReader, which throws before reading past b.count.
-        var r = ByteReader(b)
-        let n = Int(try r.u32()), g = Int(try r.u8()), m = Int(try r.u8())
-        _ = try r.u8(); _ = try r.u8()
+        var reader = ByteReader(b)
+        let listed = Int(try reader.u32()), groupCount = Int(try reader.u8()), metricCount = Int(try reader.u8())
+        _ = try reader.u8()
+        _ = try reader.u8()
         let groups = UnitAggregates.groupColumns, metrics = UnitAggregates.metricColumns
-        guard g == groups.count, m == metrics.count else { throw .corrupt("unit aggregates list \(g) and \(m) columns") }
+        guard groupCount == groups.count, metricCount == metrics.count else {
+            throw .corrupt("unit aggregates list \(groupCount) and \(metricCount) columns")
+        }
         for c in groups + metrics {
-            let stored = Int(try r.u8())
+            let stored = Int(try reader.u8())
             guard stored == c.rawValue else { throw .corrupt("unit aggregates name column \(stored) for \(c)") }
         }
         let units = PlaceIndex.units(rows: total, blockRows: blockRows)
-        guard n == units.count else { throw .corrupt("unit aggregates list \(n) units for \(units.count)") }
+        guard listed == units.count else { throw .corrupt("unit aggregates list \(listed) units for \(units.count)") }
         let lists = UnitAggregates.lists
-        let offs = try r.raw(n * lists + 1, as: UInt32.self).map { UInt32(littleEndian: $0) }
+        let offs = try reader.raw(listed * lists + 1, as: UInt32.self).map { UInt32(littleEndian: $0) }
         guard offs.first == 0, zip(offs, offs.dropFirst()).allSatisfy({ $0 <= $1 }),
-              Int(offs[n * lists]) * UnitAggregates.entrySize == r.remaining else {
+              Int(offs[listed * lists]) * UnitAggregates.entrySize == reader.remaining else {
             throw .corrupt("unit aggregate offsets are out of order")
         }
-        guard group.map({ $0 >= 0 && $0 < g }) ?? true else { throw .corrupt("no unit aggregate list \(group ?? -1)") }
-        let k = group ?? g
-        let base = r.pos
+        guard group.map({ $0 >= 0 && $0 < groupCount }) ?? true else {
+            throw .corrupt("no unit aggregate list \(group ?? -1)")
+        }
+        let groupIndex = group ?? groupCount
+        let base = reader.pos
         var codes: [UInt32] = [], counts: [UInt32] = [], folds: [Fold] = []
         var starts: [Int] = [0]
-        starts.reserveCapacity(n + 1)
+        starts.reserveCapacity(listed + 1)
         for (i, u) in units.enumerated() {
-            do {
-                var covered = 0
-                var last: UInt32?
-                r.pos = base + Int(offs[i * lists + k]) * UnitAggregates.entrySize
-                for _ in offs[i * lists + k]..<offs[i * lists + k + 1] {
-                    let code = try r.u32(), count = try r.u32()
-                    guard last.map({ $0 < code }) ?? true, count >= 1, k < g || code == 0 else {
-                        throw .corrupt("unit aggregate entries are out of order")
-                    }
-                    last = code
-                    covered += Int(count)
-                    codes.append(code); counts.append(count)
-                    for _ in 0..<m {
-                        let values = Int(try r.u32())
-                        let sum = Double(bitPattern: try r.u64()), least = Double(bitPattern: try r.u64())
-                        let f = Fold(values: values, sum: sum, least: least, greatest: Double(bitPattern: try r.u64()))
-                        guard values <= Int(count), values == 0 ? f == .empty : f.least <= f.greatest else {
-                            throw .corrupt("unit aggregate entry holds \(values) values of \(count) rows")
-                        }
-                        folds.append(f)
-                    }
-                }
-                guard covered == u.rows.count else {
-                    throw .corrupt("unit \(i) aggregates \(covered) rows of \(u.rows.count)")
-                }
+            reader.pos = base + Int(offs[i * lists + groupIndex]) * UnitAggregates.entrySize
+            let covered = try Self.readEntries(&reader, offs[i * lists + groupIndex]..<offs[i * lists + groupIndex + 1],
+                                               grouped: groupIndex < groupCount, metricCount: metricCount,
+                                               codes: &codes, counts: &counts, folds: &folds)
+            guard covered == u.rows.count else {
+                throw .corrupt("unit \(i) aggregates \(covered) rows of \(u.rows.count)")
             }
             starts.append(codes.count)
         }
@@ -203,21 +211,51 @@ package struct UnitAggregates: Sendable {
         self.codes = codes
         self.rows = counts
         self.folds = folds
-        unitCount = n
+        unitCount = listed
         self.blockRows = blockRows
         var first: [Int] = []
         for (i, u) in units.enumerated() where first.count == u.block { first.append(i) }
         blockFirstUnit = first
     }
 
+    /// Reads the `entries` of one unit's list at the reader's position, appending their codes,
+    /// row counts and folds, and returns the rows they cover.
+    private static func readEntries(_ reader: inout ByteReader, _ entries: Range<UInt32>, grouped: Bool,
+                                    metricCount: Int, codes: inout [UInt32], counts: inout [UInt32],
+                                    folds: inout [Fold]) throws(QuakeError) -> Int {
+        var covered = 0
+        var last: UInt32?
+        for _ in entries {
+            let code = try reader.u32(), count = try reader.u32()
+            guard last.map({ $0 < code }) ?? true, count >= 1, grouped || code == 0 else {
+                throw .corrupt("unit aggregate entries are out of order")
+            }
+            last = code
+            covered += Int(count)
+            codes.append(code)
+            counts.append(count)
+            for _ in 0..<metricCount {
+                let values = Int(try reader.u32())
+                let sum = Double(bitPattern: try reader.u64()), least = Double(bitPattern: try reader.u64())
+                let fold = Fold(values: values, sum: sum, least: least,
+                                greatest: Double(bitPattern: try reader.u64()))
+                guard values <= Int(count), values == 0 ? fold == .empty : fold.least <= fold.greatest else {
+                    throw .corrupt("unit aggregate entry holds \(values) values of \(count) rows")
+                }
+                folds.append(fold)
+            }
+        }
+        return covered
+    }
+
     /// The ordinal of the unit that starts at row `row` of block `k`; nil when none does.
     package func unit(block k: Int, row: Int) -> Int? {
         guard k >= 0, k < blockFirstUnit.count, row >= 0 else { return nil }
-        let start = k * blockRows, g = GranuleIndex.granuleRows
-        let i = blockFirstUnit[k] + (start + row) / g - start / g
+        let start = k * blockRows, granule = GranuleIndex.granuleRows
+        let unit = blockFirstUnit[k] + (start + row) / granule - start / granule
         let end = k + 1 < blockFirstUnit.count ? blockFirstUnit[k + 1] : unitCount
-        guard i >= blockFirstUnit[k], i < end else { return nil }
-        return i
+        guard unit >= blockFirstUnit[k], unit < end else { return nil }
+        return unit
     }
 
     /// The entries of unit `u` in the parsed list, as positions for ``code(_:)``, ``rows(_:)``

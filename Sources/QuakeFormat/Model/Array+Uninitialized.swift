@@ -5,7 +5,10 @@ extension Array where Element: BitwiseCopyable {
     @inlinable
     package init(uninitializedCount n: Int,
                  _ body: (inout UnsafeMutableBufferPointer<Element>, inout Int) throws -> Void) rethrows {
-        if n == 0 { self = []; return }
+        if n == 0 {
+            self = []
+            return
+        }
         // SAFETY: n > 0 here; `body` gets a buffer of n slots and sets the count to the ones it initialised,
         // and the buffer must not escape `body` (the callers' contract).
         try self.init(unsafeUninitializedCapacity: n, initializingWith: body)

@@ -32,8 +32,8 @@ package struct ByteArena: Sendable, Equatable {
     }
 
     package mutating func append(from other: ByteArena, row: Int) {
-        let r = other.range(row)
-        bytes.append(contentsOf: other.bytes[r])
+        let range = other.range(row)
+        bytes.append(contentsOf: other.bytes[range])
         ends.append(bytes.count)
     }
 
@@ -42,12 +42,12 @@ package struct ByteArena: Sendable, Equatable {
     /// The values equal to `value`, byte for byte.
     /// - Complexity: O(count); bytes are compared only where the lengths agree.
     package func count(of value: [UInt8]) -> Int {
-        var n = 0, start = 0
+        var length = 0, start = 0
         for end in ends {
-            if end - start == value.count && bytes[start..<end].elementsEqual(value) { n += 1 }
+            if end - start == value.count && bytes[start..<end].elementsEqual(value) { length += 1 }
             start = end
         }
-        return n
+        return length
     }
 
     /// The status of a tombstone: an event the source deleted.
@@ -62,58 +62,60 @@ package struct ByteArena: Sendable, Equatable {
 
     /// Null (empty) values among `rows`.
     package func nullCount(_ rows: Range<Int>) -> Int {
-        var n = 0
-        for i in rows where isNull(i) { n += 1 }
-        return n
+        var total = 0
+        for i in rows where isNull(i) { total += 1 }
+        return total
     }
 
     /// The value as a Swift string, or nil when empty.
     package func string(_ i: Int) -> String? {
-        let r = range(i)
-        if r.isEmpty { return nil }
-        return String(decoding: bytes[r], as: UTF8.self)
+        let bounds = range(i)
+        if bounds.isEmpty { return nil }
+        return String(decoding: bytes[bounds], as: UTF8.self)
     }
 
     /// True when row `i` of `self` and row `j` of `other` hold the same bytes.
     package func equal(_ i: Int, _ other: ByteArena, _ j: Int) -> Bool {
-        let a = range(i), b = other.range(j)
-        guard a.count == b.count else { return false }
-        // SAFETY: a and b are ranges of each arena (ends ascend within bytes) of equal count, so memcmp reads
-        // a.count bytes inside both; an Array's base address is non-nil even when empty.
+        let mine = range(i), theirs = other.range(j)
+        guard mine.count == theirs.count else { return false }
+        // SAFETY: mine and theirs are ranges of each arena (ends ascend within bytes) of equal count, so memcmp reads
+        // mine.count bytes inside both; an Array's base address is non-nil even when empty.
         return bytes.withUnsafeBufferPointer { p in
             other.bytes.withUnsafeBufferPointer { q in
-                memcmp(p.baseAddress! + a.lowerBound, q.baseAddress! + b.lowerBound, a.count) == 0
+                memcmp(p.baseAddress! + mine.lowerBound, q.baseAddress! + theirs.lowerBound, mine.count) == 0
             }
         }
     }
 
     /// True when row `i` is row `j` of `other` double-encoded (see ``Mojibake``).
     package func garbles(_ i: Int, of other: ByteArena, _ j: Int) -> Bool {
-        let a = range(i), b = other.range(j)
+        let mine = range(i), theirs = other.range(j)
         // cheap exits: mojibake is longer than its original, and the original is not empty
-        guard a.count > b.count, !b.isEmpty else { return false }
-        // SAFETY: a and b are ranges inside each arena's bytes, so both slices lie in their buffers; the
+        guard mine.count > theirs.count, !theirs.isEmpty else { return false }
+        // SAFETY: mine and theirs are ranges inside each arena's bytes, so both slices lie in their buffers; the
         // pointers do not escape the closures.
         return bytes.withUnsafeBytes { p in
             other.bytes.withUnsafeBytes { q in
-                Mojibake.garbles(UnsafeRawBufferPointer(rebasing: p[a]), of: UnsafeRawBufferPointer(rebasing: q[b]))
+                Mojibake.garbles(UnsafeRawBufferPointer(rebasing: p[mine]),
+                                 of: UnsafeRawBufferPointer(rebasing: q[theirs]))
             }
         }
     }
 
     /// Lexicographic byte order of row `i` against row `j` of `other`.
     package func compare(_ i: Int, _ other: ByteArena, _ j: Int) -> Int {
-        let a = range(i), b = other.range(j)
-        let n = min(a.count, b.count)
-        // SAFETY: n <= a.count, b.count and both ranges lie in their arenas' bytes, so memcmp reads n bytes
-        // inside each; n == 0 skips the call.
-        let c: Int32 = n == 0 ? 0 : bytes.withUnsafeBufferPointer { p in
+        let mine = range(i), theirs = other.range(j)
+        let shorter = min(mine.count, theirs.count)
+        // SAFETY: shorter <= mine.count, theirs.count and both ranges lie in their arenas' bytes, so memcmp reads
+        // shorter bytes
+        // inside each; shorter == 0 skips the call.
+        let compared: Int32 = shorter == 0 ? 0 : bytes.withUnsafeBufferPointer { p in
             other.bytes.withUnsafeBufferPointer { q in
-                memcmp(p.baseAddress! + a.lowerBound, q.baseAddress! + b.lowerBound, n)
+                memcmp(p.baseAddress! + mine.lowerBound, q.baseAddress! + theirs.lowerBound, shorter)
             }
         }
-        if c != 0 { return Int(c) }
-        return a.count - b.count
+        if compared != 0 { return Int(compared) }
+        return mine.count - theirs.count
     }
 
     /// A new arena holding rows `rows`, in order: one copy of their bytes.

@@ -119,7 +119,8 @@ public enum Column: Int, CaseIterable, Sendable, Hashable, CustomStringConvertib
     private static let names = [
         "time", "latitude", "longitude", "depth", "mag", "magType", "nst", "gap", "dmin", "rms", "net", "id", "updated",
         "place", "type", "horizontalError", "depthError", "magError", "magNst", "status", "locationSource", "magSource",
-        "felt", "cdi", "mmi", "alert", "tsunami", "sig", "tz", "url", "detail", "code", "ids", "sources", "types", "title",
+        "felt", "cdi", "mmi", "alert", "tsunami", "sig", "tz", "url", "detail", "code", "ids", "sources", "types",
+        "title",
     ]
     /// The USGS field name, as ``name``.
     public var description: String { name }
@@ -132,8 +133,8 @@ public enum Column: Int, CaseIterable, Sendable, Hashable, CustomStringConvertib
     // A search of the 36 names, not a dictionary: a one-shot command names a few fields, and
     // building a dictionary costs it more.
     public init?(name: String) {
-        guard let k = Column.names.firstIndex(of: name), let c = Column(rawValue: k) else { return nil }
-        self = c
+        guard let index = Column.names.firstIndex(of: name), let column = Column(rawValue: index) else { return nil }
+        self = column
     }
 
     /// The 22 columns of the current USGS summary CSV, in header order.

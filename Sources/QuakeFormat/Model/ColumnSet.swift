@@ -37,9 +37,9 @@ package struct ColumnSet: Sendable, Equatable, Sequence, ExpressibleByArrayLiter
     package func union(_ o: ColumnSet) -> ColumnSet { ColumnSet(bits: bits | o.bits) }
 
     package func union(_ columns: [Column]) -> ColumnSet {
-        var s = self
-        for c in columns { s.insert(c) }
-        return s
+        var set = self
+        for c in columns { set.insert(c) }
+        return set
     }
 
     @inline(__always) private static func bit(_ c: Column) -> UInt64 { 1 << UInt64(c.rawValue) }
@@ -49,9 +49,9 @@ package struct ColumnSet: Sendable, Equatable, Sequence, ExpressibleByArrayLiter
 
         package mutating func next() -> Column? {
             while rest != 0 {
-                let k = rest.trailingZeroBitCount
+                let bit = rest.trailingZeroBitCount
                 rest &= rest - 1
-                if let c = Column(rawValue: k) { return c }
+                if let column = Column(rawValue: bit) { return column }
             }
             return nil
         }

@@ -7,7 +7,10 @@ extension Int64 {
 
     /// `d` rounded toward zero and clamped to `±saturationLimit`; NaN gives 0.
     package init(saturating d: Double) {
-        if d.isNaN { self = 0; return }
+        if d.isNaN {
+            self = 0
+            return
+        }
         let lim = Double(Int64.saturationLimit)
         self = d >= lim ? Int64.saturationLimit : d <= -lim ? -Int64.saturationLimit : Int64(d)
     }
@@ -16,13 +19,13 @@ extension Int64 {
 extension Int {
     /// `self + other`, clamped to `Int.max` / `Int.min`.
     package func saturatingAdd(_ other: Int) -> Int {
-        let (v, o) = addingReportingOverflow(other)
-        return o ? (other > 0 ? Int.max : Int.min) : v
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? Int.max : Int.min) : sum
     }
 
     /// `self * other`, clamped to `Int.max` / `Int.min`.
     package func saturatingMultiply(_ other: Int) -> Int {
-        let (v, o) = multipliedReportingOverflow(by: other)
-        return o ? ((self < 0) != (other < 0) ? Int.min : Int.max) : v
+        let (product, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? ((self < 0) != (other < 0) ? Int.min : Int.max) : product
     }
 }

@@ -32,10 +32,10 @@ package struct IntTable: Sendable {
     /// - Complexity: O(1) expected, plus one call of `accept` per value stored under `key`.
     package func first(_ key: UInt64, where accept: (Int) throws -> Bool) rethrows -> Int? {
         let mask = keys.count - 1
-        var i = IntTable.slot(key, mask)
-        while values[i] != Int.min {
-            if keys[i] == key, try accept(values[i]) { return values[i] }
-            i = (i + 1) & mask
+        var slot = IntTable.slot(key, mask)
+        while values[slot] != Int.min {
+            if keys[slot] == key, try accept(values[slot]) { return values[slot] }
+            slot = (slot + 1) & mask
         }
         return nil
     }
@@ -46,13 +46,16 @@ package struct IntTable: Sendable {
     package mutating func set(_ key: UInt64, _ value: Int, where matches: (Int) -> Bool = { _ in true }) {
         precondition(value != Int.min, "IntTable: Int.min marks an empty slot")
         let mask = keys.count - 1
-        var i = IntTable.slot(key, mask)
-        while values[i] != Int.min {
-            if keys[i] == key, matches(values[i]) { values[i] = value; return }
-            i = (i + 1) & mask
+        var slot = IntTable.slot(key, mask)
+        while values[slot] != Int.min {
+            if keys[slot] == key, matches(values[slot]) {
+                values[slot] = value
+                return
+            }
+            slot = (slot + 1) & mask
         }
-        keys[i] = key
-        values[i] = value
+        keys[slot] = key
+        values[slot] = value
         count += 1
         if 2 * count > keys.count { grow() }
     }

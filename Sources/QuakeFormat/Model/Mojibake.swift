@@ -18,7 +18,7 @@ package enum Mojibake {
     /// - Complexity: O(n); fields without the byte 0xC3 return at once.
     package static func repaired(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
         guard let units = units(text), !units.contains(.lost) else { return nil }
-        let bytes = units.map { if case .byte(let b) = $0 { return b } else { return 0 } }
+        let bytes = units.map { if case .byte(let byte) = $0 { return byte } else { return 0 } }
         return UTF8Validation.isValid(bytes) ? bytes : nil
     }
 
@@ -26,11 +26,11 @@ package enum Mojibake {
     package static func isGarbled(_ text: UnsafeRawBufferPointer) -> Bool {
         guard let units = units(text) else { return false }
         if !units.contains(.lost) {
-            return UTF8Validation.isValid(units.map { if case .byte(let b) = $0 { return b } else { return 0 } })
+            return UTF8Validation.isValid(units.map { if case .byte(let byte) = $0 { return byte } else { return 0 } })
         }
         // with lost bytes: garbled when some choice of the undefined bytes makes valid UTF-8
         return undefinedBytes.contains { b in
-            UTF8Validation.isValid(units.map { if case .byte(let x) = $0 { return x } else { return b } })
+            UTF8Validation.isValid(units.map { if case .byte(let byte) = $0 { return byte } else { return b } })
         }
     }
 
@@ -41,7 +41,7 @@ package enum Mojibake {
         // SAFETY: zip stops at old.count, so iterating reads only bytes of `old`, borrowed for this call.
         for (u, b) in zip(units, old) {
             switch u {
-            case .byte(let x): if x != b { return false }
+            case .byte(let byte): if byte != b { return false }
             case .lost: if !undefinedBytes.contains(b) { return false }
             }
         }
@@ -57,17 +57,17 @@ package enum Mojibake {
         guard text.contains(0xC3), UTF8Validation.isValid(text) else { return nil }
         var out: [Unit] = []
         out.reserveCapacity(text.count)
-        var i = 0
-        // SAFETY: `text` passed isValid above and i moves scalar by scalar, so decode reads inside `text`.
-        while i < text.count {
-            let (scalar, length) = UTF8Validation.decode(text, at: i)
-            i += length
+        var position = 0
+        // SAFETY: `text` passed isValid above and position moves scalar by scalar, so decode reads inside `text`.
+        while position < text.count {
+            let (scalar, length) = UTF8Validation.decode(text, at: position)
+            position += length
             if scalar < 0x100 {
                 out.append(.byte(UInt8(scalar)))
             } else if scalar == 0xFFFD {
                 out.append(.lost)
-            } else if let b = windows1252[scalar] {
-                out.append(.byte(b))
+            } else if let encoded = windows1252[scalar] {
+                out.append(.byte(encoded))
             } else {
                 return nil
             }

@@ -120,8 +120,8 @@ public struct Quake: Sendable, Hashable, Identifiable, Codable {
 
     /// An event with its id, time and epicentre, and optionally its depth, magnitude and place;
     /// the other properties start nil, to be set afterwards.
-    public init(id: String, time: Date, latitude: Double, longitude: Double, depth: Double? = nil, magnitude: Double? = nil,
-                place: String? = nil) {
+    public init(id: String, time: Date, latitude: Double, longitude: Double, depth: Double? = nil,
+                magnitude: Double? = nil, place: String? = nil) {
         self.id = id
         self.time = time
         self.latitude = latitude
@@ -155,8 +155,8 @@ extension Quake {
         func want(_ c: Column) -> Bool { columns?.contains(c) ?? true }
         func dbl(_ c: Column) -> Double? {
             guard want(c) else { return nil }
-            let v = b.ints[c.rawValue][i]
-            return v == RowBatch.null ? nil : ScaledDecimal.double(v)
+            let value = b.ints[c.rawValue][i]
+            return value == RowBatch.null ? nil : ScaledDecimal.double(value)
         }
         func int(_ c: Column) -> Int? { dbl(c).map { Int($0) } }
         func str(_ c: Column) -> String? { want(c) ? b.text[c.rawValue].string(i) : nil }
@@ -164,14 +164,38 @@ extension Quake {
                   time: Date(epochMilliseconds: b.ints[Column.time.rawValue][i]),
                   latitude: ScaledDecimal.double(b.ints[Column.latitude.rawValue][i]),
                   longitude: ScaledDecimal.double(b.ints[Column.longitude.rawValue][i]))
-        depth = dbl(.depth); magnitude = dbl(.mag); magType = str(.magType); nst = int(.nst); gap = dbl(.gap)
-        dmin = dbl(.dmin); rms = dbl(.rms); net = str(.net)
-        let u = b.ints[Column.updated.rawValue][i]
-        updated = want(.updated) && u != RowBatch.null ? Date(epochMilliseconds: u) : nil
-        place = str(.place); type = str(.type); horizontalError = dbl(.horizontalError); depthError = dbl(.depthError)
-        magError = dbl(.magError); magNst = int(.magNst); status = str(.status); locationSource = str(.locationSource)
-        magSource = str(.magSource); felt = int(.felt); cdi = dbl(.cdi); mmi = dbl(.mmi); alert = str(.alert)
-        tsunami = int(.tsunami); sig = int(.sig); tz = int(.tz); url = str(.url); detail = str(.detail); code = str(.code)
-        ids = str(.ids); sources = str(.sources); types = str(.types); title = str(.title)
+        depth = dbl(.depth)
+        magnitude = dbl(.mag)
+        magType = str(.magType)
+        nst = int(.nst)
+        gap = dbl(.gap)
+        dmin = dbl(.dmin)
+        rms = dbl(.rms)
+        net = str(.net)
+        let updatedValue = b.ints[Column.updated.rawValue][i]
+        updated = want(.updated) && updatedValue != RowBatch.null ? Date(epochMilliseconds: updatedValue) : nil
+        place = str(.place)
+        type = str(.type)
+        horizontalError = dbl(.horizontalError)
+        depthError = dbl(.depthError)
+        magError = dbl(.magError)
+        magNst = int(.magNst)
+        status = str(.status)
+        locationSource = str(.locationSource)
+        magSource = str(.magSource)
+        felt = int(.felt)
+        cdi = dbl(.cdi)
+        mmi = dbl(.mmi)
+        alert = str(.alert)
+        tsunami = int(.tsunami)
+        sig = int(.sig)
+        tz = int(.tz)
+        url = str(.url)
+        detail = str(.detail)
+        code = str(.code)
+        ids = str(.ids)
+        sources = str(.sources)
+        types = str(.types)
+        title = str(.title)
     }
 }

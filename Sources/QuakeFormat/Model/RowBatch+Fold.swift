@@ -103,9 +103,10 @@ extension RowBatch {
     package func changedColumns(sources: [Int], _ s: Int) -> UInt64 {
         var mask: UInt64 = 0
         for c in Column.allCases {
-            let k = c.rawValue, r = sources[k]
-            if r == s { continue }
-            let same = RowBatch.isInt(c) ? ints[k][r] == ints[k][s] : text[k].equal(r, text[k], s)
+            let index = c.rawValue, source = sources[index]
+            if source == s { continue }
+            let same = RowBatch.isInt(c) ? ints[index][source] == ints[index][s]
+                : text[index].equal(source, text[index], s)
             if !same { mask |= c.bit }
         }
         return mask
@@ -114,11 +115,11 @@ extension RowBatch {
     /// Appends the folded event: each column's value from its source row of `rows`.
     package mutating func append(folding rows: RowBatch, sources: [Int], provenance: Provenance, seq s: Int64) {
         for c in Column.allCases {
-            let k = c.rawValue
+            let index = c.rawValue
             if RowBatch.isInt(c) {
-                ints[k].append(rows.ints[k][sources[k]])
+                ints[index].append(rows.ints[index][sources[index]])
             } else {
-                text[k].append(from: rows.text[k], row: sources[k])
+                text[index].append(from: rows.text[index], row: sources[index])
             }
         }
         present.append(provenance.present)

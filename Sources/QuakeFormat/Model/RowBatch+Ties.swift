@@ -1,8 +1,8 @@
 extension RowBatch {
     /// True when the times never decrease (ties may still be out of id order).
     package func isTimeOrdered() -> Bool {
-        let t = ints[Column.time.rawValue]
-        for i in stride(from: 1, to: count, by: 1) where t[i - 1] > t[i] { return false }
+        let times = ints[Column.time.rawValue]
+        for i in stride(from: 1, to: count, by: 1) where times[i - 1] > times[i] { return false }
         return true
     }
 
@@ -12,21 +12,21 @@ extension RowBatch {
     /// - Precondition: ``isTimeOrdered()``.
     /// - Complexity: O(rows) to find the runs, plus the bytes of the runs that move.
     package mutating func orderTies() {
-        let t = ints[Column.time.rawValue]
-        var a = 0
-        while a < count {
-            var b = a + 1
+        let times = ints[Column.time.rawValue]
+        var runStart = 0
+        while runStart < count {
+            var runEnd = runStart + 1
             var inOrder = true
             let ids = text[Column.id.rawValue]
-            while b < count && t[b] == t[a] {
-                if inOrder && ids.compare(b - 1, ids, b) >= 0 { inOrder = false }
-                b += 1
+            while runEnd < count && times[runEnd] == times[runStart] {
+                if inOrder && ids.compare(runEnd - 1, ids, runEnd) >= 0 { inOrder = false }
+                runEnd += 1
             }
             if !inOrder {
-                let order = (a..<b).sorted { ids.compare($0, ids, $1) < 0 }
-                reorder(a..<b, order)
+                let order = (runStart..<runEnd).sorted { ids.compare($0, ids, $1) < 0 }
+                reorder(runStart..<runEnd, order)
             }
-            a = b
+            runStart = runEnd
         }
     }
 
@@ -34,8 +34,8 @@ extension RowBatch {
     private mutating func reorder(_ run: Range<Int>, _ order: [Int]) {
         for c in Column.allCases {
             if RowBatch.isInt(c) {
-                let v = order.map { ints[c.rawValue][$0] }
-                ints[c.rawValue].replaceSubrange(run, with: v)
+                let sorted = order.map { ints[c.rawValue][$0] }
+                ints[c.rawValue].replaceSubrange(run, with: sorted)
             } else {
                 let moved = text[c.rawValue].gather(order)
                 let start = run.lowerBound == 0 ? 0 : text[c.rawValue].ends[run.lowerBound - 1]
@@ -45,9 +45,9 @@ extension RowBatch {
                 text[c.rawValue].ends.replaceSubrange(run, with: moved.ends.map { $0 + start })
             }
         }
-        let p = order.map { present[$0] }, s = order.map { seq[$0] }
-        present.replaceSubrange(run, with: p)
-        seq.replaceSubrange(run, with: s)
+        let sortedPresent = order.map { present[$0] }, sortedSeq = order.map { seq[$0] }
+        present.replaceSubrange(run, with: sortedPresent)
+        seq.replaceSubrange(run, with: sortedSeq)
         if !origins.isEmpty {
             let moved = order.map { origins[$0] }
             for (offset, origin) in moved.enumerated() { origins[run.lowerBound + offset] = origin }

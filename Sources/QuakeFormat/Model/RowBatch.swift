@@ -150,9 +150,10 @@ package struct RowBatch: Sendable, Equatable {
 
     /// True when the rows are already in (time, id) order.
     package func isTimeIdOrdered() -> Bool {
-        let t = ints[Column.time.rawValue]
+        let times = ints[Column.time.rawValue]
         let ids = text[Column.id.rawValue]
-        for i in stride(from: 1, to: count, by: 1) where t[i - 1] > t[i] || (t[i - 1] == t[i] && ids.compare(i - 1, ids, i) >= 0) {
+        for i in stride(from: 1, to: count, by: 1) where times[i - 1] > times[i]
+            || (times[i - 1] == times[i] && ids.compare(i - 1, ids, i) >= 0) {
             return false
         }
         return true
@@ -163,10 +164,10 @@ package struct RowBatch: Sendable, Equatable {
 
     /// `rows` sorted by (time, id).
     package func timeIdOrder(of rows: [Int]) -> [Int] {
-        let t = ints[Column.time.rawValue]
+        let times = ints[Column.time.rawValue]
         let ids = text[Column.id.rawValue]
         return rows.sorted { a, b in
-            if t[a] != t[b] { return t[a] < t[b] }
+            if times[a] != times[b] { return times[a] < times[b] }
             return ids.compare(a, ids, b) < 0
         }
     }
@@ -179,7 +180,9 @@ package struct RowBatch: Sendable, Equatable {
         for c in Column.allCases {
             if RowBatch.isInt(c) { ints[c.rawValue].reserveCapacity(rows) } else {
                 text[c.rawValue].ends.reserveCapacity(rows)
-                if let t = textBytes, c.rawValue < t.count { text[c.rawValue].bytes.reserveCapacity(t[c.rawValue]) }
+                if let sizes = textBytes, c.rawValue < sizes.count {
+                    text[c.rawValue].bytes.reserveCapacity(sizes[c.rawValue])
+                }
             }
         }
         present.reserveCapacity(rows)
@@ -205,11 +208,14 @@ package struct RowBatch: Sendable, Equatable {
     package mutating func padRows() {
         for c in Column.allCases {
             if RowBatch.isInt(c) {
-                let n = count - ints[c.rawValue].count
-                if n > 0 { ints[c.rawValue].append(contentsOf: repeatElement(RowBatch.null, count: n)) }
+                let missing = count - ints[c.rawValue].count
+                if missing > 0 { ints[c.rawValue].append(contentsOf: repeatElement(RowBatch.null, count: missing)) }
             } else {
-                let n = count - text[c.rawValue].ends.count
-                if n > 0 { text[c.rawValue].ends.append(contentsOf: repeatElement(text[c.rawValue].bytes.count, count: n)) }
+                let missing = count - text[c.rawValue].ends.count
+                if missing > 0 {
+                    text[c.rawValue].ends.append(contentsOf: repeatElement(text[c.rawValue].bytes.count,
+                                                                           count: missing))
+                }
             }
         }
     }

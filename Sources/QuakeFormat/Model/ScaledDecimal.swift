@@ -24,61 +24,71 @@ package enum ScaledDecimal {
     /// Parses `[+-]digits[.digits]` from raw bytes.
     @inline(__always)
     package static func parse(_ p: UnsafeRawBufferPointer) throws(ParseError) -> Int64 {
-        var i = 0
-        let n = p.count
-        guard n > 0 else { throw .empty }
+        var position = 0
+        let count = p.count
+        guard count > 0 else { throw .empty }
         var negative = false
-        // SAFETY: n > 0 is checked before p[0]; the loop reads p[i] only while i < n.
-        if p[0] == UInt8(ascii: "-") { negative = true; i = 1 } else if p[0] == UInt8(ascii: "+") { i = 1 }
+        // SAFETY: count > 0 is checked before p[0]; the loop reads p[position] only while position < count.
+        if p[0] == UInt8(ascii: "-") {
+            negative = true
+            position = 1
+        } else if p[0] == UInt8(ascii: "+") {
+            position = 1
+        }
         var mantissa: Int64 = 0
         var digits = 0
         var scale = -1
-        while i < n {
-            let b = p[i]
-            if b >= 48 && b <= 57 {
+        while position < count {
+            let byte = p[position]
+            if byte >= 48 && byte <= 57 {
                 guard mantissa < maxMantissa / 10 else { throw .tooManyDigits }
-                mantissa = mantissa * 10 + Int64(b - 48)
+                mantissa = mantissa * 10 + Int64(byte - 48)
                 digits += 1
                 if scale >= 0 { scale += 1 }
-            } else if b == UInt8(ascii: ".") && scale < 0 {
+            } else if byte == UInt8(ascii: ".") && scale < 0 {
                 scale = 0
-            } else if (b == UInt8(ascii: "e") || b == UInt8(ascii: "E")) && digits > 0 {
-                return try exponent(p, from: i + 1, mantissa: mantissa, scale: max(scale, 0), negative: negative)
+            } else if (byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")) && digits > 0 {
+                return try exponent(p, from: position + 1, mantissa: mantissa, scale: max(scale, 0), negative: negative)
             } else {
                 throw .notANumber
             }
-            i += 1
+            position += 1
         }
         guard digits > 0 else { throw .notANumber }
         if scale < 0 { scale = 0 }
         guard scale <= maxScale else { throw .tooManyDigits }
         let negZero: Int64 = negative && mantissa == 0 ? 32 : 0
-        let m = negative ? -mantissa : mantissa
-        return m << 6 | negZero | Int64(scale)
+        let signed = negative ? -mantissa : mantissa
+        return signed << 6 | negZero | Int64(scale)
     }
 
-    private static func exponent(_ p: UnsafeRawBufferPointer, from start: Int, mantissa: Int64, scale: Int, negative: Bool) throws(ParseError) -> Int64 {
-        var i = start
+    private static func exponent(_ p: UnsafeRawBufferPointer, from start: Int, mantissa: Int64, scale: Int,
+                                 negative: Bool) throws(ParseError) -> Int64 {
+        var position = start
         var expNeg = false
-        // SAFETY: every p[i] read is preceded by i < p.count (the condition, the guard and the loop bound).
-        if i < p.count && (p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+")) { expNeg = p[i] == UInt8(ascii: "-"); i += 1 }
-        guard i < p.count else { throw .notANumber }
-        var e = 0
-        while i < p.count {
-            let d = Int(p[i]) - 48
-            guard d >= 0 && d <= 9, e < 100 else { throw .notANumber }
-            e = e * 10 + d
-            i += 1
+        // SAFETY: every p[position] read is preceded by position < p.count (the condition, the guard and the loop
+        // bound).
+        if position < p.count && (p[position] == UInt8(ascii: "-") || p[position] == UInt8(ascii: "+")) {
+            expNeg = p[position] == UInt8(ascii: "-")
+            position += 1
         }
-        var s = scale - (expNeg ? -e : e)
-        var m = mantissa
-        while s < 0 {
-            guard m < maxMantissa / 10 else { throw .tooManyDigits }
-            m *= 10
-            s += 1
+        guard position < p.count else { throw .notANumber }
+        var exponent = 0
+        while position < p.count {
+            let digit = Int(p[position]) - 48
+            guard digit >= 0 && digit <= 9, exponent < 100 else { throw .notANumber }
+            exponent = exponent * 10 + digit
+            position += 1
         }
-        guard s <= maxScale else { throw .tooManyDigits }
-        return (negative ? -m : m) << 6 | Int64(s)
+        var shift = scale - (expNeg ? -exponent : exponent)
+        var scaled = mantissa
+        while shift < 0 {
+            guard scaled < maxMantissa / 10 else { throw .tooManyDigits }
+            scaled *= 10
+            shift += 1
+        }
+        guard shift <= maxScale else { throw .tooManyDigits }
+        return (negative ? -scaled : scaled) << 6 | Int64(shift)
     }
 
     /// Encodes an integer (scale 0).
@@ -89,10 +99,10 @@ package enum ScaledDecimal {
     package static func double(_ e: Int64) -> Double {
         if e == null { return .nan }
         let scale = Int(e & 31)
-        let m = e >> 6
-        if m == 0 && e & 32 != 0 { return -0.0 }
-        if m.magnitude > 1 << 53 { return preciseDouble(e) }
-        return Double(m) / pow10[scale]
+        let mantissa = e >> 6
+        if mantissa == 0 && e & 32 != 0 { return -0.0 }
+        if mantissa.magnitude > 1 << 53 { return preciseDouble(e) }
+        return Double(mantissa) / pow10[scale]
     }
 
     /// Mantissas past 2^53 are not exact doubles: parse the text instead (rare: 17-digit values).
@@ -105,24 +115,30 @@ package enum ScaledDecimal {
     /// The value as text exactly as it was written, appended to `out`.
     package static func format(_ e: Int64, into out: inout [UInt8]) {
         let scale = Int(e & 31)
-        let m = e >> 6
-        let negative = m < 0 || e & 32 != 0
-        var v = m.magnitude
+        let mantissa = e >> 6
+        let negative = mantissa < 0 || e & 32 != 0
+        var magnitude = mantissa.magnitude
         // the digits from the right into a scratch of 48 bytes (at most 32 digits, a point and a
         // sign), at least one before the point, then one append
-        // SAFETY: `i` starts at 48 and goes down once per byte written; at most max(20, scale + 1) <= 32 digits,
-        // one point and one sign are written, so it stays at 14 or above and buf[i...] lies in the scratch.
+        // SAFETY: `position` starts at 48 and goes down once per byte written; at most max(20, scale + 1) <= 32 digits,
+        // one point and one sign are written, so it stays at 14 or above and buf[position...] lies in the scratch.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buf in
-            var i = 48, k = 0
+            var position = 48, digitCount = 0
             repeat {
-                if scale > 0 && k == scale { i -= 1; buf[i] = UInt8(ascii: ".") }
-                i -= 1
-                buf[i] = UInt8(truncatingIfNeeded: 48 &+ v % 10)
-                v /= 10
-                k += 1
-            } while v > 0 || k <= scale
-            if negative { i -= 1; buf[i] = UInt8(ascii: "-") }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[i...]))
+                if scale > 0 && digitCount == scale {
+                    position -= 1
+                    buf[position] = UInt8(ascii: ".")
+                }
+                position -= 1
+                buf[position] = UInt8(truncatingIfNeeded: 48 &+ magnitude % 10)
+                magnitude /= 10
+                digitCount += 1
+            } while magnitude > 0 || digitCount <= scale
+            if negative {
+                position -= 1
+                buf[position] = UInt8(ascii: "-")
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[position...]))
         }
     }
 

@@ -17,42 +17,42 @@ package struct SliceInterner {
 
     /// The code of `p`, adding it when new. Codes count from 0 in first-seen order.
     package mutating func intern(_ p: UnsafeRawBufferPointer) -> Int {
-        let h = Checksum.hash(p)
-        var s = Int(truncatingIfNeeded: h) & mask
+        let hash = Checksum.hash(p)
+        var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
-            let k = Int(slots[s])
-            if k < 0 { break }
-            if hashes[k] == h && equal(k, p) { return k }
-            s = (s + 1) & mask
+            let entry = Int(slots[slot])
+            if entry < 0 { break }
+            if hashes[entry] == hash && equal(entry, p) { return entry }
+            slot = (slot + 1) & mask
         }
         let code = values.count
         values.append(p)
-        hashes.append(h)
-        slots[s] = Int32(code)
+        hashes.append(hash)
+        slots[slot] = Int32(code)
         if values.count * 2 > slots.count { grow() }
         return code
     }
 
     /// The code of `p`, or nil when absent.
     package func lookup(_ p: UnsafeRawBufferPointer) -> Int? {
-        let h = Checksum.hash(p)
-        var s = Int(truncatingIfNeeded: h) & mask
+        let hash = Checksum.hash(p)
+        var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
-            let k = Int(slots[s])
-            if k < 0 { return nil }
-            if hashes[k] == h && equal(k, p) { return k }
-            s = (s + 1) & mask
+            let entry = Int(slots[slot])
+            if entry < 0 { return nil }
+            if hashes[entry] == hash && equal(entry, p) { return entry }
+            slot = (slot + 1) & mask
         }
     }
 
     private func equal(_ k: Int, _ p: UnsafeRawBufferPointer) -> Bool {
-        let r = values.range(k)
-        guard r.count == p.count else { return false }
-        assert(r.lowerBound >= 0 && r.upperBound <= values.bytes.count, "value \(k) outside the arena's bytes")
-        // SAFETY: r lies in the arena's bytes and r.count == p.count, so memcmp reads inside both buffers;
+        let range = values.range(k)
+        guard range.count == p.count else { return false }
+        assert(range.lowerBound >= 0 && range.upperBound <= values.bytes.count, "value \(k) outside the arena's bytes")
+        // SAFETY: range lies in the arena's bytes and range.count == p.count, so memcmp reads inside both buffers;
         // with p.count > 0 neither base address is nil.
         return values.bytes.withUnsafeBytes { b in
-            p.count == 0 || memcmp(b.baseAddress! + r.lowerBound, p.baseAddress!, p.count) == 0
+            p.count == 0 || memcmp(b.baseAddress! + range.lowerBound, p.baseAddress!, p.count) == 0
         }
     }
 
@@ -61,9 +61,9 @@ package struct SliceInterner {
         slots = Array(repeating: -1, count: cap)
         mask = cap - 1
         for k in 0..<hashes.count {
-            var s = Int(truncatingIfNeeded: hashes[k]) & mask
-            while slots[s] >= 0 { s = (s + 1) & mask }
-            slots[s] = Int32(k)
+            var slot = Int(truncatingIfNeeded: hashes[k]) & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(k)
         }
     }
 }

@@ -45,12 +45,15 @@ public struct TimeFormat: Sendable, Equatable {
         self.pattern = pattern
         var pieces: [Piece] = []
         var it = Array(pattern.utf8).makeIterator()
-        while let b = it.next() {
-            if b == UInt8(ascii: " ") {
+        while let byte = it.next() {
+            if byte == UInt8(ascii: " ") {
                 if pieces.last != .space { pieces.append(.space) }
                 continue
             }
-            guard b == UInt8(ascii: "%") else { pieces.append(.literal(b)); continue }
+            guard byte == UInt8(ascii: "%") else {
+                pieces.append(.literal(byte))
+                continue
+            }
             guard let code = it.next() else { throw .badPattern("'\(pattern)' ends with a lone %") }
             switch code {
             case UInt8(ascii: "Y"): pieces.append(.year4)
@@ -65,7 +68,8 @@ public struct TimeFormat: Sendable, Equatable {
             case UInt8(ascii: "f"): pieces.append(.fraction)
             case UInt8(ascii: "p"): pieces.append(.ampm)
             case UInt8(ascii: "z"): pieces.append(.zone)
-            case UInt8(ascii: "T"): pieces += [.hour, .literal(UInt8(ascii: ":")), .minute, .literal(UInt8(ascii: ":")), .second]
+            case UInt8(ascii: "T"): pieces += [.hour, .literal(UInt8(ascii: ":")), .minute,
+                                               .literal(UInt8(ascii: ":")), .second]
             case UInt8(ascii: "%"): pieces.append(.literal(UInt8(ascii: "%")))
             default:
                 throw .badPattern("'\(pattern)': %\(Character(Unicode.Scalar(code))) is not a code this reader knows "
@@ -86,73 +90,67 @@ public struct TimeFormat: Sendable, Equatable {
     /// impossible date or time.
     /// - Complexity: O(n) in the length of `p`.
     package func parse(_ p: UnsafeRawBufferPointer) -> Int64? {
-        var i = 0
-        let n = p.count
+        var position = 0
+        let count = p.count
         var year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, millis = 0, offset = 0
         var pm: Bool?
-        // SAFETY: digits reads p[i] only while i < n = p.count.
-        func digits(_ most: Int) -> Int? {
-            var v = 0, k = 0
-            while k < most, i < n, p[i] >= 48, p[i] <= 57 { v = v * 10 + Int(p[i] - 48); i += 1; k += 1 }
-            return k == 0 ? nil : v
-        }
-        // SAFETY: every p[k] below follows a check that k < n (i + 1 < n for the two ampm bytes).
+        func digits(_ most: Int) -> Int? { TimeFormat.digits(p, &position, most) }
+        // SAFETY: every p[k] below follows a check that k < count.
         for piece in pieces {
             switch piece {
-            case .literal(let b):
-                guard i < n, p[i] == b else { return nil }
-                i += 1
+            case .literal(let byte):
+                guard position < count, p[position] == byte else { return nil }
+                position += 1
             case .space:
-                guard i < n, p[i] == 0x20 else { return nil }
-                while i < n, p[i] == 0x20 { i += 1 }
+                guard position < count, p[position] == 0x20 else { return nil }
+                while position < count, p[position] == 0x20 { position += 1 }
             case .year4:
-                let start = i
-                guard let v = digits(4), i - start == 4 else { return nil }
-                year = v
+                let start = position
+                guard let fullYear = digits(4), position - start == 4 else { return nil }
+                year = fullYear
             case .year2:
-                let start = i
-                guard let v = digits(2), i - start == 2 else { return nil }
-                year = v < 69 ? 2000 + v : 1900 + v
-            case .month: guard let v = digits(2) else { return nil }; month = v
-            case .day: guard let v = digits(2) else { return nil }; day = v
-            case .hour, .hour12: guard let v = digits(2) else { return nil }; hour = v
-            case .minute: guard let v = digits(2) else { return nil }; minute = v
-            case .second: guard let v = digits(2) else { return nil }; second = v
+                let start = position
+                guard let shortYear = digits(2), position - start == 2 else { return nil }
+                year = shortYear < 69 ? 2000 + shortYear : 1900 + shortYear
+            case .month:
+                guard let monthValue = digits(2) else { return nil }
+                month = monthValue
+            case .day:
+                guard let dayValue = digits(2) else { return nil }
+                day = dayValue
+            case .hour, .hour12:
+                guard let hourValue = digits(2) else { return nil }
+                hour = hourValue
+            case .minute:
+                guard let minuteValue = digits(2) else { return nil }
+                minute = minuteValue
+            case .second:
+                guard let secondValue = digits(2) else { return nil }
+                second = secondValue
             case .fraction:
-                let start = i
-                guard let v = digits(9) else { return nil }
-                var ms = v
-                var len = i - start
-                while len > 3 { ms /= 10; len -= 1 }
-                while len < 3 { ms *= 10; len += 1 }
+                guard let ms = TimeFormat.millis(p, &position) else { return nil }
                 millis = ms
             case .monthName:
-                guard let (m, length) = TimeFormat.monthName(p, at: i) else { return nil }
-                month = m
-                i += length
+                guard let (monthNumber, length) = TimeFormat.monthName(p, at: position) else { return nil }
+                month = monthNumber
+                position += length
             case .ampm:
-                guard i + 1 < n, p[i + 1] | 0x20 == UInt8(ascii: "m") else { return nil }
-                switch p[i] | 0x20 {
-                case UInt8(ascii: "a"): pm = false
-                case UInt8(ascii: "p"): pm = true
-                default: return nil
-                }
-                i += 2
+                guard let afternoon = TimeFormat.ampm(p, &position) else { return nil }
+                pm = afternoon
             case .zone:
-                guard i < n else { return nil }
-                if p[i] == UInt8(ascii: "Z") { i += 1; continue }
-                guard p[i] == UInt8(ascii: "+") || p[i] == UInt8(ascii: "-") else { return nil }
-                let sign = p[i] == UInt8(ascii: "-") ? -1 : 1
-                i += 1
-                let start = i
-                guard let h = digits(2), i - start == 2 else { return nil }
-                if i < n, p[i] == UInt8(ascii: ":") { i += 1 }
-                let mStart = i
-                guard let m = digits(2), i - mStart == 2, h <= 23, m <= 59 else { return nil }
-                offset = sign * (h * 60 + m)
+                guard TimeFormat.zone(p, &position, offset: &offset) else { return nil }
             }
         }
-        guard i == n else { return nil }
+        guard position == count else { return nil }
+        return TimeFormat.epochMillis(year: year, month: month, day: day, hour: hour, minute: minute,
+                                      second: second, millis: millis, offset: offset, pm: pm)
+    }
+
+    /// Epoch milliseconds (UTC) of the parsed fields (`hour` of a 12-hour clock when `pm` is
+    /// given, `offset` in minutes east of UTC), or nil for an impossible date or time.
+    private static func epochMillis(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int,
+                                    millis: Int, offset: Int, pm: Bool?) -> Int64? {
+        var hour = hour
         if let pm {
             guard (1...12).contains(hour) else { return nil }
             hour = hour % 12 + (pm ? 12 : 0)
@@ -162,6 +160,74 @@ public struct TimeFormat: Sendable, Equatable {
         let days = Int64(Timestamp.days(year: year, month: month, day: day))
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offset * 60)
         return seconds * 1000 + Int64(millis)
+    }
+
+    /// The decimal number of at most `most` digits at `position` in `p`, moving past it; nil
+    /// when no digit is there.
+    private static func digits(_ p: UnsafeRawBufferPointer, _ position: inout Int, _ most: Int) -> Int? {
+        var value = 0, taken = 0
+        // SAFETY: reads p[position] only while position < p.count.
+        while taken < most, position < p.count, p[position] >= 48, p[position] <= 57 {
+            value = value * 10 + Int(p[position] - 48)
+            position += 1
+            taken += 1
+        }
+        return taken == 0 ? nil : value
+    }
+
+    /// Whether the `am` or `pm` (any case) at `position` is `pm`, moving past it; nil when neither is there.
+    private static func ampm(_ p: UnsafeRawBufferPointer, _ position: inout Int) -> Bool? {
+        // SAFETY: both bytes read follow the check that position + 1 < p.count.
+        guard position + 1 < p.count, p[position + 1] | 0x20 == UInt8(ascii: "m") else { return nil }
+        let afternoon: Bool
+        switch p[position] | 0x20 {
+        case UInt8(ascii: "a"): afternoon = false
+        case UInt8(ascii: "p"): afternoon = true
+        default: return nil
+        }
+        position += 2
+        return afternoon
+    }
+
+    /// The milliseconds of the fraction of a second (1 to 9 digits) at `position`, moving past it.
+    private static func millis(_ p: UnsafeRawBufferPointer, _ position: inout Int) -> Int? {
+        let start = position
+        guard let value = digits(p, &position, 9) else { return nil }
+        var ms = value
+        var len = position - start
+        while len > 3 {
+            ms /= 10
+            len -= 1
+        }
+        while len < 3 {
+            ms *= 10
+            len += 1
+        }
+        return ms
+    }
+
+    /// Reads a zone at `position` (`Z`, or `+HH:MM`, `-HHMM`), moving past it and setting `offset`
+    /// (in minutes east of UTC) for a numeric one; false when none is there.
+    private static func zone(_ p: UnsafeRawBufferPointer, _ position: inout Int, offset: inout Int) -> Bool {
+        let count = p.count
+        // SAFETY: every p[position] below follows a check that position < count.
+        guard position < count else { return false }
+        if p[position] == UInt8(ascii: "Z") {
+            position += 1
+            return true
+        }
+        guard p[position] == UInt8(ascii: "+") || p[position] == UInt8(ascii: "-") else { return false }
+        let sign = p[position] == UInt8(ascii: "-") ? -1 : 1
+        position += 1
+        let start = position
+        guard let hours = digits(p, &position, 2), position - start == 2 else { return false }
+        if position < count, p[position] == UInt8(ascii: ":") { position += 1 }
+        let mStart = position
+        guard let minutes = digits(p, &position, 2), position - mStart == 2, hours <= 23, minutes <= 59 else {
+            return false
+        }
+        offset = sign * (hours * 60 + minutes)
+        return true
     }
 
     private static let months = ["january", "february", "march", "april", "may", "june", "july", "august",

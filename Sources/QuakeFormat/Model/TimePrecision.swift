@@ -17,7 +17,7 @@ package enum TimePrecision {
 
     @inline(__always)
     private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
-        let q = a / b
-        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+        let quotient = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? quotient - 1 : quotient
     }
 }

@@ -5,29 +5,45 @@ package enum UTF8Validation {
     @inlinable
     package static func isValid(_ p: UnsafeRawBufferPointer) -> Bool {
         var ascii = true
-        for b in p where b >= 0x80 { ascii = false; break }
+        for b in p where b >= 0x80 {
+            ascii = false
+            break
+        }
         if ascii { return true }
-        var i = 0
-        let n = p.count
-        // SAFETY: p[i] is read while i < n = p.count; p[i + k] has k < len and i + len <= n (the guard below).
-        while i < n {
-            let b = p[i]
-            if b < 0x80 { i += 1; continue }
+        var position = 0
+        let count = p.count
+        // SAFETY: p[position] is read while position < count = p.count; p[position + k] has k < len and position + len
+        // <= count (the guard below).
+        while position < count {
+            let byte = p[position]
+            if byte < 0x80 {
+                position += 1
+                continue
+            }
             let len: Int
             var cp: UInt32
-            if b & 0xE0 == 0xC0 { len = 2; cp = UInt32(b & 0x1F) }
-            else if b & 0xF0 == 0xE0 { len = 3; cp = UInt32(b & 0x0F) }
-            else if b & 0xF8 == 0xF0 { len = 4; cp = UInt32(b & 0x07) }
+            if byte & 0xE0 == 0xC0 {
+                len = 2
+                cp = UInt32(byte & 0x1F)
+            }
+            else if byte & 0xF0 == 0xE0 {
+                len = 3
+                cp = UInt32(byte & 0x0F)
+            }
+            else if byte & 0xF8 == 0xF0 {
+                len = 4
+                cp = UInt32(byte & 0x07)
+            }
             else { return false }
-            guard i + len <= n else { return false }
+            guard position + len <= count else { return false }
             for k in 1..<len {
-                let c = p[i + k]
-                guard c & 0xC0 == 0x80 else { return false }
-                cp = cp << 6 | UInt32(c & 0x3F)
+                let continuation = p[position + k]
+                guard continuation & 0xC0 == 0x80 else { return false }
+                cp = cp << 6 | UInt32(continuation & 0x3F)
             }
             let minimum: UInt32 = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000
             guard cp >= minimum, cp <= 0x10FFFF, !(0xD800...0xDFFF).contains(cp) else { return false }
-            i += len
+            position += len
         }
         return true
     }

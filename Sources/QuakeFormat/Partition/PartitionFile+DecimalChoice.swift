@@ -21,22 +21,30 @@ extension PartitionFile {
         let sample = Swift.min(decimalSampleRows, rows.count / 4)
         if sample >= minimumSampleRows {
             let head = rows.lowerBound..<(rows.lowerBound + sample)
-            var f: [UInt8] = [], z: [UInt8] = []
-            _ = ForDecimalCodec.encode(v, rows: head, into: &f)
-            _ = ZstdDecimalCodec.encode(v, rows: head, into: &z)
-            if f.count <= z.count { return (.forDecimal, ForDecimalCodec.encode(v, rows: rows, into: &out)) }
+            var forBytes: [UInt8] = [], zstdBytes: [UInt8] = []
+            _ = ForDecimalCodec.encode(v, rows: head, into: &forBytes)
+            _ = ZstdDecimalCodec.encode(v, rows: head, into: &zstdBytes)
+            if forBytes.count <= zstdBytes.count {
+                return (.forDecimal, ForDecimalCodec.encode(v, rows: rows, into: &out))
+            }
             return framed(.zstdDecimal, rows, &out, FramedCodec.mergeDecimals) { r, o in
                 ZstdDecimalCodec.encode(v, rows: r, into: &o)
             }
         }
-        var f: [UInt8] = [], z: [UInt8] = []
-        let fs = ForDecimalCodec.encode(v, rows: rows, into: &f)
-        if f.count <= 64 { out.append(contentsOf: f); return (.forDecimal, fs) }
-        let (zc, zs) = framed(.zstdDecimal, rows, &z, FramedCodec.mergeDecimals) { r, o in
+        var forBytes: [UInt8] = [], zstdBytes: [UInt8] = []
+        let fs = ForDecimalCodec.encode(v, rows: rows, into: &forBytes)
+        if forBytes.count <= 64 {
+            out.append(contentsOf: forBytes)
+            return (.forDecimal, fs)
+        }
+        let (zc, zs) = framed(.zstdDecimal, rows, &zstdBytes, FramedCodec.mergeDecimals) { r, o in
             ZstdDecimalCodec.encode(v, rows: r, into: &o)
         }
-        if z.count < f.count { out.append(contentsOf: z); return (zc, zs) }
-        out.append(contentsOf: f)
+        if zstdBytes.count < forBytes.count {
+            out.append(contentsOf: zstdBytes)
+            return (zc, zs)
+        }
+        out.append(contentsOf: forBytes)
         return (.forDecimal, fs)
     }
 }

@@ -59,23 +59,26 @@ package enum PartitionFile {
     /// The codec a column's chunks use. Hot numeric columns and categories take lightweight
     /// codecs (no decompressor, any row range); free text takes zstd; other decimals take
     /// whichever of frame-of-reference and zstd byte planes is smaller for the chunk.
-    package static func encodeChunk(_ c: Column, _ batch: RowBatch, rows: Range<Int>, into out: inout [UInt8]) -> (CodecID, ChunkStats) {
+    package static func encodeChunk(_ c: Column, _ batch: RowBatch, rows: Range<Int>,
+                                    into out: inout [UInt8]) -> (CodecID, ChunkStats) {
         switch c.kind {
         case .timestamp:
             return (.forInteger, ForIntegerCodec.encode(batch.ints[c.rawValue], rows: rows, into: &out))
         case .decimal:
-            let v = batch.ints[c.rawValue]
+            let values = batch.ints[c.rawValue]
             switch c {
             case .latitude, .longitude, .depth, .mag:
-                return (.forDecimal, ForDecimalCodec.encode(v, rows: rows, splitting: c != .mag, into: &out))
+                return (.forDecimal, ForDecimalCodec.encode(values, rows: rows, splitting: c != .mag, into: &out))
             default:
-                return smallerDecimal(v, rows: rows, into: &out)
+                return smallerDecimal(values, rows: rows, into: &out)
             }
         case .category:
             return (.dictionary, DictionaryCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
         case .text:
-            let a = batch.text[c.rawValue]
-            return framed(.zstdText, rows, &out, FramedCodec.mergeCounts) { r, o in ZstdTextCodec.encode(a, rows: r, into: &o) }
+            let arena = batch.text[c.rawValue]
+            return framed(.zstdText, rows, &out, FramedCodec.mergeCounts) { r, o in
+                ZstdTextCodec.encode(arena, rows: r, into: &o)
+            }
         case .place:
             return (.placeCodes, PlaceCodesCodec.encode(batch.text[c.rawValue], rows: rows, into: &out))
         }
@@ -88,8 +91,8 @@ package enum PartitionFile {
                                _ encode: (Range<Int>, inout [UInt8]) -> ChunkStats) -> (CodecID, ChunkStats) {
         let frameRows = inner == .zstdText ? FramedCodec.textFrameRows : FramedCodec.frameRows
         if rows.count <= frameRows { return (inner, encode(rows, &out)) }
-        return (.zstdFramed, FramedCodec.encode(inner: inner, rows: rows, frameRows: frameRows, into: &out, merge: merge,
-                                                encodeFrame: encode))
+        return (.zstdFramed, FramedCodec.encode(inner: inner, rows: rows, frameRows: frameRows, into: &out,
+                                                merge: merge, encodeFrame: encode))
     }
 
     /// Encodes a partition's rows (sorted by time, id) as one file image. The columns are
@@ -103,6 +106,29 @@ package enum PartitionFile {
         }
         let columns = (0..<Column.count).map { encoded[$0] ?? ([], []) }
         var out: [UInt8] = []
+        let (infos, columnBytes) = layOut(columns, into: &out)
+        let (granules, placeBytes, aggregateBytes) = indexes(batch, infos, out, blockRows: blockRows)
+        let place = appendRegion(placeBytes, to: &out)
+        let aggregates = appendRegion(aggregateBytes, to: &out)
+        let provenance = appendRegion(ProvenanceRegion.encode(batch), to: &out)
+        let writer = directoryBytes(batch, blocks: blocks, blockRows: blockRows, infos: infos, granules: granules,
+                                    place: place, aggregates: aggregates, provenance: provenance)
+        let dirOffset = out.count
+        let dirSum = Checksum.hash(writer.bytes)
+        out.append(contentsOf: writer.bytes)
+        var footer = ByteWriter()
+        footer.u64(UInt64(dirOffset))
+        footer.u64(UInt64(writer.bytes.count))
+        footer.u64(dirSum)
+        footer.bytes.append(contentsOf: magic)
+        out.append(contentsOf: footer.bytes)
+        return Written(bytes: out, columnBytes: columnBytes)
+    }
+
+    /// Appends the encoded columns' bytes to `out` one after another; returns their chunks with
+    /// offsets from the start of `out`, and each column's byte count.
+    private static func layOut(_ columns: [(bytes: [UInt8], chunks: [ChunkInfo])],
+                               into out: inout [UInt8]) -> (infos: [[ChunkInfo]], columnBytes: [Int]) {
         out.reserveCapacity(columns.reduce(0) { $0 + $1.bytes.count })
         var infos: [[ChunkInfo]] = []
         var columnBytes = [Int](repeating: 0, count: Column.count)
@@ -110,74 +136,78 @@ package enum PartitionFile {
             let base = out.count
             out.append(contentsOf: column.bytes)
             infos.append(column.chunks.map { i in
-                var i = i
-                i.offset += base
-                return i
+                var info = i
+                info.offset += base
+                return info
             })
             columnBytes[k] = column.bytes.count
         }
-        // the granule and place indexes on one thread, the unit aggregates on another
+        return (infos, columnBytes)
+    }
+
+    /// The granule index, the place index and the unit aggregates of a partition whose chunks
+    /// are `chunks` in `data`: the first two on one thread, the aggregates on another.
+    private static func indexes(_ batch: RowBatch, _ chunks: [[ChunkInfo]], _ data: [UInt8],
+                                blockRows: Int) -> (GranuleIndex, [UInt8]?, [UInt8]?) {
         let granuleSlot = Slots<GranuleIndex>(1), placeSlot = Slots<[UInt8]>(1), aggregateSlot = Slots<[UInt8]>(1)
-        do {
-            // copies that end with this scope, so appending to `out` below copies nothing
-            let (chunks, data) = (infos, out)
-            DispatchQueue.concurrentPerform(iterations: 2) { k in
-                if k == 0 {
-                    let g = GranuleIndex(batch)
-                    granuleSlot[0] = g
-                    placeSlot[0] = placeIndex(batch, chunks[Column.place.rawValue], data, blockRows: blockRows, granules: g)
-                } else if let codes = groupCodes(chunks, data) {
-                    aggregateSlot[0] = UnitAggregates.encode(batch, codes: codes, blockRows: blockRows)
-                }
+        DispatchQueue.concurrentPerform(iterations: 2) { k in
+            if k == 0 {
+                let granules = GranuleIndex(batch)
+                granuleSlot[0] = granules
+                placeSlot[0] = placeIndex(batch, chunks[Column.place.rawValue], data, blockRows: blockRows,
+                                          granules: granules)
+            } else if let codes = groupCodes(chunks, data) {
+                aggregateSlot[0] = UnitAggregates.encode(batch, codes: codes, blockRows: blockRows)
             }
         }
-        let granules = granuleSlot[0] ?? GranuleIndex(batch)
-        var place: Region?
-        if let idx = placeSlot[0] {
-            place = Region(offset: out.count, length: idx.count, checksum: Checksum.wide(idx))
-            out.append(contentsOf: idx)
-        }
-        var aggregates: Region?
-        if let a = aggregateSlot[0] {
-            aggregates = Region(offset: out.count, length: a.count, checksum: Checksum.wide(a))
-            out.append(contentsOf: a)
-        }
-        var provenance: Region?
-        if let region = ProvenanceRegion.encode(batch) {
-            provenance = Region(offset: out.count, length: region.count, checksum: Checksum.wide(region))
-            out.append(contentsOf: region)
-        }
-        var w = ByteWriter()
-        w.u32(UInt32(Column.count)); w.u32(UInt32(blocks)); w.u32(UInt32(blockRows))
+        return (granuleSlot[0] ?? GranuleIndex(batch), placeSlot[0], aggregateSlot[0])
+    }
+
+    /// Appends `bytes` (when given) to `out` and returns where they lie, with their checksum.
+    private static func appendRegion(_ bytes: [UInt8]?, to out: inout [UInt8]) -> Region? {
+        guard let bytes else { return nil }
+        let region = Region(offset: out.count, length: bytes.count, checksum: Checksum.wide(bytes))
+        out.append(contentsOf: bytes)
+        return region
+    }
+
+    /// The directory of a partition file: counts, flags, every chunk's codec, place, stats and
+    /// checksum, the granule index, and where the optional regions lie.
+    private static func directoryBytes(_ batch: RowBatch, blocks: Int, blockRows: Int, infos: [[ChunkInfo]],
+                                       granules: GranuleIndex, place: Region?, aggregates: Region?,
+                                       provenance: Region?) -> ByteWriter {
+        var writer = ByteWriter()
+        writer.u32(UInt32(Column.count))
+        writer.u32(UInt32(blocks))
+        writer.u32(UInt32(blockRows))
         let provenanceFlag = provenance == nil ? 0 : ProvenanceRegion.flag
-        w.u32((place == nil ? 0 : 1) | (aggregates == nil ? 0 : 2) | wideChecksums | provenanceFlag)
-        w.u64(UInt64(batch.count))
-        for k in 0..<blocks { w.u32(UInt32(infos[0][k].rows)) }
+        writer.u32((place == nil ? 0 : 1) | (aggregates == nil ? 0 : 2) | wideChecksums | provenanceFlag)
+        writer.u64(UInt64(batch.count))
+        for k in 0..<blocks { writer.u32(UInt32(infos[0][k].rows)) }
         for list in infos {
             for i in list {
-                w.u8(i.codec.rawValue); w.u8(0); w.u8(0); w.u8(0)
-                w.u32(UInt32(i.length)); w.u64(UInt64(i.offset)); w.u32(UInt32(i.stats.nulls)); w.u32(0)
-                w.i64(i.stats.min); w.i64(i.stats.max)
+                writer.u8(i.codec.rawValue)
+                writer.u8(0)
+                writer.u8(0)
+                writer.u8(0)
+                writer.u32(UInt32(i.length))
+                writer.u64(UInt64(i.offset))
+                writer.u32(UInt32(i.stats.nulls))
+                writer.u32(0)
+                writer.i64(i.stats.min)
+                writer.i64(i.stats.max)
                 // the checksum goes last: 40 bytes with it
             }
         }
-        for list in infos { for i in list { w.u64(i.checksum) } }
-        granules.write(into: &w)
-        if let place { w.u64(UInt64(place.offset)); w.u64(UInt64(place.length)); w.u64(place.checksum) }
-        if let aggregates { w.u64(UInt64(aggregates.offset)); w.u64(UInt64(aggregates.length)); w.u64(aggregates.checksum) }
-        if let provenance {
-            w.u64(UInt64(provenance.offset))
-            w.u64(UInt64(provenance.length))
-            w.u64(provenance.checksum)
+        for list in infos { for i in list { writer.u64(i.checksum) } }
+        granules.write(into: &writer)
+        for region in [place, aggregates, provenance] {
+            guard let region else { continue }
+            writer.u64(UInt64(region.offset))
+            writer.u64(UInt64(region.length))
+            writer.u64(region.checksum)
         }
-        let dirOffset = out.count
-        let dirSum = Checksum.hash(w.bytes)
-        out.append(contentsOf: w.bytes)
-        var f = ByteWriter()
-        f.u64(UInt64(dirOffset)); f.u64(UInt64(w.bytes.count)); f.u64(dirSum)
-        f.bytes.append(contentsOf: magic)
-        out.append(contentsOf: f.bytes)
-        return Written(bytes: out, columnBytes: columnBytes)
+        return writer
     }
 
     /// Column `c`'s chunks, one per block, with offsets from the start of its own bytes.
@@ -193,8 +223,9 @@ package enum PartitionFile {
             // chunk was just appended), and `covered` is at most the chunk's length.
             let sum = out.withUnsafeBytes { b in
                 let chunk = UnsafeRawBufferPointer(rebasing: b[start...])
-                assert(codec.covered(chunk, count: rows.count) <= chunk.count)
-                return Checksum.wide(UnsafeRawBufferPointer(rebasing: chunk[..<codec.covered(chunk, count: rows.count)]))
+                let covered = codec.covered(chunk, count: rows.count)
+                assert(covered <= chunk.count)
+                return Checksum.wide(UnsafeRawBufferPointer(rebasing: chunk[..<covered]))
             }
             list.append(ChunkInfo(codec: codec, offset: start, length: out.count - start, rows: rows.count,
                                   stats: stats, checksum: sum))
@@ -224,8 +255,8 @@ package enum PartitionFile {
             // inside `out`, whose storage `b` is for the closure's span.
             let parsed = out.withUnsafeBytes { (b) -> [UInt32]? in
                 assert(info.offset >= 0 && info.offset + info.length <= b.count)
-                let p = UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)])
-                return try? PlaceCodesCodec.parse(p, count: info.rows, dictionary: false).codes(0..<info.rows)
+                let payload = UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)])
+                return try? PlaceCodesCodec.parse(payload, count: info.rows, dictionary: false).codes(0..<info.rows)
             }
             guard let parsed else { return nil }
             codes.append(contentsOf: parsed)
@@ -243,12 +274,12 @@ package enum PartitionFile {
             for info in chunks[c.rawValue] {
                 guard info.codec == .dictionary else { return nil }
                 // SAFETY: as in placeIndex: each chunk's range lies inside `out` (storage `b`).
-                let v = out.withUnsafeBytes { (b) -> ColumnVector? in
+                let vector = out.withUnsafeBytes { (b) -> ColumnVector? in
                     assert(info.offset >= 0 && info.offset + info.length <= b.count)
-                    let p = UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)])
-                    return try? DictionaryCodec.decode(p, count: info.rows, rows: 0..<info.rows, as: .stored)
+                    let payload = UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)])
+                    return try? DictionaryCodec.decode(payload, count: info.rows, rows: 0..<info.rows, as: .stored)
                 }
-                guard case .category(let block)? = v else { return nil }
+                guard case .category(let block)? = vector else { return nil }
                 codes.append(contentsOf: block.codes)
             }
             all.append(codes)
@@ -314,17 +345,20 @@ package enum PartitionFile {
     /// to say it); the directory is then read with the usual checks.
     package static func storedRows(_ b: UnsafeRawBufferPointer, path: String) throws(QuakeError) -> Int {
         guard b.count >= footerSize + 24 else { throw .corrupt(path, "too short for a partition file") }
-        var r = ByteReader(b, at: b.count - footerSize)
-        let off = try r.u64()
-        guard off <= UInt64(b.count - footerSize - 24) else { throw .corrupt(path, "directory offset \(off) out of range") }
-        var d = ByteReader(b, at: Int(off) + 16)
-        let rows = try d.u64()
+        var reader = ByteReader(b, at: b.count - footerSize)
+        let off = try reader.u64()
+        guard off <= UInt64(b.count - footerSize - 24) else {
+            throw .corrupt(path, "directory offset \(off) out of range")
+        }
+        var dirReader = ByteReader(b, at: Int(off) + 16)
+        let rows = try dirReader.u64()
         guard rows >= 1, rows < 1 << 40 else { throw .corrupt(path, "directory lists \(rows) rows") }
         return Int(rows)
     }
 
     /// Reads and checks the footer and directory of a mapped partition file.
-    package static func directory(_ b: UnsafeRawBufferPointer, path: String, rows expected: Int) throws(QuakeError) -> Directory {
+    package static func directory(_ b: UnsafeRawBufferPointer, path: String,
+                                  rows expected: Int) throws(QuakeError) -> Directory {
         guard b.count >= footerSize else { throw .corrupt(path, "too short for a partition file") }
         // SAFETY: footerSize >= 8 bytes lie inside `b` (checked above); the caller keeps `b` mapped.
         assert(footerSize >= 8)
@@ -332,8 +366,8 @@ package enum PartitionFile {
         guard [magic, magicBeforeGranuleSums, magicBeforeSplit].contains(footerMagic) else {
             throw .corrupt(path, "bad footer magic (not a v2 partition file)")
         }
-        var r = ByteReader(b, at: b.count - footerSize)
-        let off = try r.u64(), len = try r.u64(), sum = try r.u64()
+        var reader = ByteReader(b, at: b.count - footerSize)
+        let off = try reader.u64(), len = try reader.u64(), sum = try reader.u64()
         guard off <= UInt64(b.count - footerSize), len == UInt64(b.count - footerSize) - off else {
             throw .corrupt(path, "directory offset \(off) and length \(len) do not fit the file")
         }
@@ -347,37 +381,63 @@ package enum PartitionFile {
         }
     }
 
-    private static func parse(_ dir: UnsafeRawBufferPointer, dataEnd: Int, rows expected: Int) throws(QuakeError) -> Directory {
-        var r = ByteReader(dir)
-        let cols = Int(try r.u32()), blocks = Int(try r.u32()), blockRows = Int(try r.u32())
-        let flags = try r.u32()
+    private static func parse(_ dir: UnsafeRawBufferPointer, dataEnd: Int,
+                              rows expected: Int) throws(QuakeError) -> Directory {
+        var reader = ByteReader(dir)
+        let cols = Int(try reader.u32()), blocks = Int(try reader.u32()), blockRows = Int(try reader.u32())
+        let flags = try reader.u32()
         guard flags <= 15 else { throw .corrupt("directory flags \(flags)") }
-        let storedRows = try r.u64()
+        let storedRows = try reader.u64()
         guard cols == Column.count else { throw .corrupt("directory lists \(cols) columns") }
-        guard storedRows == UInt64(expected) else { throw .corrupt("holds \(storedRows) rows, manifest says \(expected)") }
+        guard storedRows == UInt64(expected) else {
+            throw .corrupt("holds \(storedRows) rows, manifest says \(expected)")
+        }
         let rows = expected
         guard blocks >= 1, blocks <= rows / Swift.max(1, blockRows) + 1, blockRows >= 1 else {
             throw .corrupt("directory lists \(blocks) blocks of \(blockRows) rows")
         }
         var sizes: [Int] = []
         var total = 0
-        for _ in 0..<blocks { let n = Int(try r.u32()); sizes.append(n); total += n }
+        for _ in 0..<blocks {
+            let count = Int(try reader.u32())
+            sizes.append(count)
+            total += count
+        }
         guard total == rows else { throw .corrupt("blocks hold \(total) rows, directory says \(rows)") }
         // readers find a row's block as row / blockRows: every block but the last is full
         for (k, n) in sizes.enumerated() where k < blocks - 1 ? n != blockRows : n > blockRows {
             throw .corrupt("block \(k) holds \(n) rows, blocks hold \(blockRows)")
         }
+        let chunks = try readChunks(&reader, columns: cols, sizes: sizes, dataEnd: dataEnd)
+        let granules = try GranuleIndex(reading: &reader, rows: rows)
+        let place = try flags & 1 == 0 ? nil
+            : readRegion(&reader, dataEnd: dataEnd, least: 0, outside: "place index lies outside the data area")
+        let aggregates = try flags & 2 == 0 ? nil
+            : readRegion(&reader, dataEnd: dataEnd, least: 0, outside: "unit aggregates lie outside the data area")
+        let provenance = try flags & ProvenanceRegion.flag == 0 ? nil
+            : readRegion(&reader, dataEnd: dataEnd, least: 4,
+                         outside: "the provenance region lies outside the data area")
+        guard reader.remaining == 0 else { throw .corrupt("\(reader.remaining) stray bytes after the directory") }
+        return Directory(rows: rows, blockRows: blockRows, blockSizes: sizes, chunks: chunks, granules: granules,
+                         placeIndex: place, aggregates: aggregates, provenance: provenance,
+                         wideChecksums: flags & wideChecksums != 0)
+    }
+
+    /// Reads the directory's chunk list, `columns` × `sizes.count`, then their checksums.
+    private static func readChunks(_ reader: inout ByteReader, columns cols: Int, sizes: [Int],
+                                   dataEnd: Int) throws(QuakeError) -> [[ChunkInfo]] {
+        let blocks = sizes.count
         var chunks: [[ChunkInfo]] = []
-        try r.need(cols * blocks * (ChunkInfo.size + 8))
+        try reader.need(cols * blocks * (ChunkInfo.size + 8))
         for _ in 0..<cols {
             var list: [ChunkInfo] = []
             for k in 0..<blocks {
-                let code = try r.u8()
-                r.pos += 3
-                let length = Int(try r.u32()), offset = try r.u64()
-                let nulls = Int(try r.u32())
-                _ = try r.u32()
-                let mn = try r.i64(), mx = try r.i64()
+                let code = try reader.u8()
+                reader.pos += 3
+                let length = Int(try reader.u32()), offset = try reader.u64()
+                let nulls = Int(try reader.u32())
+                _ = try reader.u32()
+                let mn = try reader.i64(), mx = try reader.i64()
                 guard let codec = CodecID(rawValue: code) else { throw .corrupt("unknown codec \(code)") }
                 guard offset <= UInt64(dataEnd), UInt64(length) <= UInt64(dataEnd) - offset, nulls <= sizes[k] else {
                     throw .corrupt("chunk \(k) lies outside the data area")
@@ -387,34 +447,19 @@ package enum PartitionFile {
             }
             chunks.append(list)
         }
-        for c in 0..<cols { for k in 0..<blocks { chunks[c][k].checksum = try r.u64() } }
-        let granules = try GranuleIndex(reading: &r, rows: rows)
-        var place: Region?
-        if flags & 1 != 0 {
-            let off = try r.u64(), len = try r.u64(), sum = try r.u64()
-            guard off <= UInt64(dataEnd), len <= UInt64(dataEnd) - off else { throw .corrupt("place index lies outside the data area") }
-            place = Region(offset: Int(off), length: Int(len), checksum: sum)
+        for c in 0..<cols { for k in 0..<blocks { chunks[c][k].checksum = try reader.u64() } }
+        return chunks
+    }
+
+    /// Reads an optional region's place and checksum; throws `outside` unless it lies in the data
+    /// area and holds at least `least` bytes.
+    private static func readRegion(_ reader: inout ByteReader, dataEnd: Int, least: UInt64,
+                                   outside: String) throws(QuakeError) -> Region {
+        let off = try reader.u64(), len = try reader.u64(), sum = try reader.u64()
+        guard off <= UInt64(dataEnd), len >= least, len <= UInt64(dataEnd) - off else {
+            throw .corrupt(outside)
         }
-        var aggregates: Region?
-        if flags & 2 != 0 {
-            let off = try r.u64(), len = try r.u64(), sum = try r.u64()
-            guard off <= UInt64(dataEnd), len <= UInt64(dataEnd) - off else {
-                throw .corrupt("unit aggregates lie outside the data area")
-            }
-            aggregates = Region(offset: Int(off), length: Int(len), checksum: sum)
-        }
-        var provenance: Region?
-        if flags & ProvenanceRegion.flag != 0 {
-            let off = try r.u64(), len = try r.u64(), sum = try r.u64()
-            guard off <= UInt64(dataEnd), len >= 4, len <= UInt64(dataEnd) - off else {
-                throw .corrupt("the provenance region lies outside the data area")
-            }
-            provenance = Region(offset: Int(off), length: Int(len), checksum: sum)
-        }
-        guard r.remaining == 0 else { throw .corrupt("\(r.remaining) stray bytes after the directory") }
-        return Directory(rows: rows, blockRows: blockRows, blockSizes: sizes, chunks: chunks, granules: granules,
-                         placeIndex: place, aggregates: aggregates, provenance: provenance,
-                         wideChecksums: flags & wideChecksums != 0)
+        return Region(offset: Int(off), length: Int(len), checksum: sum)
     }
 }
 

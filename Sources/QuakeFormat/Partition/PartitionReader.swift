@@ -48,42 +48,43 @@ package final class PartitionReader: Sendable {
         // the first use maps and parses under the lock, so a file is mapped once
         try state.locked { (s) throws(QuakeError) -> PartitionFile.Directory in
             if let dir = s.dir { return dir }
-            let f = try MappedFile(path: path)
-            let d = try PartitionFile.directory(f.bytes, path: path, rows: entry.rows)
-            s.mapped = f
-            s.dir = d
-            let n = Column.count * d.blockSizes.count
-            s.checked = Array(repeating: false, count: n)
-            s.granuleSums = Array(repeating: nil, count: n)
-            s.granulesChecked = Array(repeating: [], count: n)
-            s.granulesLeft = Array(repeating: 0, count: n)
-            return d
+            let file = try MappedFile(path: path)
+            let dir = try PartitionFile.directory(file.bytes, path: path, rows: entry.rows)
+            s.mapped = file
+            s.dir = dir
+            let count = Column.count * dir.blockSizes.count
+            s.checked = Array(repeating: false, count: count)
+            s.granuleSums = Array(repeating: nil, count: count)
+            s.granulesChecked = Array(repeating: [], count: count)
+            s.granulesLeft = Array(repeating: 0, count: count)
+            return dir
         }
     }
 
     /// The mapping's bytes, or none before ``directory()`` mapped them, with the file that keeps
     /// them mapped (the reader holds it from then on).
     private func mappedBytes() -> (UnsafeRawBufferPointer, MappedFile?) {
-        let f = state.locked { $0.mapped }
-        // SAFETY: the bytes stay mapped while `f` (returned beside them) or this reader lives.
-        return (f?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0), f)
+        let file = state.locked { $0.mapped }
+        // SAFETY: the bytes stay mapped while `file` (returned beside them) or this reader lives.
+        return (file?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0), file)
     }
 
     /// The place index, checksum-checked and parsed on first use; nil for files without one.
     package func placeIndex() throws(QuakeError) -> PlaceIndex? {
-        let d = try directory()
+        let dir = try directory()
         let (cached, file) = state.locked { ($0.place, $0.mapped) }
         if let cached { return cached }
         let bytes = file?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
         var idx: PlaceIndex?
-        if let reg = d.placeIndex {
+        if let reg = dir.placeIndex {
             // SAFETY: the directory's checks put every region inside the mapped file, which `file`
-            // (and this reader) keeps mapped while `p` is read.
+            // (and this reader) keeps mapped while `region` is read.
             assert(reg.offset >= 0 && reg.offset + reg.length <= bytes.count)
-            let p = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
-            guard d.checksum(p) == reg.checksum else { throw .corrupt(path, "place index: checksum mismatch") }
+            let region = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
+            guard dir.checksum(region) == reg.checksum else { throw .corrupt(path, "place index: checksum mismatch") }
             do {
-                idx = try PlaceIndex(p, rows: entry.rows, blockRows: d.blockRows, magValues: d.granules.magValues.count)
+                idx = try PlaceIndex(region, rows: entry.rows, blockRows: dir.blockRows,
+                                     magValues: dir.granules.magValues.count)
             } catch {
                 throw .corrupt(path, "\(error.description.replacingPrefix("corrupt store: "))")
             }
@@ -96,35 +97,35 @@ package final class PartitionReader: Sendable {
     /// Estimates only order kernels: a key two terms share costs time, never an answer.
     package func estimate(_ key: UInt64, _ compute: () -> Double) -> Double {
         if let hit = state.locked({ $0.estimates.value(key) }) { return Double(hit) / 1e9 }
-        let d = compute()
-        let kept = Int((Swift.min(Swift.max(d.isNaN ? 1 : d, 0), 1) * 1e9).rounded())
+        let dir = compute()
+        let kept = Int((Swift.min(Swift.max(dir.isNaN ? 1 : dir, 0), 1) * 1e9).rounded())
         state.locked { s in
             if s.estimates.count >= 4096 { s.estimates = IntTable() }
             s.estimates.set(key, kept)
         }
-        return d
+        return dir
     }
 
     /// The unit aggregates of group column `group` (an index into
     /// ``UnitAggregates/groupColumns``; nil: of all rows), checksum-checked and parsed on first
     /// use; nil for files without them.
     package func unitAggregates(group: Int?) throws(QuakeError) -> UnitAggregates? {
-        let d = try directory()
+        let dir = try directory()
         let key = group ?? -1
         let (cached, verified, file) = state.locked { ($0.aggregates[key], !$0.aggregates.isEmpty, $0.mapped) }
         if let cached { return cached }
         let bytes = file?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
         var parsed: UnitAggregates?
-        if let reg = d.aggregates {
+        if let reg = dir.aggregates {
             // SAFETY: the directory's checks put every region inside the mapped file, which `file`
-            // (and this reader) keeps mapped while `p` is read.
+            // (and this reader) keeps mapped while `region` is read.
             assert(reg.offset >= 0 && reg.offset + reg.length <= bytes.count)
-            let p = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
-            guard verified || d.checksum(p) == reg.checksum else {
+            let region = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
+            guard verified || dir.checksum(region) == reg.checksum else {
                 throw .corrupt(path, "unit aggregates: checksum mismatch")
             }
             do {
-                parsed = try UnitAggregates(p, rows: entry.rows, blockRows: d.blockRows, group: group)
+                parsed = try UnitAggregates(region, rows: entry.rows, blockRows: dir.blockRows, group: group)
             } catch {
                 throw .corrupt(path, "\(error.description.replacingPrefix("corrupt store: "))")
             }
@@ -135,8 +136,8 @@ package final class PartitionReader: Sendable {
 
     /// The bytes of the unit aggregates region (for `verify`); nil for files without one.
     package func unitAggregateBytes() throws(QuakeError) -> [UInt8]? {
-        let d = try directory()
-        guard let reg = d.aggregates else { return nil }
+        let dir = try directory()
+        guard let reg = dir.aggregates else { return nil }
         let (bytes, file) = mappedBytes()
         // SAFETY: the region lies inside the mapping (directory checks), kept by `file` for the copy.
         assert(reg.offset >= 0 && reg.offset + reg.length <= bytes.count)
@@ -145,8 +146,8 @@ package final class PartitionReader: Sendable {
 
     /// The bytes of the place index region (for `verify`); nil for files without one.
     package func placeIndexBytes() throws(QuakeError) -> [UInt8]? {
-        let d = try directory()
-        guard let reg = d.placeIndex else { return nil }
+        let dir = try directory()
+        guard let reg = dir.placeIndex else { return nil }
         let (bytes, file) = mappedBytes()
         // SAFETY: the region lies inside the mapping (directory checks), kept by `file` for the copy.
         assert(reg.offset >= 0 && reg.offset + reg.length <= bytes.count)
@@ -154,7 +155,9 @@ package final class PartitionReader: Sendable {
     }
 
     /// The zone maps of column `c`, one per block.
-    package func blocks(_ c: Column) throws(QuakeError) -> [PartitionFile.ChunkInfo] { try directory().chunks[c.rawValue] }
+    package func blocks(_ c: Column) throws(QuakeError) -> [PartitionFile.ChunkInfo] {
+        try directory().chunks[c.rawValue]
+    }
 
     /// The fine zone maps and mag histogram.
     package func granules() throws(QuakeError) -> GranuleIndex { try directory().granules }
@@ -171,24 +174,24 @@ package final class PartitionReader: Sendable {
     /// data of the granules `reach` touches checked against their sums (``GranuleSums``).
     private func chunk(_ c: Column, _ k: Int, _ reach: Reach = .all) throws(QuakeError)
         -> (UnsafeRawBufferPointer, PartitionFile.ChunkInfo) {
-        let d = try directory()
-        guard k >= 0, k < d.blockSizes.count else { throw .corrupt(path, "no block \(k)") }
-        let info = d.chunks[c.rawValue][k]
-        let at = c.rawValue * d.blockSizes.count + k
+        let dir = try directory()
+        guard k >= 0, k < dir.blockSizes.count else { throw .corrupt(path, "no block \(k)") }
+        let info = dir.chunks[c.rawValue][k]
+        let at = c.rawValue * dir.blockSizes.count + k
         let (file, seen) = state.locked { ($0.mapped, $0.checked[at]) }
         let bytes = file?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
         // SAFETY: the directory's checks put every chunk inside the file's data area; the mapping
-        // stays in `state.mapped` for the reader's life, so `p` stays valid while the reader lives
+        // stays in `state.mapped` for the reader's life, so `payload` stays valid while the reader lives
         // (its callers hold the reader while they decode).
         assert(info.offset >= 0 && info.offset + info.length <= bytes.count)
-        let p = UnsafeRawBufferPointer(rebasing: bytes[info.offset..<(info.offset + info.length)])
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[info.offset..<(info.offset + info.length)])
         if !seen {
-            guard d.checksum(chunk: p, info) == info.checksum else {
+            guard dir.checksum(chunk: payload, info) == info.checksum else {
                 throw .corrupt(path, "checksum mismatch", position: .block(column: c.name, index: k))
             }
             // the head checked, its granule table and body parse from checked bytes
             let table: GranuleSums.Table?
-            do { table = d.wideChecksums ? try info.codec.granuleSums(p, count: info.rows) : nil } catch {
+            do { table = dir.wideChecksums ? try info.codec.granuleSums(payload, count: info.rows) : nil } catch {
                 throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
             }
             state.locked { s in
@@ -201,7 +204,7 @@ package final class PartitionReader: Sendable {
             }
         }
         try checkGranules(at, reach, c, k, rows: info.rows)
-        return (p, info)
+        return (payload, info)
     }
 
     /// Checks the granules of chunk `at` that `reach` touches and were not checked yet. A warm
@@ -210,20 +213,21 @@ package final class PartitionReader: Sendable {
         let found = state.locked { s -> (GranuleSums.Table, [Int])? in
             guard let table = s.granuleSums[at], s.granulesLeft[at] > 0 else { return nil }
             var pending: [Int] = []
-            let n = table.granules
+            let granules = table.granules
             switch reach {
             case .all:
-                for g in 0..<n where !s.granulesChecked[at][g] { pending.append(g) }
-            case .rows(let r):
-                for g in GranuleSums.Table.granules(of: r.clamped(to: 0..<rows)) where g < n && !s.granulesChecked[at][g] {
+                for g in 0..<granules where !s.granulesChecked[at][g] { pending.append(g) }
+            case .rows(let row):
+                for g in GranuleSums.Table.granules(of: row.clamped(to: 0..<rows)) where g < granules
+                    && !s.granulesChecked[at][g] {
                     pending.append(g)
                 }
             case .among(let list):
                 var last = -1
                 for r in list {
-                    let g = Int(r) / GranuleIndex.granuleRows
-                    if g != last, g < n, !s.granulesChecked[at][g] { pending.append(g) }
-                    last = g
+                    let granule = Int(r) / GranuleIndex.granuleRows
+                    if granule != last, granule < granules, !s.granulesChecked[at][granule] { pending.append(granule) }
+                    last = granule
                 }
             }
             return (table, pending)
@@ -243,10 +247,12 @@ package final class PartitionReader: Sendable {
     }
 
     /// Decodes rows `rows` (all rows when nil) of block `k` of column `c`.
-    package func decode(_ c: Column, block k: Int, rows: Range<Int>? = nil, as form: VectorForm = .stored) throws(QuakeError) -> ColumnVector {
-        let (p, info) = try chunk(c, k, rows.map { .rows($0) } ?? .all)
+    package func decode(_ c: Column, block k: Int, rows: Range<Int>? = nil,
+                        as form: VectorForm = .stored) throws(QuakeError) -> ColumnVector {
+        let (payload, info) = try chunk(c, k, rows.map { .rows($0) } ?? .all)
         do {
-            return try info.codec.decode(p, count: info.rows, rows: rows ?? 0..<info.rows, as: form, checks: frameChecks)
+            return try info.codec.decode(payload, count: info.rows, rows: rows ?? 0..<info.rows, as: form,
+                                         checks: frameChecks)
         } catch {
             throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
         }
@@ -254,11 +260,12 @@ package final class PartitionReader: Sendable {
 
     /// Block-relative rows of `rows` whose value of `c` lies in `range`, evaluated on encoded
     /// values; nil when the chunk's codec cannot, and the caller must decode.
-    package func select(_ c: Column, block k: Int, rows: Range<Int>, _ range: RangePredicate) throws(QuakeError) -> [UInt32]? {
-        let (p, info) = try chunk(c, k, .rows(rows))
+    package func select(_ c: Column, block k: Int, rows: Range<Int>,
+                        _ range: RangePredicate) throws(QuakeError) -> [UInt32]? {
+        let (payload, info) = try chunk(c, k, .rows(rows))
         var out: [UInt32] = []
         do {
-            return try info.codec.select(p, count: info.rows, rows: rows, range, into: &out) ? out : nil
+            return try info.codec.select(payload, count: info.rows, rows: rows, range, into: &out) ? out : nil
         } catch {
             throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
         }
@@ -269,10 +276,10 @@ package final class PartitionReader: Sendable {
     /// codec cannot (or it holds nulls), and the caller must decode.
     package func timeRun(block k: Int, rows: Range<Int>, _ lo: Int64?, _ hi: Int64?)
         throws(QuakeError) -> Range<Int>? {
-        let (p, info) = try chunk(.time, k, .rows(rows))
+        let (payload, info) = try chunk(.time, k, .rows(rows))
         guard info.codec == .forInteger else { return nil }
         do {
-            return try ForIntegerCodec.sortedRun(p, count: info.rows, rows: rows, lo, hi)
+            return try ForIntegerCodec.sortedRun(payload, count: info.rows, rows: rows, lo, hi)
         } catch {
             throw .corrupt(path, "column time block \(k): \(error.description.replacingPrefix("corrupt store: "))")
         }
@@ -280,12 +287,13 @@ package final class PartitionReader: Sendable {
 
     /// The rows of `among` (ascending, block-relative) whose value of `c` lies in `range`, each
     /// read alone from the encoded chunk; nil when the codec cannot, and the caller must decode.
-    package func select(_ c: Column, block k: Int, among: [UInt32], _ range: RangePredicate) throws(QuakeError) -> [UInt32]? {
-        let (p, info) = try chunk(c, k, .among(among))
+    package func select(_ c: Column, block k: Int, among: [UInt32],
+                        _ range: RangePredicate) throws(QuakeError) -> [UInt32]? {
+        let (payload, info) = try chunk(c, k, .among(among))
         var out: [UInt32] = []
         out.reserveCapacity(among.count)
         do {
-            return try info.codec.select(p, count: info.rows, among: among, range, into: &out) ? out : nil
+            return try info.codec.select(payload, count: info.rows, among: among, range, into: &out) ? out : nil
         } catch {
             throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
         }
@@ -296,14 +304,14 @@ package final class PartitionReader: Sendable {
     /// dictionary-coded, and the caller must decode.
     package func select(_ c: Column, block k: Int, rows: Range<Int>, among: [UInt32]? = nil,
                         oneOf values: Set<[UInt8]>) throws(QuakeError) -> [UInt32]? {
-        let (p, info) = try chunk(c, k, among.map { .among($0) } ?? .rows(rows))
+        let (payload, info) = try chunk(c, k, among.map { .among($0) } ?? .rows(rows))
         guard info.codec == .dictionary else { return nil }
         var out: [UInt32] = []
         do throws(QuakeError) {
             if let among {
-                try DictionaryCodec.select(p, count: info.rows, among: among, oneOf: values, into: &out)
+                try DictionaryCodec.select(payload, count: info.rows, among: among, oneOf: values, into: &out)
             } else {
-                try DictionaryCodec.select(p, count: info.rows, rows: rows, oneOf: values, into: &out)
+                try DictionaryCodec.select(payload, count: info.rows, rows: rows, oneOf: values, into: &out)
             }
         } catch {
             throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
@@ -314,18 +322,23 @@ package final class PartitionReader: Sendable {
     /// The locality dictionary and per-row locality codes of rows `rows` of the place column
     /// (0 for null): read from the open codes of a ``PlaceCodesCodec`` chunk without
     /// decompressing anything, or decoded from older place chunks.
-    package func placeCodes(block k: Int, rows: Range<Int>, dictionary: Bool = true) throws(QuakeError) -> (ByteArena, [UInt32]) {
-        let (p, info) = try chunk(.place, k)
+    package func placeCodes(block k: Int, rows: Range<Int>,
+                            dictionary: Bool = true) throws(QuakeError) -> (ByteArena, [UInt32]) {
+        let (payload, info) = try chunk(.place, k)
         do throws(QuakeError) {
             if info.codec == .placeCodes {
-                guard rows.lowerBound >= 0, rows.upperBound <= info.rows else { throw .corrupt("row range \(rows) outside chunk") }
-                let parsed = try PlaceCodesCodec.parse(p, count: info.rows, dictionary: dictionary, checks: frameChecks)
+                guard rows.lowerBound >= 0, rows.upperBound <= info.rows else {
+                    throw .corrupt("row range \(rows) outside chunk")
+                }
+                let parsed = try PlaceCodesCodec.parse(payload, count: info.rows, dictionary: dictionary,
+                                                       checks: frameChecks)
                 return (parsed.dictionary, try parsed.codes(rows))
             }
-            guard case .place(let b) = try info.codec.decode(p, count: info.rows, rows: rows, as: .stored) else {
+            guard case .place(let place) = try info.codec.decode(payload, count: info.rows, rows: rows,
+                                                                 as: .stored) else {
                 throw .corrupt("not a place chunk")
             }
-            return (b.localities, b.locality)
+            return (place.localities, place.locality)
         } catch {
             throw .corrupt(path, "column place block \(k): \(error.description.replacingPrefix("corrupt store: "))")
         }
@@ -334,10 +347,10 @@ package final class PartitionReader: Sendable {
     /// Locality codes of single rows of block `k` (`base` plus each of `rows`), read one by one
     /// from a ``PlaceCodesCodec`` chunk; nil for older codecs.
     package func placeCodes(block k: Int, base: Int, rows: [UInt32]) throws(QuakeError) -> [UInt32]? {
-        let (p, info) = try chunk(.place, k)
+        let (payload, info) = try chunk(.place, k)
         guard info.codec == .placeCodes else { return nil }
         do throws(QuakeError) {
-            let parsed = try PlaceCodesCodec.parse(p, count: info.rows, dictionary: false, checks: frameChecks)
+            let parsed = try PlaceCodesCodec.parse(payload, count: info.rows, dictionary: false, checks: frameChecks)
             var out: [UInt32] = []
             out.reserveCapacity(rows.count)
             for r in rows {
@@ -355,41 +368,47 @@ package final class PartitionReader: Sendable {
     /// chunk's dictionary covers the whole chunk (``PlaceCodesCodec``); nil for older codecs,
     /// whose dictionaries differ by row range.
     package func placeTable(block k: Int, key: String, build: (ByteArena) -> [Bool]) throws(QuakeError) -> [Bool]? {
-        let d = try directory()
-        guard k >= 0, k < d.blockSizes.count, d.chunks[Column.place.rawValue][k].codec == .placeCodes else { return nil }
+        let dir = try directory()
+        guard k >= 0, k < dir.blockSizes.count, dir.chunks[Column.place.rawValue][k].codec == .placeCodes else {
+            return nil
+        }
         let full = "\(k)|" + key
-        let h = Manifest.nameHash(full)
-        let hit = state.locked { s in s.placeTableIndex.first(h) { s.placeTableKeys[$0] == full }.map { s.placeTables[$0] } }
+        let hash = Manifest.nameHash(full)
+        let hit = state.locked { s in
+            s.placeTableIndex.first(hash) { s.placeTableKeys[$0] == full }.map { s.placeTables[$0] }
+        }
         if let hit { return hit }
         let (dict, _) = try placeCodes(block: k, rows: 0..<0)
-        let t = build(dict)
+        let table = build(dict)
         state.locked { s in
             if s.placeTables.count >= 256 {
                 s.placeTableIndex = IntTable()
                 s.placeTableKeys.removeAll()
                 s.placeTables.removeAll()
             }
-            if s.placeTableIndex.first(h, where: { s.placeTableKeys[$0] == full }) == nil {
-                s.placeTableIndex.add(h, s.placeTables.count)
+            if s.placeTableIndex.first(hash, where: { s.placeTableKeys[$0] == full }) == nil {
+                s.placeTableIndex.add(hash, s.placeTables.count)
                 s.placeTableKeys.append(full)
-                s.placeTables.append(t)
+                s.placeTables.append(table)
             }
         }
-        return t
+        return table
     }
 
     /// Raw `Int64` values of a timestamp or decimal column block.
     package func ints(_ c: Column, block k: Int, rows: Range<Int>? = nil) throws(QuakeError) -> [Int64] {
-        guard case .ints(let v) = try decode(c, block: k, rows: rows) else { throw .corrupt(path, "column \(c) is not numeric") }
-        return v
+        guard case .ints(let values) = try decode(c, block: k, rows: rows) else {
+            throw .corrupt(path, "column \(c) is not numeric")
+        }
+        return values
     }
 
     /// A column block as strings in a ``ByteArena`` (category, text or place columns).
     package func arena(_ c: Column, block k: Int) throws(QuakeError) -> ByteArena {
         switch try decode(c, block: k) {
-        case .category(let b): return b.arena()
-        case .text(let a): return a
-        case .place(let p): return p.arena()
+        case .category(let category): return category.arena()
+        case .text(let arena): return arena
+        case .place(let place): return place.arena()
         default: throw .corrupt(path, "column \(c) is not a string column")
         }
     }
@@ -397,14 +416,14 @@ package final class PartitionReader: Sendable {
     /// Every row of the partition, all columns (stored rows: every field present, oldest seq).
     package func readAll() throws(QuakeError) -> RowBatch {
         var batch = RowBatch()
-        let n = try directory().blockSizes.count
+        let count = try directory().blockSizes.count
         for c in Column.allCases {
-            for k in 0..<n {
+            for k in 0..<count {
                 if RowBatch.isInt(c) { batch.ints[c.rawValue].append(contentsOf: try ints(c, block: k)) } else {
-                    let a = try arena(c, block: k)
+                    let blockArena = try arena(c, block: k)
                     let base = batch.text[c.rawValue].bytes.count
-                    batch.text[c.rawValue].bytes.append(contentsOf: a.bytes)
-                    batch.text[c.rawValue].ends.append(contentsOf: a.ends.map { $0 + base })
+                    batch.text[c.rawValue].bytes.append(contentsOf: blockArena.bytes)
+                    batch.text[c.rawValue].ends.append(contentsOf: blockArena.ends.map { $0 + base })
                 }
             }
         }
@@ -430,7 +449,9 @@ package final class PartitionReader: Sendable {
         assert(reg.offset >= 0 && reg.offset + reg.length <= bytes.count)
         defer { withExtendedLifetime(file) {} }
         let region = UnsafeRawBufferPointer(rebasing: bytes[reg.offset..<(reg.offset + reg.length)])
-        guard fileDirectory.checksum(region) == reg.checksum else { throw .corrupt(path, "provenance: checksum mismatch") }
+        guard fileDirectory.checksum(region) == reg.checksum else {
+            throw .corrupt(path, "provenance: checksum mismatch")
+        }
         do {
             return try ProvenanceRegion.decode(region, rows: entry.rows)
         } catch {

@@ -32,8 +32,8 @@ extension Array where Element == UInt8 {
     /// Calls `body` with the array's bytes, keeping `body`'s typed error.
     package func withStoreBytes<T>(_ body: (UnsafeRawBufferPointer) throws(QuakeError) -> T) throws(QuakeError) -> T {
         // SAFETY: `raw` is valid only inside this closure; `body` must not keep it (callers decode and copy).
-        let r = withUnsafeBytes { raw in Result { () throws(QuakeError) -> T in try body(raw) } }
-        return try r.get()
+        let result = withUnsafeBytes { raw in Result { () throws(QuakeError) -> T in try body(raw) } }
+        return try result.get()
     }
 }
 
@@ -77,14 +77,15 @@ package struct ByteReader {
     @inline(__always) package mutating func i64() throws(QuakeError) -> Int64 { Int64(bitPattern: try u64()) }
 
     package mutating func raw<T: BitwiseCopyable>(_ count: Int, as: T.Type) throws(QuakeError) -> [T] {
-        let n = count * MemoryLayout<T>.stride
-        try need(n)
+        let byteCount = count * MemoryLayout<T>.stride
+        try need(byteCount)
         let out = [T](uninitializedCount: count) { buf, initialized in
             // SAFETY: need(n) checked pos + n <= bytes.count; `buf` holds count elements, exactly n bytes.
-            UnsafeMutableRawBufferPointer(buf).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + n)]))
+            UnsafeMutableRawBufferPointer(buf)
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + byteCount)]))
             initialized = count
         }
-        pos += n
+        pos += byteCount
         return out
     }
 
@@ -100,7 +101,7 @@ package struct ByteReader {
     package func rest() throws(QuakeError) -> ChunkBytes { try ChunkBytes(bytes).slice(from: pos) }
 
     package mutating func blob() throws(QuakeError) -> [UInt8] {
-        let n = Int(try u32())
-        return try raw(n, as: UInt8.self)
+        let length = Int(try u32())
+        return try raw(length, as: UInt8.self)
     }
 }

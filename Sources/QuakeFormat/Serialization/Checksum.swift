@@ -3,24 +3,29 @@ package enum Checksum {
     /// One multiply-xorshift chain, 8 bytes per step: manifests, directories, history and the
     /// chunks of partition files written before ``wide(_:)``.
     package static func hash(_ p: UnsafeRawBufferPointer, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> UInt64 {
-        var h = seed ^ UInt64(p.count)
-        var i = 0
-        let n = p.count
-        // SAFETY: the loop keeps i + 8 <= n = p.count, so each 8-byte load lies in `p`; the tail reads i < n.
-        while i + 8 <= n {
-            var k = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            k &*= 0xFF51_AFD7_ED55_8CCD
-            k ^= k >> 33
-            h = (h ^ k) &* 0xC4CE_B9FE_1A85_EC53
-            h ^= h >> 29
-            i += 8
+        var hash = seed ^ UInt64(p.count)
+        var position = 0
+        let count = p.count
+        // SAFETY: the loop keeps position + 8 <= count = p.count, so each 8-byte load lies in `p`; the tail reads
+        // position < count.
+        while position + 8 <= count {
+            var word = p.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            word &*= 0xFF51_AFD7_ED55_8CCD
+            word ^= word >> 33
+            hash = (hash ^ word) &* 0xC4CE_B9FE_1A85_EC53
+            hash ^= hash >> 29
+            position += 8
         }
         var tail: UInt64 = 0
         var shift: UInt64 = 0
-        while i < n { tail |= UInt64(p[i]) << shift; shift += 8; i += 1 }
-        h = (h ^ tail) &* 0xFF51_AFD7_ED55_8CCD
-        h ^= h >> 32
-        return h
+        while position < count {
+            tail |= UInt64(p[position]) << shift
+            shift += 8
+            position += 1
+        }
+        hash = (hash ^ tail) &* 0xFF51_AFD7_ED55_8CCD
+        hash ^= hash >> 32
+        return hash
     }
 
     // SAFETY: the pointer is used only inside the closure, which hashes the array's count bytes.
@@ -33,41 +38,46 @@ package enum Checksum {
     /// Partition files whose directory says so use it for chunks and regions.
     /// - Complexity: O(bytes), one multiply per 8 bytes.
     package static func wide(_ p: UnsafeRawBufferPointer) -> UInt64 {
-        let m: UInt64 = 0xC4CE_B9FE_1A85_EC53
-        let n = p.count
-        var a0: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(n), a1: UInt64 = 0xBF58_476D_1CE4_E5B9
+        let multiplier: UInt64 = 0xC4CE_B9FE_1A85_EC53
+        let count = p.count
+        var a0: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(count), a1: UInt64 = 0xBF58_476D_1CE4_E5B9
         var a2: UInt64 = 0x94D0_49BB_1331_11EB, a3: UInt64 = 0xFF51_AFD7_ED55_8CCD
         var a4: UInt64 = 0x2545_F491_4F6C_DD1D, a5: UInt64 = 0x9FB2_1C65_1E98_DF25
         var a6: UInt64 = 0xD6E8_FEB8_6659_FD93, a7: UInt64 = 0xA076_1D64_78BD_642F
         @inline(__always) func step(_ a: inout UInt64, _ k: UInt64) {
-            a = (a ^ k) &* m
+            a = (a ^ k) &* multiplier
             a ^= a >> 29
         }
-        var i = 0
-        // SAFETY: i + 64 <= n, i + 8 <= n and i < n (the loop bounds) keep every load inside `p` (n = p.count);
+        var position = 0
+        // SAFETY: position + 64 <= count, position + 8 <= count and position < count (the loop bounds) keep every load
+        // inside `p` (count = p.count);
         // loadUnaligned has no alignment requirement.
-        while i + 64 <= n {
-            step(&a0, p.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            step(&a1, p.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self))
-            step(&a2, p.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self))
-            step(&a3, p.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self))
-            step(&a4, p.loadUnaligned(fromByteOffset: i + 32, as: UInt64.self))
-            step(&a5, p.loadUnaligned(fromByteOffset: i + 40, as: UInt64.self))
-            step(&a6, p.loadUnaligned(fromByteOffset: i + 48, as: UInt64.self))
-            step(&a7, p.loadUnaligned(fromByteOffset: i + 56, as: UInt64.self))
-            i += 64
+        while position + 64 <= count {
+            step(&a0, p.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            step(&a1, p.loadUnaligned(fromByteOffset: position + 8, as: UInt64.self))
+            step(&a2, p.loadUnaligned(fromByteOffset: position + 16, as: UInt64.self))
+            step(&a3, p.loadUnaligned(fromByteOffset: position + 24, as: UInt64.self))
+            step(&a4, p.loadUnaligned(fromByteOffset: position + 32, as: UInt64.self))
+            step(&a5, p.loadUnaligned(fromByteOffset: position + 40, as: UInt64.self))
+            step(&a6, p.loadUnaligned(fromByteOffset: position + 48, as: UInt64.self))
+            step(&a7, p.loadUnaligned(fromByteOffset: position + 56, as: UInt64.self))
+            position += 64
         }
-        while i + 8 <= n {
-            step(&a0, p.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            i += 8
+        while position + 8 <= count {
+            step(&a0, p.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            position += 8
         }
         var tail: UInt64 = 0
         var shift: UInt64 = 0
-        while i < n { tail |= UInt64(p[i]) << shift; shift += 8; i += 1 }
+        while position < count {
+            tail |= UInt64(p[position]) << shift
+            shift += 8
+            position += 1
+        }
         // fold the chains in order, each mixed before the next joins
         @inline(__always) func fold(_ h: UInt64, _ a: UInt64) -> UInt64 {
-            let x = (h ^ a) &* 0xFF51_AFD7_ED55_8CCD
-            return x ^ x >> 32
+            let mixed = (h ^ a) &* 0xFF51_AFD7_ED55_8CCD
+            return mixed ^ mixed >> 32
         }
         return fold(fold(fold(fold(fold(fold(fold(fold(a0, a1), a2), a3), a4), a5), a6), a7), tail)
     }

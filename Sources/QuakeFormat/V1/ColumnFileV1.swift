@@ -22,30 +22,37 @@ package enum ColumnFileV1 {
 
     /// Reads and checks the footer of a mapped column file.
     package static func footer(_ f: MappedFile, column: Column) throws(QuakeError) -> [BlockInfoV1] {
-        // SAFETY: `b` is read only within this call while the caller holds `f`; b.count >= 24 is checked before
+        // SAFETY: `fileBytes` is read only within this call while the caller holds `f`; fileBytes.count >= 24 is
+        // checked before
         // the trailer reads, and footerStart >= 0 before the footer slice.
-        let b = f.bytes
-        guard b.count >= trailerSize else { throw .corrupt(f.path, "file too short for a column file") }
-        var r = ByteReader(b, at: b.count - trailerSize)
-        let n = Int(try r.u32())
-        let kind = try r.u8()
-        let ver = try r.u8()
-        r.pos += 2
-        let sum = try r.u64()
-        guard Array(b[(b.count - 8)...]) == magic else { throw .corrupt(f.path, "bad trailer magic") }
+        let fileBytes = f.bytes
+        guard fileBytes.count >= trailerSize else { throw .corrupt(f.path, "file too short for a column file") }
+        var reader = ByteReader(fileBytes, at: fileBytes.count - trailerSize)
+        let count = Int(try reader.u32())
+        let kind = try reader.u8()
+        let ver = try reader.u8()
+        reader.pos += 2
+        let sum = try reader.u64()
+        guard Array(fileBytes[(fileBytes.count - 8)...]) == magic else { throw .corrupt(f.path, "bad trailer magic") }
         guard ver == version else { throw .unsupported("\(f.path): column file version \(ver)") }
-        guard Int(kind) == column.rawValue else { throw .corrupt(f.path, "trailer names column \(kind), expected \(column)") }
-        let footerStart = b.count - trailerSize - n * BlockInfoV1.size
-        guard n >= 1, footerStart >= 0 else { throw .corrupt(f.path, "block count \(n)") }
-        guard Checksum.hash(UnsafeRawBufferPointer(rebasing: b[footerStart..<(b.count - trailerSize)])) == sum else {
+        guard Int(kind) == column.rawValue else {
+            throw .corrupt(f.path, "trailer names column \(kind), expected \(column)")
+        }
+        let footerStart = fileBytes.count - trailerSize - count * BlockInfoV1.size
+        guard count >= 1, footerStart >= 0 else { throw .corrupt(f.path, "block count \(count)") }
+        let footerBytes = UnsafeRawBufferPointer(rebasing: fileBytes[footerStart..<(fileBytes.count - trailerSize)])
+        guard Checksum.hash(footerBytes) == sum else {
             throw .corrupt(f.path, "footer checksum mismatch")
         }
-        r = ByteReader(b, at: footerStart)
+        reader = ByteReader(fileBytes, at: footerStart)
         var blocks: [BlockInfoV1] = []
-        for k in 0..<n {
-            let info = BlockInfoV1(offset: try r.u64(), compressedLength: try r.u32(), rawLength: try r.u32(), rows: try r.u32(),
-                                 nulls: try r.u32(), min: try r.i64(), max: try r.i64(), checksum: try r.u64())
-            guard info.offset <= UInt64(footerStart), UInt64(info.compressedLength) <= UInt64(footerStart) - info.offset else {
+        for k in 0..<count {
+            let info = BlockInfoV1(offset: try reader.u64(), compressedLength: try reader.u32(),
+                                   rawLength: try reader.u32(), rows: try reader.u32(),
+                                   nulls: try reader.u32(), min: try reader.i64(), max: try reader.i64(),
+                                   checksum: try reader.u64())
+            guard info.offset <= UInt64(footerStart),
+                  UInt64(info.compressedLength) <= UInt64(footerStart) - info.offset else {
                 throw .corrupt("\(f.path) block \(k): extends past the data area")
             }
             blocks.append(info)
@@ -55,13 +62,16 @@ package enum ColumnFileV1 {
 
     /// Decompresses block `k`. Queries rely on the zstd frame's own content checksum (checked
     /// by every decompression); `verify` also checks the footer's checksum of the compressed bytes.
-    package static func payload(_ f: MappedFile, _ info: BlockInfoV1, index k: Int, checkFooterSum: Bool = false) throws(QuakeError) -> [UInt8] {
+    package static func payload(_ f: MappedFile, _ info: BlockInfoV1, index k: Int,
+                                checkFooterSum: Bool = false) throws(QuakeError) -> [UInt8] {
         let start = Int(info.offset)
         assert(start >= 0 && start + Int(info.compressedLength) <= f.bytes.count, "block \(k) outside its file")
         // SAFETY: footer(f) checked offset + compressedLength <= footerStart for each block it returned, and
         // callers pass a block of that footer, so the frame lies in the mapping `f` keeps alive.
         let frame = UnsafeRawBufferPointer(rebasing: f.bytes[start..<(start + Int(info.compressedLength))])
-        if checkFooterSum, Checksum.hash(frame) != info.checksum { throw .corrupt("\(f.path) block \(k): checksum mismatch") }
+        if checkFooterSum, Checksum.hash(frame) != info.checksum {
+            throw .corrupt("\(f.path) block \(k): checksum mismatch")
+        }
         do {
             return try Zstd.decompress(frame, expectedSize: Int(info.rawLength))
         } catch {

@@ -26,49 +26,55 @@ package struct ManifestV1: Codable, Sendable {
     package static func read(path: String) throws(QuakeError) -> ManifestV1 {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch { throw .io(path, "cannot read manifest") }
-        let m: ManifestV1
-        do { m = try JSONDecoder().decode(ManifestV1.self, from: data) } catch {
+        let manifest: ManifestV1
+        do { manifest = try JSONDecoder().decode(ManifestV1.self, from: data) } catch {
             throw .corrupt(path, "manifest is not valid: \(error)")
         }
-        guard m.format == "quakes-store", m.version == 1, m.idBuckets.count == Manifest.idBucketCount else {
-            throw .unsupported("\(path): store format \(m.format) v\(m.version) is not supported")
+        guard manifest.format == "quakes-store", manifest.version == 1,
+              manifest.idBuckets.count == Manifest.idBucketCount else {
+            throw .unsupported("\(path): store format \(manifest.format) v\(manifest.version) is not supported")
         }
         // keys name the v2 files migrate writes, so they must be plain names too
-        for e in m.partitions where !Manifest.isPlainName(e.dir) || !Manifest.isPlainName(e.key) || e.rows < 0 {
+        for e in manifest.partitions where !Manifest.isPlainName(e.dir) || !Manifest.isPlainName(e.key) || e.rows < 0 {
             throw .corrupt(path, "partition \(e.key) (\(e.dir))")
         }
-        for b in m.idBuckets { if let b, !Manifest.isPlainName(b) { throw .corrupt(path, "id bucket \(b)") } }
-        return m
+        for bucket in manifest.idBuckets {
+            if let bucket, !Manifest.isPlainName(bucket) { throw .corrupt(path, "id bucket \(bucket)") }
+        }
+        return manifest
     }
 
     /// Every row of a v1 partition folder.
     package func readPartition(storePath: String, _ e: Entry) throws(QuakeError) -> RowBatch {
         var batch = RowBatch()
         for c in Column.allCases {
-            let f = try MappedFile(path: "\(storePath)/partitions/\(e.dir)/\(c.name).col")
-            let blocks = try ColumnFileV1.footer(f, column: c)
+            let file = try MappedFile(path: "\(storePath)/partitions/\(e.dir)/\(c.name).col")
+            let blocks = try ColumnFileV1.footer(file, column: c)
             var total = 0
             for (k, info) in blocks.enumerated() {
-                let p = try ColumnFileV1.payload(f, info, index: k, checkFooterSum: true)
-                let n = Int(info.rows)
-                total += n
-                try p.withStoreBytes { (raw) throws(QuakeError) in
+                let payload = try ColumnFileV1.payload(file, info, index: k, checkFooterSum: true)
+                let rowCount = Int(info.rows)
+                total += rowCount
+                try payload.withStoreBytes { (raw) throws(QuakeError) in
                     switch c.kind {
-                    case .timestamp, .decimal: batch.ints[c.rawValue].append(contentsOf: try BytePlanes.decode(raw, rows: n))
+                    case .timestamp, .decimal:
+                        batch.ints[c.rawValue].append(contentsOf: try BytePlanes.decode(raw, rows: rowCount))
                     default:
-                        let a: ByteArena
+                        let arena: ByteArena
                         switch c.kind {
-                        case .category: a = try CategoryPayload.decode(raw, rows: n).arena()
-                        case .place: a = try PlacePayload.decode(raw, rows: n).arena()
-                        default: a = try TextPayload.decode(raw, rows: n)
+                        case .category: arena = try CategoryPayload.decode(raw, rows: rowCount).arena()
+                        case .place: arena = try PlacePayload.decode(raw, rows: rowCount).arena()
+                        default: arena = try TextPayload.decode(raw, rows: rowCount)
                         }
                         let base = batch.text[c.rawValue].bytes.count
-                        batch.text[c.rawValue].bytes.append(contentsOf: a.bytes)
-                        batch.text[c.rawValue].ends.append(contentsOf: a.ends.map { $0 + base })
+                        batch.text[c.rawValue].bytes.append(contentsOf: arena.bytes)
+                        batch.text[c.rawValue].ends.append(contentsOf: arena.ends.map { $0 + base })
                     }
                 }
             }
-            guard total == e.rows else { throw .corrupt("\(storePath)/partitions/\(e.dir)/\(c.name).col: \(total) rows, manifest says \(e.rows)") }
+            guard total == e.rows else {
+                throw .corrupt("\(storePath)/partitions/\(e.dir)/\(c.name).col: \(total) rows, manifest says \(e.rows)")
+            }
         }
         batch.count = e.rows
         batch.present = Array(repeating: Column.allMask, count: e.rows)

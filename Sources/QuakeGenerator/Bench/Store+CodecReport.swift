@@ -21,20 +21,22 @@ extension Store {
     package func codecReport(partitions: Int = 24) throws -> [CodecReport] {
         let sample = Array(manifest.partitions.suffix(partitions))
         var out: [CodecReport] = []
-        for c in Column.allCases {
-            var r = CodecReport(column: c.name, codecs: [], bytes: 0, rows: 0, decodeMs: 0, encodeMs: 0)
+        for column in Column.allCases {
+            var report = CodecReport(
+                column: column.name, codecs: [], bytes: 0, rows: 0, decodeMs: 0, encodeMs: 0
+            )
             var used = Set<String>()
-            for e in sample {
-                let reader = self.reader(e)
+            for entry in sample {
+                let reader = self.reader(entry)
                 let dir = try reader.directory()
-                for (k, info) in dir.chunks[c.rawValue].enumerated() {
+                for (k, info) in dir.chunks[column.rawValue].enumerated() {
                     used.insert(info.codec.name)
-                    r.bytes += info.length
-                    r.rows += info.rows
-                    _ = try reader.decode(c, block: k)   // checksum checked once, outside the timing
+                    report.bytes += info.length
+                    report.rows += info.rows
+                    _ = try reader.decode(column, block: k)   // checksum checked once, outside the timing
                     let t0 = DispatchTime.now().uptimeNanoseconds
-                    _ = try reader.decode(c, block: k, as: c.kind == .decimal ? .doubles : .stored)
-                    r.decodeMs += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+                    _ = try reader.decode(column, block: k, as: column.kind == .decimal ? .doubles : .stored)
+                    report.decodeMs += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
                 }
                 let batch = try reader.readAll()
                 var scratch: [UInt8] = []
@@ -42,14 +44,14 @@ extension Store {
                 var start = 0
                 while start < batch.count {
                     let rows = start..<min(batch.count, start + dir.blockRows)
-                    _ = PartitionFile.encodeChunk(c, batch, rows: rows, into: &scratch)
+                    _ = PartitionFile.encodeChunk(column, batch, rows: rows, into: &scratch)
                     scratch.removeAll(keepingCapacity: true)
                     start = rows.upperBound
                 }
-                r.encodeMs += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+                report.encodeMs += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
             }
-            r.codecs = used.sorted()
-            out.append(r)
+            report.codecs = used.sorted()
+            out.append(report)
         }
         return out
     }

@@ -64,60 +64,72 @@ package final class ArrowStreamWriter {
         sink.buffer.append(contentsOf: body)
     }
 
+    /// Whether the text of some column in `rows` passes what 32-bit utf8 offsets can address.
+    private func textOverflowsOffsets(_ b: RowBatch, _ rows: Range<Int>) -> Bool {
+        columns.contains { c in
+            guard !InterchangeType(c).isFixedWidth else { return false }
+            let texts = b.text[c.rawValue]
+            let span = texts.range(rows.upperBound - 1).upperBound - texts.range(rows.lowerBound).lowerBound
+            return span > Int(Int32.max)
+        }
+    }
+
     private func batch(_ b: RowBatch, _ rows: Range<Int>) {
         // utf8 offsets are 32-bit: a batch whose text passes 2 GiB goes out in halves
-        if rows.count > 1, columns.contains(where: { c in
-            guard !InterchangeType(c).isFixedWidth else { return false }
-            let a = b.text[c.rawValue]
-            return a.range(rows.upperBound - 1).upperBound - a.range(rows.lowerBound).lowerBound > Int(Int32.max)
-        }) {
+        if rows.count > 1, textOverflowsOffsets(b, rows) {
             let mid = rows.lowerBound + rows.count / 2
             batch(b, rows.lowerBound..<mid)
             batch(b, mid..<rows.upperBound)
             return
         }
         var recordBatch = ArrowRecordBatch()
-        let n = rows.count
+        let count = rows.count
         for c in columns {
             let type = InterchangeType(c)
-            var valid = [UInt8](repeating: 0, count: (n + 7) / 8)
+            var valid = [UInt8](repeating: 0, count: (count + 7) / 8)
             var nulls = 0
             var values: [UInt8] = []
             var data: [UInt8] = []
             if type.isFixedWidth {
-                values.reserveCapacity(n * 8)
+                values.reserveCapacity(count * 8)
                 // SAFETY: callers pass rows inside the batch, so p[i] lies in the column's count values; `p` does not
                 // escape the closure.
                 b.ints[c.rawValue].withUnsafeBufferPointer { p in
                     for (k, i) in rows.enumerated() {
-                        let v = p[i]
-                        if v == RowBatch.null { nulls += 1; ParquetChunkEncoder.appendUInt64(0, &values); continue }
+                        let value = p[i]
+                        if value == RowBatch.null {
+                            nulls += 1
+                            ParquetChunkEncoder.appendUInt64(0, &values)
+                            continue
+                        }
                         valid[k >> 3] |= 1 << UInt8(k & 7)
-                        ParquetChunkEncoder.appendUInt64(type.bits(stored: v), &values)
+                        ParquetChunkEncoder.appendUInt64(type.bits(stored: value), &values)
                     }
                 }
             } else {
-                let a = b.text[c.rawValue]
-                values.reserveCapacity((n + 1) * 4)
+                let texts = b.text[c.rawValue]
+                values.reserveCapacity((count + 1) * 4)
                 ParquetChunkEncoder.appendUInt32(0, &values)
                 // SAFETY: rows lie inside the batch, so each range lies in the arena's bytes; the bytes are copied
                 // into `data` and `all` does not escape the closure.
-                a.bytes.withUnsafeBytes { all in
+                texts.bytes.withUnsafeBytes { all in
                     for (k, i) in rows.enumerated() {
-                        let r = a.range(i)
-                        if r.isEmpty { nulls += 1 } else {
+                        let range = texts.range(i)
+                        if range.isEmpty {
+                            nulls += 1
+                        } else {
                             valid[k >> 3] |= 1 << UInt8(k & 7)
-                            data.append(contentsOf: all[r])
+                            data.append(contentsOf: all[range])
                         }
                         ParquetChunkEncoder.appendUInt32(UInt32(truncatingIfNeeded: data.count), &values)
                     }
                 }
             }
-            recordBatch.addNode(length: n, nulls: nulls)
+            recordBatch.addNode(length: count, nulls: nulls)
             recordBatch.addBuffer(nulls == 0 ? [] : valid)
             recordBatch.addBuffer(values)
             if !type.isFixedWidth { recordBatch.addBuffer(data) }
         }
-        message(headerType: 3, header: recordBatch.header(rows: n), body: recordBatch.body)
+        message(headerType: 3, header: recordBatch.header(rows: count), body: recordBatch.body)
     }
 }

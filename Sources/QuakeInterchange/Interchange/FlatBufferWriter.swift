@@ -36,12 +36,12 @@ package struct FlatBufferWriter {
 
     /// The encoded buffer of `root`, padded to a multiple of 8 bytes.
     package static func encode(_ root: Value) -> [UInt8] {
-        var w = FlatBufferWriter()
-        w.bytes = [0, 0, 0, 0]
-        let at = w.place(root)
-        w.patch(0, UInt32(at))
-        w.pad(to: 8)
-        return w.bytes
+        var writer = FlatBufferWriter()
+        writer.bytes = [0, 0, 0, 0]
+        let at = writer.place(root)
+        writer.patch(0, UInt32(at))
+        writer.pad(to: 8)
+        return writer.bytes
     }
 
     private mutating func pad(to n: Int) { while bytes.count % n != 0 { bytes.append(0) } }
@@ -59,11 +59,11 @@ package struct FlatBufferWriter {
     private mutating func place(_ v: Value) -> Int {
         switch v {
         case .table(let fields): return placeTable(fields)
-        case .string(let s):
+        case .string(let string):
             pad(to: 4)
             let at = bytes.count
-            put(UInt32(s.utf8.count))
-            bytes.append(contentsOf: s.utf8)
+            put(UInt32(string.utf8.count))
+            bytes.append(contentsOf: string.utf8)
             bytes.append(0)
             return at
         case .tables(let items):
@@ -92,12 +92,12 @@ package struct FlatBufferWriter {
         // inline layout: the vtable offset, then each present field aligned to its size
         var offsets = [Int](repeating: 0, count: fields.count)
         var size = 4
-        for (k, f) in fields.enumerated() {
-            guard let f else { continue }
-            let s = f.inlineSize
-            size = (size + s - 1) / s * s
+        for (k, field) in fields.enumerated() {
+            guard let field else { continue }
+            let fieldSize = field.inlineSize
+            size = (size + fieldSize - 1) / fieldSize * fieldSize
             offsets[k] = size
-            size += s
+            size += fieldSize
         }
         pad(to: 2)
         let vtable = bytes.count
@@ -109,22 +109,28 @@ package struct FlatBufferWriter {
         put(Int32(table - vtable))
         bytes.append(contentsOf: [UInt8](repeating: 0, count: size - 4))
         var children: [(Int, Value)] = []
-        for (k, f) in fields.enumerated() {
-            guard let f else { continue }
+        for (k, field) in fields.enumerated() {
+            guard let field else { continue }
             let at = table + offsets[k]
-            switch f {
-            case .u8(let x): bytes[at] = x
-            case .bool(let x): bytes[at] = x ? 1 : 0
-            case .i16(let x): bytes[at] = UInt8(truncatingIfNeeded: x); bytes[at + 1] = UInt8(truncatingIfNeeded: x >> 8)
+            switch field {
+            case .u8(let value):
+                bytes[at] = value
+            case .bool(let value):
+                bytes[at] = value ? 1 : 0
+            case .i16(let value):
+                bytes[at] = UInt8(truncatingIfNeeded: value)
+                bytes[at + 1] = UInt8(truncatingIfNeeded: value >> 8)
             case .i32(let value):
                 for byte in 0..<4 { bytes[at + byte] = UInt8(truncatingIfNeeded: value >> (8 * Int32(byte))) }
-            case .i64(let x): for b in 0..<8 { bytes[at + b] = UInt8(truncatingIfNeeded: x >> (8 * Int64(b))) }
-            default: children.append((at, f))
+            case .i64(let value):
+                for byte in 0..<8 { bytes[at + byte] = UInt8(truncatingIfNeeded: value >> (8 * Int64(byte))) }
+            default:
+                children.append((at, field))
             }
         }
         for (at, child) in children {
-            let c = place(child)
-            patch(at, UInt32(c - at))
+            let childStart = place(child)
+            patch(at, UInt32(childStart - at))
         }
         return table
     }

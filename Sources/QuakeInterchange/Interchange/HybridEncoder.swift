@@ -12,34 +12,42 @@ package struct HybridEncoder {
     package init(bitWidth: Int) { self.bitWidth = bitWidth }
 
     /// Bits needed for values up to `maxValue`.
-    package static func width(_ maxValue: Int) -> Int { maxValue <= 0 ? 0 : Int.bitWidth - maxValue.leadingZeroBitCount }
+    package static func width(_ maxValue: Int) -> Int {
+        maxValue <= 0 ? 0 : Int.bitWidth - maxValue.leadingZeroBitCount
+    }
 
     private mutating func varint(_ v: Int) {
-        var v = UInt64(v)
-        while v >= 0x80 { bytes.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
-        bytes.append(UInt8(v))
+        var rest = UInt64(v)
+        while rest >= 0x80 {
+            bytes.append(UInt8(rest & 0x7F) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
     }
 
     /// Encodes all of `values`.
     package mutating func encode(_ values: UnsafeBufferPointer<UInt32>) {
-        var i = 0
-        let n = values.count
-        // SAFETY: values[i + run] is read only when i + run < n = values.count, and values[i + k] has
-        // k < take <= run, where i + run <= n.
-        while i < n {
+        var start = 0
+        let count = values.count
+        // SAFETY: values[start + run] is read only when start + run < count = values.count, and
+        // values[start + k] has k < take <= run, where start + run <= count.
+        while start < count {
             var run = 1
-            while i + run < n && values[i + run] == values[i] { run += 1 }
+            while start + run < count && values[start + run] == values[start] { run += 1 }
             if run >= 8 && pending.count % 8 == 0 {
                 flushPacked()
                 varint(run << 1)
-                var v = values[i]
-                for _ in 0..<((bitWidth + 7) / 8) { bytes.append(UInt8(v & 0xFF)); v >>= 8 }
-                i += run
+                var value = values[start]
+                for _ in 0..<((bitWidth + 7) / 8) {
+                    bytes.append(UInt8(value & 0xFF))
+                    value >>= 8
+                }
+                start += run
             } else {
                 // literal: fill up the current group of 8 first, so an RLE run starts on a boundary
                 let take = run >= 8 ? 8 - pending.count % 8 : run
-                for k in 0..<take { pending.append(values[i + k]) }
-                i += take
+                for k in 0..<take { pending.append(values[start + k]) }
+                start += take
             }
         }
         flushPacked()
@@ -54,7 +62,11 @@ package struct HybridEncoder {
         for v in pending {
             acc |= UInt64(v) << UInt64(bits)
             bits += bitWidth
-            while bits >= 8 { bytes.append(UInt8(acc & 0xFF)); acc >>= 8; bits -= 8 }
+            while bits >= 8 {
+                bytes.append(UInt8(acc & 0xFF))
+                acc >>= 8
+                bits -= 8
+            }
         }
         if bits > 0 { bytes.append(UInt8(acc & 0xFF)) }
         pending.removeAll(keepingCapacity: true)

@@ -48,18 +48,22 @@ package enum ParquetChunkEncoder {
                 let (dict, indices) = dictionaryIndices(texts, rows, pc.required, &defs, &chunk)
                 dictionaryCount = dict.count
                 var page: [UInt8] = []
-                var lo: Range<Int>?, hi: Range<Int>?
+                var lo: Range<Int>?
+                var hi: Range<Int>?
                 // SAFETY: k < dict.count, so each range lies in the dictionary's bytes; `all` stays in the closure.
                 dict.arena.bytes.withUnsafeBytes { all in
                     for k in 0..<dict.count {
-                        let r = dict.arena.range(k)
-                        appendLength(r.count, &page)
-                        page.append(contentsOf: all[r])
-                        if lo.map({ less(all, r, $0) }) ?? true { lo = r }
-                        if hi.map({ less(all, $0, r) }) ?? true { hi = r }
+                        let range = dict.arena.range(k)
+                        appendLength(range.count, &page)
+                        page.append(contentsOf: all[range])
+                        if lo.map({ less(all, range, $0) }) ?? true { lo = range }
+                        if hi.map({ less(all, $0, range) }) ?? true { hi = range }
                     }
                 }
-                if let lo, let hi { chunk.min = Array(dict.arena.bytes[lo]); chunk.max = Array(dict.arena.bytes[hi]) }
+                if let lo, let hi {
+                    chunk.min = Array(dict.arena.bytes[lo])
+                    chunk.max = Array(dict.arena.bytes[hi])
+                }
                 dictionaryValues = page
                 let width = Swift.max(1, HybridEncoder.width(dict.count - 1))
                 var enc = HybridEncoder(bitWidth: width)
@@ -120,24 +124,28 @@ package enum ParquetChunkEncoder {
         guard body.count <= maxPageBytes, compressed.count <= maxPageBytes else {
             throw .io("column \(pc.name): a Parquet page of \(body.count) bytes exceeds the format's 2 GiB limit")
         }
-        var h = ThriftCompactWriter()
-        h.beginStruct()
-        h.i32(1, type)
-        h.i32(2, Int32(body.count))
-        h.i32(3, Int32(compressed.count))
-        kind(&h)
-        h.endStruct()
-        chunk.bytes.append(contentsOf: h.bytes)
+        var header = ThriftCompactWriter()
+        header.beginStruct()
+        header.i32(1, type)
+        header.i32(2, Int32(body.count))
+        header.i32(3, Int32(compressed.count))
+        kind(&header)
+        header.endStruct()
+        chunk.bytes.append(contentsOf: header.bytes)
         chunk.bytes.append(contentsOf: compressed)
-        chunk.uncompressedSize += h.bytes.count + body.count
+        chunk.uncompressedSize += header.bytes.count + body.count
     }
 
     package static func appendUInt32(_ v: UInt32, _ out: inout [UInt8]) {
-        out.append(UInt8(v & 0xFF)); out.append(UInt8(v >> 8 & 0xFF))
-        out.append(UInt8(v >> 16 & 0xFF)); out.append(UInt8(v >> 24))
+        out.append(UInt8(v & 0xFF))
+        out.append(UInt8(v >> 8 & 0xFF))
+        out.append(UInt8(v >> 16 & 0xFF))
+        out.append(UInt8(v >> 24))
     }
 
-    package static func appendLength(_ n: Int, _ out: inout [UInt8]) { appendUInt32(UInt32(truncatingIfNeeded: n), &out) }
+    package static func appendLength(_ n: Int, _ out: inout [UInt8]) {
+        appendUInt32(UInt32(truncatingIfNeeded: n), &out)
+    }
 
     package static func appendUInt64(_ v: UInt64, _ out: inout [UInt8]) {
         // SAFETY: the closure copies the 8 bytes of a local value; the pointer does not escape it.
@@ -146,12 +154,12 @@ package enum ParquetChunkEncoder {
 
     /// Unsigned lexicographic order of two ranges of `all`.
     package static func less(_ all: UnsafeRawBufferPointer, _ a: Range<Int>, _ b: Range<Int>) -> Bool {
-        let n = Swift.min(a.count, b.count)
-        if n > 0, let base = all.baseAddress {
+        let common = Swift.min(a.count, b.count)
+        if common > 0, let base = all.baseAddress {
             assert(a.upperBound <= all.count && b.upperBound <= all.count, "ranges outside the buffer")
-            // SAFETY: both ranges lie inside `all`, and n is at most either length.
-            let c = memcmp(base + a.lowerBound, base + b.lowerBound, n)
-            if c != 0 { return c < 0 }
+            // SAFETY: both ranges lie inside `all`, and `common` is at most either length.
+            let order = memcmp(base + a.lowerBound, base + b.lowerBound, common)
+            if order != 0 { return order < 0 }
         }
         return a.count < b.count
     }
@@ -163,21 +171,28 @@ package enum ParquetChunkEncoder {
                               _ chunk: inout EncodedChunk, _ bits: (Int64) -> UInt64) -> [UInt8] {
         var nulls = 0
         let out = [UInt8](uninitializedCount: rows.count * 8) { buf, initialized in
-            var n = 0
-            guard let base = buf.baseAddress else { initialized = 0; return }
+            var written = 0
+            guard let base = buf.baseAddress else {
+                initialized = 0
+                return
+            }
             // SAFETY: rows lie inside the column `v`, so p[i] is in bounds; `p` does not escape the closure.
             v.withUnsafeBufferPointer { p in
                 for i in rows {
-                    let x = p[i]
-                    if x == RowBatch.null { nulls += 1; defs.append(0); continue }
+                    let stored = p[i]
+                    if stored == RowBatch.null {
+                        nulls += 1
+                        defs.append(0)
+                        continue
+                    }
                     if !required { defs.append(1) }
-                    assert(n + 8 <= buf.count, "more values than rows")
+                    assert(written + 8 <= buf.count, "more values than rows")
                     // SAFETY: at most rows.count values of 8 bytes go into a buffer of rows.count * 8.
-                    UnsafeMutableRawPointer(base + n).storeBytes(of: bits(x).littleEndian, as: UInt64.self)
-                    n += 8
+                    UnsafeMutableRawPointer(base + written).storeBytes(of: bits(stored).littleEndian, as: UInt64.self)
+                    written += 8
                 }
             }
-            initialized = n
+            initialized = written
         }
         chunk.nulls += nulls
         return out
@@ -186,7 +201,8 @@ package enum ParquetChunkEncoder {
     /// INT64 values, each stored value mapped by `integer` (a time as is, a decimal rounded).
     private static func int64s(_ v: [Int64], _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
                                _ chunk: inout EncodedChunk, _ integer: (Int64) -> Int64) -> [UInt8] {
-        var lo = Int64.max, hi = Int64.min
+        var lo = Int64.max
+        var hi = Int64.min
         let out = fixed(v, rows, required, &defs, &chunk) { stored in
             let value = integer(stored)
             lo = Swift.min(lo, value)
@@ -194,28 +210,36 @@ package enum ParquetChunkEncoder {
             return UInt64(bitPattern: value)
         }
         if chunk.nulls < rows.count {
-            var a: [UInt8] = [], b: [UInt8] = []
-            appendUInt64(UInt64(bitPattern: lo), &a); appendUInt64(UInt64(bitPattern: hi), &b)
-            chunk.min = a; chunk.max = b
+            var minBytes: [UInt8] = []
+            var maxBytes: [UInt8] = []
+            appendUInt64(UInt64(bitPattern: lo), &minBytes)
+            appendUInt64(UInt64(bitPattern: hi), &maxBytes)
+            chunk.min = minBytes
+            chunk.max = maxBytes
         }
         return out
     }
 
     private static func doubles(_ v: [Int64], _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
                                 _ chunk: inout EncodedChunk) -> [UInt8] {
-        var lo = Double.infinity, hi = -Double.infinity
-        let out = fixed(v, rows, required, &defs, &chunk) { e in
-            let x = ScaledDecimal.double(e)
-            lo = Swift.min(lo, x); hi = Swift.max(hi, x)
-            return x.bitPattern
+        var lo = Double.infinity
+        var hi = -Double.infinity
+        let out = fixed(v, rows, required, &defs, &chunk) { stored in
+            let double = ScaledDecimal.double(stored)
+            lo = Swift.min(lo, double)
+            hi = Swift.max(hi, double)
+            return double.bitPattern
         }
         if chunk.nulls < rows.count {
             // the format's rule for signed zeros: a zero minimum is -0.0, a zero maximum +0.0
             if lo == 0 { lo = -0.0 }
             if hi == 0 { hi = 0.0 }
-            var a: [UInt8] = [], b: [UInt8] = []
-            appendUInt64(lo.bitPattern, &a); appendUInt64(hi.bitPattern, &b)
-            chunk.min = a; chunk.max = b
+            var minBytes: [UInt8] = []
+            var maxBytes: [UInt8] = []
+            appendUInt64(lo.bitPattern, &minBytes)
+            appendUInt64(hi.bitPattern, &maxBytes)
+            chunk.min = minBytes
+            chunk.max = maxBytes
         }
         return out
     }
@@ -229,14 +253,14 @@ package enum ParquetChunkEncoder {
         // which copies what it keeps.
         a.bytes.withUnsafeBytes { all in
             for i in rows {
-                let r = a.range(i)
-                if r.isEmpty {
+                let range = a.range(i)
+                if range.isEmpty {
                     chunk.nulls += 1
                     defs.append(0)
                     continue
                 }
                 if !required { defs.append(1) }
-                body(all, r)
+                body(all, range)
             }
         }
     }
@@ -244,14 +268,18 @@ package enum ParquetChunkEncoder {
     private static func byteArrays(_ a: ByteArena, _ rows: Range<Int>, _ required: Bool, _ defs: inout [UInt32],
                                    _ chunk: inout EncodedChunk) -> [UInt8] {
         var out: [UInt8] = []
-        var lo: Range<Int>?, hi: Range<Int>?
-        eachText(a, rows, required, &defs, &chunk) { all, r in
-            appendLength(r.count, &out)
-            out.append(contentsOf: all[r])
-            if lo.map({ less(all, r, $0) }) ?? true { lo = r }
-            if hi.map({ less(all, $0, r) }) ?? true { hi = r }
+        var lo: Range<Int>?
+        var hi: Range<Int>?
+        eachText(a, rows, required, &defs, &chunk) { all, range in
+            appendLength(range.count, &out)
+            out.append(contentsOf: all[range])
+            if lo.map({ less(all, range, $0) }) ?? true { lo = range }
+            if hi.map({ less(all, $0, range) }) ?? true { hi = range }
         }
-        if let lo, let hi { chunk.min = Array(a.bytes[lo]); chunk.max = Array(a.bytes[hi]) }
+        if let lo, let hi {
+            chunk.min = Array(a.bytes[lo])
+            chunk.max = Array(a.bytes[hi])
+        }
         return out
     }
 

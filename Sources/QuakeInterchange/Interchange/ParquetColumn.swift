@@ -44,15 +44,15 @@ package struct ParquetColumn {
         switch type {
         case .timestamp:
             w.i32(6, 9)  // converted type TIMESTAMP_MILLIS, for older readers
-            w.structure(10) { l in
-                l.structure(8) { t in  // TIMESTAMP
-                    t.bool(1, true)  // isAdjustedToUTC
-                    t.structure(2) { u in u.structure(1) { _ in } }  // unit MILLIS
+            w.structure(10) { logicalType in
+                logicalType.structure(8) { timestamp in  // TIMESTAMP
+                    timestamp.bool(1, true)  // isAdjustedToUTC
+                    timestamp.structure(2) { unit in unit.structure(1) { _ in } }  // unit MILLIS
                 }
             }
         case .utf8:
             w.i32(6, 0)  // converted type UTF8
-            w.structure(10) { l in l.structure(1) { _ in } }  // STRING
+            w.structure(10) { logicalType in logicalType.structure(1) { _ in } }  // STRING
         case .int64, .float64:
             break  // a plain INT64 is a signed 64-bit integer, a DOUBLE a double
         }

@@ -59,12 +59,12 @@ package final class ParquetFileWriter {
             throw QuakeError.io(path, "a row group of \(chunks.count) column chunks for \(columns.count) columns")
         }
         var placed: [(EncodedChunk, start: Int)] = []
-        for var c in chunks {
-            try target.write(c.bytes)
-            c.compressedSize = c.bytes.count
-            c.bytes = []  // keep the metadata only: memory stays one row group
-            placed.append((c, offset))
-            offset += c.compressedSize
+        for var chunk in chunks {
+            try target.write(chunk.bytes)
+            chunk.compressedSize = chunk.bytes.count
+            chunk.bytes = []  // keep the metadata only: memory stays one row group
+            placed.append((chunk, offset))
+            offset += chunk.compressedSize
         }
         groups.append((rowCount, placed))
         rows += rowCount
@@ -95,47 +95,47 @@ package final class ParquetFileWriter {
     }
 
     private func footerBytes() -> [UInt8] {
-        var w = ThriftCompactWriter()
-        w.beginStruct()
-        w.i32(1, 1)
-        w.list(2, structs: columns.count + 1) { e, k in
+        var footer = ThriftCompactWriter()
+        footer.beginStruct()
+        footer.i32(1, 1)
+        footer.list(2, structs: columns.count + 1) { element, k in
             if k == 0 {
-                e.string(4, "schema")
-                e.i32(5, Int32(columns.count))
+                element.string(4, "schema")
+                element.i32(5, Int32(columns.count))
             } else {
-                columns[k - 1].schemaElement(&e)
+                columns[k - 1].schemaElement(&element)
             }
         }
-        w.i64(3, Int64(rows))
-        w.list(4, structs: groups.count) { g, k in
+        footer.i64(3, Int64(rows))
+        footer.list(4, structs: groups.count) { rowGroup, k in
             let group = groups[k]
-            g.list(1, structs: group.chunks.count) { cc, j in
-                let (c, start) = group.chunks[j]
+            rowGroup.list(1, structs: group.chunks.count) { columnChunk, j in
+                let (chunk, start) = group.chunks[j]
                 let pc = columns[j]
-                cc.i64(2, Int64(start))
-                cc.structure(3) { m in
-                    m.i32(1, pc.physical.rawValue)
-                    m.list(2, i32: c.encodings)
-                    m.list(3, strings: [pc.name])
-                    m.i32(4, 6)  // ZSTD
-                    m.i64(5, Int64(c.values))
-                    m.i64(6, Int64(c.uncompressedSize))
-                    m.i64(7, Int64(c.compressedSize))
-                    m.i64(9, Int64(start + c.dataPage))
-                    if let d = c.dictionaryPage { m.i64(11, Int64(start + d)) }
-                    m.structure(12) { s in
-                        s.i64(3, Int64(c.nulls))
-                        if let max = c.max { s.binary(5, max) }
-                        if let min = c.min { s.binary(6, min) }
+                columnChunk.i64(2, Int64(start))
+                columnChunk.structure(3) { metadata in
+                    metadata.i32(1, pc.physical.rawValue)
+                    metadata.list(2, i32: chunk.encodings)
+                    metadata.list(3, strings: [pc.name])
+                    metadata.i32(4, 6)  // ZSTD
+                    metadata.i64(5, Int64(chunk.values))
+                    metadata.i64(6, Int64(chunk.uncompressedSize))
+                    metadata.i64(7, Int64(chunk.compressedSize))
+                    metadata.i64(9, Int64(start + chunk.dataPage))
+                    if let dictionaryPage = chunk.dictionaryPage { metadata.i64(11, Int64(start + dictionaryPage)) }
+                    metadata.structure(12) { statistics in
+                        statistics.i64(3, Int64(chunk.nulls))
+                        if let max = chunk.max { statistics.binary(5, max) }
+                        if let min = chunk.min { statistics.binary(6, min) }
                     }
                 }
             }
-            g.i64(2, Int64(group.chunks.reduce(0) { $0 + $1.0.uncompressedSize }))
-            g.i64(3, Int64(group.rows))
+            rowGroup.i64(2, Int64(group.chunks.reduce(0) { $0 + $1.0.uncompressedSize }))
+            rowGroup.i64(3, Int64(group.rows))
         }
-        w.string(6, "quakes 0.3.0")
-        w.list(7, structs: columns.count) { o, _ in o.structure(1) { _ in } }  // TYPE_ORDER
-        w.endStruct()
-        return w.bytes
+        footer.string(6, "quakes 0.3.0")
+        footer.list(7, structs: columns.count) { o, _ in o.structure(1) { _ in } }  // TYPE_ORDER
+        footer.endStruct()
+        return footer.bytes
     }
 }

@@ -13,9 +13,12 @@ package struct ThriftCompactWriter {
     }
 
     package mutating func varint(_ v: UInt64) {
-        var v = v
-        while v >= 0x80 { bytes.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
-        bytes.append(UInt8(v))
+        var rest = v
+        while rest >= 0x80 {
+            bytes.append(UInt8(rest & 0x7F) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
     }
 
     package mutating func zigzag(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
@@ -32,8 +35,16 @@ package struct ThriftCompactWriter {
         lastField[lastField.count - 1] = id
     }
 
-    package mutating func i32(_ id: Int16, _ v: Int32) { fieldHeader(id, .i32); zigzag(Int64(v)) }
-    package mutating func i64(_ id: Int16, _ v: Int64) { fieldHeader(id, .i64); zigzag(v) }
+    package mutating func i32(_ id: Int16, _ v: Int32) {
+        fieldHeader(id, .i32)
+        zigzag(Int64(v))
+    }
+
+    package mutating func i64(_ id: Int16, _ v: Int64) {
+        fieldHeader(id, .i64)
+        zigzag(v)
+    }
+
     package mutating func bool(_ id: Int16, _ v: Bool) { fieldHeader(id, v ? .boolTrue : .boolFalse) }
 
     package mutating func binary(_ id: Int16, _ v: [UInt8]) {
@@ -76,7 +87,10 @@ package struct ThriftCompactWriter {
 
     package mutating func list(_ id: Int16, strings values: [String]) {
         listHeader(id, values.count, .binary)
-        for v in values { varint(UInt64(v.utf8.count)); bytes.append(contentsOf: v.utf8) }
+        for v in values {
+            varint(UInt64(v.utf8.count))
+            bytes.append(contentsOf: v.utf8)
+        }
     }
 
     /// A list of structs, `body` writing the fields of element `k`.

@@ -14,7 +14,7 @@ package struct Coastlines: Sendable {
 
     /// The dataset to read: `$QUAKES_COASTLINES`, else Debian's.
     package static var defaultPath: String {
-        if let p = ProcessInfo.processInfo.environment["QUAKES_COASTLINES"], !p.isEmpty { return p }
+        if let path = ProcessInfo.processInfo.environment["QUAKES_COASTLINES"], !path.isEmpty { return path }
         return debianPath
     }
 
@@ -22,7 +22,8 @@ package struct Coastlines: Sendable {
     /// - Throws: ``QuakeError``: `notFound` when the file is missing, `format` when it is damaged.
     package init(path: String = Coastlines.defaultPath) throws(QuakeError) {
         guard FileIO.exists(path) else {
-            throw QuakeError(.notFound, path: path, detail: "no coastline dataset (Debian's python-cartopy-data installs it)")
+            throw QuakeError(.notFound, path: path,
+                             detail: "no coastline dataset (Debian's python-cartopy-data installs it)")
         }
         self.path = path
         // rings flattened to lon, lat, lon, lat, ... (one allocation per ring, read once)
@@ -32,17 +33,18 @@ package struct Coastlines: Sendable {
     /// The rings as a GeoJSON FeatureCollection of one MultiLineString, coordinates rounded to
     /// 0.01° (the crude dataset's own precision is coarser).
     package func geoJSON() -> [UInt8] {
-        var out = Array("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{\"source\":".utf8)
+        var out = Array(("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\","
+            + "\"properties\":{\"source\":").utf8)
         FeedWriter.jsonString(path.utf8, into: &out)
         out.append(contentsOf: "},\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":[".utf8)
         for (r, ring) in rings.enumerated() {
             if r > 0 { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "["))
-            var k = 0
-            while k + 1 < ring.count {
-                if k > 0 { out.append(UInt8(ascii: ",")) }
-                out.append(contentsOf: "[\(Self.rounded(ring[k])),\(Self.rounded(ring[k + 1]))]".utf8)
-                k += 2
+            var index = 0
+            while index + 1 < ring.count {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: "[\(Self.rounded(ring[index])),\(Self.rounded(ring[index + 1]))]".utf8)
+                index += 2
             }
             out.append(UInt8(ascii: "]"))
         }
@@ -51,29 +53,37 @@ package struct Coastlines: Sendable {
     }
 
     private static func rounded(_ v: Double) -> String {
-        let r = (v * 100).rounded() / 100
+        let hundredths = (v * 100).rounded() / 100
         // a whole number prints without ".0"; huge values (a projected, not geographic, file) as they are
-        return r.magnitude < 1e15 && r == r.rounded() ? String(Int64(r)) : String(r)
+        return hundredths.magnitude < 1e15 && hundredths == hundredths.rounded()
+            ? String(Int64(hundredths))
+            : String(hundredths)
     }
 
     /// SVG path data of the rings, projected by `x` and `y`; rings wholly outside the box are left out.
     package func svgPath(minLon: Double, maxLon: Double, minLat: Double, maxLat: Double,
                          x: (Double) -> Double, y: (Double) -> Double) -> String {
-        var d = ""
+        var path = ""
         for ring in rings where ring.count >= 4 {
-            var lo = Double.infinity, hi = -Double.infinity, la = Double.infinity, ha = -Double.infinity
-            var k = 0
-            while k + 1 < ring.count {
-                lo = min(lo, ring[k]); hi = max(hi, ring[k]); la = min(la, ring[k + 1]); ha = max(ha, ring[k + 1])
-                k += 2
+            var lo = Double.infinity
+            var hi = -Double.infinity
+            var la = Double.infinity
+            var ha = -Double.infinity
+            var index = 0
+            while index + 1 < ring.count {
+                lo = min(lo, ring[index])
+                hi = max(hi, ring[index])
+                la = min(la, ring[index + 1])
+                ha = max(ha, ring[index + 1])
+                index += 2
             }
             if hi < minLon || lo > maxLon || ha < minLat || la > maxLat { continue }
-            k = 0
-            while k + 1 < ring.count {
-                d += (k == 0 ? "M" : "L") + String(format: "%.1f,%.1f", x(ring[k]), y(ring[k + 1]))
-                k += 2
+            index = 0
+            while index + 1 < ring.count {
+                path += (index == 0 ? "M" : "L") + String(format: "%.1f,%.1f", x(ring[index]), y(ring[index + 1]))
+                index += 2
             }
         }
-        return d
+        return path
     }
 }

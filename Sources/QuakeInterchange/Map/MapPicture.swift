@@ -34,73 +34,111 @@ package struct MapPicture {
     /// `matched` is how many events matched in all; when more than were drawn, the legend says
     /// the map shows only the largest.
     package func svg(_ result: QueryResult, matched: Int) -> String {
-        let b = result.batch
-        let lat = b.ints[Column.latitude.rawValue], lon = b.ints[Column.longitude.rawValue]
-        let depth = b.ints[Column.depth.rawValue], mag = b.ints[Column.mag.rawValue], time = b.ints[Column.time.rawValue]
-        func d(_ v: Int64) -> Double? { v == RowBatch.null ? nil : ScaledDecimal.double(v) }
-        let box = bounds(lat.compactMap(d), lon.compactMap(d))
+        let batch = result.batch
+        let lat = batch.ints[Column.latitude.rawValue]
+        let lon = batch.ints[Column.longitude.rawValue]
+        let box = bounds(lat.compactMap(Self.double), lon.compactMap(Self.double))
         let mapH = min(900, max(240, (width * (box.maxLat - box.minLat) / (box.maxLon - box.minLon)).rounded()))
-        let top = 56.0, left = 44.0, legendH = 96.0
-        let W = left + width + 16, H = top + mapH + 28 + legendH
+        let top = 56.0
+        let left = 44.0
+        let legendH = 96.0
+        let totalWidth = left + width + 16
+        let totalHeight = top + mapH + 28 + legendH
         // a box across the antimeridian runs past 180°: western longitudes are drawn 360° further east
         func x(_ lo: Double) -> Double {
             let east = box.maxLon > 180 && lo < box.minLon ? lo + 360 : lo
             return left + (east - box.minLon) / (box.maxLon - box.minLon) * width
         }
         func y(_ la: Double) -> Double { top + (box.maxLat - la) / (box.maxLat - box.minLat) * mapH }
-        var s = """
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(f(W))" height="\(f(H))" viewBox="0 0 \(f(W)) \(f(H))" \
+        let drawn = batch.count
+        var out = heading(width: totalWidth, height: totalHeight, left: left, drawn: drawn, matched: matched)
+        out += "<rect id=\"map\" x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" "
+            + "height=\"\(f(mapH))\" fill=\"#eaf2f8\" stroke=\"#888\"/>\n"
+        out += graticule(box, x: x, y: y, top: top, bottom: top + mapH, left: left, right: left + width)
+        out += coastlinePath(box, x: x, y: y, top: top, left: left, mapH: mapH)
+        out += "<g id=\"quakes\" stroke=\"#222\" stroke-width=\"0.5\" fill-opacity=\"0.8\">\n"
+        out += circles(batch, x: x, y: y)
+        out += "</g>\n"
+        out += legend(y: top + mapH + 28, left: left, capped: drawn < matched, drawn: drawn)
+        out += "</svg>\n"
+        return out
+    }
+
+    /// A scaled decimal as a double, nil for null.
+    private static func double(_ value: Int64) -> Double? {
+        value == RowBatch.null ? nil : ScaledDecimal.double(value)
+    }
+
+    /// The `<svg>` element's opening, the background and the two lines of the title.
+    private func heading(width totalWidth: Double, height totalHeight: Double, left: Double,
+                         drawn: Int, matched: Int) -> String {
+        var out = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(f(totalWidth))" height="\(f(totalHeight))" \
+            viewBox="0 0 \(f(totalWidth)) \(f(totalHeight))" \
             font-family="Helvetica, Arial, sans-serif">
 
             """
-        s += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
-        s += "<text x=\"\(f(left))\" y=\"22\" font-size=\"16\" font-weight=\"bold\">\(xml(title))</text>\n"
-        let drawn = b.count
+        out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
+        out += "<text x=\"\(f(left))\" y=\"22\" font-size=\"16\" font-weight=\"bold\">\(xml(title))</text>\n"
         let sub = drawn < matched
             ? "\(ResultWriter.grouped(matched)) events matched; the \(ResultWriter.grouped(drawn)) largest drawn"
             : "\(ResultWriter.grouped(matched)) event\(matched == 1 ? "" : "s")"
-        s += "<text x=\"\(f(left))\" y=\"42\" font-size=\"12\" fill=\"#444\">"
+        out += "<text x=\"\(f(left))\" y=\"42\" font-size=\"12\" fill=\"#444\">"
             + "\(xml(sub)) · \(region.rawValue) · colour by \(coloring.rawValue)</text>\n"
-        s += "<rect id=\"map\" x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(mapH))\" "
-            + "fill=\"#eaf2f8\" stroke=\"#888\"/>\n"
-        s += graticule(box, x: x, y: y, top: top, bottom: top + mapH, left: left, right: left + width)
-        if let coastlines {
-            s += "<clipPath id=\"map-clip\"><rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" "
-                + "height=\"\(f(mapH))\"/></clipPath>\n"
-            var d = coastlines.svgPath(minLon: box.minLon, maxLon: min(180, box.maxLon), minLat: box.minLat,
-                                       maxLat: box.maxLat, x: x, y: y)
-            if box.maxLon > 180 {
-                d += coastlines.svgPath(minLon: -180, maxLon: box.maxLon - 360, minLat: box.minLat, maxLat: box.maxLat,
-                                        x: { x($0 + 360) }, y: y)
-            }
-            s += "<path id=\"coastlines\" clip-path=\"url(#map-clip)\" fill=\"none\" stroke=\"#5d7283\" "
-                + "stroke-width=\"0.8\" d=\"\(d)\"/>\n"
-        } else {
-            s += "<text id=\"no-coastlines\" x=\"\(f(left + 8))\" y=\"\(f(top + mapH - 8))\" font-size=\"11\" "
-                + "fill=\"#666\">No coastline dataset (install Debian's python-cartopy-data): graticule only</text>\n"
+        return out
+    }
+
+    /// The coastlines clipped to the map area, or a note that there are none.
+    private func coastlinePath(_ box: (minLat: Double, maxLat: Double, minLon: Double, maxLon: Double),
+                               x: (Double) -> Double, y: (Double) -> Double,
+                               top: Double, left: Double, mapH: Double) -> String {
+        guard let coastlines else {
+            return "<text id=\"no-coastlines\" x=\"\(f(left + 8))\" y=\"\(f(top + mapH - 8))\" "
+                + "font-size=\"11\" fill=\"#666\">"
+                + "No coastline dataset (install Debian's python-cartopy-data): graticule only</text>\n"
         }
-        s += "<g id=\"quakes\" stroke=\"#222\" stroke-width=\"0.5\" fill-opacity=\"0.8\">\n"
+        var out = "<clipPath id=\"map-clip\"><rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width))\" "
+            + "height=\"\(f(mapH))\"/></clipPath>\n"
+        var path = coastlines.svgPath(minLon: box.minLon, maxLon: min(180, box.maxLon), minLat: box.minLat,
+                                      maxLat: box.maxLat, x: x, y: y)
+        if box.maxLon > 180 {
+            path += coastlines.svgPath(minLon: -180, maxLon: box.maxLon - 360, minLat: box.minLat, maxLat: box.maxLat,
+                                       x: { x($0 + 360) }, y: y)
+        }
+        out += "<path id=\"coastlines\" clip-path=\"url(#map-clip)\" fill=\"none\" stroke=\"#5d7283\" "
+            + "stroke-width=\"0.8\" d=\"\(path)\"/>\n"
+        return out
+    }
+
+    /// One `<circle>` per event with a position, in the batch's order.
+    private func circles(_ batch: RowBatch, x: (Double) -> Double, y: (Double) -> Double) -> String {
+        let lat = batch.ints[Column.latitude.rawValue]
+        let lon = batch.ints[Column.longitude.rawValue]
+        let depth = batch.ints[Column.depth.rawValue]
+        let mag = batch.ints[Column.mag.rawValue]
+        let time = batch.ints[Column.time.rawValue]
         let newest = time.filter { $0 != RowBatch.null }.max() ?? 0
-        for i in 0..<b.count {
-            guard let la = d(lat[i]), let lo = d(lon[i]) else { continue }
-            let m = d(mag[i])
-            let fill = coloring == .depth ? MapPicture.depthColor(d(depth[i]))
+        var out = ""
+        for i in 0..<batch.count {
+            guard let la = Self.double(lat[i]), let lo = Self.double(lon[i]) else { continue }
+            let magnitude = Self.double(mag[i])
+            let fill = coloring == .depth ? MapPicture.depthColor(Self.double(depth[i]))
                 : time[i] == RowBatch.null ? "#bbbbbb" : MapPicture.ageColor(newest &- time[i])
-            let label = "M\(m.map { String(format: "%.1f", $0) } ?? "?") · \(b.text[Column.place.rawValue].string(i) ?? "") · "
-                + "\(time[i] == RowBatch.null ? "" : Timestamp.string(time[i])) · \(b.text[Column.id.rawValue].string(i) ?? "")"
-            s += "<circle cx=\"\(f(x(lo)))\" cy=\"\(f(y(la)))\" r=\"\(f(MapPicture.radius(m)))\" fill=\"\(fill)\" "
-                + "data-mag=\"\(m.map { "\($0)" } ?? "")\"><title>\(xml(label))</title></circle>\n"
+            let place = batch.text[Column.place.rawValue].string(i) ?? ""
+            let id = batch.text[Column.id.rawValue].string(i) ?? ""
+            let label = "M\(magnitude.map { String(format: "%.1f", $0) } ?? "?") · \(place) · "
+                + "\(time[i] == RowBatch.null ? "" : Timestamp.string(time[i])) · \(id)"
+            let dataMag = magnitude.map { "\($0)" } ?? ""
+            out += "<circle cx=\"\(f(x(lo)))\" cy=\"\(f(y(la)))\" r=\"\(f(MapPicture.radius(magnitude)))\" "
+                + "fill=\"\(fill)\" data-mag=\"\(dataMag)\"><title>\(xml(label))</title></circle>\n"
         }
-        s += "</g>\n"
-        s += legend(y: top + mapH + 28, left: left, capped: drawn < matched, drawn: drawn)
-        s += "</svg>\n"
-        return s
+        return out
     }
 
     /// Circle radius in pixels for a magnitude: grows with energy, M2 about 2 px, M8 about 24.
     package static func radius(_ mag: Double?) -> Double {
-        guard let m = mag, m > 1 else { return 1.2 }
-        return 1.2 + 1.1 * pow(min(m, 10) - 1, 1.6)
+        guard let magnitude = mag, magnitude > 1 else { return 1.2 }
+        return 1.2 + 1.1 * pow(min(magnitude, 10) - 1, 1.6)
     }
 
     package static let depthBands: [(upTo: Double, color: String, label: String)] = [
@@ -121,14 +159,15 @@ package struct MapPicture {
     /// Colour for an age relative to the newest event drawn.
     package static func ageColor(_ ms: Int64) -> String { ageBands.first { ms < $0.upTo }?.color ?? "#d9d9d9" }
 
-    private func bounds(_ lats: [Double], _ lons: [Double]) -> (minLat: Double, maxLat: Double, minLon: Double, maxLon: Double) {
-        guard region == .fit, let a = lats.min(), let b = lats.max(), let c = lons.min(), let e = lons.max() else {
+    private func bounds(_ lats: [Double], _ lons: [Double])
+        -> (minLat: Double, maxLat: Double, minLon: Double, maxLon: Double) {
+        guard region == .fit, let south = lats.min(), let north = lats.max(), !lons.isEmpty else {
             return (-90, 90, -180, 180)
         }
-        let padLat = max(1, (b - a) * 0.1)
+        let padLat = max(1, (north - south) * 0.1)
         let (west, east) = MapPicture.longitudeSpan(lons)
         let padLon = max(1, (east - west) * 0.1)
-        let lat = (max(-90, a - padLat), min(90, b + padLat))
+        let lat = (max(-90, south - padLat), min(90, north + padLat))
         if east <= 180 { return (lat.0, lat.1, max(-180, west - padLon), min(180, east + padLon)) }
         // across the antimeridian: east runs past 180
         return (lat.0, lat.1, max(-180, west - padLon), min(west + 360, east + padLon))
@@ -153,57 +192,61 @@ package struct MapPicture {
     private func graticule(_ box: (minLat: Double, maxLat: Double, minLon: Double, maxLon: Double),
                            x: (Double) -> Double, y: (Double) -> Double,
                            top: Double, bottom: Double, left: Double, right: Double) -> String {
-        var s = "<g id=\"graticule\" stroke=\"#b8c8d8\" stroke-width=\"0.6\" font-size=\"10\" fill=\"#667\">\n"
-        /// The multiples of a round step within `lo...hi` (at least two of them, at most 12), where grid lines go.
+        var out = "<g id=\"graticule\" stroke=\"#b8c8d8\" stroke-width=\"0.6\" font-size=\"10\" fill=\"#667\">\n"
+        /// The multiples of a round step within `lo...hi` (at least two of them, at most 12), where grid
+        /// lines go.
         func stops(_ lo: Double, _ hi: Double) -> StrideThrough<Double> {
             let step = [0.5, 1.0, 2, 5, 10, 15, 30, 60].first { (hi - lo) / $0 <= 12 } ?? 60
             return stride(from: (lo / step).rounded(.up) * step, through: hi, by: step)
         }
         for east in stops(box.minLon, box.maxLon) {
             let lo = east > 180 ? east - 360 : east
-            s += "<line x1=\"\(f(x(lo)))\" y1=\"\(f(top))\" x2=\"\(f(x(lo)))\" y2=\"\(f(bottom))\"/>"
-            s += "<text x=\"\(f(x(lo)))\" y=\"\(f(bottom + 14))\" text-anchor=\"middle\" stroke=\"none\">"
+            out += "<line x1=\"\(f(x(lo)))\" y1=\"\(f(top))\" x2=\"\(f(x(lo)))\" y2=\"\(f(bottom))\"/>"
+            out += "<text x=\"\(f(x(lo)))\" y=\"\(f(bottom + 14))\" text-anchor=\"middle\" stroke=\"none\">"
                 + "\(degrees(lo, "E", "W"))</text>\n"
         }
         for la in stops(box.minLat, box.maxLat) {
-            s += "<line x1=\"\(f(left))\" y1=\"\(f(y(la)))\" x2=\"\(f(right))\" y2=\"\(f(y(la)))\"/>"
-            s += "<text x=\"\(f(left - 4))\" y=\"\(f(y(la) + 3))\" text-anchor=\"end\" stroke=\"none\">"
+            out += "<line x1=\"\(f(left))\" y1=\"\(f(y(la)))\" x2=\"\(f(right))\" y2=\"\(f(y(la)))\"/>"
+            out += "<text x=\"\(f(left - 4))\" y=\"\(f(y(la) + 3))\" text-anchor=\"end\" stroke=\"none\">"
                 + "\(degrees(la, "N", "S"))</text>\n"
         }
-        return s + "</g>\n"
+        return out + "</g>\n"
     }
 
     private func legend(y top: Double, left: Double, capped: Bool, drawn: Int) -> String {
-        var s = "<g id=\"legend\" font-size=\"11\" fill=\"#333\">\n"
-        s += "<text x=\"\(f(left))\" y=\"\(f(top + 12))\" font-weight=\"bold\">Magnitude</text>\n"
+        var out = "<g id=\"legend\" font-size=\"11\" fill=\"#333\">\n"
+        out += "<text x=\"\(f(left))\" y=\"\(f(top + 12))\" font-weight=\"bold\">Magnitude</text>\n"
         var cx = left + 14
-        for m in [2.0, 4, 6, 8] {
-            let r = MapPicture.radius(m)
-            s += "<circle cx=\"\(f(cx + r))\" cy=\"\(f(top + 50))\" r=\"\(f(r))\" fill=\"none\" stroke=\"#333\"/>"
-            s += "<text x=\"\(f(cx + r))\" y=\"\(f(top + 88))\" text-anchor=\"middle\">M\(Int(m))</text>\n"
-            cx += 2 * r + 18
+        for magnitude in [2.0, 4, 6, 8] {
+            let radius = MapPicture.radius(magnitude)
+            out += "<circle cx=\"\(f(cx + radius))\" cy=\"\(f(top + 50))\" r=\"\(f(radius))\" fill=\"none\" "
+                + "stroke=\"#333\"/>"
+            out += "<text x=\"\(f(cx + radius))\" y=\"\(f(top + 88))\" text-anchor=\"middle\">"
+                + "M\(Int(magnitude))</text>\n"
+            cx += 2 * radius + 18
         }
         var kx = cx + 30
         let key = coloring == .depth ? "Depth" : "Age (before the newest drawn)"
-        s += "<text x=\"\(f(kx))\" y=\"\(f(top + 12))\" font-weight=\"bold\">\(key)</text>\n"
+        out += "<text x=\"\(f(kx))\" y=\"\(f(top + 12))\" font-weight=\"bold\">\(key)</text>\n"
         let bands = coloring == .depth ? MapPicture.depthBands.map { ($0.color, $0.label) }
             : MapPicture.ageBands.map { ($0.color, $0.label) }
         for (color, label) in bands {
-            s += "<rect x=\"\(f(kx))\" y=\"\(f(top + 24))\" width=\"14\" height=\"14\" fill=\"\(color)\" "
+            out += "<rect x=\"\(f(kx))\" y=\"\(f(top + 24))\" width=\"14\" height=\"14\" fill=\"\(color)\" "
                 + "stroke=\"#333\" stroke-width=\"0.5\"/>"
-            s += "<text x=\"\(f(kx + 18))\" y=\"\(f(top + 35))\">\(xml(label))</text>\n"
+            out += "<text x=\"\(f(kx + 18))\" y=\"\(f(top + 35))\">\(xml(label))</text>\n"
             kx += 24 + Double(label.count) * 6.5
         }
         let note = capped
-            ? "Only the \(ResultWriter.grouped(drawn)) largest are drawn (largest first, behind); raise --limit for more."
+            ? "Only the \(ResultWriter.grouped(drawn)) largest are drawn (largest first, behind); "
+                + "raise --limit for more."
             : "Larger circles are drawn first, behind the smaller."
-        s += "<text id=\"cap-note\" x=\"\(f(cx + 30))\" y=\"\(f(top + 70))\" fill=\"#444\">\(xml(note))</text>\n"
-        return s + "</g>\n"
+        out += "<text id=\"cap-note\" x=\"\(f(cx + 30))\" y=\"\(f(top + 70))\" fill=\"#444\">\(xml(note))</text>\n"
+        return out + "</g>\n"
     }
 
     private func degrees(_ v: Double, _ pos: String, _ neg: String) -> String {
-        let a = abs(v)
-        let text = a == a.rounded() ? "\(Int(a))" : String(format: "%.1f", a)
+        let absolute = abs(v)
+        let text = absolute == absolute.rounded() ? "\(Int(absolute))" : String(format: "%.1f", absolute)
         return v == 0 ? "0°" : "\(text)°\(v > 0 ? pos : neg)"
     }
 
@@ -219,7 +262,11 @@ package struct MapPicture {
             case "\"": out += "&quot;"
             default:
                 // XML 1.0 forbids most control characters, which a feed could carry
-                if let a = ch.asciiValue, a < 0x20, a != 0x09, a != 0x0A, a != 0x0D { out += " " } else { out.append(ch) }
+                if let ascii = ch.asciiValue, ascii < 0x20, ascii != 0x09, ascii != 0x0A, ascii != 0x0D {
+                    out += " "
+                } else {
+                    out.append(ch)
+                }
             }
         }
         return out

@@ -20,27 +20,28 @@ package struct DistanceField: Sendable {
         self.position = position
     }
 
-    /// The distance of row `i` of `b` in km, or nil when the event has no latitude or longitude.
-    package func km(_ b: RowBatch, _ i: Int) -> Double? {
-        let la = b.ints[Column.latitude.rawValue][i], lo = b.ints[Column.longitude.rawValue][i]
+    /// The distance of row `row` of `batch` in km, or nil when the event has no latitude or longitude.
+    package func km(_ batch: RowBatch, _ row: Int) -> Double? {
+        let la = batch.ints[Column.latitude.rawValue][row]
+        let lo = batch.ints[Column.longitude.rawValue][row]
         guard la != RowBatch.null, lo != RowBatch.null else { return nil }
-        let d = Geo.distanceKm(latitude, longitude, ScaledDecimal.double(la), ScaledDecimal.double(lo))
-        return d.isFinite ? d : nil
+        let distance = Geo.distanceKm(latitude, longitude, ScaledDecimal.double(la), ScaledDecimal.double(lo))
+        return distance.isFinite ? distance : nil
     }
 
     /// `km` to the metre: `123.456`. Distances on Earth stay under 20,016 km; anything outside
     /// 0...1e12 (which ``km(_:_:)`` never gives) is clamped rather than trapping.
     package static func text(_ km: Double) -> String {
-        let m = Int64((Swift.min(Swift.max(km.isFinite ? km : 0, 0), 1e12) * 1000).rounded())
-        let frac = String(m % 1000)
-        return "\(m / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
+        let metres = Int64((Swift.min(Swift.max(km.isFinite ? km : 0, 0), 1e12) * 1000).rounded())
+        let frac = String(metres % 1000)
+        return "\(metres / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
     }
 
-    /// The value of row `i` as text, or nil for null.
-    package func text(_ b: RowBatch, _ i: Int) -> String? { km(b, i).map(DistanceField.text) }
+    /// The value of row `row` as text, or nil for null.
+    package func text(_ batch: RowBatch, _ row: Int) -> String? { km(batch, row).map(DistanceField.text) }
 
-    /// Appends row `i`'s value, or `null` (`nullText`) when it has none.
-    package func write(_ b: RowBatch, _ i: Int, into out: inout [UInt8], nullText: String = "null") {
-        out.append(contentsOf: (text(b, i) ?? nullText).utf8)
+    /// Appends row `row`'s value, or `null` (`nullText`) when it has none.
+    package func write(_ batch: RowBatch, _ row: Int, into out: inout [UInt8], nullText: String = "null") {
+        out.append(contentsOf: (text(batch, row) ?? nullText).utf8)
     }
 }

@@ -27,11 +27,13 @@ extension FeedWriter {
     /// a ComCat id (``isComCatId(_:net:)``), as a JSON string; returns false, writing nothing,
     /// otherwise (a stored link wins, and an id of another catalogue has no USGS page), or when
     /// the batch lacks the id or the network.
-    func writeMadeLink(_ link: Column, _ b: RowBatch, _ i: Int, into out: inout [UInt8]) -> Bool {
-        let stored = b.text[link.rawValue], ids = b.text[Column.id.rawValue], nets = b.text[Column.net.rawValue]
-        guard stored.count > i, stored.range(i).isEmpty, ids.count > i, nets.count > i else { return false }
-        let id = ids.bytes[ids.range(i)]
-        guard Self.isComCatId(id, net: nets.bytes[nets.range(i)]) else { return false }
+    func writeMadeLink(_ link: Column, _ batch: RowBatch, _ row: Int, into out: inout [UInt8]) -> Bool {
+        let stored = batch.text[link.rawValue]
+        let ids = batch.text[Column.id.rawValue]
+        let nets = batch.text[Column.net.rawValue]
+        guard stored.count > row, stored.range(row).isEmpty, ids.count > row, nets.count > row else { return false }
+        let id = ids.bytes[ids.range(row)]
+        guard Self.isComCatId(id, net: nets.bytes[nets.range(row)]) else { return false }
         out.append(UInt8(ascii: "\""))
         if link == .url {
             out.append(contentsOf: Self.eventPagePrefix)

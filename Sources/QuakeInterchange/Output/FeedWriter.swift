@@ -42,7 +42,7 @@ package final class FeedWriter {
         switch format {
         case .csv:
             var names = columns.map(\.name)
-            if let d = distance { names.insert(DistanceField.name, at: min(d.position, names.count)) }
+            if let distance { names.insert(DistanceField.name, at: min(distance.position, names.count)) }
             if header {
                 // a loop, not `joined`: a one-shot query pays for each new generic type it instantiates
                 for (k, n) in names.enumerated() { sink.write(k == 0 ? n : "," + n) }
@@ -60,57 +60,58 @@ package final class FeedWriter {
         sink.flush()
     }
 
-    /// Writes row `i` of `b`.
-    package func write(_ b: RowBatch, row i: Int) {
+    /// Writes row `row` of `batch`.
+    package func write(_ batch: RowBatch, row: Int) {
         // the row is written into a local buffer, swapped out of the sink and back: appends to a
         // class's stored array pay an exclusivity check each, which was an eighth of a GeoJSON row
         var out: [UInt8] = []
         swap(&out, &sink.buffer)
         switch format {
-        case .csv: writeCSV(b, i, &out)
-        case .geojson: writeFeature(b, i, &out)
+        case .csv: writeCSV(batch, row, &out)
+        case .geojson: writeFeature(batch, row, &out)
         }
         swap(&out, &sink.buffer)
         sink.maybeFlush()
     }
 
-    private func writeCSV(_ b: RowBatch, _ i: Int, _ out: inout [UInt8]) {
-        for (k, c) in columns.enumerated() {
+    private func writeCSV(_ batch: RowBatch, _ row: Int, _ out: inout [UInt8]) {
+        for (k, column) in columns.enumerated() {
             if k > 0 { out.append(UInt8(ascii: ",")) }
-            if let d = distance, d.position == k {
-                d.write(b, i, into: &out, nullText: "")
+            if let distance, distance.position == k {
+                distance.write(batch, row, into: &out, nullText: "")
                 out.append(UInt8(ascii: ","))
             }
-            switch c.kind {
+            switch column.kind {
             case .timestamp:
-                let v = b.ints[c.rawValue][i]
-                if v != RowBatch.null { Timestamp.format(v, into: &out) }
+                let value = batch.ints[column.rawValue][row]
+                if value != RowBatch.null { Timestamp.format(value, into: &out) }
             case .decimal:
-                let v = b.ints[c.rawValue][i]
-                if v != RowBatch.null { ScaledDecimal.format(v, into: &out) }
+                let value = batch.ints[column.rawValue][row]
+                if value != RowBatch.null { ScaledDecimal.format(value, into: &out) }
             default:
-                let a = b.text[c.rawValue]
-                let r = a.range(i)
+                let texts = batch.text[column.rawValue]
+                let range = texts.range(row)
                 var needsQuote = false
-                for x in a.bytes[r] where x == UInt8(ascii: ",") || x == UInt8(ascii: "\"") || x == 10 || x == 13 {
+                for x in texts.bytes[range]
+                where x == UInt8(ascii: ",") || x == UInt8(ascii: "\"") || x == 10 || x == 13 {
                     needsQuote = true
                     break
                 }
                 if needsQuote {
                     out.append(UInt8(ascii: "\""))
-                    for x in a.bytes[r] {
+                    for x in texts.bytes[range] {
                         out.append(x)
                         if x == UInt8(ascii: "\"") { out.append(x) }
                     }
                     out.append(UInt8(ascii: "\""))
                 } else {
-                    out.append(contentsOf: a.bytes[r])
+                    out.append(contentsOf: texts.bytes[range])
                 }
             }
         }
-        if let d = distance, d.position >= columns.count {
+        if let distance, distance.position >= columns.count {
             if !columns.isEmpty { out.append(UInt8(ascii: ",")) }
-            d.write(b, i, into: &out, nullText: "")
+            distance.write(batch, row, into: &out, nullText: "")
         }
         out.append(10)
     }
@@ -124,85 +125,100 @@ package final class FeedWriter {
     private static let idOpen = Array("]},\"id\":".utf8)
     private static let distanceKey = Array("\"\(DistanceField.name)\":".utf8)
 
-    private func writeFeature(_ b: RowBatch, _ i: Int, _ out: inout [UInt8]) {
+    private func writeFeature(_ batch: RowBatch, _ row: Int, _ out: inout [UInt8]) {
         if !first { out.append(UInt8(ascii: ",")) }
         first = false
         out.append(contentsOf: Self.featureOpen)
         let keys = self.keys
-        for (k, c) in properties.enumerated() {
+        for (k, column) in properties.enumerated() {
             out.append(contentsOf: keys[k])
-            switch c {
+            switch column {
             case .title:
-                if let title = madeTitle(b, i) {
+                if let title = madeTitle(batch, row) {
                     FeedWriter.jsonString(title, into: &out)
                 } else {
-                    writeValue(b, c, i, &out)
+                    writeValue(batch, column, row, &out)
                 }
             case .url, .detail:
-                if !writeMadeLink(c, b, i, into: &out) {
-                    writeValue(b, c, i, &out)
+                if !writeMadeLink(column, batch, row, into: &out) {
+                    writeValue(batch, column, row, &out)
                 }
             default:
-                writeValue(b, c, i, &out)
+                writeValue(batch, column, row, &out)
             }
         }
-        if let d = distance {
+        if let distance {
             if !properties.isEmpty { out.append(UInt8(ascii: ",")) }
             out.append(contentsOf: Self.distanceKey)
-            d.write(b, i, into: &out)
+            distance.write(batch, row, into: &out)
         }
         out.append(contentsOf: Self.geometryOpen)
-        writeValue(b, .longitude, i, &out)
+        writeValue(batch, .longitude, row, &out)
         out.append(UInt8(ascii: ","))
-        writeValue(b, .latitude, i, &out)
+        writeValue(batch, .latitude, row, &out)
         out.append(UInt8(ascii: ","))
-        writeValue(b, .depth, i, &out)
+        writeValue(batch, .depth, row, &out)
         out.append(contentsOf: Self.idOpen)
-        writeValue(b, .id, i, &out)
+        writeValue(batch, .id, row, &out)
         out.append(UInt8(ascii: "}"))
     }
 
     /// USGS's title for an event stored without one, when the batch holds what it is made of.
-    private func madeTitle(_ b: RowBatch, _ i: Int) -> [UInt8]? {
-        let title = b.text[Column.title.rawValue], place = b.text[Column.place.rawValue]
-        let type = b.text[Column.type.rawValue], mag = b.ints[Column.mag.rawValue]
-        guard title.count > i, title.isNull(i), place.count > i, type.count > i, mag.count > i else { return nil }
+    private func madeTitle(_ batch: RowBatch, _ row: Int) -> [UInt8]? {
+        let title = batch.text[Column.title.rawValue], place = batch.text[Column.place.rawValue]
+        let type = batch.text[Column.type.rawValue], mag = batch.ints[Column.mag.rawValue]
+        guard title.count > row, title.isNull(row), place.count > row, type.count > row, mag.count > row else {
+            return nil
+        }
         var out: [UInt8] = []
-        FeedWriter.usgsTitle(mag: mag[i], type: type.bytes[type.range(i)], place: place.bytes[place.range(i)],
+        FeedWriter.usgsTitle(mag: mag[row], type: type.bytes[type.range(row)], place: place.bytes[place.range(row)],
                              into: &out)
         return out
     }
 
     private static let null = Array("null".utf8)
 
-    private func writeValue(_ b: RowBatch, _ c: Column, _ i: Int, _ out: inout [UInt8]) {
-        switch c.kind {
+    private func writeValue(_ batch: RowBatch, _ column: Column, _ row: Int, _ out: inout [UInt8]) {
+        switch column.kind {
         case .timestamp, .decimal:
-            let v = b.ints[c.rawValue][i]
-            if v == RowBatch.null { out.append(contentsOf: Self.null); return }
-            if c.kind == .timestamp { Self.integer(v, into: &out) } else { ScaledDecimal.format(v, into: &out) }
+            let value = batch.ints[column.rawValue][row]
+            if value == RowBatch.null {
+                out.append(contentsOf: Self.null)
+                return
+            }
+            if column.kind == .timestamp {
+                Self.integer(value, into: &out)
+            } else {
+                ScaledDecimal.format(value, into: &out)
+            }
         default:
-            let a = b.text[c.rawValue]
-            let r = a.range(i)
-            if r.isEmpty { out.append(contentsOf: Self.null); return }
-            FeedWriter.jsonString(a.bytes[r], into: &out)
+            let texts = batch.text[column.rawValue]
+            let range = texts.range(row)
+            if range.isEmpty {
+                out.append(contentsOf: Self.null)
+                return
+            }
+            FeedWriter.jsonString(texts.bytes[range], into: &out)
         }
     }
 
     /// The decimal digits of `v`, without a `String`.
     package static func integer(_ v: Int64, into out: inout [UInt8]) {
-        var m = v.magnitude
-        // SAFETY: at most 19 digits and a sign go into the 24-byte scratch from its end, so `i` stays at 4 or
-        // above and buf[i...] lies in it.
+        var magnitude = v.magnitude
+        // SAFETY: at most 19 digits and a sign go into the 24-byte scratch from its end, so `start` stays at 4
+        // or above and buf[start...] lies in it.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buf in
-            var i = 24
+            var start = 24
             repeat {
-                i -= 1
-                buf[i] = UInt8(truncatingIfNeeded: 48 &+ m % 10)
-                m /= 10
-            } while m > 0
-            if v < 0 { i -= 1; buf[i] = UInt8(ascii: "-") }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[i...]))
+                start -= 1
+                buf[start] = UInt8(truncatingIfNeeded: 48 &+ magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if v < 0 {
+                start -= 1
+                buf[start] = UInt8(ascii: "-")
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[start...]))
         }
     }
 
@@ -260,13 +276,13 @@ extension Store {
     /// (time, id) order, and returns how many. Memory holds one partition.
     @discardableResult
     package func export(format: FeedWriter.Format, to sink: OutputSink, filter: Filter = .all) throws -> Int {
-        let w = FeedWriter(format: format, sink: sink)
+        let writer = FeedWriter(format: format, sink: sink)
         let count: Int? = if case .all = filter { manifest.rows } else { nil }
-        w.begin(count: count, generated: Int64(Date().timeIntervalSince1970 * 1000))
+        writer.begin(count: count, generated: Int64(Date().timeIntervalSince1970 * 1000))
         let written = try forEachMatching(filter, columns: Column.allCases) { batch in
-            for i in 0..<batch.count { w.write(batch, row: i) }
+            for i in 0..<batch.count { writer.write(batch, row: i) }
         }
-        w.end()
+        writer.end()
         return written
     }
 

@@ -51,7 +51,10 @@ package struct HistoryWriter {
             }
             sink.write(ts.isEmpty ? "]\n" : "\n]\n")
         case .ndjson:
-            for t in ts { object(t, sink); sink.write("\n") }
+            for t in ts {
+                object(t, sink)
+                sink.write("\n")
+            }
         }
     }
 
@@ -109,7 +112,10 @@ package struct HistoryWriter {
             }
             sink.write(first ? "]}\n" : "\n]}\n")
         case .ndjson:
-            try events { c in event(c, t.generation, sink); sink.write("\n") }
+            try events { c in
+                event(c, t.generation, sink)
+                sink.write("\n")
+            }
         }
     }
 
@@ -180,5 +186,7 @@ package struct HistoryWriter {
 
 extension String {
     /// Padded with spaces to `n` characters.
-    package func padding(_ n: Int) -> String { count >= n ? self + " " : self + String(repeating: " ", count: n - count) }
+    package func padding(_ n: Int) -> String {
+        count >= n ? self + " " : self + String(repeating: " ", count: n - count)
+    }
 }

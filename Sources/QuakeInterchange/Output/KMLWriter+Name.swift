@@ -5,13 +5,13 @@ import QuakeFormat
 /// magnitude when it is not an earthquake (`M 1.6 Quarry Blast - 5 km SW of Town`). Without a
 /// place, the name stops after the magnitude (and type).
 extension KMLWriter {
-    /// Appends row `i`'s name, unescaped.
-    package static func name(_ b: RowBatch, _ i: Int, into out: inout [UInt8]) {
+    /// Appends row `row`'s name, unescaped.
+    package static func name(_ batch: RowBatch, _ row: Int, into out: inout [UInt8]) {
         out.append(contentsOf: "M ".utf8)
-        let mag = b.ints[Column.mag.rawValue][i]
+        let mag = batch.ints[Column.mag.rawValue][row]
         if mag == RowBatch.null { out.append(UInt8(ascii: "?")) } else { oneDecimal(mag, into: &out) }
-        typeTitle(text(b, .type, i), into: &out)
-        let place = text(b, .place, i)
+        typeTitle(text(batch, .type, row), into: &out)
+        let place = text(batch, .place, row)
         if !place.isEmpty {
             out.append(contentsOf: " - ".utf8)
             out.append(contentsOf: place)
@@ -23,24 +23,31 @@ extension KMLWriter {
     /// from zero depends only on the first digit dropped.
     package static func oneDecimal(_ e: Int64, into out: inout [UInt8]) {
         let scale = Int(e & 31)
-        let m = e >> 6
-        var tenths = m.magnitude
+        let mantissa = e >> 6
+        var tenths = mantissa.magnitude
         if scale == 0 {
             tenths *= 10
         } else if scale >= 2 {
             var drop = scale - 2
-            while drop > 0 && tenths > 0 { tenths /= 10; drop -= 1 }
+            while drop > 0 && tenths > 0 {
+                tenths /= 10
+                drop -= 1
+            }
             tenths = (tenths + 5) / 10
         }
-        if m < 0 && tenths != 0 { out.append(UInt8(ascii: "-")) }
+        if mantissa < 0 && tenths != 0 { out.append(UInt8(ascii: "-")) }
         let whole = tenths / 10
         if whole == 0 {
             out.append(UInt8(ascii: "0"))
         } else {
             var div: UInt64 = 1
             while div <= whole / 10 { div *= 10 }
-            var v = whole
-            while div > 0 { out.append(UInt8(48 + v / div)); v %= div; div /= 10 }
+            var rest = whole
+            while div > 0 {
+                out.append(UInt8(48 + rest / div))
+                rest %= div
+                div /= 10
+            }
         }
         out.append(UInt8(ascii: "."))
         out.append(UInt8(48 + tenths % 10))

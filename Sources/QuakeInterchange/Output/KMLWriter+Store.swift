@@ -7,13 +7,13 @@ extension Store {
     /// Memory holds one partition.
     @discardableResult
     package func exportKML(to sink: OutputSink, filter: Filter = .all) throws -> Int {
-        let w = KMLWriter(sink: sink)
+        let writer = KMLWriter(sink: sink)
         let count: Int? = if case .all = filter { manifest.rows } else { nil }
-        w.begin(count: count)
+        writer.begin(count: count)
         let written = try forEachMatching(filter, columns: KMLWriter.columns) { batch in
-            for i in 0..<batch.count { w.write(batch, row: i) }
+            for i in 0..<batch.count { writer.write(batch, row: i) }
         }
-        w.end()
+        writer.end()
         return written
     }
 }

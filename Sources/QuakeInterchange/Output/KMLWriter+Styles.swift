@@ -35,18 +35,18 @@ extension KMLWriter {
     @inline(__always)
     package static func magnitudeClass(_ mag: Int64) -> Int {
         guard mag != RowBatch.null else { return 0 }
-        let v = ScaledDecimal.double(mag)
-        return v >= 10 ? 10 : v >= 1 ? Int(v) : 0
+        let magnitude = ScaledDecimal.double(mag)
+        return magnitude >= 10 ? 10 : magnitude >= 1 ? Int(magnitude) : 0
     }
 
     /// The depth class of a stored depth (null: the shallowest).
     @inline(__always)
     package static func depthClass(_ depth: Int64) -> Int {
         guard depth != RowBatch.null else { return 0 }
-        let v = ScaledDecimal.double(depth)
-        var k = 0
-        while k < depthBounds.count && !(v <= depthBounds[k]) { k += 1 }
-        return k
+        let km = ScaledDecimal.double(depth)
+        var band = 0
+        while band < depthBounds.count && !(km <= depthBounds[band]) { band += 1 }
+        return band
     }
 
     @inline(__always)
@@ -64,16 +64,16 @@ extension KMLWriter {
     /// The document's style elements. Labels are hidden (thousands of names would cover the map;
     /// the Places panel and the balloon show them), and the balloon is the description alone.
     static let styles: String = {
-        var s = ""
+        var out = ""
         for m in magnitudeScales.indices {
             for d in depthNames.indices {
-                s += "<Style id=\"\(styleID(magnitudeClass: m, depthClass: d))\"><IconStyle>"
+                out += "<Style id=\"\(styleID(magnitudeClass: m, depthClass: d))\"><IconStyle>"
                     + "<color>\(depthColors[d])</color><scale>\(magnitudeScales[m])</scale>"
                     + "<Icon><href>\(icon)</href></Icon></IconStyle><LabelStyle><scale>0</scale></LabelStyle>"
                     + "<BalloonStyle><text>$[description]</text></BalloonStyle></Style>\n"
             }
         }
-        return s
+        return out
     }()
 
     /// What the document's description says of the styles.

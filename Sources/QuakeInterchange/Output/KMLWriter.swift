@@ -62,28 +62,31 @@ package final class KMLWriter {
         sink.flush()
     }
 
-    /// Writes row `i` of `b` as one `Placemark`, or counts it in ``skipped`` when it has no position.
-    package func write(_ b: RowBatch, row i: Int) {
-        let lat = b.ints[Column.latitude.rawValue][i]
-        let lon = b.ints[Column.longitude.rawValue][i]
-        guard lat != RowBatch.null, lon != RowBatch.null else { skipped += 1; return }
+    /// Writes row `row` of `batch` as one `Placemark`, or counts it in ``skipped`` when it has no position.
+    package func write(_ batch: RowBatch, row: Int) {
+        let lat = batch.ints[Column.latitude.rawValue][row]
+        let lon = batch.ints[Column.longitude.rawValue][row]
+        guard lat != RowBatch.null, lon != RowBatch.null else {
+            skipped += 1
+            return
+        }
         written += 1
         name.removeAll(keepingCapacity: true)
-        Self.name(b, i, into: &name)
+        Self.name(batch, row, into: &name)
         sink.write("<Placemark><name>")
         XMLText.escaped(name, into: &sink.buffer)
         sink.write("</name><Snippet maxLines=\"0\"></Snippet>\n")
-        description(b, i)
-        let time = b.ints[Column.time.rawValue][i]
+        description(batch, row)
+        let time = batch.ints[Column.time.rawValue][row]
         if time != RowBatch.null {
             sink.write("<TimeStamp><when>")
             Timestamp.format(time, into: &sink.buffer)
             sink.write("</when></TimeStamp>")
         }
-        let depth = b.ints[Column.depth.rawValue][i]
-        let style = Self.styleIndex(mag: b.ints[Column.mag.rawValue][i], depth: depth)
+        let depth = batch.ints[Column.depth.rawValue][row]
+        let style = Self.styleIndex(mag: batch.ints[Column.mag.rawValue][row], depth: depth)
         sink.buffer.append(contentsOf: Self.styleURLs[style])
-        extendedData(b, i)
+        extendedData(batch, row)
         sink.write("<Point><altitudeMode>clampToGround</altitudeMode><coordinates>")
         ScaledDecimal.format(lon, into: &sink.buffer)
         sink.buffer.append(UInt8(ascii: ","))
@@ -97,19 +100,19 @@ package final class KMLWriter {
     }
 
     /// The balloon: HTML in a CDATA section, its text HTML-escaped.
-    private func description(_ b: RowBatch, _ i: Int) {
+    private func description(_ batch: RowBatch, _ row: Int) {
         func put(_ s: String) { sink.buffer.append(contentsOf: s.utf8) }
-        func html(_ c: Column) { XMLText.htmlInCDATA(Self.text(b, c, i), into: &sink.buffer) }
-        func decimal(_ c: Column) -> Bool {
-            let v = b.ints[c.rawValue][i]
-            guard v != RowBatch.null else { return false }
-            ScaledDecimal.format(v, into: &sink.buffer)
+        func html(_ column: Column) { XMLText.htmlInCDATA(Self.text(batch, column, row), into: &sink.buffer) }
+        func decimal(_ column: Column) -> Bool {
+            let value = batch.ints[column.rawValue][row]
+            guard value != RowBatch.null else { return false }
+            ScaledDecimal.format(value, into: &sink.buffer)
             return true
         }
         put("<description><![CDATA[<h2>")
         XMLText.htmlInCDATA(name, into: &sink.buffer)
         put("</h2><dl>")
-        let time = b.ints[Column.time.rawValue][i]
+        let time = batch.ints[Column.time.rawValue][row]
         if time != RowBatch.null {
             // 2019-07-06T03:19:53.040Z as 2019-07-06 03:19:53.040 UTC
             put("<dt>Time</dt><dd>")
@@ -121,7 +124,7 @@ package final class KMLWriter {
         }
         put("<dt>Magnitude</dt><dd>")
         if !decimal(.mag) { put("?") }
-        if !Self.text(b, .magType, i).isEmpty {
+        if !Self.text(batch, .magType, row).isEmpty {
             put(" ")
             html(.magType)
         }
@@ -139,25 +142,25 @@ package final class KMLWriter {
     }
 
     /// Every non-null field of ``columns``, by its USGS name, as it is stored (times in ISO 8601).
-    private func extendedData(_ b: RowBatch, _ i: Int) {
+    private func extendedData(_ batch: RowBatch, _ row: Int) {
         sink.write("<ExtendedData>")
-        for (k, c) in Self.columns.enumerated() {
-            switch c.kind {
+        for (k, column) in Self.columns.enumerated() {
+            switch column.kind {
             case .timestamp, .decimal:
-                let v = b.ints[c.rawValue][i]
-                guard v != RowBatch.null else { continue }
+                let value = batch.ints[column.rawValue][row]
+                guard value != RowBatch.null else { continue }
                 sink.buffer.append(contentsOf: Self.dataOpen[k])
-                if c.kind == .timestamp {
-                    Timestamp.format(v, into: &sink.buffer)
+                if column.kind == .timestamp {
+                    Timestamp.format(value, into: &sink.buffer)
                 } else {
-                    ScaledDecimal.format(v, into: &sink.buffer)
+                    ScaledDecimal.format(value, into: &sink.buffer)
                 }
             default:
-                let a = b.text[c.rawValue]
-                let r = a.range(i)
-                guard !r.isEmpty else { continue }
+                let texts = batch.text[column.rawValue]
+                let range = texts.range(row)
+                guard !range.isEmpty else { continue }
                 sink.buffer.append(contentsOf: Self.dataOpen[k])
-                XMLText.escaped(a.bytes[r], into: &sink.buffer)
+                XMLText.escaped(texts.bytes[range], into: &sink.buffer)
             }
             sink.write("</value></Data>")
         }
@@ -167,16 +170,16 @@ package final class KMLWriter {
     /// `<Data name="FIELD"><value>` for each of ``columns``, made once.
     private static let dataOpen: [[UInt8]] = columns.map { Array("<Data name=\"\($0.name)\"><value>".utf8) }
 
-    static func text(_ b: RowBatch, _ c: Column, _ i: Int) -> ArraySlice<UInt8> {
-        let a = b.text[c.rawValue]
-        return a.bytes[a.range(i)]
+    static func text(_ batch: RowBatch, _ column: Column, _ row: Int) -> ArraySlice<UInt8> {
+        let texts = batch.text[column.rawValue]
+        return texts.bytes[texts.range(row)]
     }
 
     /// The altitude of a hypocentre `depth` km down, in metres: the depth's decimal negated and
     /// shifted three places, so no digit is lost (8.123 km is -8123). Depth 0 is 0.
     package static func formatAltitude(depth: Int64, into out: inout [UInt8]) {
-        let m = depth >> 6
-        let negated = m == 0 ? depth & 31 : ((-m) << 6) | (depth & 31)
+        let mantissa = depth >> 6
+        let negated = mantissa == 0 ? depth & 31 : ((-mantissa) << 6) | (depth & 31)
         QuakeMLWriter.formatThousandfold(negated, into: &out)
     }
 }

@@ -58,7 +58,12 @@ package final class OutputSink {
         precondition(fd == -1, "takeCaptured() is for capturing sinks")
         var out = captured
         captured = []
-        if out.isEmpty { swap(&out, &buffer) } else { out.append(contentsOf: buffer); buffer.removeAll(keepingCapacity: true) }
+        if out.isEmpty {
+            swap(&out, &buffer)
+        } else {
+            out.append(contentsOf: buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
         return out
     }
 
@@ -66,19 +71,19 @@ package final class OutputSink {
     /// followed, a FIFO or device is written in place, and a regular file is written under a
     /// temporary name beside it until ``finish()`` renames it into place.
     package init(path: String, compression: Compression = .none) throws(QuakeError) {
-        let t = try OutputTarget(path)
-        target = t
+        let opened = try OutputTarget(path)
+        target = opened
         fd = -2
-        self.path = t.path
+        self.path = opened.path
         buffer.reserveCapacity(1 << 20)
         switch compression {
         case .none: compressor = .none
         case .gz:
-            guard let z = GzipStream(level: 6) else {
-                t.abandon()
+            guard let stream = GzipStream(level: 6) else {
+                opened.abandon()
                 throw .io(path, "zlib could not start a deflate stream (out of memory?)")
             }
-            compressor = .gzip(z)
+            compressor = .gzip(stream)
         case .zst: compressor = .zstd(ZstdStreamEncoder())
         }
     }
@@ -91,12 +96,15 @@ package final class OutputSink {
     /// Flushes, ends the compressed stream, and for a file syncs it and renames it into place.
     /// Throws the first write error, if any; after an error the temporary file is removed.
     package func finish() throws(QuakeError) {
-        if finished { if let failure { throw failure }; return }
+        if finished {
+            if let failure { throw failure }
+            return
+        }
         flush()
         switch compressor {
         case .none: break
-        case .gzip(let g): writeAll(g.compress([], final: true))
-        case .zstd(let z): writeAll(z.compress([], end: true))
+        case .gzip(let gzip): writeAll(gzip.compress([], final: true))
+        case .zstd(let zstd): writeAll(zstd.compress([], end: true))
         }
         finished = true
         guard let target else {
@@ -138,14 +146,17 @@ package final class OutputSink {
     package func flush() {
         switch compressor {
         case .none: writeAll(buffer)
-        case .gzip(let g): writeAll(g.compress(buffer))
-        case .zstd(let z): writeAll(z.compress(buffer))
+        case .gzip(let gzip): writeAll(gzip.compress(buffer))
+        case .zstd(let zstd): writeAll(zstd.compress(buffer))
         }
         buffer.removeAll(keepingCapacity: true)
     }
 
     private func writeAll(_ bytes: [UInt8]) {
-        if fd == -1 { captured.append(contentsOf: bytes); return }
+        if fd == -1 {
+            captured.append(contentsOf: bytes)
+            return
+        }
         guard failure == nil, !bytes.isEmpty else { return }
         do {
             if let target {

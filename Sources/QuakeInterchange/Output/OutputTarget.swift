@@ -134,16 +134,16 @@ package final class OutputTarget {
     /// The descriptor a path names directly: `-`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
     /// `/proc/self/fd/N`; nil for any other path, or a descriptor the process does not hold.
     static func inheritedDescriptor(_ path: String) -> Int32? {
-        let n: Int32?
+        let descriptor: Int32?
         switch path {
-        case "-", "/dev/stdout": n = 1
-        case "/dev/stderr": n = 2
+        case "-", "/dev/stdout": descriptor = 1
+        case "/dev/stderr": descriptor = 2
         default:
             let prefixes = ["/dev/fd/", "/proc/self/fd/", "/proc/\(FileIO.processID)/fd/"]
-            n = prefixes.first(where: path.hasPrefix).flatMap { Int32(path.dropFirst($0.count)) }
+            descriptor = prefixes.first(where: path.hasPrefix).flatMap { Int32(path.dropFirst($0.count)) }
         }
-        guard let n, n >= 0, fcntl(n, F_GETFD) >= 0 else { return nil }
-        return n
+        guard let descriptor, descriptor >= 0, fcntl(descriptor, F_GETFD) >= 0 else { return nil }
+        return descriptor
     }
 
     /// The path a chain of symlinks ends at (itself when it is none), whether or not that exists.
@@ -153,10 +153,10 @@ package final class OutputTarget {
             var st = stat()
             guard lstat(current, &st) == 0, st.st_mode & S_IFMT == S_IFLNK else { return current }
             var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            // SAFETY: readlink writes at most buf.count - 1 bytes into buf, and n counts those it wrote.
-            let n = readlink(current, &buf, buf.count - 1)
-            guard n >= 0 else { throw .system(current, errno) }
-            let link = String(decoding: buf[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // SAFETY: readlink writes at most buf.count - 1 bytes into buf, and `length` counts those it wrote.
+            let length = readlink(current, &buf, buf.count - 1)
+            guard length >= 0 else { throw .system(current, errno) }
+            let link = String(decoding: buf[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if link.hasPrefix("/") {
                 current = link
             } else {

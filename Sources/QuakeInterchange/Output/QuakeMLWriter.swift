@@ -31,7 +31,8 @@ package final class QuakeMLWriter {
 
     package func begin() {
         sink.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-            + "<q:quakeml xmlns:q=\"http://quakeml.org/xmlns/quakeml/1.2\" xmlns=\"http://quakeml.org/xmlns/bed/1.2\" "
+            + "<q:quakeml xmlns:q=\"http://quakeml.org/xmlns/quakeml/1.2\" "
+            + "xmlns=\"http://quakeml.org/xmlns/bed/1.2\" "
             + "xmlns:catalog=\"http://anss.org/xmlns/catalog/0.1\">\n"
             + "<eventParameters publicID=\"quakeml:\(authority)/fdsnws/event/1/query\">\n")
     }
@@ -41,138 +42,179 @@ package final class QuakeMLWriter {
         sink.flush()
     }
 
-    /// Writes row `i` of `b` as one `<event>`.
-    package func write(_ b: RowBatch, row i: Int) {
-        let id = text(b, .id, i)
-        func put(_ s: String) { sink.buffer.append(contentsOf: s.utf8) }
-        func rid(_ kind: String) {
-            put("quakeml:\(authority)/\(kind)/")
-            escaped(id)
+    /// Writes row `row` of `batch` as one `<event>`.
+    package func write(_ batch: RowBatch, row: Int) {
+        let id = text(batch, .id, row)
+        writeEventOpening(batch, row: row, id: id)
+        writeOrigin(batch, row: row, id: id)
+        let mag = batch.ints[Column.mag.rawValue][row]
+        if mag != RowBatch.null {
+            writeMagnitude(mag, batch, row: row, id: id)
         }
-        func number(_ c: Column, _ tag: String) {
-            let v = b.ints[c.rawValue][i]
-            guard v != RowBatch.null else { return }
-            put("<\(tag)>")
-            ScaledDecimal.format(v, into: &sink.buffer)
-            put("</\(tag)>")
+        put("<preferredOriginID>")
+        publicID("origin", id: id)
+        put("</preferredOriginID>\n")
+        if mag != RowBatch.null {
+            put("<preferredMagnitudeID>")
+            publicID("magnitude", id: id)
+            put("</preferredMagnitudeID>\n")
         }
-        func integer(_ c: Column, _ tag: String) {
-            let v = b.ints[c.rawValue][i]
-            guard v != RowBatch.null else { return }
-            let d = ScaledDecimal.double(v)
-            guard d.isFinite, d >= 0, d < 1e15 else { return }
-            put("<\(tag)>\(Int64(d.rounded()))</\(tag)>")
+        let type = text(batch, .type, row)
+        if !type.isEmpty {
+            put("<type>\(Self.eventType(String(decoding: type, as: UTF8.self)))</type>\n")
         }
-        func time(_ c: Column) {
-            Timestamp.format(b.ints[c.rawValue][i], into: &sink.buffer)
-        }
+        creationInfo(agency: text(batch, .net, row), batch, row)
+        put("</event>\n")
+        sink.maybeFlush()
+    }
+
+    /// Appends `string` to the sink's buffer, without a flush check.
+    private func put(_ string: String) {
+        sink.buffer.append(contentsOf: string.utf8)
+    }
+
+    /// The publicID `quakeml:AUTHORITY/KIND/ID`.
+    private func publicID(_ kind: String, id: ArraySlice<UInt8>) {
+        put("quakeml:\(authority)/\(kind)/")
+        escaped(id)
+    }
+
+    /// `<tag>value</tag>` for a scaled decimal column, nothing when it is null.
+    private func number(_ column: Column, _ tag: String, _ batch: RowBatch, _ row: Int) {
+        let value = batch.ints[column.rawValue][row]
+        guard value != RowBatch.null else { return }
+        put("<\(tag)>")
+        ScaledDecimal.format(value, into: &sink.buffer)
+        put("</\(tag)>")
+    }
+
+    /// `<tag>count</tag>` for a column holding a count, nothing when it is null or out of range.
+    private func integer(_ column: Column, _ tag: String, _ batch: RowBatch, _ row: Int) {
+        let value = batch.ints[column.rawValue][row]
+        guard value != RowBatch.null else { return }
+        let double = ScaledDecimal.double(value)
+        guard double.isFinite, double >= 0, double < 1e15 else { return }
+        put("<\(tag)>\(Int64(double.rounded()))</\(tag)>")
+    }
+
+    /// `<event ...>` and the place's description.
+    private func writeEventOpening(_ batch: RowBatch, row: Int, id: ArraySlice<UInt8>) {
         put("<event publicID=\"")
-        rid("event")
+        publicID("event", id: id)
         put("\" catalog:datasource=\"")
-        escaped(text(b, .net, i))
+        escaped(text(batch, .net, row))
         put("\" catalog:eventid=\"")
         escaped(id)
         put("\">\n")
-        let place = text(b, .place, i)
+        let place = text(batch, .place, row)
         if !place.isEmpty {
             put("<description><text>")
             escaped(place)
             put("</text><type>earthquake name</type></description>\n")
         }
+    }
+
+    /// The `<origin>`: time, position, depth, uncertainty, quality, evaluation and creation info.
+    private func writeOrigin(_ batch: RowBatch, row: Int, id: ArraySlice<UInt8>) {
         put("<origin publicID=\"")
-        rid("origin")
+        publicID("origin", id: id)
         put("\">")
-        if b.ints[Column.time.rawValue][i] != RowBatch.null {
+        if batch.ints[Column.time.rawValue][row] != RowBatch.null {
             put("<time><value>")
-            time(.time)
+            Timestamp.format(batch.ints[Column.time.rawValue][row], into: &sink.buffer)
             put("</value></time>")
         }
         put("<longitude><value>")
-        ScaledDecimal.format(b.ints[Column.longitude.rawValue][i], into: &sink.buffer)
+        ScaledDecimal.format(batch.ints[Column.longitude.rawValue][row], into: &sink.buffer)
         put("</value></longitude><latitude><value>")
-        ScaledDecimal.format(b.ints[Column.latitude.rawValue][i], into: &sink.buffer)
+        ScaledDecimal.format(batch.ints[Column.latitude.rawValue][row], into: &sink.buffer)
         put("</value></latitude>")
-        let depth = b.ints[Column.depth.rawValue][i]
-        if depth != RowBatch.null {
-            put("<depth><value>")
-            Self.formatThousandfold(depth, into: &sink.buffer)
-            put("</value>")
-            let err = b.ints[Column.depthError.rawValue][i]
-            if err != RowBatch.null {
-                put("<uncertainty>")
-                Self.formatThousandfold(err, into: &sink.buffer)
-                put("</uncertainty>")
-            }
-            put("</depth>")
-        }
-        let horizontal = b.ints[Column.horizontalError.rawValue][i]
+        writeDepth(batch, row: row)
+        let horizontal = batch.ints[Column.horizontalError.rawValue][row]
         if horizontal != RowBatch.null {
             put("<originUncertainty><horizontalUncertainty>")
             Self.formatThousandfold(horizontal, into: &sink.buffer)
             put("</horizontalUncertainty><preferredDescription>horizontal uncertainty</preferredDescription>"
                 + "</originUncertainty>")
         }
-        let quality = [Column.nst, .gap, .dmin, .rms].contains { b.ints[$0.rawValue][i] != RowBatch.null }
-        if quality {
-            put("<quality>")
-            integer(.nst, "usedStationCount")
-            number(.rms, "standardError")
-            number(.gap, "azimuthalGap")
-            number(.dmin, "minimumDistance")
-            put("</quality>")
-        }
-        switch String(decoding: text(b, .status, i), as: UTF8.self).lowercased() {
-        case "reviewed": put("<evaluationMode>manual</evaluationMode><evaluationStatus>reviewed</evaluationStatus>")
-        case "automatic": put("<evaluationMode>automatic</evaluationMode><evaluationStatus>preliminary</evaluationStatus>")
-        case "deleted": put("<evaluationStatus>rejected</evaluationStatus>")
-        default: break
-        }
-        creationInfo(agency: text(b, .locationSource, i), b, i)
+        writeQuality(batch, row: row)
+        writeEvaluation(batch, row: row)
+        creationInfo(agency: text(batch, .locationSource, row), batch, row)
         put("</origin>\n")
-        let mag = b.ints[Column.mag.rawValue][i]
-        if mag != RowBatch.null {
-            put("<magnitude publicID=\"")
-            rid("magnitude")
-            put("\"><mag><value>")
-            ScaledDecimal.format(mag, into: &sink.buffer)
-            put("</value>")
-            let err = b.ints[Column.magError.rawValue][i]
-            if err != RowBatch.null {
-                put("<uncertainty>")
-                ScaledDecimal.format(err, into: &sink.buffer)
-                put("</uncertainty>")
-            }
-            put("</mag>")
-            let type = text(b, .magType, i)
-            if !type.isEmpty {
-                put("<type>")
-                escaped(type)
-                put("</type>")
-            }
-            integer(.magNst, "stationCount")
-            put("<originID>")
-            rid("origin")
-            put("</originID>")
-            creationInfo(agency: text(b, .magSource, i), b, i)
-            put("</magnitude>\n")
-        }
-        put("<preferredOriginID>")
-        rid("origin")
-        put("</preferredOriginID>\n")
-        if mag != RowBatch.null {
-            put("<preferredMagnitudeID>")
-            rid("magnitude")
-            put("</preferredMagnitudeID>\n")
-        }
-        let type = text(b, .type, i)
-        if !type.isEmpty { put("<type>\(Self.eventType(String(decoding: type, as: UTF8.self)))</type>\n") }
-        creationInfo(agency: text(b, .net, i), b, i)
-        put("</event>\n")
-        sink.maybeFlush()
     }
 
-    private func creationInfo(agency: ArraySlice<UInt8>, _ b: RowBatch, _ i: Int) {
-        let updated = b.ints[Column.updated.rawValue][i]
+    /// The origin's `<depth>` in metres with its uncertainty, nothing when the depth is null.
+    private func writeDepth(_ batch: RowBatch, row: Int) {
+        let depth = batch.ints[Column.depth.rawValue][row]
+        guard depth != RowBatch.null else { return }
+        put("<depth><value>")
+        Self.formatThousandfold(depth, into: &sink.buffer)
+        put("</value>")
+        let depthError = batch.ints[Column.depthError.rawValue][row]
+        if depthError != RowBatch.null {
+            put("<uncertainty>")
+            Self.formatThousandfold(depthError, into: &sink.buffer)
+            put("</uncertainty>")
+        }
+        put("</depth>")
+    }
+
+    /// The origin's `<quality>`, when any of nst, gap, dmin and rms is known.
+    private func writeQuality(_ batch: RowBatch, row: Int) {
+        let quality = [Column.nst, .gap, .dmin, .rms].contains { batch.ints[$0.rawValue][row] != RowBatch.null }
+        guard quality else { return }
+        put("<quality>")
+        integer(.nst, "usedStationCount", batch, row)
+        number(.rms, "standardError", batch, row)
+        number(.gap, "azimuthalGap", batch, row)
+        number(.dmin, "minimumDistance", batch, row)
+        put("</quality>")
+    }
+
+    /// The origin's evaluation mode and status, from the status column.
+    private func writeEvaluation(_ batch: RowBatch, row: Int) {
+        switch String(decoding: text(batch, .status, row), as: UTF8.self).lowercased() {
+        case "reviewed":
+            put("<evaluationMode>manual</evaluationMode><evaluationStatus>reviewed</evaluationStatus>")
+        case "automatic":
+            put("<evaluationMode>automatic</evaluationMode><evaluationStatus>preliminary</evaluationStatus>")
+        case "deleted":
+            put("<evaluationStatus>rejected</evaluationStatus>")
+        default:
+            break
+        }
+    }
+
+    /// The `<magnitude>` of a row whose magnitude `mag` is not null.
+    private func writeMagnitude(_ mag: Int64, _ batch: RowBatch, row: Int, id: ArraySlice<UInt8>) {
+        put("<magnitude publicID=\"")
+        publicID("magnitude", id: id)
+        put("\"><mag><value>")
+        ScaledDecimal.format(mag, into: &sink.buffer)
+        put("</value>")
+        let magError = batch.ints[Column.magError.rawValue][row]
+        if magError != RowBatch.null {
+            put("<uncertainty>")
+            ScaledDecimal.format(magError, into: &sink.buffer)
+            put("</uncertainty>")
+        }
+        put("</mag>")
+        let type = text(batch, .magType, row)
+        if !type.isEmpty {
+            put("<type>")
+            escaped(type)
+            put("</type>")
+        }
+        integer(.magNst, "stationCount", batch, row)
+        put("<originID>")
+        publicID("origin", id: id)
+        put("</originID>")
+        creationInfo(agency: text(batch, .magSource, row), batch, row)
+        put("</magnitude>\n")
+    }
+
+    private func creationInfo(agency: ArraySlice<UInt8>, _ batch: RowBatch, _ row: Int) {
+        let updated = batch.ints[Column.updated.rawValue][row]
         guard !agency.isEmpty || updated != RowBatch.null else { return }
         sink.write("<creationInfo>")
         if !agency.isEmpty {
@@ -188,9 +230,9 @@ package final class QuakeMLWriter {
         sink.write("</creationInfo>")
     }
 
-    private func text(_ b: RowBatch, _ c: Column, _ i: Int) -> ArraySlice<UInt8> {
-        let a = b.text[c.rawValue]
-        return a.bytes[a.range(i)]
+    private func text(_ batch: RowBatch, _ column: Column, _ row: Int) -> ArraySlice<UInt8> {
+        let texts = batch.text[column.rawValue]
+        return texts.bytes[texts.range(row)]
     }
 
     /// Appends `s` with XML's five special characters escaped, and control characters XML 1.0
@@ -214,27 +256,27 @@ package final class QuakeMLWriter {
     package static func formatThousandfold(_ e: Int64, into out: inout [UInt8]) {
         let scale = Int(e & 31)
         let negativeZero = e & 32
-        let m = e >> 6
+        let mantissa = e >> 6
         if scale >= 3 {
-            ScaledDecimal.format((m << 6) | Int64(negativeZero) | Int64(scale - 3), into: &out)
+            ScaledDecimal.format((mantissa << 6) | Int64(negativeZero) | Int64(scale - 3), into: &out)
             return
         }
         var factor: Int64 = 1
         for _ in scale..<3 { factor *= 10 }
-        let (p, overflow) = m.multipliedReportingOverflow(by: factor)
-        if overflow || p.magnitude > UInt64(ScaledDecimal.maxMantissa) {
+        let (product, overflow) = mantissa.multipliedReportingOverflow(by: factor)
+        if overflow || product.magnitude > UInt64(ScaledDecimal.maxMantissa) {
             out.append(contentsOf: String(ScaledDecimal.double(e) * 1000).utf8)
             return
         }
-        ScaledDecimal.format((p << 6) | Int64(negativeZero), into: &out)
+        ScaledDecimal.format((product << 6) | Int64(negativeZero), into: &out)
     }
 
     /// QuakeML 1.2's name for a USGS event type. ObsPy drops an event whose type is not in the
     /// vocabulary, so USGS's short forms are mapped and anything unknown becomes "other event".
     package static func eventType(_ usgs: String) -> String {
-        let t = usgs.lowercased()
-        if let mapped = typeMap[t] { return mapped }
-        return vocabulary.contains(t) ? t : "other event"
+        let lowered = usgs.lowercased()
+        if let mapped = typeMap[lowered] { return mapped }
+        return vocabulary.contains(lowered) ? lowered : "other event"
     }
 
     private static let typeMap: [String: String] = [

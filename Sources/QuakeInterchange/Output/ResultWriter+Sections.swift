@@ -26,10 +26,10 @@ extension ResultWriter {
             for sec in sections {
                 let id = sec.id.map(ResultWriter.tableCell) ?? ResultWriter.nullText
                 sink.write("== \(key) \(id)  (\(ResultWriter.grouped(sec.count)) event\(sec.count == 1 ? "" : "s"))\n")
-                var w = self
-                w.matched = nil
-                w.moreHint = nil
-                w.table(sec.rows, sink)
+                var sectionWriter = self
+                sectionWriter.matched = nil
+                sectionWriter.moreHint = nil
+                sectionWriter.table(sec.rows, sink)
                 sink.write("\n")
             }
             sink.write("(\(sections.count) section\(sections.count == 1 ? "" : "s"))\n")

@@ -2,11 +2,15 @@ import QuakeFormat
 import QuakeStore
 extension ResultWriter {
     /// A cell's text, or nil for a null value.
-    package static func cell(_ b: RowBatch, _ c: Column, _ i: Int) -> String? {
-        switch c.kind {
-        case .timestamp: let v = b.ints[c.rawValue][i]; return v == RowBatch.null ? nil : Timestamp.string(v)
-        case .decimal: return ScaledDecimal.string(b.ints[c.rawValue][i])
-        default: return b.text[c.rawValue].string(i)
+    package static func cell(_ batch: RowBatch, _ column: Column, _ row: Int) -> String? {
+        switch column.kind {
+        case .timestamp:
+            let value = batch.ints[column.rawValue][row]
+            return value == RowBatch.null ? nil : Timestamp.string(value)
+        case .decimal:
+            return ScaledDecimal.string(batch.ints[column.rawValue][row])
+        default:
+            return batch.text[column.rawValue].string(row)
         }
     }
 
@@ -61,13 +65,15 @@ extension ResultWriter {
                     _ dropped: inout [TableColumn]) {
         func total() -> Int { widths.reduce(0, +) + 2 * max(0, widths.count - 1) }
         guard total() > maxWidth else { return }
-        if let k = columns.indices.filter({ columns[$0].shortens })
-            .max(by: { widths[$0] < widths[$1] }), widths[k] > minTextWidth {
-            let target = max(minTextWidth, widths[k] - (total() - maxWidth), columns[k].name.count)
-            if target < widths[k] {
-                widths[k] = target
+        if let widest = columns.indices.filter({ columns[$0].shortens })
+            .max(by: { widths[$0] < widths[$1] }), widths[widest] > minTextWidth {
+            let target = max(minTextWidth, widths[widest] - (total() - maxWidth), columns[widest].name.count)
+            if target < widths[widest] {
+                widths[widest] = target
                 for i in cells.indices {
-                    if let s = cells[i][k], s.count > target { cells[i][k] = String(s.prefix(target - 1)) + "…" }
+                    if let cell = cells[i][widest], cell.count > target {
+                        cells[i][widest] = String(cell.prefix(target - 1)) + "…"
+                    }
                 }
             }
         }
@@ -96,10 +102,10 @@ extension ResultWriter {
         var cells = (0..<r.count).map { i in
             self.columns.map { c in ResultWriter.cell(r.batch, c, i).map(ResultWriter.tableCell) }
         }
-        if let d = distance {
-            let at = min(d.position, columns.count)
+        if let distance {
+            let at = min(distance.position, columns.count)
             columns.insert(TableColumn(distance: ()), at: at)
-            for i in cells.indices { cells[i].insert(d.text(r.batch, i), at: at) }
+            for i in cells.indices { cells[i].insert(distance.text(r.batch, i), at: at) }
         }
         var widths = columns.map { header ? $0.name.count : 0 }
         for row in cells {
@@ -141,7 +147,8 @@ extension ResultWriter {
         } else if let matched, offset > 0 {
             sink.write("(0 rows: the page starts after all \(ResultWriter.grouped(matched)))\n")
         } else if let matched, matched > r.count {
-            sink.write("(\(ResultWriter.grouped(r.count)) of \(ResultWriter.grouped(matched)) rows\(moreHint.map { "; " + $0 } ?? ""))\n")
+            let hint = moreHint.map { "; " + $0 } ?? ""
+            sink.write("(\(ResultWriter.grouped(r.count)) of \(ResultWriter.grouped(matched)) rows\(hint))\n")
         } else {
             sink.write("(\(ResultWriter.grouped(r.count)) row\(r.count == 1 ? "" : "s"))\n")
         }

@@ -37,12 +37,15 @@ package struct ResultWriter {
     /// Default columns of the table format.
     package static let tableColumns: [Column] = [.time, .mag, .magType, .depth, .place, .id]
 
-    package func write(_ r: QueryResult, to sink: OutputSink) {
-        if format == .table { table(r, sink); return }
-        let s = stream(to: sink)
-        s.begin(count: r.count, cursor: r.cursor, total: matched)
-        s.rows(r)
-        s.end()
+    package func write(_ result: QueryResult, to sink: OutputSink) {
+        if format == .table {
+            table(result, sink)
+            return
+        }
+        let resultStream = stream(to: sink)
+        resultStream.begin(count: result.count, cursor: result.cursor, total: matched)
+        resultStream.rows(result)
+        resultStream.end()
     }
 
     /// A writer that takes a result in chunks (csv, json, ndjson, geojson; not table, whose
@@ -81,7 +84,11 @@ package struct ResultWriter {
                 feed?.begin(count: count, total: total, generated: Int64(Date().timeIntervalSince1970 * 1000))
             case .json:
                 sink.write("{\"count\":\(count),\(total.map { "\"total\":\($0)," } ?? "")\"cursor\":")
-                if let c = cursor { FeedWriter.jsonString(c.token.utf8, into: &sink.buffer) } else { sink.write("null") }
+                if let cursor {
+                    FeedWriter.jsonString(cursor.token.utf8, into: &sink.buffer)
+                } else {
+                    sink.write("null")
+                }
                 sink.write(",\"rows\":[")
             case .kml:
                 kml = KMLWriter(sink: sink)
@@ -108,7 +115,10 @@ package struct ResultWriter {
                     writer.object(r.batch, i, sink)
                 }
             case .ndjson, .table:
-                for i in 0..<r.count { writer.object(r.batch, i, sink); sink.write("\n") }
+                for i in 0..<r.count {
+                    writer.object(r.batch, i, sink)
+                    sink.write("\n")
+                }
             case .parquet, .svg:
                 break  // a file or a picture, not a stream: see ParquetResultFile and MapPicture
             }
@@ -128,31 +138,39 @@ package struct ResultWriter {
         }
     }
 
-    package func object(_ b: RowBatch, _ i: Int, _ sink: OutputSink) {
+    package func object(_ batch: RowBatch, _ row: Int, _ sink: OutputSink) {
         sink.write("{")
-        for (k, c) in columns.enumerated() {
+        for (k, column) in columns.enumerated() {
             if k > 0 { sink.write(",") }
-            if let d = distance, d.position == k {
+            if let distance, distance.position == k {
                 sink.write("\"\(DistanceField.name)\":")
-                d.write(b, i, into: &sink.buffer)
+                distance.write(batch, row, into: &sink.buffer)
                 sink.write(",")
             }
-            sink.write("\"\(c.name)\":")
-            switch c.kind {
+            sink.write("\"\(column.name)\":")
+            switch column.kind {
             case .timestamp:
-                let v = b.ints[c.rawValue][i]
-                if v == RowBatch.null { sink.write("null") } else { sink.write("\"\(Timestamp.string(v))\"") }
+                let value = batch.ints[column.rawValue][row]
+                if value == RowBatch.null { sink.write("null") } else { sink.write("\"\(Timestamp.string(value))\"") }
             case .decimal:
-                let v = b.ints[c.rawValue][i]
-                if v == RowBatch.null { sink.write("null") } else { ScaledDecimal.format(v, into: &sink.buffer) }
+                let value = batch.ints[column.rawValue][row]
+                if value == RowBatch.null {
+                    sink.write("null")
+                } else {
+                    ScaledDecimal.format(value, into: &sink.buffer)
+                }
             default:
-                let a = b.text[c.rawValue]
-                if a.isNull(i) { sink.write("null") } else { FeedWriter.jsonString(a.bytes[a.range(i)], into: &sink.buffer) }
+                let texts = batch.text[column.rawValue]
+                if texts.isNull(row) {
+                    sink.write("null")
+                } else {
+                    FeedWriter.jsonString(texts.bytes[texts.range(row)], into: &sink.buffer)
+                }
             }
         }
-        if let d = distance, d.position >= columns.count {
+        if let distance, distance.position >= columns.count {
             sink.write(columns.isEmpty ? "\"\(DistanceField.name)\":" : ",\"\(DistanceField.name)\":")
-            d.write(b, i, into: &sink.buffer)
+            distance.write(batch, row, into: &sink.buffer)
         }
         sink.write("}")
         sink.maybeFlush()

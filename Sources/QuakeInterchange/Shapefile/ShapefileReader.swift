@@ -21,12 +21,13 @@ package enum ShapefileReader {
         }
         func be32(_ at: Int) -> Int { Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3]) }
         func le32(_ at: Int) -> Int {
-            Int(Int32(bitPattern: UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24))
+            let bits = UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24
+            return Int(Int32(bitPattern: bits))
         }
         func f64(_ at: Int) -> Double {
-            var v: UInt64 = 0
-            for k in 0..<8 { v |= UInt64(b[at + k]) << (8 * k) }
-            return Double(bitPattern: v)
+            var bits: UInt64 = 0
+            for k in 0..<8 { bits |= UInt64(b[at + k]) << (8 * k) }
+            return Double(bitPattern: bits)
         }
         guard b.count >= 100, be32(0) == 9994 else { throw bad(0, "no file code 9994") }
         var out: [Line] = []
@@ -38,8 +39,10 @@ package enum ShapefileReader {
             let type = le32(start)
             if type == 5 || type == 3 {
                 guard length >= 44 else { throw bad(at, "a short record") }
-                let parts = le32(start + 36), points = le32(start + 40)
-                let partsAt = start + 44, pointsAt = partsAt + 4 * parts
+                let parts = le32(start + 36)
+                let points = le32(start + 40)
+                let partsAt = start + 44
+                let pointsAt = partsAt + 4 * parts
                 guard parts >= 0, points >= 0, parts <= length, points <= length,
                       pointsAt + 16 * points <= start + length else { throw bad(at, "counts beyond the record") }
                 for p in 0..<parts {
@@ -49,9 +52,10 @@ package enum ShapefileReader {
                     var line: Line = []
                     line.reserveCapacity(end - first)
                     for k in first..<end {
-                        let x = f64(pointsAt + 16 * k), y = f64(pointsAt + 16 * k + 8)
-                        guard x.isFinite, y.isFinite else { throw bad(at, "a point that is not a number") }
-                        line.append((x, y))
+                        let lon = f64(pointsAt + 16 * k)
+                        let lat = f64(pointsAt + 16 * k + 8)
+                        guard lon.isFinite, lat.isFinite else { throw bad(at, "a point that is not a number") }
+                        line.append((lon, lat))
                     }
                     if line.count >= 2 { out.append(line) }
                 }

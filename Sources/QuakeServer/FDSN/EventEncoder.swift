@@ -45,7 +45,8 @@ struct EventEncoder {
     var contentType: String {
         switch format {
         case .quakeml: return "application/xml; charset=utf-8"
-        case .geojson: return callback == nil ? "application/json; charset=utf-8" : "application/javascript; charset=utf-8"
+        case .geojson:
+            return callback == nil ? "application/json; charset=utf-8" : "application/javascript; charset=utf-8"
         case .csv: return "text/csv; charset=utf-8"
         case .text: return "text/plain; charset=utf-8"
         case .kml: return KMLWriter.contentType

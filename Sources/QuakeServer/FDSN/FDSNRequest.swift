@@ -53,7 +53,29 @@ package struct FDSNRequest: Sendable {
     /// Parses the query string's parameters (already percent-decoded), names in any case.
     /// - Throws: ``FDSNError`` (400) naming the parameter and the value it could not use.
     package init(_ items: [(name: String, value: String)], maxEvents: Int) throws(FDSNError) {
-        var p: [String: String] = [:]
+        let params = try Self.canonicalParameters(items)
+        var parts: [Filter] = []
+        try Self.appendTime(params, to: &parts)
+        try Self.appendBox(params, to: &parts)
+        try Self.appendCircle(params, to: &parts)
+        // depth and magnitude
+        try Self.range(&parts, .depth, params, "mindepth", "maxdepth")
+        try Self.range(&parts, .mag, params, "minmagnitude", "maxmagnitude")
+        try Self.appendCategories(params, to: &parts)
+        try Self.appendEventText(params, to: &parts)
+        for flag in ["includeallorigins", "includeallmagnitudes", "includearrivals"] {
+            if let value = params[flag] { _ = try Self.bool(value, flag) }
+        }
+        filter = .conjunction(parts)
+        try readOrderAndPage(params, maxEvents: maxEvents)
+        try readOutput(params)
+    }
+
+    /// The parameters by canonical name (aliases resolved, names lowercased), each at most once.
+    private static func canonicalParameters(
+        _ items: [(name: String, value: String)]
+    ) throws(FDSNError) -> [String: String] {
+        var params: [String: String] = [:]
         for (rawName, value) in items {
             let lower = rawName.lowercased()
             let name = Self.aliases[lower] ?? lower
@@ -61,166 +83,200 @@ package struct FDSNRequest: Sendable {
                 throw .badRequest("Unknown parameter '\(rawName)'. Parameters: "
                     + Self.parameters.joined(separator: ", "))
             }
-            guard p[name] == nil else { throw .badRequest("Parameter '\(name)' is given more than once") }
-            p[name] = value
+            guard params[name] == nil else { throw .badRequest("Parameter '\(name)' is given more than once") }
+            params[name] = value
         }
-        var parts: [Filter] = []
-        // time
+        return params
+    }
+
+    /// `starttime`, `endtime` and `updatedafter`.
+    private static func appendTime(_ params: [String: String], to parts: inout [Filter]) throws(FDSNError) {
         // "on or after" starttime and "on or before" endtime (fdsnws-event 1.2): both ends are
         // inclusive, so starttime == endtime is the one instant; times are kept to the millisecond
-        let start = try p["starttime"].map { v throws(FDSNError) in
-            try Self.time(v, "starttime", roundingUp: true)
+        let start = try params["starttime"].map { text throws(FDSNError) in
+            try Self.time(text, "starttime", roundingUp: true)
         }
-        let end = try p["endtime"].map { v throws(FDSNError) in try Self.time(v, "endtime") }
+        let end = try params["endtime"].map { text throws(FDSNError) in try Self.time(text, "endtime") }
         // after, as written: `.0405` to `.0405` is one instant (that no millisecond time holds), not a 400
-        if let start, let end, start - 1 > end || (start - 1 == end && !Self.subMillisecond(p["starttime"])) {
+        if let start, let end,
+           start - 1 > end || (start - 1 == end && !Self.subMillisecond(params["starttime"])) {
             throw .badRequest("starttime must not be after endtime")
         }
         if start != nil || end != nil {
             let upper = end.map { $0 + 1 }
-            parts.append(.timeRange(.time, lower: start, upper: upper.map { u in start.map { Swift.max($0, u) } ?? u }))
+            let clampedUpper = upper.map { bound in start.map { Swift.max($0, bound) } ?? bound }
+            parts.append(.timeRange(.time, lower: start, upper: clampedUpper))
         }
-        if let u = p["updatedafter"] {
-            parts.append(.timeRange(.updated, lower: try Self.time(u, "updatedafter", roundingUp: true), upper: nil))
+        if let updated = params["updatedafter"] {
+            let lower = try Self.time(updated, "updatedafter", roundingUp: true)
+            parts.append(.timeRange(.updated, lower: lower, upper: nil))
         }
-        // box
-        let minLat = try Self.number(p["minlatitude"], "minlatitude", -90...90)
-        let maxLat = try Self.number(p["maxlatitude"], "maxlatitude", -90...90)
-        let minLon = try Self.number(p["minlongitude"], "minlongitude", -360...360)
-        let maxLon = try Self.number(p["maxlongitude"], "maxlongitude", -360...360)
-        if minLat != nil || maxLat != nil || minLon != nil || maxLon != nil {
-            let a = minLat ?? -90, b = maxLat ?? 90
-            guard a <= b else { throw .badRequest("minlatitude must not exceed maxlatitude") }
-            let lons = try Self.longitudes(minLon ?? -180, maxLon ?? 180)
-            parts.append(.box(minLatitude: a, maxLatitude: b, minLongitude: lons.0, maxLongitude: lons.1))
+    }
+
+    /// The box of `minlatitude` ... `maxlongitude`.
+    private static func appendBox(_ params: [String: String], to parts: inout [Filter]) throws(FDSNError) {
+        let minLat = try Self.number(params["minlatitude"], "minlatitude", -90...90)
+        let maxLat = try Self.number(params["maxlatitude"], "maxlatitude", -90...90)
+        let minLon = try Self.number(params["minlongitude"], "minlongitude", -360...360)
+        let maxLon = try Self.number(params["maxlongitude"], "maxlongitude", -360...360)
+        guard minLat != nil || maxLat != nil || minLon != nil || maxLon != nil else { return }
+        let south = minLat ?? -90
+        let north = maxLat ?? 90
+        guard south <= north else { throw .badRequest("minlatitude must not exceed maxlatitude") }
+        let lons = try Self.longitudes(minLon ?? -180, maxLon ?? 180)
+        parts.append(.box(minLatitude: south, maxLatitude: north, minLongitude: lons.0, maxLongitude: lons.1))
+    }
+
+    /// The circle (or ring) of `latitude`, `longitude` and the radii in degrees or kilometres.
+    private static func appendCircle(_ params: [String: String], to parts: inout [Filter]) throws(FDSNError) {
+        let lat = try Self.number(params["latitude"], "latitude", -90...90)
+        let lon = try Self.number(params["longitude"], "longitude", -180...180)
+        let minDegrees = try Self.number(params["minradius"], "minradius", 0...180)
+        let maxDegrees = try Self.number(params["maxradius"], "maxradius", 0...180)
+        let minKm = try Self.number(params["minradiuskm"], "minradiuskm", 0...20_001.6)
+        let maxKm = try Self.number(params["maxradiuskm"], "maxradiuskm", 0...20_001.6)
+        if minDegrees != nil && minKm != nil { throw .badRequest("Give minradius or minradiuskm, not both") }
+        if maxDegrees != nil && maxKm != nil { throw .badRequest("Give maxradius or maxradiuskm, not both") }
+        let inner = minKm ?? minDegrees.map { $0 * Self.kmPerDegree }
+        let outer = maxKm ?? maxDegrees.map { $0 * Self.kmPerDegree }
+        guard lat != nil || lon != nil || inner != nil || outer != nil else { return }
+        guard let lat, let lon else {
+            throw .badRequest("latitude and longitude go together, and a radius needs both")
         }
-        // circle
-        let lat = try Self.number(p["latitude"], "latitude", -90...90)
-        let lon = try Self.number(p["longitude"], "longitude", -180...180)
-        let minR = try Self.number(p["minradius"], "minradius", 0...180)
-        let maxR = try Self.number(p["maxradius"], "maxradius", 0...180)
-        let minKm = try Self.number(p["minradiuskm"], "minradiuskm", 0...20_001.6)
-        let maxKm = try Self.number(p["maxradiuskm"], "maxradiuskm", 0...20_001.6)
-        if minR != nil && minKm != nil { throw .badRequest("Give minradius or minradiuskm, not both") }
-        if maxR != nil && maxKm != nil { throw .badRequest("Give maxradius or maxradiuskm, not both") }
-        let inner = minKm ?? minR.map { $0 * Self.kmPerDegree }
-        let outer = maxKm ?? maxR.map { $0 * Self.kmPerDegree }
-        if lat != nil || lon != nil || inner != nil || outer != nil {
-            guard let lat, let lon else {
-                throw .badRequest("latitude and longitude go together, and a radius needs both")
-            }
-            if let inner, let outer, inner > outer { throw .badRequest("minradius must not exceed maxradius") }
-            if let outer, outer < 180 * Self.kmPerDegree {
-                parts.append(.near(latitude: lat, longitude: lon, radiusKm: outer))
-            }
-            if let inner, inner > 0 { parts.append(.not(.near(latitude: lat, longitude: lon, radiusKm: inner))) }
+        if let inner, let outer, inner > outer { throw .badRequest("minradius must not exceed maxradius") }
+        if let outer, outer < 180 * Self.kmPerDegree {
+            parts.append(.near(latitude: lat, longitude: lon, radiusKm: outer))
         }
-        // depth and magnitude
-        try Self.range(&parts, .depth, p, "mindepth", "maxdepth")
-        try Self.range(&parts, .mag, p, "minmagnitude", "maxmagnitude")
-        // categories
-        if let v = p["magnitudetype"] { parts.append(.oneOf(.magType, try Self.list(v, "magnitudetype"))) }
-        if let v = p["eventtype"] { parts.append(.oneOf(.type, try Self.list(v, "eventtype"))) }
-        if let v = p["catalog"] { parts.append(.oneOf(.net, try Self.list(v, "catalog"))) }
-        if let v = p["contributor"] { parts.append(Self.contributor(try Self.list(v, "contributor"))) }
-        if let v = p["reviewstatus"] {
-            switch v.lowercased() {
+        if let inner, inner > 0 { parts.append(.not(.near(latitude: lat, longitude: lon, radiusKm: inner))) }
+    }
+
+    /// `magnitudetype`, `eventtype`, `catalog`, `contributor`, `reviewstatus` and `includedeleted`.
+    private static func appendCategories(_ params: [String: String], to parts: inout [Filter]) throws(FDSNError) {
+        if let value = params["magnitudetype"] {
+            parts.append(.oneOf(.magType, try Self.list(value, "magnitudetype")))
+        }
+        if let value = params["eventtype"] { parts.append(.oneOf(.type, try Self.list(value, "eventtype"))) }
+        if let value = params["catalog"] { parts.append(.oneOf(.net, try Self.list(value, "catalog"))) }
+        if let value = params["contributor"] {
+            parts.append(Self.contributor(try Self.list(value, "contributor")))
+        }
+        if let value = params["reviewstatus"] {
+            switch value.lowercased() {
             case "all": break
-            case "automatic", "reviewed": parts.append(.oneOf(.status, [v.lowercased()]))
-            default: throw .badRequest("Bad reviewstatus value '\(v)': use automatic, reviewed or all")
+            case "automatic", "reviewed": parts.append(.oneOf(.status, [value.lowercased()]))
+            default: throw .badRequest("Bad reviewstatus value '\(value)': use automatic, reviewed or all")
             }
         }
         // tombstones (status `deleted`) are left out unless asked for, as USGS does
-        switch p["includedeleted"]?.lowercased() {
+        switch params["includedeleted"]?.lowercased() {
         case nil, "false": parts.append(Filter.notDeleted)
         case "true": break
         case "only": parts.append(Filter.onlyDeleted)
-        case let v?: throw .badRequest("Bad includedeleted value '\(v)': use true, false or only")
+        case let value?: throw .badRequest("Bad includedeleted value '\(value)': use true, false or only")
         }
+    }
+
+    /// `placecontains` and `eventid`.
+    private static func appendEventText(_ params: [String: String], to parts: inout [Filter]) throws(FDSNError) {
         // a quakes addition: place search ignoring case and diacritics (the page's search field)
-        if let v = p["placecontains"], !v.isEmpty {
-            guard v.utf8.count <= 200 else { throw .badRequest("Bad placecontains value: at most 200 bytes") }
-            parts.append(.contains(.place, CanonicalText.nfc(v), insensitive: true))
+        if let place = params["placecontains"], !place.isEmpty {
+            guard place.utf8.count <= 200 else { throw .badRequest("Bad placecontains value: at most 200 bytes") }
+            parts.append(.contains(.place, CanonicalText.nfc(place), insensitive: true))
         }
-        if let v = p["eventid"] {
-            guard !v.isEmpty, v.utf8.count <= 200 else { throw .badRequest("Bad eventid value '\(v)'") }
-            guard !v.contains(",") else { throw .badRequest("Bad eventid value '\(v)': one event id, without commas") }
+        if let eventId = params["eventid"] {
+            guard !eventId.isEmpty, eventId.utf8.count <= 200 else {
+                throw .badRequest("Bad eventid value '\(eventId)'")
+            }
+            guard !eventId.contains(",") else {
+                throw .badRequest("Bad eventid value '\(eventId)': one event id, without commas")
+            }
             // an event answers to its preferred id and, when no event has it, to the ids of its `ids` list
-            parts.append(.eventId(v))
+            parts.append(.eventId(eventId))
         }
-        for flag in ["includeallorigins", "includeallmagnitudes", "includearrivals"] {
-            if let v = p[flag] { _ = try Self.bool(v, flag) }
-        }
-        filter = .conjunction(parts)
-        // order and page
-        if let v = p["orderby"] {
-            switch v {
+    }
+
+    /// `orderby`, `limit` and `offset`.
+    private mutating func readOrderAndPage(_ params: [String: String], maxEvents: Int) throws(FDSNError) {
+        if let value = params["orderby"] {
+            switch value {
             case "time": sort = [SortKey(.time, ascending: false)]
             case "time-asc": sort = [SortKey(.time, ascending: true)]
             case "magnitude": sort = [SortKey(.mag, ascending: false)]
             case "magnitude-asc": sort = [SortKey(.mag, ascending: true)]
-            default: throw .badRequest("Bad orderby value '\(v)': use time, time-asc, magnitude or magnitude-asc")
+            default:
+                throw .badRequest("Bad orderby value '\(value)': use time, time-asc, magnitude or magnitude-asc")
             }
         }
-        if let v = p["limit"] {
-            guard let n = Int(v), n >= 1 else { throw .badRequest("Bad limit value '\(v)': a whole number >= 1") }
-            guard n <= maxEvents else {
-                throw .badRequest("Bad limit value '\(v)': the limit is at most \(maxEvents)")
+        if let value = params["limit"] {
+            guard let count = Int(value), count >= 1 else {
+                throw .badRequest("Bad limit value '\(value)': a whole number >= 1")
             }
-            limit = n
-        }
-        if let v = p["offset"] {
-            guard let n = Int(v), n >= 1 else {
-                throw .badRequest("Bad offset value '\(v)': a whole number >= 1 (offset=1 is the first event)")
+            guard count <= maxEvents else {
+                throw .badRequest("Bad limit value '\(value)': the limit is at most \(maxEvents)")
             }
-            skip = n - 1
+            limit = count
         }
-        // output
-        if let v = p["format"] {
-            switch v.lowercased() {
+        if let value = params["offset"] {
+            guard let position = Int(value), position >= 1 else {
+                throw .badRequest("Bad offset value '\(value)': a whole number >= 1 (offset=1 is the first event)")
+            }
+            skip = position - 1
+        }
+    }
+
+    /// `format`, `nodata`, `jsonerror` and `callback`.
+    private mutating func readOutput(_ params: [String: String]) throws(FDSNError) {
+        if let value = params["format"] {
+            switch value.lowercased() {
             case "xml", "quakeml": format = .quakeml
             case "geojson": format = .geojson
             case "csv": format = .csv
             case "text": format = .text
             case "kml": format = .kml
-            default: throw .badRequest("Bad format value '\(v)': use xml (QuakeML), quakeml, geojson, csv, text or kml")
+            default:
+                throw .badRequest(
+                    "Bad format value '\(value)': use xml (QuakeML), quakeml, geojson, csv, text or kml")
             }
         }
-        if let v = p["nodata"] {
-            guard v == "204" || v == "404" else { throw .badRequest("Bad nodata value '\(v)': use 204 or 404") }
-            noData = v == "404" ? 404 : 204
+        if let value = params["nodata"] {
+            guard value == "204" || value == "404" else {
+                throw .badRequest("Bad nodata value '\(value)': use 204 or 404")
+            }
+            noData = value == "404" ? 404 : 204
         }
-        if let v = p["jsonerror"] { jsonError = try Self.bool(v, "jsonerror") }
-        if let v = p["callback"] {
+        if let value = params["jsonerror"] { jsonError = try Self.bool(value, "jsonerror") }
+        if let value = params["callback"] {
             guard format == .geojson else { throw .badRequest("callback goes with format=geojson") }
-            guard !v.isEmpty, v.utf8.count <= 128, v.utf8.allSatisfy(Self.isCallbackByte) else {
+            guard !value.isEmpty, value.utf8.count <= 128, value.utf8.allSatisfy(Self.isCallbackByte) else {
                 throw .badRequest("Bad callback value: a name of letters, digits, '.' and '_'")
             }
-            callback = v
+            callback = value
         }
     }
 
-    private static func isCallbackByte(_ c: UInt8) -> Bool {
-        (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 46 || c == 95
+    private static func isCallbackByte(_ byte: UInt8) -> Bool {
+        (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
+            || byte == 46 || byte == 95
     }
 
     /// An FDSN time: `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM:SS[.ffffff]`, with or without a trailing `Z`.
     /// Digits past the millisecond are dropped, or with `roundingUp` make the next millisecond
     /// (so that a start of `.0405` does not take an event at `.040`).
     package static func time(_ v: String, _ name: String, roundingUp: Bool = false) throws(FDSNError) -> Int64 {
-        guard v.utf8.count <= 40, let t = DateParsing.parse(v, roundingUp: roundingUp) else {
+        guard v.utf8.count <= 40, let millis = DateParsing.parse(v, roundingUp: roundingUp) else {
             if v.utf8.count <= 40, let problem = DateParsing.problem(v) {
                 throw .badRequest("Bad \(name) value '\(v)': \(problem)")
             }
             throw .badRequest("Bad \(name) value '\(v)': use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (UTC)")
         }
-        return t
+        return millis
     }
 
     /// True when a time's text has nonzero digits past the millisecond.
-    private static func subMillisecond(_ v: String?) -> Bool {
-        guard let v, let dot = v.utf8.firstIndex(of: UInt8(ascii: ".")) else { return false }
-        return v.utf8[v.utf8.index(after: dot)...].prefix { $0 >= 48 && $0 <= 57 }.dropFirst(3).contains { $0 != 48 }
+    private static func subMillisecond(_ text: String?) -> Bool {
+        guard let text, let dot = text.utf8.firstIndex(of: UInt8(ascii: ".")) else { return false }
+        let digits = text.utf8[text.utf8.index(after: dot)...].prefix { $0 >= 48 && $0 <= 57 }
+        return digits.dropFirst(3).contains { $0 != 48 }
     }
 
     /// `contributor`: what the text format prints as Contributor, the event's `sources` (GeoJSON
@@ -230,33 +286,39 @@ package struct FDSNRequest: Sendable {
             + [.and([.isNull(.sources), .oneOf(.net, names)])])
     }
 
-    private static func number(_ v: String?, _ name: String, _ r: ClosedRange<Double>) throws(FDSNError) -> Double? {
-        guard let v else { return nil }
-        guard v.utf8.count <= 40, let d = Double(v), d.isFinite, r.contains(d) else {
-            throw .badRequest("Bad \(name) value '\(v)': a number in \(r.lowerBound)...\(r.upperBound)")
+    private static func number(
+        _ text: String?, _ name: String, _ bounds: ClosedRange<Double>
+    ) throws(FDSNError) -> Double? {
+        guard let text else { return nil }
+        guard text.utf8.count <= 40, let parsed = Double(text), parsed.isFinite, bounds.contains(parsed) else {
+            throw .badRequest("Bad \(name) value '\(text)': a number in \(bounds.lowerBound)...\(bounds.upperBound)")
         }
-        return d
+        return parsed
     }
 
-    private static func range(_ parts: inout [Filter], _ c: Column, _ p: [String: String],
+    private static func range(_ parts: inout [Filter], _ column: Column, _ params: [String: String],
                               _ lo: String, _ hi: String) throws(FDSNError) {
-        let a = try number(p[lo], lo, -1e9...1e9)
-        let b = try number(p[hi], hi, -1e9...1e9)
-        if let a, let b, a > b { throw .badRequest("\(lo) must not exceed \(hi)") }
-        if a != nil || b != nil { parts.append(.numberRange(c, lower: a.map { .init($0) }, upper: b.map { .init($0) })) }
+        let lower = try number(params[lo], lo, -1e9...1e9)
+        let upper = try number(params[hi], hi, -1e9...1e9)
+        if let lower, let upper, lower > upper { throw .badRequest("\(lo) must not exceed \(hi)") }
+        if lower != nil || upper != nil {
+            parts.append(.numberRange(column, lower: lower.map { .init($0) }, upper: upper.map { .init($0) }))
+        }
     }
 
-    private static func list(_ v: String, _ name: String) throws(FDSNError) -> [String] {
-        let l = v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        guard !l.isEmpty, v.utf8.count <= 1000 else { throw .badRequest("Bad \(name) value '\(v)'") }
-        return l
+    private static func list(_ text: String, _ name: String) throws(FDSNError) -> [String] {
+        let items = text.split(separator: ",")
+            .map { String($0).trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        guard !items.isEmpty, text.utf8.count <= 1000 else { throw .badRequest("Bad \(name) value '\(text)'") }
+        return items
     }
 
-    private static func bool(_ v: String, _ name: String) throws(FDSNError) -> Bool {
-        switch v.lowercased() {
+    private static func bool(_ text: String, _ name: String) throws(FDSNError) -> Bool {
+        switch text.lowercased() {
         case "true": return true
         case "false": return false
-        default: throw .badRequest("Bad \(name) value '\(v)': use true or false")
+        default: throw .badRequest("Bad \(name) value '\(text)': use true or false")
         }
     }
 
@@ -270,13 +332,13 @@ package struct FDSNRequest: Sendable {
                 + "add 360 to the east edge: maxlongitude=\(spelling)")
         }
         guard east - west < 360 else { return (-180, 180) }
-        func wrap(_ x: Double) -> Double {
-            let r = (x + 180).truncatingRemainder(dividingBy: 360)
-            return (r < 0 ? r + 360 : r) - 180
+        func wrap(_ degrees: Double) -> Double {
+            let remainder = (degrees + 180).truncatingRemainder(dividingBy: 360)
+            return (remainder < 0 ? remainder + 360 : remainder) - 180
         }
-        let a = wrap(west)
-        var b = wrap(east)
-        if b == -180 && east > west { b = 180 }
-        return (a, b)
+        let wrappedWest = wrap(west)
+        var wrappedEast = wrap(east)
+        if wrappedEast == -180 && east > west { wrappedEast = 180 }
+        return (wrappedWest, wrappedEast)
     }
 }

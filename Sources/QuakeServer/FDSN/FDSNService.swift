@@ -46,7 +46,7 @@ struct FDSNService: Sendable {
         let first: Bool
         switch await source.answers.turn(key) {
         case .kept(let kept): return Self.response(kept, parsed, snap: snap)
-        case .make(let f): first = f
+        case .make(let isFirst): first = isFirst
         }
         let answer: (count: Int, channel: PieceChannel)
         do {
@@ -82,9 +82,9 @@ struct FDSNService: Sendable {
             var rows = 0
             let enc = EventEncoder(parsed, sink: out.sink, url: url)
             if let cap {
-                let n = try snap.store.count(spec.filter, snapshot: snap.manifest)
-                if n - spec.offset > cap {
-                    throw FDSNError.badRequest("\(n - spec.offset) matching events exceeds search limit of "
+                let matching = try snap.store.count(spec.filter, snapshot: snap.manifest)
+                if matching - spec.offset > cap {
+                    throw FDSNError.badRequest("\(matching - spec.offset) matching events exceeds search limit of "
                         + "\(cap). Modify the search to match fewer events.")
                 }
             }
@@ -95,9 +95,9 @@ struct FDSNService: Sendable {
                 try ch.push(.head(count))
                 if count > 0 { enc.begin(count: count, generated: now) }
             }, chunk: { result in
-                let b = result.batch
-                for i in 0..<b.count {
-                    enc.row(b, i)
+                let batch = result.batch
+                for i in 0..<batch.count {
+                    enc.row(batch, i)
                     if i & 63 == 63 { try out.send() }
                 }
                 try out.send()
@@ -134,7 +134,8 @@ struct FDSNService: Sendable {
 
     /// A kept answer (``ResponseCache``), with the headers and framing its first sending had:
     /// chunked, as every `query` answer is, so that a HEAD and a GET agree whichever was kept.
-    static func response(_ kept: ResponseCache.Answer, _ parsed: FDSNRequest, snap: SnapshotSource.Snapshot) -> Response {
+    static func response(_ kept: ResponseCache.Answer, _ parsed: FDSNRequest,
+                         snap: SnapshotSource.Snapshot) -> Response {
         var headers: HTTPFields = [.contentType: EventEncoder(parsed, sink: OutputSink(capturing: ())).contentType]
         headers[Self.generationHeader] = String(snap.generation)
         headers[Self.rowsHeader] = String(kept.rows)
@@ -152,17 +153,17 @@ struct FDSNService: Sendable {
         do { parsed = try Self.parse(r, maxEvents: maxEvents) } catch { return Self.error(error, r) }
         do {
             let snap = try source.current()
-            let n = try await Blocking.run { try snap.store.count(parsed.filter, snapshot: snap.manifest) }
+            let matching = try await Blocking.run { try snap.store.count(parsed.filter, snapshot: snap.manifest) }
             var headers: HTTPFields = [:]
             headers[Self.generationHeader] = String(snap.generation)
             let body: String
             if parsed.format == .geojson {
                 headers[.contentType] = "application/json; charset=utf-8"
-                let json = "{\"count\":\(n),\"maxAllowed\":\(maxEvents)}"
+                let json = "{\"count\":\(matching),\"maxAllowed\":\(maxEvents)}"
                 body = parsed.callback.map { "\($0)(\(json));\n" } ?? json + "\n"
             } else {
                 headers[.contentType] = "text/plain; charset=utf-8"
-                body = "\(n)\n"
+                body = "\(matching)\n"
             }
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
         } catch {
@@ -212,19 +213,19 @@ struct FDSNService: Sendable {
         headers[Self.generationHeader] = String(generation)
         headers[Self.rowsHeader] = "0"
         guard p.noData == 404 else { return Response(status: .noContent, headers: headers) }
-        let e = FDSNError(status: 404, detail: "No data matches the request")
-        var response = Self.error(e, r)
+        let noMatch = FDSNError(status: 404, detail: "No data matches the request")
+        var response = Self.error(noMatch, r)
         response.headers[Self.generationHeader] = String(generation)
         return response
     }
 
     /// The specification's error response for `error` (an ``FDSNError``, or anything else as a 500).
     static func error(_ error: any Error, _ r: Request) -> Response {
-        let e = error as? FDSNError ?? FDSNError(status: 500, detail: "\(error)")
+        let failure = error as? FDSNError ?? FDSNError(status: 500, detail: "\(error)")
         let json = wantsJSONError(r)
         let request = requestURL(r)
-        let body = json ? e.json(request: request) : e.text(request: request, usage: base(r) + Self.root)
-        return Response(status: .init(code: e.status),
+        let body = json ? failure.json(request: request) : failure.text(request: request, usage: base(r) + Self.root)
+        return Response(status: .init(code: failure.status),
                         headers: [.contentType: json ? "application/json; charset=utf-8" : "text/plain; charset=utf-8"],
                         body: .init(byteBuffer: ByteBuffer(string: body)))
     }
@@ -263,16 +264,16 @@ struct FDSNService: Sendable {
     }
 
     static func usage(_ r: Request) -> String {
-        let b = base(r) + root
+        let service = base(r) + root
         return """
         quakes FDSN event service (fdsnws-event \(version))
 
-        \(b)query?starttime=2024-01-01&endtime=2024-01-02&minmagnitude=4&format=geojson
-        \(b)count?minmagnitude=6
-        \(b)version
-        \(b)application.wadl
-        \(b)catalogs
-        \(b)contributors
+        \(service)query?starttime=2024-01-01&endtime=2024-01-02&minmagnitude=4&format=geojson
+        \(service)count?minmagnitude=6
+        \(service)version
+        \(service)application.wadl
+        \(service)catalogs
+        \(service)contributors
 
         Parameters: \(FDSNRequest.parameters.joined(separator: ", "))
         offset counts from 1; orderby is time, time-asc, magnitude or magnitude-asc; format is xml

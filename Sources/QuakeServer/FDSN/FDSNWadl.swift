@@ -36,13 +36,13 @@ enum FDSNWadl {
     static func document(base: String) -> String {
         var params = ""
         for (name, type) in parameters {
-            let d = defaults[name].map { " default=\"\($0)\"" } ?? ""
+            let defaultValue = defaults[name].map { " default=\"\($0)\"" } ?? ""
             if let opts = options[name] {
-                params += "        <param name=\"\(name)\" style=\"query\" type=\"\(type)\"\(d)>\n"
+                params += "        <param name=\"\(name)\" style=\"query\" type=\"\(type)\"\(defaultValue)>\n"
                 for o in opts { params += "          <option value=\"\(o)\"/>\n" }
                 params += "        </param>\n"
             } else {
-                params += "        <param name=\"\(name)\" style=\"query\" type=\"\(type)\"\(d)/>\n"
+                params += "        <param name=\"\(name)\" style=\"query\" type=\"\(type)\"\(defaultValue)/>\n"
             }
         }
         func resource(_ path: String, _ mediaTypes: [String]) -> String {

@@ -10,9 +10,9 @@ enum NetworkList {
     private static let cached = Mutex<(store: String, generation: Int, names: [String])?>(nil)
 
     static func names(_ snap: SnapshotSource.Snapshot) throws -> [String] {
-        let hit = cached.locked { c -> [String]? in
-            guard let c, c.store == snap.store.path, c.generation == snap.generation else { return nil }
-            return c.names
+        let hit = cached.locked { kept -> [String]? in
+            guard let kept, kept.store == snap.store.path, kept.generation == snap.generation else { return nil }
+            return kept.names
         }
         if let hit { return hit }
         let (rows, _) = try snap.store.aggregate(.all, by: [.value(.net)], metrics: [.count])

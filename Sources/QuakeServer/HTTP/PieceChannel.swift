@@ -11,9 +11,8 @@ import Synchronization
 /// body pieces, then the end. When the client goes away the consumer calls ``cancel()``: the
 /// producer's next ``push(_:)`` throws ``Cancelled`` and the scan stops.
 ///
-/// The state is in a `Mutex`. The producer is a plain thread and blocks on a semaphore while the
-/// queue is full (registered under the lock first, and signalled once per registration cleared);
-/// the async consumer parks a continuation instead.
+/// The pieces go through a ``BoundedChannel``: the producer is a plain thread that blocks while
+/// it is full; the async consumer suspends.
 package final class PieceChannel: Sendable {
     /// Thrown by ``push(_:)`` once the consumer has gone away.
     package struct Cancelled: Error {}
@@ -23,111 +22,35 @@ package final class PieceChannel: Sendable {
         case piece([UInt8])
     }
 
-    private struct State {
-        var queue: [Message] = []
-        var ended = false
-        var failure: (any Error)?
-        var cancelled = false
-        var waiter: CheckedContinuation<Void, Never>?
-        /// Producers registered to wait for room in the queue.
-        var producersWaiting = 0
-    }
-    private let state = Mutex(State())
-    /// Signalled once per producer taken off `producersWaiting`.
-    private let room = DispatchSemaphore(value: 0)
-    private let depth: Int
+    private let channel: BoundedChannel<Message>
+    /// The error that cut the output short, set before the channel ends.
+    private let failure = Mutex<(any Error)?>(nil)
 
     /// Whether the consumer has gone away.
-    package var isCancelled: Bool { state.locked { $0.cancelled } }
+    package var isCancelled: Bool { channel.isClosed }
 
-    package init(depth: Int = 4) { self.depth = max(1, depth) }
+    package init(depth: Int = 4) { channel = BoundedChannel(capacity: depth) }
 
     /// Producer: queues a message, waiting while the queue is full.
-    package func push(_ m: Message) throws(Cancelled) {
-        while true {
-            enum Step { case cancelled, queued(CheckedContinuation<Void, Never>?), wait }
-            let step = state.locked { s -> Step in
-                if s.cancelled { return .cancelled }
-                guard s.queue.count < depth else {
-                    s.producersWaiting += 1
-                    return .wait
-                }
-                s.queue.append(m)
-                defer { s.waiter = nil }
-                return .queued(s.waiter)
-            }
-            switch step {
-            case .cancelled: throw Cancelled()
-            case .queued(let w):
-                w?.resume()
-                return
-            case .wait: room.wait()
-            }
-        }
+    package func push(_ message: Message) throws(Cancelled) {
+        guard channel.put(message) else { throw Cancelled() }
     }
 
     /// Producer: the end of the output, or the error that cut it short.
     package func finish(_ error: (any Error)? = nil) {
-        let w = state.locked { s -> CheckedContinuation<Void, Never>? in
-            s.ended = true
-            s.failure = error
-            defer { s.waiter = nil }
-            return s.waiter
-        }
-        w?.resume()
+        failure.locked { $0 = error }
+        channel.end()
     }
 
     /// Consumer: no more messages are wanted; a waiting producer wakes and stops.
-    package func cancel() {
-        let waiting = state.locked { s -> Int in
-            s.cancelled = true
-            s.queue.removeAll()
-            defer { s.producersWaiting = 0 }
-            return s.producersWaiting
-        }
-        for _ in 0..<waiting { room.signal() }
-    }
+    package func cancel() { channel.close() }
 
     /// Consumer: the next message, nil at the end.
     /// - Throws: the producer's error.
     package func next() async throws -> Message? {
-        while true {
-            switch take() {
-            case .message(let m): return m
-            case .end: return nil
-            case .failed(let e): throw e
-            case .empty:
-                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in park(c) }
-            }
-        }
-    }
-
-    private enum Take { case message(Message), end, failed(any Error), empty }
-
-    private func take() -> Take {
-        let (t, wake) = state.locked { s -> (Take, Bool) in
-            if !s.queue.isEmpty {
-                let m = s.queue.removeFirst()
-                // one slot freed: one waiting producer may go on
-                let wake = s.producersWaiting > 0
-                if wake { s.producersWaiting -= 1 }
-                return (.message(m), wake)
-            }
-            if s.ended { return (s.failure.map { .failed($0) } ?? .end, false) }
-            return (.empty, false)
-        }
-        if wake { room.signal() }
-        return t
-    }
-
-    /// Keeps `c` to be resumed by the next push or finish, or resumes it now if one came already.
-    private func park(_ c: CheckedContinuation<Void, Never>) {
-        let now = state.locked { s -> Bool in
-            if !s.queue.isEmpty || s.ended { return true }
-            s.waiter = c
-            return false
-        }
-        if now { c.resume() }
+        if let message = await channel.next() { return message }
+        if let error = failure.locked({ $0 }) { throw error }
+        return nil
     }
 
     /// Runs `produce` on a thread of its own (it blocks: a query, a file read, and waiting for the
@@ -147,7 +70,8 @@ package final class PieceChannel: Sendable {
         run(produce) {}
     }
 
-    private func run(_ produce: @escaping @Sendable (PieceChannel) throws -> Void, done: @escaping @Sendable () -> Void) {
+    private func run(_ produce: @escaping @Sendable (PieceChannel) throws -> Void,
+                     done: @escaping @Sendable () -> Void) {
         Thread.detachNewThread { [self] in
             defer { done() }
             do {
@@ -167,20 +91,26 @@ package final class ProducerSlots: Sendable {
     private let state = Mutex<(free: Int, waiting: [CheckedContinuation<Void, Never>])>((ProducerSlots.limit, []))
 
     package func acquire() async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let now = state.locked { s -> Bool in
-                if s.free > 0 { s.free -= 1; return true }
-                s.waiting.append(c)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.locked { slots -> Bool in
+                if slots.free > 0 {
+                    slots.free -= 1
+                    return true
+                }
+                slots.waiting.append(continuation)
                 return false
             }
-            if now { c.resume() }
+            if now { continuation.resume() }
         }
     }
 
     package func release() {
-        let next = state.locked { s -> CheckedContinuation<Void, Never>? in
-            if s.waiting.isEmpty { s.free += 1; return nil }
-            return s.waiting.removeFirst()
+        let next = state.locked { slots -> CheckedContinuation<Void, Never>? in
+            if slots.waiting.isEmpty {
+                slots.free += 1
+                return nil
+            }
+            return slots.waiting.removeFirst()
         }
         next?.resume()
     }

@@ -18,22 +18,22 @@ package enum QueryString {
     private static func decode(_ s: Substring.UTF8View.SubSequence) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(s.count)
-        var i = s.startIndex
-        while i != s.endIndex {
-            let c = s[i]
-            if c == UInt8(ascii: "+") {
+        var index = s.startIndex
+        while index != s.endIndex {
+            let byte = s[index]
+            if byte == UInt8(ascii: "+") {
                 bytes.append(32)
-            } else if c == UInt8(ascii: "%") {
-                let h = s.index(after: i)
-                guard h != s.endIndex, s.index(after: h) != s.endIndex,
-                      let hi = hex(s[h]), let lo = hex(s[s.index(after: h)]) else { return nil }
+            } else if byte == UInt8(ascii: "%") {
+                let high = s.index(after: index)
+                guard high != s.endIndex, s.index(after: high) != s.endIndex,
+                      let hi = hex(s[high]), let lo = hex(s[s.index(after: high)]) else { return nil }
                 bytes.append(hi << 4 | lo)
-                i = s.index(after: s.index(after: h))
+                index = s.index(after: s.index(after: high))
                 continue
             } else {
-                bytes.append(c)
+                bytes.append(byte)
             }
-            i = s.index(after: i)
+            index = s.index(after: index)
         }
         return String(validating: bytes, as: UTF8.self)
     }

@@ -19,34 +19,37 @@ extension ResponseCache {
     package func turn(_ key: Key, patience: Duration? = nil) async -> Turn {
         let patience = patience ?? self.patience
         enum First { case kept(Answer), lead, alone, wait }
-        let first: First = state.withLock { s in
-            s.clock += 1
-            if let hit = s.answers[key] {
-                s.answers[key] = (hit.answer, s.clock)
-                s.hits += 1
+        let first: First = state.withLock { locked in
+            locked.clock += 1
+            if let hit = locked.answers[key] {
+                locked.answers[key] = (hit.answer, locked.clock)
+                locked.hits += 1
                 return .kept(hit.answer)
             }
-            guard capacity > 0 else { s.misses += 1; return .alone }
-            if s.making[key] == nil {
-                s.making[key] = []
-                s.misses += 1
+            guard capacity > 0 else {
+                locked.misses += 1
+                return .alone
+            }
+            if locked.making[key] == nil {
+                locked.making[key] = []
+                locked.misses += 1
                 return .lead
             }
             return .wait
         }
         switch first {
-        case .kept(let a): return .kept(a)
+        case .kept(let answer): return .kept(answer)
         case .lead: return .make(first: true)
         case .alone: return .make(first: false)
         case .wait: break
         }
         let got: Answer? = await withCheckedContinuation { (c: CheckedContinuation<Answer?, Never>) in
-            let id: UInt64? = state.withLock { s in
+            let id: UInt64? = state.withLock { locked in
                 // the maker may have finished between the two locks: then read what it kept
-                guard s.making[key] != nil else { return nil }
-                s.waiters &+= 1
-                s.making[key]?.append(Waiter(id: s.waiters, resume: c))
-                return s.waiters
+                guard locked.making[key] != nil else { return nil }
+                locked.waiters &+= 1
+                locked.making[key]?.append(Waiter(id: locked.waiters, resume: c))
+                return locked.waiters
             }
             guard let id else {
                 c.resume(returning: state.withLock { $0.answers[key]?.answer })
@@ -57,8 +60,8 @@ extension ResponseCache {
                 self.giveUp(key, id)
             }
         }
-        state.withLock { s in
-            if got != nil { s.hits += 1 } else { s.misses += 1 }
+        state.withLock { locked in
+            if got != nil { locked.hits += 1 } else { locked.misses += 1 }
         }
         return got.map { .kept($0) } ?? .make(first: false)
     }
@@ -66,19 +69,19 @@ extension ResponseCache {
     /// The end of the making of `key`'s answer (after ``keep(_:_:)``, when it was kept): the
     /// requests waiting for it get it, or make their own.
     package func made(_ key: Key) {
-        let (waiting, answer): ([Waiter], Answer?) = state.withLock { s in
-            (s.making.removeValue(forKey: key) ?? [], s.answers[key]?.answer)
+        let (waiting, answer): ([Waiter], Answer?) = state.withLock { locked in
+            (locked.making.removeValue(forKey: key) ?? [], locked.answers[key]?.answer)
         }
         for w in waiting { w.resume.resume(returning: answer) }
     }
 
     /// A wait that ran out of patience: that request makes its own answer.
     private func giveUp(_ key: Key, _ id: UInt64) {
-        let w: Waiter? = state.withLock { s in
-            guard let i = s.making[key]?.firstIndex(where: { $0.id == id }) else { return nil }
-            return s.making[key]?.remove(at: i)
+        let waiter: Waiter? = state.withLock { locked in
+            guard let index = locked.making[key]?.firstIndex(where: { $0.id == id }) else { return nil }
+            return locked.making[key]?.remove(at: index)
         }
-        w?.resume.resume(returning: nil)
+        waiter?.resume.resume(returning: nil)
     }
 
     /// Requests waiting now for an answer another is making.

@@ -14,7 +14,7 @@ final class StopSignals: Sendable {
 
     init(_ onStop: @escaping @Sendable () -> Void) {
         sources = Mutex([])
-        sources.locked { s in
+        sources.locked { kept in
             for sig in [SIGINT, SIGTERM] {
                 signal(sig, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: sig, queue: Self.queue)
@@ -22,16 +22,16 @@ final class StopSignals: Sendable {
                     if !fired.exchange(true, ordering: .acquiringAndReleasing) { onStop() }
                 }
                 source.resume()
-                s.append(source)
+                kept.append(source)
             }
         }
     }
 
     /// Stops watching (the server ended on its own).
     func cancel() {
-        sources.locked { s in
-            for source in s { source.cancel() }
-            s.removeAll()
+        sources.locked { kept in
+            for source in kept { source.cancel() }
+            kept.removeAll()
         }
     }
 

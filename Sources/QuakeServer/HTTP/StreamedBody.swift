@@ -19,8 +19,8 @@ enum StreamedBody {
         let guardian = Guard(channel)
         return ResponseBody { writer in
             do {
-                while let m = try await guardian.channel.next() {
-                    if case .piece(let bytes) = m, !bytes.isEmpty {
+                while let message = try await guardian.channel.next() {
+                    if case .piece(let bytes) = message, !bytes.isEmpty {
                         try await writer.write(ByteBuffer(bytes: bytes))
                     }
                 }
@@ -36,8 +36,8 @@ enum StreamedBody {
 
     /// Whether the request's Accept-Encoding admits gzip.
     static func acceptsGzip(_ request: Request) -> Bool {
-        guard let v = request.headers[.acceptEncoding]?.lowercased() else { return false }
-        for part in v.split(separator: ",") {
+        guard let accepted = request.headers[.acceptEncoding]?.lowercased() else { return false }
+        for part in accepted.split(separator: ",") {
             let fields = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard fields.first == "gzip" || fields.first == "*" else { continue }
             if fields.dropFirst().contains(where: { $0.replacingOccurrences(of: " ", with: "") == "q=0" }) { continue }

@@ -81,25 +81,26 @@ extension PageService {
 
     static func eventJSON(_ id: String, _ snap: SnapshotSource.Snapshot) throws -> [UInt8]? {
         var out: [UInt8] = []
-        let q = QuerySpec(filter: .conjunction([.oneOf(.id, [id]), Filter.notDeleted]), limit: 1)
-        _ = try snap.store.query(q, columns: Column.allCases, snapshot: snap.manifest, begin: { _, _ in }, chunk: { r in
-            let b = r.batch
-            guard b.count > 0, out.isEmpty else { return }
+        let spec = QuerySpec(filter: .conjunction([.oneOf(.id, [id]), Filter.notDeleted]), limit: 1)
+        _ = try snap.store.query(spec, columns: Column.allCases, snapshot: snap.manifest, begin: { _, _ in },
+                                 chunk: { result in
+            let batch = result.batch
+            guard batch.count > 0, out.isEmpty else { return }
             out.append(UInt8(ascii: "{"))
-            for c in Column.allCases {
+            for column in Column.allCases {
                 if out.count > 1 { out.append(UInt8(ascii: ",")) }
-                FeedWriter.jsonString(c.name.utf8, into: &out)
+                FeedWriter.jsonString(column.name.utf8, into: &out)
                 out.append(UInt8(ascii: ":"))
-                switch c.kind {
+                switch column.kind {
                 case .timestamp:
-                    let v = b.ints[c.rawValue][0]
-                    if v == RowBatch.null { out.append(contentsOf: "null".utf8) } else {
+                    let millis = batch.ints[column.rawValue][0]
+                    if millis == RowBatch.null { out.append(contentsOf: "null".utf8) } else {
                         out.append(UInt8(ascii: "\""))
-                        Timestamp.format(v, into: &out)
+                        Timestamp.format(millis, into: &out)
                         out.append(UInt8(ascii: "\""))
                     }
-                case .decimal: number(b.ints[c.rawValue][0], &out)
-                default: text(b.text[c.rawValue], 0, &out)
+                case .decimal: number(batch.ints[column.rawValue][0], &out)
+                default: text(batch.text[column.rawValue], 0, &out)
                 }
             }
             out.append(contentsOf: "}\n".utf8)

@@ -37,8 +37,8 @@ extension PageService {
                 let (body, rows) = try viewJSON(req, snap)
                 var bytes = body
                 var zipped = false
-                if gzip, bytes.count > 1024, let z = GzipStream(level: 1) {
-                    bytes = z.compress(bytes, final: true)
+                if gzip, bytes.count > 1024, let compressor = GzipStream(level: 1) {
+                    bytes = compressor.compress(bytes, final: true)
                     zipped = true
                 }
                 answer = ResponseCache.Answer(body: bytes, rows: rows, gzip: zipped)
@@ -58,10 +58,10 @@ extension PageService {
     /// The newest (or, `ascending`, the oldest) event time matching `filter`.
     static func firstTime(_ filter: Filter, ascending: Bool, _ snap: SnapshotSource.Snapshot) throws -> Int64? {
         var found: Int64?
-        let q = QuerySpec(filter: filter, sort: [SortKey(.time, ascending: ascending)], limit: 1)
-        _ = try snap.store.query(q, columns: [.time], snapshot: snap.manifest, begin: { _, _ in }, chunk: { r in
-            if r.batch.count > 0, r.batch.ints[Column.time.rawValue][0] != RowBatch.null {
-                found = r.batch.ints[Column.time.rawValue][0]
+        let spec = QuerySpec(filter: filter, sort: [SortKey(.time, ascending: ascending)], limit: 1)
+        _ = try snap.store.query(spec, columns: [.time], snapshot: snap.manifest, begin: { _, _ in }, chunk: { result in
+            if result.batch.count > 0, result.batch.ints[Column.time.rawValue][0] != RowBatch.null {
+                found = result.batch.ints[Column.time.rawValue][0]
             }
         })
         return found
@@ -79,64 +79,30 @@ extension PageService {
         var out: [UInt8] = []
         var matched = 0
         var listed = false
-        _ = try snap.store.query(req.spec, columns: ViewRequest.columns, snapshot: snap.manifest, begin: { count, _ in
+        _ = try snap.store.query(req.spec, columns: ViewRequest.columns, snapshot: snap.manifest,
+                                 begin: { count, _ in
             matched = count
             out.reserveCapacity(300 + count * 120)
-            out.append(contentsOf: "{\"generation\":\(snap.generation),\"day\":".utf8)
-            if let day = req.day {
-                FeedWriter.jsonString(day.utf8, into: &out)
-            } else {
-                out.append(contentsOf: "null".utf8)
-            }
-            out.append(contentsOf: ",\"label\":".utf8)
-            FeedWriter.jsonString(req.label.utf8, into: &out)
-            out.append(contentsOf: ",\"start\":\(req.start),\"end\":\(req.end),\"total\":\(total),".utf8)
-            out.append(contentsOf: "\"matched\":\(count),\"events\":[".utf8)
+            appendHead(req, generation: snap.generation, total: total, matched: count, into: &out)
         }, chunk: { result in
-            // the columns taken out of the batch once a chunk; per row, bytes appended, no String
-            let b = result.batch
-            let times = b.ints[Column.time.rawValue], mags = b.ints[Column.mag.rawValue]
-            let depths = b.ints[Column.depth.rawValue], lats = b.ints[Column.latitude.rawValue]
-            let lons = b.ints[Column.longitude.rawValue]
-            let ids = b.text[Column.id.rawValue], places = b.text[Column.place.rawValue]
-            let magTypes = b.text[Column.magType.rawValue], types = b.text[Column.type.rawValue]
             // the rows go into a buffer of this closure's own, then into `out` at once: appends to a
             // variable the closure captures would check its box's uniqueness on every byte
-            var rowsOut: [UInt8] = []
-            rowsOut.reserveCapacity(b.count * 128)
-            var first = !listed
-            for i in 0..<b.count {
-                if !first { rowsOut.append(UInt8(ascii: ",")) }
-                first = false
-                rowsOut.append(UInt8(ascii: "["))
-                text(ids, i, &rowsOut); rowsOut.append(UInt8(ascii: ","))
-                if times[i] == RowBatch.null { rowsOut.append(contentsOf: "null".utf8) } else {
-                    FeedWriter.integer(times[i], into: &rowsOut)
-                }
-                rowsOut.append(UInt8(ascii: ","))
-                number(mags[i], &rowsOut); rowsOut.append(UInt8(ascii: ","))
-                text(places, i, &rowsOut); rowsOut.append(UInt8(ascii: ","))
-                number(depths[i], &rowsOut); rowsOut.append(UInt8(ascii: ","))
-                number(lats[i], &rowsOut); rowsOut.append(UInt8(ascii: ","))
-                number(lons[i], &rowsOut); rowsOut.append(UInt8(ascii: ","))
-                text(magTypes, i, &rowsOut); rowsOut.append(UInt8(ascii: ","))
-                text(types, i, &rowsOut)
-                rowsOut.append(UInt8(ascii: "]"))
-            }
-            if b.count > 0 { listed = true }
+            let rowsOut = rowsJSON(result.batch, first: !listed)
+            if result.batch.count > 0 { listed = true }
             out.append(contentsOf: rowsOut)
         })
         out.append(contentsOf: "],\"before\":".utf8)
-        var before: Int64?, after: Int64?
+        var before: Int64?
+        var after: Int64?
         if matched == 0 {
             before = try firstTime(.conjunction([.timeRange(.time, lower: nil, upper: req.start), req.rest.filter]),
                                    ascending: false, snap)
             after = try firstTime(.conjunction([.timeRange(.time, lower: req.end, upper: nil), req.rest.filter]),
                                   ascending: true, snap)
         }
-        for (k, t) in [before, after].enumerated() {
-            if k == 1 { out.append(contentsOf: ",\"after\":".utf8) }
-            if let t { FeedWriter.jsonString(ViewRequest.dayText(t).utf8, into: &out) } else {
+        for (index, time) in [before, after].enumerated() {
+            if index == 1 { out.append(contentsOf: ",\"after\":".utf8) }
+            if let time { FeedWriter.jsonString(ViewRequest.dayText(time).utf8, into: &out) } else {
                 out.append(contentsOf: "null".utf8)
             }
         }
@@ -144,12 +110,78 @@ extension PageService {
         return (out, matched)
     }
 
-    static func text(_ a: ByteArena, _ i: Int, _ out: inout [UInt8]) {
-        let r = a.range(i)
-        if r.isEmpty { out.append(contentsOf: "null".utf8) } else { FeedWriter.jsonString(a.bytes[r], into: &out) }
+    /// The answer up to its `events` list: generation, day, label, window, total and matched.
+    private static func appendHead(_ req: ViewRequest, generation: Int, total: Int,
+                                   matched: Int, into out: inout [UInt8]) {
+        out.append(contentsOf: "{\"generation\":\(generation),\"day\":".utf8)
+        if let day = req.day {
+            FeedWriter.jsonString(day.utf8, into: &out)
+        } else {
+            out.append(contentsOf: "null".utf8)
+        }
+        out.append(contentsOf: ",\"label\":".utf8)
+        FeedWriter.jsonString(req.label.utf8, into: &out)
+        out.append(contentsOf: ",\"start\":\(req.start),\"end\":\(req.end),\"total\":\(total),".utf8)
+        out.append(contentsOf: "\"matched\":\(matched),\"events\":[".utf8)
     }
 
-    static func number(_ v: Int64, _ out: inout [UInt8]) {
-        if v == RowBatch.null { out.append(contentsOf: "null".utf8) } else { ScaledDecimal.format(v, into: &out) }
+    /// A chunk's rows as JSON arrays, a comma before each but (when `first`) the first.
+    private static func rowsJSON(_ batch: RowBatch, first: Bool) -> [UInt8] {
+        // the columns taken out of the batch once a chunk; per row, bytes appended, no String
+        let times = batch.ints[Column.time.rawValue]
+        let mags = batch.ints[Column.mag.rawValue]
+        let depths = batch.ints[Column.depth.rawValue]
+        let lats = batch.ints[Column.latitude.rawValue]
+        let lons = batch.ints[Column.longitude.rawValue]
+        let ids = batch.text[Column.id.rawValue]
+        let places = batch.text[Column.place.rawValue]
+        let magTypes = batch.text[Column.magType.rawValue]
+        let types = batch.text[Column.type.rawValue]
+        var rowsOut: [UInt8] = []
+        rowsOut.reserveCapacity(batch.count * 128)
+        var first = first
+        for i in 0..<batch.count {
+            if !first { rowsOut.append(UInt8(ascii: ",")) }
+            first = false
+            rowsOut.append(UInt8(ascii: "["))
+            text(ids, i, &rowsOut)
+            rowsOut.append(UInt8(ascii: ","))
+            if times[i] == RowBatch.null { rowsOut.append(contentsOf: "null".utf8) } else {
+                FeedWriter.integer(times[i], into: &rowsOut)
+            }
+            rowsOut.append(UInt8(ascii: ","))
+            number(mags[i], &rowsOut)
+            rowsOut.append(UInt8(ascii: ","))
+            text(places, i, &rowsOut)
+            rowsOut.append(UInt8(ascii: ","))
+            number(depths[i], &rowsOut)
+            rowsOut.append(UInt8(ascii: ","))
+            number(lats[i], &rowsOut)
+            rowsOut.append(UInt8(ascii: ","))
+            number(lons[i], &rowsOut)
+            rowsOut.append(UInt8(ascii: ","))
+            text(magTypes, i, &rowsOut)
+            rowsOut.append(UInt8(ascii: ","))
+            text(types, i, &rowsOut)
+            rowsOut.append(UInt8(ascii: "]"))
+        }
+        return rowsOut
+    }
+
+    static func text(_ arena: ByteArena, _ i: Int, _ out: inout [UInt8]) {
+        let range = arena.range(i)
+        if range.isEmpty {
+            out.append(contentsOf: "null".utf8)
+        } else {
+            FeedWriter.jsonString(arena.bytes[range], into: &out)
+        }
+    }
+
+    static func number(_ value: Int64, _ out: inout [UInt8]) {
+        if value == RowBatch.null {
+            out.append(contentsOf: "null".utf8)
+        } else {
+            ScaledDecimal.format(value, into: &out)
+        }
     }
 }

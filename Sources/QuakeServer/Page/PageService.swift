@@ -31,18 +31,19 @@ struct PageService: Sendable {
 
     /// An embedded asset by name; the names are a fixed table, so no path reaches the disk.
     static func asset(_ name: String) -> Response {
-        guard let a = PageAssets.named(name) else {
+        guard let asset = PageAssets.named(name) else {
             return Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
                             body: .init(byteBuffer: ByteBuffer(string: "Not found\n")))
         }
-        return Response(status: .ok, headers: [.contentType: a.contentType, .cacheControl: "no-cache"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: a.bytes)))
+        return Response(status: .ok, headers: [.contentType: asset.contentType, .cacheControl: "no-cache"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: asset.bytes)))
     }
 
     static func jsonError(_ error: any Error) -> Response {
-        let e = error as? FDSNError ?? FDSNError(status: 500, detail: "\(error)")
-        return Response(status: .init(code: e.status), headers: [.contentType: "application/json; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(string: "{\"error\":\(FDSNError.quoted(e.detail))}\n")))
+        let failure = error as? FDSNError ?? FDSNError(status: 500, detail: "\(error)")
+        let body = "{\"error\":\(FDSNError.quoted(failure.detail))}\n"
+        return Response(status: .init(code: failure.status), headers: [.contentType: "application/json; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
     // MARK: /api/coastlines
@@ -52,13 +53,13 @@ struct PageService: Sendable {
         case .success(let bytes):
             var headers: HTTPFields = [.contentType: "application/geo+json", .cacheControl: "max-age=86400"]
             var body = bytes
-            if StreamedBody.acceptsGzip(r), let z = GzipStream(level: 6) {
-                body = z.compress(bytes, final: true)
+            if StreamedBody.acceptsGzip(r), let compressor = GzipStream(level: 6) {
+                body = compressor.compress(bytes, final: true)
                 headers[.contentEncoding] = "gzip"
             }
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
-        case .failure(let e):
-            return Self.jsonError(FDSNError(status: 404, detail: e.description))
+        case .failure(let failure):
+            return Self.jsonError(FDSNError(status: 404, detail: failure.description))
         }
     }
 
@@ -147,7 +148,11 @@ final class LiveGate: Sendable {
 
     func enter() -> Bool {
         guard !isStopping else { return false }
-        return count.locked { n in n < Self.limit ? { n += 1; return true }() : false }
+        return count.locked { active in
+            guard active < Self.limit else { return false }
+            active += 1
+            return true
+        }
     }
 
     func leave() { count.locked { $0 -= 1 } }

@@ -56,8 +56,8 @@ struct ViewRequest: Sendable {
             case "last": last = value
             case "search": if !value.isEmpty { fdsn.append(("placecontains", value)) }
             case "format" where formats: fdsn.append((name, value))
-            case let n where Self.passed.contains(n): if !value.isEmpty { fdsn.append((name, value)) }
-            case let n where Self.ignored.contains(n): continue
+            case let parameter where Self.passed.contains(parameter): if !value.isEmpty { fdsn.append((name, value)) }
+            case let parameter where Self.ignored.contains(parameter): continue
             default:
                 throw .badRequest("Unknown parameter '\(name)': day, starttime, endtime, last, orderby, search, "
                     + "minmagnitude, minlatitude, maxlatitude, minlongitude, maxlongitude"
@@ -70,11 +70,11 @@ struct ViewRequest: Sendable {
         let windows = [day != nil, startText != nil || endText != nil, last != nil].filter { $0 }.count
         guard windows <= 1 else { throw .badRequest("Give one of day, starttime and endtime, or last") }
         if let day {
-            guard day.utf8.count == 10, let t = Timestamp.parse(day) else {
+            guard day.utf8.count == 10, let dayStart = Timestamp.parse(day) else {
                 let problem = day.utf8.count <= 40 ? DateParsing.problem(day) : nil
                 throw .badRequest("Bad day value '\(day)': " + (problem ?? "use YYYY-MM-DD"))
             }
-            setDay(t)
+            setDay(dayStart)
         } else if startText != nil || endText != nil {
             guard let startText, let endText else { throw .badRequest("starttime and endtime go together") }
             start = try FDSNRequest.time(startText, "starttime", roundingUp: true)
@@ -83,17 +83,18 @@ struct ViewRequest: Sendable {
             guard end - start <= Self.maxSpan + 1 else {
                 throw .badRequest("The page lists at most 31 days: narrow starttime to endtime")
             }
-            let a = Self.dayText(start), b = Self.dayText(end - 1)
-            label = a == b ? a : "\(a) to \(b)"
-            fileLabel = a == b ? a : "\(a)_\(b)"
+            let firstDay = Self.dayText(start)
+            let lastDay = Self.dayText(end - 1)
+            label = firstDay == lastDay ? firstDay : "\(firstDay) to \(lastDay)"
+            fileLabel = firstDay == lastDay ? firstDay : "\(firstDay)_\(lastDay)"
         } else if let last {
-            guard let p = Self.presets.first(where: { $0.name == last }) else {
+            guard let preset = Self.presets.first(where: { $0.name == last }) else {
                 throw .badRequest("Bad last value '\(last)': use 1h, 1d, 7d or 30d")
             }
             end = now + 1
-            start = end - p.ms
-            label = p.words
-            fileLabel = "last-" + p.name
+            start = end - preset.ms
+            label = preset.words
+            fileLabel = "last-" + preset.name
         } else {
             needsNewestDay = true
         }

@@ -30,24 +30,24 @@ private final class ParallelState<T, R>: @unchecked Sendable {
 
     func work() {
         while true {
-            let (i, stop) = shared.locked { s in
-                let i = s.next
-                s.next += 1
-                return (i, s.firstError != nil)
+            let (index, stop) = shared.locked { state in
+                let index = state.next
+                state.next += 1
+                return (index, state.firstError != nil)
             }
-            if i >= items.count || stop { return }
+            if index >= items.count || stop { return }
             do {
-                let r = try body(items[i])
-                shared.locked { _ in results[i] = r }
+                let result = try body(items[index])
+                shared.locked { _ in results[index] = result }
             } catch {
-                shared.locked { s in if s.firstError == nil { s.firstError = error } }
+                shared.locked { state in if state.firstError == nil { state.firstError = error } }
             }
         }
     }
 
     /// The results in item order, or the first error; once every thread has returned.
     func outcome() throws -> [R] {
-        if let e = shared.locked({ $0.firstError }) { throw e }
+        if let firstError = shared.locked({ $0.firstError }) { throw firstError }
         return shared.locked { _ in results.map { $0! } }
     }
 }

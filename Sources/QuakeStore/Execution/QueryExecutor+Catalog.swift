@@ -10,12 +10,12 @@ extension QueryExecutor {
         var ranges: [RangePredicate] = []
         let terms: [Filter]
         switch f {
-        case .and(let fs): terms = fs
+        case .and(let filters): terms = filters
         case .all: terms = []
         default: terms = [f]
         }
-        for t in terms {
-            switch t {
+        for term in terms {
+            switch term {
             case .numberRange(.mag, let lo, let hi): ranges.append(.number(lower: lo, upper: hi))
             case .timeRange(.time, _, _): continue
             default: return nil
@@ -23,27 +23,32 @@ extension QueryExecutor {
         }
         let (lo, hi) = f.timeBounds
         let covered = parts.filter { p in
-            let e = manifest.partitions[p]
-            return lo.map { e.minTime >= $0 } ?? true && hi.map { e.maxTime < $0 } ?? true
+            let entry = manifest.partitions[p]
+            return lo.map { entry.minTime >= $0 } ?? true && hi.map { entry.maxTime < $0 } ?? true
         }
-        guard let a = covered.first, let b = covered.last, b - a + 1 == covered.count else { return nil }
-        let rows = manifest.partitions[a...b].reduce(0) { $0 + $1.rows }
+        guard let first = covered.first, let last = covered.last, last - first + 1 == covered.count else {
+            return nil
+        }
+        let rows = manifest.partitions[first...last].reduce(0) { $0 + $1.rows }
         if ranges.isEmpty { return (Set(covered), rows) }
-        guard let cat = try store.catalog(manifest) else { return nil }
-        let before = try cat.row(a), after = try cat.row(b + 1)
+        guard let catalog = try store.catalog(manifest) else { return nil }
+        let before = try catalog.row(first)
+        let after = try catalog.row(last + 1)
         let interval = MagInterval(ranges)
-        var total = 0, n = 0
+        var total = 0
+        var matching = 0
         for k in 0..<after.count {
             guard after[k] >= before[k], after[k] - before[k] <= UInt64(rows) else {
-                throw .corrupt(cat.path, "rows \(a) and \(b + 1) do not count partitions")
+                throw .corrupt(catalog.path, "rows \(first) and \(last + 1) do not count partitions")
             }
-            let d = Int(after[k] - before[k])
-            total += d
-            if k < cat.values.count && interval.contains(cat.values[k]) { n += d }
+            let magnitudeRows = Int(after[k] - before[k])
+            total += magnitudeRows
+            if k < catalog.values.count && interval.contains(catalog.values[k]) { matching += magnitudeRows }
         }
         guard total == rows else {
-            throw .corrupt(cat.path, "counts \(total) rows in partitions \(a)...\(b); the manifest says \(rows)")
+            throw .corrupt(catalog.path,
+                           "counts \(total) rows in partitions \(first)...\(last); the manifest says \(rows)")
         }
-        return (Set(covered), n)
+        return (Set(covered), matching)
     }
 }

@@ -56,10 +56,13 @@ package final class QueryExecutor {
         let (lo, hi) = f.timeBounds
         stats.partitionsTotal = manifest.partitions.count
         var out: [Int] = []
-        if case .none = f { stats.partitionsPruned = stats.partitionsTotal; return out }
-        for (i, e) in manifest.partitions.enumerated() {
-            if let lo, e.maxTime < lo { continue }
-            if let hi, e.minTime >= hi { continue }
+        if case .none = f {
+            stats.partitionsPruned = stats.partitionsTotal
+            return out
+        }
+        for (i, entry) in manifest.partitions.enumerated() {
+            if let lo, entry.maxTime < lo { continue }
+            if let hi, entry.minTime >= hi { continue }
             out.append(i)
         }
         stats.partitionsPruned = stats.partitionsTotal - out.count
@@ -80,48 +83,22 @@ package final class QueryExecutor {
     /// Counts the rows `f` matches; with `cap`, stops once `cap` are found and gives
     /// `min(count, cap)`, so that whether more rows than a page exist costs about the page.
     package func count(_ f: Filter, cap: Int = .max) throws -> (Int, QueryStats) {
-        let f = prepared(f)
+        let filter = prepared(f)
         var stats = QueryStats()
-        var parts = try partitions(for: f, stats: &stats)
-        let fromCatalog = try catalogCount(f, parts)
-        if let c = fromCatalog { parts.removeAll { c.partitions.contains($0) } }
+        var parts = try partitions(for: filter, stats: &stats)
+        let fromCatalog = try catalogCount(filter, parts)
+        if let catalogCounted = fromCatalog { parts.removeAll { catalogCounted.partitions.contains($0) } }
         let found = CountCap(cap: cap, start: fromCatalog?.rows ?? 0)
-        let results = try parallelMap(parts) { p -> (Int, Int, QueryStats) in
-            var s = QueryStats()
-            var n = 0, fromHistogram = 0
-            if found.reached { return (0, 0, s) }
-            let r = self.reader(p)
-            let idx = try r.granules()
-            // granules the statistics cannot decide are scanned in runs, one window per run
-            var run: ScanUnit?
-            defer { found.add(n) }
-            for u in try self.units(p, f, merge: false, stats: &s) {
-                if found.reached(adding: n) { break }
-                if u.verdict == .all {
-                    n += u.rows.count
-                    s.granulesFromStatistics += 1
-                    continue
-                }
-                if let g = u.granule,
-                   let c = try r.zoneMap(granule: g, block: u.block).histogramCount(f, index: idx, granule: g) {
-                    n += c
-                    fromHistogram += 1
-                    s.granulesFromStatistics += 1
-                    continue
-                }
-                if let a = run, a.block == u.block, a.rows.upperBound == u.rows.lowerBound {
-                    run = ScanUnit(partition: p, block: u.block, rows: a.rows.lowerBound..<u.rows.upperBound,
-                                   blockStart: u.blockStart, verdict: .some, granule: nil)
-                    continue
-                }
-                if let a = run { n += try self.scan(a, f, &s).1.count }
-                run = u
-            }
-            if let a = run { n += try self.scan(a, f, &s).1.count }
-            return (n, fromHistogram, s)
+        let results = try parallelMap(parts) { partition -> (Int, Int, QueryStats) in
+            try self.countRows(partition, filter, found)
         }
-        var total = fromCatalog?.rows ?? 0, histograms = 0
-        for (n, h, s) in results { total += n; histograms += h; stats.merge(s) }
+        var total = fromCatalog?.rows ?? 0
+        var histograms = 0
+        for (matched, fromHistogram, partStats) in results {
+            total += matched
+            histograms += fromHistogram
+            stats.merge(partStats)
+        }
         total = min(total, cap)
         stats.rowsMatched = total
         let catalog = fromCatalog.map { "\($0.partitions.count) partitions counted from the store catalog" } ?? ""
@@ -136,31 +113,72 @@ package final class QueryExecutor {
         return (total, stats)
     }
 
+    /// Rows of `partition` that `f` matches (until `found` reaches its cap), the granules counted
+    /// from their histograms, and the partition's stats.
+    private func countRows(_ partition: Int, _ f: Filter, _ found: CountCap) throws -> (Int, Int, QueryStats) {
+        var partStats = QueryStats()
+        var matched = 0
+        var fromHistogram = 0
+        if found.reached { return (0, 0, partStats) }
+        let partitionReader = reader(partition)
+        let granuleIndex = try partitionReader.granules()
+        // granules the statistics cannot decide are scanned in runs, one window per run
+        var run: ScanUnit?
+        defer { found.add(matched) }
+        for unit in try units(partition, f, merge: false, stats: &partStats) {
+            if found.reached(adding: matched) { break }
+            if unit.verdict == .all {
+                matched += unit.rows.count
+                partStats.granulesFromStatistics += 1
+                continue
+            }
+            if let granule = unit.granule,
+               let histogramCount = try partitionReader.zoneMap(granule: granule, block: unit.block)
+                   .histogramCount(f, index: granuleIndex, granule: granule) {
+                matched += histogramCount
+                fromHistogram += 1
+                partStats.granulesFromStatistics += 1
+                continue
+            }
+            if let pending = run, pending.block == unit.block, pending.rows.upperBound == unit.rows.lowerBound {
+                run = ScanUnit(partition: partition, block: unit.block,
+                               rows: pending.rows.lowerBound..<unit.rows.upperBound,
+                               blockStart: unit.blockStart, verdict: .some, granule: nil)
+                continue
+            }
+            if let pending = run { matched += try scan(pending, f, &partStats).1.count }
+            run = unit
+        }
+        if let pending = run { matched += try scan(pending, f, &partStats).1.count }
+        return (matched, fromHistogram, partStats)
+    }
+
     // MARK: sorted queries
 
     package func run(_ q: QuerySpec) throws -> ([RowRef], QueryStats) {
-        var q = q
-        q.filter = prepared(q.filter)
-        let f = q.effectiveFilter
+        var spec = q
+        spec.filter = prepared(spec.filter)
+        let filter = spec.effectiveFilter
         var stats = QueryStats()
-        if let l = q.limit, l <= 0 { return ([], stats) }
+        if let limit = spec.limit, limit <= 0 { return ([], stats) }
         // no store holds 2^48 rows: a larger limit is none, a larger offset skips everything, and
         // the top-N arithmetic on `offset + limit` never nears overflow
-        if let l = q.limit, l >= QuerySpec.rowsBound { q.limit = nil }
-        if q.offset >= QuerySpec.rowsBound { return ([], stats) }
-        q.offset = max(0, q.offset)
-        if q.sort.count == 1 && q.sort[0].column == .time {
-            return try readInOrder(q, f, &stats)
+        if let limit = spec.limit, limit >= QuerySpec.rowsBound { spec.limit = nil }
+        if spec.offset >= QuerySpec.rowsBound { return ([], stats) }
+        spec.offset = max(0, spec.offset)
+        if spec.sort.count == 1 && spec.sort[0].column == .time {
+            return try readInOrder(spec, filter, &stats)
         }
-        if q.sort.count == 1 && (q.sort[0].column.kind == .decimal || q.sort[0].column.kind == .timestamp) {
-            return try KeyTopN(executor: self, spec: q, filter: f).run(&stats)
+        if spec.sort.count == 1 && (spec.sort[0].column.kind == .decimal || spec.sort[0].column.kind == .timestamp) {
+            return try KeyTopN(executor: self, spec: spec, filter: filter).run(&stats)
         }
-        return try topN(q, f, &stats)
+        return try topN(spec, filter, &stats)
     }
 
     /// Time order read straight from the partitions, granule by granule: whole partitions are
     /// skipped for the offset, and a partition is read only until the page is full.
-    private func readInOrder(_ q: QuerySpec, _ f: Filter, _ stats: inout QueryStats) throws -> ([RowRef], QueryStats) {
+    private func readInOrder(_ q: QuerySpec, _ f: Filter,
+                             _ stats: inout QueryStats) throws -> ([RowRef], QueryStats) {
         stats.strategy = "read in time order: granules of the time index, rows fetched for the page only"
         let asc = q.sort[0].ascending
         var parts = try partitions(for: f, stats: &stats)
@@ -168,7 +186,10 @@ package final class QueryExecutor {
         var skip = q.offset
         var need = q.limit ?? Int.max
         var out: [RowRef] = []
-        let trivial: Bool = { if case .all = f { return true }; return false }()
+        let trivial: Bool = {
+            if case .all = f { return true }
+            return false
+        }()
         for p in parts where need > 0 {
             let entry = manifest.partitions[p]
             if trivial && skip >= entry.rows {
@@ -186,49 +207,12 @@ package final class QueryExecutor {
                 continue
             }
             let want = need == Int.max ? Int.max : skip + need
-            var rows: [Int] = []
-            var times: [Int64] = []
-            var units = try self.units(p, f, merge: true, stats: &stats)
-            if !asc { units.reverse() }
-            for u in units {
-                // a tie on time across the cut must be read whole before it is ordered by id
-                if rows.count >= want && (asc || times.last != times[want - 1]) { break }
-                let (d, sel) = try scan(u, f, &stats)
-                if sel.isEmpty { continue }
-                var list = sel.list
-                // the rows still wanted (their number is the page's, whatever the day's size), then
-                // any that tie on time with the last of them, which restoreIdOrder orders by id
-                let left = want == Int.max ? list.count : Swift.max(0, want - rows.count)
-                if asc {
-                    rows.append(contentsOf: list.prefix(left).lazy.map { d.firstRow + Int($0) })
-                } else {
-                    if left < list.count, d.isDecoded(.time) {
-                        let all = try d.ints(.time)
-                        guard let top = list.last, Int(top) < all.count else {
-                            throw QuakeError.corrupt(d.reader.path, "time column block \(d.block)")
-                        }
-                        // the cut's time: the last row this unit gives, or the page's last row so far
-                        var first = list.count - left
-                        let cut = left > 0 ? all[Int(list[first])] : times[want - 1]
-                        while first > 0, all[Int(list[first - 1])] == cut { first -= 1 }
-                        list.removeFirst(first)
-                        // no tie reaches this unit: its rows, and every earlier unit's, are earlier
-                        if list.isEmpty { break }
-                    }
-                    // times of the selected stretch only, unless the filter decoded the window's already
-                    let lo = Int(list[0]), hi = Int(list[list.count - 1]) + 1
-                    let w = d.window.lowerBound
-                    let t = d.isDecoded(.time) ? Array(try d.ints(.time)[lo..<hi])
-                        : try d.reader.ints(.time, block: d.block, rows: (w + lo)..<(w + hi))
-                    guard t.count == hi - lo else {
-                        throw QuakeError.corrupt(d.reader.path, "time column block \(d.block)")
-                    }
-                    for i in list.reversed() { rows.append(d.firstRow + Int(i)); times.append(t[Int(i) - lo]) }
-                }
-            }
-            if !asc { Self.restoreIdOrder(&rows, times) }
+            let rows = try rowsInTimeOrder(p, f, want: want, ascending: asc, &stats)
             stats.rowsMatched += rows.count
-            if skip >= rows.count { skip -= rows.count; continue }
+            if skip >= rows.count {
+                skip -= rows.count
+                continue
+            }
             let take = min(need, rows.count - skip)
             out.append(contentsOf: rows[skip..<(skip + take)].map { RowRef(partition: p, row: $0) })
             need -= take
@@ -238,52 +222,116 @@ package final class QueryExecutor {
         return (out, stats)
     }
 
+    /// The matching storage rows of partition `p` in time order (ties in id order), read unit by
+    /// unit until `want` rows and any that tie on time with the last of them are in.
+    private func rowsInTimeOrder(_ p: Int, _ f: Filter, want: Int, ascending asc: Bool,
+                                 _ stats: inout QueryStats) throws -> [Int] {
+        var rows: [Int] = []
+        var times: [Int64] = []
+        var units = try self.units(p, f, merge: true, stats: &stats)
+        if !asc { units.reverse() }
+        for unit in units {
+            // a tie on time across the cut must be read whole before it is ordered by id
+            if rows.count >= want && (asc || times.last != times[want - 1]) { break }
+            let (data, sel) = try scan(unit, f, &stats)
+            if sel.isEmpty { continue }
+            var list = sel.list
+            // the rows still wanted (their number is the page's, whatever the day's size), then
+            // any that tie on time with the last of them, which restoreIdOrder orders by id
+            let left = want == Int.max ? list.count : Swift.max(0, want - rows.count)
+            if asc {
+                rows.append(contentsOf: list.prefix(left).lazy.map { data.firstRow + Int($0) })
+            } else {
+                if left < list.count, data.isDecoded(.time) {
+                    let all = try data.ints(.time)
+                    guard let top = list.last, Int(top) < all.count else {
+                        throw QuakeError.corrupt(data.reader.path, "time column block \(data.block)")
+                    }
+                    // the cut's time: the last row this unit gives, or the page's last row so far
+                    var first = list.count - left
+                    let cut = left > 0 ? all[Int(list[first])] : times[want - 1]
+                    while first > 0, all[Int(list[first - 1])] == cut { first -= 1 }
+                    list.removeFirst(first)
+                    // no tie reaches this unit: its rows, and every earlier unit's, are earlier
+                    if list.isEmpty { break }
+                }
+                // times of the selected stretch only, unless the filter decoded the window's already
+                let lo = Int(list[0])
+                let hi = Int(list[list.count - 1]) + 1
+                let windowStart = data.window.lowerBound
+                let stretchTimes = data.isDecoded(.time) ? Array(try data.ints(.time)[lo..<hi])
+                    : try data.reader.ints(.time, block: data.block, rows: (windowStart + lo)..<(windowStart + hi))
+                guard stretchTimes.count == hi - lo else {
+                    throw QuakeError.corrupt(data.reader.path, "time column block \(data.block)")
+                }
+                for i in list.reversed() {
+                    rows.append(data.firstRow + Int(i))
+                    times.append(stretchTimes[Int(i) - lo])
+                }
+            }
+        }
+        if !asc { Self.restoreIdOrder(&rows, times) }
+        return rows
+    }
+
     /// Storage rows at positions `skip..<skip + take` of partition `p` in time order, when every
     /// row matches. Ascending, storage order is the order. Descending, position `j` is storage row
-    /// `n - 1 - j` except inside runs of equal times, which stay in id order: the run is widened to
+    /// `rowCount - 1 - j` except inside runs of equal times, which stay in id order: the run is widened to
     /// whole runs at both ends (times read for those rows only), reordered, then cut.
     /// - Complexity: O(take + the equal-time runs at the ends), whatever the partition's size.
     private func trivialPage(_ p: Int, skip: Int, take: Int, ascending: Bool) throws -> [Int] {
         if take <= 0 { return [] }
         if ascending { return Array(skip..<(skip + take)) }
-        let n = manifest.partitions[p].rows
-        var lo = n - skip - take, hi = n - skip
-        let r = reader(p)
-        let blockRows = try r.directory().blockRows
+        let rowCount = manifest.partitions[p].rows
+        var lo = rowCount - skip - take
+        var hi = rowCount - skip
+        let partitionReader = reader(p)
+        let blockRows = try partitionReader.directory().blockRows
         // times of storage rows `range`, decoded block by block for those rows only
         func times(_ range: Range<Int>) throws -> [Int64] {
             var out: [Int64] = []
             var row = range.lowerBound
             while row < range.upperBound {
-                let k = row / blockRows, start = k * blockRows
+                let block = row / blockRows
+                let start = block * blockRows
                 let end = min(range.upperBound, start + blockRows)
-                out.append(contentsOf: try r.ints(.time, block: k, rows: (row - start)..<(end - start)))
+                let blockTimes = try partitionReader.ints(.time, block: block, rows: (row - start)..<(end - start))
+                out.append(contentsOf: blockTimes)
                 row = end
             }
             return out
         }
         func time(_ row: Int) throws -> Int64 {
-            guard let t = try times(row..<(row + 1)).first else { throw QuakeError.corrupt(r.path, "no time for row \(row)") }
-            return t
+            guard let time = try times(row..<(row + 1)).first else {
+                throw QuakeError.corrupt(partitionReader.path, "no time for row \(row)")
+            }
+            return time
         }
         // widen to whole runs of equal times, reading times a miniblock at a time
-        let first = try time(lo), last = try time(hi - 1)
+        let first = try time(lo)
+        let last = try time(hi - 1)
         while lo > 0 {
             let from = max(0, lo - 1024)
-            let t = try times(from..<lo)
-            if let i = t.lastIndex(where: { $0 != first }) { lo = from + i + 1; break }
+            let before = try times(from..<lo)
+            if let changed = before.lastIndex(where: { $0 != first }) {
+                lo = from + changed + 1
+                break
+            }
             lo = from
         }
-        while hi < n {
-            let to = min(n, hi + 1024)
-            let t = try times(hi..<to)
-            if let i = t.firstIndex(where: { $0 != last }) { hi += i; break }
+        while hi < rowCount {
+            let to = min(rowCount, hi + 1024)
+            let after = try times(hi..<to)
+            if let changed = after.firstIndex(where: { $0 != last }) {
+                hi += changed
+                break
+            }
             hi = to
         }
         var rows = Array((lo..<hi).reversed())
-        let t = try times(lo..<hi)
-        Self.restoreIdOrder(&rows, Array(t.reversed()))
-        let start = skip - (n - hi)
+        let runTimes = try times(lo..<hi)
+        Self.restoreIdOrder(&rows, Array(runTimes.reversed()))
+        let start = skip - (rowCount - hi)
         return Array(rows[start..<(start + take)])
     }
 
@@ -303,86 +351,92 @@ package final class QueryExecutor {
     /// `offset + limit` rows; units are visited best block bound first, and once the heap is
     /// full a unit whose bound cannot beat its worst row is skipped.
     private func topN(_ q: QuerySpec, _ f: Filter, _ stats: inout QueryStats) throws -> ([RowRef], QueryStats) {
-        let K = q.limit.map { q.offset.saturatingAdd($0) }
+        let topCount = q.limit.map { q.offset.saturatingAdd($0) }
         let primary = q.sort[0]
         let numeric = primary.column.kind == .decimal || primary.column.kind == .timestamp
         var descMask: UInt64 = 0
-        for (k, s) in q.sort.enumerated() where !s.ascending { descMask |= 1 << UInt64(k) }
-        stats.strategy = K.map { "top-\($0) heap over sort values" } ?? "full sort"
+        for (k, sortKey) in q.sort.enumerated() where !sortKey.ascending { descMask |= 1 << UInt64(k) }
+        stats.strategy = topCount.map { "top-\($0) heap over sort values" } ?? "full sort"
         var units: [(u: ScanUnit, bound: SortValue)] = []
         for p in try partitions(for: f, stats: &stats) {
-            let r = reader(p)
-            for u in try self.units(p, f, merge: true, stats: &stats) {
+            let partitionReader = reader(p)
+            for unit in try self.units(p, f, merge: true, stats: &stats) {
                 var bound = SortValue.text("")
                 if numeric {
                     bound = .null
-                    let b = try r.blocks(primary.column)[u.block]
-                    if b.nulls < b.rows {
-                        if primary.column.kind == .timestamp { bound = .number(Double(primary.ascending ? b.min : b.max)) }
-                        else { bound = .number(primary.ascending ? b.minDouble : b.maxDouble) }
+                    let blockStats = try partitionReader.blocks(primary.column)[unit.block]
+                    if blockStats.nulls < blockStats.rows {
+                        if primary.column.kind == .timestamp {
+                            bound = .number(Double(primary.ascending ? blockStats.min : blockStats.max))
+                        } else {
+                            bound = .number(primary.ascending ? blockStats.minDouble : blockStats.maxDouble)
+                        }
                     }
                 }
-                units.append((u, bound))
+                units.append((unit, bound))
             }
         }
-        if numeric && K != nil {
+        if numeric && topCount != nil {
             units.sort { SortValue.compare($0.bound, $1.bound, ascending: primary.ascending) < 0 }
         }
         let lanes = units.count >= 4 ? workerCount : 1
         let parts = try parallelMap(Array(0..<lanes)) { lane -> ([Candidate], QueryStats) in
-            var s = QueryStats()
+            var laneStats = QueryStats()
             let mine = stride(from: lane, to: units.count, by: lanes).map { units[$0] }
-            let c = try self.collect(mine, q, f, K: K, numeric: numeric, descMask: descMask, stats: &s)
-            return (c, s)
+            let candidates = try self.collect(mine, q, f, K: topCount, numeric: numeric, descMask: descMask,
+                                              stats: &laneStats)
+            return (candidates, laneStats)
         }
         var merged: [Candidate] = []
-        for (c, s) in parts {
-            merged.append(contentsOf: c)
-            stats.merge(s)
+        for (candidates, laneStats) in parts {
+            merged.append(contentsOf: candidates)
+            stats.merge(laneStats)
         }
         var sorted = merged.sorted()
-        if let K, sorted.count > K { sorted.removeLast(sorted.count - K) }
+        if let topCount, sorted.count > topCount { sorted.removeLast(sorted.count - topCount) }
         let page = sorted.dropFirst(q.offset)
         stats.rowsReturned = page.count
         return (page.map(\.ref), stats)
     }
 
     /// The best `K` candidates (all when `K` is nil) of `units`, visited in order.
-    private func collect(_ units: [(u: ScanUnit, bound: SortValue)], _ q: QuerySpec, _ f: Filter, K: Int?,
-                         numeric: Bool, descMask: UInt64, stats: inout QueryStats) throws -> [Candidate] {
+    private func collect(_ units: [(u: ScanUnit, bound: SortValue)], _ q: QuerySpec, _ f: Filter,
+                         K topCount: Int?, numeric: Bool, descMask: UInt64,
+                         stats: inout QueryStats) throws -> [Candidate] {
         let primary = q.sort[0]
         var heap = Heap<Candidate>()
         var all: [Candidate] = []
-        for (n, b) in units.enumerated() {
+        for (n, entry) in units.enumerated() {
             if n & 63 == 0 { try cancel?.check() }
-            if let K, heap.count >= K, numeric, let worst = heap.max,
-               SortValue.compare(b.bound, worst.values[0], ascending: primary.ascending) > 0 {
+            if let topCount, heap.count >= topCount, numeric, let worst = heap.max,
+               SortValue.compare(entry.bound, worst.values[0], ascending: primary.ascending) > 0 {
                 stats.granulesSkippedByTopN += units.count - n
                 break
             }
-            let (data, sel) = try scan(b.u, f, &stats)
+            let (data, sel) = try scan(entry.u, f, &stats)
             if sel.isEmpty { continue }
             stats.rowsMatched += sel.count
             let ids = try data.text(.id)
             try sel.forEach { i in
-                let v0 = try data.sortValue(primary.column, i)
-                if let K, heap.count >= K, let worst = heap.max,
-                   SortValue.compare(v0, worst.values[0], ascending: primary.ascending) > 0 { return }
-                var values = [v0]
-                for s in q.sort.dropFirst() { values.append(try data.sortValue(s.column, i)) }
-                let c = Candidate(values: values, id: ids.string(i) ?? "",
-                                  ref: RowRef(partition: b.u.partition, row: data.firstRow + i), descending: descMask)
-                if let K {
-                    if heap.count < K {
-                        heap.insert(c)
-                    } else if let worst = heap.max, c < worst {
-                        _ = heap.replaceMax(with: c)
+                let primaryValue = try data.sortValue(primary.column, i)
+                if let topCount, heap.count >= topCount, let worst = heap.max,
+                   SortValue.compare(primaryValue, worst.values[0], ascending: primary.ascending) > 0 { return }
+                var values = [primaryValue]
+                for sortKey in q.sort.dropFirst() { values.append(try data.sortValue(sortKey.column, i)) }
+                let candidate = Candidate(values: values, id: ids.string(i) ?? "",
+                                          ref: RowRef(partition: entry.u.partition, row: data.firstRow + i),
+                                          descending: descMask)
+                if let topCount {
+                    if heap.count < topCount {
+                        heap.insert(candidate)
+                    } else if let worst = heap.max, candidate < worst {
+                        _ = heap.replaceMax(with: candidate)
                     }
                 } else {
-                    all.append(c)
+                    all.append(candidate)
                 }
             }
         }
-        return K == nil ? all : Array(heap.unordered)
+        return topCount == nil ? all : Array(heap.unordered)
     }
 }

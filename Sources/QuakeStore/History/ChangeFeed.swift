@@ -75,14 +75,14 @@ package final class ChangeFeed: Sendable {
         // a generation without a transaction (repair, migrate, prune) is judged by its partitions
         let needsPartitionCheck = loads.count < new.generation - old.generation
         for g in loads {
-            let h = try HistoryFile.read(path: HistoryFile.path(store: store.path, generation: g))
-            if h.inserted + h.updated > 0 && meets(h.minTime, h.maxTime) { return true }
+            let file = try HistoryFile.read(path: HistoryFile.path(store: store.path, generation: g))
+            if file.inserted + file.updated > 0 && meets(file.minTime, file.maxTime) { return true }
         }
         guard needsPartitionCheck else { return false }
         let before = Dictionary(old.partitions.map { ($0.key, $0.file) }, uniquingKeysWith: { a, _ in a })
         let after = Dictionary(new.partitions.map { ($0.key, $0.file) }, uniquingKeysWith: { a, _ in a })
-        for e in old.partitions + new.partitions where before[e.key] != after[e.key] {
-            if meets(e.minTime, e.maxTime) { return true }
+        for entry in old.partitions + new.partitions where before[entry.key] != after[entry.key] {
+            if meets(entry.minTime, entry.maxTime) { return true }
         }
         return false
     }
@@ -90,8 +90,8 @@ package final class ChangeFeed: Sendable {
     /// Whether `lo...hi` meets the filter's time window `[lower, upper)`.
     private func meets(_ lo: Int64, _ hi: Int64) -> Bool {
         guard lo <= hi else { return false }
-        if let l = bounds.lower, hi < l { return false }
-        if let u = bounds.upper, lo >= u { return false }
+        if let lower = bounds.lower, hi < lower { return false }
+        if let upper = bounds.upper, lo >= upper { return false }
         return true
     }
 }

@@ -45,17 +45,22 @@ public struct ResultsObserver<Result: Sendable>: AsyncSequence, Sendable {
     /// cannot be read or the query fails.
     public func makeAsyncIterator() -> AsyncThrowingStream<Update, any Error>.Iterator {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Update.self, throwing: (any Error).self)
-        let path = path, filter = filter, evaluate = evaluate
+        let path = path
+        let filter = filter
+        let evaluate = evaluate
         let box = FeedBox()
         continuation.onTermination = { _ in box.stop() }
         let thread = Thread {
             do {
                 let store = try Store(path: path)
                 let feed = try ChangeFeed(store: store, filter: filter)
-                guard box.set(feed) else { continuation.finish(); return }
+                guard box.set(feed) else {
+                    continuation.finish()
+                    return
+                }
                 continuation.yield(Update(generation: store.manifest.generation, result: try evaluate(store)))
-                while let g = try feed.next() {
-                    continuation.yield(Update(generation: g, result: try evaluate(store)))
+                while let generation = try feed.next() {
+                    continuation.yield(Update(generation: generation, result: try evaluate(store)))
                 }
                 continuation.finish()
             } catch {
@@ -70,20 +75,20 @@ public struct ResultsObserver<Result: Sendable>: AsyncSequence, Sendable {
     package final class FeedBox: Sendable {
         private let state = Mutex<(feed: ChangeFeed?, stopped: Bool)>((nil, false))
 
-        /// Keeps `f`; false when the consumer has already gone.
-        package func set(_ f: ChangeFeed) -> Bool {
-            state.locked { s in
-                s.feed = f
-                return !s.stopped
+        /// Keeps `feed`; false when the consumer has already gone.
+        package func set(_ feed: ChangeFeed) -> Bool {
+            state.locked { shared in
+                shared.feed = feed
+                return !shared.stopped
             }
         }
 
         package func stop() {
-            let f = state.locked { s -> ChangeFeed? in
-                s.stopped = true
-                return s.feed
+            let feed = state.locked { shared -> ChangeFeed? in
+                shared.stopped = true
+                return shared.feed
             }
-            f?.stop()
+            feed?.stop()
         }
     }
 }

@@ -19,7 +19,8 @@ extension Store {
     private func historyBytes(_ generations: [Int]) -> Int {
         let wanted = Set(generations)
         return FileIO.list(path + "/history").reduce(0) { sum, name in
-            guard let g = HistoryReference.generation(ofHistoryFile: name), wanted.contains(g) else { return sum }
+            guard let generation = HistoryReference.generation(ofHistoryFile: name),
+                  wanted.contains(generation) else { return sum }
             return sum + FileIO.size(path + "/history/" + name)
         }
     }
@@ -39,8 +40,9 @@ extension Store {
     /// - Parameters:
     ///   - token: Where to resume: the transactions of later generations are returned. Nil
     ///     returns every transaction the store keeps.
-    ///   - identifiers: Also read each transaction's inserted and updated ids (``HistoryTransaction/inserted``,
-    ///     ``HistoryTransaction/updated``); without it those lists are empty.
+    ///   - identifiers: Also read each transaction's inserted and updated ids
+    ///     (``HistoryTransaction/inserted``, ``HistoryTransaction/updated``); without it those lists
+    ///     are empty.
     ///   - limit: At most this many transactions, the oldest after `token`.
     /// - Returns: The transactions, oldest first.
     /// - Throws: ``QuakeError`` of kind ``QuakeError/Kind/historyUnavailable`` when transactions
@@ -78,8 +80,8 @@ extension Store {
         var out: [HistoryTransaction] = []
         for g in manifest.history.generations {
             if let limit, out.count >= limit { break }
-            let h = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
-            if h.committed > ms { out.append(try transaction(h, identifiers: identifiers)) }
+            let file = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
+            if file.committed > ms { out.append(try transaction(file, identifiers: identifiers)) }
         }
         return out
     }
@@ -89,7 +91,8 @@ extension Store {
         guard manifest.history.generations.contains(g) else {
             throw QuakeError.noTransaction(noTransactionReason(g))
         }
-        return try transaction(HistoryFile.read(path: HistoryFile.path(store: path, generation: g)), identifiers: identifiers)
+        return try transaction(HistoryFile.read(path: HistoryFile.path(store: path, generation: g)),
+                               identifiers: identifiers)
     }
 
     /// Calls `body` with every event of transaction `g`: inserted, then updated, then (with
@@ -97,21 +100,25 @@ extension Store {
     /// Memory holds one partition's lists at a time.
     package func forEachChange(generation g: Int, includeUnchanged: Bool = true,
                               _ body: (HistoryChange) throws -> Void) throws {
-        guard manifest.history.generations.contains(g) else { throw QuakeError.noTransaction(noTransactionReason(g)) }
-        let h = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
-        for (i, s) in h.sections.enumerated() {
-            let c = try h.changes(i)
-            for k in 0..<c.inserted.count {
-                try body(HistoryChange(kind: .inserted, id: c.inserted.string(k) ?? "", changedFields: [], partition: s.key))
+        guard manifest.history.generations.contains(g) else {
+            throw QuakeError.noTransaction(noTransactionReason(g))
+        }
+        let file = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
+        for (i, section) in file.sections.enumerated() {
+            let changes = try file.changes(i)
+            for k in 0..<changes.inserted.count {
+                try body(HistoryChange(kind: .inserted, id: changes.inserted.string(k) ?? "", changedFields: [],
+                                       partition: section.key))
             }
-            for k in 0..<c.updated.count {
-                try body(HistoryChange(kind: .updated, id: c.updated.string(k) ?? "",
-                                       changedFields: Column.columns(in: c.changedColumns[k]), partition: s.key))
+            for k in 0..<changes.updated.count {
+                try body(HistoryChange(kind: .updated, id: changes.updated.string(k) ?? "",
+                                       changedFields: Column.columns(in: changes.changedColumns[k]),
+                                       partition: section.key))
             }
             if includeUnchanged {
-                for k in 0..<c.unchanged.count {
-                    try body(HistoryChange(kind: .unchanged, id: c.unchanged.string(k) ?? "", changedFields: [],
-                                           partition: s.key))
+                for k in 0..<changes.unchanged.count {
+                    try body(HistoryChange(kind: .unchanged, id: changes.unchanged.string(k) ?? "", changedFields: [],
+                                           partition: section.key))
                 }
             }
         }
@@ -135,24 +142,25 @@ extension Store {
         let ms = Int64(saturating: (date.timeIntervalSince1970 * 1000).rounded(.down))
         try checkCovered(afterTime: ms)
         return try changedFilter(manifest.history.generations.compactMap { g in
-            let h = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
-            return h.committed > ms ? h : nil
+            let file = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
+            return file.committed > ms ? file : nil
         }, bounds: within.timeBounds)
     }
 
     private func changedFilter(_ files: [HistoryFile], bounds: (lower: Int64?, upper: Int64?)) throws -> Filter {
         var ids = ByteArena()
-        var lo = Int64.max, hi = Int64.min
-        for h in files {
-            for (i, s) in h.sections.enumerated() where s.inserted + s.updated > 0 {
+        var lo = Int64.max
+        var hi = Int64.min
+        for file in files {
+            for (i, section) in file.sections.enumerated() where section.inserted + section.updated > 0 {
                 // a section whose changed events all lie outside the bounds cannot match
-                if let l = bounds.lower, s.maxTime < l { continue }
-                if let u = bounds.upper, s.minTime >= u { continue }
-                let c = try h.changes(i)
-                ids.append(contentsOf: c.inserted)
-                ids.append(contentsOf: c.updated)
-                lo = min(lo, s.minTime)
-                hi = max(hi, s.maxTime)
+                if let lower = bounds.lower, section.maxTime < lower { continue }
+                if let upper = bounds.upper, section.minTime >= upper { continue }
+                let changes = try file.changes(i)
+                ids.append(contentsOf: changes.inserted)
+                ids.append(contentsOf: changes.updated)
+                lo = min(lo, section.minTime)
+                hi = max(hi, section.maxTime)
             }
         }
         if ids.count == 0 { return .none }
@@ -183,35 +191,42 @@ extension Store {
         if gone.isEmpty { return (0, 0) }
         let bytes = historyBytes(gone)
         let newest = gone.last.flatMap { try? HistoryFile.read(path: HistoryFile.path(store: path, generation: $0)) }
-        var m = old
-        m.generation = old.generation + 1
+        var next = old
+        next.generation = old.generation + 1
         // when the newest pruned file is unreadable, its time is unknown: history restarts now
-        m.history.prune(before: g, newestPrunedTime: newest?.committed ?? Int64(Date().timeIntervalSince1970 * 1000))
-        m.retired = Array(old.liveFiles.subtracting(m.liveFiles)).sorted()
+        next.history.prune(before: g,
+                           newestPrunedTime: newest?.committed ?? Int64(Date().timeIntervalSince1970 * 1000))
+        next.retired = Array(old.liveFiles.subtracting(next.liveFiles)).sorted()
         Store.collectGarbage(old, storePath: path)
-        m = try Store.commit(m, storePath: path)
-        Store.collectGarbage(m, storePath: path)
+        next = try Store.commit(next, storePath: path)
+        Store.collectGarbage(next, storePath: path)
         try refresh()
         return (gone.count, bytes)
     }
 
-    private func transaction(_ h: HistoryFile, identifiers: Bool) throws -> HistoryTransaction {
-        let span: ClosedRange<Int64>? = h.minTime <= h.maxTime ? h.minTime...h.maxTime : nil
-        var t = HistoryTransaction(generation: h.generation, committed: Date(timeIntervalSince1970: Double(h.committed) / 1000),
-                                   committedMillis: h.committed, files: h.files, insertedCount: h.inserted,
-                                   updatedCount: h.updated, unchangedCount: h.unchanged,
-                                   partitions: h.sections.filter { $0.inserted + $0.updated > 0 }.map(\.key),
-                                   timeSpan: span, bytes: FileIO.size(HistoryFile.path(store: path, generation: h.generation)))
-        guard identifiers else { return t }
-        for i in h.sections.indices {
-            let c = try h.changes(i)
-            for k in 0..<c.inserted.count { t.inserted.append(c.inserted.string(k) ?? "") }
-            for k in 0..<c.updated.count {
-                t.updated.append(HistoryUpdate(id: c.updated.string(k) ?? "",
-                                               changedFields: Column.columns(in: c.changedColumns[k])))
+    private func transaction(_ file: HistoryFile, identifiers: Bool) throws -> HistoryTransaction {
+        let span: ClosedRange<Int64>? = file.minTime <= file.maxTime ? file.minTime...file.maxTime : nil
+        let bytes = FileIO.size(HistoryFile.path(store: path, generation: file.generation))
+        var transaction = HistoryTransaction(generation: file.generation,
+                                             committed: Date(timeIntervalSince1970: Double(file.committed) / 1000),
+                                             committedMillis: file.committed, files: file.files,
+                                             insertedCount: file.inserted, updatedCount: file.updated,
+                                             unchangedCount: file.unchanged,
+                                             partitions: file.sections.filter { $0.inserted + $0.updated > 0 }
+                                                 .map(\.key),
+                                             timeSpan: span, bytes: bytes)
+        guard identifiers else { return transaction }
+        for i in file.sections.indices {
+            let changes = try file.changes(i)
+            for k in 0..<changes.inserted.count {
+                transaction.inserted.append(changes.inserted.string(k) ?? "")
+            }
+            for k in 0..<changes.updated.count {
+                transaction.updated.append(HistoryUpdate(id: changes.updated.string(k) ?? "",
+                                                         changedFields: Column.columns(in: changes.changedColumns[k])))
             }
         }
-        return t
+        return transaction
     }
 
     /// Throws unless every load committed after generation `g` has its transaction.
@@ -246,6 +261,7 @@ extension Store {
                 + "(history is complete after generation \(manifest.history.baseGeneration))"
         }
         if g > manifest.generation { return "no generation \(g): the store is at generation \(manifest.generation)" }
-        return "generation \(g) was not committed by a load (repair, migrate or a history prune), so it has no transaction"
+        return "generation \(g) was not committed by a load (repair, migrate or a history prune), "
+            + "so it has no transaction"
     }
 }

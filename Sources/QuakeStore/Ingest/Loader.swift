@@ -27,20 +27,12 @@ package final class Loader {
     }
 
     /// The one message for a `--strict` load that met rejects.
-    package static func strictFailure(rejected n: Int) -> QuakeError {
-        .strict("\(n) row\(n == 1 ? "" : "s") rejected; nothing committed")
+    package static func strictFailure(rejected count: Int) -> QuakeError {
+        .strict("\(count) row\(count == 1 ? "" : "s") rejected; nothing committed")
     }
 
     package func run(_ paths: [String]) throws -> (LoadSummary, Manifest?) {
-        var broken: [String] = []
-        let files = try InputFiles.expand(paths, brokenLinks: &broken)
-        for b in broken {
-            if options.strict {
-                throw QuakeError(.strict, path: b,
-                                 detail: "a broken symlink (its target does not exist); nothing committed")
-            }
-            options.onMessage?("warning: \(b): a broken symlink (its target does not exist): skipped")
-        }
+        let files = try expandInputs(paths)
         let trace = ProcessInfo.processInfo.environment["QUAKES_TRACE"] != nil
         func mark(_ phase: String, _ detail: @autoclosure () -> String = "") {
             MallocPolicy.releaseFree()   // the next pass starts from what this one still holds
@@ -53,12 +45,7 @@ package final class Loader {
         let staging = try HistoryStaging(path: spills.directory + "/history.stage")
         // the old projection's threshold is a floor: kept partitions' rows under it are unknown
         let topRows = TopRowsCollector(floor: old.top?.threshold ?? -.infinity, capacity: TopRows.maximumCapacity)
-        let direct = options.writesNewPartitions
-            ? DirectPartitions(storePath: storePath, scratch: spills.directory, old: old, generation: generation,
-                               history: staging, topRows: topRows, rowsLimit: options.newPartitionRows,
-                               residentLimit: options.newPartitionResidentLimit)
-            : nil
-        direct?.isCancelled = options.isCancelled
+        let direct = directPartitions(spills, staging: staging, topRows: topRows)
         var summary = try SpillPass(spills: spills, partitioning: old.partitioning, options: options, start: start,
                                     direct: direct).run(files)
         mark("spilled", " (\(direct?.written.count ?? 0) partitions written, \(spills.partitions.count) spilled)")
@@ -66,7 +53,8 @@ package final class Loader {
         report(.resolve, 0, Manifest.idBucketCount)
         let buckets = Tally()
         try options.checkCancelled()
-        var resolve = ResolvePass(storePath: storePath, old: old, generation: generation, isCancelled: options.isCancelled)
+        var resolve = ResolvePass(storePath: storePath, old: old, generation: generation,
+                                  isCancelled: options.isCancelled)
         resolve.newIndexBits = options.idHashBits
         let resolved = try resolve.run(spills.idBuckets, scratch: spills.directory) {
             report(.resolve, buckets.add(), Manifest.idBucketCount)
@@ -75,8 +63,8 @@ package final class Loader {
         summary.duplicates = resolved.duplicates
         mark("resolved")
         try options.checkCancelled()
-        var merge = MergePass(storePath: storePath, old: old, generation: generation, spills: spills, history: staging,
-                              direct: direct?.written ?? [:])
+        var merge = MergePass(storePath: storePath, old: old, generation: generation, spills: spills,
+                              history: staging, direct: direct?.written ?? [:])
         merge.isCancelled = options.isCancelled
         merge.topRows = topRows
         let total = merge.partitions(resolved)
@@ -86,13 +74,7 @@ package final class Loader {
         summary.updated = merged.updated
         summary.unchanged = merged.unchanged
         summary.keptPreciseTimes = merged.keptPreciseTimes
-        if let e = merged.keptPreciseExample {
-            let n = merged.keptPreciseTimes
-            options.onMessage?("warning: kept the full-precision time of \(n.formatted()) event\(n == 1 ? "" : "s") "
-                + "where a version "
-                + "with the same 'updated' had a coarser copy, such as \(e.id): \(Timestamp.string(e.time)) over "
-                + "\(Timestamp.string(e.coarse)); a coarser time never replaces a precise one")
-        }
+        if let example = merged.keptPreciseExample { warnKeptPreciseTimes(merged.keptPreciseTimes, example: example) }
         mark("merged")
         try options.checkCancelled()
         if options.strict && summary.rejected > 0 { throw Loader.strictFailure(rejected: summary.rejected) }
@@ -100,28 +82,72 @@ package final class Loader {
         var next = newManifest(merged.changed, buckets: resolved.buckets)
         if next.partitions != old.partitions || next.idBuckets != old.idBuckets {
             try Store.attachTopRows(&next, old: old, collected: topRows.take(), storePath: storePath)
-            // the transaction is written before the commit names it; an uncommitted one is garbage
-            let committed = Int64(Date().timeIntervalSince1970 * 1000)
-            // kept transactions that refer to a partition file this commit retires keep its ids
-            try HistoryReference.preserve(retired: next.retired, history: old.history.generations, storePath: storePath,
-                                          cancelled: options.isCancelled)
-            let sources = files.map { options.sourceNames[$0] ?? $0 }
-            _ = try HistoryFile.write(store: storePath, generation: generation, committed: committed,
-                                      previous: old.history.latest, files: sources, staged: staging,
-                                      cancelled: options.isCancelled)
-            next.history.append(generation)
-            if next.history.baseTime == HistoryRetention.unknownTime {
-                // a store from before history: every earlier commit happened by the time the
-                // manifest being replaced was written
-                next.history.baseTime = min(committed, FileIO.modifiedMillis(Store.manifestPath(storePath)) ?? committed)
-            }
+            try writeHistory(&next, files: files, staging: staging)
         }
         return (summary, next)
     }
 
+    /// The writer of new partitions straight from the batches, when the options allow it.
+    private func directPartitions(_ spills: SpillSet, staging: HistoryStaging,
+                                  topRows: TopRowsCollector) -> DirectPartitions? {
+        let direct = options.writesNewPartitions
+            ? DirectPartitions(storePath: storePath, scratch: spills.directory, old: old, generation: generation,
+                               history: staging, topRows: topRows, rowsLimit: options.newPartitionRows,
+                               residentLimit: options.newPartitionResidentLimit)
+            : nil
+        direct?.isCancelled = options.isCancelled
+        return direct
+    }
+
+    /// The files `paths` name; a broken symlink among them is skipped with a warning (refused
+    /// when strict).
+    private func expandInputs(_ paths: [String]) throws -> [String] {
+        var broken: [String] = []
+        let files = try InputFiles.expand(paths, brokenLinks: &broken)
+        for link in broken {
+            if options.strict {
+                throw QuakeError(.strict, path: link,
+                                 detail: "a broken symlink (its target does not exist); nothing committed")
+            }
+            options.onMessage?("warning: \(link): a broken symlink (its target does not exist): skipped")
+        }
+        return files
+    }
+
+    /// Warns that `count` events kept a precise time over a coarser copy, with one example.
+    private func warnKeptPreciseTimes(_ count: Int, example: (id: String, time: Int64, coarse: Int64)) {
+        let events = "\(count.formatted()) event\(count == 1 ? "" : "s")"
+        options.onMessage?("warning: kept the full-precision time of \(events) "
+            + "where a version "
+            + "with the same 'updated' had a coarser copy, such as \(example.id): "
+            + "\(Timestamp.string(example.time)) over "
+            + "\(Timestamp.string(example.coarse)); a coarser time never replaces a precise one")
+    }
+
+    /// Writes this load's history transaction and names it in `next`.
+    private func writeHistory(_ next: inout Manifest, files: [String], staging: HistoryStaging) throws {
+        // the transaction is written before the commit names it; an uncommitted one is garbage
+        let committed = Int64(Date().timeIntervalSince1970 * 1000)
+        // kept transactions that refer to a partition file this commit retires keep its ids
+        try HistoryReference.preserve(retired: next.retired, history: old.history.generations, storePath: storePath,
+                                      cancelled: options.isCancelled)
+        let sources = files.map { options.sourceNames[$0] ?? $0 }
+        _ = try HistoryFile.write(store: storePath, generation: generation, committed: committed,
+                                  previous: old.history.latest, files: sources, staged: staging,
+                                  cancelled: options.isCancelled)
+        next.history.append(generation)
+        if next.history.baseTime == HistoryRetention.unknownTime {
+            // a store from before history: every earlier commit happened by the time the
+            // manifest being replaced was written
+            let replaced = FileIO.modifiedMillis(Store.manifestPath(storePath)) ?? committed
+            next.history.baseTime = min(committed, replaced)
+        }
+    }
+
     /// Reports progress of a phase after reading, with the read counts of `summary`.
     private func progress(_ summary: LoadSummary) -> @Sendable (LoadProgress.Phase, Int, Int) -> Void {
-        let onProgress = options.onProgress, start = start
+        let onProgress = options.onProgress
+        let start = start
         return { phase, done, total in
             onProgress?(LoadProgress(phase: phase, done: done, total: total, bytesRead: summary.bytesRead,
                                      rows: summary.rowsRead, elapsedSeconds: Date().timeIntervalSince(start)))
@@ -130,21 +156,27 @@ package final class Loader {
 
     /// A count shared by worker threads.
     package final class Tally: Sendable {
-        private let n = Atomic(0)
+        private let count = Atomic(0)
         /// Adds one; returns the new count.
-        package func add() -> Int { n.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue }
+        package func add() -> Int { count.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue }
     }
 
     private func newManifest(_ changed: [Int: PartitionEntry?], buckets: [Int: String]) -> Manifest {
-        var m = old
-        m.generation = generation
+        var manifest = old
+        manifest.generation = generation
         var byOrd: [Int: PartitionEntry] = [:]
-        for e in old.partitions { byOrd[old.partitioning.ordinal(e.minTime)] = e }
-        for (o, e) in changed { byOrd[o] = e }
-        m.partitions = byOrd.keys.sorted().compactMap { byOrd[$0] }
-        m.rows = m.partitions.reduce(0) { $0 + $1.rows }
-        for (b, f) in buckets { m.idBuckets[b] = f }
-        m.retired = Array(old.liveFiles.subtracting(m.liveFiles)).sorted()
-        return m
+        for entry in old.partitions {
+            byOrd[old.partitioning.ordinal(entry.minTime)] = entry
+        }
+        for (ordinal, entry) in changed {
+            byOrd[ordinal] = entry
+        }
+        manifest.partitions = byOrd.keys.sorted().compactMap { byOrd[$0] }
+        manifest.rows = manifest.partitions.reduce(0) { $0 + $1.rows }
+        for (bucket, file) in buckets {
+            manifest.idBuckets[bucket] = file
+        }
+        manifest.retired = Array(old.liveFiles.subtracting(manifest.liveFiles)).sorted()
+        return manifest
     }
 }

@@ -19,9 +19,9 @@ extension Store {
         let lock = try writerLock(reusing: held, wait: .never)
         defer { withExtendedLifetime(lock) {} }
         try refresh()
-        var m = manifest
-        m.setCursor(key, value)
-        if m.cursors != manifest.cursors { _ = try Store.commit(m, storePath: path) }
+        var next = manifest
+        next.setCursor(key, value)
+        if next.cursors != manifest.cursors { _ = try Store.commit(next, storePath: path) }
         try refresh()
     }
 
@@ -92,13 +92,13 @@ extension Store {
             loading.scratchPath = path + "/tmp"
             let loader = Loader(storePath: path, manifest: before, options: loading)
             var (summary, next) = try loader.run(paths)
-            if let c = options.cursor {
+            if let cursor = options.cursor {
                 // a load that changed no row commits the cursor on the snapshot it read: same generation
                 let changed = next.map { $0.partitions != before.partitions || $0.idBuckets != before.idBuckets }
                     ?? false
-                var m = changed ? next ?? before : before
-                m.setCursor(c.key, c.value(summary))
-                next = m
+                var withCursor = changed ? next ?? before : before
+                withCursor.setCursor(cursor.key, cursor.value(summary))
+                next = withCursor
             }
             // the calling thread is the task's: its cancellation is seen here, before anything is committed
             if Store.taskCancelled {

@@ -124,9 +124,9 @@ extension Store {
         let wanted = Array(ids)
         guard !wanted.isEmpty else { return LoadSummary() }
         let now = Date()
-        var d = FetchDescriptor<Quake>()
-        d.includesDeleted = true
-        let plan = try FetchPlan(d)
+        var descriptor = FetchDescriptor<Quake>()
+        descriptor.includesDeleted = true
+        let plan = try FetchPlan(descriptor)
         let found = try query(QuerySpec(filter: .conjunction([plan.filter, .ids(EventIdSet(wanted))]),
                                         sort: [SortKey(.id)])).quakes
         let stones = found.filter { $0.status != "deleted" }.map { quake -> Quake in
@@ -138,7 +138,8 @@ extension Store {
             return stone
         }
         guard !stones.isEmpty else { return LoadSummary() }
-        // the tombstone changes the status alone: the fields the event's versions never carried stay uncarried
+        // the tombstone changes the status alone: the fields the event's versions never carried stay
+        // uncarried
         let carried = try Store.carriedColumns([\Quake.status])
         return try upsert(stones, carrying: carried, label: "Store.delete(ids:)")
     }
@@ -157,31 +158,7 @@ extension Store {
             return value
         }
         var props: [String: Any] = ["time": try milliseconds("time", quake.time)]
-        let numbers: [(Column, Double?)] = [
-            (.mag, quake.magnitude), (.gap, quake.gap), (.dmin, quake.dmin), (.rms, quake.rms),
-            (.horizontalError, quake.horizontalError), (.depthError, quake.depthError), (.magError, quake.magError),
-            (.cdi, quake.cdi), (.mmi, quake.mmi),
-        ]
-        for (column, value) in numbers where carries(column) {
-            guard let value else {
-                props[column.name] = NSNull()
-                continue
-            }
-            guard value.isFinite else {
-                throw .argument("\(label) \(Store.propertyName(column))", "a finite number, not \(value)")
-            }
-            props[column.name] = value
-        }
-        let integers: [(Column, Int?)] = [(.nst, quake.nst), (.magNst, quake.magNst), (.felt, quake.felt),
-                                          (.tsunami, quake.tsunami), (.sig, quake.sig), (.tz, quake.tz)]
-        for (column, value) in integers where carries(column) { props[column.name] = value ?? NSNull() }
-        let texts: [(Column, String?)] = [
-            (.magType, quake.magType), (.net, quake.net), (.place, quake.place), (.type, quake.type),
-            (.status, quake.status), (.locationSource, quake.locationSource), (.magSource, quake.magSource),
-            (.alert, quake.alert), (.url, quake.url), (.detail, quake.detail), (.code, quake.code), (.ids, quake.ids),
-            (.sources, quake.sources), (.types, quake.types), (.title, quake.title),
-        ]
-        for (column, value) in texts where carries(column) { props[column.name] = value ?? NSNull() }
+        try addValues(of: quake, to: &props, label: label, carries: carries)
         if carries(.updated) {
             if let updated = quake.updated {
                 props["updated"] = try milliseconds("updated", updated)
@@ -209,6 +186,37 @@ extension Store {
         return Array(data)
     }
 
+    /// Adds the numbers, integers and texts of `quake` that `carries` takes to `props`, a nil one
+    /// as JSON `null`.
+    private static func addValues(of quake: Quake, to props: inout [String: Any], label: String,
+                                  carries: (Column) -> Bool) throws(QuakeError) {
+        let numbers: [(Column, Double?)] = [
+            (.mag, quake.magnitude), (.gap, quake.gap), (.dmin, quake.dmin), (.rms, quake.rms),
+            (.horizontalError, quake.horizontalError), (.depthError, quake.depthError), (.magError, quake.magError),
+            (.cdi, quake.cdi), (.mmi, quake.mmi),
+        ]
+        for (column, value) in numbers where carries(column) {
+            guard let value else {
+                props[column.name] = NSNull()
+                continue
+            }
+            guard value.isFinite else {
+                throw .argument("\(label) \(Store.propertyName(column))", "a finite number, not \(value)")
+            }
+            props[column.name] = value
+        }
+        let integers: [(Column, Int?)] = [(.nst, quake.nst), (.magNst, quake.magNst), (.felt, quake.felt),
+                                          (.tsunami, quake.tsunami), (.sig, quake.sig), (.tz, quake.tz)]
+        for (column, value) in integers where carries(column) { props[column.name] = value ?? NSNull() }
+        let texts: [(Column, String?)] = [
+            (.magType, quake.magType), (.net, quake.net), (.place, quake.place), (.type, quake.type),
+            (.status, quake.status), (.locationSource, quake.locationSource), (.magSource, quake.magSource),
+            (.alert, quake.alert), (.url, quake.url), (.detail, quake.detail), (.code, quake.code), (.ids, quake.ids),
+            (.sources, quake.sources), (.types, quake.types), (.title, quake.title),
+        ]
+        for (column, value) in texts where carries(column) { props[column.name] = value ?? NSNull() }
+    }
+
     /// The ``Quake`` property behind `column`, as an error names it.
     static func propertyName(_ column: Column) -> String { column == .mag ? "magnitude" : column.name }
 }
@@ -225,13 +233,13 @@ private final class StagedFile {
 
     func write(_ bytes: [UInt8]) throws {
         guard let fd else { return }
-        try bytes.withStoreBytes { (b) throws(QuakeError) in try FileIO.writeAll(fd, b, path: path) }
+        try bytes.withStoreBytes { (stored) throws(QuakeError) in try FileIO.writeAll(fd, stored, path: path) }
     }
 
     func close() throws {
-        guard let f = fd else { return }
+        guard let open = fd else { return }
         fd = nil
-        try FileIO.syncAndClose(f, path: path)
+        try FileIO.syncAndClose(open, path: path)
     }
 
     deinit { if let fd { FileIO.closeQuietly(fd) } }

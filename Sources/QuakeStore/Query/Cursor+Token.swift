@@ -21,52 +21,54 @@ extension Cursor {
             json.append(UInt8(ascii: "}"))
         }
         json.append(contentsOf: #"],"values":["#.utf8)
-        for (k, v) in values.enumerated() {
+        for (k, value) in values.enumerated() {
             if k > 0 { json.append(UInt8(ascii: ",")) }
-            switch v {
+            switch value {
             case .null:
                 json.append(contentsOf: #"{"null":{}}"#.utf8)
-            case .number(let d):
+            case .number(let number):
                 json.append(contentsOf: #"{"number":{"_0":"#.utf8)
-                json.append(contentsOf: (d.isFinite ? "\(d)" : "\"\(d)\"").utf8)
+                json.append(contentsOf: (number.isFinite ? "\(number)" : "\"\(number)\"").utf8)
                 json.append(contentsOf: "}}".utf8)
-            case .text(let t):
+            case .text(let text):
                 json.append(contentsOf: #"{"text":{"_0":"#.utf8)
-                Cursor.appendString(t, to: &json)
+                Cursor.appendString(text, to: &json)
                 json.append(contentsOf: "}}".utf8)
             }
         }
         json.append(contentsOf: "]}".utf8)
         var out = ""
         out.reserveCapacity((json.count + 2) / 3 * 4)
-        for c in Data(json).base64EncodedString().unicodeScalars where c != "=" {
-            out.unicodeScalars.append(c == "+" ? "-" : c == "/" ? "_" : c)
+        for scalar in Data(json).base64EncodedString().unicodeScalars where scalar != "=" {
+            out.unicodeScalars.append(scalar == "+" ? "-" : scalar == "/" ? "_" : scalar)
         }
         return out
     }
 
     /// Reads a token ``token`` printed; nil for anything else.
     package init?(token: String) {
-        var s = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while s.count % 4 != 0 { s += "=" }
-        guard let d = Data(base64Encoded: s), let c = try? JSONDecoder().decode(Cursor.self, from: d),
-              c.values.count == c.sort.count else { return nil }
-        self = c
+        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64), let cursor = try? JSONDecoder().decode(Cursor.self, from: data),
+              cursor.values.count == cursor.sort.count else { return nil }
+        self = cursor
     }
 
     /// Appends `s` as a JSON string: quotes, backslashes and control characters escaped.
     private static func appendString(_ s: String, to out: inout [UInt8]) {
         let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
+        for byte in s.utf8 {
+            switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                out.append(UInt8(ascii: "\\")); out.append(b)
+                out.append(UInt8(ascii: "\\"))
+                out.append(byte)
             case 0..<0x20:
                 out.append(contentsOf: #"\u00"#.utf8)
-                out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 15)])
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 15)])
             default:
-                out.append(b)
+                out.append(byte)
             }
         }
         out.append(UInt8(ascii: "\""))

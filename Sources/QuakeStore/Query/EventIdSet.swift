@@ -16,14 +16,14 @@ package final class EventIdSet: Sendable, CustomStringConvertible {
     }
 
     package init(_ ids: ByteArena) {
-        var t = SliceInterner(capacity: ids.count)
+        var interner = SliceInterner(capacity: ids.count)
         // SAFETY: `raw` is the arena's bytes for the closure's span; each of its ranges lies inside
         // them (ends ascend to bytes.count).
         assert((ids.ends.last ?? 0) <= ids.bytes.count)
         ids.bytes.withUnsafeBytes { raw in
-            for i in 0..<ids.count { _ = t.intern(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])) }
+            for i in 0..<ids.count { _ = interner.intern(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])) }
         }
-        table = t
+        table = interner
         listed = ids
     }
 
@@ -48,9 +48,9 @@ package final class EventIdSet: Sendable, CustomStringConvertible {
 
     /// True when `id` is in the set.
     package func contains(_ id: String) -> Bool {
-        var s = id
+        var utf8 = id
         // SAFETY: the buffer is the string's own UTF-8 for the closure's span; lookup only reads it.
-        return s.withUTF8 { table.lookup(UnsafeRawBufferPointer($0)) != nil }
+        return utf8.withUTF8 { table.lookup(UnsafeRawBufferPointer($0)) != nil }
     }
 
     package var description: String { "\(count) ids" }

@@ -78,11 +78,11 @@ extension FetchDescriptor where T == Quake {
 
     /// The sort as engine keys, nulls last (tests compare with naive references).
     package func sortKeys() throws(QuakeError) -> [SortKey] {
-        try sortBy.enumerated().map { (k, sd) throws(QuakeError) in
-            guard let kp = sd.keyPath, let c = Quake.column(for: kp) else {
+        try sortBy.enumerated().map { (k, descriptor) throws(QuakeError) in
+            guard let keyPath = descriptor.keyPath, let column = Quake.column(for: keyPath) else {
                 throw QuakeError(.unsupportedSort, detail: "sort key \(k + 1) is not a stored Quake property")
             }
-            return SortKey(c, ascending: sd.order == .forward)
+            return SortKey(column, ascending: descriptor.order == .forward)
         }
     }
 }

@@ -38,17 +38,21 @@ package struct FetchPlan {
     package var columns: [Column]?
 
     package init(_ d: FetchDescriptor<Quake>) throws(QuakeError) {
-        if let l = d.fetchLimit, l < 0 { throw .argument("fetchLimit", "0 or more, not \(l)") }
-        if let o = d.fetchOffset, o < 0 { throw .argument("fetchOffset", "0 or more, not \(o)") }
+        if let fetchLimit = d.fetchLimit, fetchLimit < 0 {
+            throw .argument("fetchLimit", "0 or more, not \(fetchLimit)")
+        }
+        if let fetchOffset = d.fetchOffset, fetchOffset < 0 {
+            throw .argument("fetchOffset", "0 or more, not \(fetchOffset)")
+        }
         limit = d.fetchLimit
         offset = d.fetchOffset ?? 0
         base = d.includesDeleted ? .all : Filter.notDeleted
         var parts = [base]
         traps = []
-        if let p = d.predicate {
-            let (f, t) = PredicateTranslator.translate(p)
-            parts.append(f)
-            traps = t
+        if let predicate = d.predicate {
+            let (predicateFilter, predicateTraps) = PredicateTranslator.translate(predicate)
+            parts.append(predicateFilter)
+            traps = predicateTraps
         }
         if let text = d.searchText?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
             parts.append(.contains(.place, CanonicalText.nfc(text), insensitive: true))
@@ -57,24 +61,24 @@ package struct FetchPlan {
         sortBy = d.sortBy
         var keys: [SortKey] = []
         var native = true
-        for (k, sd) in d.sortBy.enumerated() {
-            guard let kp = sd.keyPath, let c = Quake.column(for: kp) else {
+        for (k, descriptor) in d.sortBy.enumerated() {
+            guard let keyPath = descriptor.keyPath, let column = Quake.column(for: keyPath) else {
                 throw QuakeError(.unsupportedSort, detail: "sort key \(k + 1) of \(d.sortBy.count) is not a stored "
                     + "Quake property (computed properties and nested key paths cannot be sorted on)")
             }
-            if let cmp = sd.stringComparator, cmp != .lexical { native = false }
-            keys.append(SortKey(c, ascending: sd.order == .forward))
+            if let comparator = descriptor.stringComparator, comparator != .lexical { native = false }
+            keys.append(SortKey(column, ascending: descriptor.order == .forward))
         }
         let segments = native ? FetchPlan.segments(keys, filter) : nil
         order = segments.map { .segments($0) } ?? .inMemory
         var cols: [Column]? = nil
         if !d.propertiesToFetch.isEmpty {
             var set: [Column] = [.id, .time, .latitude, .longitude]
-            for kp in d.propertiesToFetch {
-                guard let c = Quake.column(for: kp) else {
+            for keyPath in d.propertiesToFetch {
+                guard let column = Quake.column(for: keyPath) else {
                     throw QuakeError(.invalidArgument, detail: "propertiesToFetch names a property that is not stored")
                 }
-                if !set.contains(c) { set.append(c) }
+                if !set.contains(column) { set.append(column) }
             }
             cols = set
         }
@@ -89,23 +93,24 @@ package struct FetchPlan {
     /// Segments whose native orders (nulls last) concatenate to Foundation's order (nil first
     /// when forward), or nil when a forward nullable key that is not first needs the memory path.
     static func segments(_ keys: [SortKey], _ filter: Filter) -> [Segment]? {
-        guard let k = keys.first else { return [Segment(filter: filter, sort: [])] }
+        guard let first = keys.first else { return [Segment(filter: filter, sort: [])] }
         let rest = Array(keys.dropFirst())
         guard rest.allSatisfy({ !($0.ascending && nullable($0.column)) }) else { return nil }
-        guard k.ascending && nullable(k.column) else { return [Segment(filter: filter, sort: keys)] }
+        guard first.ascending && nullable(first.column) else { return [Segment(filter: filter, sort: keys)] }
         // the nil rows tie on the first key: the rest order them, and the id alone when there is no rest
-        return [Segment(filter: .conjunction([filter, .isNull(k.column)]), sort: rest.isEmpty ? [SortKey(.id)] : rest),
-                Segment(filter: .conjunction([filter, .not(.isNull(k.column))]), sort: keys)]
+        return [Segment(filter: .conjunction([filter, .isNull(first.column)]),
+                        sort: rest.isEmpty ? [SortKey(.id)] : rest),
+                Segment(filter: .conjunction([filter, .not(.isNull(first.column))]), sort: keys)]
     }
 
     /// The plan for one section: the same order over the rows `extra` also matches.
     package func narrowed(_ extra: Filter) -> FetchPlan {
-        var p = self
-        p.filter = .conjunction([filter, extra])
-        if case .segments(let s) = order {
-            p.order = .segments(s.map { Segment(filter: .conjunction([$0.filter, extra]), sort: $0.sort) })
+        var plan = self
+        plan.filter = .conjunction([filter, extra])
+        if case .segments(let segments) = order {
+            plan.order = .segments(segments.map { Segment(filter: .conjunction([$0.filter, extra]), sort: $0.sort) })
         }
-        return p
+        return plan
     }
 }
 
@@ -113,11 +118,11 @@ extension Store {
     /// Throws as Foundation's `evaluate` would: when a stored event that a force-unwrap reaches
     /// holds nil there.
     package func checkUnwraps(_ plan: FetchPlan) throws {
-        for t in plan.traps {
-            let f = Filter.conjunction([plan.base, t.reach, .isNull(t.column)])
-            let r = try query(QuerySpec(filter: f, sort: [SortKey(.id)], limit: 1), columns: [.id])
-            if let id = r.ids.first {
-                throw QuakeError(.predicateFailed, detail: "the predicate force-unwraps \(t.column.propertyName), "
+        for trap in plan.traps {
+            let filter = Filter.conjunction([plan.base, trap.reach, .isNull(trap.column)])
+            let result = try query(QuerySpec(filter: filter, sort: [SortKey(.id)], limit: 1), columns: [.id])
+            if let id = result.ids.first {
+                throw QuakeError(.predicateFailed, detail: "the predicate force-unwraps \(trap.column.propertyName), "
                     + "which is nil for event \(id): Foundation's evaluate throws there")
             }
         }
@@ -144,16 +149,20 @@ extension Store {
             var out: [Quake] = []
             var skip = offset
             var want = limit ?? Int.max
-            for (k, s) in segments.enumerated() where want > 0 {
+            for (k, segment) in segments.enumerated() where want > 0 {
                 if skip > 0 && k < segments.count - 1 {
-                    let n = try count(s.filter)
-                    if n <= skip { skip -= n; continue }
+                    let segmentCount = try count(segment.filter)
+                    if segmentCount <= skip {
+                        skip -= segmentCount
+                        continue
+                    }
                 }
-                let spec = QuerySpec(filter: s.filter, sort: s.sort, limit: want == Int.max ? nil : want, offset: skip)
-                let r = try query(spec, columns: plan.columns).quakes
+                let spec = QuerySpec(filter: segment.filter, sort: segment.sort, limit: want == Int.max ? nil : want,
+                                     offset: skip)
+                let rows = try query(spec, columns: plan.columns).quakes
                 skip = 0
-                out += r
-                want -= r.count
+                out += rows
+                want -= rows.count
             }
             return out
         }

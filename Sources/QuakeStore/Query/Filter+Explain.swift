@@ -5,31 +5,31 @@ extension Filter {
     package var plan: (kernels: [String], slowPath: [String]) {
         switch self {
         case .all, .none: return ([], [])
-        case .and(let fs):
-            return fs.reduce(into: ([String](), [String]())) { acc, f in
-                let p = f.plan
-                acc.0 += p.kernels
-                acc.1 += p.slowPath
+        case .and(let terms):
+            return terms.reduce(into: ([String](), [String]())) { acc, term in
+                let termPlan = term.plan
+                acc.0 += termPlan.kernels
+                acc.1 += termPlan.slowPath
             }
-        case .or(let fs):
+        case .or(let terms):
             // the branches' kernels are one either-or term: listed apart, they would read as "and"
             var kernels: [String] = []
             var slowPath: [String] = []
-            for branch in fs {
+            for branch in terms {
                 let branchPlan = branch.plan
                 kernels += branchPlan.kernels
                 slowPath += branchPlan.slowPath
             }
             return (kernels.count > 1 ? ["(" + kernels.joined(separator: " or ") + ")"] : kernels, slowPath)
-        case .not(let f):
+        case .not(let term):
             // the negation of the inner terms, said as such (a minimum radius is `not (distance <= r)`)
-            let inner = f.plan
+            let inner = term.plan
             let kernels = inner.kernels.isEmpty ? [] : ["not (" + inner.kernels.joined(separator: " and ") + ")"]
             let slowPath = inner.slowPath.isEmpty ? [] : ["not (" + inner.slowPath.joined(separator: " and ") + ")"]
             return (kernels, slowPath)
-        case .predicate(let p): return ([], [p.label])
+        case .predicate(let predicate): return ([], [predicate.label])
         case .contains(.place, _, _): return (["\(self) [place dictionary scan]"], [])
-        case .oneOf(let c, _) where c.kind == .category: return (["\(self) [dictionary codes]"], [])
+        case .oneOf(let column, _) where column.kind == .category: return (["\(self) [dictionary codes]"], [])
         case .timeRange(.time, _, _): return (["\(self) [time index + zone maps]"], [])
         case .numberRange: return (["\(self) [zone maps + range kernel]"], [])
         case .arithmetic: return (["\(self) [arithmetic kernel on decoded columns]"], [])
@@ -41,7 +41,7 @@ extension Filter {
 extension QueryStats {
     /// Human-readable `explain` text.
     package func report(filter: Filter) -> String {
-        let p = filter.plan
+        let plan = filter.plan
         var lines: [String] = []
         lines.append("strategy:    \(strategy)")
         let byCatalog = partitionsPrunedByPlace + partitionsSkippedByTopN == 0 ? ""
@@ -52,12 +52,23 @@ extension QueryStats {
         let byIds = partitionsPrunedByIdIndex == 0 ? "" : "\(partitionsPrunedByIdIndex) pruned by the id index, "
         lines.append("partitions:  \(partitionsTotal) total, \(partitionsPruned) pruned by the time index, "
                      + "\(byIds)\(byCatalog)\(read) read")
-        lines.append("blocks:      \(blocksTotal) considered, \(blocksPruned) pruned by zone maps, \(blocksFromStatistics) answered from statistics, \(blocksScanned) scanned, \(blocksSkippedByTopN) skipped by the top-N threshold")
-        lines.append("granules:    \(granulesTotal) considered (4096 rows each), \(granulesPruned) pruned by granule zone maps and mag histograms, \(granulesPrunedByPlace == 0 ? "" : "\(granulesPrunedByPlace) pruned by the place index, ")\(granulesFromStatistics) answered from statistics, \(granulesMatchedWhole) matched whole by zone maps (rows read, no filter work), \(granulesScanned) scanned, \(granulesSkippedByTopN) skipped by the top-N cut-off")
-        lines.append("kernels:     \(p.kernels.isEmpty ? "none" : p.kernels.joined(separator: "; "))")
-        lines.append("slow path:   \(p.slowPath.isEmpty ? "none" : p.slowPath.joined(separator: "; ") + " (evaluated row by row, exact)")")
+        lines.append("blocks:      \(blocksTotal) considered, \(blocksPruned) pruned by zone maps, "
+                     + "\(blocksFromStatistics) answered from statistics, \(blocksScanned) scanned, "
+                     + "\(blocksSkippedByTopN) skipped by the top-N threshold")
+        let byPlaceIndex = granulesPrunedByPlace == 0 ? "" : "\(granulesPrunedByPlace) pruned by the place index, "
+        lines.append("granules:    \(granulesTotal) considered (4096 rows each), "
+                     + "\(granulesPruned) pruned by granule zone maps and mag histograms, \(byPlaceIndex)"
+                     + "\(granulesFromStatistics) answered from statistics, "
+                     + "\(granulesMatchedWhole) matched whole by zone maps (rows read, no filter work), "
+                     + "\(granulesScanned) scanned, \(granulesSkippedByTopN) skipped by the top-N cut-off")
+        let kernels = plan.kernels.isEmpty ? "none" : plan.kernels.joined(separator: "; ")
+        lines.append("kernels:     \(kernels)")
+        let slowPath = plan.slowPath.isEmpty ? "none"
+            : plan.slowPath.joined(separator: "; ") + " (evaluated row by row, exact)"
+        lines.append("slow path:   \(slowPath)")
         lines.append("columns:     \(columnsRead.isEmpty ? "none decoded" : columnsRead.joined(separator: ", "))")
-        lines.append("rows:        \(rowsEstimated) estimated after pruning, \(rowsMatched) matched, \(rowsReturned) returned")
+        lines.append("rows:        \(rowsEstimated) estimated after pruning, \(rowsMatched) matched, "
+                     + "\(rowsReturned) returned")
         if strategy == "hash aggregate" {
             lines.append("aggregate:   \(rowsFolded) rows folded from decoded columns, \(unitsFromAggregates) granules "
                          + "folded from stored unit aggregates, \(unitsFromHistograms) from mag histograms, "
@@ -92,7 +103,9 @@ extension QueryStats {
                                "fromZoneMaps": unitsFromZoneMaps],
             "stages": stages.map { ["stage": $0.name, "milliseconds": $0.milliseconds] as [String: Any] },
         ]
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+            return "{}"
+        }
         return String(decoding: data, as: UTF8.self)
     }
 }

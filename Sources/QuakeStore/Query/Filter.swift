@@ -40,28 +40,34 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
         switch self {
         case .all: return "true"
         case .none: return "false"
-        case .timeRange(let c, let lo, let hi):
-            return [lo.map { "\(c) >= \(Timestamp.string($0))" }, hi.map { "\(c) < \(Timestamp.string($0))" }].compactMap { $0 }.joined(separator: " && ")
-        case .numberRange(let c, let lo, let hi):
-            let l = lo.map { "\(c) \($0.inclusive ? ">=" : ">") \($0.value)" }
-            let h = hi.map { "\(c) \($0.inclusive ? "<=" : "<") \($0.value)" }
-            return [l, h].compactMap { $0 }.joined(separator: " && ")
-        case .box(let a, let b, let c, let d): return "box(lat \(a)...\(b), lon \(c)...\(d))"
-        case .near(let a, let b, let r): return "distance(\(a), \(b)) <= \(r) km"
-        case .oneOf(let c, let v) where v.count == 1: return "\(c) == \"\(v[0])\""
-        case .oneOf(let c, let v) where v.count > 8:
+        case .timeRange(let column, let lo, let hi):
+            let lower = lo.map { "\(column) >= \(Timestamp.string($0))" }
+            let upper = hi.map { "\(column) < \(Timestamp.string($0))" }
+            return [lower, upper].compactMap { $0 }.joined(separator: " && ")
+        case .numberRange(let column, let lo, let hi):
+            let lower = lo.map { "\(column) \($0.inclusive ? ">=" : ">") \($0.value)" }
+            let upper = hi.map { "\(column) \($0.inclusive ? "<=" : "<") \($0.value)" }
+            return [lower, upper].compactMap { $0 }.joined(separator: " && ")
+        case .box(let south, let north, let west, let east):
+            return "box(lat \(south)...\(north), lon \(west)...\(east))"
+        case .near(let latitude, let longitude, let radius):
+            return "distance(\(latitude), \(longitude)) <= \(radius) km"
+        case .oneOf(let column, let values) where values.count == 1: return "\(column) == \"\(values[0])\""
+        case .oneOf(let column, let values) where values.count > 8:
             // a long list (`--id` with 1,000 ids) is named by its first values and its length
-            return "\(c) in \(Array(v.prefix(8)).description.dropLast()), ...] (\(v.count) values)"
-        case .oneOf(let c, let v): return "\(c) in \(v)"
-        case .contains(let c, let s, let i): return i ? "\(c).localizedStandardContains(\"\(s)\")" : "\(c).contains(\"\(s)\")"
-        case .isNull(let c): return "\(c) == nil"
+            return "\(column) in \(Array(values.prefix(8)).description.dropLast()), ...] (\(values.count) values)"
+        case .oneOf(let column, let values): return "\(column) in \(values)"
+        case .contains(let column, let needle, let insensitive):
+            return insensitive ? "\(column).localizedStandardContains(\"\(needle)\")"
+                : "\(column).contains(\"\(needle)\")"
+        case .isNull(let column): return "\(column) == nil"
         case .arithmetic(let comparison): return comparison.description
         case .ids(let set): return "id in {\(set)}"
-        case .and(let f): return "(" + f.map(\.description).joined(separator: " && ") + ")"
-        case .or(let f): return "(" + f.map(\.description).joined(separator: " || ") + ")"
-        case .not(let f): return "!\(f)"
-        case .after(let c): return "after cursor \(c.values)"
-        case .predicate(let p): return "predicate{\(p.label)}"
+        case .and(let terms): return "(" + terms.map(\.description).joined(separator: " && ") + ")"
+        case .or(let terms): return "(" + terms.map(\.description).joined(separator: " || ") + ")"
+        case .not(let term): return "!\(term)"
+        case .after(let cursor): return "after cursor \(cursor.values)"
+        case .predicate(let predicate): return "predicate{\(predicate.label)}"
         }
     }
 
@@ -87,7 +93,7 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
 
     /// Whether this is ``notDeleted``.
     package var isTombstoneCheck: Bool {
-        if case .not(.oneOf(.status, let v)) = self, v == ["deleted"] { return true }
+        if case .not(.oneOf(.status, let values)) = self, values == ["deleted"] { return true }
         return false
     }
 
@@ -101,12 +107,12 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
     /// Conjunction that drops `.all` and collapses on `.none`.
     package static func conjunction(_ parts: [Filter]) -> Filter {
         var out: [Filter] = []
-        for p in parts {
-            switch p {
+        for part in parts {
+            switch part {
             case .all: continue
             case .none: return .none
             case .and(let inner): out.append(contentsOf: inner)
-            default: out.append(p)
+            default: out.append(part)
             }
         }
         return out.isEmpty ? .all : out.count == 1 ? out[0] : .and(out)
@@ -117,22 +123,25 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
         switch self {
         case .none: return (0, 0)
         case .timeRange(.time, let lo, let hi): return (lo, hi)
-        case .and(let fs):
-            var lo: Int64?, hi: Int64?
-            for f in fs {
-                let b = f.timeBounds
-                if let l = b.lower { lo = max(lo ?? l, l) }
-                if let h = b.upper { hi = min(hi ?? h, h) }
+        case .and(let terms):
+            var lo: Int64?
+            var hi: Int64?
+            for term in terms {
+                let bounds = term.timeBounds
+                if let lower = bounds.lower { lo = max(lo ?? lower, lower) }
+                if let upper = bounds.upper { hi = min(hi ?? upper, upper) }
             }
             return (lo, hi)
-        case .or(let fs):
-            var lo: Int64? = Int64.max, hi: Int64? = Int64.min
-            for f in fs {
-                let b = f.timeBounds
-                guard let l = b.lower, let h = b.upper else { return (nil, nil) }
-                lo = min(lo!, l); hi = max(hi!, h)
+        case .or(let terms):
+            var lo: Int64? = Int64.max
+            var hi: Int64? = Int64.min
+            for term in terms {
+                let bounds = term.timeBounds
+                guard let lower = bounds.lower, let upper = bounds.upper else { return (nil, nil) }
+                lo = min(lo!, lower)
+                hi = max(hi!, upper)
             }
-            return fs.isEmpty ? (nil, nil) : (lo, hi)
+            return terms.isEmpty ? (nil, nil) : (lo, hi)
         default: return (nil, nil)
         }
     }
@@ -141,8 +150,8 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
     package var usesSlowPath: Bool {
         switch self {
         case .predicate: return true
-        case .and(let f), .or(let f): return f.contains { $0.usesSlowPath }
-        case .not(let f): return f.usesSlowPath
+        case .and(let terms), .or(let terms): return terms.contains { $0.usesSlowPath }
+        case .not(let term): return term.usesSlowPath
         default: return false
         }
     }
@@ -151,13 +160,15 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
     package var columns: ColumnSet {
         switch self {
         case .all, .none: return []
-        case .timeRange(let c, _, _), .numberRange(let c, _, _), .oneOf(let c, _), .contains(let c, _, _), .isNull(let c): return [c]
+        case .timeRange(let column, _, _), .numberRange(let column, _, _), .oneOf(let column, _),
+             .contains(let column, _, _), .isNull(let column):
+            return [column]
         case .box, .near: return [.latitude, .longitude]
         case .arithmetic(let comparison): return comparison.columns
         case .ids: return [.id]
-        case .and(let f), .or(let f): return f.reduce(into: ColumnSet()) { $0.formUnion($1.columns) }
-        case .not(let f): return f.columns
-        case .after(let c): return ColumnSet(c.sort.map(\.column)).union([.id])
+        case .and(let terms), .or(let terms): return terms.reduce(into: ColumnSet()) { $0.formUnion($1.columns) }
+        case .not(let term): return term.columns
+        case .after(let cursor): return ColumnSet(cursor.sort.map(\.column)).union([.id])
         case .predicate: return .all
         }
     }
@@ -182,8 +193,8 @@ package struct RowPredicate: @unchecked Sendable {
     package func evaluate(_ q: Quake) throws(QuakeError) -> Bool {
         do {
             return try body(q)
-        } catch let e as QuakeError {
-            throw e
+        } catch let quakeError as QuakeError {
+            throw quakeError
         } catch {
             throw QuakeError(.predicateFailed, detail: "event \(q.id): \(error)")
         }

@@ -57,7 +57,8 @@ public enum Metric: Sendable, Equatable, CustomStringConvertible {
         case "stddev": self = .stddev(column)
         case "median": self = .median(column)
         default:
-            guard function.hasPrefix("p"), let percent = Double(function.dropFirst()), (0...100).contains(percent) else {
+            guard function.hasPrefix("p"), let percent = Double(function.dropFirst()),
+                  (0...100).contains(percent) else {
                 return nil
             }
             self = .percentile(percent, column)
@@ -83,15 +84,15 @@ public enum Metric: Sendable, Equatable, CustomStringConvertible {
         case .sum(let column): return "sum(\(name(column)))"
         case .stddev(let column): return "stddev(\(name(column)))"
         case .median(let column): return "median(\(name(column)))"
-        case .percentile(let p, let column): return "p\(ScaledDecimal.trimmed(p))(\(name(column)))"
+        case .percentile(let percent, let column): return "p\(ScaledDecimal.trimmed(percent))(\(name(column)))"
         }
     }
 
     /// Throws ``QuakeError/Kind/invalidArgument`` for a metric of a text column where a number
     /// is needed, a sum or deviation of a time, or a percentile outside 0...100.
     package func validate() throws(QuakeError) {
-        if case .percentile(let p, _) = self, !(p >= 0 && p <= 100) {
-            throw .argument("the percentile", "within 0...100, not \(p)")
+        if case .percentile(let percent, _) = self, !(percent >= 0 && percent <= 100) {
+            throw .argument("the percentile", "within 0...100, not \(percent)")
         }
         switch self {
         case .count, .countValues, .countDistinct: return

@@ -66,27 +66,35 @@ public final class QuakeCursor {
             return
         }
         while spec == nil {
-            guard segment < segments.count else { exhausted = true; batch = []; return }
-            let s = segments[segment]
-            if skip > 0 && segment < segments.count - 1 {
-                let n = try store.count(s.filter)
-                if n <= skip { skip -= n; segment += 1; continue }
+            guard segment < segments.count else {
+                exhausted = true
+                batch = []
+                return
             }
-            spec = QuerySpec(filter: s.filter, sort: s.sort, offset: skip)
+            let current = segments[segment]
+            if skip > 0 && segment < segments.count - 1 {
+                let segmentCount = try store.count(current.filter)
+                if segmentCount <= skip {
+                    skip -= segmentCount
+                    segment += 1
+                    continue
+                }
+            }
+            spec = QuerySpec(filter: current.filter, sort: current.sort, offset: skip)
             skip = 0
         }
-        guard var q = spec else { return }
-        q.limit = min(batchSize, remaining)
-        let r = try store.query(q, columns: plan.columns)
-        batch = r.quakes
+        guard var next = spec else { return }
+        next.limit = min(batchSize, remaining)
+        let result = try store.query(next, columns: plan.columns)
+        batch = result.quakes
         remaining -= batch.count
-        if batch.count < (q.limit ?? 0) || r.cursor == nil {
+        if batch.count < (next.limit ?? 0) || result.cursor == nil {
             spec = nil
             segment += 1
         } else {
-            q.after = r.cursor
-            q.offset = 0
-            spec = q
+            next.after = result.cursor
+            next.offset = 0
+            spec = next
         }
     }
 }

@@ -10,7 +10,8 @@ package struct QuerySpec: Sendable {
     /// More rows than any store holds: limits and offsets at or above it are clamped.
     package static let rowsBound = 1 << 48
 
-    package init(filter: Filter = .all, sort: [SortKey] = [SortKey(.time)], limit: Int? = nil, offset: Int = 0, after: Cursor? = nil) {
+    package init(filter: Filter = .all, sort: [SortKey] = [SortKey(.time)], limit: Int? = nil, offset: Int = 0,
+                 after: Cursor? = nil) {
         self.filter = filter
         self.sort = sort.isEmpty ? [SortKey(.time)] : sort
         self.limit = limit
@@ -20,11 +21,12 @@ package struct QuerySpec: Sendable {
 
     /// The filter as executed: `filter` with the cursor condition folded in.
     package var effectiveFilter: Filter {
-        guard let c = after else { return filter }
-        var parts = [filter, .after(c)]
+        guard let cursor = after else { return filter }
+        var parts = [filter, .after(cursor)]
         // let the time index prune partitions before the cursor
-        if c.sort.first?.column == .time, case .number(let t)? = c.values.first {
-            parts.append(c.sort[0].ascending ? .timeRange(.time, lower: Int64(t), upper: nil) : .timeRange(.time, lower: nil, upper: Int64(t) + 1))
+        if cursor.sort.first?.column == .time, case .number(let time)? = cursor.values.first {
+            parts.append(cursor.sort[0].ascending ? .timeRange(.time, lower: Int64(time), upper: nil)
+                         : .timeRange(.time, lower: nil, upper: Int64(time) + 1))
         }
         return .conjunction(parts)
     }

@@ -17,8 +17,8 @@ package struct SortKey: Sendable, Equatable, Codable, CustomStringConvertible {
     /// Parses `FIELD[:asc|desc]`.
     package init?(parsing s: String) {
         let parts = s.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-        guard let first = parts.first, let c = Column(name: first) else { return nil }
-        column = c
+        guard let first = parts.first, let parsed = Column(name: first) else { return nil }
+        column = parsed
         if parts.count == 2 {
             switch parts[1].lowercased() {
             case "asc": ascending = true
@@ -34,16 +34,19 @@ package struct SortKey: Sendable, Equatable, Codable, CustomStringConvertible {
 extension Column: Codable {
     /// Decodes a column from its USGS field name (`"mag"`), as ``encode(to:)`` writes it.
     public init(from decoder: any Decoder) throws {
-        let s = try decoder.singleValueContainer().decode(String.self)
-        guard let c = Column(name: s) else { throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown column \(s)")) }
-        self = c
+        let name = try decoder.singleValueContainer().decode(String.self)
+        guard let column = Column(name: name) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                    debugDescription: "unknown column \(name)"))
+        }
+        self = column
     }
 
     /// Encodes the column as its USGS field name (``Column/name``), not its ordinal, so encoded
     /// data survives a change of storage order.
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(name)
+        var container = encoder.singleValueContainer()
+        try container.encode(name)
     }
 }
 
@@ -59,12 +62,12 @@ package enum SortValue: Sendable, Hashable, Codable {
         case (.null, .null): return 0
         case (.null, _): return 1
         case (_, .null): return -1
-        case (.number(let x), .number(let y)):
-            if x == y { return 0 }
-            return (x < y) == ascending ? -1 : 1
-        case (.text(let x), .text(let y)):
-            if x == y { return 0 }
-            return (x < y) == ascending ? -1 : 1
+        case (.number(let left), .number(let right)):
+            if left == right { return 0 }
+            return (left < right) == ascending ? -1 : 1
+        case (.text(let left), .text(let right)):
+            if left == right { return 0 }
+            return (left < right) == ascending ? -1 : 1
         case (.number, .text): return -1
         case (.text, .number): return 1
         }
@@ -87,8 +90,8 @@ package struct Cursor: Sendable, Codable, Equatable {
     /// True when a row with `values` and `id` comes strictly after the cursor.
     package func isBefore(_ values: [SortValue], id: String) -> Bool {
         for (k, key) in sort.enumerated() {
-            let c = SortValue.compare(self.values[k], values[k], ascending: key.ascending)
-            if c != 0 { return c < 0 }
+            let comparison = SortValue.compare(self.values[k], values[k], ascending: key.ascending)
+            if comparison != 0 { return comparison < 0 }
         }
         return self.id < id
     }

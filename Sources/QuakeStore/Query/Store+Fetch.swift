@@ -22,25 +22,26 @@ extension Store {
     public func fetchCount(_ d: FetchDescriptor<Quake>) throws -> Int {
         let plan = try FetchPlan(d)
         try checkUnwraps(plan)
-        let n = try count(plan.filter)
-        let afterOffset = max(0, n - plan.offset)
+        let matching = try count(plan.filter)
+        let afterOffset = max(0, matching - plan.offset)
         return plan.limit.map { min($0, afterOffset) } ?? afterOffset
     }
 
     /// The ids of the events ``fetch(_:)`` would return, in order.
     public func fetchIdentifiers(_ d: FetchDescriptor<Quake>) throws -> [String] {
-        var d = d
-        d.propertiesToFetch = [\Quake.id]
-        return try fetch(d).map(\.id)
+        var descriptor = d
+        descriptor.propertiesToFetch = [\Quake.id]
+        return try fetch(descriptor).map(\.id)
     }
 
     /// Calls `body` with every matching event in order, fetching `batchSize` at a time with a
     /// keyset cursor, so memory stays bounded by the batch whatever the result size.
     /// - Throws: ``QuakeError/Kind/invalidArgument`` when `batchSize` is below 1.
     /// - Complexity: one query per `batchSize` events.
-    public func enumerate(_ d: FetchDescriptor<Quake>, batchSize: Int = 5000, _ body: (Quake) throws -> Void) throws {
-        let c = try fetchCursor(d, batchSize: batchSize)
-        while let q = try c.next() { try body(q) }
+    public func enumerate(_ d: FetchDescriptor<Quake>, batchSize: Int = 5000,
+                          _ body: (Quake) throws -> Void) throws {
+        let cursor = try fetchCursor(d, batchSize: batchSize)
+        while let quake = try cursor.next() { try body(quake) }
     }
 
     /// Sections like SwiftData's `sectionBy`: the events ``fetch(_:)`` returns, grouped by `key`,
@@ -53,28 +54,31 @@ extension Store {
     /// - Complexity: one aggregate pass, then one query per section.
     public func fetchSections(_ d: FetchDescriptor<Quake>, by key: GroupBy, limitPerSection: Int? = nil) throws
         -> [QuakeSection] {
-        if let l = limitPerSection, l < 0 { throw QuakeError.argument("limitPerSection", "0 or more, not \(l)") }
+        if let limit = limitPerSection, limit < 0 {
+            throw QuakeError.argument("limitPerSection", "0 or more, not \(limit)")
+        }
         try key.validate()
         let plan = try FetchPlan(d)
         try checkUnwraps(plan)
         let descending = d.sortBy.first.map { $0.keyPath == \Quake.time && $0.order == .reverse } ?? false
         guard plan.limit != nil || plan.offset > 0 else {
-            return try sectionGroups(plan.filter, by: key, newestFirst: descending).map { g in
-                let rows = try page(plan.narrowed(g.filter), limit: limitPerSection, offset: 0)
-                return QuakeSection(id: g.id, elements: rows, totalCount: g.count)
+            return try sectionGroups(plan.filter, by: key, newestFirst: descending).map { group in
+                let rows = try page(plan.narrowed(group.filter), limit: limitPerSection, offset: 0)
+                return QuakeSection(id: group.id, elements: rows, totalCount: group.count)
             }
         }
         // a page: the sections of exactly the events fetch returns
         let rows = try page(plan, limit: plan.limit, offset: plan.offset)
         let position = Dictionary(rows.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         let onPage = Filter.ids(EventIdSet(rows.map(\.id)))
-        let totals = Dictionary(try sectionGroups(plan.filter, by: key, newestFirst: false).map { ($0.id ?? "\u{0}", $0.count) },
-                                uniquingKeysWith: { a, _ in a })
-        return try sectionGroups(.conjunction([plan.filter, onPage]), by: key, newestFirst: descending).map { g in
-            let ids = try query(QuerySpec(filter: .conjunction([onPage, g.filter]), sort: [SortKey(.id)]), columns: [.id]).ids
+        let allGroups = try sectionGroups(plan.filter, by: key, newestFirst: false)
+        let totals = Dictionary(allGroups.map { ($0.id ?? "\u{0}", $0.count) }, uniquingKeysWith: { a, _ in a })
+        return try sectionGroups(.conjunction([plan.filter, onPage]), by: key, newestFirst: descending).map { group in
+            let spec = QuerySpec(filter: .conjunction([onPage, group.filter]), sort: [SortKey(.id)])
+            let ids = try query(spec, columns: [.id]).ids
             let members = ids.compactMap { position[$0] }.sorted().map { rows[$0] }
             let shown = limitPerSection.map { Array(members.prefix($0)) } ?? members
-            return QuakeSection(id: g.id, elements: shown, totalCount: totals[g.id ?? "\u{0}"] ?? members.count)
+            return QuakeSection(id: group.id, elements: shown, totalCount: totals[group.id ?? "\u{0}"] ?? members.count)
         }
     }
 
@@ -86,8 +90,8 @@ extension Store {
     ///   aggregates answer are not read.
     public func aggregate(_ predicate: Predicate<Quake>?, by groups: [GroupBy], metrics: [Metric]) throws
         -> [AggregateRow] {
-        for g in groups { try g.validate() }
-        for m in metrics { try m.validate() }
+        for group in groups { try group.validate() }
+        for metric in metrics { try metric.validate() }
         let plan = try FetchPlan(FetchDescriptor(predicate: predicate))
         try checkUnwraps(plan)
         return try aggregate(plan.filter, by: groups, metrics: metrics).0
@@ -97,12 +101,18 @@ extension Store {
     public func explain(_ d: FetchDescriptor<Quake>) throws -> String {
         let plan = try FetchPlan(d)
         let sort: [SortKey]
-        if case .segments(let s) = plan.order, let last = s.last { sort = last.sort } else { sort = [SortKey(.id)] }
+        if case .segments(let segments) = plan.order, let last = segments.last {
+            sort = last.sort
+        } else {
+            sort = [SortKey(.id)]
+        }
         let spec = QuerySpec(filter: plan.filter, sort: sort, limit: plan.limit, offset: plan.offset)
-        let r = try query(spec, columns: [.id])
-        var text = r.stats.report(filter: spec.effectiveFilter)
+        let result = try query(spec, columns: [.id])
+        var text = result.stats.report(filter: spec.effectiveFilter)
         if case .inMemory = plan.order { text += "\norder: in memory, with the sort descriptors' comparators" }
-        if case .segments(let s) = plan.order, s.count > 1 { text += "\norder: nil keys first, then the others" }
+        if case .segments(let segments) = plan.order, segments.count > 1 {
+            text += "\norder: nil keys first, then the others"
+        }
         return text
     }
 }

@@ -11,12 +11,13 @@ extension Store {
     /// Groups matching rows into sections by day, month, net or magType (or any `GroupBy`),
     /// each with its count and up to `limitPerSection` rows in `sort` order. Sections follow
     /// their key, newest first when the sort's primary key is time descending.
-    package func sections(_ filter: Filter, by key: GroupBy, sort: [SortKey], limitPerSection: Int?, columns: [Column]? = nil) throws -> [Section] {
+    package func sections(_ filter: Filter, by key: GroupBy, sort: [SortKey], limitPerSection: Int?,
+                          columns: [Column]? = nil) throws -> [Section] {
         let newestFirst = sort.first.map({ $0.column == .time && !$0.ascending }) == true
-        return try sectionGroups(filter, by: key, newestFirst: newestFirst).map { g in
-            let r = try query(QuerySpec(filter: .conjunction([filter, g.filter]), sort: sort, limit: limitPerSection),
-                              columns: columns)
-            return Section(id: g.id, count: g.count, rows: r)
+        return try sectionGroups(filter, by: key, newestFirst: newestFirst).map { group in
+            let spec = QuerySpec(filter: .conjunction([filter, group.filter]), sort: sort, limit: limitPerSection)
+            let rows = try query(spec, columns: columns)
+            return Section(id: group.id, count: group.count, rows: rows)
         }
     }
 
@@ -32,23 +33,23 @@ extension Store {
         let (groups, _) = try aggregate(filter, by: [key], metrics: [.count])
         var ordered = groups
         if newestFirst, Aggregator.timeKey(0, key) != nil { ordered.reverse() }
-        return ordered.map { g in
+        return ordered.map { group in
             let sectionFilter: Filter
-            switch (key, g.keyValues[0]) {
-            case (.time(let b), .number(let start)):
-                let s = Int64(start)
-                let next = Aggregator.bucket(s + Self.bucketSpan(b), b)
-                sectionFilter = .timeRange(.time, lower: s, upper: next)
+            switch (key, group.keyValues[0]) {
+            case (.time(let bucket), .number(let start)):
+                let bucketStart = Int64(start)
+                let next = Aggregator.bucket(bucketStart + Self.bucketSpan(bucket), bucket)
+                sectionFilter = .timeRange(.time, lower: bucketStart, upper: next)
             case (.interval(let length), .number(let start)):
                 sectionFilter = .timeRange(.time, lower: Int64(start), upper: Int64(start) + length)
-            case (.value(let c), .text(let v)): sectionFilter = .oneOf(c, [v])
-            case (.value(let c), .null), (.bin(let c, _), .null): sectionFilter = .isNull(c)
-            case (.bin(let c, let w), .number(let lo)):
-                let upper = ((lo + w) * 1e9).rounded() / 1e9
-                sectionFilter = .numberRange(c, lower: .init(lo), upper: .init(upper, inclusive: false))
+            case (.value(let column), .text(let value)): sectionFilter = .oneOf(column, [value])
+            case (.value(let column), .null), (.bin(let column, _), .null): sectionFilter = .isNull(column)
+            case (.bin(let column, let width), .number(let lo)):
+                let upper = ((lo + width) * 1e9).rounded() / 1e9
+                sectionFilter = .numberRange(column, lower: .init(lo), upper: .init(upper, inclusive: false))
             default: sectionFilter = .none
             }
-            return (g.keys[0], Int(g.values[0] ?? 0), sectionFilter)
+            return (group.keys[0], Int(group.values[0] ?? 0), sectionFilter)
         }
     }
 

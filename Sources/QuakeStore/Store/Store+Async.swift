@@ -70,10 +70,10 @@ extension Store {
         let summary: LoadSummary
         do {
             summary = try await offExecutor { flag in
-                var o = options
+                var cancellable = options
                 let asked = options.isCancelled
-                o.isCancelled = { flag.isCancelled || asked?() == true }
-                return try self.load(paths, options: o)
+                cancellable.isCancelled = { flag.isCancelled || asked?() == true }
+                return try self.load(paths, options: cancellable)
             }
         } catch let failure as QuakeError where failure.kind == .interrupted && Task.isCancelled {
             throw CancellationError()

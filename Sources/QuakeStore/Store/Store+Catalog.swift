@@ -19,7 +19,9 @@ extension Store {
         m.catalog = nil
         m.catalogChecksum = 0
         defer {
-            if let old, old != m.catalog, !m.retired.contains("partitions/" + old) { m.retired.append("partitions/" + old) }
+            if let old, old != m.catalog, !m.retired.contains("partitions/" + old) {
+                m.retired.append("partitions/" + old)
+            }
         }
         guard !m.partitions.isEmpty else { return }
         let reuse = CatalogReuse(previous)
@@ -30,8 +32,8 @@ extension Store {
                 let reader = PartitionReader(storePath: storePath, entry: entry)
                 return (Catalog.Histogram(try reader.granules()), try PlaceSummary(reader))
             }
-        } catch let e as QuakeError {
-            throw e
+        } catch let error as QuakeError {
+            throw error
         } catch {
             throw .io(storePath, "\(error)")
         }
@@ -48,46 +50,46 @@ extension Store {
     /// The catalog of snapshot `m`, mapped once per store handle; nil when `m` has none.
     package func catalog(_ m: Manifest) throws(QuakeError) -> Catalog? {
         guard let name = m.catalog else { return nil }
-        if let c = cachedCatalog(name) { return c }
-        let c = try Catalog(path: path + "/partitions/" + name, checksum: m.catalogChecksum,
-                            files: m.partitions.map(\.file))
-        cacheCatalog(name, c)
-        return c
+        if let cached = cachedCatalog(name) { return cached }
+        let catalog = try Catalog(path: path + "/partitions/" + name, checksum: m.catalogChecksum,
+                                  files: m.partitions.map(\.file))
+        cacheCatalog(name, catalog)
+        return catalog
     }
 
     /// Rebuilds a damaged or missing catalog of a sound manifest, and a damaged or missing
     /// magnitude projection; nil when both are sound.
     static func repairCatalog(path: String) throws(QuakeError) -> RepairReport? {
-        let m = try Manifest.read(path: manifestPath(path))
+        let current = try Manifest.read(path: manifestPath(path))
         var catalogSound = true
-        if let name = m.catalog {
+        if let name = current.catalog {
             do throws(QuakeError) {
-                let c = try Catalog(path: path + "/partitions/" + name, checksum: m.catalogChecksum,
-                                    files: m.partitions.map(\.file))
-                for i in 0...c.partitions { _ = try c.row(i) }
-                try c.places()?.checkAll()
+                let catalog = try Catalog(path: path + "/partitions/" + name, checksum: current.catalogChecksum,
+                                          files: current.partitions.map(\.file))
+                for i in 0...catalog.partitions { _ = try catalog.row(i) }
+                try catalog.places()?.checkAll()
             } catch {
                 guard error.isCorruption || error.kind == .notFound || error.kind == .io else { throw error }
                 catalogSound = false
             }
         }
-        var n = m
-        n.generation += 1
-        let topMissing = m.top == nil && m.rows >= TopRows.minimumStoreRows
-        if topMissing || !topRowsAreSound(m, storePath: path) {
-            try rebuildTopRows(&n, storePath: path)
-            if topMissing && n.top == nil && catalogSound { return nil }
+        var next = current
+        next.generation += 1
+        let topMissing = current.top == nil && current.rows >= TopRows.minimumStoreRows
+        if topMissing || !topRowsAreSound(current, storePath: path) {
+            try rebuildTopRows(&next, storePath: path)
+            if topMissing && next.top == nil && catalogSound { return nil }
         } else if catalogSound {
             return nil
         }
-        if !catalogSound, let name = m.catalog {
-            n.catalog = nil
-            n.catalogChecksum = 0
-            n.retired.append("partitions/" + name)
+        if !catalogSound, let name = current.catalog {
+            next.catalog = nil
+            next.catalogChecksum = 0
+            next.retired.append("partitions/" + name)
         }
-        n.retired = Array(Set(m.retired + n.retired)).sorted()
-        n = try commit(n, storePath: path)
-        var report = RepairReport(generation: n.generation, partitions: n.partitions.count, rows: n.rows,
+        next.retired = Array(Set(current.retired + next.retired)).sorted()
+        next = try commit(next, storePath: path)
+        var report = RepairReport(generation: next.generation, partitions: next.partitions.count, rows: next.rows,
                                   skipped: [], movedAside: nil)
         report.catalogOnly = true
         return report

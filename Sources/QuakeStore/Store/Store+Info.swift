@@ -63,30 +63,35 @@ extension Store {
         _ = freshManifest()
         var disk = [Int](repeating: 0, count: Column.count)
         var codecUse = [[CodecID: Int]](repeating: [:], count: Column.count)
-        var index = 0, files = 0, place = 0, aggregates = 0
-        for e in manifest.partitions {
-            let d = try reader(e).directory()
+        var index = 0
+        var files = 0
+        var place = 0
+        var aggregates = 0
+        for entry in manifest.partitions {
+            let directory = try reader(entry).directory()
             var chunks = 0
             for c in Column.allCases {
-                for i in d.chunks[c.rawValue] {
-                    disk[c.rawValue] += i.length
-                    chunks += i.length
-                    codecUse[c.rawValue][i.codec, default: 0] += 1
+                for chunk in directory.chunks[c.rawValue] {
+                    disk[c.rawValue] += chunk.length
+                    chunks += chunk.length
+                    codecUse[c.rawValue][chunk.codec, default: 0] += 1
                 }
             }
-            index += e.bytes - chunks
-            place += d.placeIndex?.length ?? 0
-            aggregates += d.aggregates?.length ?? 0
-            files += e.bytes
+            index += entry.bytes - chunks
+            place += directory.placeIndex?.length ?? 0
+            aggregates += directory.aggregates?.length ?? 0
+            files += entry.bytes
         }
         var ids = 0
-        for b in manifest.idBuckets { if let b { ids += FileIO.size(path + "/ids/" + b) } }
+        for bucket in manifest.idBuckets {
+            if let bucket { ids += FileIO.size(path + "/ids/" + bucket) }
+        }
         let catalog = manifest.catalog.map { FileIO.size(path + "/partitions/" + $0) } ?? 0
         let cols = Column.allCases.map { c in
             StoreInfo.ColumnSize(column: c.name, diskBytes: disk[c.rawValue],
                                  codecs: codecUse[c.rawValue].sorted { $0.value > $1.value }.map(\.key.name))
         }
-        let h = historyExtent
+        let history = historyExtent
         return StoreInfo(path: path, format: Manifest.storeFormat, partitioning: manifest.partitioning.rawValue,
                          generation: manifest.generation, partitions: manifest.partitions.count, rows: manifest.rows,
                          firstTime: manifest.partitions.first.map { Timestamp.string($0.minTime) },
@@ -95,6 +100,7 @@ extension Store {
                          idIndexBytes: ids, catalogBytes: catalog, projectionBytes: manifest.top?.bytes ?? 0,
                          projectionRows: manifest.top?.rows ?? 0, projectionThreshold: manifest.top?.threshold,
                          placeIndexBytes: place, aggregateBytes: aggregates, columns: cols,
-                         historyTransactions: h.transactions, historyBytes: h.bytes, historyCompleteAfter: h.completeAfter)
+                         historyTransactions: history.transactions, historyBytes: history.bytes,
+                         historyCompleteAfter: history.completeAfter)
     }
 }

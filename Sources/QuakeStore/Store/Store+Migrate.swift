@@ -21,26 +21,29 @@ extension Store {
         let v1Path = path + "/" + ManifestV1.fileName
         guard FileIO.exists(v1Path) else { throw .io("no store at \(path) (no \(ManifestV1.fileName) to migrate)") }
         let old = try ManifestV1.read(path: v1Path)
-        var m = Manifest(partitioning: old.partitioning, blockRows: old.blockRows)
+        var manifest = Manifest(partitioning: old.partitioning, blockRows: old.blockRows)
         let top = TopRowsCollector(floor: -.infinity, capacity: TopRows.maximumCapacity)
-        m.generation = old.generation + 1
-        m.idBuckets = old.idBuckets
-        m.history = HistoryRetention(startingAt: m.generation)   // v1 kept no history
-        for e in old.partitions {
-            progress?(e.key)
-            let batch = try old.readPartition(storePath: path, e)
-            let file = "\(e.key).g\(m.generation).\(PartitionFile.fileExtension)"
-            m.partitions.append(try PartitionWriter.write(batch, key: e.key, file: file, storePath: path, blockRows: m.blockRows))
+        manifest.generation = old.generation + 1
+        manifest.idBuckets = old.idBuckets
+        manifest.history = HistoryRetention(startingAt: manifest.generation)   // v1 kept no history
+        for entry in old.partitions {
+            progress?(entry.key)
+            let batch = try old.readPartition(storePath: path, entry)
+            let file = "\(entry.key).g\(manifest.generation).\(PartitionFile.fileExtension)"
+            manifest.partitions.append(try PartitionWriter.write(batch, key: entry.key, file: file, storePath: path,
+                                                                 blockRows: manifest.blockRows))
             top.offer(batch, file: file)
-            m.rows += batch.count
+            manifest.rows += batch.count
         }
-        guard m.rows == old.rows else { throw .corrupt(v1Path, "partitions hold \(m.rows) rows, manifest says \(old.rows)") }
-        var none = m
+        guard manifest.rows == old.rows else {
+            throw .corrupt(v1Path, "partitions hold \(manifest.rows) rows, manifest says \(old.rows)")
+        }
+        var none = manifest
         none.partitions = []
-        try attachTopRows(&m, old: none, collected: top.take(), storePath: path)
+        try attachTopRows(&manifest, old: none, collected: top.take(), storePath: path)
         try FileIO.syncFilesystem(path)
-        m = try commit(m, storePath: path)
-        collectGarbage(m, storePath: path)
-        return (m.partitions.count, m.rows)
+        manifest = try commit(manifest, storePath: path)
+        collectGarbage(manifest, storePath: path)
+        return (manifest.partitions.count, manifest.rows)
     }
 }

@@ -21,11 +21,15 @@ public struct RepairReport: Sendable, CustomStringConvertible {
             return "rebuilt the store catalog and magnitude projection at generation \(generation): "
                 + "\(partitions) partitions, \(rows) rows"
         }
-        var s = "rebuilt \(Manifest.fileName) at generation \(generation): \(partitions) partitions, \(rows) rows"
-        if let movedAside { s += "; the damaged manifest is kept as \(movedAside)" }
-        if !skipped.isEmpty { s += "\nrolled back past newer generations whose files are damaged or incomplete:" }
-        for k in skipped { s += "\n  \(k)" }
-        return s
+        var text = "rebuilt \(Manifest.fileName) at generation \(generation): \(partitions) partitions, \(rows) rows"
+        if let movedAside { text += "; the damaged manifest is kept as \(movedAside)" }
+        if !skipped.isEmpty {
+            text += "\nrolled back past newer generations whose files are damaged or incomplete:"
+        }
+        for reason in skipped {
+            text += "\n  \(reason)"
+        }
+        return text
     }
 }
 
@@ -37,8 +41,8 @@ extension Store {
     /// generation `G` is, per partition key and per id bucket, the newest file of a generation
     /// at most `G`. Candidates are tried from the newest generation down; one is taken when
     /// every file passes its checksums and the id index and the partitions agree exactly
-    /// (each row placed by one index entry, in the partition it names). A partition file older than `G`
-    /// whose every row the index places elsewhere is one that generation `G` emptied and
+    /// (each row placed by one index entry, in the partition it names). A partition file older
+    /// than `G` whose every row the index places elsewhere is one that generation `G` emptied and
     /// retired, and is left out. The result is committed atomically, then fully verified.
     ///
     /// When the manifest is sound but the store catalog it names is damaged or missing, commits
@@ -54,7 +58,8 @@ extension Store {
     package static func repair(path: String, lockWait: LockWait,
                                cancelled: (@Sendable () -> Bool)? = nil) throws(QuakeError) -> RepairReport {
         guard FileIO.isDirectory(path) else {
-            throw QuakeError(.io, path: path, errno: FileIO.exists(path) ? ENOTDIR : ENOENT, detail: "not a store directory")
+            throw QuakeError(.io, path: path, errno: FileIO.exists(path) ? ENOTDIR : ENOENT,
+                             detail: "not a store directory")
         }
         let lock = try writerLock(path: path, wait: lockWait, cancelled: cancelled)
         defer { withExtendedLifetime(lock) {} }
@@ -73,25 +78,28 @@ extension Store {
         let parts = FileIO.list(path + "/partitions").compactMap(FileName.init(partition:))
         let buckets = FileIO.list(path + "/ids").compactMap(FileName.init(bucket:))
         guard !parts.isEmpty || !buckets.isEmpty else {
-            throw QuakeError(.io, path: path, detail: "holds no partition or id-index files; there is nothing to rebuild a "
-                + "manifest from")
+            throw QuakeError(.io, path: path,
+                             detail: "holds no partition or id-index files; there is nothing to rebuild a "
+                                 + "manifest from")
         }
         let generations = Set(parts.map(\.generation) + buckets.map(\.generation)).sorted(by: >)
         var skipped: [String] = []
         for g in generations {
             do throws(QuakeError) {
-                var m = try candidate(path: path, generation: g, parts: parts, buckets: buckets)
-                try rebuildTopRows(&m, storePath: path)
+                var manifest = try candidate(path: path, generation: g, parts: parts, buckets: buckets)
+                try rebuildTopRows(&manifest, storePath: path)
                 var moved: String?
                 if FileIO.exists(mpath) {
                     moved = Manifest.fileName + ".damaged"
                     try FileIO.rename(mpath, path + "/" + Manifest.fileName + ".damaged")
                 }
-                try commit(m, storePath: path)
-                do { _ = try Store(path: path).verify() } catch {
+                try commit(manifest, storePath: path)
+                do {
+                    _ = try Store(path: path).verify()
+                } catch {
                     throw .corrupt("the rebuilt manifest of generation \(g) does not verify: \(error)")
                 }
-                return RepairReport(generation: g, partitions: m.partitions.count, rows: m.rows,
+                return RepairReport(generation: g, partitions: manifest.partitions.count, rows: manifest.rows,
                                     skipped: skipped, movedAside: moved)
             } catch {
                 guard error.isCorruption else { throw error }
@@ -106,60 +114,75 @@ extension Store {
                                   buckets: [FileName]) throws(QuakeError) -> Manifest {
         // newest file per key and per bucket, of a generation at most g
         var byKey: [String: FileName] = [:]
-        for p in parts where p.generation <= g {
-            if let o = byKey[p.stem], o.generation >= p.generation { continue }
-            byKey[p.stem] = p
+        for part in parts where part.generation <= g {
+            if let other = byKey[part.stem], other.generation >= part.generation { continue }
+            byKey[part.stem] = part
         }
         var byBucket: [Int: FileName] = [:]
-        for b in buckets where b.generation <= g {
-            guard let k = Int(b.stem), k >= 0, k < Manifest.idBucketCount else { continue }
-            if let o = byBucket[k], o.generation >= b.generation { continue }
-            byBucket[k] = b
+        for bucketFile in buckets where bucketFile.generation <= g {
+            guard let bucket = Int(bucketFile.stem), bucket >= 0, bucket < Manifest.idBucketCount else { continue }
+            if let other = byBucket[bucket], other.generation >= bucketFile.generation { continue }
+            byBucket[bucket] = bucketFile
         }
         guard let partitioning = Partitioning(keyShape: byKey.keys.first ?? "2000-01") else {
             throw .corrupt("partition keys of an unknown shape")
         }
-        // the id index of generation g: its (bucket, key, partition) entries, each with a count
+        var index = try readIdIndex(path: path, byBucket: byBucket, partitioning: partitioning)
+        var manifest = Manifest(partitioning: partitioning)
+        manifest.generation = g
+        // transactions cannot be told complete without the manifest that named them: the
+        // history restarts after the restored generation (older transaction files are collected)
+        manifest.history = HistoryRetention(startingAt: g)
+        var blockRows: Int?
+        for key in byKey.keys.sorted() {
+            guard let file = byKey[key] else { continue }
+            let scan = try scanPartition(store: path, file: file.name, partitioning: partitioning, bits: index.bits,
+                                         entries: &index.entries)
+            if scan.matched == 0 && file.generation < g { continue }  // emptied and retired by a later generation
+            guard scan.matched == scan.rows else {
+                throw .corrupt("partitions/\(file.name): \(scan.rows - scan.matched) of \(scan.rows) rows "
+                               + "disagree with the id index")
+            }
+            guard key == partitioning.key(scan.minTime) else {
+                throw .corrupt("partitions/\(file.name) holds other times")
+            }
+            if let earlier = blockRows, earlier != scan.blockRows {
+                throw .corrupt("partitions/\(file.name): another block size")
+            }
+            blockRows = scan.blockRows
+            manifest.partitions.append(PartitionEntry(key: key, file: file.name, rows: scan.rows,
+                                                      minTime: scan.minTime, maxTime: scan.maxTime,
+                                                      bytes: FileIO.size(path + "/partitions/" + file.name),
+                                                      deleted: scan.deleted))
+            manifest.rows += scan.rows
+        }
+        guard manifest.rows == index.indexed else {
+            throw .corrupt("the id index holds \(index.indexed) ids, the partitions \(manifest.rows) rows")
+        }
+        manifest.blockRows = blockRows ?? Manifest.defaultBlockRows
+        manifest.idBuckets = index.files
+        manifest.partitions.sort { $0.minTime < $1.minTime }
+        return manifest
+    }
+
+    /// The id index of a generation: its (bucket, key, partition) entries, each with a count,
+    /// the ids it holds, and per bucket its hash bits and file.
+    private static func readIdIndex(path: String, byBucket: [Int: FileName], partitioning: Partitioning)
+        throws(QuakeError) -> (entries: [IdEntry: Int], indexed: Int, bits: [Int], files: [String?]) {
         var entries: [IdEntry: Int] = [:]
         var indexed = 0
         var bits = [Int](repeating: IdHashes.defaultBits, count: Manifest.idBucketCount)
         var idFiles = [String?](repeating: nil, count: Manifest.idBucketCount)
-        for (k, f) in byBucket {
-            let h = try IdHashes.read(path: path + "/ids/" + f.name, bucket: k, partitioning: partitioning)
-            bits[k] = h.bits
-            for j in 0..<h.count { entries[IdEntry(bucket: k, key: h.keys[j], ordinal: h.ordinals[j]), default: 0] += 1 }
-            indexed += h.count
-            idFiles[k] = f.name
-        }
-        var m = Manifest(partitioning: partitioning)
-        m.generation = g
-        // transactions cannot be told complete without the manifest that named them: the
-        // history restarts after the restored generation (older transaction files are collected)
-        m.history = HistoryRetention(startingAt: g)
-        var blockRows: Int?
-        for key in byKey.keys.sorted() {
-            guard let f = byKey[key] else { continue }
-            let scan = try scanPartition(store: path, file: f.name, partitioning: partitioning, bits: bits,
-                                         entries: &entries)
-            if scan.matched == 0 && f.generation < g { continue }  // emptied and retired by a later generation
-            guard scan.matched == scan.rows else {
-                throw .corrupt("partitions/\(f.name): \(scan.rows - scan.matched) of \(scan.rows) rows disagree with the id index")
+        for (bucket, file) in byBucket {
+            let hashes = try IdHashes.read(path: path + "/ids/" + file.name, bucket: bucket, partitioning: partitioning)
+            bits[bucket] = hashes.bits
+            for j in 0..<hashes.count {
+                entries[IdEntry(bucket: bucket, key: hashes.keys[j], ordinal: hashes.ordinals[j]), default: 0] += 1
             }
-            guard key == partitioning.key(scan.minTime) else { throw .corrupt("partitions/\(f.name) holds other times") }
-            if let b = blockRows, b != scan.blockRows { throw .corrupt("partitions/\(f.name): another block size") }
-            blockRows = scan.blockRows
-            m.partitions.append(PartitionEntry(key: key, file: f.name, rows: scan.rows, minTime: scan.minTime,
-                                               maxTime: scan.maxTime, bytes: FileIO.size(path + "/partitions/" + f.name),
-                                               deleted: scan.deleted))
-            m.rows += scan.rows
+            indexed += hashes.count
+            idFiles[bucket] = file.name
         }
-        guard m.rows == indexed else {
-            throw .corrupt("the id index holds \(indexed) ids, the partitions \(m.rows) rows")
-        }
-        m.blockRows = blockRows ?? Manifest.defaultBlockRows
-        m.idBuckets = idFiles
-        m.partitions.sort { $0.minTime < $1.minTime }
-        return m
+        return (entries, indexed, bits, idFiles)
     }
 
     private struct PartitionScan {
@@ -184,29 +207,32 @@ extension Store {
         let rows = try withExtendedLifetime(mapped) { () throws(QuakeError) in
             try PartitionFile.storedRows(mapped.bytes, path: path)
         }
-        let r = PartitionReader(storePath: store, entry: PartitionEntry(key: "", file: file, rows: rows, minTime: 0,
-                                                                        maxTime: 0, bytes: 0))
-        let d = try r.directory()
-        var s = PartitionScan(rows: rows, blockRows: d.blockRows)
-        for k in 0..<d.blockSizes.count {
-            let t = try r.ints(.time, block: k), ids = try r.arena(.id, block: k)
-            guard t.count == ids.count else { throw .corrupt(path, "block \(k) columns disagree") }
-            s.deleted += try r.arena(.status, block: k).count(of: ByteArena.deletedStatus)
-            // SAFETY: t.count == ids.count (the guard), so i < ids.count and each decoded range lies in `raw`;
-            // hash only reads the slice.
+        let reader = PartitionReader(storePath: store, entry: PartitionEntry(key: "", file: file, rows: rows,
+                                                                             minTime: 0, maxTime: 0, bytes: 0))
+        let directory = try reader.directory()
+        var scan = PartitionScan(rows: rows, blockRows: directory.blockRows)
+        for k in 0..<directory.blockSizes.count {
+            let times = try reader.ints(.time, block: k)
+            let ids = try reader.arena(.id, block: k)
+            guard times.count == ids.count else { throw .corrupt(path, "block \(k) columns disagree") }
+            scan.deleted += try reader.arena(.status, block: k).count(of: ByteArena.deletedStatus)
+            // SAFETY: times.count == ids.count (the guard), so i < ids.count and each decoded range lies in
+            // `raw`; hash only reads the slice.
             ids.bytes.withUnsafeBytes { raw in
-                for i in 0..<t.count {
-                    s.minTime = min(s.minTime, t[i]); s.maxTime = max(s.maxTime, t[i])
-                    let h = IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)]))
-                    let b = IdHashes.bucket(h)
-                    let e = IdEntry(bucket: b, key: IdHashes.key(h, bits: bits[b]), ordinal: partitioning.ordinal(t[i]))
-                    guard let n = entries[e], n > 0 else { continue }
-                    entries[e] = n - 1
-                    s.matched += 1
+                for i in 0..<times.count {
+                    scan.minTime = min(scan.minTime, times[i])
+                    scan.maxTime = max(scan.maxTime, times[i])
+                    let hash = IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)]))
+                    let bucket = IdHashes.bucket(hash)
+                    let entry = IdEntry(bucket: bucket, key: IdHashes.key(hash, bits: bits[bucket]),
+                                        ordinal: partitioning.ordinal(times[i]))
+                    guard let count = entries[entry], count > 0 else { continue }
+                    entries[entry] = count - 1
+                    scan.matched += 1
                 }
             }
         }
-        return s
+        return scan
     }
 }
 
@@ -221,11 +247,12 @@ package struct FileName {
 
     private init?(_ name: String, ext: String) {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[2] == ext, parts[1].hasPrefix("g"), let g = Int(parts[1].dropFirst()), g >= 0,
+        guard parts.count == 3, parts[2] == ext, parts[1].hasPrefix("g"),
+              let number = Int(parts[1].dropFirst()), number >= 0,
               !parts[0].isEmpty else { return nil }
         self.name = name
         stem = String(parts[0])
-        generation = g
+        generation = number
     }
 }
 

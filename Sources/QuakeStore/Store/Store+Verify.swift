@@ -6,7 +6,9 @@ package struct VerifyFailure: Error, CustomStringConvertible {
     package let reason: String
     /// The library error the check met, when it was one: it already says where and what.
     package var underlying: QuakeError? = nil
-    package var description: String { block.map { "\(file) block \($0): \(reason)" } ?? "\(file): \(reason)" }
+    package var description: String {
+        block.map { "\(file) block \($0): \(reason)" } ?? "\(file): \(reason)"
+    }
 }
 
 /// What ``Store/verify(progress:)`` read: every block of every file, all sound.
@@ -31,14 +33,15 @@ extension Store {
     @discardableResult
     public func verify(progress: ((String) -> Void)? = nil) throws(QuakeError) -> VerifyReport {
         do {
-            let r = try verifyAll(progress: progress)
-            return VerifyReport(partitions: r.partitions, rows: r.rows, blocks: r.blocks)
-        } catch let e as QuakeError {
-            throw e
-        } catch let f as VerifyFailure {
-            if let u = f.underlying { throw u.at(path + "/" + f.file) }
-            throw QuakeError(.corrupt, path: path + "/" + f.file, position: f.block.map { .block(column: "", index: $0) },
-                             detail: f.reason)
+            let counts = try verifyAll(progress: progress)
+            return VerifyReport(partitions: counts.partitions, rows: counts.rows, blocks: counts.blocks)
+        } catch let error as QuakeError {
+            throw error
+        } catch let failure as VerifyFailure {
+            if let underlying = failure.underlying { throw underlying.at(path + "/" + failure.file) }
+            throw QuakeError(.corrupt, path: path + "/" + failure.file,
+                             position: failure.block.map { .block(column: "", index: $0) },
+                             detail: failure.reason)
         } catch {
             throw QuakeError(.corrupt, path: path, detail: "\(error)")
         }
@@ -46,176 +49,279 @@ extension Store {
 
     func verifyAll(progress: ((String) -> Void)?) throws -> (partitions: Int, rows: Int, blocks: Int) {
         var blocksRead = 0
-        var index: [IdHashes?] = []
-        for (b, f) in manifest.idBuckets.enumerated() {
-            guard let f else { index.append(nil); continue }
-            do {
-                index.append(try IdHashes.read(path: path + "/ids/" + f, bucket: b, partitioning: manifest.partitioning))
-            } catch {
-                throw VerifyFailure(file: "ids/" + f, block: nil, reason: "\(error)", underlying: error)
-            }
-        }
+        let index = try readIdIndex()
         let indexed = index.reduce(0) { $0 + ($1?.count ?? 0) }
         guard indexed == manifest.rows else {
-            throw VerifyFailure(file: "ids/", block: nil, reason: "index holds \(indexed) ids, manifest \(manifest.rows) rows")
+            throw VerifyFailure(file: "ids/", block: nil,
+                                reason: "index holds \(indexed) ids, manifest \(manifest.rows) rows")
         }
         // every stored id once, and the index entries the rows give
         var stored = SliceInterner(capacity: manifest.rows)
         var expected = [IdHashes](repeating: IdHashes(), count: Manifest.idBucketCount)
-        for (b, h) in index.enumerated() { if let h { expected[b].bits = h.bits } }
+        for (bucket, hashes) in index.enumerated() {
+            if let hashes {
+                expected[bucket].bits = hashes.bits
+            }
+        }
         var histograms: [Catalog.Histogram?] = []
         var places: [PlaceSummary?] = []
         // the stored rows the magnitude projection must hold, in (time, id) order
         var strongest = RowBatch()
-        for e in manifest.partitions {
-            progress?(e.file)
-            let r = PartitionReader(storePath: path, entry: e)
-            let span = manifest.partitioning.span(e.minTime)
-            for c in Column.allCases {
-                let file = "partitions/\(e.file) column \(c.name)"
-                func fail(_ k: Int?, _ why: String) -> VerifyFailure { VerifyFailure(file: file, block: k, reason: why) }
-                let blocks: [PartitionFile.ChunkInfo]
-                do { blocks = try r.blocks(c) } catch { throw fail(nil, "\(error)") }
-                for (k, info) in blocks.enumerated() {
-                    blocksRead += 1
-                    do {
-                        switch c.kind {
-                        case .timestamp, .decimal:
-                            let v = try r.ints(c, block: k)
-                            var nulls = 0
-                            var lo = Int64.max, hi = Int64.min
-                            var dlo = Double.infinity, dhi = -Double.infinity
-                            for x in v {
-                                if x == RowBatch.null { nulls += 1; continue }
-                                lo = min(lo, x); hi = max(hi, x)
-                                let d = ScaledDecimal.double(x); dlo = min(dlo, d); dhi = max(dhi, d)
-                            }
-                            guard nulls == Int(info.nulls) else { throw fail(k, "zone map says \(info.nulls) nulls, block has \(nulls)") }
-                            if c.kind == .decimal, case .doubles(let d) = try r.decode(c, block: k, as: .doubles) {
-                                for i in 0..<v.count where v[i] != RowBatch.null && d[i].bitPattern != ScaledDecimal.double(v[i]).bitPattern {
-                                    throw fail(k, "row \(i) decodes to \(d[i]) as a double, \(ScaledDecimal.string(v[i]) ?? "null") as written")
-                                }
-                            }
-                            if nulls < v.count {
-                                let ok = c.kind == .timestamp ? (lo == info.min && hi == info.max) : (dlo == info.minDouble && dhi == info.maxDouble)
-                                guard ok else { throw fail(k, "zone map min/max do not match the values") }
-                            }
-                        default:
-                            let a = try r.arena(c, block: k)
-                            guard a.count == Int(info.rows) else { throw fail(k, "decoded \(a.count) rows, footer says \(info.rows)") }
-                            var nulls = 0
-                            for i in 0..<a.count where a.isNull(i) { nulls += 1 }
-                            guard nulls == Int(info.nulls) else { throw fail(k, "zone map says \(info.nulls) nulls, block has \(nulls)") }
-                            // SAFETY: `$0` is used only inside the closure; validUTF8 reads below its count.
-                            if !a.bytes.withUnsafeBytes({ RowBatch.validUTF8($0) }) { throw fail(k, "invalid UTF-8") }
-                        }
-                    } catch let f as VerifyFailure { throw f } catch { throw fail(k, "\(error)") }
-                }
-            }
+        for entry in manifest.partitions {
+            progress?(entry.file)
+            let reader = PartitionReader(storePath: path, entry: entry)
+            blocksRead += try verifyColumnBlocks(reader, entry)
             // row order, spans and ids
-            let batch: RowBatch
-            do { batch = try r.readAll() } catch { throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)",
-                                underlying: error) }
-            do {
-                guard try r.granules() == GranuleIndex(batch) else {
-                    throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "granule index does not match the rows")
-                }
-            } catch let f as VerifyFailure { throw f } catch {
-                throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)",
-                                    underlying: error as? QuakeError)
-            }
+            let batch = try readVerifiedRows(reader, entry)
             histograms.append(Catalog.Histogram(GranuleIndex(batch)))
-            do {
-                places.append(try r.placeIndex() == nil ? nil
-                              : PlaceSummary(places: batch.text[Column.place.rawValue], mags: batch.ints[Column.mag.rawValue]))
-            } catch {
-                throw VerifyFailure(file: "partitions/\(e.file)", block: nil, reason: "\(error)",
-                                    underlying: error)
+            places.append(try placeSummary(reader, entry, batch))
+            if let top = manifest.top {
+                strongest.append(contentsOf: batch.gather(TopRowsCollector.rows(of: batch, atLeast: top.threshold)))
             }
-            if let t = manifest.top {
-                strongest.append(contentsOf: batch.gather(TopRowsCollector.rows(of: batch, atLeast: t.threshold)))
-            }
-            try verifyPlaceIndex(r, batch)
-            try verifyAggregates(r, batch)
-            let t = batch.ints[Column.time.rawValue]
-            let ids = batch.text[Column.id.rawValue]
-            let file = "partitions/\(e.file)"
-            guard t.first == e.minTime, t.last == e.maxTime else { throw VerifyFailure(file: file, block: nil, reason: "time span differs from the manifest") }
-            for i in 0..<batch.count {
-                guard t[i] >= span.start, t[i] < span.end else { throw VerifyFailure(file: file, block: i / manifest.blockRows, reason: "row \(i) lies outside partition \(e.key)") }
-                if i > 0 {
-                    guard t[i - 1] < t[i] || (t[i - 1] == t[i] && ids.compare(i - 1, ids, i) < 0) else {
-                        throw VerifyFailure(file: file, block: i / manifest.blockRows, reason: "rows \(i - 1) and \(i) are out of (time, id) order")
-                    }
-                }
-                let before = stored.count
-                // SAFETY: i < batch.count and the decoded id arena's ends lie in its bytes, so the slice lies in
-                // `raw`; intern copies the bytes and hash only reads them.
-                let (k, h) = ids.bytes.withUnsafeBytes { raw in
-                    let p = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
-                    return (stored.intern(p), IdHashes.hash(p))
-                }
-                guard k == before else {
-                    throw VerifyFailure(file: file, block: i / manifest.blockRows, reason: "id \(ids.string(i) ?? "") is stored twice")
-                }
-                let b = IdHashes.bucket(h)
-                expected[b].append(key: expected[b].key(h), ordinal: manifest.partitioning.ordinal(t[i]))
-            }
+            try verifyPlaceIndex(reader, batch)
+            try verifyAggregates(reader, batch)
+            try verifyRowOrderAndIds(batch, entry, stored: &stored, expected: &expected)
         }
-        for b in 0..<Manifest.idBucketCount {
-            expected[b].sort()
-            guard expected[b].keys == (index[b]?.keys ?? []), expected[b].ordinals == (index[b]?.ordinals ?? []) else {
-                let f = manifest.idBuckets[b].map { "ids/" + $0 } ?? "ids/"
-                throw VerifyFailure(file: f, block: nil, reason: "bucket \(b) does not list the stored events of its ids")
-            }
-        }
+        try verifyIdBuckets(&expected, index)
         try verifyHistory(stored)
         try verifyCatalog(histograms, places)
         try verifyTopRows(strongest)
         return (manifest.partitions.count, manifest.rows, blocksRead)
     }
 
-    /// The place index, when the partition has one, is byte for byte the one its stored rows give.
-    private func verifyPlaceIndex(_ r: PartitionReader, _ batch: RowBatch) throws {
-        let file = "partitions/\(r.entry.file)"
+    /// The id index the manifest names, one entry per bucket (nil where the bucket has no file).
+    private func readIdIndex() throws -> [IdHashes?] {
+        var index: [IdHashes?] = []
+        for (bucket, file) in manifest.idBuckets.enumerated() {
+            guard let file else {
+                index.append(nil)
+                continue
+            }
+            do {
+                index.append(try IdHashes.read(path: path + "/ids/" + file, bucket: bucket,
+                                               partitioning: manifest.partitioning))
+            } catch {
+                throw VerifyFailure(file: "ids/" + file, block: nil, reason: "\(error)", underlying: error)
+            }
+        }
+        return index
+    }
+
+    /// Checks every block of every column of one partition against its zone map; returns the
+    /// blocks read.
+    private func verifyColumnBlocks(_ reader: PartitionReader, _ entry: PartitionEntry) throws -> Int {
+        var blocksRead = 0
+        for column in Column.allCases {
+            let file = "partitions/\(entry.file) column \(column.name)"
+            let blocks: [PartitionFile.ChunkInfo]
+            do {
+                blocks = try reader.blocks(column)
+            } catch {
+                throw VerifyFailure(file: file, block: nil, reason: "\(error)")
+            }
+            for (block, info) in blocks.enumerated() {
+                blocksRead += 1
+                do {
+                    switch column.kind {
+                    case .timestamp, .decimal:
+                        try verifyNumericBlock(reader, column, block: block, info: info, file: file)
+                    default:
+                        try verifyTextBlock(reader, column, block: block, info: info, file: file)
+                    }
+                } catch let failure as VerifyFailure {
+                    throw failure
+                } catch {
+                    throw VerifyFailure(file: file, block: block, reason: "\(error)")
+                }
+            }
+        }
+        return blocksRead
+    }
+
+    /// A timestamp or decimal block: its nulls and min/max match the zone map, and a decimal
+    /// block decodes as doubles to the values written.
+    private func verifyNumericBlock(_ reader: PartitionReader, _ column: Column, block: Int,
+                                    info: PartitionFile.ChunkInfo, file: String) throws {
+        func fail(_ why: String) -> VerifyFailure { VerifyFailure(file: file, block: block, reason: why) }
+        let values = try reader.ints(column, block: block)
+        var nulls = 0
+        var lo = Int64.max
+        var hi = Int64.min
+        var doubleLo = Double.infinity
+        var doubleHi = -Double.infinity
+        for value in values {
+            if value == RowBatch.null {
+                nulls += 1
+                continue
+            }
+            lo = min(lo, value)
+            hi = max(hi, value)
+            let asDouble = ScaledDecimal.double(value)
+            doubleLo = min(doubleLo, asDouble)
+            doubleHi = max(doubleHi, asDouble)
+        }
+        guard nulls == Int(info.nulls) else { throw fail("zone map says \(info.nulls) nulls, block has \(nulls)") }
+        if column.kind == .decimal, case .doubles(let doubles) = try reader.decode(column, block: block, as: .doubles) {
+            for i in 0..<values.count
+            where values[i] != RowBatch.null && doubles[i].bitPattern != ScaledDecimal.double(values[i]).bitPattern {
+                let written = ScaledDecimal.string(values[i]) ?? "null"
+                throw fail("row \(i) decodes to \(doubles[i]) as a double, \(written) as written")
+            }
+        }
+        if nulls < values.count {
+            let matches = column.kind == .timestamp
+                ? (lo == info.min && hi == info.max)
+                : (doubleLo == info.minDouble && doubleHi == info.maxDouble)
+            guard matches else { throw fail("zone map min/max do not match the values") }
+        }
+    }
+
+    /// A text or category block: its row count and nulls match the footer, and its bytes are
+    /// valid UTF-8.
+    private func verifyTextBlock(_ reader: PartitionReader, _ column: Column, block: Int,
+                                 info: PartitionFile.ChunkInfo, file: String) throws {
+        func fail(_ why: String) -> VerifyFailure { VerifyFailure(file: file, block: block, reason: why) }
+        let arena = try reader.arena(column, block: block)
+        guard arena.count == Int(info.rows) else { throw fail("decoded \(arena.count) rows, footer says \(info.rows)") }
+        var nulls = 0
+        for i in 0..<arena.count where arena.isNull(i) {
+            nulls += 1
+        }
+        guard nulls == Int(info.nulls) else { throw fail("zone map says \(info.nulls) nulls, block has \(nulls)") }
+        // SAFETY: `$0` is used only inside the closure; validUTF8 reads below its count.
+        if !arena.bytes.withUnsafeBytes({ RowBatch.validUTF8($0) }) { throw fail("invalid UTF-8") }
+    }
+
+    /// All rows of one partition, after checking that its granule index is the one they give.
+    private func readVerifiedRows(_ reader: PartitionReader, _ entry: PartitionEntry) throws -> RowBatch {
+        let file = "partitions/\(entry.file)"
+        let batch: RowBatch
         do {
-            guard let stored = try r.placeIndexBytes() else { return }
-            let d = try r.directory()
+            batch = try reader.readAll()
+        } catch {
+            throw VerifyFailure(file: file, block: nil, reason: "\(error)", underlying: error)
+        }
+        do {
+            guard try reader.granules() == GranuleIndex(batch) else {
+                throw VerifyFailure(file: file, block: nil, reason: "granule index does not match the rows")
+            }
+        } catch let failure as VerifyFailure {
+            throw failure
+        } catch {
+            throw VerifyFailure(file: file, block: nil, reason: "\(error)", underlying: error as? QuakeError)
+        }
+        return batch
+    }
+
+    /// The place summary the catalog holds for a partition with a place index, else nil.
+    private func placeSummary(_ reader: PartitionReader, _ entry: PartitionEntry,
+                              _ batch: RowBatch) throws -> PlaceSummary? {
+        do {
+            return try reader.placeIndex() == nil
+                ? nil
+                : PlaceSummary(places: batch.text[Column.place.rawValue], mags: batch.ints[Column.mag.rawValue])
+        } catch {
+            throw VerifyFailure(file: "partitions/\(entry.file)", block: nil, reason: "\(error)", underlying: error)
+        }
+    }
+
+    /// The partition's rows lie in its span in (time, id) order, each id is stored once, and
+    /// each row adds the index entry it gives to `expected`.
+    private func verifyRowOrderAndIds(_ batch: RowBatch, _ entry: PartitionEntry, stored: inout SliceInterner,
+                                      expected: inout [IdHashes]) throws {
+        let span = manifest.partitioning.span(entry.minTime)
+        let times = batch.ints[Column.time.rawValue]
+        let ids = batch.text[Column.id.rawValue]
+        let file = "partitions/\(entry.file)"
+        guard times.first == entry.minTime, times.last == entry.maxTime else {
+            throw VerifyFailure(file: file, block: nil, reason: "time span differs from the manifest")
+        }
+        for i in 0..<batch.count {
+            let block = i / manifest.blockRows
+            guard times[i] >= span.start, times[i] < span.end else {
+                throw VerifyFailure(file: file, block: block, reason: "row \(i) lies outside partition \(entry.key)")
+            }
+            if i > 0 {
+                guard times[i - 1] < times[i] || (times[i - 1] == times[i] && ids.compare(i - 1, ids, i) < 0) else {
+                    throw VerifyFailure(file: file, block: block,
+                                        reason: "rows \(i - 1) and \(i) are out of (time, id) order")
+                }
+            }
+            let before = stored.count
+            // SAFETY: i < batch.count and the decoded id arena's ends lie in its bytes, so the slice lies in
+            // `raw`; intern copies the bytes and hash only reads them.
+            let (ordinal, hash) = ids.bytes.withUnsafeBytes { raw in
+                let slice = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
+                return (stored.intern(slice), IdHashes.hash(slice))
+            }
+            guard ordinal == before else {
+                throw VerifyFailure(file: file, block: block, reason: "id \(ids.string(i) ?? "") is stored twice")
+            }
+            let bucket = IdHashes.bucket(hash)
+            expected[bucket].append(key: expected[bucket].key(hash), ordinal: manifest.partitioning.ordinal(times[i]))
+        }
+    }
+
+    /// Every id bucket lists exactly the index entries the stored rows give.
+    private func verifyIdBuckets(_ expected: inout [IdHashes], _ index: [IdHashes?]) throws {
+        for bucket in 0..<Manifest.idBucketCount {
+            expected[bucket].sort()
+            guard expected[bucket].keys == (index[bucket]?.keys ?? []),
+                  expected[bucket].ordinals == (index[bucket]?.ordinals ?? []) else {
+                let file = manifest.idBuckets[bucket].map { "ids/" + $0 } ?? "ids/"
+                throw VerifyFailure(file: file, block: nil,
+                                    reason: "bucket \(bucket) does not list the stored events of its ids")
+            }
+        }
+    }
+
+    /// The place index, when the partition has one, is byte for byte the one its stored rows give.
+    private func verifyPlaceIndex(_ reader: PartitionReader, _ batch: RowBatch) throws {
+        let file = "partitions/\(reader.entry.file)"
+        do {
+            guard let stored = try reader.placeIndexBytes() else { return }
+            let directory = try reader.directory()
             var codes: [UInt32] = []
             codes.reserveCapacity(batch.count)
-            for (k, n) in d.blockSizes.enumerated() { codes.append(contentsOf: try r.placeCodes(block: k, rows: 0..<n, dictionary: false).1) }
-            guard PlaceIndex.encode(mags: batch.ints[Column.mag.rawValue], codes: codes, blockRows: d.blockRows,
-                                    granules: d.granules) == stored else {
+            for (block, rows) in directory.blockSizes.enumerated() {
+                codes.append(contentsOf: try reader.placeCodes(block: block, rows: 0..<rows, dictionary: false).1)
+            }
+            guard PlaceIndex.encode(mags: batch.ints[Column.mag.rawValue], codes: codes, blockRows: directory.blockRows,
+                                    granules: directory.granules) == stored else {
                 throw VerifyFailure(file: file, block: nil, reason: "place index does not match the rows")
             }
-        } catch let f as VerifyFailure { throw f } catch {
+        } catch let failure as VerifyFailure {
+            throw failure
+        } catch {
             throw VerifyFailure(file: file, block: nil, reason: "\(error)", underlying: error as? QuakeError)
         }
     }
 
     /// The unit aggregates, when the partition has them, are byte for byte the ones its stored
     /// rows give.
-    private func verifyAggregates(_ r: PartitionReader, _ batch: RowBatch) throws {
-        let file = "partitions/\(r.entry.file)"
+    private func verifyAggregates(_ reader: PartitionReader, _ batch: RowBatch) throws {
+        let file = "partitions/\(reader.entry.file)"
         do {
-            guard let stored = try r.unitAggregateBytes() else { return }
-            let d = try r.directory()
+            guard let stored = try reader.unitAggregateBytes() else { return }
+            let directory = try reader.directory()
             var codes: [[UInt32]] = []
-            for c in UnitAggregates.groupColumns {
+            for column in UnitAggregates.groupColumns {
                 var list: [UInt32] = []
                 list.reserveCapacity(batch.count)
-                for k in d.blockSizes.indices {
-                    guard case .category(let b) = try r.decode(c, block: k) else {
-                        throw VerifyFailure(file: file, block: k, reason: "column \(c) is not a category")
+                for k in directory.blockSizes.indices {
+                    guard case .category(let category) = try reader.decode(column, block: k) else {
+                        throw VerifyFailure(file: file, block: k, reason: "column \(column) is not a category")
                     }
-                    list.append(contentsOf: b.codes)
+                    list.append(contentsOf: category.codes)
                 }
                 codes.append(list)
             }
-            guard UnitAggregates.encode(batch, codes: codes, blockRows: d.blockRows) == stored else {
+            guard UnitAggregates.encode(batch, codes: codes, blockRows: directory.blockRows) == stored else {
                 throw VerifyFailure(file: file, block: nil, reason: "unit aggregates do not match the rows")
             }
-        } catch let f as VerifyFailure { throw f } catch {
+        } catch let failure as VerifyFailure {
+            throw failure
+        } catch {
             throw VerifyFailure(file: file, block: nil, reason: "\(error)", underlying: error as? QuakeError)
         }
     }
@@ -225,17 +331,20 @@ extension Store {
     private func verifyCatalog(_ histograms: [Catalog.Histogram?], _ places: [PlaceSummary?]) throws {
         guard let name = manifest.catalog else { return }
         let file = "partitions/" + name
-        let hs = histograms.compactMap { $0 }
-        guard hs.count == histograms.count,
-              let (bytes, checksum) = Catalog.encode(files: manifest.partitions.map(\.file), histograms: hs,
+        let present = histograms.compactMap { $0 }
+        guard present.count == histograms.count,
+              let (bytes, checksum) = Catalog.encode(files: manifest.partitions.map(\.file), histograms: present,
                                                  places: places) else {
             throw VerifyFailure(file: file, block: nil, reason: "names a catalog the partitions cannot have")
         }
         do {
-            guard checksum == manifest.catalogChecksum, try FileIO.readFile(path + "/" + file, limit: Catalog.sizeLimit + (1 << 20)) == bytes else {
+            guard checksum == manifest.catalogChecksum,
+                  try FileIO.readFile(path + "/" + file, limit: Catalog.sizeLimit + (1 << 20)) == bytes else {
                 throw VerifyFailure(file: file, block: nil, reason: "does not match the partitions' rows")
             }
-        } catch let f as VerifyFailure { throw f } catch {
+        } catch let failure as VerifyFailure {
+            throw failure
+        } catch {
             throw VerifyFailure(file: file, block: nil, reason: "\(error)", underlying: error as? QuakeError)
         }
     }
@@ -243,23 +352,29 @@ extension Store {
     /// Every kept transaction decodes, its counts add up, and every id it inserted or
     /// updated is stored.
     private func verifyHistory(_ indexed: SliceInterner) throws {
-        for g in manifest.history.generations {
-            let file = "history/" + HistoryFile.name(generation: g)
+        for generation in manifest.history.generations {
+            let file = "history/" + HistoryFile.name(generation: generation)
             func fail(_ why: String) -> VerifyFailure { VerifyFailure(file: file, block: nil, reason: why) }
             do {
-                let h = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
-                guard h.generation == g else { throw fail("holds generation \(h.generation)") }
-                for i in h.sections.indices {
-                    let c = try h.changes(i)
-                    for list in [c.inserted, c.updated] {
+                let history = try HistoryFile.read(path: HistoryFile.path(store: path, generation: generation))
+                guard history.generation == generation else { throw fail("holds generation \(history.generation)") }
+                for i in history.sections.indices {
+                    let changes = try history.changes(i)
+                    for list in [changes.inserted, changes.updated] {
                         // SAFETY: the list's ends lie in its bytes and $0 < list.count; lookup reads the slice.
                         let missing = list.bytes.withUnsafeBytes { raw in
-                            (0..<list.count).first { indexed.lookup(UnsafeRawBufferPointer(rebasing: raw[list.range($0)])) == nil }
+                            (0..<list.count).first {
+                                indexed.lookup(UnsafeRawBufferPointer(rebasing: raw[list.range($0)])) == nil
+                            }
                         }
-                        if let k = missing { throw fail("event \(list.string(k) ?? "") is not in the store") }
+                        if let row = missing { throw fail("event \(list.string(row) ?? "") is not in the store") }
                     }
                 }
-            } catch let f as VerifyFailure { throw f } catch { throw fail("\(error)") }
+            } catch let failure as VerifyFailure {
+                throw failure
+            } catch {
+                throw fail("\(error)")
+            }
         }
     }
 }

@@ -92,11 +92,11 @@ public final class Store: Sendable {
     private init(path: String, snapshot: Bool) throws(QuakeError) {
         self.path = path
         isSnapshot = snapshot
-        let m = Store.manifestPath(path)
+        let manifestPath = Store.manifestPath(path)
         if FileIO.exists(path) && !FileIO.isDirectory(path) {
             throw QuakeError(.io, path: path, errno: ENOTDIR, detail: "a file, not a store directory")
         }
-        guard FileIO.exists(m) else {
+        guard FileIO.exists(manifestPath) else {
             if FileIO.exists(path + "/" + ManifestV1.fileName) {
                 throw QuakeError(.needsMigration, path: path, detail: "a format v1 store")
             }
@@ -107,8 +107,8 @@ public final class Store: Sendable {
             }
             throw QuakeError(.notFound, path: path, detail: "no store (no \(Manifest.fileName))")
         }
-        let identity = FileIO.identity(m)
-        state = Mutex(State(current: try Manifest.read(path: m), identity: identity))
+        let identity = FileIO.identity(manifestPath)
+        state = Mutex(State(current: try Manifest.read(path: manifestPath), identity: identity))
     }
 
     /// A handle pinned to this store's newest committed generation: its reads keep that
@@ -131,12 +131,13 @@ public final class Store: Sendable {
     ///   store files but no manifest, and the errors of ``init(path:)``.
     /// - Complexity: as ``init(path:)``; creating a store writes an empty manifest.
     public static func openOrCreate(path: String, partitioning: Partitioning? = nil) throws(QuakeError) -> Store {
-        let s = try openOrCreate(path: path, partitioning: partitioning ?? .month, blockRows: Manifest.defaultBlockRows)
-        if let partitioning, s.manifest.partitioning != partitioning {
+        let store = try openOrCreate(path: path, partitioning: partitioning ?? .month,
+                                     blockRows: Manifest.defaultBlockRows)
+        if let partitioning, store.manifest.partitioning != partitioning {
             throw QuakeError(.partitioningMismatch, path: path, detail: "the store is partitioned by "
-                + "\(s.manifest.partitioning.rawValue), not \(partitioning.rawValue)")
+                + "\(store.manifest.partitioning.rawValue), not \(partitioning.rawValue)")
         }
-        return s
+        return store
     }
 
     /// Opens or creates the store at a file URL (see ``openOrCreate(path:partitioning:)``).
@@ -144,10 +145,13 @@ public final class Store: Sendable {
         try openOrCreate(path: url.path, partitioning: partitioning)
     }
 
-    /// As the package one, with the rows per block of a new store (tests use small blocks). Opening
-    /// an existing store takes no lock; creating one takes the writer lock first.
-    package static func openOrCreate(path: String, partitioning: Partitioning, blockRows: Int) throws(QuakeError) -> Store {
-        if FileIO.exists(manifestPath(path)) || FileIO.exists(path + "/" + ManifestV1.fileName) { return try Store(path: path) }
+    /// As the package one, with the rows per block of a new store (tests use small blocks).
+    /// Opening an existing store takes no lock; creating one takes the writer lock first.
+    package static func openOrCreate(path: String, partitioning: Partitioning,
+                                     blockRows: Int) throws(QuakeError) -> Store {
+        if FileIO.exists(manifestPath(path)) || FileIO.exists(path + "/" + ManifestV1.fileName) {
+            return try Store(path: path)
+        }
         return try openForWriting(path: path, partitioning: partitioning, blockRows: blockRows, wait: .never).store
     }
 
@@ -170,8 +174,8 @@ public final class Store: Sendable {
     /// - Complexity: reads and checks the manifest, O(partitions).
     public func refresh() throws(QuakeError) {
         let id = FileIO.identity(Store.manifestPath(path))
-        let m = try Manifest.read(path: Store.manifestPath(path))
-        state.locked { $0.replace(with: m, identity: id) }
+        let manifest = try Manifest.read(path: Store.manifestPath(path))
+        state.locked { $0.replace(with: manifest, identity: id) }
     }
 
     /// The snapshot a read starts from: the newest committed generation, checked with one
@@ -180,8 +184,8 @@ public final class Store: Sendable {
     package func freshManifest() -> Manifest {
         if isSnapshot { return manifest }
         let id = FileIO.identity(Store.manifestPath(path))
-        let (same, m) = state.locked { (id == $0.currentIdentity, $0.current) }
-        if same || id == nil { return m }
+        let (same, current) = state.locked { (id == $0.currentIdentity, $0.current) }
+        if same || id == nil { return current }
         try? refresh()
         return manifest
     }
@@ -191,38 +195,42 @@ public final class Store: Sendable {
     }
 
     func cacheCatalog(_ name: String, _ c: Catalog) {
-        state.locked { s in
-            if let k = s.catalogs.firstIndex(where: { $0.name == name }) { s.catalogs.remove(at: k) }
-            s.catalogs.append((name, c))
+        state.locked { shared in
+            if let cached = shared.catalogs.firstIndex(where: { $0.name == name }) {
+                shared.catalogs.remove(at: cached)
+            }
+            shared.catalogs.append((name, c))
             // a snapshot's catalog is read for its queries; older snapshots' are seldom read again
-            if s.catalogs.count > 8 { s.catalogs.removeFirst() }
+            if shared.catalogs.count > 8 { shared.catalogs.removeFirst() }
         }
     }
 
     /// A reader for one partition of the current snapshot.
     package func reader(_ entry: PartitionEntry) -> PartitionReader {
-        let h = Manifest.nameHash(entry.file)
-        return state.locked { s in
-            let k = s.readerTable.first(h) { s.readerFiles[$0] == entry.file }
-            if let k, let r = s.readers[k] { return r }
-            let r = PartitionReader(storePath: path, entry: entry)
-            if let k {
-                s.readers[k] = r
+        let hash = Manifest.nameHash(entry.file)
+        return state.locked { shared in
+            let slot = shared.readerTable.first(hash) { shared.readerFiles[$0] == entry.file }
+            if let slot, let cached = shared.readers[slot] { return cached }
+            let reader = PartitionReader(storePath: path, entry: entry)
+            if let slot {
+                shared.readers[slot] = reader
             } else {
-                s.readerTable.add(h, s.readerFiles.count)
-                s.readerFiles.append(entry.file)
-                s.readers.append(r)
+                shared.readerTable.add(hash, shared.readerFiles.count)
+                shared.readerFiles.append(entry.file)
+                shared.readers.append(reader)
             }
-            return r
+            return reader
         }
     }
 
     /// Drops the cached reader of a partition, unmapping its file once no one else holds it:
     /// a pass over every partition (an export) keeps one mapped at a time.
     package func dropReader(_ entry: PartitionEntry) {
-        let h = Manifest.nameHash(entry.file)
-        state.locked { s in
-            if let k = s.readerTable.first(h, where: { s.readerFiles[$0] == entry.file }) { s.readers[k] = nil }
+        let hash = Manifest.nameHash(entry.file)
+        state.locked { shared in
+            if let slot = shared.readerTable.first(hash, where: { shared.readerFiles[$0] == entry.file }) {
+                shared.readers[slot] = nil
+            }
         }
     }
 
@@ -232,12 +240,12 @@ public final class Store: Sendable {
     /// refuse. Returns the manifest committed (with its catalog), for collecting garbage.
     @discardableResult
     package static func commit(_ m: Manifest, storePath: String) throws(QuakeError) -> Manifest {
-        var m = m
-        try attachCatalog(&m, storePath: storePath)
-        dropStaleTopRows(&m)
+        var manifest = m
+        try attachCatalog(&manifest, storePath: storePath)
+        dropStaleTopRows(&manifest)
         let tmp = manifestPath(storePath) + ".tmp"
-        let bytes = m.encoded()
-        _ = try bytes.withStoreBytes { (b) throws(QuakeError) in try Manifest.decode(b, path: tmp) }
+        let bytes = manifest.encoded()
+        _ = try bytes.withStoreBytes { (stored) throws(QuakeError) in try Manifest.decode(stored, path: tmp) }
         try FileIO.writeDurably(tmp, bytes)
         do throws(QuakeError) {
             try FileIO.rename(tmp, manifestPath(storePath))
@@ -246,9 +254,10 @@ public final class Store: Sendable {
             throw error
         }
         // past the rename the new manifest is the store's: a failure from here on is reported, and
-        // callers collect garbage against the manifest on disk (``currentManifest(_:or:)``), never the old one
+        // callers collect garbage against the manifest on disk (``currentManifest(_:or:)``), never the
+        // old one
         try FileIO.fsyncDirectory(storePath)
-        return m
+        return manifest
     }
 
     /// The manifest on disk at `storePath`, else `fallback`: what a failed commit leaves current
@@ -261,12 +270,14 @@ public final class Store: Sendable {
     /// leftovers of a crashed load or migration). Runs under the writer lock.
     package static func collectGarbage(_ m: Manifest, storePath: String) {
         var keep = m.liveFiles
-        for r in m.retired { keep.insert(r) }
+        for retired in m.retired {
+            keep.insert(retired)
+        }
         for sub in ["partitions", "ids", "history"] {
             for name in FileIO.list(storePath + "/" + sub) where !keep.contains(sub + "/" + name) {
                 // copies of partition ids (HistoryReference) live and go with their transaction
-                if sub == "history", let g = HistoryReference.generation(ofHistoryFile: name),
-                   keep.contains("history/" + HistoryFile.name(generation: g)) { continue }
+                if sub == "history", let generation = HistoryReference.generation(ofHistoryFile: name),
+                   keep.contains("history/" + HistoryFile.name(generation: generation)) { continue }
                 FileIO.remove(storePath + "/" + sub + "/" + name)
             }
         }

@@ -18,15 +18,18 @@ package enum RadixSort {
     /// `1 << bits`).
     /// - Complexity: O(n · ⌈bits / 11⌉) time, n more words of memory.
     package static func sort(_ a: inout [UInt64], bits: Int) {
-        let n = a.count
-        guard n > 1 else { return }
-        if n < 256 { a.sort(); return }
+        let count = a.count
+        guard count > 1 else { return }
+        if count < 256 {
+            a.sort()
+            return
+        }
         let bits = Swift.min(64, Swift.max(1, bits))
-        var other = [UInt64](repeating: 0, count: n)
+        var other = [UInt64](repeating: 0, count: count)
         var counts = [Int](repeating: 0, count: 1 << digitBits)
-        let split = n > msdRows && bits > msdBits + digitBits
+        let split = count > msdRows && bits > msdBits + digitBits
         var starts = [Int](repeating: 0, count: split ? (1 << msdBits) + 1 : 0)
-        // SAFETY: `a` and `other` hold n words each, and every bucket range lies in 0..<n; a
+        // SAFETY: `a` and `other` hold count words each, and every bucket range lies in 0..<count; a
         // digit indexes `counts` (below 1 << digitBits) or `starts` (below 1 << msdBits).
         let inOther = a.withUnsafeMutableBufferPointer { a in
             other.withUnsafeMutableBufferPointer { other in
@@ -37,9 +40,9 @@ package enum RadixSort {
                         for v in a { starts[Int((v >> shift) & top) + 1] += 1 }
                         for d in 0..<(1 << msdBits) { starts[d + 1] += starts[d] }
                         for v in a {
-                            let d = Int((v >> shift) & top)
-                            other[starts[d]] = v
-                            starts[d] += 1
+                            let digit = Int((v >> shift) & top)
+                            other[starts[digit]] = v
+                            starts[digit] += 1
                         }
                         // each bucket, now in `other`, sorted on its low bits back into `a`
                         var lo = 0
@@ -68,29 +71,29 @@ package enum RadixSort {
     private static func lsd(_ src: UnsafeMutableBufferPointer<UInt64>, _ tmp: UnsafeMutableBufferPointer<UInt64>,
                             bits: Int, _ cnt: UnsafeMutableBufferPointer<Int>) -> Bool {
         assert(tmp.count == src.count && cnt.count >= 1 << digitBits && !src.isEmpty, "lsd needs equal buffers")
-        let n = src.count, radix = 1 << digitBits
+        let count = src.count, radix = 1 << digitBits
         let mask = UInt64(radix - 1)
         var from = src, to = tmp, inTmp = false
         var shift = 0
-        // SAFETY: every digit is masked below radix = cnt's length; `to` holds n = from.count slots (callers pass
-        // tmp as long as src), and the prefix sums keep each cnt[d] below n; from[0] exists as n > 0.
+        // SAFETY: every digit is masked below radix = cnt's length; `to` holds count = from.count slots (callers pass
+        // tmp as long as src), and the prefix sums keep each cnt[digit] below count; from[0] exists as count > 0.
         while shift < bits {
-            let s = UInt64(shift)
+            let shiftBits = UInt64(shift)
             shift += digitBits
             for i in 0..<radix { cnt[i] = 0 }
-            for v in from { cnt[Int((v >> s) & mask)] += 1 }
+            for v in from { cnt[Int((v >> shiftBits) & mask)] += 1 }
             // a digit every value shares orders nothing
-            if cnt[Int((from[0] >> s) & mask)] == n { continue }
+            if cnt[Int((from[0] >> shiftBits) & mask)] == count { continue }
             var total = 0
             for i in 0..<radix {
-                let c = cnt[i]
+                let bucketCount = cnt[i]
                 cnt[i] = total
-                total += c
+                total += bucketCount
             }
             for v in from {
-                let d = Int((v >> s) & mask)
-                to[cnt[d]] = v
-                cnt[d] += 1
+                let digit = Int((v >> shiftBits) & mask)
+                to[cnt[digit]] = v
+                cnt[digit] += 1
             }
             swap(&from, &to)
             inTmp.toggle()

@@ -23,7 +23,7 @@ package struct ThreadSlot: Sendable {
     package var current: OpaquePointer {
         // SAFETY: the slot is per thread: it holds nil or an object this thread made with `create`
         // and alone uses; pthread frees it (through `free`) only when this thread exits.
-        if let p = pthread_getspecific(key) { return OpaquePointer(p) }
+        if let value = pthread_getspecific(key) { return OpaquePointer(value) }
         let object = create()!
         pthread_setspecific(key, UnsafeRawPointer(object))
         return object

@@ -23,9 +23,9 @@ package enum ChunkHarness: FuzzHarness {
         if data[0] & 1 == 0 {
             guard let codec = CodecID(rawValue: data[1] % UInt8(CodecID.allCases.count) + 1) else { return }
             let count = Int(data[2]) | Int(data[3]) << 8
-            let a = (Int(data[4]) | Int(data[5]) << 8) % (count + 1)
-            let b = (Int(data[6]) | Int(data[7]) << 8) % (count + 1)
-            decodeAll(codec, rest, count: count, rows: min(a, b)..<max(a, b))
+            let first = (Int(data[4]) | Int(data[5]) << 8) % (count + 1)
+            let second = (Int(data[6]) | Int(data[7]) << 8) % (count + 1)
+            decodeAll(codec, rest, count: count, rows: min(first, second)..<max(first, second))
         } else {
             directory(rest, dataBytes: Int(data[1]) | Int(data[2]) << 8 | Int(data[3]) << 16)
         }
@@ -38,10 +38,10 @@ package enum ChunkHarness: FuzzHarness {
         var out: [UInt32] = []
         _ = try? codec.select(chunk, count: count, rows: rows, .time(lower: 5, upper: 1 << 40), into: &out)
         _ = try? codec.select(chunk, count: count, rows: rows, .number(lower: .init(1.5), upper: nil), into: &out)
-        if codec == .placeCodes, let p = try? PlaceCodesCodec.parse(chunk, count: count) {
-            _ = try? p.codes(rows)
-            _ = try? p.patterns(rows)
-            if rows.lowerBound < count { _ = try? p.code(rows.lowerBound) }
+        if codec == .placeCodes, let placeCodes = try? PlaceCodesCodec.parse(chunk, count: count) {
+            _ = try? placeCodes.codes(rows)
+            _ = try? placeCodes.patterns(rows)
+            if rows.lowerBound < count { _ = try? placeCodes.code(rows.lowerBound) }
         }
     }
 
@@ -52,19 +52,21 @@ package enum ChunkHarness: FuzzHarness {
         let dir = Array(input[split...])
         guard dir.count >= 24 else { return }
         let rows = dir[16..<24].reversed().reduce(0) { $0 << 8 | Int($1) } & 0xFFFFF
-        var w = ByteWriter()
+        var footer = ByteWriter()
+        footer.u64(UInt64(file.count))
+        footer.u64(UInt64(dir.count))
         // SAFETY: `$0` is used only by hash inside the closure.
-        w.u64(UInt64(file.count)); w.u64(UInt64(dir.count)); w.u64(dir.withUnsafeBytes { Checksum.hash($0) })
-        file += dir + w.bytes + PartitionFile.magic
-        // SAFETY: `b` is used only inside the closure; directory() checked offset + length <= the data end
-        // <= b.count for every chunk, so each slice below lies in `b`.
-        file.withUnsafeBytes { b in
-            guard let d = try? PartitionFile.directory(b, path: "fuzz", rows: rows) else { return }
-            for (c, list) in d.chunks.enumerated() {
+        footer.u64(dir.withUnsafeBytes { Checksum.hash($0) })
+        file += dir + footer.bytes + PartitionFile.magic
+        // SAFETY: `bytes` is used only inside the closure; directory() checked offset + length <= the data
+        // end <= bytes.count for every chunk, so each slice below lies in `bytes`.
+        file.withUnsafeBytes { bytes in
+            guard let directory = try? PartitionFile.directory(bytes, path: "fuzz", rows: rows) else { return }
+            for (column, list) in directory.chunks.enumerated() {
                 for info in list {
-                    let p = UnsafeRawBufferPointer(rebasing: b[info.offset..<(info.offset + info.length)])
-                    _ = try? info.codec.decode(p, count: info.rows, rows: 0..<info.rows, as: .stored)
-                    _ = c
+                    let chunk = UnsafeRawBufferPointer(rebasing: bytes[info.offset..<(info.offset + info.length)])
+                    _ = try? info.codec.decode(chunk, count: info.rows, rows: 0..<info.rows, as: .stored)
+                    _ = column
                 }
             }
         }
@@ -72,23 +74,23 @@ package enum ChunkHarness: FuzzHarness {
 
     package static func seeds() -> [[UInt8]] {
         var batch = RowBatch()
-        var o = GeneratorOptions(rows: 600)
-        o.rowsPerFile = 600
-        o.firstYear = 2024
-        o.lastYear = 2024
+        var options = GeneratorOptions(rows: 600)
+        options.rowsPerFile = 600
+        options.firstYear = 2024
+        options.lastYear = 2024
         // a real feed when the run script names one, else a generated one
         let feed = ProcessInfo.processInfo.environment["QUAKES_FUZZ_FEED"]
-            ?? (try? FeedGenerator.generate(o, into: fuzzScratch + "/chunk-feed"))?.first
+            ?? (try? FeedGenerator.generate(options, into: fuzzScratch + "/chunk-feed"))?.first
         guard let feed, let reader = try? FeedReader(path: feed, seqBase: 0, onReject: { _ in }),
-              let b = try? reader.next(maxRows: 600) else { return [] }
-        batch = b
+              let first = try? reader.next(maxRows: 600) else { return [] }
+        batch = first
         var seeds: [[UInt8]] = []
-        for c in Column.allCases {
+        for column in Column.allCases {
             for rows in [0..<batch.count, 0..<min(37, batch.count)] {
                 var out: [UInt8] = []
-                let (codec, _) = PartitionFile.encodeChunk(c, batch, rows: rows, into: &out)
-                let n = rows.count
-                seeds.append([0, codec.rawValue - 1, UInt8(n & 0xFF), UInt8(n >> 8), 3, 0, 200, 0] + out)
+                let (codec, _) = PartitionFile.encodeChunk(column, batch, rows: rows, into: &out)
+                let count = rows.count
+                seeds.append([0, codec.rawValue - 1, UInt8(count & 0xFF), UInt8(count >> 8), 3, 0, 200, 0] + out)
             }
         }
         // a whole small partition file: its data area, then its directory

@@ -14,25 +14,28 @@ package enum FeedHarness {
         _ = FileManager.default.createFile(atPath: path, contents: Data(data))
         guard let reader = try? FeedReader(path: path, seqBase: 0, onReject: { _ in }) else { return }
         var rows = 0
-        while rows < 1 << 20, let b = try? reader.next(maxRows: 1000) {
-            rows += b.count
+        while rows < 1 << 20, let batch = try? reader.next(maxRows: 1000) {
+            rows += batch.count
             // every accepted time prints and parses back to itself
-            for i in 0..<b.count where b.int(.time, i) != RowBatch.null {
-                let t = b.int(.time, i), s = Timestamp.string(t)
-                if Timestamp.parse(s) != t { fatalError("time \(t) printed as \(s) does not parse back") }
+            for i in 0..<batch.count where batch.int(.time, i) != RowBatch.null {
+                let time = batch.int(.time, i)
+                let printed = Timestamp.string(time)
+                if Timestamp.parse(printed) != time {
+                    fatalError("time \(time) printed as \(printed) does not parse back")
+                }
             }
         }
     }
 
     /// The first `n` lines of generated feeds, as seeds.
     package static func generated(_ format: FeedWriter.Format) -> [[UInt8]] {
-        var o = GeneratorOptions(rows: 300)
-        o.format = format
-        o.rowsPerFile = 100
-        o.firstYear = 2023
-        o.lastYear = 2024
+        var options = GeneratorOptions(rows: 300)
+        options.format = format
+        options.rowsPerFile = 100
+        options.firstYear = 2023
+        options.lastYear = 2024
         let dir = fuzzScratch + "/gen-\(format)"
-        guard let files = try? FeedGenerator.generate(o, into: dir) else { return [] }
+        guard let files = try? FeedGenerator.generate(options, into: dir) else { return [] }
         return files.compactMap { FileManager.default.contents(atPath: $0).map { Array($0) } }
     }
 }

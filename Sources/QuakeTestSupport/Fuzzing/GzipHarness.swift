@@ -14,14 +14,14 @@ package enum GzipHarness: FuzzHarness {
         var pos = 1
         // SAFETY: Array(data) copies the input, so the pull closure never touches `data` after run returns.
         let bytes = Array(data)
-        let g = GzipDecoder(pull: { () throws(QuakeError) -> [UInt8]? in
+        let decoder = GzipDecoder(pull: { () throws(QuakeError) -> [UInt8]? in
             guard pos < bytes.count else { return nil }
             let end = min(bytes.count, pos + piece)
             defer { pos = end }
             return Array(bytes[pos..<end])
         })
         var out = 0
-        while out < 64 << 20, let c = try? g.read(minimum: 4096) { out += c.count }
+        while out < 64 << 20, let chunk = try? decoder.read(minimum: 4096) { out += chunk.count }
     }
 
     package static func seeds() -> [[UInt8]] {
@@ -29,9 +29,9 @@ package enum GzipHarness: FuzzHarness {
         let texts = ["", "time,latitude\n", String(repeating: "2024-01-01T00:00:00.000Z,1.5,-2.25\n", count: 200)]
         return texts.map { t in
             var out: [UInt8] = [0x40]
-            guard let e = GzipStream(level: 6) else { return out }
-            out += e.compress(Array(t.utf8))
-            out += e.compress([], final: true)
+            guard let stream = GzipStream(level: 6) else { return out }
+            out += stream.compress(Array(t.utf8))
+            out += stream.compress([], final: true)
             return out
         }
     }

@@ -13,10 +13,11 @@ package enum HistoryHarness: FuzzHarness {
         let body = Array(data[1...])
         if mode & 1 == 0 {
             let file = withValidHeaderChecksum(body)
-            // SAFETY: `b` is used only inside the closure; decode and changes bounds-check and copy what they keep.
-            file.withUnsafeBytes { b in
-                guard let h = try? HistoryFile.decode(b, path: "fuzz") else { return }
-                for i in h.sections.indices { _ = try? h.changes(i, in: b, path: "fuzz") }
+            // SAFETY: `bytes` is used only inside the closure; decode and changes bounds-check and copy
+            // what they keep.
+            file.withUnsafeBytes { bytes in
+                guard let history = try? HistoryFile.decode(bytes, path: "fuzz") else { return }
+                for i in history.sections.indices { _ = try? history.changes(i, in: bytes, path: "fuzz") }
             }
         } else {
             let frame = Zstd.compress(body, level: 1)
@@ -31,22 +32,25 @@ package enum HistoryHarness: FuzzHarness {
     /// bytes of `body` give the header length.
     package static func withValidHeaderChecksum(_ body: [UInt8]) -> [UInt8] {
         guard body.count >= 4 else { return HistoryFile.magic + body }
-        let n = Int(body[0]) | Int(body[1]) << 8 | Int(body[2]) << 16 | Int(body[3]) << 24
+        let headerLength = Int(body[0]) | Int(body[1]) << 8 | Int(body[2]) << 16 | Int(body[3]) << 24
         let rest = Array(body[4...])
-        guard n <= rest.count else { return HistoryFile.magic + body }
-        var w = ByteWriter()
-        w.bytes = HistoryFile.magic
-        w.u32(UInt32(n))
-        w.bytes += rest[0..<n]
-        // SAFETY: `$0` spans the header slice (n <= rest.count, checked) and is used only by hash.
-        w.u64(rest[0..<n].withUnsafeBytes { Checksum.hash($0) })
-        w.bytes += rest[n...]
-        return w.bytes
+        guard headerLength <= rest.count else { return HistoryFile.magic + body }
+        var writer = ByteWriter()
+        writer.bytes = HistoryFile.magic
+        writer.u32(UInt32(headerLength))
+        writer.bytes += rest[0..<headerLength]
+        // SAFETY: `$0` spans the header slice (headerLength <= rest.count, checked) and is used only by hash.
+        writer.u64(rest[0..<headerLength].withUnsafeBytes { Checksum.hash($0) })
+        writer.bytes += rest[headerLength...]
+        return writer.bytes
     }
 
     package static func seeds() -> [[UInt8]] {
         var changes = ChangeSet()
-        for i in 0..<40 { changes.inserted.append(Array("us7000\(1000 + i)".utf8)); changes.touch(1_700_000_000_000 + Int64(i)) }
+        for i in 0..<40 {
+            changes.inserted.append(Array("us7000\(1000 + i)".utf8))
+            changes.touch(1_700_000_000_000 + Int64(i))
+        }
         for i in 0..<5 {
             changes.updated.append(Array("ci3\(800 + i)".utf8))
             changes.changedColumns.append(Column.mag.bit | Column.updated.bit)
@@ -60,21 +64,24 @@ package enum HistoryHarness: FuzzHarness {
         try? staged?.append(ordinal: 0, enc)
         if let staged, (try? HistoryFile.write(store: dir, generation: 3, committed: 1_700_000_000_000, previous: 1,
                                                files: ["a.csv"], staged: staged)) != nil,
-           let f = try? MappedFile(path: HistoryFile.path(store: dir, generation: 3)) {
-            // SAFETY: Array(f.bytes) copies the mapping while `f` is alive (bound by this if-let).
-            let b = Array(f.bytes)
-            seeds.append([0] + Array(b[8..<12]) + Array(b[12...]).enumerated().filter { k, _ in
+           let mapped = try? MappedFile(path: HistoryFile.path(store: dir, generation: 3)) {
+            // SAFETY: Array(mapped.bytes) copies the mapping while `mapped` is alive (bound by this if-let).
+            let fileBytes = Array(mapped.bytes)
+            seeds.append([0] + Array(fileBytes[8..<12]) + Array(fileBytes[12...]).enumerated().filter { k, _ in
                 // drop the checksum; run() puts a valid one back
-                let n = Int(b[8]) | Int(b[9]) << 8 | Int(b[10]) << 16 | Int(b[11]) << 24
-                return k < n || k >= n + 8
+                let headerLength = Int(fileBytes[8]) | Int(fileBytes[9]) << 8
+                    | Int(fileBytes[10]) << 16 | Int(fileBytes[11]) << 24
+                return k < headerLength || k >= headerLength + 8
             }.map(\.1))
         }
-        var w = VarintWriter()
-        w.varint(3)
+        var idList = VarintWriter()
+        idList.varint(3)
         for (shared, suffix) in [(0, "us7000ab"), (6, "cd"), (7, "x")] {
-            w.varint(UInt64(shared)); w.varint(UInt64(suffix.utf8.count)); w.bytes += Array(suffix.utf8)
+            idList.varint(UInt64(shared))
+            idList.varint(UInt64(suffix.utf8.count))
+            idList.bytes += Array(suffix.utf8)
         }
-        seeds.append([1 | 3 << 2] + w.bytes)
+        seeds.append([1 | 3 << 2] + idList.bytes)
         return seeds
     }
 }

@@ -13,15 +13,15 @@ package enum WhereHarness: FuzzHarness {
 
     package static let store: Store? = {
         let dir = fuzzScratch + "/store"
-        var o = GeneratorOptions(rows: 3000)
-        o.rowsPerFile = 3000
-        o.firstYear = 2023
-        o.lastYear = 2024
-        guard let files = try? FeedGenerator.generate(o, into: fuzzScratch + "/where-feed"),
-              let s = try? Store.openOrCreate(path: dir, partitioning: .month, blockRows: 512),
-              (try? s.load(files)) != nil else { return nil }
-        try? s.refresh()
-        return s
+        var options = GeneratorOptions(rows: 3000)
+        options.rowsPerFile = 3000
+        options.firstYear = 2023
+        options.lastYear = 2024
+        guard let files = try? FeedGenerator.generate(options, into: fuzzScratch + "/where-feed"),
+              let opened = try? Store.openOrCreate(path: dir, partitioning: .month, blockRows: 512),
+              (try? opened.load(files)) != nil else { return nil }
+        try? opened.refresh()
+        return opened
     }()
 
     package static func run(_ data: UnsafeRawBufferPointer) {
@@ -33,10 +33,10 @@ package enum WhereHarness: FuzzHarness {
             _ = DateParsing.parse(rest)
             return
         }
-        guard let f = try? WhereParser.parse(text), let store else { return }
-        _ = try? store.count(f)
-        _ = try? store.query(QuerySpec(filter: f, sort: [SortKey(.mag, ascending: false)], limit: 5))
-        _ = try? store.query(QuerySpec(filter: f, limit: 3, offset: 2))
+        guard let filter = try? WhereParser.parse(text), let store else { return }
+        _ = try? store.count(filter)
+        _ = try? store.query(QuerySpec(filter: filter, sort: [SortKey(.mag, ascending: false)], limit: 5))
+        _ = try? store.query(QuerySpec(filter: filter, limit: 3, offset: 2))
     }
 
     package static func seeds() -> [[UInt8]] {

@@ -9,13 +9,16 @@ package enum CodecSamples {
     /// `-0.0`, 17-digit mantissas, extremes, nulls, all-null and single-row chunks.
     package static func intColumns(_ rng: inout SplitMix64) -> [(String, [Int64])] {
         func dec(_ s: String) -> Int64 {
-            var t = s
+            var text = s
             // SAFETY: the UTF-8 view is read inside the closure only.
-            return (try? t.withUTF8 { try ScaledDecimal.parse(UnsafeRawBufferPointer($0)) }) ?? RowBatch.null
+            return (try? text.withUTF8 { try ScaledDecimal.parse(UnsafeRawBufferPointer($0)) }) ?? RowBatch.null
         }
         var out: [(String, [Int64])] = []
-        var t: Int64 = 1_300_000_000_000
-        out.append(("sorted times", (0..<5000).map { _ in t += Int64(rng.next() % 200_000); return t }))
+        var time: Int64 = 1_300_000_000_000
+        out.append(("sorted times", (0..<5000).map { _ in
+            time += Int64(rng.next() % 200_000)
+            return time
+        }))
         out.append(("times with nulls", (0..<3000).map { i in
             i % 7 == 3 ? RowBatch.null : Int64(rng.next() % 4_000_000_000_000) - 1_000_000_000_000
         }))
@@ -40,16 +43,18 @@ package enum CodecSamples {
         out.append(("huge mantissas", (0..<700).map { i in
             (Int64(i) * 99_999_999_999_999 % ScaledDecimal.maxMantissa) << 6 | Int64(i % 22)
         }))
-        var d = -40.0
+        var decimal = -40.0
         out.append(("ascending decimals", (0..<3000).map { _ in
-            d += Double(rng.next() % 50) / 1000
-            return dec(String(format: "%.3f", d))
+            decimal += Double(rng.next() % 50) / 1000
+            return dec(String(format: "%.3f", decimal))
         }))
         return out
     }
 
     package static func textColumns(_ rng: inout SplitMix64) -> [(String, ByteArena)] {
-        var cat = ByteArena(), text = ByteArena(), place = ByteArena()
+        var cat = ByteArena()
+        var text = ByteArena()
+        var place = ByteArena()
         let nets = ["us", "ak", "ci", "nc", "", "hv", "uw"]
         let places = ["12 km SSW of Volcano, Hawaii", "3km N of Ridgecrest, CA", "Fiji region", "", "007 km E of X",
                       "5 km W of Zürich, Switzerland", "Ñuñoa, Chile", "100 km NE of Kodiak, Alaska"]
@@ -63,12 +68,16 @@ package enum CodecSamples {
 
     /// Row ranges worth trying: edges of 1024-row miniblocks, singles, empties, random spans.
     package static func ranges(_ n: Int, _ rng: inout SplitMix64) -> [Range<Int>] {
-        var r: [Range<Int>] = [0..<n, 0..<0, n..<n, 0..<1, (n - 1)..<n]
-        for edge in stride(from: 1024, to: n, by: 1024) { r.append((edge - 1)..<(edge + 1)); r.append(edge..<n) }
-        for _ in 0..<20 {
-            let a = Int(rng.next() % UInt64(n)), b = Int(rng.next() % UInt64(n))
-            r.append(Swift.min(a, b)..<Swift.max(a, b))
+        var out: [Range<Int>] = [0..<n, 0..<0, n..<n, 0..<1, (n - 1)..<n]
+        for edge in stride(from: 1024, to: n, by: 1024) {
+            out.append((edge - 1)..<(edge + 1))
+            out.append(edge..<n)
         }
-        return r
+        for _ in 0..<20 {
+            let first = Int(rng.next() % UInt64(n))
+            let second = Int(rng.next() % UInt64(n))
+            out.append(Swift.min(first, second)..<Swift.max(first, second))
+        }
+        return out
     }
 }

@@ -273,15 +273,15 @@ package enum FoldScenario {
     package static func differences(_ left: [String: Quake], _ right: [String: Quake]) -> [String] {
         var out: [String] = []
         for id in Set(left.keys).union(right.keys).sorted() where left[id] != right[id] {
-            guard let a = left[id], let b = right[id] else {
+            guard let leftQuake = left[id], let rightQuake = right[id] else {
                 out.append("\(id): only in \(left[id] == nil ? "the second" : "the first")")
                 continue
             }
             for column in Column.allCases {
                 var onlyA = Quake(id: id, time: .distantPast, latitude: 0, longitude: 0)
                 var onlyB = onlyA
-                copy(column, from: a, into: &onlyA)
-                copy(column, from: b, into: &onlyB)
+                copy(column, from: leftQuake, into: &onlyA)
+                copy(column, from: rightQuake, into: &onlyB)
                 if onlyA != onlyB {
                     out.append("\(id) \(column): \(String(describing: onlyA)) vs \(String(describing: onlyB))")
                     break

@@ -25,7 +25,7 @@ extension Naive {
         case .value(let column): return value(q, column)
         case .bin(let column, let width):
             // in decimal: the numbers are decimals, and 0.3 lies in the bin of 0.1 that starts at 0.3
-            guard case .number(let v) = value(q, column), let numerator = Decimal(string: String(v)),
+            guard case .number(let number) = value(q, column), let numerator = Decimal(string: String(number)),
                   let denominator = Decimal(string: String(width)) else { return .null }
             let quotient = Double(truncating: NSDecimalNumber(decimal: numerator / denominator))
             return .number(Aggregator.binStart(Int64(saturating: quotient.rounded(.down)), width))
@@ -43,7 +43,9 @@ extension Naive {
         let direction = String(words[words.count - 1])
         let distance = words.count == 3 ? String(words[0]) : String(words[0].dropLast(2))
         guard words.count == 2 ? words[0].hasSuffix("km") : words[1] == "km" else { return place }
-        let compass = ["N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW", "WSW", "W", "WNW", "NW", "NNW"]
+        let compass = [
+            "N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW", "WSW", "W", "WNW", "NW", "NNW",
+        ]
         guard compass.contains(direction), !distance.isEmpty, distance.count <= 6,
               distance.allSatisfy({ $0.isASCII && $0.isNumber }), distance == "0" || !distance.hasPrefix("0")
         else { return place }

@@ -52,70 +52,79 @@ package enum Naive {
     }
 
     package static func bytesContain(_ hay: String, _ needle: String) -> Bool {
-        let h = Array(hay.utf8), n = Array(needle.utf8)
-        if n.isEmpty { return true }
-        if n.count > h.count { return false }
-        for i in 0...(h.count - n.count) where Array(h[i..<(i + n.count)]) == n { return true }
+        let hayBytes = Array(hay.utf8)
+        let needleBytes = Array(needle.utf8)
+        if needleBytes.isEmpty { return true }
+        if needleBytes.count > hayBytes.count { return false }
+        for i in 0...(hayBytes.count - needleBytes.count)
+        where Array(hayBytes[i..<(i + needleBytes.count)]) == needleBytes {
+            return true
+        }
         return false
     }
 
-    package static func fold(_ s: String) -> String { s.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil) }
+    package static func fold(_ s: String) -> String {
+        s.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    }
 
     package static func haversine(_ a: Double, _ b: Double, _ c: Double, _ d: Double) -> Double {
-        let r = Double.pi / 180
-        let x = sin((c - a) * r / 2), y = sin((d - b) * r / 2)
-        let h = x * x + cos(a * r) * cos(c * r) * y * y
-        return 2 * 6371.0088 * asin(min(1, h.squareRoot()))
+        let radians = Double.pi / 180
+        let halfLat = sin((c - a) * radians / 2)
+        let halfLon = sin((d - b) * radians / 2)
+        let chord = halfLat * halfLat + cos(a * radians) * cos(c * radians) * halfLon * halfLon
+        return 2 * 6371.0088 * asin(min(1, chord.squareRoot()))
     }
 
     package static func matches(_ f: Filter, _ q: Quake) throws -> Bool {
         switch f {
         case .all: return true
         case .none: return false
-        case .timeRange(let c, let lo, let hi):
-            guard case .number(let v) = value(q, c) else { return false }
-            return (lo.map { v >= Double($0) } ?? true) && (hi.map { v < Double($0) } ?? true)
-        case .numberRange(let c, let lo, let hi):
-            guard case .number(let v) = value(q, c) else { return false }
-            if let lo, lo.inclusive ? !(v >= lo.value) : !(v > lo.value) { return false }
-            if let hi, hi.inclusive ? !(v <= hi.value) : !(v < hi.value) { return false }
+        case .timeRange(let column, let lo, let hi):
+            guard case .number(let number) = value(q, column) else { return false }
+            return (lo.map { number >= Double($0) } ?? true) && (hi.map { number < Double($0) } ?? true)
+        case .numberRange(let column, let lo, let hi):
+            guard case .number(let number) = value(q, column) else { return false }
+            if let lo, lo.inclusive ? !(number >= lo.value) : !(number > lo.value) { return false }
+            if let hi, hi.inclusive ? !(number <= hi.value) : !(number < hi.value) { return false }
             return true
-        case .box(let a, let b, let c, let d):
-            guard q.latitude >= a && q.latitude <= b else { return false }
-            return c <= d ? (q.longitude >= c && q.longitude <= d) : (q.longitude >= c || q.longitude <= d)
-        case .near(let a, let b, let r):
-            return haversine(a, b, q.latitude, q.longitude) <= r
-        case .oneOf(let c, let vs):
-            guard case .text(let s) = value(q, c) else {
-                if case .number(let v) = value(q, c) { return vs.compactMap { Double($0) }.contains(v) }
+        case .box(let south, let north, let west, let east):
+            guard q.latitude >= south && q.latitude <= north else { return false }
+            return west <= east
+                ? (q.longitude >= west && q.longitude <= east)
+                : (q.longitude >= west || q.longitude <= east)
+        case .near(let latitude, let longitude, let radius):
+            return haversine(latitude, longitude, q.latitude, q.longitude) <= radius
+        case .oneOf(let column, let vs):
+            guard case .text(let text) = value(q, column) else {
+                if case .number(let number) = value(q, column) { return vs.compactMap { Double($0) }.contains(number) }
                 return false
             }
-            return vs.contains(s)
-        case .contains(let c, let needle, let insensitive):
-            guard case .text(let s) = value(q, c) else { return false }
-            return insensitive ? bytesContain(fold(s), fold(needle)) : bytesContain(s, needle)
-        case .isNull(let c):
-            return value(q, c) == .null
+            return vs.contains(text)
+        case .contains(let column, let needle, let insensitive):
+            guard case .text(let text) = value(q, column) else { return false }
+            return insensitive ? bytesContain(fold(text), fold(needle)) : bytesContain(text, needle)
+        case .isNull(let column):
+            return value(q, column) == .null
         case .arithmetic(let comparison):
             return comparison.holds { column in
-                if case .number(let v) = value(q, column) { return v }
+                if case .number(let number) = value(q, column) { return number }
                 return .nan
             }
         case .ids(let set): return set.contains(q.id)
         case .and(let fs): return try fs.allSatisfy { try matches($0, q) }
         case .or(let fs): return try fs.contains { try matches($0, q) }
-        case .not(let g): return try !matches(g, q)
+        case .not(let negated): return try !matches(negated, q)
         case .after(let cur):
             return cur.isBefore(cur.sort.map { value(q, $0.column) }, id: q.id)
-        case .predicate(let p): return try p.evaluate(q)
+        case .predicate(let predicate): return try predicate.evaluate(q)
         }
     }
 
     package static func sorted(_ qs: [Quake], _ keys: [SortKey]) -> [Quake] {
         qs.sorted { a, b in
             for k in keys {
-                let c = SortValue.compare(value(a, k.column), value(b, k.column), ascending: k.ascending)
-                if c != 0 { return c < 0 }
+                let order = SortValue.compare(value(a, k.column), value(b, k.column), ascending: k.ascending)
+                if order != 0 { return order < 0 }
             }
             return a.id < b.id
         }
@@ -123,9 +132,11 @@ package enum Naive {
 
     package static func query(_ all: [Quake], _ q: QuerySpec) throws -> [Quake] {
         var rows = try all.filter { try matches(q.filter, $0) }
-        if let c = q.after { rows = rows.filter { row in c.isBefore(c.sort.map { k in value(row, k.column) }, id: row.id) } }
-        let s = sorted(rows, q.sort).dropFirst(q.offset)
-        return Array(q.limit.map { s.prefix($0) } ?? s).map(withTitle)
+        if let cursor = q.after {
+            rows = rows.filter { row in cursor.isBefore(cursor.sort.map { k in value(row, k.column) }, id: row.id) }
+        }
+        let page = sorted(rows, q.sort).dropFirst(q.offset)
+        return Array(q.limit.map { page.prefix($0) } ?? page).map(withTitle)
     }
 
     /// `quake` as a reader is shown it: without a stored title, USGS's, made from the magnitude

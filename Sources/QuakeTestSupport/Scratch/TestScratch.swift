@@ -14,17 +14,17 @@ package enum TestScratch {
                   kill(pid, 0) == -1, errno == ESRCH else { continue }
             remove(base + name)
         }
-        let p = base + prefix + "\(getpid())"
-        try? FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
+        let path = base + prefix + "\(getpid())"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         atexit { TestScratch.remove(TestScratch.root) }
-        return p
+        return path
     }()
 
     /// A new folder under ``root`` whose name starts with `tag`.
     package static func folder(_ tag: String) -> String {
-        let p = root + "/\(tag)-\(UUID().uuidString.prefix(8))"
-        try? FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
-        return p
+        let path = root + "/\(tag)-\(UUID().uuidString.prefix(8))"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
     }
 
     /// Removes `path` and all below it, going on past what cannot be removed; file systems a

@@ -10,13 +10,14 @@ import QuakeGenerator
 package enum TestSupport {
     /// The package root (three levels above this file's folder: Sources/QuakeTestSupport/Scratch).
     package static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     /// Where the tests look for the real USGS feeds, whether or not anything is there: the folder
     /// `$QUAKES_USGS` names when it is set, else `../shared/usgs` beside the package.
     package static let usgsPath: String = {
-        if let p = ProcessInfo.processInfo.environment["QUAKES_USGS"], !p.isEmpty {
-            return URL(fileURLWithPath: p).standardizedFileURL.path
+        if let path = ProcessInfo.processInfo.environment["QUAKES_USGS"], !path.isEmpty {
+            return URL(fileURLWithPath: path).standardizedFileURL.path
         }
         return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/usgs").path
     }()
@@ -47,8 +48,8 @@ package enum TestSupport {
     package static func usgs(_ name: String) -> String? { usgsDirectory?.appendingPathComponent(name).path }
 
     package static var usgsFiles: [String] {
-        guard let d = usgsDirectory else { return [] }
-        return ((try? FileManager.default.contentsOfDirectory(atPath: d.path)) ?? [])
+        guard let directory = usgsDirectory else { return [] }
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
             .filter { $0.hasSuffix(".csv") || $0.hasSuffix(".geojson") }.sorted()
     }
 
@@ -69,19 +70,19 @@ package enum TestSupport {
     package static func load(_ paths: [String], into store: String? = nil, strict: Bool = false,
                              partitioning: Partitioning = .month) throws
         -> (Store, LoadSummary, [Reject]) {
-        let s = try Store.openOrCreate(path: store ?? tempDir() + "/store", partitioning: partitioning)
+        let opened = try Store.openOrCreate(path: store ?? tempDir() + "/store", partitioning: partitioning)
         let rejects = RejectLog()
-        var o = LoadOptions(strict: strict)
-        o.onReject = { rejects.add($0) }
-        let summary = try s.load(paths, options: o)
-        return (s, summary, rejects.all)
+        var options = LoadOptions(strict: strict)
+        options.onReject = { rejects.add($0) }
+        let summary = try opened.load(paths, options: options)
+        return (opened, summary, rejects.all)
     }
 
     /// Every stored row, all columns, partition by partition.
     package static func allRows(_ s: Store) throws -> RowBatch {
-        var b = RowBatch()
-        for e in s.manifest.partitions { b.append(contentsOf: try s.reader(e).readAll()) }
-        return b
+        var rows = RowBatch()
+        for entry in s.manifest.partitions { rows.append(contentsOf: try s.reader(entry).readAll()) }
+        return rows
     }
 
     /// Exports the store as text.
@@ -95,8 +96,8 @@ package enum TestSupport {
             .replacingOccurrences(of: "\"generated\":[0-9]+", with: "\"generated\":0", options: .regularExpression)
     }
 
-    package static let header22 = "time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type,"
-        + "horizontalError,depthError,magError,magNst,status,locationSource,magSource"
+    package static let header22 = "time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,"
+        + "place,type,horizontalError,depthError,magError,magNst,status,locationSource,magSource"
 }
 
 /// The rejects a load reports, from whichever thread reports them.
@@ -116,18 +117,34 @@ package enum NaiveCSV {
         var inQuotes = false
         var chars = Array(text.replacingOccurrences(of: "\r\n", with: "\n"))
         if chars.last != "\n" { chars.append("\n") }
-        var i = 0
-        while i < chars.count {
-            let c = chars[i]
+        var index = 0
+        while index < chars.count {
+            let char = chars[index]
             if inQuotes {
-                if c == "\"" {
-                    if i + 1 < chars.count && chars[i + 1] == "\"" { field.append("\""); i += 1 } else { inQuotes = false }
-                } else { field.append(c) }
-            } else if c == "\"" { inQuotes = true }
-            else if c == "," { row.append(field); field = "" }
-            else if c == "\n" { row.append(field); rows.append(row); row = []; field = "" }
-            else { field.append(c) }
-            i += 1
+                if char == "\"" {
+                    if index + 1 < chars.count && chars[index + 1] == "\"" {
+                        field.append("\"")
+                        index += 1
+                    } else {
+                        inQuotes = false
+                    }
+                } else {
+                    field.append(char)
+                }
+            } else if char == "\"" {
+                inQuotes = true
+            } else if char == "," {
+                row.append(field)
+                field = ""
+            } else if char == "\n" {
+                row.append(field)
+                rows.append(row)
+                row = []
+                field = ""
+            } else {
+                field.append(char)
+            }
+            index += 1
         }
         return rows.filter { $0 != [""] }
     }

@@ -55,8 +55,8 @@ struct FilterArgs: Equatable {
 
     func validate() throws {
         // one call per flag, not an array of pairs: a one-shot query pays for each new generic type
-        func finite(_ flag: String, _ v: Double?) throws {
-            if let v, !v.isFinite { throw ValidationError("\(flag): expected a finite number") }
+        func finite(_ flag: String, _ value: Double?) throws {
+            if let value, !value.isFinite { throw ValidationError("\(flag): expected a finite number") }
         }
         if let id, list(id)?.isEmpty ?? true { throw ValidationError("--id: no event id given ('\(id)')") }
         try finite("--min-mag", minMag)
@@ -80,27 +80,29 @@ struct FilterArgs: Equatable {
     /// The filter these flags describe on `store`: the flags, and `--changed-since` from its history.
     /// `centerOnly` accepts a centre with no radius (query's `--sort distance`); it filters nothing.
     func filter(in store: Store, centerOnly: Bool = false) throws -> Filter {
-        let f = try flagFilter(centerOnly: centerOnly)
-        guard let changedSince else { return f }
+        let flags = try flagFilter(centerOnly: centerOnly)
+        guard let changedSince else { return flags }
         switch try HistoryPoint(parsing: changedSince, flag: "--changed-since") {
-        case .generation(let g):
-            return .conjunction([f, try store.changedFilter(since: HistoryToken(generation: g), within: f)])
-        case .time(let d): return .conjunction([f, try store.changedFilter(since: d, within: f)])
+        case .generation(let generation):
+            let token = HistoryToken(generation: generation)
+            return .conjunction([flags, try store.changedFilter(since: token, within: flags)])
+        case .time(let date): return .conjunction([flags, try store.changedFilter(since: date, within: flags)])
         }
     }
 
     /// A time flag's value; digits past the millisecond round a bound up (see ``DateParsing``), so
     /// `--from .0401` does not take an event at `.040`, and `--to .0401` does not leave it out.
-    private func time(_ s: String, _ flag: String) throws -> Int64 {
-        try DateArgument.parse(s, flag)
+    private func time(_ text: String, _ flag: String) throws -> Int64 {
+        try DateArgument.parse(text, flag)
     }
 
-    /// A comma-separated list's items, trimmed, each once, in the order given; blank items are left out.
-    private func list(_ s: String?) -> [String]? {
-        guard let s else { return nil }
+    /// A comma-separated list's items, trimmed, each once, in the order given; blank items are
+    /// left out.
+    private func list(_ text: String?) -> [String]? {
+        guard let text else { return nil }
         var seen = Set<String>()
         var items: [String] = []
-        for piece in s.split(separator: ",") {
+        for piece in text.split(separator: ",") {
             let item = String(piece).trimmingBlanks
             if !item.isEmpty, seen.insert(item).inserted { items.append(item) }
         }
@@ -108,8 +110,8 @@ struct FilterArgs: Equatable {
     }
 
     private func column(_ name: String, _ flag: String) throws -> Column {
-        guard let c = Column(name: name) else { throw ValidationError("\(flag): unknown field '\(name)'") }
-        return c
+        guard let column = Column(name: name) else { throw ValidationError("\(flag): unknown field '\(name)'") }
+        return column
     }
 
     /// `--bbox`, or the FDSN edges `--minlatitude`... (each missing edge is the globe's).
@@ -117,19 +119,21 @@ struct FilterArgs: Equatable {
         let fdsn = [minlatitude, maxlatitude, minlongitude, maxlongitude]
         guard let bbox else { return nil }   // the FDSN edges are the service's (``fdsnFilter()``)
         guard fdsn.allSatisfy({ $0 == nil }) else {
-            throw ValidationError("--bbox cannot be combined with --minlatitude/--maxlatitude/--minlongitude/--maxlongitude")
+            throw ValidationError("--bbox cannot be combined with "
+                + "--minlatitude/--maxlatitude/--minlongitude/--maxlongitude")
         }
-        let v = bbox.split(separator: ",").compactMap { Double($0.trimmingBlanks) }
-        guard v.count == 4 else { throw ValidationError("--bbox: expected minLat,maxLat,minLon,maxLon with minLat <= maxLat") }
-        return try box(v[0], v[1], v[2], v[3], "--bbox: expected minLat,maxLat,minLon,maxLon with minLat <= maxLat")
+        let edges = bbox.split(separator: ",").compactMap { Double($0.trimmingBlanks) }
+        let hint = "--bbox: expected minLat,maxLat,minLon,maxLon with minLat <= maxLat"
+        guard edges.count == 4 else { throw ValidationError(hint) }
+        return try box(edges[0], edges[1], edges[2], edges[3], hint)
     }
 
     /// The FDSN parameters whose meaning the event service defines (the box edges, `endtime`,
     /// `eventid`, `contributor`, `reviewstatus`, `minradius`), read by the service's own parser.
     private func fdsnFilter() throws -> Filter? {
         var items: [(name: String, value: String)] = []
-        func add(_ name: String, _ v: String?) { if let v { items.append((name, v)) } }
-        func add(_ name: String, _ v: Double?) { if let v { items.append((name, String(v))) } }
+        func add(_ name: String, _ value: String?) { if let value { items.append((name, value)) } }
+        func add(_ name: String, _ value: Double?) { if let value { items.append((name, String(value))) } }
         if let endtime { _ = try DateArgument.parse(endtime, DateArgument.typed(["--endtime", "--end"])) }
         add("minlatitude", minlatitude)
         add("maxlatitude", maxlatitude)
@@ -154,7 +158,8 @@ struct FilterArgs: Equatable {
         }
         for pair in includes where pair.count == 2 { add(pair[0], pair[1]) }
         guard !items.isEmpty else { return nil }
-        items.append(("includedeleted", "true"))   // tombstones are this command's own choice (``flagFilter``)
+        // tombstones are this command's own choice (``flagFilter``)
+        items.append(("includedeleted", "true"))
         do {
             return try FDSNRequest(items, maxEvents: .max).filter
         } catch {
@@ -173,10 +178,12 @@ struct FilterArgs: Equatable {
         }
     }
 
-    private func box(_ a: Double, _ b: Double, _ c: Double, _ d: Double, _ hint: String) throws -> Filter {
-        guard a <= b, (-90...90).contains(a), (-90...90).contains(b), (-180...180).contains(c), (-180...180).contains(d)
+    private func box(_ south: Double, _ north: Double, _ west: Double, _ east: Double,
+                     _ hint: String) throws -> Filter {
+        guard south <= north, (-90...90).contains(south), (-90...90).contains(north),
+              (-180...180).contains(west), (-180...180).contains(east)
         else { throw ValidationError(hint) }
-        return .box(minLatitude: a, maxLatitude: b, minLongitude: c, maxLongitude: d)
+        return .box(minLatitude: south, maxLatitude: north, minLongitude: west, maxLongitude: east)
     }
 
     /// Kilometres in one degree of great-circle arc (mean Earth radius 6371.0088 km).
@@ -188,8 +195,12 @@ struct FilterArgs: Equatable {
         guard near != nil || fdsnCenter else { return nil }
         let center: [Double]
         if fdsnCenter {
-            guard near == nil else { throw ValidationError("--near cannot be combined with --latitude/--longitude") }
-            guard let latitude, let longitude else { throw ValidationError("--latitude and --longitude go together") }
+            guard near == nil else {
+                throw ValidationError("--near cannot be combined with --latitude/--longitude")
+            }
+            guard let latitude, let longitude else {
+                throw ValidationError("--latitude and --longitude go together")
+            }
             center = [latitude, longitude]
         } else {
             center = (near ?? "").split(separator: ",").compactMap { Double($0.trimmingBlanks) }
@@ -213,25 +224,62 @@ struct FilterArgs: Equatable {
     private func nearFilter(centerOnly: Bool) throws -> Filter? {
         let fdsnCenter = latitude != nil || longitude != nil
         guard near != nil || radiusKm != nil || fdsnCenter || maxradius != nil else { return nil }
-        if radiusKm != nil && maxradius != nil { throw ValidationError("give --radius-km (or --maxradiuskm) or --maxradius, not both") }
-        let r = radiusKm ?? maxradius.map { $0 * Self.kmPerDegree }
+        if radiusKm != nil && maxradius != nil {
+            throw ValidationError("give --radius-km (or --maxradiuskm) or --maxradius, not both")
+        }
+        let radius = radiusKm ?? maxradius.map { $0 * Self.kmPerDegree }
         if maxradius != nil && !fdsnCenter { throw ValidationError("--maxradius needs --latitude and --longitude") }
-        let c = try center()
+        let centre = try center()
         // a minimum radius alone is a ring out to 180 degrees, as the FDSN specification defaults
         // maxradius: the service's parser reads it (``fdsnFilter()``)
         let minimumOnly = fdsnCenter && (minradius != nil || minradiuskm != nil)
-        if r == nil, c != nil, centerOnly || minimumOnly { return nil }
-        guard let c, let r, r >= 0 else {
+        if radius == nil, centre != nil, centerOnly || minimumOnly { return nil }
+        guard let centre, let radius, radius >= 0 else {
             throw ValidationError(fdsnCenter
                 ? "--latitude (-90...90) and --longitude (-180...180) need --maxradiuskm or --maxradius >= 0"
-                : "--near LAT,LON (LAT in -90...90, LON in -180...180) needs --radius-km R >= 0, and the other way round")
+                : "--near LAT,LON (LAT in -90...90, LON in -180...180) needs --radius-km R >= 0, "
+                    + "and the other way round")
         }
-        return .near(latitude: c.latitude, longitude: c.longitude, radiusKm: r)
+        return .near(latitude: centre.latitude, longitude: centre.longitude, radiusKm: radius)
     }
 
     /// The filter the flags other than `--changed-since` describe.
     /// `centerOnly` accepts a centre with no radius (it filters nothing).
     func flagFilter(centerOnly: Bool = false) throws -> Filter {
+        var parts = try timeParts()
+        if minMag != nil || maxMag != nil {
+            parts.append(.numberRange(.mag, lower: minMag.map { .init($0) }, upper: maxMag.map { .init($0) }))
+        }
+        if minDepth != nil || maxDepth != nil {
+            parts.append(.numberRange(.depth, lower: minDepth.map { .init($0) }, upper: maxDepth.map { .init($0) }))
+        }
+        if let box = try boxFilter() { parts.append(box) }
+        if let circle = try nearFilter(centerOnly: centerOnly) { parts.append(circle) }
+        try checkTimeOrder()
+        if let fdsn = try fdsnFilter() { parts.append(fdsn) }
+        if let updatedafter {
+            parts.append(.timeRange(.updated, lower: try time(updatedafter, "--updatedafter"), upper: nil))
+        }
+        if let place { parts.append(.contains(.place, CanonicalText.nfc(place), insensitive: false)) }
+        if let placeLike { parts.append(.contains(.place, CanonicalText.nfc(placeLike), insensitive: true)) }
+        if let nets = list(net) { parts.append(.oneOf(.net, nets)) }
+        if let magTypes = list(magType) { parts.append(.oneOf(.magType, magTypes)) }
+        if let types = list(type) { parts.append(.oneOf(.type, types)) }
+        if let statuses = list(status) { parts.append(.oneOf(.status, statuses)) }
+        if !includeDeleted && list(status)?.contains("deleted") != true { parts.append(Filter.notDeleted) }
+        if let ids = list(id) { parts.append(.oneOf(.id, ids)) }
+        for name in isNull { parts.append(.isNull(try column(name, "--null"))) }
+        for name in notNull { parts.append(.not(.isNull(try column(name, "--not-null")))) }
+        if let whereText {
+            do { parts.append(try WhereParser.parse(whereText)) } catch let error as WhereParser.SyntaxError {
+                throw ValidationError("--where: " + error.description)
+            }
+        }
+        return .conjunction(parts)
+    }
+
+    /// `--from`, `--to`, `--day` and `--last` as time ranges.
+    private func timeParts() throws -> [Filter] {
         var parts: [Filter] = []
         if let from {
             let flag = DateArgument.typed(["--from", "--starttime", "--start"])
@@ -243,36 +291,16 @@ struct FilterArgs: Equatable {
                 throw ValidationError(DateParsing.problem(day) == nil ? "--day: expected YYYY-MM-DD, got '\(day)'"
                     : DateArgument.message(day, "--day"))
             }
-            let t = try time(day, "--day")
-            parts.append(.timeRange(.time, lower: t, upper: t + 86_400_000))
+            let dayStart = try time(day, "--day")
+            parts.append(.timeRange(.time, lower: dayStart, upper: dayStart + 86_400_000))
         }
         if let last {
-            guard let d = DateParsing.duration(last) else { throw ValidationError("--last: expected a period like 7d, 12h, 30m or 2w") }
-            let now = Int64(Date().timeIntervalSince1970 * 1000)
-            parts.append(.timeRange(.time, lower: now - d, upper: nil))
-        }
-        if minMag != nil || maxMag != nil { parts.append(.numberRange(.mag, lower: minMag.map { .init($0) }, upper: maxMag.map { .init($0) })) }
-        if minDepth != nil || maxDepth != nil { parts.append(.numberRange(.depth, lower: minDepth.map { .init($0) }, upper: maxDepth.map { .init($0) })) }
-        if let b = try boxFilter() { parts.append(b) }
-        if let n = try nearFilter(centerOnly: centerOnly) { parts.append(n) }
-        try checkTimeOrder()
-        if let f = try fdsnFilter() { parts.append(f) }
-        if let updatedafter { parts.append(.timeRange(.updated, lower: try time(updatedafter, "--updatedafter"), upper: nil)) }
-        if let place { parts.append(.contains(.place, CanonicalText.nfc(place), insensitive: false)) }
-        if let placeLike { parts.append(.contains(.place, CanonicalText.nfc(placeLike), insensitive: true)) }
-        if let l = list(net) { parts.append(.oneOf(.net, l)) }
-        if let l = list(magType) { parts.append(.oneOf(.magType, l)) }
-        if let l = list(type) { parts.append(.oneOf(.type, l)) }
-        if let l = list(status) { parts.append(.oneOf(.status, l)) }
-        if !includeDeleted && list(status)?.contains("deleted") != true { parts.append(Filter.notDeleted) }
-        if let l = list(id) { parts.append(.oneOf(.id, l)) }
-        for n in isNull { parts.append(.isNull(try column(n, "--null"))) }
-        for n in notNull { parts.append(.not(.isNull(try column(n, "--not-null")))) }
-        if let whereText {
-            do { parts.append(try WhereParser.parse(whereText)) } catch let e as WhereParser.SyntaxError {
-                throw ValidationError("--where: " + e.description)
+            guard let period = DateParsing.duration(last) else {
+                throw ValidationError("--last: expected a period like 7d, 12h, 30m or 2w")
             }
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            parts.append(.timeRange(.time, lower: now - period, upper: nil))
         }
-        return .conjunction(parts)
+        return parts
     }
 }

@@ -20,7 +20,8 @@ struct FilterOptions: ParsableArguments {
             help: "Minimum depth in km (inclusive).") var minDepth: Double?
     @Option(name: [.long, .customLong("maxdepth")], parsing: .unconditional,
             help: "Maximum depth in km (inclusive).") var maxDepth: Double?
-    @Option(parsing: .unconditional, help: "Box minLat,maxLat,minLon,maxLon; minLon > maxLon crosses the antimeridian.") var bbox: String?
+    @Option(parsing: .unconditional,
+            help: "Box minLat,maxLat,minLon,maxLon; minLon > maxLon crosses the antimeridian.") var bbox: String?
     @Option(parsing: .unconditional,
             help: "Center lat,lon: with --radius-km, or (query) for --sort distance and the distance_km field.")
     var near: String?
@@ -30,7 +31,8 @@ struct FilterOptions: ParsableArguments {
     @Option(name: [.long, .customLong("placecontains")],
             help: "Place contains TEXT ignoring case and diacritics (pahala finds Pāhala).") var placeLike: String?
     @Option(name: [.long, .customLong("catalog")], help: "Networks, comma-separated (ak,us).") var net: String?
-    @Option(name: [.long, .customLong("magnitudetype"), .customLong("magtype")], help: "Magnitude types, comma-separated.") var magType: String?
+    @Option(name: [.long, .customLong("magnitudetype"), .customLong("magtype")],
+            help: "Magnitude types, comma-separated.") var magType: String?
     @Option(name: [.long, .customLong("eventtype")], help: "Event types, comma-separated.") var type: String?
     @Option(help: "Review status, comma-separated (automatic,reviewed).") var status: String?
     @Option(help: "Event ids, comma-separated.") var id: String?
@@ -68,9 +70,11 @@ struct FilterOptions: ParsableArguments {
     var includearrivals: String?
     @Option(name: .customLong("null"), help: "FIELD is null (repeatable).") var isNull: [String] = []
     @Option(name: .customLong("not-null"), help: "FIELD is not null (repeatable).") var notNull: [String] = []
-    @Option(name: .customLong("where"), help: "Swift-predicate text, e.g. 'mag >= 4.5 && place.contains(\"Alaska\")'.") var whereText: String?
+    @Option(name: .customLong("where"),
+            help: "Swift-predicate text, e.g. 'mag >= 4.5 && place.contains(\"Alaska\")'.") var whereText: String?
     @Option(name: .customLong("changed-since"),
-            help: "Only events inserted or updated by loads after GEN (a generation) or after a time (see 'quakes history').")
+            help: ArgumentHelp("Only events inserted or updated by loads after GEN (a generation) or after a time "
+                + "(see 'quakes history')."))
     var changedSince: String?
     @Flag(name: .customLong("include-deleted"),
           help: "Include events their source deleted (tombstones from quakes sync), which are left out by default.")
@@ -78,47 +82,47 @@ struct FilterOptions: ParsableArguments {
 
     /// The values parsed, as plain values.
     var args: FilterArgs {
-        var a = FilterArgs()
-        a.from = from
-        a.to = to
-        a.endtime = endtime
-        a.eventid = eventid
-        a.contributor = contributor
-        a.reviewstatus = reviewstatus
-        a.minradius = minradius
-        a.minradiuskm = minradiuskm
-        a.includes = [("includeallorigins", includeallorigins), ("includeallmagnitudes", includeallmagnitudes),
-                      ("includearrivals", includearrivals)].compactMap { n, v in v.map { [n, $0] } }
-        a.day = day
-        a.last = last
-        a.minMag = minMag
-        a.maxMag = maxMag
-        a.minDepth = minDepth
-        a.maxDepth = maxDepth
-        a.bbox = bbox
-        a.near = near
-        a.radiusKm = radiusKm
-        a.place = place
-        a.placeLike = placeLike
-        a.net = net
-        a.magType = magType
-        a.type = type
-        a.status = status
-        a.id = id
-        a.updatedafter = updatedafter
-        a.minlatitude = minlatitude
-        a.maxlatitude = maxlatitude
-        a.minlongitude = minlongitude
-        a.maxlongitude = maxlongitude
-        a.latitude = latitude
-        a.longitude = longitude
-        a.maxradius = maxradius
-        a.isNull = isNull
-        a.notNull = notNull
-        a.whereText = whereText
-        a.changedSince = changedSince
-        a.includeDeleted = includeDeleted
-        return a
+        var values = FilterArgs()
+        values.from = from
+        values.to = to
+        values.endtime = endtime
+        values.eventid = eventid
+        values.contributor = contributor
+        values.reviewstatus = reviewstatus
+        values.minradius = minradius
+        values.minradiuskm = minradiuskm
+        values.includes = [("includeallorigins", includeallorigins), ("includeallmagnitudes", includeallmagnitudes),
+                      ("includearrivals", includearrivals)].compactMap { name, value in value.map { [name, $0] } }
+        values.day = day
+        values.last = last
+        values.minMag = minMag
+        values.maxMag = maxMag
+        values.minDepth = minDepth
+        values.maxDepth = maxDepth
+        values.bbox = bbox
+        values.near = near
+        values.radiusKm = radiusKm
+        values.place = place
+        values.placeLike = placeLike
+        values.net = net
+        values.magType = magType
+        values.type = type
+        values.status = status
+        values.id = id
+        values.updatedafter = updatedafter
+        values.minlatitude = minlatitude
+        values.maxlatitude = maxlatitude
+        values.minlongitude = minlongitude
+        values.maxlongitude = maxlongitude
+        values.latitude = latitude
+        values.longitude = longitude
+        values.maxradius = maxradius
+        values.isNull = isNull
+        values.notNull = notNull
+        values.whereText = whereText
+        values.changedSince = changedSince
+        values.includeDeleted = includeDeleted
+        return values
     }
 
     func validate() throws { try args.validate() }
@@ -131,7 +135,8 @@ struct FilterOptions: ParsableArguments {
 
 /// Sorting and paging flags; what they mean is ``PageArgs``.
 struct PageOptions: ParsableArguments {
-    @Option(help: "FIELD[:asc|desc], repeatable; nulls last; id breaks ties. distance[:desc] orders by distance from --near.")
+    @Option(help: ArgumentHelp("FIELD[:asc|desc], repeatable; nulls last; id breaks ties. "
+        + "distance[:desc] orders by distance from --near."))
     var sort: [String] = []
     @Option(parsing: .unconditional, help: "At most this many rows.") var limit: Int?
     @Option(parsing: .unconditional, help: "Skip this many rows.") var offset: Int?
@@ -142,15 +147,15 @@ struct PageOptions: ParsableArguments {
 
     /// The values parsed, as plain values.
     var args: PageArgs {
-        var a = PageArgs()
-        a.sort = sort
-        a.limit = limit
-        a.offset = offset
-        a.page = page
-        a.pageSize = pageSize
-        a.after = after
-        a.orderby = orderby
-        return a
+        var values = PageArgs()
+        values.sort = sort
+        values.limit = limit
+        values.offset = offset
+        values.page = page
+        values.pageSize = pageSize
+        values.after = after
+        values.orderby = orderby
+        return values
     }
 
     func validate() throws { try args.validate() }

@@ -24,7 +24,9 @@ struct PageArgs: Equatable {
             throw ValidationError("--page \(page) is beyond any store (page × page size overflows)")
         }
         if let pageSize, pageSize < 1 { throw ValidationError("--page-size must be >= 1") }
-        if page != nil && (offset != nil || after != nil) { throw ValidationError("--page cannot be combined with --offset or --after") }
+        if page != nil && (offset != nil || after != nil) {
+            throw ValidationError("--page cannot be combined with --offset or --after")
+        }
         if let after, Cursor(token: after) == nil { throw ValidationError("--after: not a cursor printed by quakes") }
     }
 
@@ -41,42 +43,50 @@ struct PageArgs: Equatable {
         }
         if sort.isEmpty { return d }
         if try distanceOrder() != nil { return d }
-        return try sort.map { s in
-            guard let k = SortKey(parsing: s) else { throw ValidationError("--sort: expected FIELD[:asc|desc] with a known field, got '\(s)'") }
-            return k
+        return try sort.map { text in
+            guard let key = SortKey(parsing: text) else {
+                throw ValidationError("--sort: expected FIELD[:asc|desc] with a known field, got '\(text)'")
+            }
+            return key
         }
     }
 
     /// `--sort distance[:asc|desc]`: true for nearest first (the default), false for farthest
     /// first; nil when the order is by fields.
     func distanceOrder() throws -> Bool? {
-        guard let k = sort.firstIndex(where: { $0 == "distance" || $0.hasPrefix("distance:") }) else { return nil }
+        guard let index = sort.firstIndex(where: { $0 == "distance" || $0.hasPrefix("distance:") }) else {
+            return nil
+        }
         guard sort.count == 1 else {
-            throw ValidationError("--sort distance orders by distance alone (id breaks ties); drop the other --sort keys")
+            throw ValidationError("--sort distance orders by distance alone (id breaks ties); "
+                + "drop the other --sort keys")
         }
         guard orderby == nil else { throw ValidationError("--orderby cannot be combined with --sort") }
-        switch sort[k].dropFirst("distance".count) {
+        switch sort[index].dropFirst("distance".count) {
         case "", ":asc": return true
         case ":desc": return false
-        default: throw ValidationError("--sort: expected distance, distance:asc or distance:desc, got '\(sort[k])'")
+        default: throw ValidationError("--sort: expected distance, distance:asc or distance:desc, got '\(sort[index])'")
         }
     }
 
     func spec(filter: Filter, defaultLimit: Int? = nil) throws -> QuerySpec {
         let keys = try sortKeys()
-        var q = QuerySpec(filter: filter, sort: keys, limit: limit ?? defaultLimit, offset: offset ?? 0)
+        var spec = QuerySpec(filter: filter, sort: keys, limit: limit ?? defaultLimit, offset: offset ?? 0)
         if let page {
             let size = pageSize ?? 50
-            q.offset = (page - 1) * size
-            q.limit = size
+            spec.offset = (page - 1) * size
+            spec.limit = size
         } else if let pageSize, limit == nil {
-            q.limit = pageSize
+            spec.limit = pageSize
         }
         if let after {
-            let c = Cursor(token: after)!
-            guard c.sort == keys else { throw ValidationError("--after: the cursor was made with --sort \(c.sort.map(\.description).joined(separator: " --sort ")); use the same order") }
-            q.after = c
+            let cursor = Cursor(token: after)!
+            guard cursor.sort == keys else {
+                let order = cursor.sort.map(\.description).joined(separator: " --sort ")
+                throw ValidationError("--after: the cursor was made with --sort \(order); use the same order")
+            }
+            spec.after = cursor
         }
-        return q
+        return spec
     }
 }

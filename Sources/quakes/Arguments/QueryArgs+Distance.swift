@@ -20,7 +20,8 @@ extension QueryArgs {
         if sorted && center == nil { throw ValidationError("--sort distance needs \(how)") }
         if listed && center == nil { throw ValidationError("--fields \(DistanceField.name) needs \(how)") }
         if filters.centerWithoutRadius && !sorted && !listed {
-            throw ValidationError("--near LAT,LON needs --radius-km R (or --sort distance, or \(DistanceField.name) in --fields)")
+            throw ValidationError("--near LAT,LON needs --radius-km R "
+                + "(or --sort distance, or \(DistanceField.name) in --fields)")
         }
         if listed && ![.table, .csv, .json, .ndjson, .geojson].contains(format) {
             throw ValidationError("--fields \(DistanceField.name): not with --format \(format.rawValue) "
@@ -36,15 +37,15 @@ extension QueryArgs {
     /// The `distance_km` field to write, placed where `--fields` puts it; the default table shows
     /// it (before the place) whenever a centre is given.
     func distanceField(shown: [Column]) throws -> DistanceField? {
-        guard let c = try filters.center() else { return nil }
+        guard let centre = try filters.center() else { return nil }
         if let fields, listsDistance {
             let names = fields.split(separator: ",").map { $0.trimmingBlanks }
             let at = names.firstIndex(of: DistanceField.name) ?? names.count
             let before = names[..<at].filter { $0 != DistanceField.name }.count
-            return DistanceField(latitude: c.latitude, longitude: c.longitude, position: before)
+            return DistanceField(latitude: centre.latitude, longitude: centre.longitude, position: before)
         }
         guard fields == nil, format == .table else { return nil }
-        return DistanceField(latitude: c.latitude, longitude: c.longitude,
+        return DistanceField(latitude: centre.latitude, longitude: centre.longitude,
                              position: shown.firstIndex(of: .place) ?? shown.count)
     }
 
@@ -60,27 +61,15 @@ extension QueryArgs {
         let ranked = ranking.finish()
         let ids = Array(ranked.dropFirst(q.offset).prefix(q.limit ?? Int.max))
         let read = cols.map { Array(Set($0).union([.id, .latitude, .longitude])) }
-        /// The rows of `some` ids, in their order.
         func fetch(_ some: ArraySlice<String>) throws -> QueryResult {
-            let f = some.isEmpty ? Filter.none : .conjunction([q.filter, .ids(EventIdSet(some))])
-            let byTime = QuerySpec(filter: f, sort: [SortKey(.time, ascending: false)])
-            var got: QueryResult?
-            _ = try s.query(byTime, columns: read, chunkRows: Int.max, snapshot: snapshot, begin: { _, _ in }, chunk: { r in
-                if got == nil { got = r } else { got?.batch.append(contentsOf: r.batch) }
-            })
-            guard var r = got else { return try s.query(byTime, columns: read) }
-            var at: [String: Int] = [:]
-            at.reserveCapacity(r.count)
-            for i in 0..<r.count { at[r.batch.text[Column.id.rawValue].string(i) ?? ""] = i }
-            r.batch = r.batch.gather(some.compactMap { at[$0] })
-            return r
+            try Self.rows(of: some, matching: q.filter, in: s, columns: read, snapshot: snapshot)
         }
         let step = Store.streamChunkRows
         switch format {
         case .table:
-            var w = writer
-            w.matched = ranking.seen
-            w.write(try fetch(ids[...]), to: sink)
+            var tableWriter = writer
+            tableWriter.matched = ranking.seen
+            tableWriter.write(try fetch(ids[...]), to: sink)
         case .parquet:
             guard let out else { return }
             let file = try ParquetResultFile(path: out, columns: writer.columns)
@@ -101,6 +90,24 @@ extension QueryArgs {
             }
             stream.end()
         }
+    }
+
+    /// The rows of `some` ids that match `filter`, in the ids' order.
+    private static func rows(of some: ArraySlice<String>, matching filter: Filter, in target: Store,
+                             columns read: [Column]?, snapshot: Manifest) throws -> QueryResult {
+        let idFilter = some.isEmpty ? Filter.none : .conjunction([filter, .ids(EventIdSet(some))])
+        let byTime = QuerySpec(filter: idFilter, sort: [SortKey(.time, ascending: false)])
+        var got: QueryResult?
+        _ = try target.query(byTime, columns: read, chunkRows: Int.max, snapshot: snapshot, begin: { _, _ in },
+                             chunk: { result in
+            if got == nil { got = result } else { got?.batch.append(contentsOf: result.batch) }
+        })
+        guard var result = got else { return try target.query(byTime, columns: read) }
+        var at: [String: Int] = [:]
+        at.reserveCapacity(result.count)
+        for i in 0..<result.count { at[result.batch.text[Column.id.rawValue].string(i) ?? ""] = i }
+        result.batch = result.batch.gather(some.compactMap { at[$0] })
+        return result
     }
 }
 
@@ -124,8 +131,10 @@ struct DistanceRanking {
         /// The distance, negated for farthest first.
         let key: Double
         let id: String
-        func before(_ o: Entry) -> Bool { (missing, key, id) < (o.missing, o.key, o.id) }
-        func before(missing m: Int, key k: Double) -> Bool { (missing, key) < (m, k) }
+        func before(_ other: Entry) -> Bool { (missing, key, id) < (other.missing, other.key, other.id) }
+        func before(missing otherMissing: Int, key otherKey: Double) -> Bool {
+            (missing, key) < (otherMissing, otherKey)
+        }
     }
 
     init(latitude: Double, longitude: Double, nearestFirst: Bool, keep: Int?) {
@@ -134,15 +143,19 @@ struct DistanceRanking {
         self.keep = keep
     }
 
-    mutating func add(_ b: RowBatch) {
-        seen += b.count
+    mutating func add(_ batch: RowBatch) {
+        seen += batch.count
         if keep == 0 { return }
-        for i in 0..<b.count {
-            var missing = 1, key = 0.0
-            if let d = center.km(b, i) { missing = 0; key = nearestFirst ? d : -d }
+        for i in 0..<batch.count {
+            var missing = 1
+            var key = 0.0
+            if let km = center.km(batch, i) {
+                missing = 0
+                key = nearestFirst ? km : -km
+            }
             // an entry that ranks after the worst kept one cannot make the page
-            if let w = worst, w.before(missing: missing, key: key) { continue }
-            kept.append(Entry(missing: missing, key: key, id: b.text[Column.id.rawValue].string(i) ?? ""))
+            if let worst, worst.before(missing: missing, key: key) { continue }
+            kept.append(Entry(missing: missing, key: key, id: batch.text[Column.id.rawValue].string(i) ?? ""))
             if let keep, kept.count >= 2 * max(keep, 1024) { trim(to: keep) }
         }
     }

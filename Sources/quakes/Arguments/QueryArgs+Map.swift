@@ -11,16 +11,17 @@ extension QueryArgs {
     /// `--format svg`: the matching events by descending magnitude, capped, drawn as a map.
     func drawMap(_ s: Store, to sink: OutputSink) throws {
         let filter = try filters.filter(in: s)
-        var q = try page.spec(filter: filter, defaultLimit: Self.defaultMapCap)
-        q.sort = [SortKey(.mag, ascending: false)]
-        let r = try s.query(q, columns: MapPicture.columns)
-        let matched = r.count < (q.limit ?? Int.max) ? r.count + q.offset : try s.count(q.effectiveFilter)
+        var spec = try page.spec(filter: filter, defaultLimit: Self.defaultMapCap)
+        spec.sort = [SortKey(.mag, ascending: false)]
+        let result = try s.query(spec, columns: MapPicture.columns)
+        let matched = result.count < (spec.limit ?? Int.max) ? result.count + spec.offset
+            : try s.count(spec.effectiveFilter)
         var map = MapPicture()
         map.region = region
         map.coloring = colorBy
         map.coastlines = try? Coastlines()
         map.title = "quakes query " + Self.titleArguments(Array(CommandLine.arguments.dropFirst(2)))
-        let svg = map.svg(r, matched: max(0, matched - q.offset))
+        let svg = map.svg(result, matched: max(0, matched - spec.offset))
         if let out {
             let file = try OutputSink(path: out)
             file.write(svg)
@@ -36,11 +37,17 @@ extension QueryArgs {
         let dropWithValue: Set = ["--store", "--format", "--out", "--region", "--color-by", "--limit"]
         var out: [String] = []
         var skip = false
-        for a in args {
-            if skip { skip = false; continue }
-            if dropWithValue.contains(a) { skip = true; continue }
-            if dropWithValue.contains(where: { a.hasPrefix($0 + "=") }) { continue }
-            out.append(a.contains(" ") ? "'\(a)'" : a)
+        for argument in args {
+            if skip {
+                skip = false
+                continue
+            }
+            if dropWithValue.contains(argument) {
+                skip = true
+                continue
+            }
+            if dropWithValue.contains(where: { argument.hasPrefix($0 + "=") }) { continue }
+            out.append(argument.contains(" ") ? "'\(argument)'" : argument)
         }
         return out.joined(separator: " ")
     }

@@ -3,8 +3,9 @@ extension StringProtocol {
     /// `trimmingCharacters(in: .whitespaces)` gives (Unicode space separators, U+0009 and U+200B), without
     /// building Foundation's character sets, which costs a one-shot query about 0.2 ms.
     var trimmingBlanks: String {
-        func blank(_ s: Unicode.Scalar) -> Bool {
-            s == " " || s == "\t" || s == "\u{200B}" || (s.value >= 0x80 && s.properties.generalCategory == .spaceSeparator)
+        func blank(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == " " || scalar == "\t" || scalar == "\u{200B}"
+                || (scalar.value >= 0x80 && scalar.properties.generalCategory == .spaceSeparator)
         }
         let scalars = String(self).unicodeScalars
         guard let first = scalars.firstIndex(where: { !blank($0) }),

@@ -10,7 +10,8 @@ struct SyncFilterOptions: ParsableArguments {
             help: "First event time, inclusive (default for a first sync: 30 days ago, as libcomcat).")
     var from: String?
     @Option(help: "Last event time, exclusive.") var to: String?
-    @Option(name: [.customLong("endtime"), .customLong("end")], help: "FDSN end time, inclusive.") var endtime: String?
+    @Option(name: [.customLong("endtime"), .customLong("end")], help: "FDSN end time, inclusive.")
+    var endtime: String?
     @Option(name: [.long, .customLong("minmagnitude"), .customLong("minmag")], parsing: .unconditional,
             help: "Minimum magnitude.") var minMag: Double?
     @Option(name: [.long, .customLong("maxmagnitude"), .customLong("maxmag")], parsing: .unconditional,
@@ -24,7 +25,8 @@ struct SyncFilterOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Center lat,lon, with --radius-km.") var near: String?
     @Option(name: [.long, .customLong("maxradiuskm")], parsing: .unconditional, help: "Radius in km around --near.")
     var radiusKm: Double?
-    @Option(name: [.long, .customLong("catalog")], help: "Networks (FDSN catalog), comma-separated.") var net: String?
+    @Option(name: [.long, .customLong("catalog")], help: "Networks (FDSN catalog), comma-separated.")
+    var net: String?
     @Option(name: [.long, .customLong("eventtype")], help: "Event types, comma-separated.") var type: String?
     @Option(name: [.long, .customLong("magnitudetype"), .customLong("magtype")], help: "Magnitude types.")
     var magType: String?
@@ -46,70 +48,96 @@ struct SyncFilterOptions: ParsableArguments {
 
     /// The filter the flags describe, as FDSN parameters and a time window.
     func filter() throws -> SyncFilter {
-        var f = SyncFilter()
-        func time(_ s: String, _ flag: String) throws -> Int64 {
-            try DateArgument.parse(s, flag)
+        let window = try timeWindow()
+        try checkRanges()
+        var parameters: [SyncFilter.Parameter] = []
+        Self.add("minmagnitude", minMag, to: &parameters)
+        Self.add("maxmagnitude", maxMag, to: &parameters)
+        Self.add("mindepth", minDepth, to: &parameters)
+        Self.add("maxdepth", maxDepth, to: &parameters)
+        try addBox(to: &parameters)
+        try addCircle(to: &parameters)
+        for (name, value) in [("catalog", net), ("eventtype", type), ("magnitudetype", magType),
+                              ("contributor", contributor), ("reviewstatus", reviewstatus)] {
+            if let value { parameters.append(.init(name, value)) }
         }
-        if let from { f.start = try time(from, DateArgument.typed(["--from", "--starttime", "--start"])) }
-        if let to { f.end = try time(to, "--to") }
+        return SyncFilter(start: window.start, end: window.end, parameters: parameters)
+    }
+
+    /// `--from`, `--to` and `--endtime` as a window: start inclusive, end exclusive.
+    private func timeWindow() throws -> (start: Int64?, end: Int64?) {
+        func time(_ text: String, _ flag: String) throws -> Int64 {
+            try DateArgument.parse(text, flag)
+        }
+        var start: Int64?
+        var end: Int64?
+        if let from { start = try time(from, DateArgument.typed(["--from", "--starttime", "--start"])) }
+        if let to { end = try time(to, "--to") }
         if let endtime {
             guard to == nil else { throw ValidationError("give --to or --endtime, not both") }
-            f.end = try time(endtime, DateArgument.typed(["--endtime", "--end"])) + 1
+            end = try time(endtime, DateArgument.typed(["--endtime", "--end"])) + 1
         }
-        if let s = f.start, let e = f.end, s >= e { throw ValidationError("--from must come before --to") }
-        if let a = minMag, let b = maxMag, a > b { throw ValidationError("--min-mag \(a) is above --max-mag \(b)") }
-        if let a = minDepth, let b = maxDepth, a > b {
-            throw ValidationError("--min-depth \(a) is above --max-depth \(b)")
+        if let start, let end, start >= end { throw ValidationError("--from must come before --to") }
+        return (start, end)
+    }
+
+    /// The checks of the magnitude and depth ranges, `--reviewstatus` and the finite numbers.
+    private func checkRanges() throws {
+        if let low = minMag, let high = maxMag, low > high {
+            throw ValidationError("--min-mag \(low) is above --max-mag \(high)")
         }
-        if let r = reviewstatus, !["automatic", "reviewed", "all"].contains(r.lowercased()) {
+        if let low = minDepth, let high = maxDepth, low > high {
+            throw ValidationError("--min-depth \(low) is above --max-depth \(high)")
+        }
+        if let status = reviewstatus, !["automatic", "reviewed", "all"].contains(status.lowercased()) {
             throw ValidationError("--reviewstatus: automatic, reviewed or all")
         }
-        var p: [SyncFilter.Parameter] = []
-        func add(_ name: String, _ v: Double?) {
-            if let v { p.append(.init(name, String(v))) }
-        }
-        for (flag, v) in [("--min-mag", minMag), ("--max-mag", maxMag), ("--min-depth", minDepth),
-                          ("--max-depth", maxDepth), ("--radius-km", radiusKm)] where v.map({ !$0.isFinite }) == true {
+        for (flag, value) in [("--min-mag", minMag), ("--max-mag", maxMag), ("--min-depth", minDepth),
+                              ("--max-depth", maxDepth), ("--radius-km", radiusKm)]
+        where value.map({ !$0.isFinite }) == true {
             throw ValidationError("\(flag): expected a finite number")
         }
-        add("minmagnitude", minMag)
-        add("maxmagnitude", maxMag)
-        add("mindepth", minDepth)
-        add("maxdepth", maxDepth)
+    }
+
+    /// `--bbox`, or the FDSN edges, as the service's box parameters.
+    private func addBox(to parameters: inout [SyncFilter.Parameter]) throws {
         let edges = [minlatitude, maxlatitude, minlongitude, maxlongitude]
-        if let bbox {
-            guard edges.allSatisfy({ $0 == nil }) else {
-                throw ValidationError("--bbox cannot be combined with the FDSN edges")
-            }
-            let v = bbox.split(separator: ",").compactMap { Double($0.trimmingBlanks) }
-            guard v.count == 4, v[0] <= v[1], (-90...90).contains(v[0]), (-90...90).contains(v[1]),
-                  (-180...180).contains(v[2]), (-180...180).contains(v[3]) else {
-                throw ValidationError("--bbox: expected minLat,maxLat,minLon,maxLon with minLat <= maxLat")
-            }
-            add("minlatitude", v[0])
-            add("maxlatitude", v[1])
-            add("minlongitude", v[2])
-            add("maxlongitude", v[3] < v[2] ? v[3] + 360 : v[3])   // across 180°, as FDSN writes it
-        } else {
-            add("minlatitude", minlatitude)
-            add("maxlatitude", maxlatitude)
-            add("minlongitude", minlongitude)
-            add("maxlongitude", maxlongitude)
+        guard let bbox else {
+            Self.add("minlatitude", minlatitude, to: &parameters)
+            Self.add("maxlatitude", maxlatitude, to: &parameters)
+            Self.add("minlongitude", minlongitude, to: &parameters)
+            Self.add("maxlongitude", maxlongitude, to: &parameters)
+            return
         }
-        if near != nil || radiusKm != nil {
-            let c = (near ?? "").split(separator: ",").compactMap { Double($0.trimmingBlanks) }
-            guard c.count == 2, (-90...90).contains(c[0]), (-180...180).contains(c[1]), let r = radiusKm, r >= 0 else {
-                throw ValidationError("--near LAT,LON needs --radius-km R >= 0, and the other way round")
-            }
-            add("latitude", c[0])
-            add("longitude", c[1])
-            add("maxradiuskm", r)
+        guard edges.allSatisfy({ $0 == nil }) else {
+            throw ValidationError("--bbox cannot be combined with the FDSN edges")
         }
-        for (name, v) in [("catalog", net), ("eventtype", type), ("magnitudetype", magType),
-                          ("contributor", contributor), ("reviewstatus", reviewstatus)] {
-            if let v { p.append(.init(name, v)) }
+        let box = bbox.split(separator: ",").compactMap { Double($0.trimmingBlanks) }
+        guard box.count == 4, box[0] <= box[1], (-90...90).contains(box[0]), (-90...90).contains(box[1]),
+              (-180...180).contains(box[2]), (-180...180).contains(box[3]) else {
+            throw ValidationError("--bbox: expected minLat,maxLat,minLon,maxLon with minLat <= maxLat")
         }
-        f = SyncFilter(start: f.start, end: f.end, parameters: p)
-        return f
+        Self.add("minlatitude", box[0], to: &parameters)
+        Self.add("maxlatitude", box[1], to: &parameters)
+        Self.add("minlongitude", box[2], to: &parameters)
+        // across 180°, as FDSN writes it
+        Self.add("maxlongitude", box[3] < box[2] ? box[3] + 360 : box[3], to: &parameters)
+    }
+
+    /// `--near` and `--radius-km` as the service's circle parameters.
+    private func addCircle(to parameters: inout [SyncFilter.Parameter]) throws {
+        guard near != nil || radiusKm != nil else { return }
+        let center = (near ?? "").split(separator: ",").compactMap { Double($0.trimmingBlanks) }
+        guard center.count == 2, (-90...90).contains(center[0]), (-180...180).contains(center[1]),
+              let radius = radiusKm, radius >= 0 else {
+            throw ValidationError("--near LAT,LON needs --radius-km R >= 0, and the other way round")
+        }
+        Self.add("latitude", center[0], to: &parameters)
+        Self.add("longitude", center[1], to: &parameters)
+        Self.add("maxradiuskm", radius, to: &parameters)
+    }
+
+    private static func add(_ name: String, _ value: Double?, to parameters: inout [SyncFilter.Parameter]) {
+        if let value { parameters.append(.init(name, String(value))) }
     }
 }

@@ -45,7 +45,9 @@ struct AggCommand: ParsableCommand {
         if let twice = AggCommand.firstRepeated(try groups().map(\.description)) {
             throw ValidationError("--by: '\(twice)' is given twice")
         }
-        if AggCommand.splitList(metrics).isEmpty { throw ValidationError("--metrics: name at least one (count, avg(mag), ...)") }
+        if AggCommand.splitList(metrics).isEmpty {
+            throw ValidationError("--metrics: name at least one (count, avg(mag), ...)")
+        }
         if let twice = AggCommand.firstRepeated(try metricList().map(\.description)) {
             throw ValidationError("--metrics: '\(twice)' is given twice")
         }

@@ -27,8 +27,13 @@ struct CountArgs: Equatable {
     func validateAll() throws { try filters.validate() }
 
     func run() throws {
-        let s = try store.open()
-        guard live.watch else { print(try s.count(try filters.filter(in: s))); return }
-        try WatchLoop.run(s, filter: try filters.flagFilter()) { _ in print(try s.count(try filters.filter(in: s))) }
+        let opened = try store.open()
+        guard live.watch else {
+            print(try opened.count(try filters.filter(in: opened)))
+            return
+        }
+        try WatchLoop.run(opened, filter: try filters.flagFilter()) { _ in
+            print(try opened.count(try filters.filter(in: opened)))
+        }
     }
 }

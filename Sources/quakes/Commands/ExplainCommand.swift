@@ -6,11 +6,13 @@ import QuakeInterchange
 struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "explain", _superCommandName: "quakes",
-        abstract: "Run a query, count, agg or sections command and show partitions and blocks pruned, kernels and slow path, and row counts.",
+        abstract: "Run a query, count, agg or sections command and show partitions and blocks pruned, "
+            + "kernels and slow path, and row counts.",
         discussion: "Example: quakes explain query --day 2024-06-15 --place Alaska --sort mag:desc --limit 10"
     )
 
-    @Argument(parsing: .captureForPassthrough, help: "A query, count, agg or sections command line.") var command: [String] = []
+    @Argument(parsing: .captureForPassthrough, help: "A query, count, agg or sections command line.")
+    var command: [String] = []
 
     func validate() throws {
         let help = Set(["--help", "-h", "help"])
@@ -18,10 +20,14 @@ struct ExplainCommand: ParsableCommand {
         if command.dropFirst().contains(where: help.contains) {
             let sub: [String: ParsableCommand.Type] = ["query": QueryCommand.self, "count": CountCommand.self,
                                                        "agg": AggCommand.self, "sections": SectionsCommand.self]
-            if let first = command.first, let t = sub[first] { throw CleanExit.helpRequest(t) }
+            if let first = command.first, let type = sub[first] { throw CleanExit.helpRequest(type) }
         }
-        guard let first = command.first else { throw ValidationError("give a command to explain, e.g. 'quakes explain count --min-mag 4.5'") }
-        guard ["query", "count", "agg", "sections"].contains(first) else { throw ValidationError("explain takes query, count, agg or sections, not '\(first)'") }
+        guard let first = command.first else {
+            throw ValidationError("give a command to explain, e.g. 'quakes explain count --min-mag 4.5'")
+        }
+        guard ["query", "count", "agg", "sections"].contains(first) else {
+            throw ValidationError("explain takes query, count, agg or sections, not '\(first)'")
+        }
     }
 
     /// Whether the explained command asked for `--format json` (or ndjson): the plan is then JSON.

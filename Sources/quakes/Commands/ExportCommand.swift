@@ -30,21 +30,21 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let s = try store.open()
-        let filter = try filters.filter(in: s)
+        let opened = try store.open()
+        let filter = try filters.filter(in: opened)
         switch format {
         case .parquet:
-            let r = try s.exportParquet(to: out ?? ".", layout: partitionBy, filter: filter)
-            let files = "\(r.files.count.formatted()) file\(r.files.count == 1 ? "" : "s")"
-            printError("exported \(r.rows.formatted()) row\(r.rows == 1 ? "" : "s") as parquet to \(out ?? ".") "
-                + "(\(files), \(r.bytes.formatted()) bytes)")
+            let exported = try opened.exportParquet(to: out ?? ".", layout: partitionBy, filter: filter)
+            let files = "\(exported.files.count.formatted()) file\(exported.files.count == 1 ? "" : "s")"
+            let rows = "\(exported.rows.formatted()) row\(exported.rows == 1 ? "" : "s")"
+            printError("exported \(rows) as parquet to \(out ?? ".") (\(files), \(exported.bytes.formatted()) bytes)")
         case .csv, .geojson, .kml:
             let toStdout = out == nil || out == "-"
             let sink = try toStdout ? Console.out : OutputSink(path: out ?? "-")
             let rows: Int
             do {
-                if format == .kml { rows = try s.exportKML(to: sink, filter: filter) } else {
-                    rows = try s.export(format: format == .csv ? .csv : .geojson, to: sink, filter: filter)
+                if format == .kml { rows = try opened.exportKML(to: sink, filter: filter) } else {
+                    rows = try opened.export(format: format == .csv ? .csv : .geojson, to: sink, filter: filter)
                 }
                 try sink.finish()
             } catch {

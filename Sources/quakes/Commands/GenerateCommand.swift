@@ -22,37 +22,41 @@ struct GenerateCommand: ParsableCommand {
     var independent = false
 
     func validate() throws {
-        guard GenerateCommand.count(rows) != nil else { throw ValidationError("--rows: expected a count like 100000, 500k or 10M") }
+        guard GenerateCommand.count(rows) != nil else {
+            throw ValidationError("--rows: expected a count like 100000, 500k or 10M")
+        }
         guard yearRange != nil else { throw ValidationError("--years: expected FIRST-LAST, e.g. 2000-2025") }
-        guard let n = GenerateCommand.count(fileRows), n > 0 else { throw ValidationError("--file-rows: expected a positive count like 50000, 500k or 1M") }
+        guard let perFile = GenerateCommand.count(fileRows), perFile > 0 else {
+            throw ValidationError("--file-rows: expected a positive count like 50000, 500k or 1M")
+        }
         guard (0..<1).contains(overlap) else { throw ValidationError("--overlap must be in [0, 1)") }
     }
 
     var yearRange: (Int, Int)? {
-        let p = years.split(separator: "-").compactMap { Int($0) }
-        return p.count == 2 && p[0] <= p[1] ? (p[0], p[1]) : nil
+        let bounds = years.split(separator: "-").compactMap { Int($0) }
+        return bounds.count == 2 && bounds[0] <= bounds[1] ? (bounds[0], bounds[1]) : nil
     }
 
     static func count(_ s: String) -> Int? {
-        let l = s.lowercased()
-        if let v = Int(l) { return v >= 0 ? v : nil }
-        let mult: Double = l.hasSuffix("k") ? 1e3 : l.hasSuffix("m") ? 1e6 : 0
+        let lower = s.lowercased()
+        if let whole = Int(lower) { return whole >= 0 ? whole : nil }
+        let mult: Double = lower.hasSuffix("k") ? 1e3 : lower.hasSuffix("m") ? 1e6 : 0
         // a count past 10^12 is no feed this machine can write, and Int(1e306) would trap
-        guard mult > 0, let v = Double(l.dropLast()), v >= 0, v * mult <= 1e12 else { return nil }
-        return Int(v * mult)
+        guard mult > 0, let scaled = Double(lower.dropLast()), scaled >= 0, scaled * mult <= 1e12 else { return nil }
+        return Int(scaled * mult)
     }
 
     func run() throws {
-        var o = GeneratorOptions(rows: GenerateCommand.count(rows) ?? 0)
-        o.format = format
-        o.seed = seed
-        o.compression = compress ?? .none
-        o.rowsPerFile = GenerateCommand.count(fileRows) ?? 1_000_000
-        o.overlap = overlap
-        o.independent = independent
-        (o.firstYear, o.lastYear) = yearRange!
-        let files = try FeedGenerator.generate(o, into: out)
-        for f in files { print(f) }
+        var options = GeneratorOptions(rows: GenerateCommand.count(rows) ?? 0)
+        options.format = format
+        options.seed = seed
+        options.compression = compress ?? .none
+        options.rowsPerFile = GenerateCommand.count(fileRows) ?? 1_000_000
+        options.overlap = overlap
+        options.independent = independent
+        (options.firstYear, options.lastYear) = yearRange!
+        let files = try FeedGenerator.generate(options, into: out)
+        for file in files { print(file) }
     }
 }
 

@@ -20,7 +20,8 @@ struct HistoryCommand: ParsableCommand {
     @Argument(help: "A generation: show that transaction's events.") var generation: Int?
     @Option(help: "Only transactions after GEN (a generation) or after a time (YYYY-MM-DD or ISO date-time).")
     var since: String?
-    @Option(help: "At most this many transactions: the newest, or the first after --since (for one transaction's table, events).")
+    @Option(help: ArgumentHelp("At most this many transactions: the newest, or the first after --since "
+        + "(for one transaction's table, events)."))
     var limit: Int?
     @Option(help: "Output format.") var format: HistoryWriter.Format = .table
     @Flag(help: "With a generation, also list the events the load left unchanged.") var unchanged = false
@@ -41,7 +42,7 @@ struct HistoryCommand: ParsableCommand {
     }
 
     func run() throws {
-        let s = try store.open()
+        let opened = try store.open()
         let sink = Console.out
         defer { sink.flush() }
         var writer = HistoryWriter(format: format)
@@ -51,34 +52,37 @@ struct HistoryCommand: ParsableCommand {
         if let pruneBefore {
             let interrupt = Interrupt.install()
             defer { interrupt.uninstall() }
-            let r = try s.pruneHistory(before: pruneBefore, lockWait: wait.lockWait, cancelled: { interrupt.fired })
-            let e = s.historyExtent
-            print("pruned \(r.transactions) transaction\(r.transactions == 1 ? "" : "s") (\(r.bytes) bytes); "
-                + "\(e.transactions) kept (\(e.bytes) bytes), history complete after generation \(e.completeAfter)")
+            let pruned = try opened.pruneHistory(before: pruneBefore, lockWait: wait.lockWait,
+                                                 cancelled: { interrupt.fired })
+            let extent = opened.historyExtent
+            print("pruned \(pruned.transactions) transaction\(pruned.transactions == 1 ? "" : "s") "
+                + "(\(pruned.bytes) bytes); \(extent.transactions) kept (\(extent.bytes) bytes), "
+                + "history complete after generation \(extent.completeAfter)")
             return
         }
         if let generation {
-            let t = try s.transaction(generation: generation)
+            let transaction = try opened.transaction(generation: generation)
             if let limit { writer.tableLimit = limit }
-            try writer.writeTransaction(t, events: { body in
-                try s.forEachChange(generation: generation, includeUnchanged: unchanged, body)
+            try writer.writeTransaction(transaction, events: { body in
+                try opened.forEachChange(generation: generation, includeUnchanged: unchanged, body)
             }, to: sink)
             return
         }
         let list: [HistoryTransaction]
         switch try since.map({ try HistoryPoint(parsing: $0, flag: "--since") }) {
-        case .generation(let g): list = try s.history(since: HistoryToken(generation: g), identifiers: false, limit: limit)
-        case .time(let d): list = try s.history(since: d, identifiers: false, limit: limit)
+        case .generation(let generation):
+            list = try opened.history(since: HistoryToken(generation: generation), identifiers: false, limit: limit)
+        case .time(let date): list = try opened.history(since: date, identifiers: false, limit: limit)
         case nil:
             // like `git log -n`: without --since, --limit keeps the newest transactions
-            let all = try s.history(identifiers: false)
+            let all = try opened.history(identifiers: false)
             list = limit.map { Array(all.suffix($0)) } ?? all
         }
         writer.writeList(list, to: sink)
         if format == .table {
-            let e = s.historyExtent
-            sink.write("(\(list.count) transaction\(list.count == 1 ? "" : "s") shown; \(e.transactions) kept, "
-                + "\(e.bytes) bytes; history complete after generation \(e.completeAfter))\n")
+            let extent = opened.historyExtent
+            sink.write("(\(list.count) transaction\(list.count == 1 ? "" : "s") shown; \(extent.transactions) kept, "
+                + "\(extent.bytes) bytes; history complete after generation \(extent.completeAfter))\n")
         }
     }
 }
@@ -88,14 +92,15 @@ enum HistoryPoint {
     case generation(Int)
     case time(Date)
 
-    init(parsing s: String, flag: String) throws {
-        if let g = Int(s) {
-            guard g >= 0 else { throw ValidationError("\(flag): a generation is >= 0") }
-            self = .generation(g)
-        } else if let t = DateParsing.parse(s) {
-            self = .time(Date(timeIntervalSince1970: Double(t) / 1000))
+    init(parsing text: String, flag: String) throws {
+        if let generation = Int(text) {
+            guard generation >= 0 else { throw ValidationError("\(flag): a generation is >= 0") }
+            self = .generation(generation)
+        } else if let millis = DateParsing.parse(text) {
+            self = .time(Date(timeIntervalSince1970: Double(millis) / 1000))
         } else {
-            throw ValidationError("\(flag): expected a generation number or a time (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ), got '\(s)'")
+            throw ValidationError("\(flag): expected a generation number or a time "
+                + "(YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ), got '\(text)'")
         }
     }
 }

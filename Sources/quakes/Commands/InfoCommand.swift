@@ -18,9 +18,9 @@ struct InfoCommand: ParsableCommand {
         let info = try opened.info()
         let cursors = try opened.syncCursors()
         if json {
-            let e = JSONEncoder()
-            e.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try e.encode(InfoDocument(info: info, cursors: cursors)), as: UTF8.self))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(InfoDocument(info: info, cursors: cursors)), as: UTF8.self))
             return
         }
         print("store        \(info.path)")
@@ -42,11 +42,12 @@ struct InfoCommand: ParsableCommand {
         if tombstones > 0 {
             print("tombstones   \(tombstones) (events their source deleted; --include-deleted shows them)")
         }
-        for c in cursors { print(Self.describe(c)) }
+        for cursor in cursors { print(Self.describe(cursor)) }
         print("")
         print("column".padding(toLength: 16, withPad: " ", startingAt: 0) + "disk bytes".leftPad(14) + "  codecs")
-        for c in info.columns {
-            print(c.column.padding(toLength: 16, withPad: " ", startingAt: 0) + "\(c.diskBytes)".leftPad(14) + "  " + c.codecs.joined(separator: ","))
+        for column in info.columns {
+            print(column.column.padding(toLength: 16, withPad: " ", startingAt: 0)
+                + "\(column.diskBytes)".leftPad(14) + "  " + column.codecs.joined(separator: ","))
         }
     }
 }
@@ -55,16 +56,16 @@ extension InfoCommand {
     /// One sync source's cursor on one line.
     static func describe(_ c: SyncCursorInfo) -> String {
         func t(_ v: Int64?) -> String { v.map { Timestamp.string($0) } ?? "-" }
-        var s = "sync         \(c.kind) \(c.source)" + (c.filter.isEmpty ? "" : " [\(c.filter)]")
+        var line = "sync         \(c.kind) \(c.source)" + (c.filter.isEmpty ? "" : " [\(c.filter)]")
         if let (through, end) = c.firstSyncThrough {
-            s += ": first sync through \(t(through)) of \(t(end))"
+            line += ": first sync through \(t(through)) of \(t(end))"
         } else if c.kind == "fdsn" {
-            s += ": next updatedafter \(t(c.since))"
+            line += ": next updatedafter \(t(c.since))"
         }
-        s += ", newest update \(t(c.maxUpdated)), last sync \(t(c.lastSync)), \(c.events.formatted()) events"
-        if let e = c.etag { s += ", ETag \(e)" }
-        if let m = c.lastModified { s += ", Last-Modified \(m)" }
-        return s
+        line += ", newest update \(t(c.maxUpdated)), last sync \(t(c.lastSync)), \(c.events.formatted()) events"
+        if let etag = c.etag { line += ", ETag \(etag)" }
+        if let lastModified = c.lastModified { line += ", Last-Modified \(lastModified)" }
+        return line
     }
 }
 

@@ -8,23 +8,27 @@ import QuakeInterchange
 struct LoadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "load", _superCommandName: "quakes",
-        abstract: "Load USGS feed files (CSV or GeoJSON; plain, .gz or .zst; directories; - for stdin) as an upsert by event id."
+        abstract: "Load USGS feed files (CSV or GeoJSON; plain, .gz or .zst; directories; - for stdin) "
+            + "as an upsert by event id."
     )
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var wait: WaitOptions
 
-    @Option(help: "Partitioning of a new store: day, month or year (default month); an existing store keeps its own.")
+    @Option(help: ArgumentHelp("Partitioning of a new store: day, month or year (default month); "
+        + "an existing store keeps its own."))
     var partition: Partitioning?
 
     @Flag(help: "Fail the whole load, committing nothing and exiting 1, if any row or file is rejected.")
     var strict = false
 
-    @Option(help: "Unit of integer times in GeoJSON feeds: s or ms (default: decided per file, with a warning).")
+    @Option(help: ArgumentHelp("Unit of integer times in GeoJSON feeds: s or ms "
+        + "(default: decided per file, with a warning)."))
     var timeUnit: TimeUnit?
 
     @Option(help: ArgumentHelp("Read CSV times that are not ISO 8601 with this strptime pattern, as DuckDB's: "
-        + "%Y %y %m %d %b %H %I %M %S %f %p %z %T (e.g. '%d-%m-%y %H:%M'); %y reads 00-68 as 20xx, 69-99 as 19xx; "
+        + "%Y %y %m %d %b %H %I %M %S %f %p %z %T (e.g. '%d-%m-%y %H:%M'); "
+        + "%y reads 00-68 as 20xx, 69-99 as 19xx; "
         + "ISO 8601 times still load.", valueName: "pattern"))
     var timeFormat: String?
 
@@ -54,11 +58,15 @@ struct LoadCommand: ParsableCommand {
 
     private func parsedTimeFormat() throws -> TimeFormat? {
         guard let timeFormat else { return nil }
-        do { return try TimeFormat(timeFormat) } catch { throw ValidationError("--time-format: \(LoadCommand.text(error))") }
+        do {
+            return try TimeFormat(timeFormat)
+        } catch {
+            throw ValidationError("--time-format: \(LoadCommand.text(error))")
+        }
     }
 
-    private static func text(_ e: TimeFormat.Error) -> String {
-        switch e { case .badPattern(let s): return s }
+    private static func text(_ error: TimeFormat.Error) -> String {
+        switch error { case .badPattern(let pattern): return pattern }
     }
 
     /// Exit status: 0 when the load committed (or found nothing new), rejects or not; 1 when
@@ -74,7 +82,8 @@ struct LoadCommand: ParsableCommand {
         let opened = try Store.openForWriting(path: store.path, partitioning: partition ?? .month,
                                               blockRows: Manifest.defaultBlockRows, wait: wait.lockWait,
                                               cancelled: { interrupt.fired })
-        let target = opened.store, lock = opened.lock
+        let target = opened.store
+        let lock = opened.lock
         // a load that commits nothing to a store it created leaves no store behind
         var keepNewStore = false
         defer {
@@ -86,34 +95,17 @@ struct LoadCommand: ParsableCommand {
                 + "\(target.manifest.partitioning.rawValue), which a store keeps for life; drop --partition or load "
                 + "into a new store")
         }
-        var o = LoadOptions(strict: strict)
-        o.timeUnit = timeUnit
-        o.timeFormat = try parsedTimeFormat()
-        o.fixText = fixText
+        let parsedFormat = try parsedTimeFormat()
         let report = RejectReport()
         let rejectFile = try rejects.map { try RejectFile(path: $0) }
-        o.onReject = { r in
-            report.add(r)
-            rejectFile?.write(r)
-        }
-        o.onMessage = { printError($0) }
-        o.optionNames = ErrorMessage.optionNames
-        o.isCancelled = { interrupt.fired }
-        o.writerLock = lock
         let bar = stderrIsTerminal ? ProgressBar(total: LoadCommand.totalBytes(files)) : nil
-        if let bar { o.onProgress = { bar.update($0) } }
+        let options = loadOptions(timeFormat: parsedFormat, report: report, rejectFile: rejectFile, bar: bar,
+                                  interrupt: interrupt, lock: lock)
         let summary: LoadSummary
-        do { summary = try target.load(paths, options: o) } catch let e as QuakeError {
+        do { summary = try target.load(paths, options: options) } catch let error as QuakeError {
             bar?.clear()
             try? rejectFile?.finish()
-            if e.kind == .interrupted {
-                printError("quakes: interrupted; nothing committed")
-                throw ExitCode(interrupt.exitStatus)
-            }
-            for line in report.lines(LoadSummary(), rejectsFile: rejects) { printError(line) }
-            // the store is untouched: the snapshot before the load is still the committed one
-            printError("quakes: \(ErrorMessage.line(e))" + (e.kind == .strict ? "" : "; nothing was committed"))
-            throw ExitCode(1)
+            try loadFailed(error, report: report, interrupt: interrupt)
         } catch {
             bar?.clear()
             throw error
@@ -123,57 +115,103 @@ struct LoadCommand: ParsableCommand {
         for line in report.lines(summary, rejectsFile: rejects) { printError(line) }
         let loadedNothing = summary.files > 0 && summary.filesRejected == summary.files
         keepNewStore = summary.committed || !loadedNothing
-        if json {
-            let e = JSONEncoder()
-            e.outputFormatting = [.sortedKeys]
-            print(String(decoding: try e.encode(summary), as: UTF8.self))
-        } else {
-            print(LoadCommand.describe(summary))
-            if verbose { print(LoadCommand.fileTable(summary)) }
-        }
+        try printSummary(summary)
         if loadedNothing {
-            printError("quakes: nothing loaded: " + (summary.files == 1 ? "the file was rejected" : "every file was rejected")
+            printError("quakes: nothing loaded: "
+                + (summary.files == 1 ? "the file was rejected" : "every file was rejected")
                 + (summary.committed ? "" : "; nothing was committed"))
             throw ExitCode(1)
         }
     }
 
-    static func describe(_ s: LoadSummary) -> String {
-        let secs = String(format: "%.2f", s.elapsedSeconds)
-        func n(_ v: Int) -> String { v.formatted() }
-        let width = [s.rowsRead, s.rejected, s.duplicates, s.new, s.updated, s.unchanged].map { n($0).count }.max() ?? 1
-        func row(_ label: String, _ v: Int, _ note: String = "") -> String {
-            label.padding(toLength: 14, withPad: " ", startingAt: 0)
-                + String(repeating: " ", count: width - n(v).count) + n(v) + note
+    /// The load's options: the command's flags, rejects to `report` and `rejectFile`, progress to
+    /// `bar`, cancellation by `interrupt`.
+    private func loadOptions(timeFormat: TimeFormat?, report: RejectReport, rejectFile: RejectFile?,
+                             bar: ProgressBar?, interrupt: Interrupt, lock: StoreLock) -> LoadOptions {
+        var options = LoadOptions(strict: strict)
+        options.timeUnit = timeUnit
+        options.timeFormat = timeFormat
+        options.fixText = fixText
+        options.onReject = { reject in
+            report.add(reject)
+            rejectFile?.write(reject)
         }
+        options.onMessage = { printError($0) }
+        options.optionNames = ErrorMessage.optionNames
+        options.isCancelled = { interrupt.fired }
+        options.writerLock = lock
+        if let bar { options.onProgress = { bar.update($0) } }
+        return options
+    }
+
+    /// A load that failed: the rejects so far and the error, then the exit status.
+    private func loadFailed(_ error: QuakeError, report: RejectReport, interrupt: Interrupt) throws -> Never {
+        if error.kind == .interrupted {
+            printError("quakes: interrupted; nothing committed")
+            throw ExitCode(interrupt.exitStatus)
+        }
+        for line in report.lines(LoadSummary(), rejectsFile: rejects) { printError(line) }
+        // the store is untouched: the snapshot before the load is still the committed one
+        printError("quakes: \(ErrorMessage.line(error))" + (error.kind == .strict ? "" : "; nothing was committed"))
+        throw ExitCode(1)
+    }
+
+    /// The summary on standard output: JSON, or the table (and with `--verbose` the files').
+    private func printSummary(_ summary: LoadSummary) throws {
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+        } else {
+            print(LoadCommand.describe(summary))
+            if verbose { print(LoadCommand.fileTable(summary)) }
+        }
+    }
+
+    static func describe(_ summary: LoadSummary) -> String {
+        let secs = String(format: "%.2f", summary.elapsedSeconds)
+        let megabytes = String(format: "%.1f", summary.megabytesPerSecond)
+        func n(_ count: Int) -> String { count.formatted() }
+        let counts = [summary.rowsRead, summary.rejected, summary.duplicates, summary.new, summary.updated,
+                      summary.unchanged]
+        let width = counts.map { n($0).count }.max() ?? 1
+        func row(_ label: String, _ count: Int, _ note: String = "") -> String {
+            label.padding(toLength: 14, withPad: " ", startingAt: 0)
+                + String(repeating: " ", count: width - n(count).count) + n(count) + note
+        }
+        let filesRejected = summary.filesRejected > 0 ? " (\(summary.filesRejected) loaded nothing)" : ""
+        let duplicatesNote = summary.duplicates > 0 ? "  (older or repeated versions within this load)" : ""
         return [
-            "files         \(s.files)\(s.filesRejected > 0 ? " (\(s.filesRejected) loaded nothing)" : "")",
-            row("rows read", s.rowsRead, "  = rejected + duplicates + new + updated + unchanged"),
-            row("  rejected", s.rejected),
-            row("  duplicates", s.duplicates, s.duplicates > 0 ? "  (older or repeated versions within this load)" : ""),
-            row("  new", s.new),
-            row("  updated", s.updated),
-            row("  unchanged", s.unchanged),
-            "elapsed       \(secs) s  (\(Int(s.rowsPerSecond)) rows/s, \(String(format: "%.1f", s.megabytesPerSecond)) MB/s)",
-            s.committed ? "committed" : "nothing to commit",
+            "files         \(summary.files)\(filesRejected)",
+            row("rows read", summary.rowsRead, "  = rejected + duplicates + new + updated + unchanged"),
+            row("  rejected", summary.rejected),
+            row("  duplicates", summary.duplicates, duplicatesNote),
+            row("  new", summary.new),
+            row("  updated", summary.updated),
+            row("  unchanged", summary.unchanged),
+            "elapsed       \(secs) s  (\(Int(summary.rowsPerSecond)) rows/s, \(megabytes) MB/s)",
+            summary.committed ? "committed" : "nothing to commit",
         ].joined(separator: "\n")
     }
 
     /// `--verbose`: one line per input file.
-    static func fileTable(_ s: LoadSummary) -> String {
-        let rows = s.perFile.map { f -> [String] in
-            let status = f.error.map { "skipped: " + $0 } ?? (f.loadedNothing ? "every row rejected"
-                : f.repairedText > 0 ? "\(f.repairedText) texts repaired"
-                : f.garbledText > 0 ? "\(f.garbledText) garbled texts" : "loaded")
-            return [DisplayPath.relative(f.path), f.rows.formatted(), f.rejected.formatted(), f.bytes.formatted(), status]
+    static func fileTable(_ summary: LoadSummary) -> String {
+        let rows = summary.perFile.map { file -> [String] in
+            let status = file.error.map { "skipped: " + $0 } ?? (file.loadedNothing ? "every row rejected"
+                : file.repairedText > 0 ? "\(file.repairedText) texts repaired"
+                : file.garbledText > 0 ? "\(file.garbledText) garbled texts" : "loaded")
+            return [DisplayPath.relative(file.path), file.rows.formatted(), file.rejected.formatted(),
+                    file.bytes.formatted(), status]
         }
         let header = ["file", "rows", "rejected", "bytes", "status"]
         var widths = header.map(\.count)
-        for r in rows { for (k, c) in r.enumerated() where k < 4 { widths[k] = max(widths[k], c.count) } }
-        func line(_ r: [String]) -> String {
-            r.enumerated().map { k, c in
-                k == 4 ? c : k == 0 ? c.padding(toLength: widths[k], withPad: " ", startingAt: 0)
-                    : String(repeating: " ", count: widths[k] - c.count) + c
+        for row in rows {
+            for (column, cell) in row.enumerated() where column < 4 { widths[column] = max(widths[column], cell.count) }
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { column, cell in
+                column == 4 ? cell : column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - cell.count) + cell
             }.joined(separator: "  ")
         }
         return ([line(header)] + rows.map(line)).joined(separator: "\n")
@@ -181,18 +219,18 @@ struct LoadCommand: ParsableCommand {
 
     static func totalBytes(_ paths: [String]) -> Int? {
         var total = 0
-        for p in paths {
-            if p == "-" { return nil }
-            guard let e = FileManager.default.enumerator(atPath: p) else {
-                total += (try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0
+        for path in paths {
+            if path == "-" { return nil }
+            guard let entries = FileManager.default.enumerator(atPath: path) else {
+                total += (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
                 continue
             }
             var any = false
-            while let f = e.nextObject() as? String {
+            while let entry = entries.nextObject() as? String {
                 any = true
-                total += (try? FileManager.default.attributesOfItem(atPath: p + "/" + f)[.size] as? Int) ?? 0
+                total += (try? FileManager.default.attributesOfItem(atPath: path + "/" + entry)[.size] as? Int) ?? 0
             }
-            if !any { total += (try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0 }
+            if !any { total += (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
         }
         return total
     }
@@ -203,8 +241,8 @@ final class RejectFile: Sendable {
     /// The file: each thread writes whole lines to it under the lock.
     private let sink: Exclusive<OutputSink>
     init(path: String) throws { sink = Exclusive(try OutputSink(path: path)) }
-    func write(_ r: Reject) { sink.locked { $0.write("\(r)\n") } }
-    func finish() throws { try sink.locked { (s) throws(QuakeError) in try s.finish() } }
+    func write(_ reject: Reject) { sink.locked { $0.write("\(reject)\n") } }
+    func finish() throws { try sink.locked { (output) throws(QuakeError) in try output.finish() } }
 }
 
 extension Partitioning: ExpressibleByArgument {}

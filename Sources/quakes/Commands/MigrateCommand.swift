@@ -14,9 +14,11 @@ struct MigrateCommand: ParsableCommand {
     func run() throws {
         let interrupt = Interrupt.install()
         defer { interrupt.uninstall() }
-        let r = try Store.migrate(path: store.path, lockWait: wait.lockWait, cancelled: { interrupt.fired }) { key in
+        let migrated = try Store.migrate(path: store.path, lockWait: wait.lockWait,
+                                         cancelled: { interrupt.fired }) { key in
             if stderrIsTerminal { printError("migrating \(key)") }
         }
-        print("migrated \(store.path): \(r.partitions) partitions, \(r.rows) rows, now format v\(Manifest.storeFormat)")
+        print("migrated \(store.path): \(migrated.partitions) partitions, \(migrated.rows) rows, "
+            + "now format v\(Manifest.storeFormat)")
     }
 }

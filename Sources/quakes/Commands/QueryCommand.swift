@@ -14,7 +14,8 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var filters: FilterOptions
     @OptionGroup var page: PageOptions
     @Option(help: "Fields to read and print, comma-separated (USGS names).") var fields: String?
-    @Option(help: "Output format: text is the FDSN event service's pipe-separated text; parquet writes --out FILE; arrow is an Arrow IPC stream; svg draws a map; kml is for Google Earth.")
+    @Option(help: ArgumentHelp("Output format: text is the FDSN event service's pipe-separated text; "
+        + "parquet writes --out FILE; arrow is an Arrow IPC stream; svg draws a map; kml is for Google Earth."))
     var format: ResultWriter.Format = .table
     @Option(help: "The file --format parquet (or svg) writes.") var out: String?
     @Option(help: "With --format svg: world, or fit (the events' bounding box).") var region: MapPicture.Region = .world
@@ -25,19 +26,19 @@ struct QueryCommand: ParsableCommand {
 
     /// The values parsed, as plain values.
     var args: QueryArgs {
-        var a = QueryArgs()
-        a.store = store.args
-        a.filters = filters.args
-        a.page = page.args
-        a.fields = fields
-        a.format = format
-        a.out = out
-        a.region = region
-        a.colorBy = colorBy
-        a.noHeader = noHeader
-        a.cursor = cursor
-        a.live = live.args
-        return a
+        var values = QueryArgs()
+        values.store = store.args
+        values.filters = filters.args
+        values.page = page.args
+        values.fields = fields
+        values.format = format
+        values.out = out
+        values.region = region
+        values.colorBy = colorBy
+        values.noHeader = noHeader
+        values.cursor = cursor
+        values.live = live.args
+        return values
     }
 
     func validate() throws { try args.validate() }

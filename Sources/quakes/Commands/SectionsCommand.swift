@@ -22,32 +22,38 @@ struct SectionsCommand: ParsableCommand {
     @Flag(help: "Leave out each table's header line.") var noHeader = false
 
     func validate() throws {
-        guard ["day", "month", "net", "magType"].contains(by) else { throw ValidationError("--by: expected day, month, net or magType") }
-        if let l = limitPerSection, l < 0 { throw ValidationError("--limit-per-section must be >= 0") }
+        guard ["day", "month", "net", "magType"].contains(by) else {
+            throw ValidationError("--by: expected day, month, net or magType")
+        }
+        if let limit = limitPerSection, limit < 0 { throw ValidationError("--limit-per-section must be >= 0") }
         _ = try keys()
         _ = try columns()
     }
 
     func keys() throws -> [SortKey] {
         if sort.isEmpty { return [SortKey(.time, ascending: false)] }
-        return try sort.map { s in
-            guard let k = SortKey(parsing: s) else { throw ValidationError("--sort: expected FIELD[:asc|desc], got '\(s)'") }
-            return k
+        return try sort.map { text in
+            guard let key = SortKey(parsing: text) else {
+                throw ValidationError("--sort: expected FIELD[:asc|desc], got '\(text)'")
+            }
+            return key
         }
     }
 
     func columns() throws -> [Column] {
         guard let fields else { return ResultWriter.tableColumns }
-        return try fields.split(separator: ",").map { f in
-            guard let c = Column(name: String(f)) else { throw ValidationError("--fields: unknown field '\(f)'") }
-            return c
+        return try fields.split(separator: ",").map { field in
+            guard let column = Column(name: String(field)) else {
+                throw ValidationError("--fields: unknown field '\(field)'")
+            }
+            return column
         }
     }
 
     func run() throws {
-        let s = try store.open()
+        let opened = try store.open()
         let cols = try columns()
-        let sections = try s.sections(try filters.filter(in: s), by: GroupBy(parsing: by)!, sort: try keys(),
+        let sections = try opened.sections(try filters.filter(in: opened), by: GroupBy(parsing: by)!, sort: try keys(),
                                       limitPerSection: limitPerSection ?? (format == .table ? 10 : nil), columns: cols)
         var writer = ResultWriter(format: format, columns: cols)
         writer.header = !noHeader

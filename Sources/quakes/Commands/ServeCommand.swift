@@ -54,16 +54,17 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let s = try syncSource == nil ? store.open() : openForSync()
-        if let syncSource { try startSync(s, syncSource) }
+        let served = try syncSource == nil ? store.open() : openForSync()
+        if let syncSource { try startSync(served, syncSource) }
         var options = QuakeServer.Options()
         options.host = host
         options.port = port
         options.maxEvents = maxEvents
         options.cacheBytes = cacheMB << 20
         options.log = quiet ? nil : logFormat
-        let server = QuakeServer(store: s, options: options)
-        let path = s.path, host = host
+        let server = QuakeServer(store: served, options: options)
+        let path = served.path
+        let host = host
         let done = DispatchSemaphore(value: 0)
         let outcome = ServeOutcome()
         Task {
@@ -78,11 +79,11 @@ struct ServeCommand: ParsableCommand {
             done.signal()
         }
         done.wait()
-        if let e = outcome.error as? ServeError {
-            printError("quakes: " + ErrorMessage.line(e))
+        if let failure = outcome.error as? ServeError {
+            printError("quakes: " + ErrorMessage.line(failure))
             throw ExitCode.failure
         }
-        if let e = outcome.error { throw e }
+        if let failure = outcome.error { throw failure }
     }
 }
 
@@ -108,24 +109,25 @@ extension ServeCommand {
     /// logged and retried at the next interval, and the server answers from the last good
     /// snapshot meanwhile.
     func startSync(_ s: Store, _ url: String) throws {
-        let source = try SyncSource(url: url), filter = try syncFilters.filter()
+        let source = try SyncSource(url: url)
+        let filter = try syncFilters.filter()
         let every = self.every ?? "60s"
         let interval = try SyncCommand.seconds(every)
-        var o = SyncOptions()
-        o.lockWait = wait.lockWait
-        o.onMessage = { printError("quakes serve: sync: " + $0) }
-        let options = o
+        var syncOptions = SyncOptions()
+        syncOptions.lockWait = wait.lockWait
+        syncOptions.onMessage = { printError("quakes serve: sync: " + $0) }
+        let options = syncOptions
         Task.detached {
             while !Task.isCancelled {
                 do {
-                    let r = try await s.sync(from: source, filter: filter, options: options)
-                    let l = r.load
+                    let summary = try await s.sync(from: source, filter: filter, options: options)
+                    let load = summary.load
                     // --quiet keeps the syncs that changed something, as the request log keeps nothing
-                    if !quiet || r.deleted + l.new + l.updated > 0 {
-                        printError("quakes serve: sync: " + SyncCommand.roundLine(r))
+                    if !quiet || summary.deleted + load.new + load.updated > 0 {
+                        printError("quakes serve: sync: " + SyncCommand.roundLine(summary))
                     }
-                } catch let e as QuakeError {
-                    printError("quakes serve: sync: " + ErrorMessage.line(e) + "; retrying in \(every)")
+                } catch let failure as QuakeError {
+                    printError("quakes serve: sync: " + ErrorMessage.line(failure) + "; retrying in \(every)")
                 } catch {
                     printError("quakes serve: sync: \(error); retrying in \(every)")
                 }

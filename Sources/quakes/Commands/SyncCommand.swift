@@ -91,25 +91,25 @@ struct SyncCommand: ParsableCommand {
     static func seconds(_ s: String) throws -> Double {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
         let unit = s.last.flatMap { units[$0] }
-        guard let n = Double(unit == nil ? s : String(s.dropLast())), n > 0, n * (unit ?? 1) <= 1e7 else {
+        guard let count = Double(unit == nil ? s : String(s.dropLast())), count > 0, count * (unit ?? 1) <= 1e7 else {
             throw ValidationError("--every: a duration such as 30s, 5m or 1h (at most 1e7 s)")
         }
-        return n * (unit ?? 1)
+        return count * (unit ?? 1)
     }
 
     func options() -> SyncOptions {
-        var o = SyncOptions()
-        o.dryRun = dryRun
-        o.backfill = backfill
-        o.format = format
-        o.attempts = attempts
-        o.readTimeout = timeout
-        o.retryDelay = retryDelay
-        if let commitBytes { o.commitBytes = commitBytes }
-        o.timeUnit = timeUnit
-        o.optionNames = ErrorMessage.optionNames
-        o.onMessage = { printError("quakes sync: " + $0) }
-        return o
+        var options = SyncOptions()
+        options.dryRun = dryRun
+        options.backfill = backfill
+        options.format = format
+        options.attempts = attempts
+        options.readTimeout = timeout
+        options.retryDelay = retryDelay
+        if let commitBytes { options.commitBytes = commitBytes }
+        options.timeUnit = timeUnit
+        options.optionNames = ErrorMessage.optionNames
+        options.onMessage = { printError("quakes sync: " + $0) }
+        return options
     }
 
     /// One writer, decided first: the store's lock is taken before the store is opened or created,
@@ -117,13 +117,14 @@ struct SyncCommand: ParsableCommand {
     /// between rounds). A sync refused by another writer exits 1 having touched nothing. A dry
     /// run takes no lock and writes nothing.
     func run() throws {
-        let src = try parsedSource(), filter = try filters.filter()
+        let src = try parsedSource()
+        let filter = try filters.filter()
         let interrupt = Interrupt.install()
         defer { interrupt.uninstall() }
         if dryRun { return try plan(src, filter, interrupt) }
         let createdDirectory = !FileIO.exists(store.path)
         let createdParents = Self.missingParents(of: store.path)
-        let s: Store
+        let target: Store
         let created: Bool
         // the lock of the first round; scoped so that nothing else keeps it past that round
         var held: StoreLock?
@@ -131,15 +132,15 @@ struct SyncCommand: ParsableCommand {
             let opened = try Store.openForWriting(path: store.path, partitioning: partition ?? .month,
                                                   blockRows: Manifest.defaultBlockRows, wait: wait.lockWait,
                                                   cancelled: { interrupt.fired })
-            s = opened.store
+            target = opened.store
             created = opened.created
             held = opened.lock
         }
         // a first sync that commits nothing leaves no new store behind
         defer {
-            let m = s.freshManifest()
-            if created && m.rows == 0 && m.cursors.isEmpty {
-                s.discardNew(removingDirectory: createdDirectory, lock: held)
+            let manifest = target.freshManifest()
+            if created && manifest.rows == 0 && manifest.cursors.isEmpty {
+                target.discardNew(removingDirectory: createdDirectory, lock: held)
                 // the folders made to hold the store go with it, deepest first, each only when empty
                 for parent in createdParents where FileIO.list(parent).isEmpty { FileIO.remove(parent) }
             }
@@ -150,7 +151,7 @@ struct SyncCommand: ParsableCommand {
             let roundLock = held
             if interval != nil { held = nil }
             // consumed: the round's lock ends with the round, not at the end of this loop's body
-            try round(s, src, filter, interrupt, lock: consume roundLock, every: interval)
+            try round(target, src, filter, interrupt, lock: consume roundLock, every: interval)
             if let interval {
                 if SyncLoop.sleep(interval, interrupt) { throw ExitCode(interrupt.exitStatus) }
             }
@@ -174,11 +175,11 @@ struct SyncCommand: ParsableCommand {
                 return
             }
         }
-        var o = options()
-        o.writerLock = lock
+        var roundOptions = options()
+        roundOptions.writerLock = lock
         let bar = stderrIsTerminal ? SyncProgressLine() : nil
-        if let bar { o.onProgress = { bar.update($0) } }
-        let options = o
+        if let bar { roundOptions.onProgress = { bar.update($0) } }
+        let options = roundOptions
         let outcome = SyncLoop.wait(interrupt) { () async throws -> SyncSummary in
             try await s.sync(from: src, filter: filter, options: options)
         }
@@ -198,9 +199,9 @@ struct SyncCommand: ParsableCommand {
                 printError("quakes: interrupted; the pieces committed so far are kept, and the next sync resumes there")
             }
             throw ExitCode(interrupt.exitStatus)
-        case .failed(let e):
+        case .failed(let failure):
             // with --every the loop goes on: the line says when the round failed
-            printError("quakes: " + (interval == nil ? "" : Self.roundTime() + "  ") + ErrorMessage.line(e))
+            printError("quakes: " + (interval == nil ? "" : Self.roundTime() + "  ") + ErrorMessage.line(failure))
             if interval == nil { throw ExitCode(1) }
         }
     }
@@ -267,36 +268,39 @@ struct SyncCommand: ParsableCommand {
             let counted = s.plan.contains { $0.events != nil } ? "\(events.formatted()) events in " : ""
             var lines = ["plan          " + counted + "\(s.plan.count) request\(s.plan.count == 1 ? "" : "s")"
                 + (s.plan.isEmpty ? " (nothing matches)" : cap)]
-            for p in s.plan { lines.append("  " + (p.events.map { "\($0.formatted()) events  " } ?? "") + p.url) }
+            for piece in s.plan {
+                lines.append("  " + (piece.events.map { "\($0.formatted()) events  " } ?? "") + piece.url)
+            }
             return lines.joined(separator: "\n")
         }
         if s.notModified {
             return "not modified  (304: the feed is as it was; no events committed)\nrequests      \(s.requests)"
         }
-        let l = s.load
+        let load = s.load
         func n(_ v: Int) -> String { v.formatted() }
-        let width = [l.rowsRead, l.rejected, l.duplicates, l.new, l.updated, l.unchanged, s.deleted]
+        let width = [load.rowsRead, load.rejected, load.duplicates, load.new, load.updated, load.unchanged, s.deleted]
             .map { n($0).count }.max() ?? 1
         func row(_ label: String, _ v: Int, _ note: String = "") -> String {
             label.padding(toLength: 14, withPad: " ", startingAt: 0)
                 + String(repeating: " ", count: width - n(v).count) + n(v) + note
         }
         let mb = String(format: "%.1f", Double(s.bytes) / 1e6)
-        let rate = s.elapsedSeconds > 0 ? Int(Double(l.rowsRead) / s.elapsedSeconds) : 0
+        let rate = s.elapsedSeconds > 0 ? Int(Double(load.rowsRead) / s.elapsedSeconds) : 0
         return [
             s.firstSync ? "first sync    \(s.pieces) of \(s.piecesPlanned) piece\(s.piecesPlanned == 1 ? "" : "s")"
                 : "pieces        \(s.pieces)",
-            row("rows read", l.rowsRead, "  = rejected + duplicates + new + updated + unchanged"),
-            row("  rejected", l.rejected),
-            row("  duplicates", l.duplicates),
-            row("  new", l.new),
-            row("  updated", l.updated),
-            row("  unchanged", l.unchanged),
+            row("rows read", load.rowsRead, "  = rejected + duplicates + new + updated + unchanged"),
+            row("  rejected", load.rejected),
+            row("  duplicates", load.duplicates),
+            row("  new", load.new),
+            row("  updated", load.updated),
+            row("  unchanged", load.unchanged),
             row("deleted", s.deleted, "  (of the above: now tombstones, left out unless --include-deleted)"),
             "requests      \(s.requests)",
             "bytes         \(n(s.bytes)) (\(mb) MB)",
             "elapsed       \(String(format: "%.2f", s.elapsedSeconds)) s  (\(rate) events/s)",
-            l.committed ? (l.new + l.updated > 0 ? "committed" : "committed (the cursor only)") : "nothing to commit",
+            load.committed ? (load.new + load.updated > 0 ? "committed" : "committed (the cursor only)")
+                : "nothing to commit",
         ].joined(separator: "\n")
     }
 }

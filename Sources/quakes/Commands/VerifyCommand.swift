@@ -11,10 +11,10 @@ struct VerifyCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let s = try store.open()
+        let opened = try store.open()
         do {
-            let r = try s.verify()
-            print("ok: \(r.partitions) partitions, \(r.rows) rows, \(r.blocks) blocks verified")
+            let report = try opened.verify()
+            print("ok: \(report.partitions) partitions, \(report.rows) rows, \(report.blocks) blocks verified")
         } catch {
             printError("verify failed: \(error)")
             throw ExitCode(1)

@@ -76,7 +76,11 @@ struct AggregateWriter {
                 out.append(contentsOf: Array("null".utf8))
                 return
             }
-            if quoted { FeedWriter.jsonString(Array(value.utf8), into: &out) } else { out.append(contentsOf: Array(value.utf8)) }
+            if quoted {
+                FeedWriter.jsonString(Array(value.utf8), into: &out)
+            } else {
+                out.append(contentsOf: Array(value.utf8))
+            }
         }
         for (position, group) in groups.enumerated() {
             member(group.description, row.keys[position], quoted: !group.isNumeric)

@@ -7,19 +7,19 @@ import QuakeStore
 /// which command or flag helps.
 enum ErrorMessage {
     static func line(_ e: QuakeError) -> String {
-        let p = e.path ?? "."
+        let path = e.path ?? "."
         switch e.kind {
         case .notFound:
-            return "no store at \(p) (no manifest.qkm); run 'quakes load' to create one"
+            return "no store at \(path) (no manifest.qkm); run 'quakes load' to create one"
         case .needsMigration:
-            return "\(p) is a format v1 store; convert it with 'quakes migrate --store \(p)'"
+            return "\(path) is a format v1 store; convert it with 'quakes migrate --store \(path)'"
         case .noManifest:
-            return "\(e.message); run 'quakes repair --store \(p)' to rebuild the manifest from them, "
+            return "\(e.message); run 'quakes repair --store \(path)' to rebuild the manifest from them, "
                 + "or move the directory aside to start a new store"
         case .nothingToRepair:
             return "\(e.message) (run 'quakes verify' to check the data files)"
         case .io where e.errno == ENOTDIR && e.path != nil:
-            return "\(p) is a file, not a store directory"
+            return "\(path) is a file, not a store directory"
         case .strict:
             return "--strict: " + e.description
         case .locked:
@@ -31,11 +31,11 @@ enum ErrorMessage {
 
     /// The CLI's flags, in the words of the library's rejects and warnings.
     static let optionNames: LoadOptions.OptionNames = {
-        var n = LoadOptions.OptionNames()
-        n.timeUnit = "--time-unit s or --time-unit ms"
-        n.timeUnitMilliseconds = "pass --time-unit ms"
-        n.fixText = "--fix-text"
-        n.strict = "--strict"
-        return n
+        var names = LoadOptions.OptionNames()
+        names.timeUnit = "--time-unit s or --time-unit ms"
+        names.timeUnitMilliseconds = "pass --time-unit ms"
+        names.fixText = "--fix-text"
+        names.strict = "--strict"
+        return names
     }()
 }

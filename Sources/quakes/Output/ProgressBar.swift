@@ -27,50 +27,60 @@ final class ProgressBar: Sendable {
     }
 
     func update(_ p: LoadProgress) {
-        state.locked { s in
-            let phaseChanged = s.latest?.phase != p.phase
-            s.latest = p
-            if phaseChanged || Date().timeIntervalSince(s.drawnAt) > 0.1 { draw(&s) }
+        state.locked { locked in
+            let phaseChanged = locked.latest?.phase != p.phase
+            locked.latest = p
+            if phaseChanged || Date().timeIntervalSince(locked.drawnAt) > 0.1 { draw(&locked) }
         }
     }
 
     /// Redraws with the current clock; false once cleared.
     private func tick() -> Bool {
-        state.locked { s in
-            if s.running && s.latest != nil { draw(&s) }
-            return s.running
+        state.locked { locked in
+            if locked.running && locked.latest != nil { draw(&locked) }
+            return locked.running
         }
     }
 
     /// Draws `s.latest` (inside the lock: `s` is the locked state).
     private func draw(_ s: inout State) {
-        guard let p = s.latest else { return }
+        guard let latest = s.latest else { return }
         s.drawnAt = Date()
         let elapsed = Date().timeIntervalSince(started)
         var fraction: Double?
         var counts = ""
-        switch p.phase {
+        switch latest.phase {
         case .read:
-            if let total, total > 0 { fraction = min(1, Double(p.bytesRead) / Double(total)) }
-            let mbs = elapsed > 0 ? Double(p.bytesRead) / 1e6 / elapsed : 0
-            counts = "\(ProgressBar.short(p.rows)) rows  " + String(format: "%.0f MB/s", mbs)
-            if let f = fraction, f > 0.02, f < 1 { counts += String(format: "  %.0f s left", elapsed * (1 - f) / f) }
+            if let total, total > 0 { fraction = min(1, Double(latest.bytesRead) / Double(total)) }
+            let mbs = elapsed > 0 ? Double(latest.bytesRead) / 1e6 / elapsed : 0
+            counts = "\(ProgressBar.short(latest.rows)) rows  " + String(format: "%.0f MB/s", mbs)
+            if let done = fraction, done > 0.02, done < 1 {
+                counts += String(format: "  %.0f s left", elapsed * (1 - done) / done)
+            }
         case .resolve:
-            if let t = p.total, t > 0 { fraction = Double(p.done) / Double(t); counts = "\(p.done)/\(t) id buckets" }
+            if let steps = latest.total, steps > 0 {
+                fraction = Double(latest.done) / Double(steps)
+                counts = "\(latest.done)/\(steps) id buckets"
+            }
         case .merge:
-            if let t = p.total, t > 0 { fraction = Double(p.done) / Double(t); counts = "\(p.done)/\(t) partitions" }
+            if let steps = latest.total, steps > 0 {
+                fraction = Double(latest.done) / Double(steps)
+                counts = "\(latest.done)/\(steps) partitions"
+            }
         case .commit:
-            counts = "\(ProgressBar.short(p.rows)) rows"
+            counts = "\(ProgressBar.short(latest.rows)) rows"
         }
-        let phase = p.phase.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+        let phase = latest.phase.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
         let clock = String(format: "%d:%02d", Int(elapsed) / 60, Int(elapsed) % 60)
         let width = max(20, terminalWidth() - 1)
         var bar = ""
-        if let f = fraction {
+        if let done = fraction {
             let cells = max(0, min(30, width - phase.count - counts.count - clock.count - 12))
-            let filled = Int(f * Double(cells))
-            if cells >= 5 { bar = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: cells - filled) + "] " }
-            bar += String(format: "%3.0f%%  ", f * 100)
+            let filled = Int(done * Double(cells))
+            if cells >= 5 {
+                bar = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: cells - filled) + "] "
+            }
+            bar += String(format: "%3.0f%%  ", done * 100)
         }
         var line = phase + bar + counts + "  " + clock
         if line.count > width { line = String(line.prefix(width)) }
@@ -79,7 +89,8 @@ final class ProgressBar: Sendable {
 
     /// 12345678 as "12.3M".
     static func short(_ n: Int) -> String {
-        n >= 1_000_000 ? String(format: "%.1fM", Double(n) / 1e6) : n >= 10_000 ? String(format: "%.0fK", Double(n) / 1e3) : "\(n)"
+        n >= 1_000_000 ? String(format: "%.1fM", Double(n) / 1e6)
+            : n >= 10_000 ? String(format: "%.0fK", Double(n) / 1e3) : "\(n)"
     }
 
     func clear() {

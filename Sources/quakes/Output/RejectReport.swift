@@ -34,9 +34,9 @@ final class RejectReport: Sendable {
             } else {
                 var reason = reasons[key] ?? Reason(first: r)
                 reason.count += 1
-                if let (a, b) = RejectReport.leadingNumbers(RejectReport.value(r.reason)) {
-                    reason.maxFirst = max(reason.maxFirst, a)
-                    reason.maxSecond = max(reason.maxSecond, b)
+                if let (first, second) = RejectReport.leadingNumbers(RejectReport.value(r.reason)) {
+                    reason.maxFirst = max(reason.maxFirst, first)
+                    reason.maxSecond = max(reason.maxSecond, second)
                 }
                 reasons[key] = reason
             }
@@ -48,18 +48,20 @@ final class RejectReport: Sendable {
         func lines(_ summary: LoadSummary, rejectsFile: String?) -> [String] {
             var out: [String] = []
             var summarized: [String: String] = [:]   // file -> reason kind told once
-            for f in summary.perFile where f.rejected > 0 {
-                guard let (key, reason) = byFile[f.path]?.max(by: { $0.value.count < $1.value.count }), !key.isEmpty,
-                      reason.count * 2 > f.rows, reason.count >= 10 else { continue }
-                summarized[f.path] = key
-                let of = f.rows == reason.count ? "all \(f.rows.formatted()) rows" : "\(reason.count.formatted()) of \(f.rows.formatted()) rows"
-                var line = "rejected: \(f.path): \(of) for the same reason, first at \(RejectReport.place(reason.first)): "
-                    + reason.first.reason
+            for file in summary.perFile where file.rejected > 0 {
+                guard let (key, reason) = byFile[file.path]?.max(by: { $0.value.count < $1.value.count }),
+                      !key.isEmpty, reason.count * 2 > file.rows, reason.count >= 10 else { continue }
+                summarized[file.path] = key
+                let of = file.rows == reason.count ? "all \(file.rows.formatted()) rows"
+                    : "\(reason.count.formatted()) of \(file.rows.formatted()) rows"
+                var line = "rejected: \(file.path): \(of) for the same reason, "
+                    + "first at \(RejectReport.place(reason.first)): " + reason.first.reason
                 if let hint = RejectReport.hint(reason) { line += "; " + hint }
                 out.append(line)
             }
-            let rest = files.flatMap { (listed[$0] ?? []).sorted { $0.line < $1.line } }.filter { summarized[$0.file] != RejectReport.kind($0.reason) }
-            for r in rest.prefix(RejectReport.shown) { out.append("rejected: \(r)") }
+            let rest = files.flatMap { (listed[$0] ?? []).sorted { $0.line < $1.line } }
+                .filter { summarized[$0.file] != RejectReport.kind($0.reason) }
+            for reject in rest.prefix(RejectReport.shown) { out.append("rejected: \(reject)") }
             let toldOnce = summarized.reduce(0) { n, e in n + (byFile[e.key]?[e.value]?.count ?? 0) }
             let more = total - toldOnce - min(rest.count, RejectReport.shown)
             if more > 0 {
@@ -88,13 +90,17 @@ final class RejectReport: Sendable {
 
     /// The reason without its quoted value: rows that fail the same way share it.
     static func kind(_ reason: String) -> String {
-        guard let open = reason.firstIndex(of: "'"), let close = reason.lastIndex(of: "'"), open < close else { return reason }
+        guard let open = reason.firstIndex(of: "'"), let close = reason.lastIndex(of: "'"), open < close else {
+            return reason
+        }
         return String(reason[..<open]) + "…" + String(reason[reason.index(after: close)...])
     }
 
     /// The quoted value of a reason.
     private static func value(_ reason: String) -> String {
-        guard let open = reason.firstIndex(of: "'"), let close = reason.lastIndex(of: "'"), open < close else { return "" }
+        guard let open = reason.firstIndex(of: "'"), let close = reason.lastIndex(of: "'"), open < close else {
+            return ""
+        }
         return String(reason[reason.index(after: open)..<close])
     }
 
@@ -110,7 +116,8 @@ final class RejectReport: Sendable {
         guard reason.hasPrefix("time:") || reason.hasPrefix("updated:"), reason.contains("not an ISO-8601 time") else {
             return nil
         }
-        guard let format = guessFormat(value(reason), dayFirst: r.maxFirst > 12 || r.maxSecond <= 12) else { return nil }
+        let dayFirst = r.maxFirst > 12 || r.maxSecond <= 12
+        guard let format = guessFormat(value(reason), dayFirst: dayFirst) else { return nil }
         var hint = "it looks like a time re-saved by a spreadsheet; load with --time-format '\(format)'"
         if r.maxFirst <= 12 && r.maxSecond <= 12 && format.contains("%d") && format.contains("%m") {
             hint += " (or with %d and %m swapped if months come first: no day in the file tells)"
@@ -121,18 +128,18 @@ final class RejectReport: Sendable {
 
     /// A strptime pattern for a spreadsheet-style time: `04-02-19 21:55`, `4/2/2019 9:55:01 PM`.
     static func guessFormat(_ v: String, dayFirst: Bool) -> String? {
-        let s = v.trimmingCharacters(in: .whitespaces)
-        let pieces = s.split(separator: " ", maxSplits: 1)
+        let trimmed = v.trimmingCharacters(in: .whitespaces)
+        let pieces = trimmed.split(separator: " ", maxSplits: 1)
         guard let date = pieces.first else { return nil }
         guard let sep = date.first(where: { $0 == "-" || $0 == "/" || $0 == "." }) else { return nil }
-        let d = date.split(separator: sep)
-        guard d.count == 3, d.allSatisfy({ $0.allSatisfy(\.isNumber) }) else { return nil }
+        let dateParts = date.split(separator: sep)
+        guard dateParts.count == 3, dateParts.allSatisfy({ $0.allSatisfy(\.isNumber) }) else { return nil }
         let s0 = String(sep)
         var format: String
-        if d[0].count == 4 {
+        if dateParts[0].count == 4 {
             format = "%Y\(s0)%m\(s0)%d"
         } else {
-            let year = d[2].count == 4 ? "%Y" : "%y"
+            let year = dateParts[2].count == 4 ? "%Y" : "%y"
             format = (dayFirst ? "%d\(s0)%m" : "%m\(s0)%d") + "\(s0)\(year)"
         }
         guard pieces.count == 2 else { return format }
@@ -142,11 +149,11 @@ final class RejectReport: Sendable {
             ampm = true
             time = String(time.dropLast(2)).trimmingCharacters(in: .whitespaces)
         }
-        let t = time.split(separator: ":")
-        guard (2...3).contains(t.count), t.allSatisfy({ !$0.isEmpty }) else { return nil }
+        let timeParts = time.split(separator: ":")
+        guard (2...3).contains(timeParts.count), timeParts.allSatisfy({ !$0.isEmpty }) else { return nil }
         let hour = ampm ? "%I" : "%H"
-        var clock = t.count == 2 ? "\(hour):%M" : "\(hour):%M:%S"
-        if t.count == 3, t[2].contains(".") { clock += ".%f" }
+        var clock = timeParts.count == 2 ? "\(hour):%M" : "\(hour):%M:%S"
+        if timeParts.count == 3, timeParts[2].contains(".") { clock += ".%f" }
         format += " " + clock + (ampm ? " %p" : "")
         return format
     }

@@ -33,9 +33,11 @@ package struct FrameTable {
         var last = 0
         // f <= frames, so each 4-byte load at 4 * f lies in the 4 * (frames + 1) offset bytes
         for f in 0...frames {
-            let o = Int(offsets.load(UInt32.self, at: 4 * f))
-            guard o >= last, o <= data.count, f > 0 || o == 0 else { throw .corrupt("frame offset \(f) out of order") }
-            last = o
+            let offset = Int(offsets.load(UInt32.self, at: 4 * f))
+            guard offset >= last, offset <= data.count, f > 0 || offset == 0 else {
+                throw .corrupt("frame offset \(f) out of order")
+            }
+            last = offset
         }
         guard last == data.count else { throw .corrupt("frames end at \(last) of \(data.count) bytes") }
     }
@@ -46,14 +48,14 @@ package struct FrameTable {
         assert(f >= 0 && f < frames, "frame \(f) outside 0..<\(frames)")
         // callers pass f < frames; init checked the offsets ascend within data.count, so a <= b <= data.count,
         // and the sum load at 8 * f lies in the 8 * frames sum bytes
-        let a = Int(offsets.load(UInt32.self, at: 4 * f)), b = Int(offsets.load(UInt32.self, at: 4 * f + 4))
-        let p = data.subrange(a..<b)
-        guard let sums, checks?.contains(p.raw) != true else { return p }
-        guard Checksum.wide(p.raw) == sums.load(UInt64.self, at: 8 * f) else {
+        let start = Int(offsets.load(UInt32.self, at: 4 * f)), end = Int(offsets.load(UInt32.self, at: 4 * f + 4))
+        let payload = data.subrange(start..<end)
+        guard let sums, checks?.contains(payload.raw) != true else { return payload }
+        guard Checksum.wide(payload.raw) == sums.load(UInt64.self, at: 8 * f) else {
             throw .corrupt("frame \(f): checksum mismatch")
         }
-        checks?.insert(p.raw)
-        return p
+        checks?.insert(payload.raw)
+        return payload
     }
 
     /// Appends a summed table for the frames in `data`, each ending at its offset in `ends`.

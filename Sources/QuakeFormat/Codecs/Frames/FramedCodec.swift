@@ -27,15 +27,19 @@ package enum FramedCodec {
         var stats: ChunkStats?
         for f in 0..<frames {
             let lo = rows.lowerBound + f * frameRows
-            let s = encodeFrame(lo..<Swift.min(rows.upperBound, lo + frameRows), &data)
+            let frameStats = encodeFrame(lo..<Swift.min(rows.upperBound, lo + frameRows), &data)
             ends.append(UInt32(data.count))
-            stats = stats.map { merge($0, s) } ?? s
+            stats = stats.map { merge($0, frameStats) } ?? frameStats
         }
-        var w = ByteWriter()
-        w.u8(codec.rawValue); w.u8(FrameTable.summedFlag); w.u8(0); w.u8(0)
-        w.u32(UInt32(frameRows)); w.u32(UInt32(frames))
-        FrameTable.write(ends: ends, data: data, into: &w)
-        out.append(contentsOf: w.bytes)
+        var writer = ByteWriter()
+        writer.u8(codec.rawValue)
+        writer.u8(FrameTable.summedFlag)
+        writer.u8(0)
+        writer.u8(0)
+        writer.u32(UInt32(frameRows))
+        writer.u32(UInt32(frames))
+        FrameTable.write(ends: ends, data: data, into: &writer)
+        out.append(contentsOf: writer.bytes)
         out.append(contentsOf: data)
         return stats ?? .none
     }
@@ -65,46 +69,49 @@ package enum FramedCodec {
     private static func header(_ chunk: UnsafeRawBufferPointer, count: Int,
                                checks: FrameChecks? = nil) throws(QuakeError) -> Header {
         // SAFETY: every header read goes through ByteReader; FrameTable slices `chunk` only after its need().
-        var r = ByteReader(chunk)
-        let code = try r.u8()
-        let summed = try FrameTable.summed(try r.u8())
-        _ = try r.u8(); _ = try r.u8()
+        var reader = ByteReader(chunk)
+        let code = try reader.u8()
+        let summed = try FrameTable.summed(try reader.u8())
+        _ = try reader.u8()
+        _ = try reader.u8()
         guard let inner = CodecID(rawValue: code), Self.inner.contains(inner) else {
             throw .corrupt("framed chunk names inner codec \(code)")
         }
-        let frameRows = Int(try r.u32()), frames = Int(try r.u32())
+        let frameRows = Int(try reader.u32()), frames = Int(try reader.u32())
         guard frameRows >= 1, frames == Swift.max(1, (count + frameRows - 1) / frameRows) else {
             throw .corrupt("framed chunk holds \(frames) frames of \(frameRows) rows for \(count) rows")
         }
-        return Header(inner: inner, frameRows: frameRows, table: try FrameTable(chunk, at: &r, frames: frames, summed: summed,
-                                                                               checks: checks))
+        let table = try FrameTable(chunk, at: &reader, frames: frames, summed: summed, checks: checks)
+        return Header(inner: inner, frameRows: frameRows, table: table)
     }
 
     /// The bytes the directory's checksum covers: the head of a summed chunk, else all of it.
     package static func covered(_ chunk: UnsafeRawBufferPointer, count: Int) throws(QuakeError) -> Int {
-        let t = try header(chunk, count: count).table
+        let table = try header(chunk, count: count).table
         // SAFETY: chunk.count > 1 is checked before chunk[1] is read.
-        return chunk.count > 1 && chunk[1] == FrameTable.summedFlag ? t.headLength : chunk.count
+        return chunk.count > 1 && chunk[1] == FrameTable.summedFlag ? table.headLength : chunk.count
     }
 
     /// Decodes rows `rows`, decompressing only the frames they touch.
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
                        as form: VectorForm, checks: FrameChecks? = nil) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
-        let h = try header(chunk, count: count, checks: checks)
+        let parsed = try header(chunk, count: count, checks: checks)
         if rows.isEmpty {
             // SAFETY: header checked frames >= 1, so frame 0 exists; its bytes lie in `chunk`, alive for this call.
-            return try h.inner.decode(h.table.frame(0).raw, count: Swift.min(count, h.frameRows), rows: 0..<0, as: form)
+            return try parsed.inner.decode(parsed.table.frame(0).raw, count: Swift.min(count, parsed.frameRows),
+                                           rows: 0..<0, as: form)
         }
         var parts: [ColumnVector] = []
-        let first = rows.lowerBound / h.frameRows, last = (rows.upperBound - 1) / h.frameRows
+        let first = rows.lowerBound / parsed.frameRows, last = (rows.upperBound - 1) / parsed.frameRows
         // SAFETY: header checked frames == ceil(count / frameRows), and rows.upperBound <= count, so
         // last < frames and every frame(f) is in range; its bytes lie in `chunk`, alive for this call.
         for f in first...last {
-            let start = f * h.frameRows
-            let n = Swift.min(count, start + h.frameRows) - start
-            let lo = Swift.max(rows.lowerBound, start) - start, hi = Swift.min(rows.upperBound, start + n) - start
-            parts.append(try h.inner.decode(h.table.frame(f).raw, count: n, rows: lo..<hi, as: form))
+            let start = f * parsed.frameRows
+            let frameCount = Swift.min(count, start + parsed.frameRows) - start
+            let lo = Swift.max(rows.lowerBound, start) - start
+            let hi = Swift.min(rows.upperBound, start + frameCount) - start
+            parts.append(try parsed.inner.decode(parsed.table.frame(f).raw, count: frameCount, rows: lo..<hi, as: form))
         }
         return try ColumnVector.concatenating(parts)
     }

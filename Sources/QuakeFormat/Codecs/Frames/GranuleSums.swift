@@ -20,18 +20,18 @@ package enum GranuleSums {
     /// Writes the table for `body`, a ``FrameOfReference`` body of `count` rows as its encoder
     /// wrote it.
     static func write(body: [UInt8], count: Int, into w: inout ByteWriter) {
-        let n = granules(count)
-        w.u32(UInt32(n))
+        let granuleCount = granules(count)
+        w.u32(UInt32(granuleCount))
         // SAFETY: `raw` is `body`'s own storage for the closure's span, and the Body made from it
         // does not outlive the closure; Body.init checks every miniblock's run against it, so each
-        // packedRange lies inside `b.data`.
+        // packedRange lies inside `body.data`.
         body.withUnsafeBytes { raw in
             // the encoder's own body parses; a failure would be a bug, and the sums then fail too
-            guard let b = try? FrameOfReference.Body(ChunkBytes(raw), count: count) else {
-                for _ in 0..<n { w.u64(0) }
+            guard let body = try? FrameOfReference.Body(ChunkBytes(raw), count: count) else {
+                for _ in 0..<granuleCount { w.u64(0) }
                 return
             }
-            for g in 0..<n { w.u64(Checksum.wide(b.data.subrange(b.packedRange(granule: g)).raw)) }
+            for g in 0..<granuleCount { w.u64(Checksum.wide(body.data.subrange(body.packedRange(granule: g)).raw)) }
         }
     }
 
@@ -41,9 +41,11 @@ package enum GranuleSums {
     /// Reads the table at `r` (left at the body), checked against the chunk's rows.
     /// The view borrows the reader's bytes (the mapped chunk), whose owner outlives the table.
     static func read(_ r: inout ByteReader, count: Int) throws(QuakeError) -> ChunkBytes {
-        let n = Int(try r.u32())
-        guard n == granules(count) else { throw .corrupt("granule sums list \(n) granules for \(count) rows") }
-        return try r.take(8 * n)
+        let granuleCount = Int(try r.u32())
+        guard granuleCount == granules(count) else {
+            throw .corrupt("granule sums list \(granuleCount) granules for \(count) rows")
+        }
+        return try r.take(8 * granuleCount)
     }
 
     /// A chunk's table and the body it sums, with offsets into the chunk.

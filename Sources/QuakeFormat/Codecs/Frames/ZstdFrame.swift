@@ -6,9 +6,9 @@ package enum ZstdFrame {
     package static let level: Int32 = 3
 
     package static func wrap(_ payload: [UInt8], into out: inout [UInt8]) {
-        var w = ByteWriter()
-        w.u32(UInt32(payload.count))
-        out.append(contentsOf: w.bytes)
+        var writer = ByteWriter()
+        writer.u32(UInt32(payload.count))
+        out.append(contentsOf: writer.bytes)
         out.append(contentsOf: Zstd.compress(payload, level: level, checksum: false))
     }
 
@@ -18,10 +18,10 @@ package enum ZstdFrame {
 
     /// The frame's bytes, decompressed (checked against the raw length it starts with).
     package static func unwrap(_ chunk: ChunkBytes) throws(QuakeError) -> [UInt8] {
-        var r = ByteReader(chunk.raw)
-        let n = Int(try r.u32())
-        guard n <= 1 << 31 else { throw .corrupt("zstd chunk claims \(n) bytes") }
-        return try Zstd.decompress(try r.rest().raw, expectedSize: n)
+        var reader = ByteReader(chunk.raw)
+        let rawSize = Int(try reader.u32())
+        guard rawSize <= 1 << 31 else { throw .corrupt("zstd chunk claims \(rawSize) bytes") }
+        return try Zstd.decompress(try reader.rest().raw, expectedSize: rawSize)
     }
 
     /// The frame's raw length, without decompressing.

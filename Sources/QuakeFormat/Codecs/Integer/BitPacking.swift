@@ -28,14 +28,14 @@ package enum BitPacking {
             var used = 0
             var pos = start
             for v in values {
-                let x = width == 64 ? v : v & ((1 << UInt64(width)) - 1)
-                word |= x << UInt64(used)
+                let masked = width == 64 ? v : v & ((1 << UInt64(width)) - 1)
+                word |= masked << UInt64(used)
                 used += width
                 if used >= 64 {
                     raw.storeBytes(of: word.littleEndian, toByteOffset: pos, as: UInt64.self)
                     pos += 8
                     used -= 64
-                    word = used == 0 ? 0 : x >> UInt64(width - used)
+                    word = used == 0 ? 0 : masked >> UInt64(width - used)
                 }
             }
             if used > 0 { raw.storeBytes(of: word.littleEndian, toByteOffset: pos, as: UInt64.self) }

@@ -14,83 +14,80 @@ package enum BytePlanes {
     private static func sharedScale(_ v: ArraySlice<Int64>) -> Int64? {
         var scale: Int64 = -1
         for x in v where x != RowBatch.null {
-            let s = x & 63
-            if s & 32 != 0 || (scale >= 0 && s != scale) { return nil }
-            scale = s
+            let valueScale = x & 63
+            if valueScale & 32 != 0 || (scale >= 0 && valueScale != scale) { return nil }
+            scale = valueScale
         }
         return scale >= 0 ? scale : nil
     }
 
     package static func encode(_ v: ArraySlice<Int64>, delta: Bool, decimals: Bool = false) -> [UInt8] {
-        let n = v.count
+        let count = v.count
         var hasNulls = false
-        for x in v where x == RowBatch.null { hasNulls = true; break }
+        for x in v where x == RowBatch.null {
+            hasNulls = true
+            break
+        }
         let scale = decimals && !delta ? sharedScale(v) : nil
         let shift: Int64 = scale == nil ? 0 : 6
-        var w = ByteWriter()
-        var z = [UInt64](repeating: 0, count: n)
+        var writer = ByteWriter()
+        var zigzag = [UInt64](repeating: 0, count: count)
         var base: Int64 = 0
         var prev: Int64 = 0
         var first = true
-        var bitmap = [UInt8](repeating: 0, count: hasNulls ? (n + 7) / 8 : 0)
+        var bitmap = [UInt8](repeating: 0, count: hasNulls ? (count + 7) / 8 : 0)
         var maxZ: UInt64 = 0
-        var k = 0
+        var index = 0
         for x in v {
             if x == RowBatch.null {
-                bitmap[k >> 3] |= 1 << UInt8(k & 7)
+                bitmap[index >> 3] |= 1 << UInt8(index & 7)
             } else {
-                var d = x >> shift
+                var encoded = x >> shift
                 if delta {
-                    if first { base = x; prev = x; first = false }
-                    d = x &- prev
+                    if first {
+                        base = x
+                        prev = x
+                        first = false
+                    }
+                    encoded = x &- prev
                     prev = x
                 }
-                let zz = UInt64(bitPattern: (d << 1) ^ (d >> 63))
-                z[k] = zz
+                let zz = UInt64(bitPattern: (encoded << 1) ^ (encoded >> 63))
+                zigzag[index] = zz
                 if zz > maxZ { maxZ = zz }
             }
-            k += 1
+            index += 1
         }
         let width = maxZ == 0 ? 0 : (64 - maxZ.leadingZeroBitCount + 7) / 8
-        w.u8((delta ? 1 : 0) | (hasNulls ? 2 : 0) | (scale == nil ? 0 : uniformScale))
-        w.u8(UInt8(width))
-        if hasNulls { w.bytes.append(contentsOf: bitmap) }
-        if delta { w.i64(base) }
-        if let scale { w.u8(UInt8(scale)) }
-        let start = w.bytes.count
-        w.bytes.append(contentsOf: repeatElement(0, count: n * width))
-        // SAFETY: o + i < start + width * n = w.bytes.count and i < n = z.count; neither pointer escapes.
-        w.bytes.withUnsafeMutableBufferPointer { out in
-            z.withUnsafeBufferPointer { zp in
+        writer.u8((delta ? 1 : 0) | (hasNulls ? 2 : 0) | (scale == nil ? 0 : uniformScale))
+        writer.u8(UInt8(width))
+        if hasNulls { writer.bytes.append(contentsOf: bitmap) }
+        if delta { writer.i64(base) }
+        if let scale { writer.u8(UInt8(scale)) }
+        let start = writer.bytes.count
+        writer.bytes.append(contentsOf: repeatElement(0, count: count * width))
+        // SAFETY: offset + i < start + width * n = writer.bytes.count and i < n = zigzag.count; neither pointer
+        // escapes.
+        writer.bytes.withUnsafeMutableBufferPointer { out in
+            zigzag.withUnsafeBufferPointer { zp in
                 for plane in 0..<width {
-                    let o = start + plane * n
+                    let offset = start + plane * count
                     let shift = UInt64(plane * 8)
-                    for i in 0..<n { out[o + i] = UInt8(truncatingIfNeeded: zp[i] >> shift) }
+                    for i in 0..<count { out[offset + i] = UInt8(truncatingIfNeeded: zp[i] >> shift) }
                 }
             }
         }
-        return w.bytes
+        return writer.bytes
     }
 
-    /// Decodes a block of scaled decimals straight to doubles (NaN for null), in one pass
-    /// over the byte planes and one conversion loop.
-    package static func decodeDoubles(_ raw: UnsafeRawBufferPointer, rows n: Int) throws(QuakeError) -> [Double] {
-        var r = ByteReader(raw)
-        let flags = try r.u8()
-        let width = Int(try r.u8())
-        guard width <= 8, flags & 1 == 0 else { return try decode(raw, rows: n).map { ScaledDecimal.double($0) } }
-        let hasNulls = flags & 2 != 0
-        var bitmapStart = -1
-        if hasNulls { bitmapStart = r.pos; try r.need((n + 7) / 8); r.pos += (n + 7) / 8 }
-        let scale: Int64? = flags & uniformScale != 0 ? try Self.scale(&r) : nil
-        try r.need(n * width)
-        let start = r.pos
-        var z = [UInt64](repeating: 0, count: n)
+    /// The zigzag values of `n` rows whose `width` byte planes start at `start` in `raw`.
+    private static func planes(_ raw: UnsafeRawBufferPointer, start: Int, width: Int, rows n: Int) -> [UInt64] {
+        var zigzag = [UInt64](repeating: 0, count: n)
         assert(start + n * width <= raw.count, "byte planes run past the block")
-        // SAFETY: need(n * width) checked start + n * width <= raw.count, so base[i] (i < n, plane < width)
+        // SAFETY: the caller's need(n * width) checked start + n * width <= raw.count, so base[i] (i < n,
         // stays in `raw`; raw holds >= 2 bytes (the header), so baseAddress is non-nil; the bytes are
         // a decompressed [UInt8], already bound to UInt8. zp has n slots. No pointer escapes the closure.
-        z.withUnsafeMutableBufferPointer { zp in
+        zigzag.withUnsafeMutableBufferPointer { zp in
             let src = raw.bindMemory(to: UInt8.self)
             for plane in 0..<width {
                 let base = src.baseAddress! + start + plane * n
@@ -98,28 +95,49 @@ package enum BytePlanes {
                 for i in 0..<n { zp[i] |= UInt64(base[i]) << shift }
             }
         }
+        return zigzag
+    }
+
+    /// Decodes a block of scaled decimals straight to doubles (NaN for null), in one pass
+    /// over the byte planes and one conversion loop.
+    package static func decodeDoubles(_ raw: UnsafeRawBufferPointer, rows n: Int) throws(QuakeError) -> [Double] {
+        var reader = ByteReader(raw)
+        let flags = try reader.u8()
+        let width = Int(try reader.u8())
+        guard width <= 8, flags & 1 == 0 else { return try decode(raw, rows: n).map { ScaledDecimal.double($0) } }
+        let hasNulls = flags & 2 != 0
+        var bitmapStart = -1
+        if hasNulls {
+            bitmapStart = reader.pos
+            try reader.need((n + 7) / 8)
+            reader.pos += (n + 7) / 8
+        }
+        let scale: Int64? = flags & uniformScale != 0 ? try Self.scale(&reader) : nil
+        try reader.need(n * width)
+        let zigzag = planes(raw, start: reader.pos, width: width, rows: n)
         // SAFETY: `out` and `zp` hold n slots (i < n); p10 holds 32 powers and its index is scale <= maxScale
-        // (checked by scale(_:)) or e & 31; the bitmap reads lie in the need((n + 7) / 8) bytes.
+        // (checked by scale(_:)) or encoded & 31; the bitmap reads lie in the need((n + 7) / 8) bytes.
         return [Double](uninitializedCount: n) { out, initialized in
-            z.withUnsafeBufferPointer { zp in
+            zigzag.withUnsafeBufferPointer { zp in
                 ScaledDecimal.pow10.withUnsafeBufferPointer { p10 in
                     if let scale {
-                        let d = p10[Int(scale)]
+                        let divisor = p10[Int(scale)]
                         for i in 0..<n {
                             let zz = zp[i]
-                            let m = Int64(bitPattern: (zz >> 1) ^ (0 &- (zz & 1)))
-                            out[i] = m.magnitude > 1 << 53 ? ScaledDecimal.double(m << 6 | scale) : Double(m) / d
+                            let mantissa = Int64(bitPattern: (zz >> 1) ^ (0 &- (zz & 1)))
+                            out[i] = mantissa.magnitude > 1 << 53 ? ScaledDecimal.double(mantissa << 6 | scale)
+                                : Double(mantissa) / divisor
                         }
                         return
                     }
                     for i in 0..<n {
                         let zz = zp[i]
-                        let e = Int64(bitPattern: (zz >> 1) ^ (0 &- (zz & 1)))
-                        let m = e >> 6
-                        if m.magnitude > 1 << 53 || (m == 0 && e & 32 != 0) {
-                            out[i] = ScaledDecimal.double(e)
+                        let encoded = Int64(bitPattern: (zz >> 1) ^ (0 &- (zz & 1)))
+                        let mantissa = encoded >> 6
+                        if mantissa.magnitude > 1 << 53 || (mantissa == 0 && encoded & 32 != 0) {
+                            out[i] = ScaledDecimal.double(encoded)
                         } else {
-                            out[i] = Double(m) / p10[Int(e & 31)]
+                            out[i] = Double(mantissa) / p10[Int(encoded & 31)]
                         }
                     }
                 }
@@ -132,24 +150,28 @@ package enum BytePlanes {
     }
 
     package static func decode(_ raw: UnsafeRawBufferPointer, rows n: Int) throws(QuakeError) -> [Int64] {
-        var r = ByteReader(raw)
-        let flags = try r.u8()
-        let width = Int(try r.u8())
+        var reader = ByteReader(raw)
+        let flags = try reader.u8()
+        let width = Int(try reader.u8())
         guard width <= 8 else { throw .corrupt("integer block width \(width)") }
         let delta = flags & 1 != 0, hasNulls = flags & 2 != 0
         var bitmapStart = -1
-        if hasNulls { bitmapStart = r.pos; try r.need((n + 7) / 8); r.pos += (n + 7) / 8 }
-        var prev: Int64 = delta ? try r.i64() : 0
-        let scale: Int64? = flags & uniformScale != 0 ? try Self.scale(&r) : nil
+        if hasNulls {
+            bitmapStart = reader.pos
+            try reader.need((n + 7) / 8)
+            reader.pos += (n + 7) / 8
+        }
+        var prev: Int64 = delta ? try reader.i64() : 0
+        let scale: Int64? = flags & uniformScale != 0 ? try Self.scale(&reader) : nil
         guard scale == nil || !delta else { throw .corrupt("integer block: deltas of one scale") }
-        try r.need(n * width)
-        let start = r.pos
+        try reader.need(n * width)
+        let start = reader.pos
         var out = [Int64](repeating: 0, count: n)
         // SAFETY: o and zp hold n slots (i < n); base + i < start + width * n <= raw.count (need above);
         // bitmap reads lie in the need((n + 7) / 8) bytes at bitmapStart. No pointer escapes.
         out.withUnsafeMutableBufferPointer { o in
-            var z = [UInt64](repeating: 0, count: n)
-            z.withUnsafeMutableBufferPointer { zp in
+            var zigzag = [UInt64](repeating: 0, count: n)
+            zigzag.withUnsafeMutableBufferPointer { zp in
                 for plane in 0..<width {
                     let base = start + plane * n
                     let shift = UInt64(plane * 8)
@@ -157,17 +179,18 @@ package enum BytePlanes {
                 }
                 for i in 0..<n {
                     let zz = zp[i]
-                    let d = Int64(bitPattern: (zz >> 1) ^ (0 &- (zz & 1)))
+                    let decoded = Int64(bitPattern: (zz >> 1) ^ (0 &- (zz & 1)))
                     if hasNulls && raw[bitmapStart + (i >> 3)] & (1 << UInt8(i & 7)) != 0 {
                         o[i] = RowBatch.null
                         continue
                     }
                     if let scale {
-                        o[i] = d &<< 6 | scale
+                        o[i] = decoded &<< 6 | scale
                     } else if delta {
-                        prev = prev &+ d; o[i] = prev
+                        prev = prev &+ decoded
+                        o[i] = prev
                     } else {
-                        o[i] = d
+                        o[i] = decoded
                     }
                 }
             }
@@ -177,8 +200,8 @@ package enum BytePlanes {
 
     /// The shared scale of a ``uniformScale`` block.
     private static func scale(_ r: inout ByteReader) throws(QuakeError) -> Int64 {
-        let s = try r.u8()
-        guard Int(s) <= ScaledDecimal.maxScale else { throw .corrupt("integer block: scale \(s)") }
-        return Int64(s)
+        let storedScale = try r.u8()
+        guard Int(storedScale) <= ScaledDecimal.maxScale else { throw .corrupt("integer block: scale \(storedScale)") }
+        return Int64(storedScale)
     }
 }

@@ -11,50 +11,54 @@ package enum ForIntegerCodec: RangeSelectingCodec {
         var seen = false
         var stats = ChunkStats(nulls: 0, min: Int64.max, max: Int64.min)
         for (k, i) in rows.enumerated() {
-            let x = v[i]
-            if x == RowBatch.null {
+            let value = v[i]
+            if value == RowBatch.null {
                 stats.nulls += 1
                 out[k] = prev
                 continue
             }
             if !seen {
                 // nulls before the first value take it too
-                for j in 0..<k { out[j] = x }
+                for j in 0..<k { out[j] = value }
                 seen = true
             }
-            out[k] = x
-            prev = x
-            if x < stats.min { stats.min = x }
-            if x > stats.max { stats.max = x }
+            out[k] = value
+            prev = value
+            if value < stats.min { stats.min = value }
+            if value > stats.max { stats.max = value }
         }
-        if !seen { stats.min = 0; stats.max = 0 }
+        if !seen {
+            stats.min = 0
+            stats.max = 0
+        }
         return (out, stats)
     }
 
     package static func analyze(_ values: [Int64], rows: Range<Int>) -> Int {
-        let (v, s) = filled(values, rows: rows)
-        let bitmap = s.nulls > 0 && s.nulls < rows.count ? (rows.count + 7) / 8 : 0
-        if s.nulls == rows.count { return 5 }
+        let (filledValues, filledStats) = filled(values, rows: rows)
+        let bitmap = filledStats.nulls > 0 && filledStats.nulls < rows.count ? (rows.count + 7) / 8 : 0
+        if filledStats.nulls == rows.count { return 5 }
         // SAFETY: `$0` spans v's count values and does not escape the closure.
-        return 5 + bitmap + GranuleSums.size(rows.count) + v.withUnsafeBufferPointer { FrameOfReference.size($0) }
+        return 5 + bitmap + GranuleSums.size(rows.count)
+            + filledValues.withUnsafeBufferPointer { FrameOfReference.size($0) }
     }
 
     package static func encode(_ values: [Int64], rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
-        let (v, stats) = filled(values, rows: rows)
-        var w = ByteWriter()
+        let (filledValues, stats) = filled(values, rows: rows)
+        var writer = ByteWriter()
         let lo = rows.lowerBound
         let some = stats.nulls < rows.count
-        _ = NullBitmap.write(rows.count, into: &w, extraFlags: some ? GranuleSums.flag : 0) {
+        _ = NullBitmap.write(rows.count, into: &writer, extraFlags: some ? GranuleSums.flag : 0) {
             values[lo + $0] == RowBatch.null
         }
         if some {
             var body: [UInt8] = []
             // SAFETY: `$0` spans v's count values and does not escape the closure.
-            v.withUnsafeBufferPointer { FrameOfReference.encode($0, into: &body) }
-            GranuleSums.write(body: body, count: rows.count, into: &w)
-            w.bytes.append(contentsOf: body)
+            filledValues.withUnsafeBufferPointer { FrameOfReference.encode($0, into: &body) }
+            GranuleSums.write(body: body, count: rows.count, into: &writer)
+            writer.bytes.append(contentsOf: body)
         }
-        out.append(contentsOf: w.bytes)
+        out.append(contentsOf: writer.bytes)
         return stats
     }
 
@@ -62,14 +66,14 @@ package enum ForIntegerCodec: RangeSelectingCodec {
                        as form: VectorForm) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         // SAFETY: header reads go through ByteReader; the bitmap and body are slices of `chunk` after need().
-        var r = ByteReader(chunk)
-        let (flags, bitmap) = try NullBitmap.read(&r, count: count)
+        var reader = ByteReader(chunk)
+        let (flags, bitmap) = try NullBitmap.read(&reader, count: count)
         if flags & NullBitmap.allNull != 0 { return .ints([Int64](repeating: RowBatch.null, count: rows.count)) }
-        let body = try Self.body(&r, chunk, flags: flags, count: count).body
+        let body = try Self.body(&reader, chunk, flags: flags, count: count).body
         // SAFETY: rows lie in 0..<count (the guard above), the rows Body was checked for; `buf` stays inside.
         var out = [Int64](uninitializedCount: rows.count) { buf, n in
             // SAFETY: buf has rows.count slots; decode writes exactly that many.
-            if let p = buf.baseAddress { body.decode(rows, into: p) }
+            if let base = buf.baseAddress { body.decode(rows, into: base) }
             n = rows.count
         }
         if let bitmap {
@@ -84,19 +88,19 @@ package enum ForIntegerCodec: RangeSelectingCodec {
         guard case .time(let lo, let hi) = range else { return false }
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         // SAFETY: header reads go through ByteReader; the bitmap and body are slices of `chunk` after need().
-        var r = ByteReader(chunk)
-        let (flags, bitmap) = try NullBitmap.read(&r, count: count)
+        var reader = ByteReader(chunk)
+        let (flags, bitmap) = try NullBitmap.read(&reader, count: count)
         if flags & NullBitmap.allNull != 0 { return true }
         // [lo, hi) (hi nil: Int64.max, as RangePredicate.contains) as the closed l...h the kernel
         // takes; the null sentinel never matches
-        let l = Swift.max(lo ?? Int64.min, RowBatch.null &+ 1), end = hi ?? Int64.max
-        guard end > l else { return true }
-        let h = end - 1
-        let body = try Self.body(&r, chunk, flags: flags, count: count).body
+        let low = Swift.max(lo ?? Int64.min, RowBatch.null &+ 1), end = hi ?? Int64.max
+        guard end > low else { return true }
+        let high = end - 1
+        let body = try Self.body(&reader, chunk, flags: flags, count: count).body
         // SAFETY: rows lie in 0..<count (the guard above), the rows Body was checked for; `buf` stays inside.
         var hits = [UInt32](uninitializedCount: rows.count) { buf, n in
             // SAFETY: buf has room for rows.count rows, as select requires.
-            n = buf.baseAddress.map { body.select(rows, l, h, into: $0) } ?? 0
+            n = buf.baseAddress.map { body.select(rows, low, high, into: $0) } ?? 0
         }
         // SAFETY: every hit is a chunk row below count; the bitmap holds (count + 7) / 8 bytes.
         if let bitmap { hits.removeAll { NullBitmap.isNull(bitmap, Int($0)) } }
@@ -112,10 +116,10 @@ package enum ForIntegerCodec: RangeSelectingCodec {
                                   _ lo: Int64?, _ hi: Int64?) throws(QuakeError) -> Range<Int>? {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         // SAFETY: header reads go through ByteReader; the body is a slice of `chunk` after need().
-        var r = ByteReader(chunk)
-        let (flags, bitmap) = try NullBitmap.read(&r, count: count)
+        var reader = ByteReader(chunk)
+        let (flags, bitmap) = try NullBitmap.read(&reader, count: count)
         guard bitmap == nil, flags & NullBitmap.allNull == 0 else { return nil }
-        let body = try Self.body(&r, chunk, flags: flags, count: count).body
+        let body = try Self.body(&reader, chunk, flags: flags, count: count).body
         let first = lo.map { body.lowerBound($0, in: rows) } ?? rows.lowerBound
         let end = hi.map { body.lowerBound($0, in: first..<rows.upperBound) } ?? rows.upperBound
         return first..<Swift.max(first, end)
@@ -138,10 +142,10 @@ package enum ForIntegerCodec: RangeSelectingCodec {
     package static func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int)
         throws(QuakeError) -> GranuleSums.Table? {
         // SAFETY: header reads go through ByteReader; the sums table is a slice of `chunk` after need().
-        var r = ByteReader(chunk)
-        let (flags, _) = try NullBitmap.read(&r, count: count)
+        var reader = ByteReader(chunk)
+        let (flags, _) = try NullBitmap.read(&reader, count: count)
         guard flags & NullBitmap.allNull == 0 else { return nil }
-        let (body, sums) = try body(&r, chunk, flags: flags, count: count)
+        let (body, sums) = try body(&reader, chunk, flags: flags, count: count)
         return sums.map { GranuleSums.Table(sums: $0, body: body, chunk: ChunkBytes(chunk)) }
     }
 }

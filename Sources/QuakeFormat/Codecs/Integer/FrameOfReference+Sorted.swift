@@ -10,16 +10,17 @@ extension FrameOfReference.Body {
     package func lowerBound(_ x: Int64, in rows: Range<Int>) -> Int {
         assert(rows.lowerBound >= 0 && rows.upperBound <= count, "rows \(rows) outside 0..<\(count)")
         guard !rows.isEmpty else { return rows.lowerBound }
-        let m = FrameOfReference.miniblockRows
+        let rowsPerBlock = FrameOfReference.miniblockRows
         // the last of rows' miniblocks whose first value is below x: the answer lies in it or at
         // the start of the next (rows before it hold smaller values, rows after it larger ones)
-        var a = rows.lowerBound / m, b = (rows.upperBound - 1) / m + 1
-        if first(ofMiniblock: a) >= x { return rows.lowerBound }
-        while b - a > 1 {
-            let mid = (a + b) / 2
-            if first(ofMiniblock: mid) < x { a = mid } else { b = mid }
+        var lowBlock = rows.lowerBound / rowsPerBlock, highBlock = (rows.upperBound - 1) / rowsPerBlock + 1
+        if first(ofMiniblock: lowBlock) >= x { return rows.lowerBound }
+        while highBlock - lowBlock > 1 {
+            let mid = (lowBlock + highBlock) / 2
+            if first(ofMiniblock: mid) < x { lowBlock = mid } else { highBlock = mid }
         }
-        let span = Swift.max(rows.lowerBound, a * m)..<Swift.min(rows.upperBound, (a + 1) * m)
+        let span = Swift.max(rows.lowerBound, lowBlock * rowsPerBlock)
+            ..< Swift.min(rows.upperBound, (lowBlock + 1) * rowsPerBlock)
         var values = [Int64](repeating: 0, count: span.count)
         // SAFETY: `p` has span.count slots, the rows decode writes; span lies in rows, inside 0..<count.
         values.withUnsafeMutableBufferPointer { p in if let base = p.baseAddress { decode(span, into: base) } }

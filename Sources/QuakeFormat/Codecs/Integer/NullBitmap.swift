@@ -26,10 +26,10 @@ package enum NullBitmap {
     package static func read(_ r: inout ByteReader, count: Int)
         throws(QuakeError) -> (flags: UInt8, bitmap: ChunkBytes?) {
         let flags = try r.u8()
-        let n = Int(try r.u32())
-        guard n == count else { throw .corrupt("chunk holds \(n) rows, directory says \(count)") }
+        let stored = Int(try r.u32())
+        guard stored == count else { throw .corrupt("chunk holds \(stored) rows, directory says \(count)") }
         guard flags & hasNulls != 0 else { return (flags, nil) }
-        return (flags, try r.take((n + 7) / 8))
+        return (flags, try r.take((stored + 7) / 8))
     }
 
     @inline(__always)

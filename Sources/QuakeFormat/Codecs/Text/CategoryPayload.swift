@@ -8,15 +8,15 @@ package enum CategoryPayload {
         // no pointer outlives the closure.
         a.bytes.withUnsafeBytes { b in
             for (k, i) in rows.enumerated() {
-                let r = a.range(i)
-                if r.isEmpty { continue }
-                codes[k] = UInt32(dict.intern(UnsafeRawBufferPointer(rebasing: b[r])) + 1)
+                let range = a.range(i)
+                if range.isEmpty { continue }
+                codes[k] = UInt32(dict.intern(UnsafeRawBufferPointer(rebasing: b[range])) + 1)
             }
         }
-        var w = ByteWriter()
-        writeDictionary(dict.values, into: &w)
-        writeCodes(codes, maxCode: dict.count, into: &w)
-        return w.bytes
+        var writer = ByteWriter()
+        writeDictionary(dict.values, into: &writer)
+        writeCodes(codes, maxCode: dict.count, into: &writer)
+        return writer.bytes
     }
 
     package static func writeDictionary(_ d: ByteArena, into w: inout ByteWriter) {
@@ -26,14 +26,17 @@ package enum CategoryPayload {
     }
 
     package static func readDictionary(_ r: inout ByteReader) throws(QuakeError) -> ByteArena {
-        let n = Int(try r.u32())
-        guard n <= r.remaining / 4 else { throw .corrupt("dictionary size \(n)") }
-        var d = ByteArena()
+        let count = Int(try r.u32())
+        guard count <= r.remaining / 4 else { throw .corrupt("dictionary size \(count)") }
+        var dictionary = ByteArena()
         var total = 0
-        d.ends.reserveCapacity(n)
-        for _ in 0..<n { total += Int(try r.u32()); d.ends.append(total) }
-        d.bytes = try r.raw(total, as: UInt8.self)
-        return d
+        dictionary.ends.reserveCapacity(count)
+        for _ in 0..<count {
+            total += Int(try r.u32())
+            dictionary.ends.append(total)
+        }
+        dictionary.bytes = try r.raw(total, as: UInt8.self)
+        return dictionary
     }
 
     package static func writeCodes(_ codes: [UInt32], maxCode: Int, into w: inout ByteWriter) {
@@ -46,7 +49,8 @@ package enum CategoryPayload {
         }
     }
 
-    package static func readCodes(_ r: inout ByteReader, rows: Int, dictionarySize: Int) throws(QuakeError) -> [UInt32] {
+    package static func readCodes(_ r: inout ByteReader, rows: Int,
+                                  dictionarySize: Int) throws(QuakeError) -> [UInt32] {
         let width = Int(try r.u8())
         let codes: [UInt32]
         switch width {
@@ -62,9 +66,9 @@ package enum CategoryPayload {
     /// Decodes to the dictionary and per-row codes (0 = null).
     package static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(QuakeError) -> CategoryBlock {
         // SAFETY: every read of `raw` goes through ByteReader, which throws before reading past raw.count.
-        var r = ByteReader(raw)
-        let dict = try readDictionary(&r)
-        let codes = try readCodes(&r, rows: rows, dictionarySize: dict.count)
+        var reader = ByteReader(raw)
+        let dict = try readDictionary(&reader)
+        let codes = try readCodes(&reader, rows: rows, dictionarySize: dict.count)
         return CategoryBlock(dictionary: dict, codes: codes)
     }
 }

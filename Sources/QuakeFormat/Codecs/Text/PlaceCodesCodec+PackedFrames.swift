@@ -50,9 +50,9 @@ extension PlaceCodesCodec {
         let offsets = PackedRun(frame.subrange((packedHeaderSize + dirBytes)..<frame.count), width: distWidth)
         // both runs hold n values (their sizes were checked), and lo..<hi lies in 0..<n
         for i in lo..<hi {
-            let c = codes.value(at: i)
-            guard c <= 32 else { throw .corrupt("place direction code \(c)") }
-            dirs.append(c == 0 ? PlacePayload.noPattern : UInt8(truncatingIfNeeded: c - 1))
+            let code = codes.value(at: i)
+            guard code <= 32 else { throw .corrupt("place direction code \(code)") }
+            dirs.append(code == 0 ? PlacePayload.noPattern : UInt8(truncatingIfNeeded: code - 1))
             dist.append(least &+ Int32(truncatingIfNeeded: offsets.value(at: i)))
         }
     }

@@ -19,19 +19,19 @@ package enum PlaceCodesCodec: ColumnCodec {
         var dist = [Int32](repeating: 0, count: rows.count)
         var dirs = [UInt8](repeating: PlacePayload.noPattern, count: rows.count)
         var loc = [UInt64](repeating: 0, count: rows.count)
-        // SAFETY: each row's range lies in the arena's bytes and s.rest lies in `p` (split's result), so
+        // SAFETY: each row's range lies in the arena's bytes and parts.rest lies in `place` (split's result), so
         // every slice stays in `b`; no pointer outlives the closure (intern copies the bytes).
         a.bytes.withUnsafeBytes { b in
             for (k, i) in rows.enumerated() {
-                let r = a.range(i)
-                if r.isEmpty { continue }
-                let p = UnsafeRawBufferPointer(rebasing: b[r])
-                if let s = PlacePayload.split(p) {
-                    dist[k] = s.dist
-                    dirs[k] = s.dir
-                    loc[k] = UInt64(dict.intern(UnsafeRawBufferPointer(rebasing: p[s.rest])) + 1)
+                let range = a.range(i)
+                if range.isEmpty { continue }
+                let place = UnsafeRawBufferPointer(rebasing: b[range])
+                if let parts = PlacePayload.split(place) {
+                    dist[k] = parts.dist
+                    dirs[k] = parts.dir
+                    loc[k] = UInt64(dict.intern(UnsafeRawBufferPointer(rebasing: place[parts.rest])) + 1)
                 } else {
-                    loc[k] = UInt64(dict.intern(p) + 1)
+                    loc[k] = UInt64(dict.intern(place) + 1)
                 }
             }
         }
@@ -54,31 +54,33 @@ package enum PlaceCodesCodec: ColumnCodec {
                                into out: inout [UInt8]) -> ChunkStats {
         let (dict, loc, dirs, dist) = split(values, rows: rows)
         let width = BitPacking.width(UInt64(dict.count))
-        var w = ByteWriter()
-        w.u8(UInt8(width)); w.u8(FrameTable.summedFlag | (packed ? packedFlag : 0))
-        w.u8(UInt8(frameRows & 0xFF)); w.u8(UInt8(frameRows >> 8))
-        CategoryPayload.writeDictionary(dict.values, into: &w)
+        var writer = ByteWriter()
+        writer.u8(UInt8(width))
+        writer.u8(FrameTable.summedFlag | (packed ? packedFlag : 0))
+        writer.u8(UInt8(frameRows & 0xFF))
+        writer.u8(UInt8(frameRows >> 8))
+        CategoryPayload.writeDictionary(dict.values, into: &writer)
         // SAFETY: `$0` spans the codes array's count values and does not escape the closure.
-        loc.withUnsafeBufferPointer { BitPacking.pack($0, width: width, into: &w.bytes) }
+        loc.withUnsafeBufferPointer { BitPacking.pack($0, width: width, into: &writer.bytes) }
         let frames = Swift.max(1, (rows.count + frameRows - 1) / frameRows)
         var data: [UInt8] = []
         var ends: [UInt32] = []
         for f in 0..<frames {
-            let r = (f * frameRows)..<Swift.min(rows.count, (f + 1) * frameRows)
+            let frameRange = (f * frameRows)..<Swift.min(rows.count, (f + 1) * frameRows)
             if packed {
-                packFrame(dirs[r], dist[r], into: &data)
+                packFrame(dirs[frameRange], dist[frameRange], into: &data)
                 ends.append(UInt32(data.count))
                 continue
             }
-            var payload = Array(dirs[r])
+            var payload = Array(dirs[frameRange])
             // SAFETY: the closure copies the 4 bytes of a local value; the pointer does not escape it.
-            for d in dist[r] { withUnsafeBytes(of: d.littleEndian) { payload.append(contentsOf: $0) } }
+            for d in dist[frameRange] { withUnsafeBytes(of: d.littleEndian) { payload.append(contentsOf: $0) } }
             ZstdFrame.wrap(payload, into: &data)
             ends.append(UInt32(data.count))
         }
-        w.u32(UInt32(frames))
-        FrameTable.write(ends: ends, data: data, into: &w)
-        out.append(contentsOf: w.bytes)
+        writer.u32(UInt32(frames))
+        FrameTable.write(ends: ends, data: data, into: &writer)
+        out.append(contentsOf: writer.bytes)
         out.append(contentsOf: data)
         return ChunkStats(nulls: values.nullCount(rows), min: 0, max: 0)
     }
@@ -105,12 +107,12 @@ package enum PlaceCodesCodec: ColumnCodec {
             wide.withUnsafeMutableBufferPointer { p in
                 // SAFETY: p holds rows.count values; `codes` holds the packed run of `count` rows,
                 // checked at parse, and rows lies inside 0..<count.
-                if let b = p.baseAddress { codes.unpack(rows, reference: 0, into: b) }
+                if let base = p.baseAddress { codes.unpack(rows, reference: 0, into: base) }
             }
             var out = [UInt32](repeating: 0, count: rows.count)
-            let n = UInt64(dictionaryCount)
+            let dictionarySize = UInt64(dictionaryCount)
             for i in 0..<wide.count {
-                guard wide[i] <= n else { throw .corrupt("place code \(wide[i]) outside its dictionary") }
+                guard wide[i] <= dictionarySize else { throw .corrupt("place code \(wide[i]) outside its dictionary") }
                 out[i] = UInt32(truncatingIfNeeded: wide[i])
             }
             return out
@@ -120,9 +122,9 @@ package enum PlaceCodesCodec: ColumnCodec {
         package func code(_ row: Int) throws(QuakeError) -> UInt32 {
             assert(row >= 0 && row < count, "row \(row) outside 0..<\(count)")
             // callers pass row < count and parse checked `codes` holds the packed run of count rows
-            let v = codes.value(at: row)
-            guard v <= UInt64(dictionaryCount) else { throw .corrupt("place code \(v) outside its dictionary") }
-            return UInt32(truncatingIfNeeded: v)
+            let code = codes.value(at: row)
+            guard code <= UInt64(dictionaryCount) else { throw .corrupt("place code \(code) outside its dictionary") }
+            return UInt32(truncatingIfNeeded: code)
         }
 
         /// Directions and distances of `rows`, reading only the frames they touch.
@@ -135,21 +137,26 @@ package enum PlaceCodesCodec: ColumnCodec {
             // SAFETY: rows lie in 0..<count, so f < frames (parse checked frames == ceil(count / frameRows)).
             for f in (rows.lowerBound / frameRows)...((rows.upperBound - 1) / frameRows) {
                 let start = f * frameRows
-                let n = Swift.min(count, start + frameRows) - start
-                let lo = Swift.max(rows.lowerBound, start) - start, hi = Swift.min(rows.upperBound, start + n) - start
+                let frameCount = Swift.min(count, start + frameRows) - start
+                let lo = Swift.max(rows.lowerBound, start) - start
+                let hi = Swift.min(rows.upperBound, start + frameCount) - start
                 if packed {
-                    try PlaceCodesCodec.unpackFrame(try frames.frame(f), rows: n, lo, hi, dirs: &dirs, dist: &dist)
+                    try PlaceCodesCodec.unpackFrame(try frames.frame(f), rows: frameCount, lo, hi, dirs: &dirs,
+                                                    dist: &dist)
                     continue
                 }
                 let raw = try ZstdFrame.unwrap(frames.frame(f))
-                guard raw.count == 5 * n else { throw .corrupt("place frame \(f) holds \(raw.count) bytes for \(n) rows") }
-                // SAFETY: `p` views `raw` only inside the closure. raw.count == 5 * n was checked above and
-                // lo..<hi lies in 0..<n: each byte read is below n and each Int32 load at n + 4 * i ends by 5 * n.
+                guard raw.count == 5 * frameCount else {
+                    throw .corrupt("place frame \(f) holds \(raw.count) bytes for \(frameCount) rows")
+                }
+                // SAFETY: `buffer` views `raw` only inside the closure. raw.count == 5 * frameCount was checked and
+                // lo..<hi lies in 0..<frameCount: each byte read is below frameCount and each Int32 load at
+                // frameCount + 4 * i ends by 5 * frameCount.
                 raw.withUnsafeBytes { buffer in
-                    let p = ChunkBytes(buffer)
+                    let chunkBytes = ChunkBytes(buffer)
                     for i in lo..<hi {
-                        dirs.append(p.byte(at: i))
-                        dist.append(p.load(Int32.self, at: n + 4 * i))
+                        dirs.append(chunkBytes.byte(at: i))
+                        dist.append(chunkBytes.load(Int32.self, at: frameCount + 4 * i))
                     }
                 }
             }
@@ -162,42 +169,42 @@ package enum PlaceCodesCodec: ColumnCodec {
     package static func parse(_ chunk: UnsafeRawBufferPointer, count: Int, dictionary: Bool = true,
                               checks: FrameChecks? = nil) throws(QuakeError) -> Parsed {
         // every header read goes through ByteReader; `codes` is a view it checked
-        var r = ByteReader(chunk)
-        let width = Int(try r.u8())
-        let flags = try r.u8()
+        var reader = ByteReader(chunk)
+        let width = Int(try reader.u8())
+        let flags = try reader.u8()
         let summed = try FrameTable.summed(flags & ~packedFlag)
-        let lowRows = Int(try r.u8()), highRows = Int(try r.u8())
+        let lowRows = Int(try reader.u8()), highRows = Int(try reader.u8())
         let frameRows = lowRows | highRows << 8 == 0 ? GranuleIndex.granuleRows : lowRows | highRows << 8
         var dict = ByteArena()
         let entries: Int
         if dictionary {
-            dict = try CategoryPayload.readDictionary(&r)
+            dict = try CategoryPayload.readDictionary(&reader)
             entries = dict.count
         } else {
-            entries = Int(try r.u32())
-            guard entries <= r.remaining / 4 else { throw .corrupt("dictionary size \(entries)") }
+            entries = Int(try reader.u32())
+            guard entries <= reader.remaining / 4 else { throw .corrupt("dictionary size \(entries)") }
             var total = 0
-            for _ in 0..<entries { total += Int(try r.u32()) }
-            try r.need(total)
-            r.pos += total
+            for _ in 0..<entries { total += Int(try reader.u32()) }
+            try reader.need(total)
+            reader.pos += total
         }
         guard width == BitPacking.width(UInt64(entries)) else { throw .corrupt("place code width \(width)") }
-        let codes = PackedRun(try r.take(BitPacking.bytes(count, width: width)), width: width)
-        let frames = Int(try r.u32())
+        let codes = PackedRun(try reader.take(BitPacking.bytes(count, width: width)), width: width)
+        let frames = Int(try reader.u32())
         guard frames == Swift.max(1, (count + frameRows - 1) / frameRows) else {
             throw .corrupt("place chunk holds \(frames) frames for \(count) rows")
         }
-        let table = try FrameTable(chunk, at: &r, frames: frames, summed: summed, checks: checks)
-        return Parsed(dictionary: dict, dictionaryCount: entries, width: width, codes: codes, frames: table, count: count,
-                      frameRows: frameRows, packed: flags & packedFlag != 0)
+        let table = try FrameTable(chunk, at: &reader, frames: frames, summed: summed, checks: checks)
+        return Parsed(dictionary: dict, dictionaryCount: entries, width: width, codes: codes, frames: table,
+                      count: count, frameRows: frameRows, packed: flags & packedFlag != 0)
     }
 
     /// The bytes the directory's checksum covers: the head of a summed chunk (dictionary, codes
     /// and frame table), else all of it.
     package static func covered(_ chunk: UnsafeRawBufferPointer, count: Int) throws(QuakeError) -> Int {
-        let t = try parse(chunk, count: count, dictionary: false).frames
+        let frames = try parse(chunk, count: count, dictionary: false).frames
         // SAFETY: chunk.count > 1 is checked before chunk[1] is read.
-        return chunk.count > 1 && chunk[1] & FrameTable.summedFlag != 0 ? t.headLength : chunk.count
+        return chunk.count > 1 && chunk[1] & FrameTable.summedFlag != 0 ? frames.headLength : chunk.count
     }
 
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
@@ -209,8 +216,9 @@ package enum PlaceCodesCodec: ColumnCodec {
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
                        as form: VectorForm, checks: FrameChecks?) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
-        let p = try parse(chunk, count: count, checks: checks)
-        let (dirs, dist) = try p.patterns(rows)
-        return .place(PlaceBlock(localities: p.dictionary, locality: try p.codes(rows), direction: dirs, distance: dist))
+        let parsed = try parse(chunk, count: count, checks: checks)
+        let (dirs, dist) = try parsed.patterns(rows)
+        return .place(PlaceBlock(localities: parsed.dictionary, locality: try parsed.codes(rows), direction: dirs,
+                                 distance: dist))
     }
 }

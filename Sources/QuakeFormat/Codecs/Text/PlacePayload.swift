@@ -2,7 +2,8 @@
 /// `<N>km ...`): those become a distance, a direction byte and a code into a small locality
 /// dictionary. Any other place is a dictionary entry whole. The text comes back byte for byte.
 package enum PlacePayload {
-    package static let directions: [String] = ["N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW", "WSW", "W", "WNW", "NW", "NNW"]
+    package static let directions: [String] = ["N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW",
+                                               "WSW", "W", "WNW", "NW", "NNW"]
     package static let directionBytes: [[UInt8]] = directions.map { Array($0.utf8) }
     /// Direction byte of a place that does not follow the pattern.
     package static let noPattern: UInt8 = 0xFF
@@ -11,29 +12,51 @@ package enum PlacePayload {
     /// Splits `<N>[ ]km <DIR> of <rest>`; nil when `p` does not follow the pattern exactly.
     @inline(__always)
     package static func split(_ p: UnsafeRawBufferPointer) -> (dist: Int32, dir: UInt8, rest: Range<Int>)? {
-        let n = p.count
-        var i = 0
+        let count = p.count
+        var position = 0
         var dist: Int32 = 0
-        // SAFETY: every p[k] follows a bound check: i < n in the loops, i + 3 <= n and i + 4 < n in the guards,
-        // and ds + j < ds + dlen = i <= n; `rest` ends at n = p.count.
-        while i < n, i < 7, p[i] >= 48, p[i] <= 57 { dist = dist * 10 + Int32(p[i] - 48); i += 1 }
-        guard i > 0, i < 7, !(i > 1 && p[0] == 48) else { return nil }
+        // SAFETY: every p[k] follows a bound check: position < count in the loops, position + 3 <= count and position +
+        // 4 < count in the guards,
+        // and ds + j < ds + dlen = position <= count; `rest` ends at count = p.count.
+        while position < count, position < 7, p[position] >= 48, p[position] <= 57 {
+            dist = dist * 10 + Int32(p[position] - 48)
+            position += 1
+        }
+        guard position > 0, position < 7, !(position > 1 && p[0] == 48) else { return nil }
         var dir: UInt8 = 0
-        if i < n && p[i] == 0x20 { dir = spaceFlag; i += 1 }
-        guard i + 3 <= n, p[i] == UInt8(ascii: "k"), p[i + 1] == UInt8(ascii: "m"), p[i + 2] == 0x20 else { return nil }
-        i += 3
-        let ds = i
-        while i < n, i - ds < 4, p[i] == 78 || p[i] == 83 || p[i] == 69 || p[i] == 87 { i += 1 }
-        let dlen = i - ds
+        if position < count && p[position] == 0x20 {
+            dir = spaceFlag
+            position += 1
+        }
+        guard position + 3 <= count, p[position] == UInt8(ascii: "k"), p[position + 1] == UInt8(ascii: "m"),
+              p[position + 2] == 0x20 else {
+            return nil
+        }
+        position += 3
+        let ds = position
+        while position < count, position - ds < 4,
+              p[position] == 78 || p[position] == 83 || p[position] == 69 || p[position] == 87 {
+            position += 1
+        }
+        let dlen = position - ds
         guard dlen >= 1, dlen <= 3 else { return nil }
         var code = -1
         for (k, d) in directionBytes.enumerated() where d.count == dlen {
             var same = true
-            for j in 0..<dlen where d[j] != p[ds + j] { same = false; break }
-            if same { code = k; break }
+            for j in 0..<dlen where d[j] != p[ds + j] {
+                same = false
+                break
+            }
+            if same {
+                code = k
+                break
+            }
         }
-        guard code >= 0, i + 4 < n, p[i] == 0x20, p[i + 1] == UInt8(ascii: "o"), p[i + 2] == UInt8(ascii: "f"), p[i + 3] == 0x20 else { return nil }
-        return (dist, dir | UInt8(code), (i + 4)..<n)
+        guard code >= 0, position + 4 < count, p[position] == 0x20, p[position + 1] == UInt8(ascii: "o"),
+              p[position + 2] == UInt8(ascii: "f"), p[position + 3] == 0x20 else {
+            return nil
+        }
+        return (dist, dir | UInt8(code), (position + 4)..<count)
     }
 
     package static func encode(_ a: ByteArena, rows: Range<Int>) -> [UInt8] {
@@ -41,42 +64,44 @@ package enum PlacePayload {
         var dist = [Int32](repeating: 0, count: rows.count)
         var dirs = [UInt8](repeating: noPattern, count: rows.count)
         var loc = [UInt32](repeating: 0, count: rows.count)
-        // SAFETY: each row's range lies in the arena's bytes and s.rest lies in `p` (split's result), so
+        // SAFETY: each row's range lies in the arena's bytes and parts.rest lies in `place` (split's result), so
         // every slice stays in `b`; no pointer outlives the closure (intern copies the bytes).
         a.bytes.withUnsafeBytes { b in
             for (k, i) in rows.enumerated() {
-                let r = a.range(i)
-                if r.isEmpty { continue }
-                let p = UnsafeRawBufferPointer(rebasing: b[r])
-                if let s = split(p) {
-                    dist[k] = s.dist
-                    dirs[k] = s.dir
-                    loc[k] = UInt32(dict.intern(UnsafeRawBufferPointer(rebasing: p[s.rest])) + 1)
+                let range = a.range(i)
+                if range.isEmpty { continue }
+                let place = UnsafeRawBufferPointer(rebasing: b[range])
+                if let parts = split(place) {
+                    dist[k] = parts.dist
+                    dirs[k] = parts.dir
+                    loc[k] = UInt32(dict.intern(UnsafeRawBufferPointer(rebasing: place[parts.rest])) + 1)
                 } else {
-                    loc[k] = UInt32(dict.intern(p) + 1)
+                    loc[k] = UInt32(dict.intern(place) + 1)
                 }
             }
         }
-        var w = ByteWriter()
-        CategoryPayload.writeDictionary(dict.values, into: &w)
-        CategoryPayload.writeCodes(loc, maxCode: dict.count, into: &w)
-        w.raw(dirs)
-        w.raw(dist.map { $0.littleEndian })
-        return w.bytes
+        var writer = ByteWriter()
+        CategoryPayload.writeDictionary(dict.values, into: &writer)
+        CategoryPayload.writeCodes(loc, maxCode: dict.count, into: &writer)
+        writer.raw(dirs)
+        writer.raw(dist.map { $0.littleEndian })
+        return writer.bytes
     }
 
     /// A direction byte is ``noPattern`` or a direction index (0 to 15) with at most the space flag.
     package static func checkDirections(_ dirs: [UInt8]) throws(QuakeError) {
-        for d in dirs where d != noPattern && d & ~(spaceFlag | 0x0F) != 0 { throw .corrupt("place direction byte \(d)") }
+        for d in dirs where d != noPattern && d & ~(spaceFlag | 0x0F) != 0 {
+            throw .corrupt("place direction byte \(d)")
+        }
     }
 
     package static func decode(_ raw: UnsafeRawBufferPointer, rows: Int) throws(QuakeError) -> PlaceBlock {
         // SAFETY: every read of `raw` goes through ByteReader, which throws before reading past raw.count.
-        var r = ByteReader(raw)
-        let dict = try CategoryPayload.readDictionary(&r)
-        let loc = try CategoryPayload.readCodes(&r, rows: rows, dictionarySize: dict.count)
-        let dirs = try r.raw(rows, as: UInt8.self)
-        let dist = try r.raw(rows, as: Int32.self).map { Int32(littleEndian: $0) }
+        var reader = ByteReader(raw)
+        let dict = try CategoryPayload.readDictionary(&reader)
+        let loc = try CategoryPayload.readCodes(&reader, rows: rows, dictionarySize: dict.count)
+        let dirs = try reader.raw(rows, as: UInt8.self)
+        let dist = try reader.raw(rows, as: Int32.self).map { Int32(littleEndian: $0) }
         try checkDirections(dirs)
         return PlaceBlock(localities: dict, locality: loc, direction: dirs, distance: dist)
     }
@@ -94,13 +119,13 @@ package struct PlaceBlock: Sendable {
 
     /// Appends the full place text of `row` to `out`.
     package func write(_ row: Int, into out: inout [UInt8]) {
-        let c = locality[row]
-        if c == 0 { return }
-        let d = direction[row]
-        if d != PlacePayload.noPattern {
+        let code = locality[row]
+        if code == 0 { return }
+        let dir = direction[row]
+        if dir != PlacePayload.noPattern {
             prefix(row, into: &out)
         }
-        out.append(contentsOf: localities.bytes[localities.range(Int(c) - 1)])
+        out.append(contentsOf: localities.bytes[localities.range(Int(code) - 1)])
     }
 
     /// Each direction's letters, the first in the low byte, and their count in the top byte:
@@ -114,26 +139,41 @@ package struct PlaceBlock: Sendable {
     /// appended once.
     @inline(__always)
     package func prefix(_ row: Int, into out: inout [UInt8]) {
-        let d = direction[row]
-        var v = distance[row].magnitude
+        let dir = direction[row]
+        var remaining = distance[row].magnitude
         var digits = 1
-        var t = v / 10
-        while t > 0 { digits += 1; t /= 10 }
-        let letters = PlaceBlock.packedDirections[Int(d & 0x0F)]
+        var rest = remaining / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        let letters = PlaceBlock.packedDirections[Int(dir & 0x0F)]
         var buffer: (UInt64, UInt64, UInt64) = (0, 0, 0)
         // SAFETY: `b` spans the 24 bytes of the local `buffer` and does not escape the closure.
         withUnsafeMutableBytes(of: &buffer) { b in
             // SAFETY: at most 10 digits (a UInt32), a space, "km ", 3 letters and " of ": 21 of 24 bytes.
-            var n = digits
-            repeat { n -= 1; b[n] = UInt8(truncatingIfNeeded: 48 + v % 10); v /= 10 } while n > 0
-            n = digits
-            if d & PlacePayload.spaceFlag != 0 { b[n] = 0x20; n += 1 }
-            b[n] = UInt8(ascii: "k"); b[n + 1] = UInt8(ascii: "m"); b[n + 2] = 0x20
-            n += 3
-            for j in 0..<Int(letters >> 24) { b[n + j] = UInt8(truncatingIfNeeded: letters >> UInt32(8 * j)) }
-            n += Int(letters >> 24)
-            b[n] = 0x20; b[n + 1] = UInt8(ascii: "o"); b[n + 2] = UInt8(ascii: "f"); b[n + 3] = 0x20
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: b[0..<(n + 4)]))
+            var length = digits
+            repeat {
+                length -= 1
+                b[length] = UInt8(truncatingIfNeeded: 48 + remaining % 10)
+                remaining /= 10
+            } while length > 0
+            length = digits
+            if dir & PlacePayload.spaceFlag != 0 {
+                b[length] = 0x20
+                length += 1
+            }
+            b[length] = UInt8(ascii: "k")
+            b[length + 1] = UInt8(ascii: "m")
+            b[length + 2] = 0x20
+            length += 3
+            for j in 0..<Int(letters >> 24) { b[length + j] = UInt8(truncatingIfNeeded: letters >> UInt32(8 * j)) }
+            length += Int(letters >> 24)
+            b[length] = 0x20
+            b[length + 1] = UInt8(ascii: "o")
+            b[length + 2] = UInt8(ascii: "f")
+            b[length + 3] = 0x20
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: b[0..<(length + 4)]))
         }
     }
 

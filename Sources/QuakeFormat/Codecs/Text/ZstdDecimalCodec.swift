@@ -11,29 +11,38 @@ package enum ZstdDecimalCodec: ColumnCodec {
 
     package static func encode(_ values: [Int64], rows: Range<Int>, into out: inout [UInt8]) -> ChunkStats {
         ZstdFrame.wrap(BytePlanes.encode(values[rows], delta: false, decimals: true), into: &out)
-        var s = ChunkStats(nulls: 0, min: 0, max: 0)
+        var stats = ChunkStats(nulls: 0, min: 0, max: 0)
         var lo = Double.infinity, hi = -Double.infinity
         for i in rows {
-            if values[i] == RowBatch.null { s.nulls += 1; continue }
-            let d = ScaledDecimal.double(values[i])
-            lo = Swift.min(lo, d); hi = Swift.max(hi, d)
+            if values[i] == RowBatch.null {
+                stats.nulls += 1
+                continue
+            }
+            let decoded = ScaledDecimal.double(values[i])
+            lo = Swift.min(lo, decoded)
+            hi = Swift.max(hi, decoded)
         }
-        if s.nulls == rows.count { lo = .nan; hi = .nan }
-        s.min = Int64(bitPattern: lo.bitPattern)
-        s.max = Int64(bitPattern: hi.bitPattern)
-        return s
+        if stats.nulls == rows.count {
+            lo = .nan
+            hi = .nan
+        }
+        stats.min = Int64(bitPattern: lo.bitPattern)
+        stats.max = Int64(bitPattern: hi.bitPattern)
+        return stats
     }
 
     package static func decode(_ chunk: UnsafeRawBufferPointer, count: Int, rows: Range<Int>,
                        as form: VectorForm) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         // SAFETY: `chunk` is only borrowed for this call: unwrap bounds-checks it (ByteReader) and copies the frame.
-        let p = try ZstdFrame.unwrap(chunk)
+        let payload = try ZstdFrame.unwrap(chunk)
         if form == .doubles {
-            let all = try p.withStoreBytes { (b) throws(QuakeError) in try BytePlanes.decodeDoubles(b, rows: count) }
+            let all = try payload.withStoreBytes { (b) throws(QuakeError) in
+                try BytePlanes.decodeDoubles(b, rows: count)
+            }
             return .doubles(rows.count == count ? all : Array(all[rows]))
         }
-        let all = try p.withStoreBytes { (b) throws(QuakeError) in try BytePlanes.decode(b, rows: count) }
+        let all = try payload.withStoreBytes { (b) throws(QuakeError) in try BytePlanes.decode(b, rows: count) }
         return .ints(rows.count == count ? all : Array(all[rows]))
     }
 }

@@ -16,8 +16,8 @@ package enum ZstdPlaceCodec: ColumnCodec {
                        as form: VectorForm) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         // SAFETY: `chunk` is only borrowed for this call: unwrap bounds-checks it (ByteReader) and copies the frame.
-        let p = try ZstdFrame.unwrap(chunk)
-        let all = try p.withStoreBytes { (b) throws(QuakeError) in try PlacePayload.decode(b, rows: count) }
+        let payload = try ZstdFrame.unwrap(chunk)
+        let all = try payload.withStoreBytes { (b) throws(QuakeError) in try PlacePayload.decode(b, rows: count) }
         if rows.count == count { return .place(all) }
         return .place(PlaceBlock(localities: all.localities, locality: Array(all.locality[rows]),
                                  direction: Array(all.direction[rows]), distance: Array(all.distance[rows])))

@@ -16,8 +16,8 @@ package enum ZstdTextCodec: ColumnCodec {
                        as form: VectorForm) throws(QuakeError) -> ColumnVector {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         // SAFETY: `chunk` is only borrowed for this call: unwrap bounds-checks it (ByteReader) and copies the frame.
-        let p = try ZstdFrame.unwrap(chunk)
-        let all = try p.withStoreBytes { (b) throws(QuakeError) in try TextPayload.decode(b, rows: count) }
+        let payload = try ZstdFrame.unwrap(chunk)
+        let all = try payload.withStoreBytes { (b) throws(QuakeError) in try TextPayload.decode(b, rows: count) }
         return .text(rows.count == count ? all : all.slice(rows))
     }
 }

@@ -90,11 +90,14 @@ extension Aggregator {
             // slots straight from dictionary codes: one lookup per code, none per row
             var slots = [Int](repeating: 0, count: rows.count)
             var slotOfCode = [Int](repeating: -1, count: keyOfCode.count)
-            guard rows.fits(codes.count) else { throw QuakeError.corrupt(data.reader.path, "rows past a column's end") }
+            guard rows.fits(codes.count) else {
+                throw QuakeError.corrupt(data.reader.path, "rows past a column's end")
+            }
             for position in 0..<rows.count {
                 let code = Int(codes[rows[position]])
                 guard code < keyOfCode.count else {
-                    throw QuakeError.corrupt(data.reader.path, "code \(code) of a \(keyOfCode.count - 1)-entry dictionary")
+                    throw QuakeError.corrupt(data.reader.path,
+                                             "code \(code) of a \(keyOfCode.count - 1)-entry dictionary")
                 }
                 if slotOfCode[code] < 0 { slotOfCode[code] = table.slot(keyOfCode[code]) }
                 slots[position] = slotOfCode[code]
@@ -114,6 +117,8 @@ extension Aggregator {
     /// Folds a numeric column's non-null values into metric `metricIndex`'s accumulators.
     private func foldNumbers(_ column: [Double], _ rows: RowList, _ slots: [Int], _ metricIndex: Int,
                              into table: inout GroupTable) throws {
+        // Long by design: the hot loop of the numeric metrics' fold; see Benchmarks/RESULTS.md
+        // (6 by net: count, avg(mag), max(depth)).
         guard rows.fits(column.count) else { throw QuakeError.corrupt("rows past a column's end") }
         let need = table.needs[metricIndex]
         // the metric's arrays, taken out of the table while the loop writes them

@@ -35,7 +35,9 @@ extension Aggregator {
             }
         case .bin(let column, let width):
             let values = try data.doubles(column)
-            guard rows.fits(values.count) else { throw QuakeError.corrupt(data.reader.path, "rows past a column's end") }
+            guard rows.fits(values.count) else {
+                throw QuakeError.corrupt(data.reader.path, "rows past a column's end")
+            }
             for position in 0..<rows.count {
                 let value = values[rows[position]]
                 keys[position] = value.isNaN ? Aggregator.nullKey : Aggregator.binIndex(value, width)
@@ -96,7 +98,9 @@ extension Aggregator {
         switch column.kind {
         case .timestamp:
             let values = try data.ints(column)
-            guard rows.fits(values.count) else { throw QuakeError.corrupt(data.reader.path, "rows past a column's end") }
+            guard rows.fits(values.count) else {
+                throw QuakeError.corrupt(data.reader.path, "rows past a column's end")
+            }
             for position in 0..<rows.count {
                 let value = values[rows[position]]
                 codes[position] = value == RowBatch.null ? Aggregator.nullKey : value
@@ -104,7 +108,9 @@ extension Aggregator {
         case .decimal:
             // by value: the stored decimals keep their digits ("1.2" and "1.20"), which are one number
             let values = try data.doubles(column)
-            guard rows.fits(values.count) else { throw QuakeError.corrupt(data.reader.path, "rows past a column's end") }
+            guard rows.fits(values.count) else {
+                throw QuakeError.corrupt(data.reader.path, "rows past a column's end")
+            }
             for position in 0..<rows.count {
                 let value = values[rows[position]]
                 codes[position] = value.isNaN ? Aggregator.nullKey : Int64(bitPattern: (value + 0).bitPattern)
@@ -112,38 +118,47 @@ extension Aggregator {
         case .category:
             let block = try data.category(column)
             let table = keyTable(block.dictionary)
-            guard rows.fits(block.codes.count) else { throw QuakeError.corrupt(data.reader.path, "rows past a column's end") }
+            guard rows.fits(block.codes.count) else {
+                throw QuakeError.corrupt(data.reader.path, "rows past a column's end")
+            }
             for position in 0..<rows.count {
                 let code = Int(block.codes[rows[position]])
                 guard code < table.count else { throw QuakeError.corrupt(data.reader.path, "\(column) code \(code)") }
                 codes[position] = table[code]
             }
         case .place:
-            let place = try data.place()
-            let table = keyTable(place.localities)
-            guard rows.fits(place.locality.count) else { throw QuakeError.corrupt(data.reader.path, "rows past a column's end") }
-            for position in 0..<rows.count {
-                let row = rows[position]
-                let code = Int(place.locality[row])
-                guard code < table.count else { throw QuakeError.corrupt(data.reader.path, "place code \(code)") }
-                guard code != 0 else { continue }
-                let locality = table[code]
-                if locality < Aggregator.packedLocalityLimit {
-                    codes[position] = locality << 40 | Int64(place.direction[row]) << 32
-                        | Int64(UInt32(bitPattern: place.distance[row]))
-                } else {
-                    // more localities than the packing holds: the whole text's name id, negated
-                    var text: [UInt8] = []
-                    place.write(row, into: &text)
-                    codes[position] = -names.id(String(decoding: text, as: UTF8.self))
-                }
-            }
+            try placeCodes(data, rows, into: &codes)
         default:
             for position in 0..<rows.count {
                 if let text = try data.string(column, rows[position]) { codes[position] = names.id(text) }
             }
         }
         return codes
+    }
+
+    /// The codes of the place column's selected rows (see ``valueCodes(_:_:_:)``), written into `codes`.
+    private func placeCodes(_ data: BlockData, _ rows: RowList, into codes: inout [Int64]) throws {
+        let place = try data.place()
+        let table = keyTable(place.localities)
+        guard rows.fits(place.locality.count) else {
+            throw QuakeError.corrupt(data.reader.path, "rows past a column's end")
+        }
+        for position in 0..<rows.count {
+            let row = rows[position]
+            let code = Int(place.locality[row])
+            guard code < table.count else { throw QuakeError.corrupt(data.reader.path, "place code \(code)") }
+            guard code != 0 else { continue }
+            let locality = table[code]
+            if locality < Aggregator.packedLocalityLimit {
+                codes[position] = locality << 40 | Int64(place.direction[row]) << 32
+                    | Int64(UInt32(bitPattern: place.distance[row]))
+            } else {
+                // more localities than the packing holds: the whole text's name id, negated
+                var text: [UInt8] = []
+                place.write(row, into: &text)
+                codes[position] = -names.id(String(decoding: text, as: UTF8.self))
+            }
+        }
     }
 
     /// Locality name ids below this pack into a place code (23 bits, over 8 bits of direction

@@ -5,26 +5,9 @@ extension Aggregator {
     /// keys' text; a top-N keeps its best rows in one pass, without sorting every group.
     func rows(_ table: GroupTable, _ order: AggregateOrder) throws -> [AggregateRow] {
         var keyCache = KeyCache(aggregator: self, table: table)
-        var kept = Array(0..<table.slotCount)
-        if let having = order.having {
-            // the condition's metrics by position; the closure reads the table through one reference
-            let positions = having.metrics.map { metric in (metric, metrics.firstIndex(of: metric)) }
-            let shared = SharedTable(table)
-            kept = kept.filter { slot in
-                having.holds { metric in
-                    guard let position = positions.first(where: { $0.0 == metric })?.1 else { return nil }
-                    return shared.table.value(slot, position, metric)
-                } == true
-            }
-        }
+        var kept = keptSlots(table, order)
         // the sort metrics' values, once per kept group
-        var sortValues: [Int: [Double?]] = [:]
-        for (target, _) in order.keys {
-            guard case .metric(let index) = target, sortValues[index] == nil else { continue }
-            var values = [Double?](repeating: nil, count: table.slotCount)
-            for slot in kept { values[slot] = table.value(slot, index, metrics[index]) }
-            sortValues[index] = values
-        }
+        let sortValues = sortMetricValues(table, order, kept)
         func precedes(_ left: Int, _ right: Int) -> Bool {
             for (target, ascending) in order.keys {
                 let comparison: Int
@@ -50,27 +33,7 @@ extension Aggregator {
             // a few rows: keys compared (and their text made) only on ties
             kept = Aggregator.best(kept, limit, by: precedes)
         } else {
-            // every row: each key as an integer rank made once, so that the sort compares integers
-            let ranks = (0..<groups.count).map { keyRanks(kept, $0, &keyCache) }
-            let metricValues = sortValues
-            kept.sort { left, right in
-                for (target, ascending) in order.keys {
-                    let comparison: Int
-                    switch target {
-                    case .metric(let index):
-                        let values = metricValues[index] ?? []
-                        comparison = SortValue.compare(values[left].map { .number($0) } ?? .null,
-                                                       values[right].map { .number($0) } ?? .null, ascending: ascending)
-                    case .key(let position):
-                        comparison = Aggregator.compareRanks(ranks[position][left], ranks[position][right], ascending)
-                    }
-                    if comparison != 0 { return comparison < 0 }
-                }
-                for position in 0..<ranks.count where ranks[position][left] != ranks[position][right] {
-                    return ranks[position][left] < ranks[position][right]
-                }
-                return false
-            }
+            sortByRanks(&kept, order, sortValues, &keyCache)
             if let limit = order.limit { kept = Array(kept.prefix(max(0, limit))) }
         }
         return kept.map { slot in
@@ -81,6 +44,60 @@ extension Aggregator {
             }
             row.values = metrics.enumerated().map { index, metric in table.value(slot, index, metric) }
             return row
+        }
+    }
+
+    /// The slots of the table that the order's `having` condition keeps (all of them without one).
+    private func keptSlots(_ table: GroupTable, _ order: AggregateOrder) -> [Int] {
+        var kept = Array(0..<table.slotCount)
+        if let having = order.having {
+            // the condition's metrics by position; the closure reads the table through one reference
+            let positions = having.metrics.map { metric in (metric, metrics.firstIndex(of: metric)) }
+            let shared = SharedTable(table)
+            kept = kept.filter { slot in
+                having.holds { metric in
+                    guard let position = positions.first(where: { $0.0 == metric })?.1 else { return nil }
+                    return shared.table.value(slot, position, metric)
+                } == true
+            }
+        }
+        return kept
+    }
+
+    /// Per metric the order sorts by, its value in each kept slot (nil elsewhere).
+    private func sortMetricValues(_ table: GroupTable, _ order: AggregateOrder, _ kept: [Int]) -> [Int: [Double?]] {
+        var sortValues: [Int: [Double?]] = [:]
+        for (target, _) in order.keys {
+            guard case .metric(let index) = target, sortValues[index] == nil else { continue }
+            var values = [Double?](repeating: nil, count: table.slotCount)
+            for slot in kept { values[slot] = table.value(slot, index, metrics[index]) }
+            sortValues[index] = values
+        }
+        return sortValues
+    }
+
+    /// Sorts every kept slot: each key as an integer rank made once, so that the sort compares integers.
+    private func sortByRanks(_ kept: inout [Int], _ order: AggregateOrder, _ sortValues: [Int: [Double?]],
+                             _ keyCache: inout KeyCache) {
+        let ranks = (0..<groups.count).map { keyRanks(kept, $0, &keyCache) }
+        let metricValues = sortValues
+        kept.sort { left, right in
+            for (target, ascending) in order.keys {
+                let comparison: Int
+                switch target {
+                case .metric(let index):
+                    let values = metricValues[index] ?? []
+                    comparison = SortValue.compare(values[left].map { .number($0) } ?? .null,
+                                                   values[right].map { .number($0) } ?? .null, ascending: ascending)
+                case .key(let position):
+                    comparison = Aggregator.compareRanks(ranks[position][left], ranks[position][right], ascending)
+                }
+                if comparison != 0 { return comparison < 0 }
+            }
+            for position in 0..<ranks.count where ranks[position][left] != ranks[position][right] {
+                return ranks[position][left] < ranks[position][right]
+            }
+            return false
         }
     }
 
@@ -100,7 +117,9 @@ extension Aggregator {
             for slot in slots { distinct[table.key(slot, position)] = 0 }
             distinct[Aggregator.nullKey] = nil
             let texts = distinct.keys.map { key in (key, keyCache.text(forKey: key, position)) }
-            for (rank, entry) in texts.sorted(by: { $0.1 < $1.1 }).enumerated() { distinct[entry.0] = Int64(rank) }
+            for (rank, entry) in texts.sorted(by: { $0.1 < $1.1 }).enumerated() {
+                distinct[entry.0] = Int64(rank)
+            }
             for slot in slots { ranks[slot] = distinct[table.key(slot, position)] ?? Int64.max }
         }
         return ranks

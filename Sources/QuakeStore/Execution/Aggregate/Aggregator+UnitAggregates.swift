@@ -19,9 +19,9 @@ extension Aggregator {
             switch by {
             case .time, .interval: continue
             case .bin, .part, .region: return nil
-            case .value(let c):
-                guard value == nil, let k = UnitAggregates.groupColumns.firstIndex(of: c) else { return nil }
-                value = (g, k)
+            case .value(let column):
+                guard value == nil, let index = UnitAggregates.groupColumns.firstIndex(of: column) else { return nil }
+                value = (g, index)
             }
         }
         var columns: [Int?] = []
@@ -29,9 +29,9 @@ extension Aggregator {
             switch m {
             case .count: columns.append(nil)
             case .percentile, .median, .stddev, .countValues, .countDistinct: return nil
-            case .min(let c), .max(let c), .avg(let c), .sum(let c):
-                guard let k = UnitAggregates.metricColumns.firstIndex(of: c) else { return nil }
-                columns.append(k)
+            case .min(let column), .max(let column), .avg(let column), .sum(let column):
+                guard let index = UnitAggregates.metricColumns.firstIndex(of: column) else { return nil }
+                columns.append(index)
             }
         }
         return UnitPlan(value: value, metricColumns: columns)
@@ -43,16 +43,18 @@ extension Aggregator {
     func foldUnit(_ u: ScanUnit, _ r: PartitionReader, _ aggregates: UnitAggregates, _ plan: UnitPlan,
                   names: inout [Int: [Int64]], into local: inout GroupTable) throws -> Bool {
         guard let unit = aggregates.unit(block: u.block, row: u.rows.lowerBound) else {
-            throw QuakeError.corrupt(r.path, "unit aggregates have no unit at block \(u.block) row \(u.rows.lowerBound)")
+            throw QuakeError.corrupt(r.path,
+                                     "unit aggregates have no unit at block \(u.block) row \(u.rows.lowerBound)")
         }
         var key = GroupKey()
         var span: (min: Int64, max: Int64)?
         for (g, by) in groups.enumerated() {
             guard Aggregator.timeKey(0, by) != nil else { continue }
             if span == nil {
-                let zone = try u.granule.map { try r.zoneMap(granule: $0, block: u.block) } ?? r.zoneMap(block: u.block)
-                let t = try zone.stats(.time)
-                span = (t.min, t.max)
+                let zone = try u.granule.map { try r.zoneMap(granule: $0, block: u.block) }
+                    ?? r.zoneMap(block: u.block)
+                let times = try zone.stats(.time)
+                span = (times.min, times.max)
             }
             guard let span else { continue }
             key[g] = Aggregator.timeKey(span.min, of: by)
@@ -65,13 +67,14 @@ extension Aggregator {
             return true
         }
         let table = try nameTable(r, block: u.block, column: column, names: &names)
-        for e in aggregates.entries(unit: unit) {
-            let code = Int(aggregates.code(e))
+        for entry in aggregates.entries(unit: unit) {
+            let code = Int(aggregates.code(entry))
             guard code < table.count else {
-                throw QuakeError.corrupt(r.path, "unit aggregates name code \(code) of a \(table.count - 1)-entry dictionary")
+                throw QuakeError.corrupt(r.path,
+                                         "unit aggregates name code \(code) of a \(table.count - 1)-entry dictionary")
             }
             key[slot] = table[code]
-            local.fold(local.slot(key), aggregates, e..<(e + 1), plan.metricColumns)
+            local.fold(local.slot(key), aggregates, entry..<(entry + 1), plan.metricColumns)
         }
         return true
     }

@@ -60,14 +60,14 @@ package final class Aggregator {
         case .hour: return (t >= 0 ? t : t - 3_599_999) / 3_600_000 * 3_600_000
         case .day: return day * 86_400_000
         case .week:
-            let d = Int(day)
-            return Int64(d - ((d + 3) % 7 + 7) % 7) * 86_400_000
+            let dayNumber = Int(day)
+            return Int64(dayNumber - ((dayNumber + 3) % 7 + 7) % 7) * 86_400_000
         case .month:
-            let (y, m, _) = Timestamp.civil(days: Int(day))
-            return Int64(Timestamp.days(year: y, month: m, day: 1)) * 86_400_000
+            let (year, month, _) = Timestamp.civil(days: Int(day))
+            return Int64(Timestamp.days(year: year, month: month, day: 1)) * 86_400_000
         case .year:
-            let (y, _, _) = Timestamp.civil(days: Int(day))
-            return Int64(Timestamp.days(year: y, month: 1, day: 1)) * 86_400_000
+            let (year, _, _) = Timestamp.civil(days: Int(day))
+            return Int64(Timestamp.days(year: year, month: 1, day: 1)) * 86_400_000
         }
     }
 
@@ -76,6 +76,19 @@ package final class Aggregator {
         groups.allSatisfy { group in
             switch group {
             case .time, .interval: return true
+            default: return false
+            }
+        }
+    }
+
+    /// Whether a metric sums floating-point values. Such sums depend on the order of their
+    /// additions: an aggregate with a sum, an average or a standard deviation folds each partition
+    /// into its own table, in row order, and merges them in partition order, so that a question
+    /// gets the same bits every time.
+    private var metricsHaveFloatingSums: Bool {
+        metrics.contains { metric in
+            switch metric {
+            case .sum, .avg, .stddev: return true
             default: return false
             }
         }
@@ -95,16 +108,8 @@ package final class Aggregator {
         // An aggregate the unit aggregates could answer keeps a table per partition instead,
         // merged in partition order, and sums each unit apart: whether a unit is folded from its
         // aggregates or from its rows, and whichever worker took it, the sums get the same bits.
-        // Floating-point sums depend on the order of their additions: an aggregate with a sum, an
-        // average or a standard deviation folds each partition into its own table, in row order,
-        // and merges them in partition order, so that a question gets the same bits every time.
-        let floatingSums = metrics.contains { metric in
-            switch metric {
-            case .sum, .avg, .stddev: return true
-            default: return false
-            }
-        }
-        let perPartition = eligible != nil || floatingSums
+        // So does an aggregate with floating-point sums (``metricsHaveFloatingSums``).
+        let perPartition = eligible != nil || metricsHaveFloatingSums
         let histogram = fromStatistics || eligible != nil ? nil : magHistogramPlan()
         let pool = Mutex<[GroupTable]>([])
         var all = GroupTable(width: max(1, groups.count), metrics: metrics)
@@ -123,7 +128,8 @@ package final class Aggregator {
                     ?? GroupTable(width: max(1, self.groups.count), metrics: self.metrics)
                 table.sumsPerUnit = eligible != nil
                 let partitionStats = try self.fold(partition, plan: plan, eligible: eligible != nil,
-                                                   fromStatistics: fromStatistics, histogram: histogram, into: &table)
+                                                   fromStatistics: fromStatistics, histogram: histogram,
+                                                   into: &table)
                 if perPartition { return (table, partitionStats) }
                 pool.withLock { $0.append(table) }
                 return (nil, partitionStats)
@@ -245,7 +251,8 @@ extension Store {
     package func aggregate(_ filter: Filter = .all, by groups: [GroupBy], metrics: [Metric],
                            order: AggregateOrder = AggregateOrder()) throws -> ([AggregateRow], QueryStats) {
         guard groups.count <= Aggregator.maxGroups else {
-            throw QuakeError.argument("the number of group keys", "at most \(Aggregator.maxGroups), not \(groups.count)")
+            throw QuakeError.argument("the number of group keys",
+                                      "at most \(Aggregator.maxGroups), not \(groups.count)")
         }
         for group in groups { try group.validate() }
         for metric in metrics { try metric.validate() }

@@ -193,7 +193,7 @@ package struct GroupTable {
             guard count > 1 else { return nil }
             return (squares[metricIndex][slot] / Double(count - 1)).squareRoot()
         case .median: return samples[source][slot].continuous(0.5)
-        case .percentile(let p, _): return samples[source][slot].nearestRank(p)
+        case .percentile(let fraction, _): return samples[source][slot].nearestRank(fraction)
         default: return nil
         }
     }

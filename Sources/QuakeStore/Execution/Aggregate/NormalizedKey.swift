@@ -9,9 +9,9 @@ package enum NormalizedKey {
     @inline(__always)
     package static func double(_ d: Double, ascending: Bool) -> UInt64 {
         if d.isNaN { return null }
-        let b = (d + 0.0).bitPattern
+        let bits = (d + 0.0).bitPattern
         // negative values flip every bit, positive ones set the sign: ascending in [1, max - 1)
-        let asc = b & (1 << 63) != 0 ? ~b : b | (1 << 63)
+        let asc = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
         return ascending ? asc : ~asc
     }
 
@@ -38,12 +38,13 @@ package enum NormalizedKey {
         if cut == null { return nil }
         if c.kind == .timestamp {
             let asc = ascending ? cut : (UInt64.max - 1) &- cut
-            let v = Int64(bitPattern: asc &+ 1) ^ Int64.min
-            return ascending ? .time(lower: nil, upper: v == Int64.max ? nil : v + 1) : .time(lower: v, upper: nil)
+            let time = Int64(bitPattern: asc &+ 1) ^ Int64.min
+            return ascending ? .time(lower: nil, upper: time == Int64.max ? nil : time + 1)
+                : .time(lower: time, upper: nil)
         }
         let asc = ascending ? cut : ~cut
         let bits = asc & (1 << 63) != 0 ? asc & ~(1 << 63) : ~asc
-        let v = Double(bitPattern: bits)
-        return ascending ? .number(lower: nil, upper: .init(v)) : .number(lower: .init(v), upper: nil)
+        let value = Double(bitPattern: bits)
+        return ascending ? .number(lower: nil, upper: .init(value)) : .number(lower: .init(value), upper: nil)
     }
 }

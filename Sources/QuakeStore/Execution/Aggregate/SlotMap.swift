@@ -36,6 +36,8 @@ package struct SlotMap {
     /// The slot of each key of `batch` (`width` parts per key, one key after another), written
     /// to `slots`; keys not seen before get the next slots.
     package mutating func slots(_ batch: UnsafeBufferPointer<Int64>, into slots: UnsafeMutableBufferPointer<Int>) {
+        // Long by design: the hot loop of the group-key slot lookup; see Benchmarks/RESULTS.md
+        // (6 by net: count, avg(mag), max(depth)).
         let width = self.width
         let keyCount = batch.count / width
         precondition(slots.count >= keyCount && batch.count == keyCount * width)

@@ -22,7 +22,9 @@ package struct ValueTally {
         patterns.withUnsafeBufferPointer { batch in
             slots.withUnsafeMutableBufferPointer { out in values.slots(batch, into: out) }
         }
-        if values.count > counts.count { counts.append(contentsOf: repeatElement(0, count: values.count - counts.count)) }
+        if values.count > counts.count {
+            counts.append(contentsOf: repeatElement(0, count: values.count - counts.count))
+        }
         for slot in slots { counts[slot] += 1 }
     }
 

@@ -12,8 +12,9 @@ package struct Candidate: Comparable {
 
     package static func order(_ a: Candidate, _ b: Candidate) -> Int {
         for k in 0..<a.values.count {
-            let c = SortValue.compare(a.values[k], b.values[k], ascending: a.descending & (1 << UInt64(k)) == 0)
-            if c != 0 { return c }
+            let comparison = SortValue.compare(a.values[k], b.values[k],
+                                               ascending: a.descending & (1 << UInt64(k)) == 0)
+            if comparison != 0 { return comparison }
         }
         if a.id != b.id { return a.id < b.id ? -1 : 1 }
         return 0

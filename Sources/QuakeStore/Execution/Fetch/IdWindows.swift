@@ -22,10 +22,10 @@ package final class IdWindows: Sendable {
         }
 
         package var hash: UInt64 {
-            var h = UInt64(truncatingIfNeeded: partition) &* 0xFF51_AFD7_ED55_8CCD
-            h = (h ^ UInt64(truncatingIfNeeded: block)) &* 0xC4CE_B9FE_1A85_EC53
-            h = (h ^ UInt64(truncatingIfNeeded: granule)) &* 0xFF51_AFD7_ED55_8CCD
-            return h ^ h >> 29
+            var mixed = UInt64(truncatingIfNeeded: partition) &* 0xFF51_AFD7_ED55_8CCD
+            mixed = (mixed ^ UInt64(truncatingIfNeeded: block)) &* 0xC4CE_B9FE_1A85_EC53
+            mixed = (mixed ^ UInt64(truncatingIfNeeded: granule)) &* 0xFF51_AFD7_ED55_8CCD
+            return mixed ^ mixed >> 29
         }
 
         package func same(_ o: Key) -> Bool { partition == o.partition && block == o.block && granule == o.granule }
@@ -67,9 +67,10 @@ package final class IdWindows: Sendable {
 
     /// The ids of block rows `rows` of granule `key`, when a stretch holding them was kept.
     package func ids(_ key: Key, rows: Range<Int>) -> ByteArena? {
-        guard let w = state.locked({ $0.find(key) }), w.rows.lowerBound <= rows.lowerBound,
-              rows.upperBound <= w.rows.upperBound else { return nil }
-        let have = w.rows, ids = w.ids
+        guard let window = state.locked({ $0.find(key) }), window.rows.lowerBound <= rows.lowerBound,
+              rows.upperBound <= window.rows.upperBound else { return nil }
+        let have = window.rows
+        let ids = window.ids
         if have == rows { return ids }
         return ids.slice((rows.lowerBound - have.lowerBound)..<(rows.upperBound - have.lowerBound))
     }

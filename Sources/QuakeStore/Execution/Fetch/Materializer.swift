@@ -13,22 +13,24 @@ package struct Materializer {
         // the refs in each granule, to be decoded from the first to the last of them only
         let windows = try executor.granuleRuns(refs, order)
         func data(_ g: Int) -> BlockData {
-            let w = windows[g], first = refs[order[w.at.lowerBound]]
-            let d = BlockData(reader: executor.reader(first.partition), block: w.block, window: w.rows,
-                              firstRow: first.row)
-            if columns.contains(.id),
-               let ids = executor.idWindows.ids(.init(partition: first.partition, block: w.block, rows: w.rows),
-                                                rows: w.rows) {
-                d.seed(.id, .text(ids))
+            let window = windows[g]
+            let first = refs[order[window.at.lowerBound]]
+            let blockData = BlockData(reader: executor.reader(first.partition), block: window.block,
+                                      window: window.rows, firstRow: first.row)
+            let key = IdWindows.Key(partition: first.partition, block: window.block, rows: window.rows)
+            if columns.contains(.id), let ids = executor.idWindows.ids(key, rows: window.rows) {
+                blockData.seed(.id, .text(ids))
             }
-            return d
+            return blockData
         }
         let columns = Column.allCases.filter(columns.contains)
         if windows.count <= Materializer.resultOrderWindows {
             // few granules (a page of a day): all of them decoded at once, rows written in result order
             let decoded = windows.indices.map(data)
             var group = [Int](repeating: 0, count: refs.count)
-            for (g, w) in windows.enumerated() { for k in order[w.at] { group[k] = g } }
+            for (g, window) in windows.enumerated() {
+                for k in order[window.at] { group[k] = g }
+            }
             return try inResultOrder(refs, decoded, group, columns)
         }
         // many: each thread takes a run of granules and decodes one at a time, writing rows in
@@ -40,8 +42,8 @@ package struct Materializer {
             var scratch: [UInt8] = []
             for g in (lane * per)..<min(windows.count, (lane + 1) * per) {
                 try executor.cancel?.check()
-                let d = data(g)
-                for k in order[windows[g].at] { try write(refs[k], d, columns, &part, &scratch) }
+                let window = data(g)
+                for k in order[windows[g].at] { try write(refs[k], window, columns, &part, &scratch) }
             }
             part.padRows()
             return part
@@ -59,73 +61,102 @@ package struct Materializer {
     /// row and column.
     private func inResultOrder(_ refs: [RowRef], _ decoded: [BlockData], _ group: [Int],
                                _ columns: [Column]) throws -> RowBatch {
-        let n = refs.count
-        var at = [Int](repeating: 0, count: n)
-        for k in 0..<n {
-            let d = decoded[group[k]], i = refs[k].row - d.firstRow
-            guard i >= 0, i < d.rows else {
-                throw QuakeError.corrupt(d.reader.path, "row \(refs[k].row) outside its window")
+        let rowCount = refs.count
+        var at = [Int](repeating: 0, count: rowCount)
+        for k in 0..<rowCount {
+            let data = decoded[group[k]]
+            let row = refs[k].row - data.firstRow
+            guard row >= 0, row < data.rows else {
+                throw QuakeError.corrupt(data.reader.path, "row \(refs[k].row) outside its window")
             }
-            at[k] = i
+            at[k] = row
         }
         var out = RowBatch()
-        for c in columns {
-            switch c.kind {
+        for column in columns {
+            switch column.kind {
             case .timestamp, .decimal:
-                let vs = try decoded.map { d in
-                    let v = try d.ints(c)
-                    guard v.count == d.rows else { throw Materializer.short(d, c) }
-                    return v
-                }
-                var col = [Int64](repeating: RowBatch.null, count: n)
-                for k in 0..<n { col[k] = vs[group[k]][at[k]] }
-                out.ints[c.rawValue] = col
+                out.ints[column.rawValue] = try Self.intColumn(column, decoded, group, at)
             case .category:
-                let bs = try decoded.map { d in
-                    let b = try d.category(c)
-                    guard b.codes.count == d.rows else { throw Materializer.short(d, c) }
-                    return b
-                }
-                var a = ByteArena()
-                a.ends.reserveCapacity(n)
-                for k in 0..<n {
-                    let code = Int(bs[group[k]].codes[at[k]])
-                    guard code <= bs[group[k]].dictionary.count else {
-                        throw QuakeError.corrupt(decoded[group[k]].reader.path, "column \(c) code \(code)")
-                    }
-                    if code > 0 { a.append(from: bs[group[k]].dictionary, row: code - 1) } else { a.appendNull() }
-                }
-                out.text[c.rawValue] = a
+                out.text[column.rawValue] = try Self.categoryColumn(column, decoded, group, at)
             case .text:
-                let ts = try decoded.map { d in
-                    let t = try d.text(c)
-                    guard t.count == d.rows else { throw Materializer.short(d, c) }
-                    return t
-                }
-                var a = ByteArena()
-                a.ends.reserveCapacity(n)
-                for k in 0..<n { a.append(from: ts[group[k]], row: at[k]) }
-                out.text[c.rawValue] = a
+                out.text[column.rawValue] = try Self.textColumn(column, decoded, group, at)
             case .place:
-                let ps = try decoded.map { d in
-                    let p = try d.place()
-                    guard p.locality.count == d.rows else { throw Materializer.short(d, .place) }
-                    return p
-                }
-                var a = ByteArena()
-                a.ends.reserveCapacity(n)
-                for k in 0..<n {
-                    ps[group[k]].write(at[k], into: &a.bytes)
-                    a.ends.append(a.bytes.count)
-                }
-                out.text[c.rawValue] = a
+                out.text[column.rawValue] = try Self.placeColumn(column, decoded, group, at)
             }
         }
-        out.count = n
-        out.present = [UInt64](repeating: Column.allMask, count: n)
-        out.seq = [Int64](repeating: 0, count: n)
+        out.count = rowCount
+        out.present = [UInt64](repeating: Column.allMask, count: rowCount)
+        out.seq = [Int64](repeating: 0, count: rowCount)
         out.padRows()
         return out
+    }
+
+    /// Column `column` of the rows in result order: row `k` is row `at[k]` of window `decoded[group[k]]`.
+    private static func intColumn(_ column: Column, _ decoded: [BlockData], _ group: [Int],
+                                  _ at: [Int]) throws -> [Int64] {
+        let windowValues = try decoded.map { data in
+            let values = try data.ints(column)
+            guard values.count == data.rows else { throw Materializer.short(data, column) }
+            return values
+        }
+        var out = [Int64](repeating: RowBatch.null, count: at.count)
+        for k in 0..<at.count { out[k] = windowValues[group[k]][at[k]] }
+        return out
+    }
+
+    /// A category column of the rows in result order, as `intColumn` reads them.
+    private static func categoryColumn(_ column: Column, _ decoded: [BlockData], _ group: [Int],
+                                       _ at: [Int]) throws -> ByteArena {
+        let windowColumns = try decoded.map { data in
+            let categories = try data.category(column)
+            guard categories.codes.count == data.rows else { throw Materializer.short(data, column) }
+            return categories
+        }
+        var arena = ByteArena()
+        arena.ends.reserveCapacity(at.count)
+        for k in 0..<at.count {
+            let code = Int(windowColumns[group[k]].codes[at[k]])
+            guard code <= windowColumns[group[k]].dictionary.count else {
+                throw QuakeError.corrupt(decoded[group[k]].reader.path, "column \(column) code \(code)")
+            }
+            if code > 0 {
+                arena.append(from: windowColumns[group[k]].dictionary, row: code - 1)
+            } else {
+                arena.appendNull()
+            }
+        }
+        return arena
+    }
+
+    /// A text column of the rows in result order, as `intColumn` reads them.
+    private static func textColumn(_ column: Column, _ decoded: [BlockData], _ group: [Int],
+                                   _ at: [Int]) throws -> ByteArena {
+        let windowTexts = try decoded.map { data in
+            let texts = try data.text(column)
+            guard texts.count == data.rows else { throw Materializer.short(data, column) }
+            return texts
+        }
+        var arena = ByteArena()
+        arena.ends.reserveCapacity(at.count)
+        for k in 0..<at.count { arena.append(from: windowTexts[group[k]], row: at[k]) }
+        return arena
+    }
+
+    /// The place column of the rows in result order, as `intColumn` reads them.
+    private static func placeColumn(_ column: Column, _ decoded: [BlockData], _ group: [Int],
+                                    _ at: [Int]) throws -> ByteArena {
+        let windowPlaces = try decoded.map { data in
+            let places = try data.place()
+            guard places.locality.count == data.rows else { throw Materializer.short(data, .place) }
+            return places
+        }
+        var arena = ByteArena()
+        arena.ends.reserveCapacity(at.count)
+        for k in 0..<at.count {
+            windowPlaces[group[k]].write(at[k], into: &arena.bytes)
+            arena.ends.append(arena.bytes.count)
+        }
+        return arena
     }
 
     /// The error for a window whose column `c` decodes to another number of rows than it holds.
@@ -140,31 +171,35 @@ package struct Materializer {
     /// set, the rest are left for ``RowBatch/padRows()``.
     private func write(_ ref: RowRef, _ data: BlockData, _ columns: [Column], _ out: inout RowBatch,
                        _ scratch: inout [UInt8]) throws {
-        let i = ref.row - data.firstRow
+        let row = ref.row - data.firstRow
         out.beginRow(only: columns)
         for c in columns {
             switch c.kind {
             case .timestamp, .decimal:
-                out.setInt(c, try data.ints(c)[i])
+                out.setInt(c, try data.ints(c)[row])
             case .category:
-                let b = try data.category(c)
-                let code = Int(b.codes[i])
+                let categories = try data.category(c)
+                let code = Int(categories.codes[row])
                 if code > 0 {
-                    let r = b.dictionary.range(code - 1)
-                    // SAFETY: decoding checked each code <= dictionary.count, so r lies in the dictionary's bytes;
-                    // setText copies the slice and `$0` does not escape the closure.
-                    b.dictionary.bytes.withUnsafeBytes { out.setText(c, UnsafeRawBufferPointer(rebasing: $0[r])) }
+                    let range = categories.dictionary.range(code - 1)
+                    // SAFETY: decoding checked each code <= dictionary.count, so `range` lies in the dictionary's
+                    // bytes; setText copies the slice and `$0` does not escape the closure.
+                    categories.dictionary.bytes.withUnsafeBytes {
+                        out.setText(c, UnsafeRawBufferPointer(rebasing: $0[range]))
+                    }
                 }
             case .text:
-                let t = try data.text(c)
-                if !t.isNull(i) {
-                    // SAFETY: i is a window row and vector() checked `t` holds the window's rows, so the range lies
-                    // in its bytes; setText copies the slice and `$0` does not escape the closure.
-                    t.bytes.withUnsafeBytes { out.setText(c, UnsafeRawBufferPointer(rebasing: $0[t.range(i)])) }
+                let texts = try data.text(c)
+                if !texts.isNull(row) {
+                    // SAFETY: `row` is a window row and vector() checked `texts` holds the window's rows, so the range
+                    // lies in its bytes; setText copies the slice and `$0` does not escape the closure.
+                    texts.bytes.withUnsafeBytes {
+                        out.setText(c, UnsafeRawBufferPointer(rebasing: $0[texts.range(row)]))
+                    }
                 }
             case .place:
                 scratch.removeAll(keepingCapacity: true)
-                try data.place().write(i, into: &scratch)
+                try data.place().write(row, into: &scratch)
                 if !scratch.isEmpty { out.setText(c, scratch) }
             }
         }
@@ -200,7 +235,9 @@ extension Store {
     }
 
     /// Count plus what the engine did.
-    package func explainCount(_ filter: Filter) throws -> (Int, QueryStats) { try QueryExecutor(store: self).count(filter) }
+    package func explainCount(_ filter: Filter) throws -> (Int, QueryStats) {
+        try QueryExecutor(store: self).count(filter)
+    }
 
     /// Runs a query; `columns` limits what is materialized (id, time and the sort keys are
     /// always read).
@@ -223,11 +260,11 @@ extension Store {
         let values = sort.map { key -> SortValue in
             switch key.column.kind {
             case .timestamp:
-                let v = batch.ints[key.column.rawValue][last]
-                return v == RowBatch.null ? .null : .number(Double(v))
+                let time = batch.ints[key.column.rawValue][last]
+                return time == RowBatch.null ? .null : .number(Double(time))
             case .decimal:
-                let v = ScaledDecimal.double(batch.ints[key.column.rawValue][last])
-                return v.isNaN ? .null : .number(v)
+                let number = ScaledDecimal.double(batch.ints[key.column.rawValue][last])
+                return number.isNaN ? .null : .number(number)
             default:
                 return batch.text[key.column.rawValue].string(last).map { .text($0) } ?? .null
             }

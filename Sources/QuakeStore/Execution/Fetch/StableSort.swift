@@ -7,55 +7,74 @@ enum StableSort {
     /// insertion, then merged bottom-up between `a` and one buffer.
     /// - Complexity: O(n log n) key comparisons; one buffer of `a.count` elements.
     static func byKey<T>(_ a: inout [T], _ key: (T) -> UInt64) {
-        let n = a.count
-        guard n > 1 else { return }
+        // Long by design: the hot loop of the top-N's final sort; see Benchmarks/RESULTS.md
+        // (9 one year, top 10 by mag).
+        let count = a.count
+        guard count > 1 else { return }
         let run = 32
         var buffer = a
         a.withUnsafeMutableBufferPointer { x in
             buffer.withUnsafeMutableBufferPointer { y in
-                // SAFETY: x and y each hold n initialized elements, and every index below is
-                // inside 0..<n: runs end at min(lo + run, n), merges at min(s + 2 * width, n).
+                // SAFETY: x and y each hold count initialized elements, and every index below is
+                // inside 0..<count: runs end at min(lo + run, count), merges at
+                // min(start + 2 * width, count).
                 var lo = 0
-                while lo < n {
-                    let hi = Swift.min(lo + run, n)
-                    var i = lo + 1
-                    while i < hi {
-                        let v = x[i], k = key(v)
-                        var j = i
-                        while j > lo, key(x[j - 1]) > k { x[j] = x[j - 1]; j -= 1 }
-                        x[j] = v
-                        i += 1
+                while lo < count {
+                    let hi = Swift.min(lo + run, count)
+                    var next = lo + 1
+                    while next < hi {
+                        let element = x[next]
+                        let elementKey = key(element)
+                        var hole = next
+                        while hole > lo, key(x[hole - 1]) > elementKey {
+                            x[hole] = x[hole - 1]
+                            hole -= 1
+                        }
+                        x[hole] = element
+                        next += 1
                     }
                     lo = hi
                 }
-                var src = x, dst = y
+                var src = x
+                var dst = y
                 var width = run
-                while width < n {
-                    var s = 0
-                    while s < n {
-                        let m = Swift.min(s + width, n), e = Swift.min(s + 2 * width, n)
-                        var l = s, r = m, o = s
-                        while l < m, r < e {
+                while width < count {
+                    var start = 0
+                    while start < count {
+                        let middle = Swift.min(start + width, count)
+                        let end = Swift.min(start + 2 * width, count)
+                        var left = start
+                        var right = middle
+                        var out = start
+                        while left < middle, right < end {
                             // the left run's element first on equal keys: stable
-                            if key(src[r]) < key(src[l]) {
-                                dst[o] = src[r]
-                                r += 1
+                            if key(src[right]) < key(src[left]) {
+                                dst[out] = src[right]
+                                right += 1
                             } else {
-                                dst[o] = src[l]
-                                l += 1
+                                dst[out] = src[left]
+                                left += 1
                             }
-                            o += 1
+                            out += 1
                         }
-                        while l < m { dst[o] = src[l]; l += 1; o += 1 }
-                        while r < e { dst[o] = src[r]; r += 1; o += 1 }
-                        s = e
+                        while left < middle {
+                            dst[out] = src[left]
+                            left += 1
+                            out += 1
+                        }
+                        while right < end {
+                            dst[out] = src[right]
+                            right += 1
+                            out += 1
+                        }
+                        start = end
                     }
                     swap(&src, &dst)
                     width *= 2
                 }
                 // the sorted elements are in src; bring them back when that is the buffer
                 if src.baseAddress != x.baseAddress {
-                    for i in 0..<n { x[i] = src[i] }
+                    for i in 0..<count { x[i] = src[i] }
                 }
             }
         }

@@ -21,17 +21,17 @@ extension Store {
         if columns == nil { need = .all }
         // a title the store does not keep is made from the magnitude, type and place
         if need.contains(.title) { need.formUnion(RowBatch.titleSources) }
-        let m = Materializer(executor: ex)
+        let materializer = Materializer(executor: ex)
         var cursor: Cursor?
         if let last = refs.last {
-            cursor = Store.cursor(try m.rows([last], columns: need), row: 0, sort: q.sort)
+            cursor = Store.cursor(try materializer.rows([last], columns: need), row: 0, sort: q.sort)
         }
         try begin(refs.count, cursor)
         var at = 0
         let step = Swift.max(1, chunkRows)
         while at < refs.count {
             let end = Swift.min(refs.count, at.saturatingAdd(step))
-            var batch = try m.rows(Array(refs[at..<end]), columns: need)
+            var batch = try materializer.rows(Array(refs[at..<end]), columns: need)
             if need.contains(.title) { batch.makeTitles() }
             try chunk(QueryResult(batch: batch, columns: shown, cursor: cursor, stats: stats))
             at = end

@@ -42,7 +42,8 @@ extension BlockData {
         case .field(let column, let fallback):
             let decoded = try doubles(column)
             guard decoded.count == rows else {
-                throw QuakeError.corrupt(reader.path, "column \(column) block \(block) decodes to \(decoded.count) rows")
+                throw QuakeError.corrupt(reader.path,
+                                         "column \(column) block \(block) decodes to \(decoded.count) rows")
             }
             guard let fallback else { return .column(decoded) }
             return .column(decoded.map { $0.isNaN ? fallback : $0 })

@@ -8,27 +8,30 @@ extension BlockData {
     /// for; anything else goes through the selection kernels.
     package func mask(_ f: Filter) throws -> [Bool] {
         switch f {
-        case .near(let la, let lo, let r):
-            let lat = try doubles(.latitude), lon = try doubles(.longitude)
-            return (0..<rows).map { Geo.distanceKm(la, lo, lat[$0], lon[$0]) <= r }
-        case .oneOf(let c, let values):
-            return try oneOf(c, values)
+        case .near(let latitude, let longitude, let radius):
+            let lat = try doubles(.latitude)
+            let lon = try doubles(.longitude)
+            return (0..<rows).map { Geo.distanceKm(latitude, longitude, lat[$0], lon[$0]) <= radius }
+        case .oneOf(let column, let values):
+            return try oneOf(column, values)
         case .ids(let set):
-            let t = try text(.id)
-            // SAFETY: vector() checked the column holds `rows` values, so each t.range($0) lies in its bytes;
+            let ids = try text(.id)
+            // SAFETY: vector() checked the column holds `rows` values, so each ids.range($0) lies in its bytes;
             // `raw` does not escape the closure (contains only reads the slice).
-            return t.bytes.withUnsafeBytes { raw in
-                (0..<rows).map { set.contains(UnsafeRawBufferPointer(rebasing: raw[t.range($0)])) }
+            return ids.bytes.withUnsafeBytes { raw in
+                (0..<rows).map { set.contains(UnsafeRawBufferPointer(rebasing: raw[ids.range($0)])) }
             }
-        case .contains(let c, let s, let insensitive):
-            return try contains(c, s, insensitive)
-        case .isNull(let c):
-            switch c.kind {
-            case .timestamp: return try ints(c).map { $0 == RowBatch.null }
-            case .decimal: return try doubles(c).map { $0.isNaN }
-            case .category: return try category(c).codes.map { $0 == 0 }
+        case .contains(let column, let needle, let insensitive):
+            return try contains(column, needle, insensitive)
+        case .isNull(let column):
+            switch column.kind {
+            case .timestamp: return try ints(column).map { $0 == RowBatch.null }
+            case .decimal: return try doubles(column).map { $0.isNaN }
+            case .category: return try category(column).codes.map { $0 == 0 }
             case .place: return try place().locality.map { $0 == 0 }
-            case .text: let t = try text(c); return (0..<rows).map { t.isNull($0) }
+            case .text:
+                let texts = try text(column)
+                return (0..<rows).map { texts.isNull($0) }
             }
         case .after(let cursor):
             // decide on the primary key from its plain column; build full sort values (and the
@@ -37,10 +40,11 @@ extension BlockData {
             var out = [Bool](repeating: false, count: rows)
             var ties: [Int] = []
             if first.column.kind == .decimal || first.column.kind == .timestamp {
-                let v = try doubles(first.column)
+                let values = try doubles(first.column)
                 for i in 0..<rows {
-                    let c = SortValue.compare(cursor.values[0], v[i].isNaN ? .null : .number(v[i]), ascending: first.ascending)
-                    if c < 0 { out[i] = true } else if c == 0 { ties.append(i) }
+                    let comparison = SortValue.compare(cursor.values[0], values[i].isNaN ? .null : .number(values[i]),
+                                                       ascending: first.ascending)
+                    if comparison < 0 { out[i] = true } else if comparison == 0 { ties.append(i) }
                 }
             } else {
                 ties = Array(0..<rows)
@@ -59,10 +63,10 @@ extension BlockData {
     }
 
     /// One flag per row of the window, set where `s` selects.
-    private func flags(_ s: Selection) -> [Bool] {
-        if case .all = s { return [Bool](repeating: true, count: rows) }
+    private func flags(_ selection: Selection) -> [Bool] {
+        if case .all = selection { return [Bool](repeating: true, count: rows) }
         var out = [Bool](repeating: false, count: rows)
-        s.forEach { out[$0] = true }
+        selection.forEach { out[$0] = true }
         return out
     }
 
@@ -74,15 +78,15 @@ extension BlockData {
             // a long list (a thousand ids): one hash lookup a row, not a comparison a value
             return try mask(.ids(EventIdSet(values)))
         case .text:
-            let t = try text(c)
+            let texts = try text(c)
             let wanted = values.map { Array($0.utf8) }
-            return (0..<rows).map { i in wanted.contains { w in w.elementsEqual(t.bytes[t.range(i)]) } }
+            return (0..<rows).map { i in wanted.contains { w in w.elementsEqual(texts.bytes[texts.range(i)]) } }
         case .place:
             let wanted = Set(values)
             return try (0..<rows).map { i in try string(c, i).map { wanted.contains($0) } ?? false }
         case .timestamp, .decimal:
-            let nums = values.compactMap { Double($0) }
-            return try doubles(c).map { v in nums.contains(v) }
+            let numbers = values.compactMap { Double($0) }
+            return try doubles(c).map { value in numbers.contains(value) }
         }
     }
 
@@ -92,27 +96,28 @@ extension BlockData {
         case .place:
             return PlaceMatcher(s, insensitive: insensitive).mask(try place())
         case .category:
-            let b = try category(c)
-            var table = [Bool](repeating: false, count: b.dictionary.count + 1)
-            for k in 0..<b.dictionary.count {
-                let bytes = Array(b.dictionary.bytes[b.dictionary.range(k)])
+            let categories = try category(c)
+            let dictionary = categories.dictionary
+            var table = [Bool](repeating: false, count: dictionary.count + 1)
+            for k in 0..<dictionary.count {
+                let bytes = Array(dictionary.bytes[dictionary.range(k)])
                 table[k + 1] = ByteSearch.contains(insensitive ? ByteSearch.fold(bytes) : bytes, needle)
             }
-            return b.codes.map { table[Int($0)] }
+            return categories.codes.map { table[Int($0)] }
         case .text:
-            let t = try text(c)
-            // SAFETY: vector() checked the column holds `rows` values, so each t.range(i) lies in its bytes;
+            let texts = try text(c)
+            // SAFETY: vector() checked the column holds `rows` values, so each texts.range(i) lies in its bytes;
             // `raw` does not escape the closure.
-            return t.bytes.withUnsafeBytes { raw in
+            return texts.bytes.withUnsafeBytes { raw in
                 (0..<rows).map { i in
-                    if insensitive { return ByteSearch.contains(ByteSearch.fold(t.bytes[t.range(i)]), needle) }
-                    return ByteSearch.contains(UnsafeRawBufferPointer(rebasing: raw[t.range(i)]), needle)
+                    if insensitive { return ByteSearch.contains(ByteSearch.fold(texts.bytes[texts.range(i)]), needle) }
+                    return ByteSearch.contains(UnsafeRawBufferPointer(rebasing: raw[texts.range(i)]), needle)
                 }
             }
         case .timestamp, .decimal:
             return try (0..<rows).map { i in
-                guard let v = try string(c, i) else { return false }
-                return ByteSearch.contains(Array(v.utf8), needle)
+                guard let text = try string(c, i) else { return false }
+                return ByteSearch.contains(Array(text.utf8), needle)
             }
         }
     }
@@ -138,9 +143,11 @@ package enum Geo {
 
     @inline(__always)
     package static func distanceKm(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
-        let r = Double.pi / 180
-        let dlat = (lat2 - lat1) * r, dlon = (lon2 - lon1) * r
-        let a = sin(dlat / 2) * sin(dlat / 2) + cos(lat1 * r) * cos(lat2 * r) * sin(dlon / 2) * sin(dlon / 2)
-        return 2 * earthRadiusKm * asin(min(1, sqrt(a)))
+        let radians = Double.pi / 180
+        let dlat = (lat2 - lat1) * radians
+        let dlon = (lon2 - lon1) * radians
+        let haversine = sin(dlat / 2) * sin(dlat / 2)
+            + cos(lat1 * radians) * cos(lat2 * radians) * sin(dlon / 2) * sin(dlon / 2)
+        return 2 * earthRadiusKm * asin(min(1, sqrt(haversine)))
     }
 }

@@ -9,100 +9,37 @@ extension BlockData {
         switch f {
         case .all: return sel
         case .none: return .none
-        case .timeRange(let c, let lo, let hi):
-            return try range(c, .time(lower: lo, upper: hi), sel)
-        case .numberRange(let c, let lo, let hi):
-            return try range(c, .number(lower: lo, upper: hi), sel)
-        case .box(let a, let b, let c, let d):
-            let latRange = RangePredicate.number(lower: .init(a), upper: .init(b))
-            if c <= d {
-                // the narrower side first, when it is the longitude (a box along a parallel)
-                let lonRange = RangePredicate.number(lower: .init(c), upper: .init(d))
-                if case .all = sel, 2 * selectivity(.numberRange(.longitude, lower: .init(c), upper: .init(d)))
-                    < selectivity(.numberRange(.latitude, lower: .init(a), upper: .init(b))) {
-                    let lon = try range(.longitude, lonRange, sel)
-                    return lon.isEmpty ? lon : try range(.latitude, latRange, lon)
-                }
-                let lat = try range(.latitude, latRange, sel)
-                return lat.isEmpty ? lat : try range(.longitude, lonRange, lat)
-            }
-            let lat = try range(.latitude, latRange, sel)
-            if lat.isEmpty { return lat }
-            let lon = try doubles(.longitude)
-            // SAFETY: selected rows lie below `rows`, the length vector() checked for `lon`; `p` stays in the closure.
-            return lon.withUnsafeBufferPointer { p in lat.filter { (p[$0] >= c) ||| (p[$0] <= d) } }
-        case .and(let fs):
-            var s = sel
+        case .timeRange(let column, let lower, let upper):
+            return try range(column, .time(lower: lower, upper: upper), sel)
+        case .numberRange(let column, let lower, let upper):
+            return try range(column, .number(lower: lower, upper: upper), sel)
+        case .box(let south, let north, let west, let east):
+            return try selectBox(south: south, north: north, west: west, east: east, sel)
+        case .and(let filters):
+            var selection = sel
             let terms: [Filter]
-            if case .all = sel { terms = ordered(fs) } else { terms = Self.order(fs) }
-            for g in terms {
-                s = try select(g, s)
-                if s.isEmpty { break }
+            if case .all = sel { terms = ordered(filters) } else { terms = Self.order(filters) }
+            for term in terms {
+                selection = try select(term, selection)
+                if selection.isEmpty { break }
             }
-            return s
-        case .or(let fs):
+            return selection
+        case .or(let filters):
             var out = Selection.none
-            for g in fs {
-                out = out.union(try select(g, sel), window: rows)
+            for term in filters {
+                out = out.union(try select(term, sel), window: rows)
                 if out.count == sel.count { break }
             }
             return out
-        case .not(let g):
-            let inner = try select(g, sel)
+        case .not(let term):
+            let inner = try select(term, sel)
             return sel.intersection(inner.complement(window: rows))
-        case .oneOf(let c, _) where c.kind == .category:
-            return try categories(f, c, sel)
+        case .oneOf(let column, _) where column.kind == .category:
+            return try categories(f, column, sel)
         case .contains(.place, let needle, let insensitive):
-            let m = PlaceMatcher(needle, insensitive: insensitive)
-            if m.mayTouchPrefix || m.needle.isEmpty { return try maskSelect(f, sel) }
-            // the needle lies inside the locality: one verdict per dictionary entry, then codes
-            let key = (insensitive ? "i|" : "s|") + needle
-            let table: [Bool]
-            let codes: [UInt32]
-            if let t = try reader.placeTable(block: block, key: key, build: m.table) {
-                // a few rows left: their codes one by one, not the window's
-                if case .rows(let r) = sel, r.count * 32 < rows,
-                   let few = try reader.placeCodes(block: block, base: window.lowerBound, rows: r) {
-                    noteRead(.place)
-                    var out: [UInt32] = []
-                    for (j, i) in r.enumerated() where Int(few[j]) < t.count && t[Int(few[j])] { out.append(i) }
-                    return .rows(out)
-                }
-                // a run of rows (a day's): the codes of that stretch only, not the window's
-                if case .rows(let r) = sel, let first = r.first, let last = r.last, last >= first,
-                   Int(last - first) < rows / 2 {
-                    let lo = Int(first), hi = Int(last)
-                    let span = (window.lowerBound + lo)..<(window.lowerBound + hi + 1)
-                    let part = try reader.placeCodes(block: block, rows: span, dictionary: false).1
-                    guard part.count == span.count else {
-                        throw QuakeError.corrupt(reader.path, "place block \(block) decodes to \(part.count) rows")
-                    }
-                    noteRead(.place)
-                    // SAFETY: each kept row lies in lo...hi (checked first), so row - lo indexes `part`;
-                    // each code is checked below t.count.
-                    return part.withUnsafeBufferPointer { c in
-                        t.withUnsafeBufferPointer { tt in
-                            sel.filter { i in
-                                guard i >= lo, i <= hi else { return false }
-                                let code = Int(c[i - lo])
-                                return code < tt.count && tt[code]
-                            }
-                        }
-                    }
-                }
-                table = t
-                codes = try placeCodes(dictionary: false).1
-            } else {
-                let (dict, c) = try placeCodes()
-                table = m.table(dict)
-                codes = c
-            }
-            // SAFETY: selected rows lie below `rows` = codes.count (checked); each code is checked below t.count.
-            return codes.withUnsafeBufferPointer { c in
-                table.withUnsafeBufferPointer { t in sel.filter { Int(c[$0]) < t.count && t[Int(c[$0])] } }
-            }
-        case .predicate(let p):
-            return try sel.filter { try p.evaluate(quake($0)) }
+            return try selectPlace(f, needle: needle, insensitive: insensitive, sel)
+        case .predicate(let predicate):
+            return try sel.filter { try predicate.evaluate(quake($0)) }
         case .arithmetic(let comparison):
             return try arithmetic(comparison, sel)
         default:
@@ -110,11 +47,100 @@ extension BlockData {
         }
     }
 
+    /// Rows of `sel` inside the box: the two ranges, the narrower first on a whole window; a box
+    /// across the antimeridian (`west > east`) keeps longitudes on either side.
+    private func selectBox(south: Double, north: Double, west: Double, east: Double,
+                           _ sel: Selection) throws -> Selection {
+        let latRange = RangePredicate.number(lower: .init(south), upper: .init(north))
+        if west <= east {
+            // the narrower side first, when it is the longitude (a box along a parallel)
+            let lonRange = RangePredicate.number(lower: .init(west), upper: .init(east))
+            if case .all = sel,
+               2 * selectivity(.numberRange(.longitude, lower: .init(west), upper: .init(east)))
+                < selectivity(.numberRange(.latitude, lower: .init(south), upper: .init(north))) {
+                let lonSelection = try range(.longitude, lonRange, sel)
+                return lonSelection.isEmpty ? lonSelection : try range(.latitude, latRange, lonSelection)
+            }
+            let latSelection = try range(.latitude, latRange, sel)
+            return latSelection.isEmpty ? latSelection : try range(.longitude, lonRange, latSelection)
+        }
+        let latSelection = try range(.latitude, latRange, sel)
+        if latSelection.isEmpty { return latSelection }
+        let longitudes = try doubles(.longitude)
+        // SAFETY: selected rows lie below `rows`, the length vector() checked for `longitudes`;
+        // `p` stays in the closure.
+        return longitudes.withUnsafeBufferPointer { p in
+            latSelection.filter { (p[$0] >= west) ||| (p[$0] <= east) }
+        }
+    }
+
+    /// Rows of `sel` whose place contains `needle`: one verdict per dictionary entry, then the
+    /// codes looked up (of the few selected rows, of their stretch, or of the window).
+    private func selectPlace(_ f: Filter, needle: String, insensitive: Bool,
+                             _ sel: Selection) throws -> Selection {
+        let matcher = PlaceMatcher(needle, insensitive: insensitive)
+        if matcher.mayTouchPrefix || matcher.needle.isEmpty { return try maskSelect(f, sel) }
+        // the needle lies inside the locality: one verdict per dictionary entry, then codes
+        let key = (insensitive ? "i|" : "s|") + needle
+        let table: [Bool]
+        let codes: [UInt32]
+        if let cachedTable = try reader.placeTable(block: block, key: key, build: matcher.table) {
+            if let narrowed = try selectPlaceOfFewRows(cachedTable, sel) { return narrowed }
+            table = cachedTable
+            codes = try placeCodes(dictionary: false).1
+        } else {
+            let (dictionary, windowCodes) = try placeCodes()
+            table = matcher.table(dictionary)
+            codes = windowCodes
+        }
+        // SAFETY: selected rows lie below `rows` = codes.count (checked); each code is checked below t.count.
+        return codes.withUnsafeBufferPointer { c in
+            table.withUnsafeBufferPointer { t in sel.filter { Int(c[$0]) < t.count && t[Int(c[$0])] } }
+        }
+    }
+
+    /// The place verdicts of a narrowed selection read from only its rows' codes: a few rows one
+    /// by one, or a run of rows (a day's) as one stretch; nil when the window's codes are cheaper.
+    private func selectPlaceOfFewRows(_ table: [Bool], _ sel: Selection) throws -> Selection? {
+        // a few rows left: their codes one by one, not the window's
+        if case .rows(let list) = sel, list.count * 32 < rows,
+           let few = try reader.placeCodes(block: block, base: window.lowerBound, rows: list) {
+            noteRead(.place)
+            var out: [UInt32] = []
+            for (j, i) in list.enumerated() where Int(few[j]) < table.count && table[Int(few[j])] { out.append(i) }
+            return .rows(out)
+        }
+        // a run of rows (a day's): the codes of that stretch only, not the window's
+        if case .rows(let list) = sel, let first = list.first, let last = list.last, last >= first,
+           Int(last - first) < rows / 2 {
+            let lo = Int(first)
+            let hi = Int(last)
+            let span = (window.lowerBound + lo)..<(window.lowerBound + hi + 1)
+            let part = try reader.placeCodes(block: block, rows: span, dictionary: false).1
+            guard part.count == span.count else {
+                throw QuakeError.corrupt(reader.path, "place block \(block) decodes to \(part.count) rows")
+            }
+            noteRead(.place)
+            // SAFETY: each kept row lies in lo...hi (checked first), so row - lo indexes `part`;
+            // each code is checked below t.count.
+            return part.withUnsafeBufferPointer { c in
+                table.withUnsafeBufferPointer { tt in
+                    sel.filter { i in
+                        guard i >= lo, i <= hi else { return false }
+                        let code = Int(c[i - lo])
+                        return code < tt.count && tt[code]
+                    }
+                }
+            }
+        }
+        return nil
+    }
+
     /// The per-row mask of `f`, kept where `sel` is.
     private func maskSelect(_ f: Filter, _ sel: Selection) throws -> Selection {
-        let m = try mask(f)
-        // SAFETY: selected rows lie below `rows` = m.count (one flag a row); `p` stays in the closure.
-        return m.withUnsafeBufferPointer { p in sel.filter { p[$0] } }
+        let flags = try mask(f)
+        // SAFETY: selected rows lie below `rows` = flags.count (one flag a row); `p` stays in the closure.
+        return flags.withUnsafeBufferPointer { p in sel.filter { p[$0] } }
     }
 
     /// Cheap kernels first, row-by-row predicates last.
@@ -125,24 +151,28 @@ extension BlockData {
             case .box: return 1
             case .arithmetic: return 2
             // on packed codes, as cheap as a range: ordered among them by selectivity
-            case .oneOf(let c, _) where c.kind == .category: return 0
+            case .oneOf(let column, _) where column.kind == .category: return 0
             case .isNull: return 3
             case .predicate: return 9
-            case .and(let gs), .or(let gs): return 4 + (gs.map(cost).max() ?? 0)
-            case .not(let g): return cost(g)
+            case .and(let terms), .or(let terms): return 4 + (terms.map(cost).max() ?? 0)
+            case .not(let term): return cost(term)
             default: return 5
             }
         }
-        return fs.enumerated().sorted { (cost($0.element), $0.offset) < (cost($1.element), $1.offset) }.map(\.element)
+        return fs.enumerated()
+            .sorted { (cost($0.element), $0.offset) < (cost($1.element), $1.offset) }
+            .map(\.element)
     }
 
     /// Rows of `sel` whose value of `c` lies in `r`: on encoded values over the whole window,
     /// or on the decoded column for a narrowed selection.
     private func range(_ c: Column, _ r: RangePredicate, _ sel: Selection) throws -> Selection {
-        if c == .time, case .time(let lo, let hi) = r, case .all(let n) = sel { return try timeRun(lo, hi, n) }
-        if case .all(let n) = sel, !isDecoded(c) {
+        if c == .time, case .time(let lower, let upper) = r, case .all(let count) = sel {
+            return try timeRun(lower, upper, count)
+        }
+        if case .all(let count) = sel, !isDecoded(c) {
             if let hits = try reader.select(c, block: block, rows: window, r) {
-                if hits.count == n { return sel }
+                if hits.count == count { return sel }
                 let base = UInt32(window.lowerBound)
                 return .rows(base == 0 ? hits : hits.map { $0 - base })
             }
@@ -156,25 +186,30 @@ extension BlockData {
             }
         }
         switch r {
-        case .time(let lo, let hi):
-            let v = try ints(c)
-            let l = lo ?? Int64.min, h = hi ?? Int64.max
-            // SAFETY: selected rows lie below `rows`, the length vector() checked for `v`; `p` stays in the closure.
-            return v.withUnsafeBufferPointer { p in
-                sel.filter { (p[$0] != RowBatch.null) &&& (p[$0] >= l) &&& (p[$0] < h) }
+        case .time(let lowerBound, let upperBound):
+            let values = try ints(c)
+            let lower = lowerBound ?? Int64.min
+            let upper = upperBound ?? Int64.max
+            // SAFETY: selected rows lie below `rows`, the length vector() checked for `values`;
+            // `p` stays in the closure.
+            return values.withUnsafeBufferPointer { p in
+                sel.filter { (p[$0] != RowBatch.null) &&& (p[$0] >= lower) &&& (p[$0] < upper) }
             }
-        case .number(let lo, let hi):
-            let v = try doubles(c)
-            let l = lo?.value ?? -.infinity, h = hi?.value ?? .infinity
-            let li = lo?.inclusive ?? true, hiIncl = hi?.inclusive ?? true
+        case .number(let lowerBound, let upperBound):
+            let values = try doubles(c)
+            let lower = lowerBound?.value ?? -.infinity
+            let upper = upperBound?.value ?? .infinity
+            let lowerInclusive = lowerBound?.inclusive ?? true
+            let upperInclusive = upperBound?.inclusive ?? true
             // NaN (null) fails every comparison, as it should
-            // SAFETY: selected rows lie below `rows`, the length vector() checked for `v`; `p` stays in the closure.
-            return v.withUnsafeBufferPointer { p in
-                switch (li, hiIncl) {
-                case (true, true): return sel.filter { (p[$0] >= l) &&& (p[$0] <= h) }
-                case (true, false): return sel.filter { (p[$0] >= l) &&& (p[$0] < h) }
-                case (false, true): return sel.filter { (p[$0] > l) &&& (p[$0] <= h) }
-                case (false, false): return sel.filter { (p[$0] > l) &&& (p[$0] < h) }
+            // SAFETY: selected rows lie below `rows`, the length vector() checked for `values`;
+            // `p` stays in the closure.
+            return values.withUnsafeBufferPointer { p in
+                switch (lowerInclusive, upperInclusive) {
+                case (true, true): return sel.filter { (p[$0] >= lower) &&& (p[$0] <= upper) }
+                case (true, false): return sel.filter { (p[$0] >= lower) &&& (p[$0] < upper) }
+                case (false, true): return sel.filter { (p[$0] > lower) &&& (p[$0] <= upper) }
+                case (false, false): return sel.filter { (p[$0] > lower) &&& (p[$0] < upper) }
                 }
             }
         }
@@ -195,20 +230,23 @@ extension BlockData {
             let base = window.lowerBound
             return run.isEmpty ? .none : .rows(run.map { UInt32(truncatingIfNeeded: $0 - base) })
         }
-        let v = try ints(.time)
-        guard v.count == n else { throw QuakeError.corrupt(reader.path, "time column block \(block)") }
+        let times = try ints(.time)
+        guard times.count == n else { throw QuakeError.corrupt(reader.path, "time column block \(block)") }
         // null (Int64.min) sorts first and lies in no range
-        let l = Swift.max(lo ?? Int64.min, Int64.min + 1), h = hi ?? Int64.max
-        guard l < h else { return .none }
+        let lower = Swift.max(lo ?? Int64.min, Int64.min + 1)
+        let upper = hi ?? Int64.max
+        guard lower < upper else { return .none }
         func firstNotBelow(_ x: Int64) -> Int {
-            var a = 0, b = v.count
-            while a < b {
-                let m = (a + b) / 2
-                if v[m] < x { a = m + 1 } else { b = m }
+            var low = 0
+            var high = times.count
+            while low < high {
+                let middle = (low + high) / 2
+                if times[middle] < x { low = middle + 1 } else { high = middle }
             }
-            return a
+            return low
         }
-        let first = firstNotBelow(l), end = firstNotBelow(h)
+        let first = firstNotBelow(lower)
+        let end = firstNotBelow(upper)
         if first == 0 && end == n { return .all(n) }
         return first < end ? .rows((first..<end).map { UInt32(truncatingIfNeeded: $0) }) : .none
     }
@@ -226,23 +264,24 @@ extension BlockData {
             case .all:
                 hits = try reader.select(c, block: block, rows: window, oneOf: wanted)
             case .rows(let list):
-                hits = try reader.select(c, block: block, rows: window, among: base == 0 ? list : list.map { $0 + base },
-                                         oneOf: wanted)
+                let among = base == 0 ? list : list.map { $0 + base }
+                hits = try reader.select(c, block: block, rows: window, among: among, oneOf: wanted)
             }
             if let hits {
                 noteRead(c)
-                if case .all(let n) = sel, hits.count == n { return sel }
+                if case .all(let count) = sel, hits.count == count { return sel }
                 return .rows(base == 0 ? hits : hits.map { $0 - base })
             }
         }
-        let b = try category(c)
-        var table = [Bool](repeating: false, count: b.dictionary.count + 1)
+        let categoryColumn = try category(c)
+        let dictionary = categoryColumn.dictionary
+        var table = [Bool](repeating: false, count: dictionary.count + 1)
         let wanted = Set(values.map { Array($0.utf8) })
-        for k in 0..<b.dictionary.count where wanted.contains(Array(b.dictionary.bytes[b.dictionary.range(k)])) {
+        for k in 0..<dictionary.count where wanted.contains(Array(dictionary.bytes[dictionary.range(k)])) {
             table[k + 1] = true
         }
         // SAFETY: selected rows lie below `rows` = codes.count (checked); each code is checked below t.count.
-        return b.codes.withUnsafeBufferPointer { codes in
+        return categoryColumn.codes.withUnsafeBufferPointer { codes in
             table.withUnsafeBufferPointer { t in sel.filter { Int(codes[$0]) < t.count && t[Int(codes[$0])] } }
         }
     }

@@ -17,26 +17,28 @@ extension BlockData {
     /// otherwise.
     package func selectivity(_ f: Filter) -> Double {
         guard let index = try? reader.granules(), rows > 0 else { return 1 }
-        let g = GranuleIndex.granuleRows
-        let granules = (firstRow / g)..<Swift.min(index.granules, (firstRow + rows + g - 1) / g)
+        let granuleRows = GranuleIndex.granuleRows
+        let lastGranuleEnd = (firstRow + rows + granuleRows - 1) / granuleRows
+        let granules = (firstRow / granuleRows)..<Swift.min(index.granules, lastGranuleEnd)
         guard !granules.isEmpty else { return 1 }
         switch f {
         case .numberRange(.mag, let lo, let hi) where index.hasMagHistogram:
             // from the histograms of the first window of the block to ask, as sampled terms
             return shared(f) {
                 let interval = MagInterval([.number(lower: lo, upper: hi)])
-                var n = 0, total = 0
+                var matching = 0
+                var total = 0
                 for k in granules {
-                    n += ZoneMap.histogramMatches(index, granule: k, interval)
+                    matching += ZoneMap.histogramMatches(index, granule: k, interval)
                     total += index.range(k).count
                 }
-                return total == 0 ? 1 : Double(n) / Double(total)
+                return total == 0 ? 1 : Double(matching) / Double(total)
             }
         case .timeRange(.time, let lo, let hi):
             return uniform(index, .time, granules, Double(lo ?? Int64.min), Double(hi ?? Int64.max))
         case .numberRange, .box:
             return sampled(f)
-        case .oneOf(let c, _) where c.kind == .category:
+        case .oneOf(let column, _) where column.kind == .category:
             return sampled(f)
         default:
             return 1
@@ -60,39 +62,47 @@ extension BlockData {
 
     /// A 64-bit fingerprint of a number range, box or category `oneOf` term; nil for other terms.
     static func fingerprint(_ f: Filter) -> UInt64? {
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15
         func mix(_ x: UInt64) {
-            h = (h ^ x) &* 0xFF51_AFD7_ED55_8CCD
-            h ^= h >> 31
+            hash = (hash ^ x) &* 0xFF51_AFD7_ED55_8CCD
+            hash ^= hash >> 31
         }
         func bound(_ b: Filter.Bound?) {
             mix(b.map { $0.value.bitPattern } ?? 0x7FF8_DEAD_BEEF_0001)
             mix(b.map { $0.inclusive ? 1 : 2 } ?? 3)
         }
         switch f {
-        case .numberRange(let c, let lo, let hi):
-            mix(1); mix(UInt64(c.rawValue)); bound(lo); bound(hi)
-        case .box(let a, let b, let c, let d):
-            mix(2); mix(a.bitPattern); mix(b.bitPattern); mix(c.bitPattern); mix(d.bitPattern)
-        case .oneOf(let c, let values) where c.kind == .category:
-            mix(3); mix(UInt64(c.rawValue))
-            for v in values {
-                mix(UInt64(v.utf8.count))
-                for b in v.utf8 { mix(UInt64(b)) }
+        case .numberRange(let column, let lo, let hi):
+            mix(1)
+            mix(UInt64(column.rawValue))
+            bound(lo)
+            bound(hi)
+        case .box(let south, let north, let west, let east):
+            mix(2)
+            mix(south.bitPattern)
+            mix(north.bitPattern)
+            mix(west.bitPattern)
+            mix(east.bitPattern)
+        case .oneOf(let column, let values) where column.kind == .category:
+            mix(3)
+            mix(UInt64(column.rawValue))
+            for value in values {
+                mix(UInt64(value.utf8.count))
+                for byte in value.utf8 { mix(UInt64(byte)) }
             }
         default:
             return nil
         }
-        return h
+        return hash
     }
 
     private func sampledHere(_ f: Filter) -> Double {
-        let n = Swift.min(rows, Self.sampleRows)
-        guard n > 0 else { return 1 }
-        let step = rows / n
-        let sample = (0..<n).map { UInt32($0 * step + step / 2) }
+        let sampleCount = Swift.min(rows, Self.sampleRows)
+        guard sampleCount > 0 else { return 1 }
+        let step = rows / sampleCount
+        let sample = (0..<sampleCount).map { UInt32($0 * step + step / 2) }
         guard let kept = try? select(f, .rows(sample)) else { return 1 }
-        return Double(kept.count) / Double(n)
+        return Double(kept.count) / Double(sampleCount)
     }
 
     /// The share of `lo...hi` in the span of column `c` over `granules`, each granule weighted
@@ -100,16 +110,19 @@ extension BlockData {
     private func uniform(_ index: GranuleIndex, _ c: Column, _ granules: Range<Int>, _ lo: Double,
                          _ hi: Double) -> Double {
         guard let slot = GranuleIndex.slot(c), slot < index.stats.count else { return 1 }
-        var kept = 0.0, total = 0.0
+        var kept = 0.0
+        var total = 0.0
         for k in granules where k < index.stats[slot].count {
-            let s = index.stats[slot][k]
-            let n = Double(index.range(k).count)
-            total += n
-            let mn = c == .time ? Double(s.min) : s.minDouble, mx = c == .time ? Double(s.max) : s.maxDouble
-            guard !mn.isNaN, !mx.isNaN else { continue }
-            let l = Swift.max(lo, mn), h = Swift.min(hi, mx)
-            if h < l { continue }
-            kept += mx > mn ? n * (h - l) / (mx - mn) : n
+            let granuleStats = index.stats[slot][k]
+            let granuleRows = Double(index.range(k).count)
+            total += granuleRows
+            let least = c == .time ? Double(granuleStats.min) : granuleStats.minDouble
+            let greatest = c == .time ? Double(granuleStats.max) : granuleStats.maxDouble
+            guard !least.isNaN, !greatest.isNaN else { continue }
+            let lower = Swift.max(lo, least)
+            let upper = Swift.min(hi, greatest)
+            if upper < lower { continue }
+            kept += greatest > least ? granuleRows * (upper - lower) / (greatest - least) : granuleRows
         }
         return total == 0 ? 1 : kept / total
     }
@@ -118,9 +131,11 @@ extension BlockData {
     /// kernels the most selective first when it keeps under half the rows the first would.
     package func ordered(_ fs: [Filter]) -> [Filter] {
         let base = Self.order(fs)
-        let ranges = base.prefix { if case .timeRange = $0 { true } else if case .numberRange = $0 { true }
-                                   else if case .box = $0 { true }
-                                   else if case .oneOf(let c, _) = $0, c.kind == .category { true } else { false } }
+        let ranges = base.prefix { term in
+            if case .timeRange = term { true } else if case .numberRange = term { true }
+            else if case .box = term { true }
+            else if case .oneOf(let column, _) = term, column.kind == .category { true } else { false }
+        }
         guard ranges.count > 1 else { return base }
         // only a clear winner moves ahead: estimating costs, and a wrong swap costs more
         let estimates = ranges.map(selectivity)

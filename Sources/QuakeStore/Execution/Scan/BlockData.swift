@@ -35,47 +35,55 @@ package final class BlockData {
     package func noteRead(_ c: Column) { decodedColumns.insert(c) }
 
     /// Whether column `c` was decoded already (in either form).
-    package func isDecoded(_ c: Column) -> Bool { cache[2 * c.rawValue] != nil || cache[2 * c.rawValue + 1] != nil }
+    package func isDecoded(_ c: Column) -> Bool {
+        cache[2 * c.rawValue] != nil || cache[2 * c.rawValue + 1] != nil
+    }
 
     /// Column `c` decoded in `form`, once per window.
     private func vector(_ c: Column, _ form: VectorForm) throws -> ColumnVector {
         let slot = 2 * c.rawValue + (form == .doubles ? 1 : 0)
-        if let v = cache[slot] { return v }
-        let v: ColumnVector
+        if let cached = cache[slot] { return cached }
+        let decoded: ColumnVector
         if form == .doubles && c.kind == .timestamp {
-            v = .doubles(try ints(c).map { $0 == RowBatch.null ? .nan : Double($0) })
+            decoded = .doubles(try ints(c).map { $0 == RowBatch.null ? .nan : Double($0) })
         } else {
-            v = try reader.decode(c, block: block, rows: window, as: form)
+            decoded = try reader.decode(c, block: block, rows: window, as: form)
             decodedColumns.insert(c)
         }
-        guard v.count == rows else { throw QuakeError.corrupt(reader.path, "column \(c) block \(block) decodes to \(v.count) rows") }
-        cache[slot] = v
-        return v
+        guard decoded.count == rows else {
+            throw QuakeError.corrupt(reader.path, "column \(c) block \(block) decodes to \(decoded.count) rows")
+        }
+        cache[slot] = decoded
+        return decoded
     }
 
     package func doubles(_ c: Column) throws -> [Double] {
         switch try vector(c, .doubles) {
-        case .doubles(let v): return v
-        case .ints(let v): return v.map { $0 == RowBatch.null ? .nan : ScaledDecimal.double($0) }
+        case .doubles(let values): return values
+        case .ints(let values): return values.map { $0 == RowBatch.null ? .nan : ScaledDecimal.double($0) }
         default: throw QuakeError.corrupt(reader.path, "column \(c) is not numeric")
         }
     }
 
     package func ints(_ c: Column) throws -> [Int64] {
-        guard case .ints(let v) = try vector(c, .stored) else { throw QuakeError.corrupt(reader.path, "column \(c) is not numeric") }
-        return v
+        guard case .ints(let values) = try vector(c, .stored) else {
+            throw QuakeError.corrupt(reader.path, "column \(c) is not numeric")
+        }
+        return values
     }
 
     package func category(_ c: Column) throws -> CategoryBlock {
-        guard case .category(let v) = try vector(c, .stored) else { throw QuakeError.corrupt(reader.path, "column \(c) is not a category") }
-        return v
+        guard case .category(let categories) = try vector(c, .stored) else {
+            throw QuakeError.corrupt(reader.path, "column \(c) is not a category")
+        }
+        return categories
     }
 
     package func text(_ c: Column) throws -> ByteArena {
         switch try vector(c, .stored) {
-        case .category(let b): return b.arena()
-        case .text(let a): return a
-        case .place(let p): return p.arena()
+        case .category(let categories): return categories.arena()
+        case .text(let texts): return texts
+        case .place(let places): return places.arena()
         default: throw QuakeError.corrupt(reader.path, "column \(c) is not a string column")
         }
     }
@@ -83,39 +91,43 @@ package final class BlockData {
     /// The place column's locality dictionary and codes, without distances or directions.
     /// With `dictionary` false the dictionary may come back empty (the codes alone are wanted).
     package func placeCodes(dictionary: Bool = true) throws -> (ByteArena, [UInt32]) {
-        if let p = placeCodesCache, p.complete || !dictionary { return (p.dictionary, p.codes) }
-        if case .place(let b)? = cache[2 * Column.place.rawValue] { return (b.localities, b.locality) }
+        if let cached = placeCodesCache, cached.complete || !dictionary { return (cached.dictionary, cached.codes) }
+        if case .place(let places)? = cache[2 * Column.place.rawValue] { return (places.localities, places.locality) }
         let (dict, codes) = try reader.placeCodes(block: block, rows: window, dictionary: dictionary)
-        guard codes.count == rows else { throw QuakeError.corrupt(reader.path, "place block \(block) decodes to \(codes.count) rows") }
+        guard codes.count == rows else {
+            throw QuakeError.corrupt(reader.path, "place block \(block) decodes to \(codes.count) rows")
+        }
         decodedColumns.insert(.place)
         placeCodesCache = (dict, codes, dictionary)
         return (dict, codes)
     }
 
     package func place() throws -> PlaceBlock {
-        guard case .place(let p) = try vector(.place, .stored) else { throw QuakeError.corrupt(reader.path, "place column") }
-        return p
+        guard case .place(let places) = try vector(.place, .stored) else {
+            throw QuakeError.corrupt(reader.path, "place column")
+        }
+        return places
     }
 
     /// The string value of a string column at `row` (block-relative), or nil for null.
     package func string(_ c: Column, _ row: Int) throws -> String? {
         switch c.kind {
         case .category:
-            let b = try category(c)
-            let code = Int(b.codes[row])
-            return code == 0 ? nil : b.dictionary.string(code - 1)
+            let categories = try category(c)
+            let code = Int(categories.codes[row])
+            return code == 0 ? nil : categories.dictionary.string(code - 1)
         case .place:
-            let p = try place()
-            if p.locality[row] == 0 { return nil }
+            let places = try place()
+            if places.locality[row] == 0 { return nil }
             var out: [UInt8] = []
-            p.write(row, into: &out)
+            places.write(row, into: &out)
             return String(decoding: out, as: UTF8.self)
         case .text:
             return try text(c).string(row)
         default:
-            let v = try ints(c)[row]
-            if v == RowBatch.null { return nil }
-            return c.kind == .timestamp ? Timestamp.string(v) : ScaledDecimal.string(v)
+            let value = try ints(c)[row]
+            if value == RowBatch.null { return nil }
+            return c.kind == .timestamp ? Timestamp.string(value) : ScaledDecimal.string(value)
         }
     }
 
@@ -123,8 +135,8 @@ package final class BlockData {
     package func sortValue(_ c: Column, _ row: Int) throws -> SortValue {
         switch c.kind {
         case .timestamp, .decimal:
-            let d = try doubles(c)[row]
-            return d.isNaN ? .null : .number(d)
+            let value = try doubles(c)[row]
+            return value.isNaN ? .null : .number(value)
         default:
             return try string(c, row).map { .text($0) } ?? .null
         }
@@ -132,16 +144,16 @@ package final class BlockData {
 
     /// The whole event at `row`, for the slow path.
     package func quake(_ row: Int) throws -> Quake {
-        var b = RowBatch()
-        b.beginRow()
+        var batch = RowBatch()
+        batch.beginRow()
         for c in Column.allCases {
             if RowBatch.isInt(c) {
-                b.ints[c.rawValue][0] = try ints(c)[row]
-            } else if let s = try string(c, row) {
-                b.setText(c, Array(s.utf8))
+                batch.ints[c.rawValue][0] = try ints(c)[row]
+            } else if let text = try string(c, row) {
+                batch.setText(c, Array(text.utf8))
             }
         }
-        b.endRow(present: Column.allMask, seq: 0)
-        return Quake(batch: b, row: 0)
+        batch.endRow(present: Column.allMask, seq: 0)
+        return Quake(batch: batch, row: 0)
     }
 }

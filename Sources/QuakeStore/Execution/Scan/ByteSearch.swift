@@ -7,20 +7,25 @@ import QuakeFormat
 package enum ByteSearch {
     @inline(__always)
     package static func contains(_ hay: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
-        let n = needle.count, h = hay.count
-        if n == 0 { return true }
-        if n > h { return false }
+        let needleCount = needle.count
+        let hayCount = hay.count
+        if needleCount == 0 { return true }
+        if needleCount > hayCount { return false }
         let first = needle[0]
-        // SAFETY: h >= n >= 1, so hay's base is non-nil; memchr scans positions i...h - n, so every match
-        // `at` has at + n <= h and memcmp reads n bytes inside both buffers; `nd` stays in the closure.
+        // SAFETY: hayCount >= needleCount >= 1, so hay's base is non-nil; memchr scans positions
+        // from...hayCount - needleCount, so every match `at` has at + needleCount <= hayCount and memcmp
+        // reads needleCount bytes inside both buffers; `nd` stays in the closure.
         return needle.withUnsafeBytes { nd in
-            var i = 0
-            while i <= h - n {
-                guard let p = memchr(hay.baseAddress! + i, Int32(first), h - n - i + 1) else { return false }
-                let at = hay.baseAddress!.distance(to: UnsafeRawPointer(p))
-                assert(at + n <= h, "match runs past the haystack")
-                if memcmp(hay.baseAddress! + at, nd.baseAddress!, n) == 0 { return true }
-                i = at + 1
+            var from = 0
+            while from <= hayCount - needleCount {
+                let scanned = hayCount - needleCount - from + 1
+                guard let found = memchr(hay.baseAddress! + from, Int32(first), scanned) else {
+                    return false
+                }
+                let at = hay.baseAddress!.distance(to: UnsafeRawPointer(found))
+                assert(at + needleCount <= hayCount, "match runs past the haystack")
+                if memcmp(hay.baseAddress! + at, nd.baseAddress!, needleCount) == 0 { return true }
+                from = at + 1
             }
             return false
         }
@@ -42,7 +47,10 @@ package enum ByteSearch {
 
     package static func fold(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var ascii = true
-        for b in bytes where b >= 0x80 { ascii = false; break }
+        for byte in bytes where byte >= 0x80 {
+            ascii = false
+            break
+        }
         if ascii { return bytes.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 } }
         return fold(String(decoding: bytes, as: UTF8.self))
     }

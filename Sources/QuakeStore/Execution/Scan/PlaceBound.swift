@@ -13,12 +13,12 @@ struct PlaceBound {
     /// locality decides alone (a needle that cannot start inside a `<N> km <DIR> of ` prefix).
     init?(_ f: Filter) {
         let terms: [Filter]
-        if case .and(let fs) = f { terms = fs } else { terms = [f] }
-        for t in terms {
-            guard case .contains(.place, let needle, let insensitive) = t else { continue }
-            let m = PlaceMatcher(needle, insensitive: insensitive)
-            guard !m.mayTouchPrefix, !m.needle.isEmpty else { continue }
-            matcher = m
+        if case .and(let filters) = f { terms = filters } else { terms = [f] }
+        for term in terms {
+            guard case .contains(.place, let needle, let insensitive) = term else { continue }
+            let placeMatcher = PlaceMatcher(needle, insensitive: insensitive)
+            guard !placeMatcher.mayTouchPrefix, !placeMatcher.needle.isEmpty else { continue }
+            matcher = placeMatcher
             key = (insensitive ? "i|" : "s|") + needle
             alone = terms.count == 1
             return
@@ -37,17 +37,21 @@ struct PlaceBound {
     /// unit's block, and `values` the partition's distinct magnitudes.
     func bound(_ u: ScanUnit, _ index: PlaceIndex, table: [Bool]?, values: [Double], path: String,
                ascending: Bool) throws -> UInt64?? {
-        guard let g = u.granule, let i = index.unit(block: u.block, granule: g), let table else { return .none }
-        guard let b = index.bounds(unit: i, matches: table) else { return .some(nil) }
-        let n = u.rows.count
-        guard b.least != PlaceIndex.noMag else {
-            return .some(NormalizedKey.bound(ZoneStats(min: 0, max: 0, nulls: n, rows: n), .mag, ascending: ascending))
+        guard let granule = u.granule, let unit = index.unit(block: u.block, granule: granule), let table else {
+            return .none
         }
-        guard Int(b.greatest) < values.count else {
-            throw QuakeError.corrupt(path, "place index names magnitude \(b.greatest)")
+        guard let bounds = index.bounds(unit: unit, matches: table) else { return .some(nil) }
+        let rowCount = u.rows.count
+        guard bounds.least != PlaceIndex.noMag else {
+            let nullStats = ZoneStats(min: 0, max: 0, nulls: rowCount, rows: rowCount)
+            return .some(NormalizedKey.bound(nullStats, .mag, ascending: ascending))
         }
-        let lo = Int64(bitPattern: values[Int(b.least)].bitPattern)
-        let hi = Int64(bitPattern: values[Int(b.greatest)].bitPattern)
-        return .some(NormalizedKey.bound(ZoneStats(min: lo, max: hi, nulls: 0, rows: n), .mag, ascending: ascending))
+        guard Int(bounds.greatest) < values.count else {
+            throw QuakeError.corrupt(path, "place index names magnitude \(bounds.greatest)")
+        }
+        let lo = Int64(bitPattern: values[Int(bounds.least)].bitPattern)
+        let hi = Int64(bitPattern: values[Int(bounds.greatest)].bitPattern)
+        let magStats = ZoneStats(min: lo, max: hi, nulls: 0, rows: rowCount)
+        return .some(NormalizedKey.bound(magStats, .mag, ascending: ascending))
     }
 }

@@ -25,8 +25,8 @@ package struct PlaceMatcher {
         if lead == needle.count { return true }
         let of = Array(" of ".utf8)
         for s in stride(from: 1, through: lead, by: 1) {
-            let t = min(s, of.count)
-            if needle[(s - t)..<s].elementsEqual(of[(of.count - t)...]) { return true }
+            let tail = min(s, of.count)
+            if needle[(s - tail)..<s].elementsEqual(of[(of.count - tail)...]) { return true }
         }
         return false
     }
@@ -50,10 +50,10 @@ package struct PlaceMatcher {
             let bytes = Array(dict.bytes[dict.range(k)])
             return insensitive ? ByteSearch.fold(bytes) : bytes
         } : []
-        let n = p.locality.count
-        var out = [Bool](repeating: false, count: n)
+        let rowCount = p.locality.count
+        var out = [Bool](repeating: false, count: rowCount)
         if needle.isEmpty {
-            for i in 0..<n where p.locality[i] != 0 { out[i] = true }
+            for i in 0..<rowCount where p.locality[i] != 0 { out[i] = true }
             return out
         }
         // starts[s][k]: locality k begins with needle[s...]
@@ -65,19 +65,30 @@ package struct PlaceMatcher {
         }
         var prefix: [UInt8] = []
         prefix.reserveCapacity(32)
-        for i in 0..<n {
+        for i in 0..<rowCount {
             let code = Int(p.locality[i])
             if code == 0 { continue }
-            if inside[code] { out[i] = true; continue }
+            if inside[code] {
+                out[i] = true
+                continue
+            }
             guard mayTouchPrefix, p.direction[i] != PlacePayload.noPattern else { continue }
             prefix.removeAll(keepingCapacity: true)
             p.prefix(i, into: &prefix)
-            if insensitive { for j in 0..<prefix.count where prefix[j] >= 65 && prefix[j] <= 90 { prefix[j] += 32 } }
-            if ByteSearch.contains(prefix, needle) { out[i] = true; continue }
+            if insensitive {
+                for j in 0..<prefix.count where prefix[j] >= 65 && prefix[j] <= 90 { prefix[j] += 32 }
+            }
+            if ByteSearch.contains(prefix, needle) {
+                out[i] = true
+                continue
+            }
             let maxS = min(needle.count - 1, prefix.count)
             if maxS < 1 { continue }
             for s in 1...maxS where starts[s][code] {
-                if prefix[(prefix.count - s)...].elementsEqual(needle[0..<s]) { out[i] = true; break }
+                if prefix[(prefix.count - s)...].elementsEqual(needle[0..<s]) {
+                    out[i] = true
+                    break
+                }
             }
         }
         return out

@@ -19,36 +19,44 @@ extension QueryExecutor {
     /// granules with the same verdict in one block become one unit.
     package func units(_ p: Int, _ f: Filter, merge: Bool, stats: inout QueryStats) throws -> [ScanUnit] {
         try cancel?.check()
-        let r = reader(p)
-        let d = try r.directory()
-        let idx = d.granules
+        let partitionReader = reader(p)
+        let directory = try partitionReader.directory()
+        let granuleIndex = directory.granules
         var out: [ScanUnit] = []
         var start = 0
-        for (k, size) in d.blockSizes.enumerated() {
+        for (k, size) in directory.blockSizes.enumerated() {
             defer { start += size }
             stats.blocksTotal += 1
-            let blockVerdict = try r.verdict(f, block: k)
-            if blockVerdict == .none { stats.blocksPruned += 1; continue }
+            let blockVerdict = try partitionReader.verdict(f, block: k)
+            if blockVerdict == .none {
+                stats.blocksPruned += 1
+                continue
+            }
             guard size > 0 else { continue }
-            let first = start / GranuleIndex.granuleRows, last = (start + size - 1) / GranuleIndex.granuleRows
+            let first = start / GranuleIndex.granuleRows
+            let last = (start + size - 1) / GranuleIndex.granuleRows
             var pending: ScanUnit?
             for g in first...last {
-                let gr = idx.range(g)
-                let lo = Swift.max(gr.lowerBound, start) - start, hi = Swift.min(gr.upperBound, start + size) - start
+                let granuleRange = granuleIndex.range(g)
+                let lo = Swift.max(granuleRange.lowerBound, start) - start
+                let hi = Swift.min(granuleRange.upperBound, start + size) - start
                 stats.granulesTotal += 1
-                let v = blockVerdict == .all ? .all : try r.zoneMap(granule: g, block: k).verdict(f)
-                if v == .none { stats.granulesPruned += 1; continue }
-                let whole = lo == gr.lowerBound - start && hi == gr.upperBound - start
-                if merge, let u = pending, u.verdict == v, u.rows.upperBound == lo {
-                    pending = ScanUnit(partition: p, block: k, rows: u.rows.lowerBound..<hi, blockStart: start,
-                                       verdict: v, granule: nil)
+                let verdict = blockVerdict == .all ? .all : try partitionReader.zoneMap(granule: g, block: k).verdict(f)
+                if verdict == .none {
+                    stats.granulesPruned += 1
                     continue
                 }
-                if let u = pending { out.append(u) }
-                pending = ScanUnit(partition: p, block: k, rows: lo..<hi, blockStart: start, verdict: v,
+                let whole = lo == granuleRange.lowerBound - start && hi == granuleRange.upperBound - start
+                if merge, let unit = pending, unit.verdict == verdict, unit.rows.upperBound == lo {
+                    pending = ScanUnit(partition: p, block: k, rows: unit.rows.lowerBound..<hi, blockStart: start,
+                                       verdict: verdict, granule: nil)
+                    continue
+                }
+                if let unit = pending { out.append(unit) }
+                pending = ScanUnit(partition: p, block: k, rows: lo..<hi, blockStart: start, verdict: verdict,
                                    granule: whole ? g : nil)
             }
-            if let u = pending { out.append(u) }
+            if let unit = pending { out.append(unit) }
         }
         return out
     }
@@ -61,12 +69,13 @@ extension QueryExecutor {
         var at = 0
         while at < order.count {
             let first = refs[order[at]]
-            let w = try granuleWindow(first)
+            let window = try granuleWindow(first)
             var end = at + 1
             while end < order.count, refs[order[end]].partition == first.partition,
-                  refs[order[end]].row < w.blockStart + w.rows.upperBound { end += 1 }
-            runs.append(GranuleRun(atStart: at, atEnd: end, block: w.block, rowStart: first.row - w.blockStart,
-                                   rowEnd: refs[order[end - 1]].row - w.blockStart + 1))
+                  refs[order[end]].row < window.blockStart + window.rows.upperBound { end += 1 }
+            runs.append(GranuleRun(atStart: at, atEnd: end, block: window.block,
+                                   rowStart: first.row - window.blockStart,
+                                   rowEnd: refs[order[end - 1]].row - window.blockStart + 1))
             at = end
         }
         return runs
@@ -75,14 +84,16 @@ extension QueryExecutor {
     /// The granule holding partition row `ref.row`, as a window of its block: the block, the
     /// window's rows within it, and the row where the block starts.
     package func granuleWindow(_ ref: RowRef) throws -> (block: Int, rows: Range<Int>, blockStart: Int) {
-        let r = reader(ref.partition)
-        let d = try r.directory()
-        let k = ref.row / d.blockRows
-        guard ref.row >= 0, k < d.blockSizes.count else { throw QuakeError.corrupt(r.path, "no row \(ref.row)") }
-        let start = k * d.blockRows
-        let g = GranuleIndex.granuleRows
-        let lo = (ref.row - start) / g * g
-        return (k, lo..<Swift.min(d.blockSizes[k], lo + g), start)
+        let partitionReader = reader(ref.partition)
+        let directory = try partitionReader.directory()
+        let block = ref.row / directory.blockRows
+        guard ref.row >= 0, block < directory.blockSizes.count else {
+            throw QuakeError.corrupt(partitionReader.path, "no row \(ref.row)")
+        }
+        let start = block * directory.blockRows
+        let granuleRows = GranuleIndex.granuleRows
+        let lo = (ref.row - start) / granuleRows * granuleRows
+        return (block, lo..<Swift.min(directory.blockSizes[block], lo + granuleRows), start)
     }
 
     /// The decoded window of unit `u`.
@@ -93,17 +104,17 @@ extension QueryExecutor {
 
     /// The matching rows of unit `u` (window-relative), with its window.
     package func scan(_ u: ScanUnit, _ f: Filter, _ stats: inout QueryStats) throws -> (BlockData, Selection) {
-        let d = data(u)
+        let window = data(u)
         stats.rowsEstimated += u.rows.count
         if u.verdict == .all {
             // the filter needs no work here; the caller still reads the rows
             stats.granulesMatchedWhole += 1
-            return (d, .all(d.rows))
+            return (window, .all(window.rows))
         }
         stats.granulesScanned += 1
-        let s = try d.select(f, .all(d.rows))
-        stats.noteColumns(d.decodedColumns)
-        return (d, s)
+        let selection = try window.select(f, .all(window.rows))
+        stats.noteColumns(window.decodedColumns)
+        return (window, selection)
     }
 }
 
@@ -112,9 +123,11 @@ extension QueryExecutor {
 /// ranges: an array of a type holding `Range<Int>` makes a one-shot query instantiate its
 /// metadata, and check `Int`'s conformances by a scan of every record in the binary.
 package struct GranuleRun: Sendable {
-    package let atStart: Int, atEnd: Int
+    package let atStart: Int
+    package let atEnd: Int
     package let block: Int
-    package let rowStart: Int, rowEnd: Int
+    package let rowStart: Int
+    package let rowEnd: Int
 
     package var at: Range<Int> { atStart..<atEnd }
     package var rows: Range<Int> { rowStart..<rowEnd }

@@ -12,8 +12,8 @@ package enum Selection: Equatable {
 
     package var count: Int {
         switch self {
-        case .all(let n): return n
-        case .rows(let r): return r.count
+        case .all(let rowCount): return rowCount
+        case .rows(let list): return list.count
         }
     }
 
@@ -23,16 +23,16 @@ package enum Selection: Equatable {
     @inline(__always)
     package func forEach(_ body: (Int) throws -> Void) rethrows {
         switch self {
-        case .all(let n): for i in 0..<n { try body(i) }
-        case .rows(let r): for i in r { try body(Int(i)) }
+        case .all(let rowCount): for i in 0..<rowCount { try body(i) }
+        case .rows(let list): for i in list { try body(Int(i)) }
         }
     }
 
     /// The selected rows as a list.
     package var list: [UInt32] {
         switch self {
-        case .all(let n): return (0..<UInt32(n)).map { $0 }
-        case .rows(let r): return r
+        case .all(let rowCount): return (0..<UInt32(rowCount)).map { $0 }
+        case .rows(let list): return list
         }
     }
 
@@ -41,13 +41,13 @@ package enum Selection: Equatable {
     package func filter(_ keep: (Int) throws -> Bool) rethrows -> Selection {
         var out: [UInt32] = []
         switch self {
-        case .all(let n):
-            out.reserveCapacity(n / 4)
-            for i in 0..<n where try keep(i) { out.append(UInt32(i)) }
-            if out.count == n { return self }
-        case .rows(let r):
-            out.reserveCapacity(r.count)
-            for i in r where try keep(Int(i)) { out.append(i) }
+        case .all(let rowCount):
+            out.reserveCapacity(rowCount / 4)
+            for i in 0..<rowCount where try keep(i) { out.append(UInt32(i)) }
+            if out.count == rowCount { return self }
+        case .rows(let list):
+            out.reserveCapacity(list.count)
+            for i in list where try keep(Int(i)) { out.append(i) }
         }
         return .rows(out)
     }
@@ -57,12 +57,21 @@ package enum Selection: Equatable {
         switch (self, o) {
         case (.all, _): return o
         case (_, .all): return self
-        case (.rows(let a), .rows(let b)):
+        case (.rows(let left), .rows(let right)):
             var out: [UInt32] = []
-            out.reserveCapacity(Swift.min(a.count, b.count))
-            var i = 0, j = 0
-            while i < a.count && j < b.count {
-                if a[i] == b[j] { out.append(a[i]); i += 1; j += 1 } else if a[i] < b[j] { i += 1 } else { j += 1 }
+            out.reserveCapacity(Swift.min(left.count, right.count))
+            var leftIndex = 0
+            var rightIndex = 0
+            while leftIndex < left.count && rightIndex < right.count {
+                if left[leftIndex] == right[rightIndex] {
+                    out.append(left[leftIndex])
+                    leftIndex += 1
+                    rightIndex += 1
+                } else if left[leftIndex] < right[rightIndex] {
+                    leftIndex += 1
+                } else {
+                    rightIndex += 1
+                }
             }
             return .rows(out)
         }
@@ -72,17 +81,22 @@ package enum Selection: Equatable {
     package func union(_ o: Selection, window n: Int) -> Selection {
         switch (self, o) {
         case (.all, _), (_, .all): return .all(n)
-        case (.rows(let a), .rows(let b)):
+        case (.rows(let left), .rows(let right)):
             var out: [UInt32] = []
-            out.reserveCapacity(a.count + b.count)
-            var i = 0, j = 0
-            while i < a.count || j < b.count {
-                if j == b.count || (i < a.count && a[i] < b[j]) {
-                    out.append(a[i]); i += 1
-                } else if i == a.count || b[j] < a[i] {
-                    out.append(b[j]); j += 1
+            out.reserveCapacity(left.count + right.count)
+            var leftIndex = 0
+            var rightIndex = 0
+            while leftIndex < left.count || rightIndex < right.count {
+                if rightIndex == right.count || (leftIndex < left.count && left[leftIndex] < right[rightIndex]) {
+                    out.append(left[leftIndex])
+                    leftIndex += 1
+                } else if leftIndex == left.count || right[rightIndex] < left[leftIndex] {
+                    out.append(right[rightIndex])
+                    rightIndex += 1
                 } else {
-                    out.append(a[i]); i += 1; j += 1
+                    out.append(left[leftIndex])
+                    leftIndex += 1
+                    rightIndex += 1
                 }
             }
             return out.count == n ? .all(n) : .rows(out)
@@ -93,13 +107,13 @@ package enum Selection: Equatable {
     package func complement(window n: Int) -> Selection {
         switch self {
         case .all: return .none
-        case .rows(let r):
-            if r.isEmpty { return .all(n) }
+        case .rows(let list):
+            if list.isEmpty { return .all(n) }
             var out: [UInt32] = []
-            out.reserveCapacity(n - r.count)
-            var j = 0
+            out.reserveCapacity(n - list.count)
+            var listIndex = 0
             for i in 0..<UInt32(n) {
-                if j < r.count && r[j] == i { j += 1 } else { out.append(i) }
+                if listIndex < list.count && list[listIndex] == i { listIndex += 1 } else { out.append(i) }
             }
             return .rows(out)
         }

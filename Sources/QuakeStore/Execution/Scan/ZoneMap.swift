@@ -41,52 +41,44 @@ package struct ZoneMap {
         switch f {
         case .all: return .all
         case .none: return .none
-        case .timeRange(let c, let lo, let hi):
-            let b = try stats(c)
-            if b.nulls == b.rows { return .none }
-            let l = lo ?? Int64.min, h = hi ?? Int64.max
-            if b.max < l || b.min >= h { return .none }
-            if b.nulls == 0 && b.min >= l && b.max < h { return .all }
+        case .timeRange(let column, let lo, let hi):
+            let zone = try stats(column)
+            if zone.nulls == zone.rows { return .none }
+            let lower = lo ?? Int64.min
+            let upper = hi ?? Int64.max
+            if zone.max < lower || zone.min >= upper { return .none }
+            if zone.nulls == 0 && zone.min >= lower && zone.max < upper { return .all }
             return .some
-        case .numberRange(let c, let lo, let hi):
-            let b = try stats(c)
-            if c == .mag, let magCount {
-                let n = magCount(.number(lower: lo, upper: hi))
-                return n == 0 ? .none : n == b.rows ? .all : .some
+        case .numberRange(let column, let lo, let hi):
+            return try numberVerdict(column, lo, hi)
+        case .box(let south, let north, let west, let east):
+            let lat = try verdict(.numberRange(.latitude, lower: .init(south), upper: .init(north)))
+            if west <= east {
+                let lon = try verdict(.numberRange(.longitude, lower: .init(west), upper: .init(east)))
+                return ZoneVerdict.and(lat, lon)
             }
-            if b.nulls == b.rows { return .none }
-            let mn = b.minDouble, mx = b.maxDouble
-            if let lo { if lo.inclusive ? mx < lo.value : mx <= lo.value { return .none } }
-            if let hi { if hi.inclusive ? mn > hi.value : mn >= hi.value { return .none } }
-            var all = b.nulls == 0
-            if let lo, all { all = lo.inclusive ? mn >= lo.value : mn > lo.value }
-            if let hi, all { all = hi.inclusive ? mx <= hi.value : mx < hi.value }
-            return all ? .all : .some
-        case .box(let a, let b2, let c, let d):
-            let lat = try verdict(.numberRange(.latitude, lower: .init(a), upper: .init(b2)))
-            if c <= d { return ZoneVerdict.and(lat, try verdict(.numberRange(.longitude, lower: .init(c), upper: .init(d)))) }
             return lat == .none ? .none : .some
-        case .isNull(let c):
-            let b = try stats(c)
-            return b.nulls == 0 ? .none : b.nulls == b.rows ? .all : .some
-        case .and(let fs):
-            var v = ZoneVerdict.all
-            for g in fs {
-                v = ZoneVerdict.and(v, try verdict(g))
-                if v == .none { return .none }
+        case .isNull(let column):
+            let zone = try stats(column)
+            return zone.nulls == 0 ? .none : zone.nulls == zone.rows ? .all : .some
+        case .and(let terms):
+            var combined = ZoneVerdict.all
+            for term in terms {
+                combined = ZoneVerdict.and(combined, try verdict(term))
+                if combined == .none { return .none }
             }
-            return v
-        case .or(let fs):
-            var v = ZoneVerdict.none
-            for g in fs {
-                v = ZoneVerdict.or(v, try verdict(g))
-                if v == .all { return .all }
+            return combined
+        case .or(let terms):
+            var combined = ZoneVerdict.none
+            for term in terms {
+                combined = ZoneVerdict.or(combined, try verdict(term))
+                if combined == .all { return .all }
             }
-            return v
+            return combined
         case .arithmetic(let comparison):
             return try verdict(comparison)
-        case .not(let g):
-            switch try verdict(g) {
+        case .not(let term):
+            switch try verdict(term) {
             case .all: return .none
             case .none: return .all
             case .some: return .some
@@ -96,16 +88,38 @@ package struct ZoneMap {
         }
     }
 
+    /// The verdict of a number range on `column`: from the mag histogram when there is one, else
+    /// from the column's min and max.
+    private func numberVerdict(_ column: Column, _ lo: Filter.Bound?, _ hi: Filter.Bound?) throws -> ZoneVerdict {
+        let zone = try stats(column)
+        if column == .mag, let magCount {
+            let matching = magCount(.number(lower: lo, upper: hi))
+            return matching == 0 ? .none : matching == zone.rows ? .all : .some
+        }
+        if zone.nulls == zone.rows { return .none }
+        let least = zone.minDouble
+        let greatest = zone.maxDouble
+        if let lo { if lo.inclusive ? greatest < lo.value : greatest <= lo.value { return .none } }
+        if let hi { if hi.inclusive ? least > hi.value : least >= hi.value { return .none } }
+        var all = zone.nulls == 0
+        if let lo, all { all = lo.inclusive ? least >= lo.value : least > lo.value }
+        if let hi, all { all = hi.inclusive ? greatest <= hi.value : greatest < hi.value }
+        return all ? .all : .some
+    }
+
     /// The exact count of a granule's matching rows from its mag histogram, when every term of
     /// `f` other than mag ranges matches the whole granule; nil otherwise.
     package func histogramCount(_ f: Filter, index: GranuleIndex, granule g: Int) throws -> Int? {
         guard index.hasMagHistogram else { return nil }
         var ranges: [RangePredicate] = []
         let terms: [Filter]
-        if case .and(let fs) = f { terms = fs } else { terms = [f] }
-        for t in terms {
-            if case .numberRange(.mag, let lo, let hi) = t { ranges.append(.number(lower: lo, upper: hi)); continue }
-            guard try verdict(t) == .all else { return nil }
+        if case .and(let filters) = f { terms = filters } else { terms = [f] }
+        for term in terms {
+            if case .numberRange(.mag, let lo, let hi) = term {
+                ranges.append(.number(lower: lo, upper: hi))
+                continue
+            }
+            guard try verdict(term) == .all else { return nil }
         }
         if ranges.isEmpty { return index.range(g).count }
         return ZoneMap.histogramMatches(index, granule: g, MagInterval(ranges))
@@ -114,23 +128,33 @@ package struct ZoneMap {
     /// Rows of granule `g` whose mag lies in `interval`, from the histogram alone. Written here,
     /// over the index's arrays, so that the comparison inlines into the loop.
     static func histogramMatches(_ index: GranuleIndex, granule g: Int, _ interval: MagInterval) -> Int {
-        var n = 0
+        var matching = 0
         let values = index.magValues
-        for e in index.magCounts(g) where interval.contains(values[Int(e & 0xFFFF)]) { n += Int(e >> 16) }
-        return n
+        for entry in index.magCounts(g) where interval.contains(values[Int(entry & 0xFFFF)]) {
+            matching += Int(entry >> 16)
+        }
+        return matching
     }
 }
 
 /// The intersection of mag ranges as two plain bounds, tested per histogram entry.
 struct MagInterval {
-    var lower = -Double.infinity, upper = Double.infinity
-    var lowerInclusive = true, upperInclusive = true
+    var lower = -Double.infinity
+    var upper = Double.infinity
+    var lowerInclusive = true
+    var upperInclusive = true
 
     init(_ ranges: [RangePredicate]) {
-        for r in ranges {
-            guard case .number(let lo, let hi) = r else { continue }
-            if let lo, lo.value > lower || (lo.value == lower && !lo.inclusive) { lower = lo.value; lowerInclusive = lo.inclusive }
-            if let hi, hi.value < upper || (hi.value == upper && !hi.inclusive) { upper = hi.value; upperInclusive = hi.inclusive }
+        for range in ranges {
+            guard case .number(let lo, let hi) = range else { continue }
+            if let lo, lo.value > lower || (lo.value == lower && !lo.inclusive) {
+                lower = lo.value
+                lowerInclusive = lo.inclusive
+            }
+            if let hi, hi.value < upper || (hi.value == upper && !hi.inclusive) {
+                upper = hi.value
+                upperInclusive = hi.inclusive
+            }
         }
     }
 
@@ -143,30 +167,36 @@ struct MagInterval {
 extension PartitionReader {
     /// The zone map of block `k`.
     package func zoneMap(block k: Int) throws -> ZoneMap {
-        let d = try directory()
+        let blockDirectory = try directory()
         return ZoneMap(stats: { c in
-            let b = d.chunks[c.rawValue][k]
-            return ZoneStats(min: b.min, max: b.max, nulls: b.nulls, rows: b.rows)
+            let chunk = blockDirectory.chunks[c.rawValue][k]
+            return ZoneStats(min: chunk.min, max: chunk.max, nulls: chunk.nulls, rows: chunk.rows)
         }, magCount: nil)
     }
 
     /// The zone map of granule `g` (inside block `k`): granule statistics where kept, the
     /// block's otherwise, and the exact mag histogram.
     package func zoneMap(granule g: Int, block k: Int) throws -> ZoneMap {
-        let d = try directory()
-        let idx = d.granules
-        let rows = idx.range(g).count
+        let blockDirectory = try directory()
+        let index = blockDirectory.granules
+        let rows = index.range(g).count
+        let magCount: ((RangePredicate) -> Int)? = index.hasMagHistogram
+            ? { ZoneMap.histogramMatches(index, granule: g, MagInterval([$0])) } : nil
         return ZoneMap(stats: { c in
-            if let s = GranuleIndex.slot(c) {
-                let x = idx.stats[s][g]
-                return ZoneStats(min: x.min, max: x.max, nulls: Int(x.nulls), rows: rows)
+            if let slot = GranuleIndex.slot(c) {
+                let granuleStats = index.stats[slot][g]
+                return ZoneStats(min: granuleStats.min, max: granuleStats.max, nulls: Int(granuleStats.nulls),
+                                 rows: rows)
             }
-            let b = d.chunks[c.rawValue][k]
+            let chunk = blockDirectory.chunks[c.rawValue][k]
             // a block with no nulls has none in any granule; otherwise the granule may have some
-            return ZoneStats(min: b.min, max: b.max, nulls: b.nulls == 0 ? 0 : 1, rows: b.nulls == b.rows ? 1 : 2)
-        }, magCount: idx.hasMagHistogram ? { ZoneMap.histogramMatches(idx, granule: g, MagInterval([$0])) } : nil)
+            return ZoneStats(min: chunk.min, max: chunk.max, nulls: chunk.nulls == 0 ? 0 : 1,
+                             rows: chunk.nulls == chunk.rows ? 1 : 2)
+        }, magCount: magCount)
     }
 
     /// Decides `f` for block `k` from zone maps alone, without decoding.
-    package func verdict(_ f: Filter, block k: Int) throws -> ZoneVerdict { try zoneMap(block: k).verdict(f) }
+    package func verdict(_ f: Filter, block k: Int) throws -> ZoneVerdict {
+        try zoneMap(block: k).verdict(f)
+    }
 }

@@ -25,7 +25,8 @@ package struct MergePass {
         package var changed: [Int: PartitionEntry?] = [:]
         package var updated = 0
         package var unchanged = 0
-        /// Events whose precise time a coarser copy with the same `updated` did not replace, and one of them.
+        /// Events whose precise time a coarser copy with the same `updated` did not replace, and one
+        /// of them.
         package var keptPreciseTimes = 0
         package var keptPreciseExample: (id: String, time: Int64, coarse: Int64)?
     }
@@ -36,71 +37,90 @@ package struct MergePass {
     }
 
     /// - Parameter onPartition: called after each partition, from any thread.
-    package func run(_ resolved: ResolvePass.Output, onPartition: @escaping @Sendable () -> Void = {}) throws -> Output {
+    package func run(_ resolved: ResolvePass.Output,
+                     onPartition: @escaping @Sendable () -> Void = {}) throws -> Output {
         let moves = resolved.moves
         var existing: [Int: PartitionEntry] = [:]
-        for e in old.partitions { existing[partitioning.ordinal(e.minTime)] = e }
-        // carry moved rows to their destination first, so every destination sees them
-        var movedOut: [Int: SliceInterner] = [:]
-        for (from, list) in moves.sorted(by: { $0.key < $1.key }) {
-            var ids = SliceInterner(capacity: list.count)
-            var dest: [Int] = []
-            // SAFETY: `$0` is used only inside the closure; intern copies the id's bytes.
-            for m in list { m.id.withUnsafeBytes { _ = ids.intern($0) }; dest.append(m.to) }
-            var carried: [Int: [Int]] = [:]
-            let rows = try rowsOf(from, existing: existing[from])
-            // SAFETY: i < rows.count, so each range(i) lies in the id arena's bytes (decoded chunks are checked; spill
-            // batches are this load's own, zstd-checksummed); lookup only reads the slice.
-            rows.text[Column.id.rawValue].bytes.withUnsafeBytes { raw in
-                let a = rows.text[Column.id.rawValue]
-                for i in 0..<rows.count {
-                    if let k = ids.lookup(UnsafeRawBufferPointer(rebasing: raw[a.range(i)])) { carried[dest[k], default: []].append(i) }
-                }
-            }
-            for (to, idx) in carried { try spills.partition(to).append(rows.gather(idx).serialized()) }
-            movedOut[from] = ids
+        for entry in old.partitions {
+            existing[partitioning.ordinal(entry.minTime)] = entry
         }
+        // carry moved rows to their destination first, so every destination sees them
+        let movedOut = try carryMoves(moves, existing: existing)
         let touched = Set(spills.partitions.keys).union(moves.keys).union(direct.keys).sorted()
         let bulk = !resolved.repeatsIds
-        let results = try parallelMap(touched) { o in
+        let results = try parallelMap(touched) { ordinal in
             defer { onPartition() }
             if isCancelled?() == true { throw QuakeError(.interrupted, detail: "interrupted") }
-            if let w = direct[o] {
+            if let written = direct[ordinal] {
                 // written as the input ran past it: final unless other rows must be merged in
-                if bulk && movedOut[o] == nil && spills.partitions[o] == nil {
-                    return (o, PartitionResult(changed: true, entry: w.entry))
+                if bulk && movedOut[ordinal] == nil && spills.partitions[ordinal] == nil {
+                    return (ordinal, PartitionResult(changed: true, entry: written.entry))
                 }
-                history.discard(ordinal: o)
+                history.discard(ordinal: ordinal)
             }
-            var r = try mergePartition(o, existing: existing[o], movedOut: movedOut[o], bulk: bulk)
-            if !r.changes.isEmpty {
-                try history.append(ordinal: o, r.changes.encoded(key: partitioning.key(ordinal: o),
-                                                                 partitionRows: r.entry?.rows))
+            var result = try mergePartition(ordinal, existing: existing[ordinal], movedOut: movedOut[ordinal],
+                                            bulk: bulk)
+            if !result.changes.isEmpty {
+                try history.append(ordinal: ordinal, result.changes.encoded(key: partitioning.key(ordinal: ordinal),
+                                                                            partitionRows: result.entry?.rows))
             }
-            r.changes = ChangeSet()
+            result.changes = ChangeSet()
             MallocPolicy.releaseFree()   // what this partition freed, before the next one grows the heap again
-            return (o, r)
+            return (ordinal, result)
         }
         var out = Output()
-        for (o, r) in results {
-            out.updated += r.updated
-            out.unchanged += r.unchanged
-            out.keptPreciseTimes += r.keptPreciseTimes
-            if out.keptPreciseExample == nil { out.keptPreciseExample = r.keptPreciseExample }
-            if r.changed { out.changed[o] = r.entry }
+        for (ordinal, result) in results {
+            out.updated += result.updated
+            out.unchanged += result.unchanged
+            out.keptPreciseTimes += result.keptPreciseTimes
+            if out.keptPreciseExample == nil { out.keptPreciseExample = result.keptPreciseExample }
+            if result.changed { out.changed[ordinal] = result.entry }
         }
         return out
     }
 
-    /// Stored rows of partition `o` followed by its spilled rows.
-    private func rowsOf(_ o: Int, existing: PartitionEntry?) throws -> RowBatch {
-        var rows = RowBatch()
-        if let e = existing { rows = try PartitionReader(storePath: storePath, entry: e).readAll() }
-        if let w = direct[o] {
-            rows.append(contentsOf: try DirectPartitions.rows(w, storePath: storePath))
+    /// Appends the rows each move carries to its destination's spill; returns, per source
+    /// partition, the ids moving out of it.
+    private func carryMoves(_ moves: [Int: [ResolvePass.Move]],
+                            existing: [Int: PartitionEntry]) throws -> [Int: SliceInterner] {
+        var movedOut: [Int: SliceInterner] = [:]
+        for (from, list) in moves.sorted(by: { $0.key < $1.key }) {
+            var ids = SliceInterner(capacity: list.count)
+            var dest: [Int] = []
+            for move in list {
+                // SAFETY: `$0` is used only inside the closure; intern copies the id's bytes.
+                move.id.withUnsafeBytes { _ = ids.intern($0) }
+                dest.append(move.to)
+            }
+            var carried: [Int: [Int]] = [:]
+            let rows = try rowsOf(from, existing: existing[from])
+            // SAFETY: i < rows.count, so each range(i) lies in the id arena's bytes (decoded chunks are checked;
+            // spill batches are this load's own, zstd-checksummed); lookup only reads the slice.
+            rows.text[Column.id.rawValue].bytes.withUnsafeBytes { raw in
+                let arena = rows.text[Column.id.rawValue]
+                for i in 0..<rows.count {
+                    if let move = ids.lookup(UnsafeRawBufferPointer(rebasing: raw[arena.range(i)])) {
+                        carried[dest[move], default: []].append(i)
+                    }
+                }
+            }
+            for (to, rowIndices) in carried {
+                try spills.partition(to).append(rows.gather(rowIndices).serialized())
+            }
+            movedOut[from] = ids
         }
-        if let s = spills.partitions[o] {
-            try s.forEach { p in rows.append(contentsOf: try RowBatch(serialized: p)) }
+        return movedOut
+    }
+
+    /// Stored rows of partition `ordinal` followed by its spilled rows.
+    private func rowsOf(_ ordinal: Int, existing: PartitionEntry?) throws -> RowBatch {
+        var rows = RowBatch()
+        if let entry = existing { rows = try PartitionReader(storePath: storePath, entry: entry).readAll() }
+        if let written = direct[ordinal] {
+            rows.append(contentsOf: try DirectPartitions.rows(written, storePath: storePath))
+        }
+        if let spill = spills.partitions[ordinal] {
+            try spill.forEach { payload in rows.append(contentsOf: try RowBatch(serialized: payload)) }
         }
         return rows
     }
@@ -115,114 +135,17 @@ package struct MergePass {
         package var changes = ChangeSet()
     }
 
-    private func mergePartition(_ o: Int, existing: PartitionEntry?, movedOut: SliceInterner?, bulk: Bool) throws -> PartitionResult {
-        var rows = try rowsOf(o, existing: existing)
+    private func mergePartition(_ ordinal: Int, existing: PartitionEntry?, movedOut: SliceInterner?,
+                                bulk: Bool) throws -> PartitionResult {
+        var rows = try rowsOf(ordinal, existing: existing)
         let storedRows = existing?.rows ?? 0
-        var result = PartitionResult()
         if bulk && movedOut == nil {
-            // bulk path: every row is a distinct event, so nothing to fold; sort unless in order
-            guard rows.count > storedRows else { return result }
-            result.changed = true
-            do {
-                let ids = rows.text[Column.id.rawValue], times = rows.ints[Column.time.rawValue]
-                for i in storedRows..<rows.count {
-                    result.changes.inserted.append(from: ids, row: i)
-                    result.changes.touch(times[i])
-                }
-            }
-            // sorted in place, column by column: the batch is the largest thing a merge holds
-            rows.sortByTimeId()
-            result.entry = try write(rows, partition: o)
-            return result
+            return try mergeBulk(&rows, storedRows: storedRows, partition: ordinal)
         }
-        let ids = rows.text[Column.id.rawValue]
-        // each event's versions, as runs of one array (a counting sort of the rows by event)
-        var code = [Int](repeating: -1, count: rows.count)
-        var starts: [Int] = []
-        do {
-            var interner = SliceInterner(capacity: rows.count)
-            // SAFETY: i < rows.count, so each range(i) lies in the id arena's bytes (as above); intern copies the
-            // bytes and `raw` does not escape the closure.
-            ids.bytes.withUnsafeBytes { raw in
-                for i in 0..<rows.count {
-                    let p = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
-                    if let moved = movedOut, moved.lookup(p) != nil {
-                        // a stored row moving out changes the partition; a new one carried away does not
-                        if i < storedRows { result.changed = true }
-                        continue
-                    }
-                    let k = interner.intern(p)
-                    code[i] = k
-                    if k == starts.count { starts.append(0) }
-                    starts[k] += 1
-                }
-            }
-        }
-        var total = 0
-        for k in starts.indices { (starts[k], total) = (total, total + starts[k]) }
-        starts.append(total)
-        var members = [Int](repeating: 0, count: total)
-        do {
-            var next = starts
-            for i in 0..<rows.count where code[i] >= 0 {
-                members[next[code[i]]] = i
-                next[code[i]] += 1
-            }
-        }
-        code = []
-        // single-version events are kept by index and gathered once; events with several
-        // versions are folded by index, and only changed ones are built
-        var keep: [Int] = []
-        keep.reserveCapacity(rows.count)
-        var folded = RowBatch()
-        var sources = [Int](repeating: 0, count: Column.count)
-        let upd = rows.ints[Column.updated.rawValue]
-        for k in 0..<(starts.count - 1) {
-            let lo = starts[k], hi = starts[k + 1]
-            if hi - lo == 1 {
-                let i = members[lo]
-                keep.append(i)
-                if i >= storedRows {
-                    result.changed = true
-                    if rows.seq[i] != Int64.min { noteInserted(&result.changes, rows, i) }
-                }
-                continue
-            }
-            members[lo..<hi].sort { a, b in upd[a] != upd[b] ? upd[a] < upd[b] : rows.seq[a] < rows.seq[b] }
-            let g = members[lo..<hi]
-            var keptTime = false
-            let provenance = rows.foldSources(g, into: &sources, keptPreciseTime: &keptTime)
-            if keptTime { notePreciseTime(&result, rows, g) }
-            let storedHere = g.first { $0 < storedRows }
-            let stored = g.first { rows.seq[$0] == Int64.min }
-            let sameValues = storedHere.map { rows.changedColumns(sources: sources, $0) == 0 } ?? false
-            if let storedRow = storedHere, sameValues, rows.provenance(storedRow) == provenance {
-                result.unchanged += 1
-                keep.append(storedRow)
-                result.changes.unchanged.append(from: ids, row: storedRow)
-            } else if let storedRow = storedHere, sameValues {
-                // the same values, but the fields' origins moved (an older version filled a
-                // field no version had carried): written again, and counted unchanged
-                result.unchanged += 1
-                result.changes.unchanged.append(from: ids, row: storedRow)
-                result.changed = true
-                folded.append(folding: rows, sources: sources, provenance: provenance, seq: rows.seq[g.last ?? lo])
-            } else {
-                let time = rows.ints[Column.time.rawValue][sources[Column.time.rawValue]]
-                if let s = stored {
-                    result.updated += 1
-                    result.changes.updated.append(from: ids, row: s)
-                    result.changes.changedColumns.append(rows.changedColumns(sources: sources, s))
-                    result.changes.touch(rows.ints[Column.time.rawValue][s])
-                    result.changes.touch(time)
-                } else {
-                    result.changes.inserted.append(from: ids, row: sources[Column.id.rawValue])
-                    result.changes.touch(time)
-                }
-                result.changed = true
-                folded.append(folding: rows, sources: sources, provenance: provenance, seq: rows.seq[g.last ?? lo])
-            }
-        }
+        var result = PartitionResult()
+        var grouped = groupVersions(rows, storedRows: storedRows, movedOut: movedOut, changed: &result.changed)
+        var (keep, folded) = foldVersions(rows, storedRows: storedRows, starts: grouped.starts,
+                                          members: &grouped.members, into: &result)
         if !result.changed || keep.count + folded.count == 0 { return result }
         // the folded rows join the batch (a few, in a small commit), and every row is copied once
         let foldedStart = rows.count
@@ -230,33 +153,166 @@ package struct MergePass {
         keep.append(contentsOf: foldedStart..<rows.count)
         let sorted = rows.gather(rows.timeIdOrder(of: keep))
         rows = RowBatch()
-        result.entry = try write(sorted, partition: o)
+        result.entry = try write(sorted, partition: ordinal)
         return result
     }
 
+    /// The bulk path: every row is a distinct event, so nothing to fold; sort unless in order.
+    private func mergeBulk(_ rows: inout RowBatch, storedRows: Int, partition ordinal: Int) throws -> PartitionResult {
+        var result = PartitionResult()
+        guard rows.count > storedRows else { return result }
+        result.changed = true
+        let ids = rows.text[Column.id.rawValue]
+        let times = rows.ints[Column.time.rawValue]
+        for i in storedRows..<rows.count {
+            result.changes.inserted.append(from: ids, row: i)
+            result.changes.touch(times[i])
+        }
+        // sorted in place, column by column: the batch is the largest thing a merge holds
+        rows.sortByTimeId()
+        result.entry = try write(rows, partition: ordinal)
+        return result
+    }
+
+    /// Each event's versions, as runs of one array (a counting sort of the rows by event):
+    /// `members[starts[k]..<starts[k + 1]]` are the rows of event `k`. Rows moving out are left
+    /// out; a stored one sets `changed`.
+    private func groupVersions(_ rows: RowBatch, storedRows: Int, movedOut: SliceInterner?,
+                               changed: inout Bool) -> (starts: [Int], members: [Int]) {
+        var (code, starts) = eventCodes(rows, storedRows: storedRows, movedOut: movedOut, changed: &changed)
+        var total = 0
+        for k in starts.indices {
+            (starts[k], total) = (total, total + starts[k])
+        }
+        starts.append(total)
+        var members = [Int](repeating: 0, count: total)
+        var next = starts
+        for i in 0..<rows.count where code[i] >= 0 {
+            members[next[code[i]]] = i
+            next[code[i]] += 1
+        }
+        code = []
+        return (starts, members)
+    }
+
+    /// Each row's event number (-1 for a row moving out) and each event's count of versions.
+    private func eventCodes(_ rows: RowBatch, storedRows: Int, movedOut: SliceInterner?,
+                            changed: inout Bool) -> (code: [Int], counts: [Int]) {
+        let ids = rows.text[Column.id.rawValue]
+        var code = [Int](repeating: -1, count: rows.count)
+        var starts: [Int] = []
+        var interner = SliceInterner(capacity: rows.count)
+        // SAFETY: i < rows.count, so each range(i) lies in the id arena's bytes (as above); intern copies the
+        // bytes and `raw` does not escape the closure.
+        ids.bytes.withUnsafeBytes { raw in
+            for i in 0..<rows.count {
+                let slice = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
+                if let moved = movedOut, moved.lookup(slice) != nil {
+                    // a stored row moving out changes the partition; a new one carried away does not
+                    if i < storedRows { changed = true }
+                    continue
+                }
+                let event = interner.intern(slice)
+                code[i] = event
+                if event == starts.count { starts.append(0) }
+                starts[event] += 1
+            }
+        }
+        return (code, starts)
+    }
+
+    /// Single-version events are kept by index (returned in `keep`) and gathered once; events
+    /// with several versions are folded by index, and only changed ones are built (`folded`).
+    private func foldVersions(_ rows: RowBatch, storedRows: Int, starts: [Int], members: inout [Int],
+                              into result: inout PartitionResult) -> (keep: [Int], folded: RowBatch) {
+        let ids = rows.text[Column.id.rawValue]
+        var keep: [Int] = []
+        keep.reserveCapacity(rows.count)
+        var folded = RowBatch()
+        var sources = [Int](repeating: 0, count: Column.count)
+        let updated = rows.ints[Column.updated.rawValue]
+        for k in 0..<(starts.count - 1) {
+            let lo = starts[k]
+            let hi = starts[k + 1]
+            if hi - lo == 1 {
+                let row = members[lo]
+                keep.append(row)
+                if row >= storedRows {
+                    result.changed = true
+                    if rows.seq[row] != Int64.min { noteInserted(&result.changes, rows, row) }
+                }
+                continue
+            }
+            members[lo..<hi].sort { a, b in
+                updated[a] != updated[b] ? updated[a] < updated[b] : rows.seq[a] < rows.seq[b]
+            }
+            let versions = members[lo..<hi]
+            var keptTime = false
+            let provenance = rows.foldSources(versions, into: &sources, keptPreciseTime: &keptTime)
+            if keptTime { notePreciseTime(&result, rows, versions) }
+            let storedHere = versions.first { $0 < storedRows }
+            let stored = versions.first { rows.seq[$0] == Int64.min }
+            let sameValues = storedHere.map { rows.changedColumns(sources: sources, $0) == 0 } ?? false
+            if let storedRow = storedHere, sameValues, rows.provenance(storedRow) == provenance {
+                result.unchanged += 1
+                keep.append(storedRow)
+                result.changes.unchanged.append(from: ids, row: storedRow)
+                continue
+            }
+            if let storedRow = storedHere, sameValues {
+                // the same values, but the fields' origins moved (an older version filled a
+                // field no version had carried): written again, and counted unchanged
+                result.unchanged += 1
+                result.changes.unchanged.append(from: ids, row: storedRow)
+            } else {
+                noteFolded(&result, rows, sources: sources, stored: stored)
+            }
+            result.changed = true
+            folded.append(folding: rows, sources: sources, provenance: provenance, seq: rows.seq[versions.last ?? lo])
+        }
+        return (keep, folded)
+    }
+
+    /// Records a folded event that differs from its stored row (updated) or has none (inserted).
+    private func noteFolded(_ result: inout PartitionResult, _ rows: RowBatch, sources: [Int], stored: Int?) {
+        let ids = rows.text[Column.id.rawValue]
+        let time = rows.ints[Column.time.rawValue][sources[Column.time.rawValue]]
+        if let storedRow = stored {
+            result.updated += 1
+            result.changes.updated.append(from: ids, row: storedRow)
+            result.changes.changedColumns.append(rows.changedColumns(sources: sources, storedRow))
+            result.changes.touch(rows.ints[Column.time.rawValue][storedRow])
+            result.changes.touch(time)
+        } else {
+            result.changes.inserted.append(from: ids, row: sources[Column.id.rawValue])
+            result.changes.touch(time)
+        }
+    }
+
     /// Counts an event whose precise time was kept over a coarser copy, and keeps one example.
-    private func notePreciseTime(_ r: inout PartitionResult, _ rows: RowBatch, _ g: ArraySlice<Int>) {
-        r.keptPreciseTimes += 1
-        guard r.keptPreciseExample == nil else { return }
-        let times = rows.ints[Column.time.rawValue], ids = rows.text[Column.id.rawValue]
-        for c in g {
-            if let p = g.first(where: { TimePrecision.coarsens(times[c], times[$0]) }) {
-                r.keptPreciseExample = (ids.string(c) ?? "", times[p], times[c])
+    private func notePreciseTime(_ result: inout PartitionResult, _ rows: RowBatch, _ versions: ArraySlice<Int>) {
+        result.keptPreciseTimes += 1
+        guard result.keptPreciseExample == nil else { return }
+        let times = rows.ints[Column.time.rawValue]
+        let ids = rows.text[Column.id.rawValue]
+        for coarse in versions {
+            if let precise = versions.first(where: { TimePrecision.coarsens(times[coarse], times[$0]) }) {
+                result.keptPreciseExample = (ids.string(coarse) ?? "", times[precise], times[coarse])
                 return
             }
         }
     }
 
-    private func noteInserted(_ c: inout ChangeSet, _ rows: RowBatch, _ i: Int) {
-        c.inserted.append(from: rows.text[Column.id.rawValue], row: i)
-        c.touch(rows.ints[Column.time.rawValue][i])
+    private func noteInserted(_ changes: inout ChangeSet, _ rows: RowBatch, _ row: Int) {
+        changes.inserted.append(from: rows.text[Column.id.rawValue], row: row)
+        changes.touch(rows.ints[Column.time.rawValue][row])
     }
 
-    private func write(_ sorted: RowBatch, partition o: Int) throws -> PartitionEntry {
-        let key = partitioning.key(ordinal: o)
+    private func write(_ sorted: RowBatch, partition ordinal: Int) throws -> PartitionEntry {
+        let key = partitioning.key(ordinal: ordinal)
         let file = "\(key).g\(generation).\(PartitionFile.fileExtension)"
         // a staged partition has this name: unlink it rather than overwrite a file that was mapped
-        if direct[o] != nil { FileIO.remove(storePath + "/partitions/" + file) }
+        if direct[ordinal] != nil { FileIO.remove(storePath + "/partitions/" + file) }
         let entry = try PartitionWriter.write(sorted, key: key, file: file, storePath: storePath,
                                               blockRows: old.blockRows)
         topRows?.offer(sorted, file: file)

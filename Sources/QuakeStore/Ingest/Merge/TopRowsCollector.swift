@@ -22,14 +22,17 @@ package final class TopRowsCollector: Sendable {
         /// Raises the floor to the threshold of the rows held, and drops the rows under it.
         mutating func raise(capacity: Int) {
             var counts: [Double: Int] = [:]
-            for p in pieces.values {
-                for (v, c) in TopRowsCollector.counts(p.ints[Column.mag.rawValue]) { counts[v, default: 0] += c }
+            for piece in pieces.values {
+                for (mag, count) in TopRowsCollector.counts(piece.ints[Column.mag.rawValue]) {
+                    counts[mag, default: 0] += count
+                }
             }
-            guard let t = TopRows.threshold(counts, floor: floor, capacity: capacity), t > floor else { return }
-            floor = t
+            guard let threshold = TopRows.threshold(counts, floor: floor, capacity: capacity),
+                  threshold > floor else { return }
+            floor = threshold
             held = 0
-            for (file, p) in pieces {
-                let kept = p.gather(TopRowsCollector.rows(of: p, atLeast: t))
+            for (file, piece) in pieces {
+                let kept = piece.gather(TopRowsCollector.rows(of: piece, atLeast: threshold))
                 held += kept.count
                 pieces[file] = kept
             }
@@ -47,31 +50,34 @@ package final class TopRowsCollector: Sendable {
     /// belong to the projection; a file offered again (rewritten under its name) replaces them.
     /// - Complexity: O(rows of `batch`), plus O(rows held) when the floor rises.
     func offer(_ batch: RowBatch, file: String) {
-        var f = state.locked { $0.floor }
-        var keep = Self.rows(of: batch, atLeast: f)
+        var floor = state.locked { $0.floor }
+        var keep = Self.rows(of: batch, atLeast: floor)
         if keep.count > capacity {
             // the batch alone holds more: its own threshold is a floor for the whole store
             let mags = batch.ints[Column.mag.rawValue]
-            if let t = TopRows.threshold(Self.counts(keep.map { mags[$0] }), floor: f, capacity: capacity), t > f {
-                f = t
-                keep.removeAll { ScaledDecimal.double(mags[$0]) < t }
+            if let threshold = TopRows.threshold(Self.counts(keep.map { mags[$0] }), floor: floor, capacity: capacity),
+               threshold > floor {
+                floor = threshold
+                keep.removeAll { ScaledDecimal.double(mags[$0]) < threshold }
             }
         }
         let piece = batch.gather(keep)
         let capacity = capacity
-        state.locked { [f] s in
-            s.floor = Swift.max(s.floor, f)
-            s.held += piece.count - (s.pieces[file]?.count ?? 0)
-            s.pieces[file] = piece
-            if s.held > 2 * capacity { s.raise(capacity: capacity) }
+        state.locked { [floor] shared in
+            shared.floor = Swift.max(shared.floor, floor)
+            shared.held += piece.count - (shared.pieces[file]?.count ?? 0)
+            shared.pieces[file] = piece
+            if shared.held > 2 * capacity { shared.raise(capacity: capacity) }
         }
     }
 
     /// The floor and the rows held per partition file, each at or above the floor.
     func take() -> (floor: Double, pieces: [String: RowBatch]) {
-        state.locked { s in
-            for (file, p) in s.pieces { s.pieces[file] = p.gather(Self.rows(of: p, atLeast: s.floor)) }
-            return (s.floor, s.pieces)
+        state.locked { shared in
+            for (file, piece) in shared.pieces {
+                shared.pieces[file] = piece.gather(Self.rows(of: piece, atLeast: shared.floor))
+            }
+            return (shared.floor, shared.pieces)
         }
     }
 

@@ -40,7 +40,8 @@ package final class CSVFeedReader {
         case end
     }
 
-    package init(input: FeedInput, initial: [UInt8], seqBase: Int64, onReject: @escaping (Reject) -> Void) throws(QuakeError) {
+    package init(input: FeedInput, initial: [UInt8], seqBase: Int64,
+                 onReject: @escaping (Reject) -> Void) throws(QuakeError) {
         self.input = input
         self.buf = initial
         self.seqBase = seqBase
@@ -56,8 +57,10 @@ package final class CSVFeedReader {
         package var rules: FieldRules
     }
 
-    package var header: Header { Header(mapping: mapping, present: present, rules: FieldRules(timeFormat: rules.timeFormat, fixText: rules.fixText,
-                                                                          names: rules.names)) }
+    package var header: Header {
+        Header(mapping: mapping, present: present,
+               rules: FieldRules(timeFormat: rules.timeFormat, fixText: rules.fixText, names: rules.names))
+    }
 
     /// Bytes of the file the header took (the split parse starts after them), when the header
     /// holds no quote; nil otherwise.
@@ -106,12 +109,12 @@ package final class CSVFeedReader {
             case .record(let next, let newlines, _):
                 var unknown: [String] = []
                 var seen = ColumnSet()
-                for (k, f) in fields.enumerated() {
-                    let name = String(decoding: buf[f.start..<f.end], as: UTF8.self).trimmingSpaces
-                    if let c = Column(name: name), !seen.contains(c) {
-                        seen.insert(c)
-                        mapping.append(c)
-                        present |= c.bit
+                for (k, field) in fields.enumerated() {
+                    let name = String(decoding: buf[field.start..<field.end], as: UTF8.self).trimmingSpaces
+                    if let column = Column(name: name), !seen.contains(column) {
+                        seen.insert(column)
+                        mapping.append(column)
+                        present |= column.bit
                     } else {
                         mapping.append(nil)
                         unknown.append(name.isEmpty ? "(unnamed column \(k + 1))" : "'\(name)'")
@@ -119,10 +122,13 @@ package final class CSVFeedReader {
                 }
                 let missing = Column.required.filter { !seen.contains($0) }
                 if !missing.isEmpty {
-                    throw .format("\(input.name): not a USGS CSV feed: missing required column\(missing.count > 1 ? "s" : "") \(missing.map(\.name).joined(separator: ", "))")
+                    let names = missing.map(\.name).joined(separator: ", ")
+                    throw .format("\(input.name): not a USGS CSV feed: "
+                        + "missing required column\(missing.count > 1 ? "s" : "") \(names)")
                 }
                 if !unknown.isEmpty {
-                    warnings.append("\(input.name): ignoring unknown column\(unknown.count > 1 ? "s" : "") \(unknown.joined(separator: ", "))")
+                    let columns = unknown.joined(separator: ", ")
+                    warnings.append("\(input.name): ignoring unknown column\(unknown.count > 1 ? "s" : "") \(columns)")
                 }
                 if !buf[pos..<next].contains(UInt8(ascii: "\"")) { headerEnd = dropped + next }
                 pos = next
@@ -153,7 +159,9 @@ package final class CSVFeedReader {
     private func fill(_ rows: inout RowBuilder) throws(QuakeError) {
         // the per-row state lives in locals for the whole batch, not in the class's properties:
         // each property access in the row loop would be a dynamic exclusivity check and a retain
-        var fields = self.fields, rules = self.rules, scratch = self.scratch
+        var fields = self.fields
+        var rules = self.rules
+        var scratch = self.scratch
         self.fields = []
         self.scratch = []
         defer {
@@ -161,7 +169,9 @@ package final class CSVFeedReader {
             self.rules = rules
             self.scratch = scratch
         }
-        let mapping = self.mapping, present = self.present, seqBase = self.seqBase
+        let mapping = self.mapping
+        let present = self.present
+        let seqBase = self.seqBase
         while !rows.isFull {
             switch scan(into: &fields) {
             case .incomplete:
@@ -171,16 +181,17 @@ package final class CSVFeedReader {
             case .record(let next, let newlines, let malformed):
                 let recordLine = line
                 line += newlines
-                endedOnRecordBoundary = malformed != CSVFeedReader.unterminated && next > 0 && buf[next - 1] == UInt8(ascii: "\n")
+                endedOnRecordBoundary = malformed != CSVFeedReader.unterminated
+                    && next > 0 && buf[next - 1] == UInt8(ascii: "\n")
                 defer { pos = next }
                 if fields.count == 1 && fields[0].start == fields[0].end { continue }   // blank line
                 rowNumber += 1
-                if let m = malformed {
-                    if atFileEnd && m == CSVFeedReader.unterminated {
+                if let reason = malformed {
+                    if atFileEnd && reason == CSVFeedReader.unterminated {
                         throw QuakeError(.format, path: input.name, position: .line(recordLine),
                                          detail: "the file ends inside a quoted field: it was cut short")
                     }
-                    onReject(Reject(file: input.name, line: recordLine, isFeature: false, reason: m))
+                    onReject(Reject(file: input.name, line: recordLine, isFeature: false, reason: reason))
                     continue
                 }
                 guard fields.count == mapping.count else {
@@ -200,111 +211,138 @@ package final class CSVFeedReader {
         }
     }
 
-    private func fillRow(_ batch: inout RowBuilder, _ fields: [Field], _ mapping: [Column?], _ rules: inout FieldRules,
-                         _ scratch: inout [UInt8]) throws(FieldError) {
-        // SAFETY: scan() built `fields` over this same buf (unchanged since), so start <= end <= p.count, and an
-        // escaped field's doubled quotes both lie before its end; `p` does not escape the closure.
-        let r = buf.withUnsafeBytes { p in
+    private func fillRow(_ batch: inout RowBuilder, _ fields: [Field], _ mapping: [Column?],
+                         _ rules: inout FieldRules, _ scratch: inout [UInt8]) throws(FieldError) {
+        // SAFETY: scan() built `fields` over this same buf (unchanged since), so start <= end <= bytes.count, and
+        // an escaped field's doubled quotes both lie before its end; `bytes` does not escape the closure.
+        let result = buf.withUnsafeBytes { bytes in
             Result { () throws(FieldError) in
                 for k in 0..<fields.count {
-                    guard let c = mapping[k] else { continue }
-                    let f = fields[k]
-                    assert(f.start <= f.end && f.end <= p.count, "field \(k) outside the buffer")
-                    if f.escaped {
+                    guard let column = mapping[k] else { continue }
+                    let field = fields[k]
+                    assert(field.start <= field.end && field.end <= bytes.count, "field \(k) outside the buffer")
+                    if field.escaped {
                         scratch.removeAll(keepingCapacity: true)
-                        var i = f.start
-                        while i < f.end {
-                            let b = p[i]
-                            scratch.append(b)
-                            i += (b == UInt8(ascii: "\"")) ? 2 : 1
+                        var at = field.start
+                        while at < field.end {
+                            let byte = bytes[at]
+                            scratch.append(byte)
+                            at += (byte == UInt8(ascii: "\"")) ? 2 : 1
                         }
-                        // SAFETY: `q` is used only inside the closure; parseField copies the bytes it keeps.
-                        let r = scratch.withUnsafeBytes { q in Result { () throws(FieldError) in try batch.parseField(c, q, &rules) } }
-                        try r.get()
+                        // SAFETY: `unquoted` is used only inside the closure; parseField copies the bytes it keeps.
+                        let parsed = scratch.withUnsafeBytes { unquoted in
+                            Result { () throws(FieldError) in try batch.parseField(column, unquoted, &rules) }
+                        }
+                        try parsed.get()
                     } else {
-                        try batch.parseField(c, UnsafeRawBufferPointer(rebasing: p[f.start..<f.end]), &rules)
+                        try batch.parseField(column, UnsafeRawBufferPointer(rebasing: bytes[field.start..<field.end]),
+                                             &rules)
                     }
                 }
             }
         }
-        try r.get()
+        try result.get()
     }
 
     /// Splits the record at `pos` into `fields` (a local of the caller's: no dynamic exclusivity
     /// check per append), keeping the array's capacity.
+    // Long by design: the hot loop of the CSV field scan; see Benchmarks/RESULTS.md (load of the 10 M CSV).
     private func scan(into fields: inout [Field]) -> Scan {
         fields.removeAll(keepingCapacity: true)
-        let n = buf.count
+        let length = buf.count
         let atEOF = eof
-        if pos >= n { return atEOF ? .end : .incomplete }
+        if pos >= length { return atEOF ? .end : .incomplete }
         let pos = self.pos
-        // SAFETY: every p[k] below follows a check that k < n = p.count (the loops and the `&&` conditions).
-        return buf.withUnsafeBufferPointer { p -> Scan in
-            assert(n == p.count, "the scanned buffer changed size")
-            var i = pos
+        // SAFETY: every bytes[k] below follows a check that k < length = bytes.count (the loops and the `&&`
+        // conditions).
+        return buf.withUnsafeBufferPointer { bytes -> Scan in
+            assert(length == bytes.count, "the scanned buffer changed size")
+            var cursor = pos
             var newlines = 0
             var malformed: String?
             while true {
-                if i < n && p[i] == UInt8(ascii: "\"") {
-                    i += 1
-                    let s = i
+                if cursor < length && bytes[cursor] == UInt8(ascii: "\"") {
+                    cursor += 1
+                    let start = cursor
                     var escaped = false
                     while true {
-                        if i >= n {
+                        if cursor >= length {
                             if !atEOF { return .incomplete }
-                            return .record(next: n, newlines: newlines, malformed: CSVFeedReader.unterminated)
+                            return .record(next: length, newlines: newlines, malformed: CSVFeedReader.unterminated)
                         }
-                        let c = p[i]
-                        if c == UInt8(ascii: "\"") {
-                            if i + 1 >= n && !atEOF { return .incomplete }
-                            if i + 1 < n && p[i + 1] == UInt8(ascii: "\"") { escaped = true; i += 2; continue }
+                        let byte = bytes[cursor]
+                        if byte == UInt8(ascii: "\"") {
+                            if cursor + 1 >= length && !atEOF { return .incomplete }
+                            if cursor + 1 < length && bytes[cursor + 1] == UInt8(ascii: "\"") {
+                                escaped = true
+                                cursor += 2
+                                continue
+                            }
                             break
                         }
-                        if c == UInt8(ascii: "\n") { newlines += 1 }
-                        i += 1
+                        if byte == UInt8(ascii: "\n") { newlines += 1 }
+                        cursor += 1
                     }
-                    fields.append(Field(start: s, end: i, escaped: escaped))
-                    i += 1
-                    if i < n && p[i] == UInt8(ascii: ",") { i += 1; continue }
-                    if i < n && p[i] == UInt8(ascii: "\r") && i + 1 < n && p[i + 1] == UInt8(ascii: "\n") { i += 1 }
-                    if i >= n {
+                    fields.append(Field(start: start, end: cursor, escaped: escaped))
+                    cursor += 1
+                    if cursor < length && bytes[cursor] == UInt8(ascii: ",") {
+                        cursor += 1
+                        continue
+                    }
+                    if cursor < length && bytes[cursor] == UInt8(ascii: "\r")
+                        && cursor + 1 < length && bytes[cursor + 1] == UInt8(ascii: "\n") {
+                        cursor += 1
+                    }
+                    if cursor >= length {
                         if !atEOF { return .incomplete }
-                        return .record(next: n, newlines: newlines, malformed: malformed)
+                        return .record(next: length, newlines: newlines, malformed: malformed)
                     }
-                    if p[i] == UInt8(ascii: "\n") { return .record(next: i + 1, newlines: newlines + 1, malformed: malformed) }
+                    if bytes[cursor] == UInt8(ascii: "\n") {
+                        return .record(next: cursor + 1, newlines: newlines + 1, malformed: malformed)
+                    }
                     malformed = "unexpected text after a closing quote"
-                    while i < n && p[i] != UInt8(ascii: ",") && p[i] != UInt8(ascii: "\n") { i += 1 }
-                    if i < n && p[i] == UInt8(ascii: ",") { i += 1; continue }
-                    if i >= n && !atEOF { return .incomplete }
-                    return .record(next: min(i + 1, n), newlines: newlines + (i < n ? 1 : 0), malformed: malformed)
+                    while cursor < length && bytes[cursor] != UInt8(ascii: ",") && bytes[cursor] != UInt8(ascii: "\n") {
+                        cursor += 1
+                    }
+                    if cursor < length && bytes[cursor] == UInt8(ascii: ",") {
+                        cursor += 1
+                        continue
+                    }
+                    if cursor >= length && !atEOF { return .incomplete }
+                    return .record(next: min(cursor + 1, length), newlines: newlines + (cursor < length ? 1 : 0),
+                                   malformed: malformed)
                 } else {
-                    let s = i
+                    let start = cursor
                     // eight bytes a step while eight remain, then one at a time
                     var found = false
-                    if let base = p.baseAddress {
-                        while i + 8 <= n {
-                            // SAFETY: i + 8 <= n, so the eight bytes lie inside the buffer.
-                            let m = CSVFeedReader.commaOrNewline(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-                            if m != 0 {
-                                i += m.trailingZeroBitCount >> 3
+                    if let base = bytes.baseAddress {
+                        while cursor + 8 <= length {
+                            // SAFETY: cursor + 8 <= length, so the eight bytes lie inside the buffer.
+                            let word = UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self)
+                            let matches = CSVFeedReader.commaOrNewline(word)
+                            if matches != 0 {
+                                cursor += matches.trailingZeroBitCount >> 3
                                 found = true
                                 break
                             }
-                            i += 8
+                            cursor += 8
                         }
                     }
-                    while !found && i < n {
-                        let c = p[i]
-                        if c == UInt8(ascii: ",") || c == UInt8(ascii: "\n") { break }
-                        i += 1
+                    while !found && cursor < length {
+                        let byte = bytes[cursor]
+                        if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\n") { break }
+                        cursor += 1
                     }
-                    if i >= n && !atEOF { return .incomplete }
-                    var e = i
-                    if e > s && p[e - 1] == UInt8(ascii: "\r") { e -= 1 }
-                    fields.append(Field(start: s, end: e, escaped: false))
-                    if i < n && p[i] == UInt8(ascii: ",") { i += 1; continue }
-                    if i >= n { return .record(next: n, newlines: newlines, malformed: malformed) }
-                    return .record(next: i + 1, newlines: newlines + 1, malformed: malformed)
+                    if cursor >= length && !atEOF { return .incomplete }
+                    var end = cursor
+                    if end > start && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                    fields.append(Field(start: start, end: end, escaped: false))
+                    if cursor < length && bytes[cursor] == UInt8(ascii: ",") {
+                        cursor += 1
+                        continue
+                    }
+                    if cursor >= length { return .record(next: length, newlines: newlines, malformed: malformed) }
+                    return .record(next: cursor + 1, newlines: newlines + 1, malformed: malformed)
                 }
             }
         }
@@ -317,17 +355,19 @@ extension CSVFeedReader {
     /// may be set falsely (a borrow), never below it.
     @inline(__always)
     static func commaOrNewline(_ w: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let comma = w ^ (ones &* UInt64(UInt8(ascii: ","))), newline = w ^ (ones &* UInt64(UInt8(ascii: "\n")))
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let comma = w ^ (ones &* UInt64(UInt8(ascii: ",")))
+        let newline = w ^ (ones &* UInt64(UInt8(ascii: "\n")))
         return ((comma &- ones) & ~comma & highs) | ((newline &- ones) & ~newline & highs)
     }
 }
 
 extension String {
     package var trimmingSpaces: String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\r" || f == "\u{FEFF}" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\r" { s.removeLast() }
-        return String(s)
+        var trimmed = Substring(self)
+        while let first = trimmed.first, first == " " || first == "\r" || first == "\u{FEFF}" { trimmed.removeFirst() }
+        while let last = trimmed.last, last == " " || last == "\r" { trimmed.removeLast() }
+        return String(trimmed)
     }
 }

@@ -36,9 +36,9 @@ package final class FeedInput {
             source = Exclusive(Source(name: path, fd: 0, ownsFD: false, window: nil))
             fileSize = nil
         } else {
-            let f = try FileIO.openForReading(path)
-            source = Exclusive(Source(name: path, fd: f, ownsFD: true, window: nil))
-            fileSize = try? FileIO.size(of: f, path: path)
+            let fd = try FileIO.openForReading(path)
+            source = Exclusive(Source(name: path, fd: fd, ownsFD: true, window: nil))
+            fileSize = try? FileIO.size(of: fd, path: path)
         }
         compression = try source.locked { (s) throws(QuakeError) in try s.detect() }
     }
@@ -57,31 +57,31 @@ package final class FeedInput {
     package func next() throws(QuakeError) -> [UInt8]? {
         if finished { return nil }
         guard compression != "none" else {
-            let (c, raw) = try source.locked { (s) throws(QuakeError) in (try s.next(), s.rawRead) }
+            let (chunk, raw) = try source.locked { (s) throws(QuakeError) in (try s.next(), s.rawRead) }
             bytesRead = raw
-            if c == nil { finished = true }
-            return c
+            if chunk == nil { finished = true }
+            return chunk
         }
         if ahead == nil {
             // from here on the read-ahead thread alone reads `source` (a chunk at a time)
             let source = source
             ahead = ReadAhead { () throws(QuakeError) -> ([UInt8], Int)? in
                 try source.locked { (s) throws(QuakeError) -> ([UInt8], Int)? in
-                    guard let c = try s.next() else { return nil }
-                    return (c, s.rawRead)
+                    guard let chunk = try s.next() else { return nil }
+                    return (chunk, s.rawRead)
                 }
             }
         }
         switch ahead!.take() {
-        case .chunk(let c, let raw):
+        case .chunk(let chunk, let raw):
             bytesRead = raw
-            return c
+            return chunk
         case .end:
             finished = true
             return nil
-        case .failed(let e):
+        case .failed(let error):
             finished = true
-            throw e
+            throw error
         }
     }
 }
@@ -120,10 +120,13 @@ private final class Source {
     func detect() throws(QuakeError) -> String {
         let first = try readRaw()
         peeked = first
-        if let b = first, b.count >= 2, b[0] == 0x1F, b[1] == 0x8B {
-            codec = .gzip(GzipDecoder(pull: { [unowned self] () throws(QuakeError) -> [UInt8]? in try self.takeRaw() }))
+        if let bytes = first, bytes.count >= 2, bytes[0] == 0x1F, bytes[1] == 0x8B {
+            codec = .gzip(GzipDecoder(pull: { [unowned self] () throws(QuakeError) -> [UInt8]? in
+                try self.takeRaw()
+            }))
             return "gzip"
-        } else if let b = first, b.count >= 4, b[0] == 0x28, b[1] == 0xB5, b[2] == 0x2F, b[3] == 0xFD {
+        } else if let bytes = first, bytes.count >= 4, bytes[0] == 0x28, bytes[1] == 0xB5, bytes[2] == 0x2F,
+                  bytes[3] == 0xFD {
             codec = .zstd(ZstdStreamDecoder())
             return "zstd"
         }
@@ -132,26 +135,26 @@ private final class Source {
 
     private func readRaw() throws(QuakeError) -> [UInt8]? {
         var want = FeedInput.chunkSize
-        if let w = window {
-            let left = w.upperBound - (w.lowerBound + rawRead)
+        if let window {
+            let left = window.upperBound - (window.lowerBound + rawRead)
             if left <= 0 { return nil }
             want = min(want, left)
         }
         var failure: QuakeError?
         // filled by read(2) straight away: no zeroing of a megabyte per chunk first
-        // SAFETY: count < want == b.count inside the loop, so each read lands inside the capacity
+        // SAFETY: count < want == buffer.count inside the loop, so each read lands inside the capacity
         // (read(2) writes at most want - count bytes); only the bytes read are counted as
         // initialized.
-        let buf = [UInt8](unsafeUninitializedCapacity: want) { b, count in
+        let buf = [UInt8](unsafeUninitializedCapacity: want) { buffer, count in
             count = 0
-            assert(b.count >= want)
-            guard let base = b.baseAddress else { return }
+            assert(buffer.count >= want)
+            guard let base = buffer.baseAddress else { return }
             while count < want {
                 let at = window.map { $0.lowerBound + rawRead + count }
                 do throws(QuakeError) {
-                    let n = try FileIO.read(fd, into: base + count, count: want - count, at: at, path: name)
-                    if n == 0 { break }
-                    count += n
+                    let got = try FileIO.read(fd, into: base + count, count: want - count, at: at, path: name)
+                    if got == 0 { break }
+                    count += got
                 } catch {
                     failure = error
                     return
@@ -165,7 +168,10 @@ private final class Source {
     }
 
     private func takeRaw() throws(QuakeError) -> [UInt8]? {
-        if let p = peeked { peeked = nil; return p }
+        if let first = peeked {
+            peeked = nil
+            return first
+        }
         return try readRaw()
     }
 
@@ -175,24 +181,26 @@ private final class Source {
         do throws(QuakeError) {
             switch codec {
             case .plain:
-                let c = try takeRaw()
-                if c == nil { finished = true }
-                return c
-            case .gzip(let g):
-                let c = try g.read()
-                if c == nil { finished = true }
-                return c
-            case .zstd(let z):
+                let chunk = try takeRaw()
+                if chunk == nil { finished = true }
+                return chunk
+            case .gzip(let gzip):
+                let chunk = try gzip.read()
+                if chunk == nil { finished = true }
+                return chunk
+            case .zstd(let zstd):
                 var out: [UInt8] = []
                 while out.count < FeedInput.chunkSize / 2 {
                     guard let raw = try takeRaw() else {
-                        try z.finish()
+                        try zstd.finish()
                         finished = true
                         break
                     }
-                    // SAFETY: `p` is `raw`'s storage for the closure's span; decode only reads it.
-                    let r = raw.withUnsafeBytes { p in Result { () throws(QuakeError) in try z.decode(p, into: &out) } }
-                    try r.get()
+                    // SAFETY: `bytes` is `raw`'s storage for the closure's span; decode only reads it.
+                    let decoded = raw.withUnsafeBytes { bytes in
+                        Result { () throws(QuakeError) in try zstd.decode(bytes, into: &out) }
+                    }
+                    try decoded.get()
                 }
                 return out.isEmpty && finished ? nil : out
             }

@@ -14,21 +14,24 @@ package final class FeedReader {
     private let geojson: GeoJSONFeedReader?
 
     /// Opens `path` (`-` for stdin). `seqBase` orders this file's rows after earlier files'.
-    package init(path: String, seqBase: Int64, timeUnit: TimeUnit? = nil, strict: Bool = false, rules: FieldRules = FieldRules(),
-         onWarning: @escaping (String) -> Void = { _ in }, onReject: @escaping (Reject) -> Void) throws(QuakeError) {
+    package init(path: String, seqBase: Int64, timeUnit: TimeUnit? = nil, strict: Bool = false,
+                 rules: FieldRules = FieldRules(), onWarning: @escaping (String) -> Void = { _ in },
+                 onReject: @escaping (Reject) -> Void) throws(QuakeError) {
         input = try FeedInput(path: path)
         self.timeUnit = timeUnit
         self.strict = strict
         rulesGiven = rules
         var first: [UInt8] = []
         while first.count < 64, let chunk = try input.next() { first.append(contentsOf: chunk) }
-        guard let lead = first.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }) else {
+        guard let lead = first.first(where: {
+            $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF
+        }) else {
             throw .format("\(path): empty file")
         }
         if lead == UInt8(ascii: "{") {
             format = .geojson
-            geojson = GeoJSONFeedReader(input: input, initial: first, seqBase: seqBase, timeUnit: timeUnit, strict: strict,
-                                        onWarning: onWarning, onReject: onReject)
+            geojson = GeoJSONFeedReader(input: input, initial: first, seqBase: seqBase, timeUnit: timeUnit,
+                                        strict: strict, onWarning: onWarning, onReject: onReject)
             geojson?.rules = rules
             csv = nil
         } else if Self.namedJSON(path) {

@@ -41,18 +41,22 @@ package struct FieldRules: Sendable {
     /// - Complexity: O(n); ASCII text and text without a double-encoding mark or a combining
     ///   character return nil after one scan.
     package mutating func normalized(_ p: UnsafeRawBufferPointer) -> [UInt8]? {
-        var high = false, combining = false
+        var high = false
+        var combining = false
         // eight bytes a step while they are all ASCII: most text is
-        var i = 0
-        while i + 8 <= p.count {
-            // SAFETY: bytes i..<i+8 lie inside `p`.
-            if p.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
-            i += 8
+        var at = 0
+        while at + 8 <= p.count {
+            // SAFETY: bytes at..<at+8 lie inside `p`.
+            if p.loadUnaligned(fromByteOffset: at, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+            at += 8
         }
-        // SAFETY: i <= p.count after the loop above, so p[i...] is a valid (maybe empty) slice of `p`.
-        for b in UnsafeRawBufferPointer(rebasing: p[i...]) where b >= 0xC3 {
+        // SAFETY: at <= p.count after the loop above, so p[at...] is a valid (maybe empty) slice of `p`.
+        for byte in UnsafeRawBufferPointer(rebasing: p[at...]) where byte >= 0xC3 {
             high = true
-            if b >= 0xCC { combining = true; break }
+            if byte >= 0xCC {
+                combining = true
+                break
+            }
         }
         guard high else { return nil }
         var bytes: [UInt8]?
@@ -60,10 +64,10 @@ package struct FieldRules: Sendable {
         if Mojibake.isGarbled(p) {
             garbled += 1
             if firstGarbled == nil { firstGarbled = String(decoding: p, as: UTF8.self) }
-            if fixText, let r = Mojibake.repaired(p) {
+            if fixText, let fixed = Mojibake.repaired(p) {
                 repaired += 1
-                bytes = r
-                combining = r.contains { $0 >= 0xCC }
+                bytes = fixed
+                combining = fixed.contains { $0 >= 0xCC }
             }
         }
         guard combining else { return bytes }

@@ -22,15 +22,22 @@ extension FieldSink where Self: ~Copyable {
     /// Parses feed text for column `c` into the row being built. An empty field is null. Text is
     /// stored in Unicode's composed form (NFC); `rules` says how to read times and whether to
     /// repair double-encoded text, and counts what it met.
-    package mutating func parseField(_ c: Column, _ p: UnsafeRawBufferPointer, _ rules: inout FieldRules) throws(FieldError) {
+    package mutating func parseField(_ c: Column, _ p: UnsafeRawBufferPointer,
+                                     _ rules: inout FieldRules) throws(FieldError) {
         // SAFETY: `p` is borrowed for this call: the parsers read below p.count and setText copies the bytes.
         if p.isEmpty { return }
         switch c.kind {
         case .timestamp:
-            if let f = rules.timeFormat, let t = f.parse(p) { setInt(c, t); return }
-            do { setInt(c, try Timestamp.parse(p)) } catch {
-                if let f = rules.timeFormat {
-                    throw FieldError(reason: "\(c): matches neither --time-format '\(f.pattern)' nor ISO 8601: '\(RowBatch.show(p))'")
+            if let format = rules.timeFormat, let time = format.parse(p) {
+                setInt(c, time)
+                return
+            }
+            do {
+                setInt(c, try Timestamp.parse(p))
+            } catch {
+                if let format = rules.timeFormat {
+                    throw FieldError(reason: "\(c): matches neither --time-format '\(format.pattern)' nor ISO 8601: "
+                                         + "'\(RowBatch.show(p))'")
                 }
                 throw FieldError(reason: "\(c): not an ISO-8601 time: '\(RowBatch.show(p))'")
             }
@@ -47,12 +54,12 @@ extension FieldSink where Self: ~Copyable {
 
     /// Checks the row being built: required fields, coordinate ranges.
     package func validateCurrentRow() throws(FieldError) {
-        let t = currentInt(.time)
-        if t == RowBatch.null { throw FieldError(reason: "time: missing") }
-        if !Timestamp.storable.contains(t) { throw FieldError(reason: "time: \(t) is outside years 0000-9999") }
-        let u = currentInt(.updated)
-        if u != RowBatch.null, !Timestamp.storable.contains(u) {
-            throw FieldError(reason: "updated: \(u) is outside years 0000-9999")
+        let time = currentInt(.time)
+        if time == RowBatch.null { throw FieldError(reason: "time: missing") }
+        if !Timestamp.storable.contains(time) { throw FieldError(reason: "time: \(time) is outside years 0000-9999") }
+        let updated = currentInt(.updated)
+        if updated != RowBatch.null, !Timestamp.storable.contains(updated) {
+            throw FieldError(reason: "updated: \(updated) is outside years 0000-9999")
         }
         if currentTextIsEmpty(.id) { throw FieldError(reason: "id: missing") }
         let lat = ScaledDecimal.double(currentInt(.latitude))

@@ -79,10 +79,10 @@ struct GeoJSONFeatureParser {
     /// Reads a key; one longer than 16 bytes, or with an escape, matches no key of ours.
     @inline(__always)
     private mutating func key(_ c: inout JSONCursor) throws -> Key {
-        let s = try c.scanString()
+        let span = try c.scanString()
         // SAFETY: scanString's span lies in 0..<c.end <= c.p.count; Key copies at most 16 bytes of it.
-        if !s.escaped { return Key(c.p, s.start, s.end) }
-        try c.unescape(s, into: &scratch)
+        if !span.escaped { return Key(c.p, span.start, span.end) }
+        try c.unescape(span, into: &scratch)
         // SAFETY: Key copies at most 16 bytes of `$0` (0..<count); the pointer does not escape the closure.
         return scratch.withUnsafeBytes { Key($0, 0, $0.count) }
     }
@@ -90,16 +90,20 @@ struct GeoJSONFeatureParser {
     /// Reads a string value into text column `col` (or any column through the field rules).
     @inline(__always)
     private mutating func text(_ c: inout JSONCursor, _ col: Column, _ rows: inout RowBuilder) throws {
-        let s = try c.scanString()
-        if !s.escaped {
+        let span = try c.scanString()
+        if !span.escaped {
             // SAFETY: the span lies inside the cursor's bytes; setText and parseField copy what they keep.
-            let p = c.bytes(s)
+            let bytes = c.bytes(span)
             // ASCII text is valid UTF-8, already in NFC, and never double-encoded: stored as it is
             let isText = col.kind == .category || col.kind == .text || col.kind == .place
-            if s.ascii && !p.isEmpty && isText { rows.setText(col, p) } else { try rows.parseField(col, p, &rules) }
+            if span.ascii && !bytes.isEmpty && isText {
+                rows.setText(col, bytes)
+            } else {
+                try rows.parseField(col, bytes, &rules)
+            }
             return
         }
-        try c.unescape(s, into: &scratch)
+        try c.unescape(span, into: &scratch)
         // SAFETY: `$0` is used only inside the closure; parseField copies the bytes it keeps.
         // SAFETY (exclusivity): `scratch` is read while `rules` changes, two stored properties.
         try scratch.withUnsafeBytes { try rows.parseField(col, $0, &rules) }
@@ -108,21 +112,21 @@ struct GeoJSONFeatureParser {
     /// Reads a string time: epoch digits are an integer time (the reader converts them), any
     /// other text goes through the field rules.
     private mutating func stringTime(_ c: inout JSONCursor, _ col: Column, _ rows: inout RowBuilder) throws {
-        let s = try c.scanString()
-        if !s.escaped {
-            let p = c.bytes(s)
-            if let v = GeoJSONFeatureParser.integer(p) {
-                rows.setInt(col, v)
+        let span = try c.scanString()
+        if !span.escaped {
+            let bytes = c.bytes(span)
+            if let value = GeoJSONFeatureParser.integer(bytes) {
+                rows.setInt(col, value)
                 integerTimes |= col.bit
             } else {
-                try rows.parseField(col, p, &rules)
+                try rows.parseField(col, bytes, &rules)
             }
             return
         }
-        try c.unescape(s, into: &scratch)
+        try c.unescape(span, into: &scratch)
         // SAFETY: `$0` is used only inside the closure; integer reads below its count.
-        if let v = scratch.withUnsafeBytes({ GeoJSONFeatureParser.integer($0) }) {
-            rows.setInt(col, v)
+        if let value = scratch.withUnsafeBytes({ GeoJSONFeatureParser.integer($0) }) {
+            rows.setInt(col, value)
             integerTimes |= col.bit
         } else {
             // SAFETY: `$0` is used only inside the closure; parseField copies the bytes it keeps.
@@ -134,23 +138,33 @@ struct GeoJSONFeatureParser {
     private mutating func geometry(_ c: inout JSONCursor, _ rows: inout RowBuilder) throws -> UInt64 {
         var mask: UInt64 = 0
         try c.expect(UInt8(ascii: "{"))
-        if c.peek() == UInt8(ascii: "}") { c.i += 1; return 0 }
+        if c.peek() == UInt8(ascii: "}") {
+            c.i += 1
+            return 0
+        }
         repeat {
             let coordinates = try key(&c) == GeoJSONFeatureParser.coordinatesKey
             try c.expect(UInt8(ascii: ":"))
-            guard coordinates else { try c.skipValue(); continue }
+            guard coordinates else {
+                try c.skipValue()
+                continue
+            }
             try c.expect(UInt8(ascii: "["))
-            var k = 0
+            var position = 0
             if c.peek() != UInt8(ascii: "]") {
                 repeat {
-                    if k < 3 {
-                        let col: Column = k == 0 ? .longitude : k == 1 ? .latitude : .depth
+                    if position < 3 {
+                        let col: Column = position == 0 ? .longitude : position == 1 ? .latitude : .depth
                         if try c.literal() == nil { try rows.parseField(col, c.number(), &rules) }
                         mask |= col.bit
-                    } else { try c.skipValue() }
-                    k += 1
+                    } else {
+                        try c.skipValue()
+                    }
+                    position += 1
                 } while try c.more(closer: UInt8(ascii: "]"))
-            } else { c.i += 1 }
+            } else {
+                c.i += 1
+            }
         } while try c.more(closer: UInt8(ascii: "}"))
         return mask
     }
@@ -159,11 +173,14 @@ struct GeoJSONFeatureParser {
     /// one order).
     @inline(__always)
     private mutating func column(_ k: Key) -> Column? {
-        let n = keys.count
-        var j = hint < n ? hint : 0
-        for _ in 0..<n {
-            if keys[j].0 == k { hint = j + 1; return keys[j].1 }
-            j = j + 1 == n ? 0 : j + 1
+        let count = keys.count
+        var at = hint < count ? hint : 0
+        for _ in 0..<count {
+            if keys[at].0 == k {
+                hint = at + 1
+                return keys[at].1
+            }
+            at = at + 1 == count ? 0 : at + 1
         }
         return nil
     }
@@ -171,11 +188,17 @@ struct GeoJSONFeatureParser {
     private mutating func properties(_ c: inout JSONCursor, _ rows: inout RowBuilder) throws -> UInt64 {
         var mask: UInt64 = 0
         try c.expect(UInt8(ascii: "{"))
-        if c.peek() == UInt8(ascii: "}") { c.i += 1; return 0 }
+        if c.peek() == UInt8(ascii: "}") {
+            c.i += 1
+            return 0
+        }
         repeat {
             let column = column(try key(&c))
             try c.expect(UInt8(ascii: ":"))
-            guard let col = column else { try c.skipValue(); continue }
+            guard let col = column else {
+                try c.skipValue()
+                continue
+            }
             mask |= col.bit
             if let lit = try c.literal() {
                 if lit != UInt8(ascii: "n") && col.kind == .decimal {   // booleans as 0/1
@@ -183,18 +206,18 @@ struct GeoJSONFeatureParser {
                 }
                 continue
             }
-            let b = c.peek()
-            if b == UInt8(ascii: "\"") {
+            let next = c.peek()
+            if next == UInt8(ascii: "\"") {
                 if col.kind == .timestamp { try stringTime(&c, col, &rows) } else { try text(&c, col, &rows) }
-            } else if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") {
+            } else if next == UInt8(ascii: "{") || next == UInt8(ascii: "[") {
                 try c.skipValue()
             } else {
                 let num = c.number()
                 if col.kind == .timestamp {
-                    guard let v = GeoJSONFeatureParser.integer(num) else {
+                    guard let value = GeoJSONFeatureParser.integer(num) else {
                         throw FieldError(reason: "\(col): not epoch milliseconds: '\(RowBatch.show(num))'")
                     }
-                    rows.setInt(col, v)
+                    rows.setInt(col, value)
                     integerTimes |= col.bit
                 } else {
                     try rows.parseField(col, num, &rules)
@@ -206,19 +229,22 @@ struct GeoJSONFeatureParser {
 
     static func integer(_ p: UnsafeRawBufferPointer) -> Int64? {
         guard !p.isEmpty else { return nil }
-        var i = 0
+        var at = 0
         var neg = false
-        // SAFETY: p is non-empty before p[0], and p[i] is read only while i < p.count.
-        if p[0] == UInt8(ascii: "-") { neg = true; i = 1 }
-        guard i < p.count else { return nil }
-        var v: Int64 = 0
-        while i < p.count {
-            let d = Int64(p[i]) - 48
-            guard d >= 0 && d <= 9, v < Int64.max / 10 - 10 else { return nil }
-            v = v * 10 + d
-            i += 1
+        // SAFETY: p is non-empty before p[0], and p[at] is read only while at < p.count.
+        if p[0] == UInt8(ascii: "-") {
+            neg = true
+            at = 1
         }
-        return neg ? -v : v
+        guard at < p.count else { return nil }
+        var value: Int64 = 0
+        while at < p.count {
+            let digit = Int64(p[at]) - 48
+            guard digit >= 0 && digit <= 9, value < Int64.max / 10 - 10 else { return nil }
+            value = value * 10 + digit
+            at += 1
+        }
+        return neg ? -value : value
     }
 }
 
@@ -233,22 +259,26 @@ extension GeoJSONFeatureParser.Key {
     @inline(__always)
     init(_ p: UnsafeRawBufferPointer, _ start: Int, _ end: Int) {
         assert(start >= 0 && start <= end && end <= p.count, "key bytes \(start)..<\(end) outside the buffer")
-        let n = end - start
-        count = n
-        guard n <= 16 else { low = 0; high = 0; return }
+        let length = end - start
+        count = length
+        guard length <= 16 else {
+            low = 0
+            high = 0
+            return
+        }
         if start + 16 <= p.count {
             // SAFETY: start + 16 <= p.count: both words lie inside `p`.
-            let a = p.loadUnaligned(fromByteOffset: start, as: UInt64.self)
-            let b = p.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self)
-            low = a & Self.mask(n)
-            high = n > 8 ? b & Self.mask(n - 8) : 0
+            let first = p.loadUnaligned(fromByteOffset: start, as: UInt64.self)
+            let second = p.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self)
+            low = first & Self.mask(length)
+            high = length > 8 ? second & Self.mask(length - 8) : 0
         } else {
             low = 0
             high = 0
-            // SAFETY: the else branch reads p[start + k] with k < n = end - start, and end <= p.count.
-            for k in 0..<n {
-                let v = UInt64(p[start + k]) << (8 * UInt64(k & 7))
-                if k < 8 { low |= v } else { high |= v }
+            // SAFETY: the else branch reads p[start + k] with k < length = end - start, and end <= p.count.
+            for k in 0..<length {
+                let shifted = UInt64(p[start + k]) << (8 * UInt64(k & 7))
+                if k < 8 { low |= shifted } else { high |= shifted }
             }
         }
     }

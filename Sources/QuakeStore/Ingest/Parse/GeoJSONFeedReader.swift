@@ -45,8 +45,9 @@ package final class GeoJSONFeedReader {
 
     private enum State { case start, topKey, firstElement, element, afterElement, afterTop, done }
 
-    package init(input: FeedInput, initial: [UInt8], seqBase: Int64, timeUnit: TimeUnit? = nil, strict: Bool = false,
-         onWarning: @escaping (String) -> Void = { _ in }, onReject: @escaping (Reject) -> Void) {
+    package init(input: FeedInput, initial: [UInt8], seqBase: Int64, timeUnit: TimeUnit? = nil,
+                 strict: Bool = false, onWarning: @escaping (String) -> Void = { _ in },
+                 onReject: @escaping (Reject) -> Void) {
         self.input = input
         self.buf = initial
         self.seqBase = seqBase
@@ -103,10 +104,12 @@ package final class GeoJSONFeedReader {
     private func fill(_ rows: inout RowBuilder) throws(QuakeError) {
         while !rows.isFull {
             if case .done = state { break }
-            // SAFETY: `raw` lives only for this closure: advance keeps offsets (pos), never the pointer, and every
-            // cursor over it is bounded by raw.count.
-            let r = buf.withUnsafeBytes { raw in Result { () throws(QuakeError) -> Bool in try advance(raw, &rows) } }
-            let more = try r.get()
+            // SAFETY: `raw` lives only for this closure: advance keeps offsets (pos), never the pointer, and
+            // every cursor over it is bounded by raw.count.
+            let advanced = buf.withUnsafeBytes { raw in
+                Result { () throws(QuakeError) -> Bool in try advance(raw, &rows) }
+            }
+            let more = try advanced.get()
             if let pending { throw pending }
             guard more else { continue }
             if eof {
@@ -130,59 +133,41 @@ package final class GeoJSONFeedReader {
     private func advance(_ raw: UnsafeRawBufferPointer, _ rows: inout RowBuilder) throws(QuakeError) -> Bool {
         while !rows.isFull {
             // SAFETY: the cursor is bounded by raw.count; pos <= raw.count (it moves only past a byte peek saw).
-            var c = JSONCursor(raw, from: pos, to: raw.count, base: dropped)
-            guard let b = c.peek() else { return true }
+            var cursor = JSONCursor(raw, from: pos, to: raw.count, base: dropped)
+            guard let byte = cursor.peek() else { return true }
             switch state {
             case .start:
-                guard b == UInt8(ascii: "{") else { throw malformed("expected '{'") }
-                pos = c.i + 1
+                guard byte == UInt8(ascii: "{") else { throw malformed("expected '{'") }
+                pos = cursor.i + 1
                 state = .topKey
             case .topKey:
-                if b == UInt8(ascii: "}") { pos = c.i + 1; state = .done; return false }
-                // SAFETY: valueEnd reads only below raw.count.
-                guard let keyEnd = JSONCursor.valueEnd(raw, from: c.i, to: raw.count) else { return true }
-                var key: [UInt8] = []
-                do throws(JSONCursor.Malformed) { try c.string(into: &key) } catch { throw malformed(error.reason) }
-                guard c.i == keyEnd, let colon = c.peek() else { return true }
-                guard colon == UInt8(ascii: ":") else { throw malformed("expected ':'") }
-                c.i += 1
-                guard let v = c.peek() else { return true }
-                if key.elementsEqual("features".utf8) {
-                    guard v == UInt8(ascii: "[") else { throw malformed("\"features\" is not an array") }
-                    c.i += 1
-                    sawFeatures = true
-                    state = .firstElement
-                } else {
-                    // SAFETY: valueEnd reads only below raw.count.
-                    guard let e = JSONCursor.valueEnd(raw, from: c.i, to: raw.count) else { return true }
-                    c.i = e
-                    state = .afterTop
-                }
-                pos = c.i
+                if let stop = try advanceTopKey(raw, &cursor, byte) { return stop }
             case .afterTop:
-                pos = c.i + 1
-                if b == UInt8(ascii: ",") { state = .topKey } else if b == UInt8(ascii: "}") {
+                pos = cursor.i + 1
+                if byte == UInt8(ascii: ",") {
+                    state = .topKey
+                } else if byte == UInt8(ascii: "}") {
                     state = .done
                     return false
                 } else {
                     throw malformed("expected ',' or '}'")
                 }
             case .afterElement:
-                pos = c.i + 1
-                if b == UInt8(ascii: ",") {
+                pos = cursor.i + 1
+                if byte == UInt8(ascii: ",") {
                     state = .element
-                } else if b == UInt8(ascii: "]") {
+                } else if byte == UInt8(ascii: "]") {
                     state = .afterTop
                 } else {
                     throw malformed("expected ',' between features")
                 }
-            case .firstElement where b == UInt8(ascii: "]"):
-                pos = c.i + 1
+            case .firstElement where byte == UInt8(ascii: "]"):
+                pos = cursor.i + 1
                 state = .afterTop
             case .firstElement, .element:
-                guard let e = readFeature(raw, from: c.i, into: &rows) else { return true }
+                guard let end = readFeature(raw, from: cursor.i, into: &rows) else { return true }
                 featureIndex += 1
-                pos = e
+                pos = end
                 state = .afterElement
                 if pending != nil { return false }
             case .done:
@@ -192,23 +177,57 @@ package final class GeoJSONFeedReader {
         return false
     }
 
+    /// Reads a top-level key of the collection at `cursor` (whose first byte is `byte`) and steps
+    /// into the `features` array or past the key's value. Returns what ``advance(_:_:)`` returns
+    /// when it must stop (true: more input is needed), else nil.
+    private func advanceTopKey(_ raw: UnsafeRawBufferPointer, _ cursor: inout JSONCursor,
+                               _ byte: UInt8) throws(QuakeError) -> Bool? {
+        if byte == UInt8(ascii: "}") {
+            pos = cursor.i + 1
+            state = .done
+            return false
+        }
+        // SAFETY: valueEnd reads only below raw.count.
+        guard let keyEnd = JSONCursor.valueEnd(raw, from: cursor.i, to: raw.count) else { return true }
+        var key: [UInt8] = []
+        do throws(JSONCursor.Malformed) { try cursor.string(into: &key) } catch { throw malformed(error.reason) }
+        guard cursor.i == keyEnd, let colon = cursor.peek() else { return true }
+        guard colon == UInt8(ascii: ":") else { throw malformed("expected ':'") }
+        cursor.i += 1
+        guard let value = cursor.peek() else { return true }
+        if key.elementsEqual("features".utf8) {
+            guard value == UInt8(ascii: "[") else { throw malformed("\"features\" is not an array") }
+            cursor.i += 1
+            sawFeatures = true
+            state = .firstElement
+        } else {
+            // SAFETY: valueEnd reads only below raw.count.
+            guard let valueEnd = JSONCursor.valueEnd(raw, from: cursor.i, to: raw.count) else { return true }
+            cursor.i = valueEnd
+            state = .afterTop
+        }
+        pos = cursor.i
+        return nil
+    }
+
     /// Reads the feature at `from` into `rows` (or rejects it); returns where it ends, or nil when
     /// it runs past the bytes in `raw`.
     private func readFeature(_ raw: UnsafeRawBufferPointer, from: Int, into rows: inout RowBuilder) -> Int? {
-        let garbled = parser.rules.garbled, repaired = parser.rules.repaired
+        let garbled = parser.rules.garbled
+        let repaired = parser.rules.repaired
         // SAFETY: the cursor is bounded by raw.count; rows copies every field it keeps.
-        var c = JSONCursor(raw, from: from, to: raw.count, base: dropped)
+        var cursor = JSONCursor(raw, from: from, to: raw.count, base: dropped)
         let reason: String
         do {
-            let mask = try parser.feature(&c, &rows)
+            let mask = try parser.feature(&cursor, &rows)
             if parser.integerTimes != 0 { try convertTimes(&rows) }
             try rows.validateCurrentRow()
             rows.endRow(present: mask, seq: seqBase + Int64(featureIndex) + 1)
-            return c.i
-        } catch let e as FieldError {
-            reason = e.reason
-        } catch let e as JSONCursor.Malformed {
-            reason = "malformed JSON: \(e.reason)"
+            return cursor.i
+        } catch let error as FieldError {
+            reason = error.reason
+        } catch let error as JSONCursor.Malformed {
+            reason = "malformed JSON: \(error.reason)"
         } catch {
             reason = "\(error)"
         }
@@ -229,19 +248,21 @@ package final class GeoJSONFeedReader {
     /// first integer time).
     private func convertTimes(_ rows: inout RowBuilder) throws {
         let integerTimes = parser.integerTimes
-        let t = rows.currentInt(.time)
-        let u: Int64? = integerTimes & Column.updated.bit != 0 ? rows.currentInt(.updated) : nil
+        let time = rows.currentInt(.time)
+        let updated: Int64? = integerTimes & Column.updated.bit != 0 ? rows.currentInt(.updated) : nil
         if integerTimes & Column.time.bit != 0 {
             do throws(QuakeError) {
-                if let w = try timeRule.decide(time: t, updated: u, names: parser.rules.names) { onWarning(w) }
+                if let warning = try timeRule.decide(time: time, updated: updated, names: parser.rules.names) {
+                    onWarning(warning)
+                }
             } catch {
                 pending = error
                 throw FieldError(reason: "\(error)")
             }
         }
-        for c in [Column.time, .updated] where integerTimes & c.bit != 0 {
-            rows.setInt(c, try timeRule.milliseconds(rows.currentInt(c), c, time: t, updated: u,
-                                                                 names: parser.rules.names))
+        for column in [Column.time, .updated] where integerTimes & column.bit != 0 {
+            rows.setInt(column, try timeRule.milliseconds(rows.currentInt(column), column, time: time,
+                                                          updated: updated, names: parser.rules.names))
         }
     }
 }

@@ -12,17 +12,20 @@ package enum InputFiles {
 
     package static func expand(_ paths: [String], brokenLinks: inout [String]) throws(QuakeError) -> [String] {
         var out: [String] = []
-        for p in paths {
-            if p == "-" { out.append(p); continue }
-            if isURL(p) {
-                throw QuakeError(.io, path: p, detail: "is a URL, and load reads local files: Store.sync(from:) "
-                    + "keeps the store current with it, or download it (curl -fLO '\(p)') and load that file")
+        for path in paths {
+            if path == "-" {
+                out.append(path)
+                continue
             }
-            guard FileIO.exists(p) else { throw QuakeError(.io, path: p, errno: ENOENT) }
-            if FileIO.isDirectory(p) {
-                walk(p, into: &out, broken: &brokenLinks)
+            if isURL(path) {
+                throw QuakeError(.io, path: path, detail: "is a URL, and load reads local files: Store.sync(from:) "
+                    + "keeps the store current with it, or download it (curl -fLO '\(path)') and load that file")
+            }
+            guard FileIO.exists(path) else { throw QuakeError(.io, path: path, errno: ENOENT) }
+            if FileIO.isDirectory(path) {
+                walk(path, into: &out, broken: &brokenLinks)
             } else {
-                out.append(p)
+                out.append(path)
             }
         }
         guard !out.isEmpty else {
@@ -33,14 +36,14 @@ package enum InputFiles {
     }
 
     package static func looksLikeFeed(_ name: String) -> Bool {
-        let n = name.lowercased()
-        return n.contains(".csv") || n.contains(".geojson") || n.contains(".json")
+        let lowered = name.lowercased()
+        return lowered.contains(".csv") || lowered.contains(".geojson") || lowered.contains(".json")
     }
 
     /// True for an `http://` or `https://` address.
     package static func isURL(_ p: String) -> Bool {
-        let l = p.prefix(8).lowercased()
-        return l.hasPrefix("http://") || l.hasPrefix("https://")
+        let scheme = p.prefix(8).lowercased()
+        return scheme.hasPrefix("http://") || scheme.hasPrefix("https://")
     }
 
     private static func walk(_ dir: String, into out: inout [String], broken: inout [String]) {

@@ -29,9 +29,10 @@ package struct JSONCursor {
     @inline(__always)
     package mutating func skipSpace() {
         while i < end {
-            // SAFETY: the loop reads p[i] only while i < end <= p.count (every cursor is made with to <= p.count).
-            let b = p[i]
-            if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { i += 1 } else { break }
+            // SAFETY: the loop reads p[i] only while i < end <= p.count (every cursor is made with
+            // to <= p.count).
+            let byte = p[i]
+            if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { i += 1 } else { break }
         }
     }
 
@@ -53,10 +54,10 @@ package struct JSONCursor {
     /// After a member or element: true when another follows (`,`), false at the closer.
     @inline(__always)
     package mutating func more(closer: UInt8) throws(Malformed) -> Bool {
-        guard let b = peek() else { throw Malformed(reason: "unexpected end of input") }
+        guard let byte = peek() else { throw Malformed(reason: "unexpected end of input") }
         i += 1
-        if b == UInt8(ascii: ",") { return true }
-        if b == closer { return false }
+        if byte == UInt8(ascii: ",") { return true }
+        if byte == closer { return false }
         throw Malformed(reason: "expected ',' or '\(Character(Unicode.Scalar(closer)))' at offset \(offset - 1)")
     }
 
@@ -81,20 +82,28 @@ package struct JSONCursor {
         while true {
             // SAFETY: i + 8 <= end <= p.count, so the eight bytes loaded lie inside `p`.
             while i + 8 <= end {
-                let w = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let m = JSONCursor.quoteOrBackslash(w)
-                if m == 0 { high |= w; i += 8; continue }
-                let n = m.trailingZeroBitCount >> 3
-                high |= n == 0 ? 0 : w & (~0 >> (64 - 8 * UInt64(n)))
-                i += n
+                let word = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let matches = JSONCursor.quoteOrBackslash(word)
+                if matches == 0 {
+                    high |= word
+                    i += 8
+                    continue
+                }
+                let before = matches.trailingZeroBitCount >> 3
+                high |= before == 0 ? 0 : word & (~0 >> (64 - 8 * UInt64(before)))
+                i += before
                 break
             }
             // SAFETY: p[i] is read only after i < end <= p.count (the loop condition and the guard).
-            while i < end && p[i] != UInt8(ascii: "\"") && p[i] != UInt8(ascii: "\\") { high |= UInt64(p[i]); i += 1 }
+            while i < end && p[i] != UInt8(ascii: "\"") && p[i] != UInt8(ascii: "\\") {
+                high |= UInt64(p[i])
+                i += 1
+            }
             guard i < end else { throw Malformed(reason: "unterminated string") }
             if p[i] == UInt8(ascii: "\"") {
                 i += 1
-                return StringSpan(start: start, end: i - 1, escaped: escaped, ascii: high & 0x8080_8080_8080_8080 == 0)
+                return StringSpan(start: start, end: i - 1, escaped: escaped,
+                                  ascii: high & 0x8080_8080_8080_8080 == 0)
             }
             escaped = true
             i += 2
@@ -105,9 +114,11 @@ package struct JSONCursor {
     /// High bit set in each byte of `w` that is a quote or a backslash; the lowest one is exact.
     @inline(__always)
     static func quoteOrBackslash(_ w: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let q = w ^ (ones &* 0x22), b = w ^ (ones &* 0x5C)
-        return ((q &- ones) & ~q | (b &- ones) & ~b) & highs
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = w ^ (ones &* 0x22)
+        let backslash = w ^ (ones &* 0x5C)
+        return ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & highs
     }
 
     /// The bytes of `s` (a span with no escape).
@@ -119,29 +130,32 @@ package struct JSONCursor {
 
     /// Reads a string into `out` (unescaped); the cursor must be at the opening quote.
     package mutating func string(into out: inout [UInt8]) throws(Malformed) {
-        let s = try scanString()
-        try unescape(s, into: &out)
+        let span = try scanString()
+        try unescape(span, into: &out)
     }
 
     /// The text of `s`, unescaped, into `out`.
     package func unescape(_ s: StringSpan, into out: inout [UInt8]) throws(Malformed) {
         out.removeAll(keepingCapacity: true)
-        guard s.escaped else { out.append(contentsOf: bytes(s)); return }
-        var c = self
-        c.i = s.start
-        try c.unescapeRest(to: s.end, into: &out)
+        guard s.escaped else {
+            out.append(contentsOf: bytes(s))
+            return
+        }
+        var cursor = self
+        cursor.i = s.start
+        try cursor.unescapeRest(to: s.end, into: &out)
     }
 
     private mutating func unescapeRest(to stop: Int, into out: inout [UInt8]) throws(Malformed) {
         // SAFETY: p[i] needs i < stop and p[i + 1] needs i + 1 < stop, with stop <= end <= p.count.
         while i < stop {
-            let b = p[i]
-            if b == UInt8(ascii: "\\") {
+            let byte = p[i]
+            if byte == UInt8(ascii: "\\") {
                 guard i + 1 < stop else { break }
-                let e = p[i + 1]
+                let escape = p[i + 1]
                 i += 2
-                switch e {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escape)
                 case UInt8(ascii: "b"): out.append(8)
                 case UInt8(ascii: "f"): out.append(12)
                 case UInt8(ascii: "n"): out.append(10)
@@ -154,16 +168,18 @@ package struct JSONCursor {
                        p[i + 1] == UInt8(ascii: "u") {
                         i += 2
                         let lo = try hex4(stop)
-                        guard (0xDC00..<0xE000).contains(lo) else { throw Malformed(reason: "invalid surrogate pair") }
+                        guard (0xDC00..<0xE000).contains(lo) else {
+                            throw Malformed(reason: "invalid surrogate pair")
+                        }
                         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
                     }
                     guard let scalar = Unicode.Scalar(cp) else { throw Malformed(reason: "invalid \\u escape") }
                     out.append(contentsOf: String(Character(scalar)).utf8)
-                default: throw Malformed(reason: "invalid escape \\\(Character(Unicode.Scalar(e)))")
+                default: throw Malformed(reason: "invalid escape \\\(Character(Unicode.Scalar(escape)))")
                 }
                 continue
             }
-            out.append(b)
+            out.append(byte)
             i += 1
         }
         guard i == stop else { throw Malformed(reason: "unterminated string") }
@@ -172,94 +188,109 @@ package struct JSONCursor {
     private mutating func hex4(_ stop: Int) throws(Malformed) -> UInt32 {
         // SAFETY: i + 4 <= stop <= p.count is checked before the four reads.
         guard i + 4 <= stop else { throw Malformed(reason: "truncated \\u escape") }
-        var v: UInt32 = 0
+        var value: UInt32 = 0
         for _ in 0..<4 {
-            let b = p[i]
-            let d: UInt32
-            switch b {
-            case 48...57: d = UInt32(b - 48)
-            case 65...70: d = UInt32(b - 55)
-            case 97...102: d = UInt32(b - 87)
+            let byte = p[i]
+            let digit: UInt32
+            switch byte {
+            case 48...57: digit = UInt32(byte - 48)
+            case 65...70: digit = UInt32(byte - 55)
+            case 97...102: digit = UInt32(byte - 87)
             default: throw Malformed(reason: "invalid \\u escape")
             }
-            v = v << 4 | d
+            value = value << 4 | digit
             i += 1
         }
-        return v
+        return value
     }
 
     /// Reads a number's raw text; the cursor must be at its first byte.
     @inline(__always)
     package mutating func number() -> UnsafeRawBufferPointer {
         skipSpace()
-        let s = i
+        let start = i
         // SAFETY: p[i] is read only while i < end <= p.count.
         while i < end {
-            let b = p[i]
-            if (b >= 48 && b <= 57) || b == UInt8(ascii: "-") || b == UInt8(ascii: "+") || b == UInt8(ascii: ".")
-                || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") { i += 1 } else { break }
+            let byte = p[i]
+            if (byte >= 48 && byte <= 57) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                i += 1
+            } else {
+                break
+            }
         }
-        return UnsafeRawBufferPointer(rebasing: p[s..<i])
+        return UnsafeRawBufferPointer(rebasing: p[start..<i])
     }
 
     /// Consumes `null`, `true` or `false` when next; returns which.
     @inline(__always)
     package mutating func literal() throws(Malformed) -> UInt8? {
-        guard let b = peek() else { throw Malformed(reason: "unexpected end of input") }
+        guard let first = peek() else { throw Malformed(reason: "unexpected end of input") }
         let word: StaticString
-        switch b {
+        switch first {
         case UInt8(ascii: "n"): word = "null"
         case UInt8(ascii: "t"): word = "true"
         case UInt8(ascii: "f"): word = "false"
         default: return nil
         }
-        let n = word.utf8CodeUnitCount
-        guard i + n <= end else { throw Malformed(reason: "unexpected end of input") }
-        // SAFETY: i + n <= end is checked first, and k < n = the literal's byte count for utf8Start[k].
-        for k in 0..<n where p[i + k] != word.utf8Start[k] { throw Malformed(reason: "invalid literal at offset \(offset)") }
-        i += n
-        return b
+        let length = word.utf8CodeUnitCount
+        guard i + length <= end else { throw Malformed(reason: "unexpected end of input") }
+        // SAFETY: i + length <= end is checked first, and k < length = the literal's byte count for utf8Start[k].
+        for k in 0..<length where p[i + k] != word.utf8Start[k] {
+            throw Malformed(reason: "invalid literal at offset \(offset)")
+        }
+        i += length
+        return first
     }
 
     /// Skips any value.
     package mutating func skipValue() throws(Malformed) {
         skipSpace()
-        guard let e = JSONCursor.valueEnd(p, from: i, to: end) else { throw Malformed(reason: "unexpected end of input") }
-        i = e
+        guard let valueEnd = JSONCursor.valueEnd(p, from: i, to: end) else {
+            throw Malformed(reason: "unexpected end of input")
+        }
+        i = valueEnd
     }
 
-    /// The end of the value starting at `from` (after leading space), or nil when the slice ends first.
+    /// The end of the value starting at `from` (after leading space), or nil when the slice ends
+    /// first.
     package static func valueEnd(_ p: UnsafeRawBufferPointer, from: Int, to end: Int) -> Int? {
-        var i = from
+        var at = from
         var depth = 0
-        // SAFETY: p[i] is read only while i < end <= p.count; scanString cursors share that end.
-        while i < end {
-            let b = p[i]
-            switch b {
+        // SAFETY: p[at] is read only while at < end <= p.count; scanString cursors share that end.
+        while at < end {
+            let byte = p[at]
+            switch byte {
             case UInt8(ascii: "\""):
-                var c = JSONCursor(p, from: i, to: end)
-                guard (try? c.scanString()) != nil else { return nil }
-                i = c.i
-                if depth == 0 { return i }
+                var cursor = JSONCursor(p, from: at, to: end)
+                guard (try? cursor.scanString()) != nil else { return nil }
+                at = cursor.i
+                if depth == 0 { return at }
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 depth += 1
-                i += 1
+                at += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1
-                i += 1
-                if depth <= 0 { return i }
+                at += 1
+                if depth <= 0 { return at }
             default:
                 if depth == 0 {
-                    if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { i += 1; continue }
+                    if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                        at += 1
+                        continue
+                    }
                     // a scalar: runs to the next delimiter
-                    while i < end {
-                        let c = p[i]
-                        if c == UInt8(ascii: ",") || c == UInt8(ascii: "}") || c == UInt8(ascii: "]") || c == 0x20 || c == 0x0A || c == 0x0D { return i }
-                        i += 1
+                    while at < end {
+                        let next = p[at]
+                        if next == UInt8(ascii: ",") || next == UInt8(ascii: "}") || next == UInt8(ascii: "]")
+                            || next == 0x20 || next == 0x0A || next == 0x0D {
+                            return at
+                        }
+                        at += 1
                     }
                     return nil
                 }
-                i += 1
+                at += 1
             }
         }
         return nil

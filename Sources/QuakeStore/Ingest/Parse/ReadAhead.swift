@@ -1,5 +1,6 @@
 import Foundation
 import QuakeFormat
+import QuakeSupport
 
 /// Decompressed chunks handed from a thread of its own to the parser, at most `capacity`
 /// ahead: a `.gz` or `.zst` file inflates on one core while the parser works on the other.
@@ -24,7 +25,7 @@ final class ReadAhead: Sendable {
             while true {
                 let item: Item
                 do throws(QuakeError) {
-                    if let (c, raw) = try produce() { item = .chunk(c, raw) } else { item = .end }
+                    if let (chunk, raw) = try produce() { item = .chunk(chunk, raw) } else { item = .end }
                 } catch {
                     item = .failed(error)
                 }
@@ -35,7 +36,7 @@ final class ReadAhead: Sendable {
     }
 
     /// The next item, waiting for it.
-    func take() -> Item { channel.take() }
+    func take() -> Item { channel.take() ?? .end }
 
     /// The consumer is done: wakes and stops the producer.
     func close() { channel.close() }

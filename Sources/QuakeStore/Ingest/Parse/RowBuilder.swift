@@ -33,24 +33,24 @@ package struct RowBuilder: ~Copyable {
     package init(capacity: Int) {
         let cap = max(1, capacity)
         self.capacity = cap
-        let n = Column.count
+        let columns = Column.count
         // SAFETY: each buffer is allocated once here, owned by this ~Copyable value (never copied), and
         // freed once in deinit; used, room, texts and the number columns are initialised below.
-        ints = .allocate(capacity: n * cap)
-        ends = .allocate(capacity: n * cap)
-        texts = .allocate(capacity: n)
-        used = .allocate(capacity: n)
-        room = .allocate(capacity: n)
+        ints = .allocate(capacity: columns * cap)
+        ends = .allocate(capacity: columns * cap)
+        texts = .allocate(capacity: columns)
+        used = .allocate(capacity: columns)
+        room = .allocate(capacity: columns)
         present = .allocate(capacity: cap)
         seq = .allocate(capacity: cap)
-        used.initialize(repeating: 0, count: n)
-        room.initialize(repeating: 0, count: n)
-        // SAFETY: every number column's `cap` rows lie inside the `n * cap` allocated above.
+        used.initialize(repeating: 0, count: columns)
+        room.initialize(repeating: 0, count: columns)
+        // SAFETY: every number column's `cap` rows lie inside the `columns * cap` allocated above.
         for c in RowBuilder.intColumns { (ints + c * cap).initialize(repeating: RowBatch.null, count: cap) }
-        for c in 0..<n {
-            let r = RowBuilder.textColumns.contains(c) ? RowBuilder.initialTextRoom : 1
-            (texts + c).initialize(to: .allocate(capacity: r))
-            room[c] = r
+        for c in 0..<columns {
+            let initialRoom = RowBuilder.textColumns.contains(c) ? RowBuilder.initialTextRoom : 1
+            (texts + c).initialize(to: .allocate(capacity: initialRoom))
+            room[c] = initialRoom
         }
     }
 
@@ -80,19 +80,24 @@ package struct RowBuilder: ~Copyable {
     /// Sets text column `c` of the row being built to `bytes` (once per row and column).
     @inline(__always)
     package mutating func setText(_ c: Column, _ bytes: UnsafeRawBufferPointer) {
-        let k = c.rawValue
-        let n = bytes.count
-        if used[k] + n > room[k] { grow(k, to: used[k] + n) }
-        // SAFETY: grow left room for n more bytes after `used[k]`; `bytes` holds n bytes.
+        let column = c.rawValue
+        let length = bytes.count
+        if used[column] + length > room[column] { grow(column, to: used[column] + length) }
+        // SAFETY: grow left room for length more bytes after `used[column]`; `bytes` holds length bytes.
         if let src = bytes.baseAddress {
             // SAFETY: the readers' bytes are [UInt8] buffers, already bound to UInt8; see the note above.
-            let dst = texts[k] + used[k], from = src.assumingMemoryBound(to: UInt8.self)
+            let dst = texts[column] + used[column]
+            let from = src.assumingMemoryBound(to: UInt8.self)
             // most fields are a few bytes: a loop costs less than a call to memmove
-            if n <= 16 { for i in 0..<n { dst[i] = from[i] } } else { dst.initialize(from: from, count: n) }
+            if length <= 16 {
+                for i in 0..<length { dst[i] = from[i] }
+            } else {
+                dst.initialize(from: from, count: length)
+            }
         }
-        // `used[k] = used[k] + n`, not `+=`: a compound assignment through a pointer field of this
-        // ~Copyable struct crashes the compiler under -sanitize=thread (swiftlang/swift#86265).
-        used[k] = used[k] + n
+        // `used[column] = used[column] + length`, not `+=`: a compound assignment through a pointer
+        // field of this ~Copyable struct crashes the compiler under -sanitize=thread (swiftlang/swift#86265).
+        used[column] = used[column] + length
     }
 
     /// The number the row being built holds in column `c` (null when unset).
@@ -140,39 +145,40 @@ package struct RowBuilder: ~Copyable {
 
     /// The batch built so far, and an empty builder for the next one.
     package mutating func finish() -> RowBatch {
-        var b = RowBatch()
-        let n = count, cap = capacity
-        b.count = n
+        var batch = RowBatch()
+        let rows = count
+        let cap = capacity
+        batch.count = rows
         for c in RowBuilder.intColumns {
-            // SAFETY: rows 0..<n of column c were initialized (null or set); the copy reads those.
-            b.ints[c] = Array(uninitializedCount: n) { buf, k in
-                // SAFETY: n > 0 here (a count of 0 never calls this closure), so baseAddress is non-nil.
-                buf.baseAddress!.initialize(from: ints + c * cap, count: n)
-                k = n
+            // SAFETY: rows 0..<rows of column c were initialized (null or set); the copy reads those.
+            batch.ints[c] = Array(uninitializedCount: rows) { buf, k in
+                // SAFETY: rows > 0 here (a count of 0 never calls this closure), so baseAddress is non-nil.
+                buf.baseAddress!.initialize(from: ints + c * cap, count: rows)
+                k = rows
             }
-            (ints + c * cap).update(repeating: RowBatch.null, count: n)
+            (ints + c * cap).update(repeating: RowBatch.null, count: rows)
         }
         for c in RowBuilder.textColumns {
-            let m = used[c]
-            // SAFETY: the column's first m bytes and first n row ends were written this batch.
-            let bytes = [UInt8](uninitializedCount: m) { buf, k in
-                // SAFETY: m > 0 here (a count of 0 never calls this closure), so baseAddress is non-nil.
-                buf.baseAddress!.initialize(from: texts[c], count: m)
-                k = m
+            let byteCount = used[c]
+            // SAFETY: the column's first byteCount bytes and first `rows` row ends were written this batch.
+            let bytes = [UInt8](uninitializedCount: byteCount) { buf, k in
+                // SAFETY: byteCount > 0 here (a count of 0 never calls this closure), so baseAddress is non-nil.
+                buf.baseAddress!.initialize(from: texts[c], count: byteCount)
+                k = byteCount
             }
-            let rowEnds = [Int](uninitializedCount: n) { buf, k in
-                // SAFETY: n > 0 here (a count of 0 never calls this closure), so baseAddress is non-nil.
-                buf.baseAddress!.initialize(from: ends + c * cap, count: n)
-                k = n
+            let rowEnds = [Int](uninitializedCount: rows) { buf, k in
+                // SAFETY: rows > 0 here (a count of 0 never calls this closure), so baseAddress is non-nil.
+                buf.baseAddress!.initialize(from: ends + c * cap, count: rows)
+                k = rows
             }
-            b.text[c] = ByteArena(bytes: bytes, ends: rowEnds)
+            batch.text[c] = ByteArena(bytes: bytes, ends: rowEnds)
             used[c] = 0
         }
-        // SAFETY: rows 0..<n of `present` and `seq` were written by endRow.
-        b.present = Array(UnsafeBufferPointer(start: present, count: n))
-        b.seq = Array(UnsafeBufferPointer(start: seq, count: n))
+        // SAFETY: rows 0..<rows of `present` and `seq` were written by endRow.
+        batch.present = Array(UnsafeBufferPointer(start: present, count: rows))
+        batch.seq = Array(UnsafeBufferPointer(start: seq, count: rows))
         count = 0
-        return b
+        return batch
     }
 
     /// Where the row being built starts in text column `c`.
@@ -184,14 +190,14 @@ package struct RowBuilder: ~Copyable {
 
     /// Gives text column `k` room for at least `need` bytes, keeping what it holds.
     private mutating func grow(_ k: Int, to need: Int) {
-        let r = max(need, 2 * room[k])
+        let newRoom = max(need, 2 * room[k])
         // SAFETY: the new buffer is freshly allocated; texts[k] takes it over below and deinit frees it.
-        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: r)
-        // SAFETY: the old buffer holds used[k] <= room[k] bytes; the new one holds r >= need.
-        p.initialize(from: texts[k], count: used[k])
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: newRoom)
+        // SAFETY: the old buffer holds used[k] <= room[k] bytes; the new one holds newRoom >= need.
+        buffer.initialize(from: texts[k], count: used[k])
         texts[k].deallocate()
-        texts[k] = p
-        room[k] = r
+        texts[k] = buffer
+        room[k] = newRoom
     }
 }
 
@@ -204,10 +210,10 @@ extension RowBuilder {
         let capacity = min(max(1, maxRows), 1 << 20)
         var rows = spare.take() ?? RowBuilder(capacity: capacity)
         if rows.capacity != capacity { rows = RowBuilder(capacity: capacity) }
-        let r = Result { () throws(QuakeError) in try fill(&rows) }
+        let filled = Result { () throws(QuakeError) in try fill(&rows) }
         let batch = rows.count == 0 ? nil : rows.finish()
-        if case .success = r { spare = consume rows }
-        try r.get()
+        if case .success = filled { spare = consume rows }
+        try filled.get()
         return batch
     }
 }

@@ -72,30 +72,30 @@ package final class SplitParse: Sendable {
     private let state: Mutex<State>
 
     /// Plans the pieces, or nil when the file is not worth or not safe to split.
-    package init?(path: String, reader: FeedReader, seqBase: Int64, workers: Int, minimumBytes: Int = SplitParse.minimumBytes,
-                  chunkBytes: Int = SplitParse.chunkBytes) {
+    package init?(path: String, reader: FeedReader, seqBase: Int64, workers: Int,
+                  minimumBytes: Int = SplitParse.minimumBytes, chunkBytes: Int = SplitParse.chunkBytes) {
         guard workers > 1, reader.input.compression == "none", path != "-",
               let size = reader.input.fileSize, size >= minimumBytes else { return nil }
         let start: Int
         switch reader.format {
         case .csv:
-            guard let csv = reader.csvReader, let s = csv.headerBytes else { return nil }
-            start = s
+            guard let csv = reader.csvReader, let headerBytes = csv.headerBytes else { return nil }
+            start = headerBytes
             kind = .csv(csv.header)
         case .geojson:
             start = 0
             kind = .geojson(timeUnit: reader.timeUnit, strict: reader.strict, rules: reader.rulesGiven)
         }
-        guard let f = try? MappedFile(path: path), f.bytes.count == size else { return nil }
+        guard let mapped = try? MappedFile(path: path), mapped.bytes.count == size else { return nil }
         let wanted = max(workers, (size - start + max(1, chunkBytes) - 1) / max(1, chunkBytes))
         var cuts = [start]
-        // SAFETY: `f` keeps the mapping alive to the end of init; every cut searched for starts
-        // inside it (0 < i < size), and the searches read only below f.bytes.count.
+        // SAFETY: `mapped` keeps the mapping alive to the end of init; every cut searched for starts
+        // inside it (0 < aim < size), and the searches read only below mapped.bytes.count.
         for k in 1..<wanted {
-            let i = start + (size - start) * k / wanted
-            guard i > cuts[cuts.count - 1] else { continue }
-            let cut = reader.format == .csv ? SplitParse.lineStart(f.bytes, from: i)
-                : SplitParse.featureStart(f.bytes, from: i)
+            let aim = start + (size - start) * k / wanted
+            guard aim > cuts[cuts.count - 1] else { continue }
+            let cut = reader.format == .csv ? SplitParse.lineStart(mapped.bytes, from: aim)
+                : SplitParse.featureStart(mapped.bytes, from: aim)
             if let cut, cut < size, cut > cuts[cuts.count - 1] { cuts.append(cut) }
         }
         cuts.append(size)
@@ -111,11 +111,11 @@ package final class SplitParse: Sendable {
 
     /// The first offset at or after `i` that follows a newline.
     private static func lineStart(_ b: UnsafeRawBufferPointer, from i: Int) -> Int? {
-        var i = i
-        // SAFETY: 0 < i < b.count on entry; the loop stops at the end of the mapping.
-        assert(i > 0 && i <= b.count)
-        while i < b.count && b[i - 1] != UInt8(ascii: "\n") { i += 1 }
-        return i < b.count ? i : nil
+        var at = i
+        // SAFETY: 0 < at < b.count on entry; the loop stops at the end of the mapping.
+        assert(at > 0 && at <= b.count)
+        while at < b.count && b[at - 1] != UInt8(ascii: "\n") { at += 1 }
+        return at < b.count ? at : nil
     }
 
     /// The first offset at or after `i` (within a few MiB) where `{"type":"Feature"` (with any
@@ -126,25 +126,26 @@ package final class SplitParse: Sendable {
         let limit = min(b.count, i + (4 << 20))
         // SAFETY: every index read is checked against b.count (or limit <= b.count) first.
         func skipSpace(_ k: Int) -> Int {
-            var k = k
-            while k < b.count && JSONCursor.isSpace(b[k]) { k += 1 }
-            return k
+            var at = k
+            while at < b.count && JSONCursor.isSpace(b[at]) { at += 1 }
+            return at
         }
         func literal(_ k: Int, _ text: StaticString) -> Int? {
-            let n = text.utf8CodeUnitCount
-            guard k + n <= b.count else { return nil }
-            for m in 0..<n where b[k + m] != text.utf8Start[m] { return nil }
-            return k + n
+            let length = text.utf8CodeUnitCount
+            guard k + length <= b.count else { return nil }
+            for m in 0..<length where b[k + m] != text.utf8Start[m] { return nil }
+            return k + length
         }
-        var j = i
-        while j < limit {
-            if b[j] == UInt8(ascii: "{"), let t = literal(skipSpace(j + 1), #""type""#),
-               let c = literal(skipSpace(t), ":"), literal(skipSpace(c), #""Feature""#) != nil {
-                var k = j - 1
-                while k > 0 && JSONCursor.isSpace(b[k]) { k -= 1 }
-                if k > 0 && b[k] == UInt8(ascii: ",") { return j }
+        var at = i
+        while at < limit {
+            if b[at] == UInt8(ascii: "{"), let afterType = literal(skipSpace(at + 1), #""type""#),
+               let afterColon = literal(skipSpace(afterType), ":"),
+               literal(skipSpace(afterColon), #""Feature""#) != nil {
+                var before = at - 1
+                while before > 0 && JSONCursor.isSpace(b[before]) { before -= 1 }
+                if before > 0 && b[before] == UInt8(ascii: ",") { return at }
             }
-            j += 1
+            at += 1
         }
         return nil
     }
@@ -168,15 +169,17 @@ package final class SplitParse: Sendable {
 
     /// The next item in file order: a piece's batches, then its `.end`; `.end` once per piece.
     package func take() -> BatchItem {
-        let k = reading.load(ordering: .relaxed)
-        let item = channels[k % workers].take()
-        if case .end = item { reading.store(k + 1, ordering: .relaxed) }
+        let piece = reading.load(ordering: .relaxed)
+        let item = channels[piece % workers].take() ?? .end
+        if case .end = item { reading.store(piece + 1, ordering: .relaxed) }
         return item
     }
 
     /// The loader is done (or failed): stops the workers.
     package func close() {
-        for c in channels { c.close() }
+        for channel in channels {
+            channel.close()
+        }
     }
 
     /// Parses piece `k` into `pipe`; false when the piece failed or the loader has gone.
@@ -230,10 +233,10 @@ package final class SplitParse: Sendable {
     private func forward(_ next: (Int) throws(QuakeError) -> RowBatch?, _ input: FeedInput, _ pipe: BatchPipe,
                          _ batchRows: Int) throws(QuakeError) -> Bool {
         var seen = 0
-        while let b = try next(batchRows) {
+        while let batch = try next(batchRows) {
             let total = add(input.bytesRead - seen)
             seen = input.bytesRead
-            if !pipe.put(.batch(b, total)) { return false }
+            if !pipe.put(.batch(batch, total)) { return false }
         }
         return true
     }

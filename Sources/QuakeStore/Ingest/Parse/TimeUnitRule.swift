@@ -45,10 +45,10 @@ package struct TimeUnitRule {
 
     /// Whether one row's integer `time` (and `updated`, nil when missing or not an integer)
     /// look like seconds.
-    package static func looksLikeSeconds(time t: Int64, updated u: Int64?) -> Bool {
+    package static func looksLikeSeconds(time t: Int64, updated: Int64?) -> Bool {
         guard small(t) else { return false }
-        guard let u, !small(u) else { return true }
-        return t * 1000 <= u
+        guard let updated, !small(updated) else { return true }
+        return t * 1000 <= updated
     }
 
     /// Settles the file's unit on its first integer time. Returns the one warning line to
@@ -56,8 +56,12 @@ package struct TimeUnitRule {
     package mutating func decide(time t: Int64, updated u: Int64?,
                                  names: LoadOptions.OptionNames) throws(QuakeError) -> String? {
         guard unit == nil else { return nil }
-        guard TimeUnitRule.looksLikeSeconds(time: t, updated: u) else { unit = .milliseconds; return nil }
-        let asSeconds = Timestamp.string(t * 1000), asMillis = Timestamp.string(t)
+        guard TimeUnitRule.looksLikeSeconds(time: t, updated: u) else {
+            unit = .milliseconds
+            return nil
+        }
+        let asSeconds = Timestamp.string(t * 1000)
+        let asMillis = Timestamp.string(t)
         if strict {
             throw QuakeError(.ambiguousTimeUnit, path: file, detail: "integer times look like epoch seconds (\(t) is "
                 + "\(asSeconds) in seconds, \(asMillis) in milliseconds); say which with \(names.timeUnit)")

@@ -21,8 +21,8 @@ extension ResolvePass {
 
         @inline(__always)
         func contains(_ h: UInt64) -> Bool {
-            let s = Met.slot(h)
-            return !filter.isEmpty && filter[s >> 6] & (1 << UInt64(s & 63)) != 0
+            let slot = Met.slot(h)
+            return !filter.isEmpty && filter[slot >> 6] & (1 << UInt64(slot & 63)) != 0
         }
     }
 
@@ -36,90 +36,99 @@ extension ResolvePass {
     func storedVersions(_ idSpills: [SpillFile], scratch: String) throws -> [SpillFile?] {
         var files = [SpillFile?](repeating: nil, count: idSpills.count)
         guard old.idBuckets.contains(where: { $0 != nil }) else { return files }
-        let met = try parallelMap(Array(0..<idSpills.count)) { b in
+        let met = try parallelMap(Array(0..<idSpills.count)) { bucket in
             if isCancelled?() == true { throw QuakeError(.interrupted, detail: "interrupted") }
-            return try meet(b, idSpills[b])
+            return try meet(bucket, idSpills[bucket])
         }
         var ordinals = Set<Int>()
-        for m in met { ordinals.formUnion(m.partitions) }
+        for bucketMet in met {
+            ordinals.formUnion(bucketMet.partitions)
+        }
         guard !ordinals.isEmpty else { return files }
         var entries: [Int: PartitionEntry] = [:]
-        for e in old.partitions { entries[partitioning.ordinal(e.minTime)] = e }
+        for entry in old.partitions {
+            entries[partitioning.ordinal(entry.minTime)] = entry
+        }
         let sorted = ordinals.sorted()
         let group = 2 * workerCount
         for start in stride(from: 0, to: sorted.count, by: group) {
             if isCancelled?() == true { throw QuakeError(.interrupted, detail: "interrupted") }
             let part = Array(sorted[start..<min(start + group, sorted.count)])
-            let staged = try parallelMap(part) { o -> [Int: IdRecords] in
-                guard let e = entries[o] else {
-                    throw QuakeError.corrupt(storePath + "/ids", "names partition \(partitioning.key(ordinal: o)), "
-                                             + "which the store does not hold")
+            let staged = try parallelMap(part) { ordinal -> [Int: IdRecords] in
+                guard let entry = entries[ordinal] else {
+                    throw QuakeError.corrupt(storePath + "/ids",
+                                             "names partition \(partitioning.key(ordinal: ordinal)), "
+                                                 + "which the store does not hold")
                 }
-                return try stage(e, met)
+                return try stage(entry, met)
             }
             for out in staged {
-                for (b, recs) in out.sorted(by: { $0.key < $1.key }) {
-                    let f = try files[b] ?? SpillFile(path: "\(scratch)/stored-\(b).spill")
-                    files[b] = f
-                    try f.append(recs.serialized())
+                for (bucket, recs) in out.sorted(by: { $0.key < $1.key }) {
+                    let file = try files[bucket] ?? SpillFile(path: "\(scratch)/stored-\(bucket).spill")
+                    files[bucket] = file
+                    try file.append(recs.serialized())
                 }
             }
         }
         return files
     }
 
-    /// Phase 1 for bucket `b`.
-    private func meet(_ b: Int, _ spill: SpillFile) throws -> Met {
-        var m = Met()
-        guard spill.size > 0, let f = old.idBuckets[b] else { return m }
-        let stored = try IdHashes.read(path: storePath + "/ids/" + f, bucket: b, partitioning: partitioning)
-        guard stored.count > 0 else { return m }
+    /// Phase 1 for bucket `bucket`.
+    private func meet(_ bucket: Int, _ spill: SpillFile) throws -> Met {
+        var met = Met()
+        guard spill.size > 0, let file = old.idBuckets[bucket] else { return met }
+        let stored = try IdHashes.read(path: storePath + "/ids/" + file, bucket: bucket, partitioning: partitioning)
+        guard stored.count > 0 else { return met }
         let directory = IdHashes.Directory(stored)
         var filter = [UInt64](repeating: 0, count: (1 << ResolvePass.filterBits) / 64)
         var any = false
-        try spill.forEach { p in
-            let r = try IdRecords(serialized: p)
-            // SAFETY: IdRecords(serialized:) checked the ends ascend up to the bytes and i < r.count, so each
-            // range lies in `raw`; hash only reads the slice.
-            r.ids.bytes.withUnsafeBytes { raw in
-                for i in 0..<r.count {
-                    let h = IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[r.ids.range(i)]))
-                    let range = directory.entries(stored.key(h), in: stored)
+        try spill.forEach { payload in
+            let records = try IdRecords(serialized: payload)
+            // SAFETY: IdRecords(serialized:) checked the ends ascend up to the bytes and i < records.count, so
+            // each range lies in `raw`; hash only reads the slice.
+            records.ids.bytes.withUnsafeBytes { raw in
+                for i in 0..<records.count {
+                    let hash = IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[records.ids.range(i)]))
+                    let range = directory.entries(stored.key(hash), in: stored)
                     if range.isEmpty { continue }
-                    for j in range { m.partitions.insert(stored.ordinals[j]) }
-                    let s = Met.slot(h)
-                    filter[s >> 6] |= 1 << UInt64(s & 63)
+                    for j in range { met.partitions.insert(stored.ordinals[j]) }
+                    let slot = Met.slot(hash)
+                    filter[slot >> 6] |= 1 << UInt64(slot & 63)
                     any = true
                 }
             }
         }
-        if any { m.filter = filter }
-        return m
+        if any { met.filter = filter }
+        return met
     }
 
     /// Phase 2 for one partition: its rows whose id hash passes its bucket's filter.
-    private func stage(_ e: PartitionEntry, _ met: [Met]) throws -> [Int: IdRecords] {
-        let r = PartitionReader(storePath: storePath, entry: e)
-        let d = try r.directory()
+    private func stage(_ entry: PartitionEntry, _ met: [Met]) throws -> [Int: IdRecords] {
+        let reader = PartitionReader(storePath: storePath, entry: entry)
+        let directory = try reader.directory()
         var out = [IdRecords](repeating: IdRecords(), count: met.count)
-        for k in 0..<d.blockSizes.count {
-            let ids = try r.arena(.id, block: k), t = try r.ints(.time, block: k), u = try r.ints(.updated, block: k)
-            guard ids.count == t.count, u.count == t.count else {
-                throw QuakeError.corrupt(storePath + "/partitions/" + e.file, "block \(k) columns disagree")
+        for k in 0..<directory.blockSizes.count {
+            let ids = try reader.arena(.id, block: k)
+            let times = try reader.ints(.time, block: k)
+            let updated = try reader.ints(.updated, block: k)
+            guard ids.count == times.count, updated.count == times.count else {
+                throw QuakeError.corrupt(storePath + "/partitions/" + entry.file, "block \(k) columns disagree")
             }
             // SAFETY: i < ids.count and the decoded arena's ends lie in its bytes; append copies the id.
             ids.bytes.withUnsafeBytes { raw in
                 for i in 0..<ids.count {
-                    let p = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
-                    let h = IdHashes.hash(p)
-                    let b = IdHashes.bucket(h)
-                    guard met[b].contains(h) else { continue }
-                    out[b].append(id: p, time: t[i], updated: u[i], seq: Int64.min)
+                    let id = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
+                    let hash = IdHashes.hash(id)
+                    let bucket = IdHashes.bucket(hash)
+                    guard met[bucket].contains(hash) else { continue }
+                    out[bucket].append(id: id, time: times[i], updated: updated[i], seq: Int64.min)
                 }
             }
         }
         var staged: [Int: IdRecords] = [:]
-        for (b, recs) in out.enumerated() where recs.count > 0 { staged[b] = recs }
+        for (bucket, recs) in out.enumerated() where recs.count > 0 {
+            staged[bucket] = recs
+        }
         return staged
     }
 }

@@ -50,18 +50,20 @@ package struct ResolvePass {
     package func run(_ idSpills: [SpillFile], scratch: String,
                      onBucket: @escaping @Sendable () -> Void = {}) throws -> Output {
         let stored = try storedVersions(idSpills, scratch: scratch)
-        let results = try parallelMap(Array(0..<idSpills.count)) { b in
+        let results = try parallelMap(Array(0..<idSpills.count)) { bucket in
             defer { onBucket() }
             if isCancelled?() == true { throw QuakeError(.interrupted, detail: "interrupted") }
-            return try resolveBucket(b, idSpills[b], stored: stored[b])
+            return try resolveBucket(bucket, idSpills[bucket], stored: stored[bucket])
         }
         var out = Output()
-        for (b, r) in results.enumerated() {
-            out.new += r.new
-            out.duplicates += r.duplicates
-            if r.repeated > 0 { out.repeatsIds = true }
-            if let file = r.file { out.buckets[b] = file }
-            for (o, list) in r.moves { out.moves[o, default: []].append(contentsOf: list) }
+        for (bucket, result) in results.enumerated() {
+            out.new += result.new
+            out.duplicates += result.duplicates
+            if result.repeated > 0 { out.repeatsIds = true }
+            if let file = result.file { out.buckets[bucket] = file }
+            for (ordinal, list) in result.moves {
+                out.moves[ordinal, default: []].append(contentsOf: list)
+            }
         }
         return out
     }
@@ -79,29 +81,16 @@ package struct ResolvePass {
         return all.seq[candidate] > all.seq[kept]
     }
 
-    /// Phase 3 for bucket `b`: the load's records with the stored versions staged for them.
-    private func resolveBucket(_ b: Int, _ spill: SpillFile, stored: SpillFile?) throws -> BucketResult {
+    /// Phase 3 for bucket `bucket`: the load's records with the stored versions staged for them.
+    private func resolveBucket(_ bucket: Int, _ spill: SpillFile, stored: SpillFile?) throws -> BucketResult {
         var result = BucketResult()
         guard spill.size > 0 else { return result }
         var all = IdRecords()
-        try stored?.forEach { p in
-            let r = try IdRecords(serialized: p)
-            for i in 0..<r.count { all.append(from: r, i) }
-        }
+        try Self.appendRecords(of: stored, to: &all)
         let storedCount = all.count
-        try spill.forEach { p in
-            let r = try IdRecords(serialized: p)
-            for i in 0..<r.count { all.append(from: r, i) }
-        }
+        try Self.appendRecords(of: spill, to: &all)
         var codes = IdCodes(all.ids)
-        var winner: [Int] = []
-        winner.reserveCapacity(codes.count)
-        for i in 0..<all.count {
-            let k = codes.code[i]
-            if k == winner.count { winner.append(i); continue }
-            let w = winner[k]
-            if Self.replaces(i, w, all) { winner[k] = i }
-        }
+        let winner = Self.winners(codes, all)
         result.new = codes.count - storedCount
         // events this load names: the new ones, and the stored ones it has a record for
         var touched = [Bool](repeating: false, count: storedCount)
@@ -111,30 +100,55 @@ package struct ResolvePass {
         result.repeated = all.count - codes.count
         var seen = Set<Int64>()   // (code, source partition) pairs already listed
         for i in 0..<all.count {
-            let w = winner[codes.code[i]]
-            if i == w { continue }
-            let from = partitioning.ordinal(all.time[i]), to = partitioning.ordinal(all.time[w])
+            let won = winner[codes.code[i]]
+            if i == won { continue }
+            let from = partitioning.ordinal(all.time[i])
+            let to = partitioning.ordinal(all.time[won])
             if from != to && seen.insert(Int64(codes.code[i]) << 32 | Int64(from & 0xFFFF_FFFF)).inserted {
                 result.moves[from, default: []].append(Move(id: Array(all.ids.bytes[all.ids.range(i)]), to: to))
             }
         }
         // the codes are done with: free them before the file is encoded
-        let distinctCount = codes.count, hashes = codes.hashes
+        let distinctCount = codes.count
+        let hashes = codes.hashes
         codes = IdCodes(ByteArena())
         var index = IdHashes(bits: newIndexBits)
-        if let f = old.idBuckets[b] {
-            index = try IdHashes.read(path: storePath + "/ids/" + f, bucket: b, partitioning: partitioning)
+        if let file = old.idBuckets[bucket] {
+            index = try IdHashes.read(path: storePath + "/ids/" + file, bucket: bucket, partitioning: partitioning)
         }
         let next = reindexed(index, all: all, hashes: hashes, storedCount: storedCount,
                              winners: winner.prefix(distinctCount))
-        if let f = old.idBuckets[b], next == index {
-            result.file = f   // every event keeps its partition: keep the file
+        if let file = old.idBuckets[bucket], next == index {
+            result.file = file   // every event keeps its partition: keep the file
             return result
         }
-        let name = String(format: "%02d.g%d.idx", b, generation)
+        let name = String(format: "%02d.g%d.idx", bucket, generation)
         try FileIO.writeFile(storePath + "/ids/" + name, next.fileBytes())
         result.file = name
         return result
+    }
+
+    /// Appends every record `spill` holds (none when nil) to `all`.
+    private static func appendRecords(of spill: SpillFile?, to all: inout IdRecords) throws {
+        try spill?.forEach { payload in
+            let records = try IdRecords(serialized: payload)
+            for i in 0..<records.count { all.append(from: records, i) }
+        }
+    }
+
+    /// Per event (its code), the record that wins (``replaces(_:_:_:)``).
+    private static func winners(_ codes: IdCodes, _ all: IdRecords) -> [Int] {
+        var winner: [Int] = []
+        winner.reserveCapacity(codes.count)
+        for i in 0..<all.count {
+            let code = codes.code[i]
+            if code == winner.count {
+                winner.append(i)
+                continue
+            }
+            if Self.replaces(i, winner[code], all) { winner[code] = i }
+        }
+        return winner
     }
 
     /// The bucket's entries after this load. Event `k` (its code) has its stored version, if
@@ -146,42 +160,52 @@ package struct ResolvePass {
                            winners: ArraySlice<Int>) -> IdHashes {
         var last = LastPartition(partitioning: partitioning)
         func entries<S: Sequence<Int>>(_ rows: S) -> IdHashes {
-            var e = IdHashes(bits: index.bits)
-            for i in rows { e.append(key: index.key(hashes[i]), ordinal: last.ordinal(all.time[i])) }
-            e.sort()
-            return e
+            var list = IdHashes(bits: index.bits)
+            for i in rows { list.append(key: index.key(hashes[i]), ordinal: last.ordinal(all.time[i])) }
+            list.sort()
+            return list
         }
-        var left: [Int] = [], came: [Int] = []
-        for (k, w) in winners.enumerated() {
-            guard k < storedCount else { came.append(w); continue }
-            if w == k || last.ordinal(all.time[k]) == last.ordinal(all.time[w]) { continue }
+        var left: [Int] = []
+        var came: [Int] = []
+        for (k, won) in winners.enumerated() {
+            guard k < storedCount else {
+                came.append(won)
+                continue
+            }
+            if won == k || last.ordinal(all.time[k]) == last.ordinal(all.time[won]) { continue }
             left.append(k)
-            came.append(w)
+            came.append(won)
         }
         if came.isEmpty { return index }
-        let leaving = entries(left), coming = entries(came)
+        let leaving = entries(left)
+        let coming = entries(came)
         var next = IdHashes(bits: index.bits)
         next.keys.reserveCapacity(index.count + coming.count)
         next.ordinals.reserveCapacity(index.count + coming.count)
         // index minus leaving (both sorted), merged with coming
-        var l = 0, c = 0
+        var leavingAt = 0
+        var comingAt = 0
         func less(_ k1: UInt64, _ o1: Int, _ k2: UInt64, _ o2: Int) -> Bool { k1 != k2 ? k1 < k2 : o1 < o2 }
         for j in 0..<index.count {
-            let k = index.keys[j], o = index.ordinals[j]
-            while l < leaving.count && less(leaving.keys[l], leaving.ordinals[l], k, o) { l += 1 }
-            if l < leaving.count && leaving.keys[l] == k && leaving.ordinals[l] == o {
-                l += 1
+            let key = index.keys[j]
+            let ordinal = index.ordinals[j]
+            while leavingAt < leaving.count
+                    && less(leaving.keys[leavingAt], leaving.ordinals[leavingAt], key, ordinal) {
+                leavingAt += 1
+            }
+            if leavingAt < leaving.count && leaving.keys[leavingAt] == key && leaving.ordinals[leavingAt] == ordinal {
+                leavingAt += 1
                 continue
             }
-            while c < coming.count && less(coming.keys[c], coming.ordinals[c], k, o) {
-                next.append(key: coming.keys[c], ordinal: coming.ordinals[c])
-                c += 1
+            while comingAt < coming.count && less(coming.keys[comingAt], coming.ordinals[comingAt], key, ordinal) {
+                next.append(key: coming.keys[comingAt], ordinal: coming.ordinals[comingAt])
+                comingAt += 1
             }
-            next.append(key: k, ordinal: o)
+            next.append(key: key, ordinal: ordinal)
         }
-        while c < coming.count {
-            next.append(key: coming.keys[c], ordinal: coming.ordinals[c])
-            c += 1
+        while comingAt < coming.count {
+            next.append(key: coming.keys[comingAt], ordinal: coming.ordinals[comingAt])
+            comingAt += 1
         }
         return next
     }
@@ -199,8 +223,8 @@ private struct LastPartition {
     mutating func ordinal(_ t: Int64) -> Int {
         if !span.contains(t) {
             last = partitioning.ordinal(t)
-            let s = partitioning.span(t)
-            span = s.start..<s.end
+            let bounds = partitioning.span(t)
+            span = bounds.start..<bounds.end
         }
         return last
     }

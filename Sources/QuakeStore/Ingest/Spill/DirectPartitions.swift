@@ -119,7 +119,7 @@ package final class DirectPartitions {
     package func takes(_ o: Int) -> Bool {
         if stored.contains(o) || closed.contains(o) { return false }
         if open[o] != nil { return true }
-        if let r = MallocPolicy.residentBytes(), r > residentCap {
+        if let resident = MallocPolicy.residentBytes(), resident > residentCap {
             // freed pages count toward the resident set until they are trimmed: trim before refusing
             MallocPolicy.releaseFree()
             if let after = MallocPolicy.residentBytes(), after > residentCap {
@@ -142,7 +142,7 @@ package final class DirectPartitions {
         open[o]?.rows.append(contentsOf: batch, range: range)
         open[o]?.fed = clock
         openRows += range.count
-        if let s = batch.seq[range].max() { lastSeq = max(lastSeq, s) }
+        if let newest = batch.seq[range].max() { lastSeq = max(lastSeq, newest) }
         if let rows = open[o]?.rows, rows.count > rowsLimit {
             if carried[o] != nil {
                 // rows of an ended file go to the writer, where a failure of this file finds them
@@ -185,28 +185,29 @@ package final class DirectPartitions {
         group.wait()
         var kept: [Int: (rows: RowBatch, fed: Int)] = [:]
         for (o, entry) in open {
-            guard let n = carried[o], n > 0 else { continue }
+            guard let carriedRows = carried[o], carriedRows > 0 else { continue }
             var rows = RowBatch()
-            rows.append(contentsOf: entry.rows, range: 0..<n)
+            rows.append(contentsOf: entry.rows, range: 0..<carriedRows)
             kept[o] = (rows, entry.fed)
         }
         let ordinals = closedThisFile
-        let handed = writer.state.locked { s in ordinals.map { ($0, s.done.removeValue(forKey: $0)) } }
+        let handed = writer.state.locked { shared in ordinals.map { ($0, shared.done.removeValue(forKey: $0)) } }
         closedThisFile = []
-        for (o, w) in handed {
+        for (o, written) in handed {
             closed.remove(o)
-            guard let w else { continue }
-            if let n = carried[o], n > 0 {
-                let rows = try DirectPartitions.rows(w, storePath: storePath)
+            guard let written else { continue }
+            if let carriedRows = carried[o], carriedRows > 0 {
+                let rows = try DirectPartitions.rows(written, storePath: storePath)
                 let endedSeq = endedSeq
                 let earlier = rows.seq.indices.filter { rows.seq[$0] <= endedSeq }
-                guard earlier.count == n else {
-                    throw .corrupt(w.sidePath, "\(earlier.count) rows of ended files read back, \(n) written")
+                guard earlier.count == carriedRows else {
+                    throw .corrupt(written.sidePath,
+                                   "\(earlier.count) rows of ended files read back, \(carriedRows) written")
                 }
                 clock += 1
                 kept[o] = (rows.gather(earlier), clock)
             }
-            FileIO.remove(storePath + "/partitions/" + w.entry.file)
+            FileIO.remove(storePath + "/partitions/" + written.entry.file)
             history.discard(ordinal: o)
         }
         open = kept
@@ -218,16 +219,16 @@ package final class DirectPartitions {
     package func wait() { group.wait() }
 
     private func checkFailure() throws(QuakeError) {
-        if let f = writer.state.locked({ $0.failure }) { throw f }
+        if let failure = writer.state.locked({ $0.failure }) { throw failure }
     }
 
     /// An empty partition sized like the last one handed to the writer, a little larger.
     private func sized() -> RowBatch {
-        var b = RowBatch()
-        guard lastShape.rows > 0 else { return b }
+        var batch = RowBatch()
+        guard lastShape.rows > 0 else { return batch }
         let rows = min(lastShape.rows + lastShape.rows / 4, rowsLimit + rowsLimit / 8)
-        b.reserveCapacity(rows: rows, textBytes: lastShape.textBytes.map { $0 * rows / lastShape.rows + 64 })
-        return b
+        batch.reserveCapacity(rows: rows, textBytes: lastShape.textBytes.map { $0 * rows / lastShape.rows + 64 })
+        return batch
     }
 
     /// Hands partition `o` to the writer, waiting while ``inFlight`` are queued.
@@ -241,9 +242,16 @@ package final class DirectPartitions {
         group.enter()
         // the writer takes the only reference, so sorting reorders the columns in place
         let box = Handoff(rows)
-        let writer = writer, slots = slots, group = group, isCancelled = isCancelled, scratch = scratch
+        let writer = writer
+        let slots = slots
+        let group = group
+        let isCancelled = isCancelled
+        let scratch = scratch
         queue.async {
-            defer { slots.signal(); group.leave() }
+            defer {
+                slots.signal()
+                group.leave()
+            }
             if isCancelled?() == true {
                 // named in the store, so that it stops the load rather than reject the file being read
                 let interrupted = QuakeError(.interrupted, path: scratch, detail: "interrupted")
@@ -251,12 +259,12 @@ package final class DirectPartitions {
                 return
             }
             do throws(QuakeError) {
-                let w = try writer.write(o, box.take())
+                let written = try writer.write(o, box.take())
                 // what encoding it freed, once the process is large (a large archive's partitions)
                 MallocPolicy.releaseFree(ifResidentAbove: DirectPartitions.trimAbove)
-                writer.state.locked { $0.done[o] = w }
+                writer.state.locked { $0.done[o] = written }
             } catch {
-                writer.state.locked { s in if s.failure == nil { s.failure = error } }
+                writer.state.locked { state in if state.failure == nil { state.failure = error } }
             }
         }
     }
@@ -266,29 +274,30 @@ package final class DirectPartitions {
         var out = [UInt8]()
         out.reserveCapacity(16 * rows.count)
         // SAFETY: each closure reads the 8 bytes of one local integer, within its lifetime.
-        for s in rows.seq { withUnsafeBytes(of: s.littleEndian) { out.append(contentsOf: $0) } }
-        for p in rows.present { withUnsafeBytes(of: p.littleEndian) { out.append(contentsOf: $0) } }
+        for seq in rows.seq { withUnsafeBytes(of: seq.littleEndian) { out.append(contentsOf: $0) } }
+        for present in rows.present { withUnsafeBytes(of: present.littleEndian) { out.append(contentsOf: $0) } }
         return out
     }
 
     /// The rows of a written partition as the spill would have given them: read back, with
     /// each row's load order and source columns.
     package static func rows(_ w: Written, storePath: String) throws(QuakeError) -> RowBatch {
-        var b = try PartitionReader(storePath: storePath, entry: w.entry).readAll()
-        let n = b.count
+        var batch = try PartitionReader(storePath: storePath, entry: w.entry).readAll()
+        let count = batch.count
         let fd = try FileIO.open(w.sidePath, O_RDONLY)
         defer { FileIO.close(fd) }
-        let side = try FileIO.preadExactly(fd, count: 16 * n, at: w.sideOffset, path: w.sidePath)
-        // SAFETY: `side` holds exactly 16 * n bytes (preadExactly); every load lies inside it, and
-        // b's columns hold n rows (readAll); unaligned loads need no alignment.
-        assert(side.count == 16 * n && b.seq.count == n && b.present.count == n)
+        let side = try FileIO.preadExactly(fd, count: 16 * count, at: w.sideOffset, path: w.sidePath)
+        // SAFETY: `side` holds exactly 16 * count bytes (preadExactly); every load lies inside it, and
+        // the batch's columns hold count rows (readAll); unaligned loads need no alignment.
+        assert(side.count == 16 * count && batch.seq.count == count && batch.present.count == count)
         side.withUnsafeBytes { raw in
-            for i in 0..<n {
-                b.seq[i] = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self))
-                b.present[i] = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * (n + i), as: UInt64.self))
+            for i in 0..<count {
+                batch.seq[i] = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self))
+                batch.present[i] = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * (count + i),
+                                                                          as: UInt64.self))
             }
         }
-        return b
+        return batch
     }
 }
 

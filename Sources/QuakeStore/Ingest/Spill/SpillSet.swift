@@ -23,13 +23,15 @@ package final class SpillSet {
 
     /// The spill of partition `o`.
     package func partition(_ o: Int) throws(QuakeError) -> SpillFile {
-        if let s = partitions[o] { return s }
-        let s = try SpillFile(path: "\(directory)/part-\(o).spill")
-        partitions[o] = s
-        return s
+        if let spill = partitions[o] { return spill }
+        let spill = try SpillFile(path: "\(directory)/part-\(o).spill")
+        partitions[o] = spill
+        return spill
     }
 
-    package var marks: Marks { Marks(partitions: partitions.mapValues { $0.size }, idBuckets: idBuckets.map { $0.size }) }
+    package var marks: Marks {
+        Marks(partitions: partitions.mapValues { $0.size }, idBuckets: idBuckets.map { $0.size })
+    }
 
     /// Drops everything appended after `m`.
     package func truncate(to m: Marks) throws(QuakeError) {

@@ -37,39 +37,9 @@ struct GroupConditionParser {
                 index += 1
             } else if character.isNumber || (character == "." && index + 1 < characters.count
                                                 && characters[index + 1].isNumber) {
-                var end = index
-                while end < characters.count, characters[end].isNumber || characters[end] == "."
-                        || ((characters[end] == "e" || characters[end] == "E") && end > index)
-                        || ((characters[end] == "-" || characters[end] == "+") && end > index
-                            && (characters[end - 1] == "e" || characters[end - 1] == "E")) {
-                    end += 1
-                }
-                let text = String(characters[index..<end])
-                guard let number = Double(text) else {
-                    throw WhereParser.SyntaxError(column: column, message: "bad number \(text)")
-                }
-                tokens.append((.number(number), column))
-                index = end
+                index = try scanNumber(at: index)
             } else if character.isLetter || character == "_" {
-                var end = index
-                while end < characters.count, characters[end].isLetter || characters[end].isNumber
-                        || characters[end] == "_" {
-                    end += 1
-                }
-                let word = String(characters[index..<end])
-                var next = end
-                while next < characters.count, characters[next] == " " { next += 1 }
-                if next < characters.count, characters[next] == "(", !["and", "or", "not"].contains(word.lowercased()) {
-                    // a metric: the name and its parenthesized argument, as one token
-                    guard let close = characters[next...].firstIndex(of: ")") else {
-                        throw WhereParser.SyntaxError(column: column, message: "no ')' after \(word)(")
-                    }
-                    tokens.append((.metric(word + String(characters[next...close])), column))
-                    index = close + 1
-                } else {
-                    tokens.append((.word(word), column))
-                    index = end
-                }
+                index = try scanWord(at: index)
             } else if character == "(" {
                 tokens.append((.open, column))
                 index += 1
@@ -90,6 +60,48 @@ struct GroupConditionParser {
             }
         }
         tokens.append((.end, characters.count + 1))
+    }
+
+    /// Appends the number that starts at `index`; returns the index after it.
+    private mutating func scanNumber(at index: Int) throws -> Int {
+        let column = index + 1
+        var end = index
+        while end < characters.count, characters[end].isNumber || characters[end] == "."
+                || ((characters[end] == "e" || characters[end] == "E") && end > index)
+                || ((characters[end] == "-" || characters[end] == "+") && end > index
+                    && (characters[end - 1] == "e" || characters[end - 1] == "E")) {
+            end += 1
+        }
+        let text = String(characters[index..<end])
+        guard let number = Double(text) else {
+            throw WhereParser.SyntaxError(column: column, message: "bad number \(text)")
+        }
+        tokens.append((.number(number), column))
+        return end
+    }
+
+    /// Appends the word (or metric call) that starts at `index`; returns the index after it.
+    private mutating func scanWord(at index: Int) throws -> Int {
+        let column = index + 1
+        var end = index
+        while end < characters.count, characters[end].isLetter || characters[end].isNumber
+                || characters[end] == "_" {
+            end += 1
+        }
+        let word = String(characters[index..<end])
+        var next = end
+        while next < characters.count, characters[next] == " " { next += 1 }
+        if next < characters.count, characters[next] == "(", !["and", "or", "not"].contains(word.lowercased()) {
+            // a metric: the name and its parenthesized argument, as one token
+            guard let close = characters[next...].firstIndex(of: ")") else {
+                throw WhereParser.SyntaxError(column: column, message: "no ')' after \(word)(")
+            }
+            tokens.append((.metric(word + String(characters[next...close])), column))
+            return close + 1
+        } else {
+            tokens.append((.word(word), column))
+            return end
+        }
     }
 
     private func isWord(_ word: String) -> Bool {

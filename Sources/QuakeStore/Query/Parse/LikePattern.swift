@@ -23,12 +23,22 @@ package struct LikePattern: Sendable {
             literal = ""
         }
         for ch in pattern {
-            if escaped { literal.append(ch); escaped = false; continue }
+            if escaped {
+                literal.append(ch)
+                escaped = false
+                continue
+            }
             switch ch {
-            case "\\": escaped = true
-            case "%": flush(); if pieces.last != .any { pieces.append(.any) }
-            case "_": flush(); pieces.append(.one)
-            default: literal.append(ch)
+            case "\\":
+                escaped = true
+            case "%":
+                flush()
+                if pieces.last != .any { pieces.append(.any) }
+            case "_":
+                flush()
+                pieces.append(.one)
+            default:
+                literal.append(ch)
             }
         }
         if escaped { literal.append("\\") }
@@ -56,8 +66,15 @@ package struct LikePattern: Sendable {
         var current = ""
         var escaped = false
         for ch in pattern {
-            if escaped { current.append(ch); escaped = false; continue }
-            if ch == "\\" { escaped = true; continue }
+            if escaped {
+                current.append(ch)
+                escaped = false
+                continue
+            }
+            if ch == "\\" {
+                escaped = true
+                continue
+            }
             if ch == "%" || ch == "_" {
                 if current.count > (best?.count ?? 0) { best = current }
                 current = ""
@@ -73,8 +90,15 @@ package struct LikePattern: Sendable {
         var out = ""
         var escaped = false
         for ch in s {
-            if escaped { out.append(ch); escaped = false; continue }
-            if ch == "\\" { escaped = true; continue }
+            if escaped {
+                out.append(ch)
+                escaped = false
+                continue
+            }
+            if ch == "\\" {
+                escaped = true
+                continue
+            }
             if ch != "%" { out.append(ch) }
         }
         return out
@@ -88,30 +112,31 @@ package struct LikePattern: Sendable {
         return bytes.withUnsafeBufferPointer { match(0, $0, 0) }
     }
 
-    private func match(_ k: Int, _ t: UnsafeBufferPointer<UInt8>, _ i: Int) -> Bool {
-        var k = k, i = i
-        // SAFETY: t[...] reads follow i + l.count <= t.count or i < t.count; recursion passes j <= t.count,
-        // and a piece reads nothing at i == t.count.
-        while k < pieces.count {
-            switch pieces[k] {
-            case .literal(let l):
-                guard i + l.count <= t.count, t[i..<(i + l.count)].elementsEqual(l) else { return false }
-                i += l.count
+    private func match(_ firstPiece: Int, _ t: UnsafeBufferPointer<UInt8>, _ start: Int) -> Bool {
+        var piece = firstPiece
+        var at = start
+        // SAFETY: t[...] reads follow at + bytes.count <= t.count or at < t.count; recursion passes
+        // from <= t.count, and a piece reads nothing at at == t.count.
+        while piece < pieces.count {
+            switch pieces[piece] {
+            case .literal(let bytes):
+                guard at + bytes.count <= t.count, t[at..<(at + bytes.count)].elementsEqual(bytes) else { return false }
+                at += bytes.count
             case .one:
-                guard i < t.count else { return false }
-                i += 1
-                while i < t.count && t[i] & 0xC0 == 0x80 { i += 1 }   // the rest of one UTF-8 character
+                guard at < t.count else { return false }
+                at += 1
+                while at < t.count && t[at] & 0xC0 == 0x80 { at += 1 }   // the rest of one UTF-8 character
             case .any:
-                if k == pieces.count - 1 { return true }
-                var j = i
-                while j <= t.count {
-                    if match(k + 1, t, j) { return true }
-                    j += 1
+                if piece == pieces.count - 1 { return true }
+                var from = at
+                while from <= t.count {
+                    if match(piece + 1, t, from) { return true }
+                    from += 1
                 }
                 return false
             }
-            k += 1
+            piece += 1
         }
-        return i == t.count
+        return at == t.count
     }
 }

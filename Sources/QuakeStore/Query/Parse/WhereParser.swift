@@ -35,11 +35,13 @@ package struct WhereParser {
     package static let maxDepth = 200
 
     package static func parse(_ text: String) throws -> Filter {
-        var p = WhereParser()
-        try p.tokenize(text)
-        let f = try p.parseOr()
-        guard case .end = p.tokens[p.pos].0 else { throw p.error("unexpected \(p.describe(p.tokens[p.pos].0))") }
-        return f
+        var parser = WhereParser()
+        try parser.tokenize(text)
+        let filter = try parser.parseOr()
+        guard case .end = parser.tokens[parser.pos].0 else {
+            throw parser.error("unexpected \(parser.describe(parser.tokens[parser.pos].0))")
+        }
+        return filter
     }
 
     func error(_ m: String, at: Int? = nil) -> SyntaxError {
@@ -48,10 +50,10 @@ package struct WhereParser {
 
     func describe(_ t: Token) -> String {
         switch t {
-        case .ident(let s): return "'\(s)'"
-        case .number(let s): return "number \(s)"
-        case .string(let s): return "string \"\(s)\""
-        case .op(let s): return "'\(s)'"
+        case .ident(let name): return "'\(name)'"
+        case .number(let number): return "number \(number)"
+        case .string(let text): return "string \"\(text)\""
+        case .op(let symbol): return "'\(symbol)'"
         case .lparen: return "'('"
         case .rparen: return "')'"
         case .dot: return "'.'"
@@ -61,8 +63,8 @@ package struct WhereParser {
     }
 
     private mutating func tokenize(_ text: String) throws {
-        let c = Array(text)
-        var i = 0
+        let chars = Array(text)
+        var index = 0
         // after a value, `-` is subtraction (`mag -1` is `mag - 1`), elsewhere a number's sign
         var endsOperand: Bool {
             switch tokens.last?.0 {
@@ -70,59 +72,111 @@ package struct WhereParser {
             default: return false
             }
         }
-        while i < c.count {
-            let ch = c[i]
-            let col = i + 1
-            if ch.isWhitespace { i += 1; continue }
-            if ch.isLetter || ch == "_" {
-                var s = ""
-                while i < c.count && (c[i].isLetter || c[i].isNumber || c[i] == "_") { s.append(c[i]); i += 1 }
-                // SQL's words for the Swift operators
-                switch s.lowercased() {
-                case "and": tokens.append((.op("&&"), col))
-                case "or": tokens.append((.op("||"), col))
-                case "not": tokens.append((.op("!"), col))
-                default: tokens.append((.ident(s), col))
-                }
-            } else if ch.isNumber || (ch == "-" && i + 1 < c.count && c[i + 1].isNumber && !endsOperand) {
-                var s = String(ch)
-                i += 1
-                while i < c.count && (c[i].isNumber || c[i] == "." || c[i] == "e" || c[i] == "E") { s.append(c[i]); i += 1 }
-                guard Double(s) != nil else { throw SyntaxError(column: col, message: "bad number '\(s)'") }
-                tokens.append((.number(s), col))
-            } else if ch == "\"" || ch == "'" {
-                // Swift's double quotes with backslash escapes, or SQL's single quotes with '' for '
-                var s = ""
-                i += 1
-                while i < c.count {
-                    if c[i] == ch {
-                        if ch == "'" && i + 1 < c.count && c[i + 1] == "'" { s.append("'"); i += 2; continue }
-                        break
-                    }
-                    if ch == "\"" && c[i] == "\\" && i + 1 < c.count { i += 1 }
-                    s.append(c[i])
-                    i += 1
-                }
-                guard i < c.count else { throw SyntaxError(column: col, message: "unterminated string") }
-                i += 1
-                tokens.append((.string(s), col))
-            } else if ch == "(" { tokens.append((.lparen, col)); i += 1 }
-            else if ch == ")" { tokens.append((.rparen, col)); i += 1 }
-            else if ch == "." { tokens.append((.dot, col)); i += 1 }
-            else if ch == "," { tokens.append((.comma, col)); i += 1 }
-            else {
-                let two = i + 1 < c.count ? String([ch, c[i + 1]]) : ""
-                if ["&&", "||", "==", "!=", "<=", ">="].contains(two) { tokens.append((.op(two), col)); i += 2 }
-                else if two == "<>" { tokens.append((.op("!="), col)); i += 2 }
-                else if ch == "=" { tokens.append((.op("=="), col)); i += 1 }
-                else if ["<", ">", "!", "+", "-", "*", "/"].contains(String(ch)) {
-                    tokens.append((.op(String(ch)), col))
-                    i += 1
-                }
-                else { throw SyntaxError(column: col, message: "unexpected character '\(ch)'") }
+        while index < chars.count {
+            let char = chars[index]
+            if char.isWhitespace {
+                index += 1
+                continue
+            }
+            if char.isLetter || char == "_" {
+                scanWord(chars, &index)
+            } else if char.isNumber
+                        || (char == "-" && index + 1 < chars.count && chars[index + 1].isNumber && !endsOperand) {
+                try scanNumber(chars, &index)
+            } else if char == "\"" || char == "'" {
+                try scanString(chars, &index)
+            } else {
+                try scanSymbol(chars, &index)
             }
         }
-        tokens.append((.end, c.count + 1))
+        tokens.append((.end, chars.count + 1))
+    }
+
+    /// A word at `index`: an identifier, or SQL's words for the Swift operators.
+    private mutating func scanWord(_ chars: [Character], _ index: inout Int) {
+        let col = index + 1
+        var word = ""
+        while index < chars.count && (chars[index].isLetter || chars[index].isNumber || chars[index] == "_") {
+            word.append(chars[index])
+            index += 1
+        }
+        // SQL's words for the Swift operators
+        switch word.lowercased() {
+        case "and": tokens.append((.op("&&"), col))
+        case "or": tokens.append((.op("||"), col))
+        case "not": tokens.append((.op("!"), col))
+        default: tokens.append((.ident(word), col))
+        }
+    }
+
+    /// A number at `index`, with its sign when it has one.
+    private mutating func scanNumber(_ chars: [Character], _ index: inout Int) throws {
+        let col = index + 1
+        var number = String(chars[index])
+        index += 1
+        while index < chars.count
+                && (chars[index].isNumber || chars[index] == "." || chars[index] == "e" || chars[index] == "E") {
+            number.append(chars[index])
+            index += 1
+        }
+        guard Double(number) != nil else { throw SyntaxError(column: col, message: "bad number '\(number)'") }
+        tokens.append((.number(number), col))
+    }
+
+    /// A string at `index`: Swift's double quotes with backslash escapes, or SQL's single quotes
+    /// with '' for '.
+    private mutating func scanString(_ chars: [Character], _ index: inout Int) throws {
+        let col = index + 1
+        let quote = chars[index]
+        var text = ""
+        index += 1
+        while index < chars.count {
+            if chars[index] == quote {
+                if quote == "'" && index + 1 < chars.count && chars[index + 1] == "'" {
+                    text.append("'")
+                    index += 2
+                    continue
+                }
+                break
+            }
+            if quote == "\"" && chars[index] == "\\" && index + 1 < chars.count { index += 1 }
+            text.append(chars[index])
+            index += 1
+        }
+        guard index < chars.count else { throw SyntaxError(column: col, message: "unterminated string") }
+        index += 1
+        tokens.append((.string(text), col))
+    }
+
+    /// Punctuation or an operator at `index`.
+    private mutating func scanSymbol(_ chars: [Character], _ index: inout Int) throws {
+        let char = chars[index]
+        let col = index + 1
+        let two = index + 1 < chars.count ? String([char, chars[index + 1]]) : ""
+        let token: Token
+        var length = 1
+        switch char {
+        case "(": token = .lparen
+        case ")": token = .rparen
+        case ".": token = .dot
+        case ",": token = .comma
+        default:
+            if ["&&", "||", "==", "!=", "<=", ">="].contains(two) {
+                token = .op(two)
+                length = 2
+            } else if two == "<>" {
+                token = .op("!=")
+                length = 2
+            } else if char == "=" {
+                token = .op("==")
+            } else if ["<", ">", "!", "+", "-", "*", "/"].contains(String(char)) {
+                token = .op(String(char))
+            } else {
+                throw SyntaxError(column: col, message: "unexpected character '\(char)'")
+            }
+        }
+        tokens.append((token, col))
+        index += length
     }
 
     var current: Token { tokens[pos].0 }
@@ -132,21 +186,32 @@ package struct WhereParser {
 
     private mutating func parseOr(negated: Bool = false) throws -> Filter {
         var parts = [try parseAnd(negated: negated)]
-        while current == .op("||") { pos += 1; parts.append(try parseAnd(negated: negated)) }
+        while current == .op("||") {
+            pos += 1
+            parts.append(try parseAnd(negated: negated))
+        }
         return parts.count == 1 ? parts[0] : negated ? .conjunction(parts) : .or(parts)
     }
 
     private mutating func parseAnd(negated: Bool) throws -> Filter {
         var parts = [try parseUnary(negated: negated)]
-        while current == .op("&&") { pos += 1; parts.append(try parseUnary(negated: negated)) }
+        while current == .op("&&") {
+            pos += 1
+            parts.append(try parseUnary(negated: negated))
+        }
         return parts.count == 1 ? parts[0] : negated ? .or(parts) : .conjunction(parts)
     }
 
     private mutating func parseUnary(negated: Bool) throws -> Filter {
         depth += 1
         defer { depth -= 1 }
-        guard depth <= WhereParser.maxDepth else { throw error("nested more than \(WhereParser.maxDepth) levels deep") }
-        if current == .op("!") { pos += 1; return try parseUnary(negated: !negated) }
+        guard depth <= WhereParser.maxDepth else {
+            throw error("nested more than \(WhereParser.maxDepth) levels deep")
+        }
+        if current == .op("!") {
+            pos += 1
+            return try parseUnary(negated: !negated)
+        }
         if current == .lparen {
             // a group of conditions, or the start of arithmetic (`(mag - depth) / 2 > 1`): the
             // reading that gets further wins, and its error is the one reported
@@ -173,53 +238,67 @@ package struct WhereParser {
                 throw groupError
             }
         }
-        let f = try parseComparison()
-        return negated ? WhereParser.negate(f) : f
+        let comparison = try parseComparison()
+        return negated ? WhereParser.negate(comparison) : comparison
     }
 
     mutating func field() throws -> Column {
-        guard case .ident(let name) = current else { throw error("expected a field name, found \(describe(current))") }
+        guard case .ident(let name) = current else {
+            throw error("expected a field name, found \(describe(current))")
+        }
         let alias = ["magnitude": "mag", "latitude": "latitude", "longitude": "longitude"][name] ?? name
-        guard let c = Column(name: alias) else { throw error("unknown field '\(name)'") }
+        guard let column = Column(name: alias) else { throw error("unknown field '\(name)'") }
         pos += 1
-        return c
+        return column
     }
 
     private mutating func parseComparison() throws -> Filter {
-        if case .ident(let v) = current, v == "true" { pos += 1; return .all }
-        if case .ident(let v) = current, v == "false" { pos += 1; return .none }
+        if case .ident(let word) = current, word == "true" {
+            pos += 1
+            return .all
+        }
+        if case .ident(let word) = current, word == "false" {
+            pos += 1
+            return .none
+        }
         guard case .ident = current, hasFieldTail(at: pos + 1) else { return try parseValueComparison() }
         let fieldCol = tokens[pos].1
-        let c = try field()
-        if let f = try parseSQLTail(c, fieldColumn: fieldCol) { return f }
-        if current == .dot {
-            pos += 1
-            guard case .ident(let method) = current else { throw error("expected a method name after '.'") }
-            let methodCol = tokens[pos].1
-            pos += 1
-            guard current == .lparen else { throw error("expected '(' after \(method)") }
-            pos += 1
-            guard case .string(let s) = current else { throw error("\(method) takes a string in quotes") }
-            pos += 1
-            guard current == .rparen else { throw error("expected ')'") }
-            pos += 1
-            guard c.kind == .place || c.kind == .category || c.kind == .text else {
-                throw error("\(c) is not a text field", at: fieldCol)
-            }
-            switch method {
-            case "contains": return .contains(c, CanonicalText.nfc(s), insensitive: false)
-            case "localizedStandardContains", "localizedCaseInsensitiveContains": return .contains(c, CanonicalText.nfc(s), insensitive: true)
-            default: throw error("unknown method '\(method)' (use contains or localizedStandardContains)", at: methodCol)
-            }
-        }
+        let column = try field()
+        if let filter = try parseSQLTail(column, fieldColumn: fieldCol) { return filter }
+        if current == .dot { return try parseMethodCall(column, fieldColumn: fieldCol) }
         guard case .op(let op) = current, ["==", "!=", "<", "<=", ">", ">="].contains(op) else {
-            throw error("expected a comparison after '\(c)', found \(describe(current))")
+            throw error("expected a comparison after '\(column)', found \(describe(current))")
         }
         pos += 1
         let litCol = tokens[pos].1
         let lit = current
         pos += 1
-        return try WhereParser.comparison(c, op, lit, column: litCol)
+        return try WhereParser.comparison(column, op, lit, column: litCol)
+    }
+
+    /// `.contains("…")` or `.localizedStandardContains("…")` after field `column`, from the dot.
+    private mutating func parseMethodCall(_ column: Column, fieldColumn fieldCol: Int) throws -> Filter {
+        pos += 1
+        guard case .ident(let method) = current else { throw error("expected a method name after '.'") }
+        let methodCol = tokens[pos].1
+        pos += 1
+        guard current == .lparen else { throw error("expected '(' after \(method)") }
+        pos += 1
+        guard case .string(let needle) = current else { throw error("\(method) takes a string in quotes") }
+        pos += 1
+        guard current == .rparen else { throw error("expected ')'") }
+        pos += 1
+        guard column.kind == .place || column.kind == .category || column.kind == .text else {
+            throw error("\(column) is not a text field", at: fieldCol)
+        }
+        switch method {
+        case "contains":
+            return .contains(column, CanonicalText.nfc(needle), insensitive: false)
+        case "localizedStandardContains", "localizedCaseInsensitiveContains":
+            return .contains(column, CanonicalText.nfc(needle), insensitive: true)
+        default:
+            throw error("unknown method '\(method)' (use contains or localizedStandardContains)", at: methodCol)
+        }
     }
 
     static func comparison(_ c: Column, _ op: String, _ lit: Token, column: Int) throws -> Filter {
@@ -232,43 +311,50 @@ package struct WhereParser {
         }
         switch c.kind {
         case .timestamp:
-            let t: Int64
+            let time: Int64
             switch lit {
-            case .string(let s):
-                guard let v = DateParsing.parse(s) else { throw SyntaxError(column: column, message: "not a date: \"\(s)\"") }
-                t = v
-            case .number(let s):
-                // epoch milliseconds; beyond year ±9999 nothing can match, and the bound must not overflow
-                guard let v = Double(s), v.isFinite, abs(v) <= 253_402_300_800_000 else {
-                    throw SyntaxError(column: column, message: "\(c): \(s) is not a time in epoch milliseconds within years 0-9999")
+            case .string(let text):
+                guard let parsed = DateParsing.parse(text) else {
+                    throw SyntaxError(column: column, message: "not a date: \"\(text)\"")
                 }
-                t = Int64(v.rounded(.down))
+                time = parsed
+            case .number(let text):
+                // epoch milliseconds; beyond year ±9999 nothing can match, and the bound must not overflow
+                guard let millis = Double(text), millis.isFinite, abs(millis) <= 253_402_300_800_000 else {
+                    throw SyntaxError(column: column,
+                                      message: "\(c): \(text) is not a time in epoch milliseconds within years 0-9999")
+                }
+                time = Int64(millis.rounded(.down))
             default: throw SyntaxError(column: column, message: "\(c) compares with a date in quotes")
             }
             switch op {
-            case "==": return .timeRange(c, lower: t, upper: t + 1)
-            case "!=": return negate(.timeRange(c, lower: t, upper: t + 1))
-            case "<": return .timeRange(c, lower: nil, upper: t)
-            case "<=": return .timeRange(c, lower: nil, upper: t + 1)
-            case ">": return .timeRange(c, lower: t + 1, upper: nil)
-            default: return .timeRange(c, lower: t, upper: nil)
+            case "==": return .timeRange(c, lower: time, upper: time + 1)
+            case "!=": return negate(.timeRange(c, lower: time, upper: time + 1))
+            case "<": return .timeRange(c, lower: nil, upper: time)
+            case "<=": return .timeRange(c, lower: nil, upper: time + 1)
+            case ">": return .timeRange(c, lower: time + 1, upper: nil)
+            default: return .timeRange(c, lower: time, upper: nil)
             }
         case .decimal:
-            guard case .number(let s) = lit, let v = Double(s) else { throw SyntaxError(column: column, message: "\(c) compares with a number") }
-            guard v.isFinite else { throw SyntaxError(column: column, message: "\(s) is out of range") }
+            guard case .number(let text) = lit, let number = Double(text) else {
+                throw SyntaxError(column: column, message: "\(c) compares with a number")
+            }
+            guard number.isFinite else { throw SyntaxError(column: column, message: "\(text) is out of range") }
             switch op {
-            case "==": return .numberRange(c, lower: .init(v), upper: .init(v))
-            case "!=": return negate(.numberRange(c, lower: .init(v), upper: .init(v)))
-            case "<": return .numberRange(c, lower: nil, upper: .init(v, inclusive: false))
-            case "<=": return .numberRange(c, lower: nil, upper: .init(v))
-            case ">": return .numberRange(c, lower: .init(v, inclusive: false), upper: nil)
-            default: return .numberRange(c, lower: .init(v), upper: nil)
+            case "==": return .numberRange(c, lower: .init(number), upper: .init(number))
+            case "!=": return negate(.numberRange(c, lower: .init(number), upper: .init(number)))
+            case "<": return .numberRange(c, lower: nil, upper: .init(number, inclusive: false))
+            case "<=": return .numberRange(c, lower: nil, upper: .init(number))
+            case ">": return .numberRange(c, lower: .init(number, inclusive: false), upper: nil)
+            default: return .numberRange(c, lower: .init(number), upper: nil)
             }
         default:
-            guard case .string(let s) = lit else { throw SyntaxError(column: column, message: "\(c) compares with a string in quotes") }
+            guard case .string(let text) = lit else {
+                throw SyntaxError(column: column, message: "\(c) compares with a string in quotes")
+            }
             switch op {
-            case "==": return .oneOf(c, [CanonicalText.nfc(s)])
-            case "!=": return negate(.oneOf(c, [CanonicalText.nfc(s)]))
+            case "==": return .oneOf(c, [CanonicalText.nfc(text)])
+            case "!=": return negate(.oneOf(c, [CanonicalText.nfc(text)]))
             default: throw SyntaxError(column: column, message: "\(c) supports == and != (or .contains)")
             }
         }
@@ -280,33 +366,38 @@ extension WhereParser {
     /// `[NOT] IN (a, ...)`, `IS [NOT] NULL`; nil when none follows.
     private mutating func parseSQLTail(_ c: Column, fieldColumn: Int) throws -> Filter? {
         func word(_ at: Int) -> String? {
-            if case .ident(let w) = tokens[min(at, tokens.count - 1)].0 { return w.lowercased() }
+            if case .ident(let name) = tokens[min(at, tokens.count - 1)].0 { return name.lowercased() }
             return nil
         }
         let sqlWords: Set = ["like", "ilike", "between", "in", "is"]
         var negated = false
-        if current == .op("!"), let w = word(pos + 1), sqlWords.contains(w), w != "is" {
+        if current == .op("!"), let next = word(pos + 1), sqlWords.contains(next), next != "is" {
             negated = true
             pos += 1
         }
-        guard let w = word(pos), sqlWords.contains(w) else { return nil }
+        guard let sqlWord = word(pos), sqlWords.contains(sqlWord) else { return nil }
         let wordColumn = tokens[pos].1
         pos += 1
-        let f: Filter
-        switch w {
+        let filter: Filter
+        switch sqlWord {
         case "is":
             var not = false
-            if current == .op("!") { not = true; pos += 1 }
+            if current == .op("!") {
+                not = true
+                pos += 1
+            }
             guard word(pos) == "null" else { throw error("expected NULL after IS\(not ? " NOT" : "")") }
             pos += 1
             return not ? .not(.isNull(c)) : .isNull(c)
         case "like", "ilike":
-            guard case .string(let p) = current else { throw error("\(w.uppercased()) takes a pattern in quotes") }
+            guard case .string(let pattern) = current else {
+                throw error("\(sqlWord.uppercased()) takes a pattern in quotes")
+            }
             pos += 1
             guard c.kind == .place || c.kind == .category || c.kind == .text else {
                 throw error("\(c) is not a text field", at: fieldColumn)
             }
-            f = WhereParser.like(c, LikePattern(p, insensitive: w == "ilike"))
+            filter = WhereParser.like(c, LikePattern(pattern, insensitive: sqlWord == "ilike"))
         case "between":
             let loColumn = tokens[pos].1
             let lo = current
@@ -316,43 +407,60 @@ extension WhereParser {
             let hiColumn = tokens[pos].1
             let hi = current
             pos += 1
-            f = .conjunction([try WhereParser.comparison(c, ">=", lo, column: loColumn),
-                              try WhereParser.comparison(c, "<=", hi, column: hiColumn)])
+            filter = .conjunction([try WhereParser.comparison(c, ">=", lo, column: loColumn),
+                                   try WhereParser.comparison(c, "<=", hi, column: hiColumn)])
         default:   // in
-            guard current == .lparen else { throw error("expected '(' after IN", at: wordColumn) }
-            pos += 1
-            var parts: [Filter] = []
-            while true {
-                let litColumn = tokens[pos].1
-                let lit = current
-                pos += 1
-                parts.append(try WhereParser.comparison(c, "==", lit, column: litColumn))
-                if current == .comma { pos += 1; continue }
-                guard current == .rparen else { throw error("expected ',' or ')' in IN (...)") }
-                pos += 1
-                break
-            }
-            var strings: [String] = []
-            for p in parts { if case .oneOf(_, let v) = p { strings += v } }
-            f = strings.count == parts.count ? .oneOf(c, strings) : .or(parts)
+            filter = try parseInList(c, wordColumn: wordColumn)
         }
-        return negated ? WhereParser.negate(f) : f
+        return negated ? WhereParser.negate(filter) : filter
+    }
+
+    /// `IN (a, ...)` after field `c`, from the parenthesis: one list of strings when every value
+    /// is one, otherwise the equalities' disjunction.
+    private mutating func parseInList(_ c: Column, wordColumn: Int) throws -> Filter {
+        guard current == .lparen else { throw error("expected '(' after IN", at: wordColumn) }
+        pos += 1
+        var parts: [Filter] = []
+        while true {
+            let litColumn = tokens[pos].1
+            let lit = current
+            pos += 1
+            parts.append(try WhereParser.comparison(c, "==", lit, column: litColumn))
+            if current == .comma {
+                pos += 1
+                continue
+            }
+            guard current == .rparen else { throw error("expected ',' or ')' in IN (...)") }
+            pos += 1
+            break
+        }
+        var strings: [String] = []
+        for part in parts {
+            if case .oneOf(_, let values) = part { strings += values }
+        }
+        return strings.count == parts.count ? .oneOf(c, strings) : .or(parts)
     }
 
     /// A LIKE pattern as a kernel filter when it is a substring or an equality; otherwise its
     /// longest literal as a substring search, then the pattern itself row by row.
     private static func like(_ c: Column, _ p: LikePattern) -> Filter {
-        if let f = p.simpleFilter(c, original: p.pattern) { return f }
+        if let filter = p.simpleFilter(c, original: p.pattern) { return filter }
         let keyPath = Quake.columnsByKeyPath.first { $0.value == c }?.key
         let label = "\(c) \(p.insensitive ? "ILIKE" : "LIKE") '\(p.pattern)'"
         let exact = Filter.predicate(RowPredicate(label: label) { q in
             let text: String?
-            if let k = keyPath as? KeyPath<Quake, String?> { text = q[keyPath: k] }
-            else if let k = keyPath as? KeyPath<Quake, String> { text = q[keyPath: k] }
-            else { text = nil }
+            if let optionalPath = keyPath as? KeyPath<Quake, String?> {
+                text = q[keyPath: optionalPath]
+            } else if let path = keyPath as? KeyPath<Quake, String> {
+                text = q[keyPath: path]
+            } else {
+                text = nil
+            }
             return text.map(p.matches) ?? false
         })
-        guard let literal = p.longestLiteral, !literal.isEmpty else { return .conjunction([.not(.isNull(c)), exact]) }
+        guard let literal = p.longestLiteral, !literal.isEmpty else {
+            return .conjunction([.not(.isNull(c)), exact])
+        }
         return .conjunction([.contains(c, CanonicalText.nfc(literal), insensitive: p.insensitive), exact])
     }
 
@@ -364,7 +472,7 @@ extension WhereParser {
         case .all: return .none
         case .none: return .all
         case .isNull: return .not(f)
-        case .not(.isNull(let c)): return .isNull(c)
+        case .not(.isNull(let column)): return .isNull(column)
         case .arithmetic(let comparison): return .arithmetic(comparison.negation)
         default:
             let present = tested(f).sorted { $0.rawValue < $1.rawValue }.map { Filter.not(.isNull($0)) }
@@ -376,8 +484,8 @@ extension WhereParser {
     private static func tested(_ f: Filter) -> ColumnSet {
         switch f {
         case .predicate: return []
-        case .and(let fs), .or(let fs): return fs.reduce(into: ColumnSet()) { $0.formUnion(tested($1)) }
-        case .not(let g): return tested(g)
+        case .and(let terms), .or(let terms): return terms.reduce(into: ColumnSet()) { $0.formUnion(tested($1)) }
+        case .not(let term): return tested(term)
         default: return f.columns
         }
     }
@@ -386,7 +494,7 @@ extension WhereParser {
 /// Dates as the CLI takes them: `YYYY-MM-DD` or a full ISO-8601 UTC date-time.
 package enum DateParsing {
     package static func parse(_ s: String) -> Int64? {
-        if let t = Timestamp.parse(s) { return t }
+        if let time = Timestamp.parse(s) { return time }
         return nil
     }
 
@@ -394,15 +502,15 @@ package enum DateParsing {
     /// `roundingUp`, `.0401` is the next millisecond, `.041` (a start of `.0401` does not take an
     /// event at `.040`; nor does an exclusive end of `.0401` leave one out).
     package static func parse(_ s: String, roundingUp: Bool) -> Int64? {
-        guard let t = parse(s) else { return nil }
-        guard roundingUp, let dot = s.utf8.firstIndex(of: UInt8(ascii: ".")) else { return t }
+        guard let time = parse(s) else { return nil }
+        guard roundingUp, let dot = s.utf8.firstIndex(of: UInt8(ascii: ".")) else { return time }
         let fraction = s.utf8[s.utf8.index(after: dot)...].prefix { $0 >= 48 && $0 <= 57 }
-        return fraction.dropFirst(3).contains { $0 != 48 } ? t + 1 : t
+        return fraction.dropFirst(3).contains { $0 != 48 } ? time + 1 : time
     }
 
     /// `7d`, `12h`, `2w`, `30m` as milliseconds.
     package static func duration(_ s: String) -> Int64? {
-        guard let unit = s.last, let n = Double(s.dropLast()), n >= 0, n.isFinite else { return nil }
+        guard let unit = s.last, let count = Double(s.dropLast()), count >= 0, count.isFinite else { return nil }
         let ms: Double
         switch unit {
         case "m": ms = 60_000
@@ -412,6 +520,6 @@ package enum DateParsing {
         default: return nil
         }
         // longer than about 10,000 years reaches before any stored time: the same answer
-        return Int64(saturating: Swift.min(n * ms, 3.2e14))
+        return Int64(saturating: Swift.min(count * ms, 3.2e14))
     }
 }

@@ -33,7 +33,8 @@ extension PredicateTranslator {
     }
 
     /// `left op right` as an operand.
-    func arithmeticOperand(_ op: NumericExpression.ArithmeticOperator, _ left: Operand?, _ right: Operand?) -> Operand? {
+    func arithmeticOperand(_ op: NumericExpression.ArithmeticOperator, _ left: Operand?,
+                           _ right: Operand?) -> Operand? {
         guard let leftExpression = numeric(left), let rightExpression = numeric(right) else { return nil }
         let expression = NumericExpression.binary(op, leftExpression, rightExpression)
         if let constant = expression.constantValue { return .constant(constant) }

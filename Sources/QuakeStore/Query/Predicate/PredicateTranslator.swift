@@ -23,22 +23,25 @@ package struct PredicateTranslator {
 
     /// The filter for `p`, and its force-unwraps with the rows that reach them.
     package static func translate(_ p: Predicate<Quake>) -> (filter: Filter, traps: [UnwrapTrap]) {
-        let t = PredicateTranslator(root: p.variable)
-        if let f = t.recognised(p.expression) { return (f, t.traps.all) }
-        return (.predicate(RowPredicate(label: PredicateTranslator.label(p.expression)) { q in try p.evaluate(q) }), [])
+        let translator = PredicateTranslator(root: p.variable)
+        if let filter = translator.recognised(p.expression) { return (filter, translator.traps.all) }
+        let label = PredicateTranslator.label(p.expression)
+        return (.predicate(RowPredicate(label: label) { q in try p.evaluate(q) }), [])
     }
 
     /// This translator for a subtree reached only when `f` holds as well.
     package func reaching(_ f: Filter) -> PredicateTranslator {
-        var t = self
-        t.reach = .conjunction([reach, f])
-        return t
+        var translator = self
+        translator.reach = .conjunction([reach, f])
+        return translator
     }
 
     /// A row-by-row filter for an untranslated subtree.
     package func slow<E: StandardPredicateExpression<Bool>>(_ e: E) -> Filter {
         let root = self.root
-        return .predicate(RowPredicate(label: PredicateTranslator.label(e)) { q in try e.evaluate(PredicateBindings((root, q))) })
+        return .predicate(RowPredicate(label: PredicateTranslator.label(e)) { q in
+            try e.evaluate(PredicateBindings((root, q)))
+        })
     }
 
     package func filter<E: StandardPredicateExpression<Bool>>(_ e: E) -> Filter {
@@ -48,16 +51,18 @@ package struct PredicateTranslator {
     /// The filter for a Boolean node, when recognised: a kernel shape, or a constant.
     package func recognised(_ e: Any) -> Filter? {
         guard let node = e as? any QuakeExpression else { return nil }
-        if let f = node.filter(self) { return f }
-        if case .constant(let v)? = node.operand(self), let b = v as? Bool { return b ? .all : Filter.none }
+        if let filter = node.filter(self) { return filter }
+        if case .constant(let value)? = node.operand(self), let flag = value as? Bool {
+            return flag ? .all : Filter.none
+        }
         return nil
     }
 
     package func operand(_ e: Any) -> Operand? { (e as? any QuakeExpression)?.operand(self) }
 
     package static func label(_ e: Any) -> String {
-        let s = String(describing: type(of: e))
-        return s.count > 120 ? String(s.prefix(117)) + "..." : s
+        let name = String(describing: type(of: e))
+        return name.count > 120 ? String(name.prefix(117)) + "..." : name
     }
 }
 
@@ -87,7 +92,7 @@ extension QuakeExpression {
 extension PredicateExpressions.Variable: QuakeExpression {
     package func operand(_ t: PredicateTranslator) -> Operand? {
         if key == t.root.key { return .root }
-        if let c = t.bound[key] { return .column(c, coalesce: nil) }
+        if let column = t.bound[key] { return .column(column, coalesce: nil) }
         return nil
     }
 }
@@ -98,13 +103,13 @@ extension PredicateExpressions.Value: QuakeExpression {
 
 extension PredicateExpressions.UnaryMinus: QuakeExpression where Wrapped: StandardPredicateExpression {
     package func operand(_ t: PredicateTranslator) -> Operand? {
-        guard case .constant(let v)? = t.operand(wrapped) else {
+        guard case .constant(let value)? = t.operand(wrapped) else {
             guard Wrapped.Output.self == Double.self, let inner = t.numeric(t.operand(wrapped)) else { return nil }
             return .expression(.negated(inner))
         }
-        switch v {
-        case let d as Double: return .constant(-d)
-        case let i as Int: return .constant(-i)
+        switch value {
+        case let number as Double: return .constant(-number)
+        case let integer as Int: return .constant(-integer)
         default: return nil
         }
     }
@@ -119,8 +124,8 @@ extension PredicateExpressions.KeyPath: QuakeExpression {
         switch t.operand(root) {
         case .root?:
             return Quake.column(for: keyPath).map { .column($0, coalesce: nil) }
-        case .constant(let v)?:
-            guard let base = v as? Root.Output else { return nil }
+        case .constant(let value)?:
+            guard let base = value as? Root.Output else { return nil }
             return .constant(base[keyPath: keyPath])
         default:
             return nil
@@ -128,25 +133,29 @@ extension PredicateExpressions.KeyPath: QuakeExpression {
     }
 }
 
-extension PredicateExpressions.NilCoalesce: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
+extension PredicateExpressions.NilCoalesce: QuakeExpression
+    where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
     package func operand(_ t: PredicateTranslator) -> Operand? {
-        guard case .column(let c, nil)? = t.operand(lhs), case .constant(let d)? = t.operand(rhs) else { return nil }
-        return .column(c, coalesce: d)
+        guard case .column(let column, nil)? = t.operand(lhs), case .constant(let fallback)? = t.operand(rhs) else {
+            return nil
+        }
+        return .column(column, coalesce: fallback)
     }
 
     package func filter(_ t: PredicateTranslator) -> Filter? {
         // `if let x = q.field { body } else { default }` and `q.field.map { body } ?? default`
-        guard let body = lhs as? any OptionalBody, case .constant(let d)? = t.operand(rhs), let dflt = d as? Bool,
-              let (f, c) = body.bodyFilter(t) else { return nil }
-        return dflt ? .or([f, .isNull(c)]) : f
+        guard let body = lhs as? any OptionalBody, case .constant(let fallback)? = t.operand(rhs),
+              let dflt = fallback as? Bool,
+              let (filter, column) = body.bodyFilter(t) else { return nil }
+        return dflt ? .or([filter, .isNull(column)]) : filter
     }
 }
 
 extension PredicateExpressions.ForcedUnwrap: QuakeExpression where Inner: StandardPredicateExpression {
     package func operand(_ t: PredicateTranslator) -> Operand? {
-        if case .column(let c, nil)? = t.operand(inner) {
-            t.traps.add(UnwrapTrap(reach: t.reach, column: c))
-            return .column(c, coalesce: nil)
+        if case .column(let column, nil)? = t.operand(inner) {
+            t.traps.add(UnwrapTrap(reach: t.reach, column: column))
+            return .column(column, coalesce: nil)
         }
         return nil
     }
@@ -169,32 +178,35 @@ package protocol OptionalBody {
     func bodyFilter(_ t: PredicateTranslator) -> (Filter, Column)?
 }
 
-extension PredicateExpressions.OptionalFlatMap: QuakeExpression, OptionalBody where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
+extension PredicateExpressions.OptionalFlatMap: QuakeExpression, OptionalBody
+    where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
     package func bodyFilter(_ t: PredicateTranslator) -> (Filter, Column)? {
-        guard case .column(let c, nil)? = t.operand(wrapped) else { return nil }
-        var inner = t.reaching(.not(.isNull(c)))
-        inner.bound[variable.key] = c
-        guard let f = inner.recognised(transform) else { return nil }
-        return (f, c)
+        guard case .column(let column, nil)? = t.operand(wrapped) else { return nil }
+        var inner = t.reaching(.not(.isNull(column)))
+        inner.bound[variable.key] = column
+        guard let filter = inner.recognised(transform) else { return nil }
+        return (filter, column)
     }
 }
 
-extension PredicateExpressions.Conjunction: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
+extension PredicateExpressions.Conjunction: QuakeExpression
+    where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
     package func filter(_ t: PredicateTranslator) -> Filter? {
-        let l = t.filter(lhs)
-        return .conjunction([l, t.reaching(l).filter(rhs)])
+        let left = t.filter(lhs)
+        return .conjunction([left, t.reaching(left).filter(rhs)])
     }
 }
 
-extension PredicateExpressions.Disjunction: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
+extension PredicateExpressions.Disjunction: QuakeExpression
+    where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
     package func filter(_ t: PredicateTranslator) -> Filter? {
-        let l = t.filter(lhs)
-        if case .all = l { return .all }
-        let r = t.reaching(.not(l)).filter(rhs)
-        if case .all = r { return .all }
-        if case .none = l { return r }
-        if case .none = r { return l }
-        return .or([l, r])
+        let left = t.filter(lhs)
+        if case .all = left { return .all }
+        let right = t.reaching(.not(left)).filter(rhs)
+        if case .all = right { return .all }
+        if case .none = left { return right }
+        if case .none = right { return left }
+        return .or([left, right])
     }
 }
 
@@ -203,55 +215,66 @@ extension PredicateExpressions.Negation: QuakeExpression where Wrapped: Standard
         switch t.filter(wrapped) {
         case .all: return Filter.none
         case .none: return .all
-        case let f: return .not(f)
+        case let filter: return .not(filter)
         }
     }
 }
 
-extension PredicateExpressions.Comparison: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
+extension PredicateExpressions.Comparison: QuakeExpression
+    where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
     package func filter(_ t: PredicateTranslator) -> Filter? {
-        let l = t.operand(lhs), r = t.operand(rhs)
-        let o: String
+        let left = t.operand(lhs)
+        let right = t.operand(rhs)
+        let symbol: String
         switch op {
-        case .lessThan: o = "<"
-        case .lessThanOrEqual: o = "<="
-        case .greaterThan: o = ">"
-        case .greaterThanOrEqual: o = ">="
+        case .lessThan: symbol = "<"
+        case .lessThanOrEqual: symbol = "<="
+        case .greaterThan: symbol = ">"
+        case .greaterThanOrEqual: symbol = ">="
         @unknown default: return nil
         }
-        if case .column(let c, let d)? = l, case .constant(let v)? = r { return Leaf.compare(c, d, o, v) }
-        if case .column(let c, let d)? = r, case .constant(let v)? = l { return Leaf.compare(c, d, Leaf.flipped(o), v) }
+        if case .column(let column, let fallback)? = left, case .constant(let value)? = right {
+            return Leaf.compare(column, fallback, symbol, value)
+        }
+        if case .column(let column, let fallback)? = right, case .constant(let value)? = left {
+            return Leaf.compare(column, fallback, Leaf.flipped(symbol), value)
+        }
         guard LHS.Output.self == Double.self,
-              let comparisonOperator = ArithmeticComparison.Operator(rawValue: o) else { return nil }
-        return t.arithmetic(l, comparisonOperator, r)
+              let comparisonOperator = ArithmeticComparison.Operator(rawValue: symbol) else { return nil }
+        return t.arithmetic(left, comparisonOperator, right)
     }
 }
 
-extension PredicateExpressions.Equal: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
+extension PredicateExpressions.Equal: QuakeExpression
+    where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
     package func filter(_ t: PredicateTranslator) -> Filter? { Leaf.equality(t, lhs, rhs, equal: true) }
 }
 
-extension PredicateExpressions.NotEqual: QuakeExpression where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
+extension PredicateExpressions.NotEqual: QuakeExpression
+    where LHS: StandardPredicateExpression, RHS: StandardPredicateExpression {
     package func filter(_ t: PredicateTranslator) -> Filter? { Leaf.equality(t, lhs, rhs, equal: false) }
 }
 
 extension PredicateExpressions.CollectionContainsCollection: QuakeExpression
     where Base: StandardPredicateExpression, Other: StandardPredicateExpression {
     package func filter(_ t: PredicateTranslator) -> Filter? {
-        guard case .column(let c, let d)? = t.operand(base), case .constant(let v)? = t.operand(other), let needle = v as? String,
-              c.kind == .place || c.kind == .category || c.kind == .text else { return nil }
-        if let d { guard let s = d as? String, s.isEmpty else { return nil } }
-        if needle.isEmpty { return d == nil ? .not(.isNull(c)) : .all }
-        return .contains(c, CanonicalText.nfc(needle), insensitive: false)
+        guard case .column(let column, let fallback)? = t.operand(base), case .constant(let value)? = t.operand(other),
+              let needle = value as? String,
+              column.kind == .place || column.kind == .category || column.kind == .text else { return nil }
+        if let fallback { guard let text = fallback as? String, text.isEmpty else { return nil } }
+        if needle.isEmpty { return fallback == nil ? .not(.isNull(column)) : .all }
+        return .contains(column, CanonicalText.nfc(needle), insensitive: false)
     }
 }
 
 #if canImport(Darwin)
-extension PredicateExpressions.StringLocalizedStandardContains: QuakeExpression where Root: StandardPredicateExpression, Other: StandardPredicateExpression {
+extension PredicateExpressions.StringLocalizedStandardContains: QuakeExpression
+    where Root: StandardPredicateExpression, Other: StandardPredicateExpression {
     package func filter(_ t: PredicateTranslator) -> Filter? {
-        guard case .column(let c, let d)? = t.operand(root), case .constant(let v)? = t.operand(other), let needle = v as? String else { return nil }
-        if let d { guard let s = d as? String, s.isEmpty else { return nil } }
-        return .contains(c, CanonicalText.nfc(needle), insensitive: true)
+        guard case .column(let column, let fallback)? = t.operand(root), case .constant(let value)? = t.operand(other),
+              let needle = value as? String else { return nil }
+        if let fallback { guard let text = fallback as? String, text.isEmpty else { return nil } }
+        return .contains(column, CanonicalText.nfc(needle), insensitive: true)
     }
 }
 #endif
@@ -266,19 +289,19 @@ package enum Leaf {
     /// The wrapped value of an optional held in `Any` (nil for `.none`), or the value itself.
     package static func unwrap(_ v: Any) -> Any? {
         if v is NilValue { return nil }
-        let m = Mirror(reflecting: v)
-        guard m.displayStyle == .optional else { return v }
-        return m.children.first.map { unwrap($0.value) } ?? nil
+        let mirror = Mirror(reflecting: v)
+        guard mirror.displayStyle == .optional else { return v }
+        return mirror.children.first.map { unwrap($0.value) } ?? nil
     }
 
     package static func number(_ any: Any) -> Double? {
-        guard let v = unwrap(any) else { return nil }
-        switch v {
-        case let d as Double: return d
-        case let i as Int: return Double(i)
-        case let f as Float: return Double(f)
-        case let i as Int64: return Double(i)
-        case let i as Int32: return Double(i)
+        guard let value = unwrap(any) else { return nil }
+        switch value {
+        case let number as Double: return number
+        case let integer as Int: return Double(integer)
+        case let number as Float: return Double(number)
+        case let integer as Int64: return Double(integer)
+        case let integer as Int32: return Double(integer)
         default: return nil
         }
     }
@@ -296,72 +319,107 @@ package enum Leaf {
 
     /// `column <op> constant`, with null rows taking the `??` default when there is one.
     package static func compare(_ c: Column, _ coalesce: Any?, _ o: String, _ v: Any) -> Filter? {
-        let f: Filter
+        let filter: Filter
         let nullsMatch: Bool
         if c.kind == .timestamp {
             guard let date = v as? Date else { return nil }
-            let x = date.timeIntervalSince1970 * 1000
+            let millis = date.timeIntervalSince1970 * 1000
             switch o {
-            case "<": f = .timeRange(c, lower: nil, upper: Int64(saturating: x.rounded(.up)))
-            case "<=": f = .timeRange(c, lower: nil, upper: Int64(saturating: x.rounded(.down)) + 1)
-            case ">": f = .timeRange(c, lower: Int64(saturating: x.rounded(.down)) + 1, upper: nil)
-            default: f = .timeRange(c, lower: Int64(saturating: x.rounded(.up)), upper: nil)
+            case "<": filter = .timeRange(c, lower: nil, upper: Int64(saturating: millis.rounded(.up)))
+            case "<=": filter = .timeRange(c, lower: nil, upper: Int64(saturating: millis.rounded(.down)) + 1)
+            case ">": filter = .timeRange(c, lower: Int64(saturating: millis.rounded(.down)) + 1, upper: nil)
+            default: filter = .timeRange(c, lower: Int64(saturating: millis.rounded(.up)), upper: nil)
             }
-            if let d = coalesce { guard let dd = d as? Date else { return nil }; nullsMatch = holds(dd.timeIntervalSince1970, o, date.timeIntervalSince1970) } else { nullsMatch = false }
+            if let fallback = coalesce {
+                guard let fallbackDate = fallback as? Date else { return nil }
+                nullsMatch = holds(fallbackDate.timeIntervalSince1970, o, date.timeIntervalSince1970)
+            } else {
+                nullsMatch = false
+            }
         } else if c.kind == .decimal {
-            guard let x = number(v) else { return nil }
+            guard let threshold = number(v) else { return nil }
             switch o {
-            case "<": f = .numberRange(c, lower: nil, upper: .init(x, inclusive: false))
-            case "<=": f = .numberRange(c, lower: nil, upper: .init(x))
-            case ">": f = .numberRange(c, lower: .init(x, inclusive: false), upper: nil)
-            default: f = .numberRange(c, lower: .init(x), upper: nil)
+            case "<": filter = .numberRange(c, lower: nil, upper: .init(threshold, inclusive: false))
+            case "<=": filter = .numberRange(c, lower: nil, upper: .init(threshold))
+            case ">": filter = .numberRange(c, lower: .init(threshold, inclusive: false), upper: nil)
+            default: filter = .numberRange(c, lower: .init(threshold), upper: nil)
             }
-            if let d = coalesce { guard let dd = number(d) else { return nil }; nullsMatch = holds(dd, o, x) } else { nullsMatch = false }
+            if let fallback = coalesce {
+                guard let fallbackNumber = number(fallback) else { return nil }
+                nullsMatch = holds(fallbackNumber, o, threshold)
+            } else {
+                nullsMatch = false
+            }
         } else {
             return nil
         }
-        return nullsMatch ? .or([f, .isNull(c)]) : f
+        return nullsMatch ? .or([filter, .isNull(c)]) : filter
     }
 
-    package static func equality<L: StandardPredicateExpression, R: StandardPredicateExpression>(_ t: PredicateTranslator, _ lhs: L, _ rhs: R, equal: Bool) -> Filter? {
+    package static func equality<L: StandardPredicateExpression, R: StandardPredicateExpression>(
+        _ t: PredicateTranslator, _ lhs: L, _ rhs: R, equal: Bool
+    ) -> Filter? {
         // `q.place?.contains("x") == true`
-        if let body = lhs as? any OptionalBody, case .constant(let v)? = t.operand(rhs), let b = v as? Bool?, let flag = b, let (f, _) = body.bodyFilter(t) {
-            return flag == equal ? f : .not(f)
+        if let body = lhs as? any OptionalBody, case .constant(let value)? = t.operand(rhs),
+           let optionalFlag = value as? Bool?, let flag = optionalFlag, let (filter, _) = body.bodyFilter(t) {
+            return flag == equal ? filter : .not(filter)
         }
-        var col: (Column, Any?)?, value: Any?
-        if case .column(let c, let d)? = t.operand(lhs), case .constant(let v)? = t.operand(rhs) { col = (c, d); value = v }
-        else if case .column(let c, let d)? = t.operand(rhs), case .constant(let v)? = t.operand(lhs) { col = (c, d); value = v }
-        guard let (c, coalesce) = col, let v = value else {
+        var columnOperand: (Column, Any?)?
+        var constant: Any?
+        if case .column(let column, let fallback)? = t.operand(lhs), case .constant(let value)? = t.operand(rhs) {
+            columnOperand = (column, fallback)
+            constant = value
+        } else if case .column(let column, let fallback)? = t.operand(rhs),
+                  case .constant(let value)? = t.operand(lhs) {
+            columnOperand = (column, fallback)
+            constant = value
+        }
+        guard let (column, coalesce) = columnOperand, let constant else {
             // arithmetic, or two fields: Swift's `!=` holds where `==` fails, NaN included
             guard L.Output.self == Double.self,
                   let equality = t.arithmetic(t.operand(lhs), .equal, t.operand(rhs)) else { return nil }
             return equal ? equality : .not(equality)
         }
-        let f: Filter
-        var nullsMatch = false
-        guard let v = unwrap(v) else {
+        guard let value = unwrap(constant) else {
             guard coalesce == nil else { return nil }
-            f = .isNull(c)
-            return equal ? f : .not(f)
+            let filter = Filter.isNull(column)
+            return equal ? filter : .not(filter)
         }
-        switch c.kind {
-        case .timestamp:
-            guard let date = v as? Date else { return nil }
-            let x = date.timeIntervalSince1970 * 1000
-            guard x == x.rounded() else { return equal ? Filter.none : .all }
-            f = .timeRange(c, lower: Int64(saturating: x), upper: Int64(saturating: x) + 1)
-            if let d = coalesce as? Date { nullsMatch = d == date }
-        case .decimal:
-            guard let x = number(v) else { return nil }
-            f = .numberRange(c, lower: .init(x), upper: .init(x))
-            if let d = coalesce { guard let dd = number(d) else { return nil }; nullsMatch = dd == x }
-        default:
-            guard let s = v as? String else { return nil }
-            f = .oneOf(c, [CanonicalText.nfc(s)])
-            if let d = coalesce { guard let dd = d as? String else { return nil }; nullsMatch = dd == s }
+        if column.kind == .timestamp, let date = value as? Date {
+            // a time between milliseconds: no row holds it
+            let millis = date.timeIntervalSince1970 * 1000
+            guard millis == millis.rounded() else { return equal ? Filter.none : .all }
         }
-        let eq: Filter = nullsMatch ? .or([f, .isNull(c)]) : f
-        return equal ? eq : .not(eq)
+        guard let (filter, nullsMatch) = equalityLeaf(column, coalesce, value) else { return nil }
+        let equalFilter: Filter = nullsMatch ? .or([filter, .isNull(column)]) : filter
+        return equal ? equalFilter : .not(equalFilter)
     }
 
+    /// `column == value` (value not nil, a time on a millisecond) and whether null rows match
+    /// through the `??` default; nil when the value does not fit the column.
+    private static func equalityLeaf(_ column: Column, _ coalesce: Any?, _ value: Any) -> (Filter, Bool)? {
+        var nullsMatch = false
+        switch column.kind {
+        case .timestamp:
+            guard let date = value as? Date else { return nil }
+            let millis = date.timeIntervalSince1970 * 1000
+            if let fallback = coalesce as? Date { nullsMatch = fallback == date }
+            return (.timeRange(column, lower: Int64(saturating: millis), upper: Int64(saturating: millis) + 1),
+                    nullsMatch)
+        case .decimal:
+            guard let target = number(value) else { return nil }
+            if let fallback = coalesce {
+                guard let fallbackNumber = number(fallback) else { return nil }
+                nullsMatch = fallbackNumber == target
+            }
+            return (.numberRange(column, lower: .init(target), upper: .init(target)), nullsMatch)
+        default:
+            guard let text = value as? String else { return nil }
+            if let fallback = coalesce {
+                guard let fallbackText = fallback as? String else { return nil }
+                nullsMatch = fallbackText == text
+            }
+            return (.oneOf(column, [CanonicalText.nfc(text)]), nullsMatch)
+        }
+    }
 }

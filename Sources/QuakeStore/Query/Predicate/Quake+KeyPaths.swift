@@ -6,13 +6,15 @@ extension Quake {
     // SAFETY: a `let` never written after its initialiser; only `AnyKeyPath` not being Sendable
     // keeps the compiler from seeing that.
     nonisolated(unsafe) static let columnsByKeyPath: [AnyKeyPath: Column] = [
-        \Quake.id: .id, \Quake.time: .time, \Quake.latitude: .latitude, \Quake.longitude: .longitude, \Quake.depth: .depth,
-        \Quake.magnitude: .mag, \Quake.magType: .magType, \Quake.nst: .nst, \Quake.gap: .gap, \Quake.dmin: .dmin, \Quake.rms: .rms,
-        \Quake.net: .net, \Quake.updated: .updated, \Quake.place: .place, \Quake.type: .type, \Quake.horizontalError: .horizontalError,
-        \Quake.depthError: .depthError, \Quake.magError: .magError, \Quake.magNst: .magNst, \Quake.status: .status,
-        \Quake.locationSource: .locationSource, \Quake.magSource: .magSource, \Quake.felt: .felt, \Quake.cdi: .cdi, \Quake.mmi: .mmi,
-        \Quake.alert: .alert, \Quake.tsunami: .tsunami, \Quake.sig: .sig, \Quake.tz: .tz, \Quake.url: .url, \Quake.detail: .detail,
-        \Quake.code: .code, \Quake.ids: .ids, \Quake.sources: .sources, \Quake.types: .types, \Quake.title: .title,
+        \Quake.id: .id, \Quake.time: .time, \Quake.latitude: .latitude, \Quake.longitude: .longitude,
+        \Quake.depth: .depth, \Quake.magnitude: .mag, \Quake.magType: .magType, \Quake.nst: .nst, \Quake.gap: .gap,
+        \Quake.dmin: .dmin, \Quake.rms: .rms, \Quake.net: .net, \Quake.updated: .updated, \Quake.place: .place,
+        \Quake.type: .type, \Quake.horizontalError: .horizontalError, \Quake.depthError: .depthError,
+        \Quake.magError: .magError, \Quake.magNst: .magNst, \Quake.status: .status,
+        \Quake.locationSource: .locationSource, \Quake.magSource: .magSource, \Quake.felt: .felt, \Quake.cdi: .cdi,
+        \Quake.mmi: .mmi, \Quake.alert: .alert, \Quake.tsunami: .tsunami, \Quake.sig: .sig, \Quake.tz: .tz,
+        \Quake.url: .url, \Quake.detail: .detail, \Quake.code: .code, \Quake.ids: .ids, \Quake.sources: .sources,
+        \Quake.types: .types, \Quake.title: .title,
     ]
 
     /// The column a key path reads, if it is a stored property.
@@ -41,7 +43,8 @@ extension Quake {
         let start = calendar.startOfDay(for: searchDate)
         let end = calendar.date(byAdding: .init(day: 1), to: start) ?? start
         return #Predicate<Quake> { quake in
-            (searchText.isEmpty || (quake.place ?? "").contains(searchText)) && (quake.time >= start && quake.time < end)
+            (searchText.isEmpty || (quake.place ?? "").contains(searchText))
+                && (quake.time >= start && quake.time < end)
         }
     }
 }

@@ -1,9 +1,7 @@
 import Foundation
-import QuakeFormat
 import QuakeSupport
 import Synchronization
 import Testing
-@testable import QuakeStore
 
 /// The loader's hand-off under contention, against what a queue must do: every item arrives
 /// once, each producer's items in its order, and closing wakes producers blocked on a full
@@ -31,7 +29,10 @@ import Testing
         Thread.detachNewThread {
             var got: [Int] = []
             got.reserveCapacity(producers * each)
-            for _ in 0..<(producers * each) { got.append(channel.take()) }
+            for _ in 0..<(producers * each) {
+                guard let value = channel.take() else { break }
+                got.append(value)
+            }
             received.locked { $0 = got }
             consumer.signal()
         }
@@ -56,7 +57,10 @@ import Testing
         let refused = Atomic<Int>(0)
         let taken = Mutex<[Int]>([])
         Thread.detachNewThread {
-            for _ in 0..<5 { let v = channel.take(); taken.locked { $0.append(v) } }
+            for _ in 0..<5 {
+                guard let value = channel.take() else { break }
+                taken.locked { $0.append(value) }
+            }
             channel.close()
         }
         // each producer puts until the channel refuses; all must return once it is closed
