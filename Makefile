@@ -105,7 +105,7 @@ fuzz: deps
 # the end-to-end tests start is instrumented too, and exits 66 on a race.
 RACE = BoundedChannelTests|PieceChannelTests|PartitionPrefetchTests|SplitParseTests|SplitParseGeoJSONTests|\
   DirectPartitionsTests|ResultsObserverTests|LibraryStoreTests|ReliabilityTests|LoadCommandTests|WatchTests|\
-  FDSNServiceTests|PageServiceTests
+  FDSNServiceTests|PageServiceTests|ResponseCacheTests
 race: deps
 	$(SWIFT) build --sanitize=thread --build-tests --scratch-path $(CURDIR)/.build-tsan
 	TSAN_OPTIONS=halt_on_error=0 $(SWIFT) test --skip-build --sanitize=thread --scratch-path $(CURDIR)/.build-tsan \

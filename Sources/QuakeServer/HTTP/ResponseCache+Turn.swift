@@ -1,3 +1,5 @@
+import QuakeSupport
+
 /// Misses of one key merged: when many requests for the same answer arrive at once (a page that
 /// many people open just after a commit), one makes it and the others wait for it, instead of
 /// each reading and writing the same rows.
@@ -19,7 +21,7 @@ extension ResponseCache {
     package func turn(_ key: Key, patience: Duration? = nil) async -> Turn {
         let patience = patience ?? self.patience
         enum First { case kept(Answer), lead, alone, wait }
-        let first: First = state.withLock { locked in
+        let first: First = state.locked { locked in
             locked.clock += 1
             if let hit = locked.answers[key] {
                 locked.answers[key] = (hit.answer, locked.clock)
@@ -43,16 +45,16 @@ extension ResponseCache {
         case .alone: return .make(first: false)
         case .wait: break
         }
-        let got: Answer? = await withCheckedContinuation { (c: CheckedContinuation<Answer?, Never>) in
-            let id: UInt64? = state.withLock { locked in
+        let got: Answer? = await withCheckedContinuation { (continuation: CheckedContinuation<Answer?, Never>) in
+            let id: UInt64? = state.locked { locked in
                 // the maker may have finished between the two locks: then read what it kept
                 guard locked.making[key] != nil else { return nil }
                 locked.waiters &+= 1
-                locked.making[key]?.append(Waiter(id: locked.waiters, resume: c))
+                locked.making[key]?.append(Waiter(id: locked.waiters, resume: continuation))
                 return locked.waiters
             }
             guard let id else {
-                c.resume(returning: state.withLock { $0.answers[key]?.answer })
+                continuation.resume(returning: state.locked { $0.answers[key]?.answer })
                 return
             }
             Task {
@@ -60,7 +62,7 @@ extension ResponseCache {
                 self.giveUp(key, id)
             }
         }
-        state.withLock { locked in
+        state.locked { locked in
             if got != nil { locked.hits += 1 } else { locked.misses += 1 }
         }
         return got.map { .kept($0) } ?? .make(first: false)
@@ -69,7 +71,7 @@ extension ResponseCache {
     /// The end of the making of `key`'s answer (after ``keep(_:_:)``, when it was kept): the
     /// requests waiting for it get it, or make their own.
     package func made(_ key: Key) {
-        let (waiting, answer): ([Waiter], Answer?) = state.withLock { locked in
+        let (waiting, answer): ([Waiter], Answer?) = state.locked { locked in
             (locked.making.removeValue(forKey: key) ?? [], locked.answers[key]?.answer)
         }
         for w in waiting { w.resume.resume(returning: answer) }
@@ -77,7 +79,7 @@ extension ResponseCache {
 
     /// A wait that ran out of patience: that request makes its own answer.
     private func giveUp(_ key: Key, _ id: UInt64) {
-        let waiter: Waiter? = state.withLock { locked in
+        let waiter: Waiter? = state.locked { locked in
             guard let index = locked.making[key]?.firstIndex(where: { $0.id == id }) else { return nil }
             return locked.making[key]?.remove(at: index)
         }
@@ -85,5 +87,5 @@ extension ResponseCache {
     }
 
     /// Requests waiting now for an answer another is making.
-    package var waiting: Int { state.withLock { $0.making.values.reduce(0) { $0 + $1.count } } }
+    package var waiting: Int { state.locked { $0.making.values.reduce(0) { $0 + $1.count } } }
 }

@@ -1,3 +1,4 @@
+import QuakeSupport
 import Synchronization
 
 /// Whole answers of recent requests, each kept for the store generation it was read from: a
@@ -75,11 +76,14 @@ package final class ResponseCache: Sendable {
     /// The answer kept for `key`, if any.
     /// - Complexity: O(1).
     package func answer(_ key: Key) -> Answer? {
-        state.withLock { s in
-            s.clock += 1
-            guard let hit = s.answers[key] else { s.misses += 1; return nil }
-            s.answers[key] = (hit.answer, s.clock)
-            s.hits += 1
+        state.locked { state in
+            state.clock += 1
+            guard let hit = state.answers[key] else {
+                state.misses += 1
+                return nil
+            }
+            state.answers[key] = (hit.answer, state.clock)
+            state.hits += 1
             return hit.answer
         }
     }
@@ -89,19 +93,21 @@ package final class ResponseCache: Sendable {
     /// - Complexity: O(n) in the answers kept, when one must go.
     package func keep(_ key: Key, _ answer: Answer) {
         guard answer.body.count <= entryLimit else { return }
-        state.withLock { s in
-            if key.generation < s.newest { return }
-            if key.generation > s.newest {
-                s.answers.removeAll()
-                s.bytes = 0
-                s.newest = key.generation
+        state.locked { state in
+            if key.generation < state.newest { return }
+            if key.generation > state.newest {
+                state.answers.removeAll()
+                state.bytes = 0
+                state.newest = key.generation
             }
-            s.clock += 1
-            if let old = s.answers.updateValue((answer, s.clock), forKey: key) { s.bytes -= old.answer.body.count }
-            s.bytes += answer.body.count
-            while s.bytes > capacity, let victim = s.answers.min(by: { $0.value.used < $1.value.used }) {
-                s.bytes -= victim.value.answer.body.count
-                s.answers[victim.key] = nil
+            state.clock += 1
+            if let old = state.answers.updateValue((answer, state.clock), forKey: key) {
+                state.bytes -= old.answer.body.count
+            }
+            state.bytes += answer.body.count
+            while state.bytes > capacity, let victim = state.answers.min(by: { $0.value.used < $1.value.used }) {
+                state.bytes -= victim.value.answer.body.count
+                state.answers[victim.key] = nil
             }
         }
     }
@@ -119,5 +125,5 @@ package final class ResponseCache: Sendable {
     package func endCopy() { copying.wrappingSubtract(1, ordering: .relaxed) }
 
     /// Answers served from the cache, and requests that were not.
-    package var counts: (hits: Int, misses: Int) { state.withLock { ($0.hits, $0.misses) } }
+    package var counts: (hits: Int, misses: Int) { state.locked { ($0.hits, $0.misses) } }
 }

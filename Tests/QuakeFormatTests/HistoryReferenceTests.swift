@@ -60,7 +60,7 @@ import QuakeGenerator
         }
         // every seventh event of the first half-year revised, every 35th moved two days
         let first = files()
-        try s.load([try HistoryTests.revised(paths[0], into: dir, every: 7, shift: 2 * 86_400_000)])
+        try s.load([try RevisedFeed.write(paths[0], into: dir, every: 7, shift: 2 * 86_400_000)])
         let replaced = first.keys.filter { files()[$0] != first[$0] }.sorted()
         #expect(s.manifest.generation == 2 && replaced.count >= 4 && replaced.count < first.count)
         for key in first.keys {
@@ -69,7 +69,7 @@ import QuakeGenerator
         }
         #expect(try Self.inserted(s, 1) == before)
         // the next commit collects the files the last one retired; the copies stay
-        try s.load([try HistoryTests.revised(paths[1], into: dir, every: 11, shift: 0)])
+        try s.load([try RevisedFeed.write(paths[1], into: dir, every: 11, shift: 0)])
         #expect(s.manifest.generation == 3)
         for key in replaced {
             #expect(!FileIO.exists(s.path + "/partitions/" + HistoryReference.partitionFile(key: key, generation: 1)))
@@ -97,7 +97,7 @@ import QuakeGenerator
         let bytes = s.historyExtent.bytes
         let pruned = try s.pruneHistory(before: 2)
         #expect(pruned.transactions == 1 && pruned.bytes > good.count && s.historyExtent.bytes == bytes - pruned.bytes)
-        try s.load([try HistoryTests.revised(paths[0], into: dir, every: 5, shift: 0)])
+        try s.load([try RevisedFeed.write(paths[0], into: dir, every: 5, shift: 0)])
         #expect(FileIO.list(s.path + "/history").allSatisfy { HistoryReference.generation(ofHistoryFile: $0) != 1 })
         try s.verify()
     }
