@@ -103,7 +103,7 @@ fuzz: deps
 
 # The concurrent suites under ThreadSanitizer (debug build in .build-tsan); not part of CI. The CLI
 # the end-to-end tests start is instrumented too, and exits 66 on a race.
-RACE = BoundedChannelTests|PieceChannelTests|PartitionPrefetchTests|SplitParseTests|SplitParseGeoJSONTests|\
+RACE = BoundedChannelTests|BoundedChannelEndTests|PieceChannelTests|PartitionPrefetchTests|SplitParseTests|SplitParseGeoJSONTests|\
   DirectPartitionsTests|ResultsObserverTests|LibraryStoreTests|ReliabilityTests|LoadCommandTests|WatchTests|\
   FDSNServiceTests|PageServiceTests|ResponseCacheTests
 race: deps

@@ -8,7 +8,7 @@ import QuakeGenerator
 /// The fold rule as a property: random versions of random events, delivered in random shapes
 /// (CSV of 22 and of 15 columns, GeoJSON, `Quake` values), split at random into loads and
 /// upserts and shuffled, give the store one load of them all gives, and the naive fold of the
-/// README's table, field by field.
+/// table in docs/Inputs.md, field by field.
 @Suite struct FoldRuleTests {
     typealias Delivery = FoldScenario.Delivery
 

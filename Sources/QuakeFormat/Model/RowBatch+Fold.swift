@@ -1,7 +1,7 @@
 /// Folding an event's versions by row index: which row supplies each column, without building
 /// a row per version.
 ///
-/// The rule (the README's fold table): each field takes the value of the newest version that
+/// The rule (the fold table in docs/Inputs.md): each field takes the value of the newest version that
 /// carried it, by that version's `updated` (a stored row's fields keep the `updated` of the
 /// versions they came from: ``FieldOrigin``); on equal `updated`, the later load wins, except
 /// that a coarser copy of a time never replaces a precise one and a double-encoded (mojibake)

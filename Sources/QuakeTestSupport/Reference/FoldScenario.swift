@@ -3,7 +3,7 @@ import QuakeFormat
 import QuakeStore
 
 /// Random versions of random events, delivered in random shapes (CSV of 22 and of 15 columns,
-/// GeoJSON, `Quake` values), the files they make, and the naive fold of the README's table that
+/// GeoJSON, `Quake` values), the files they make, and the naive fold of the table in docs/Inputs.md that
 /// a store must equal however the deliveries are grouped into writes.
 package enum FoldScenario {
     /// One version of one event, as one source delivers it.
