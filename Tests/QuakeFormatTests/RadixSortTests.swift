@@ -1,4 +1,4 @@
-import QuakeSupport
+@testable import QuakeSupport
 import Testing
 @testable import QuakeFormat
 @testable import QuakeTestSupport

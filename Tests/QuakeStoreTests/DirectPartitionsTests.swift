@@ -237,9 +237,9 @@ import QuakeGenerator
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 20, alignment: 4096)
         defer { block.deallocate() }
         for i in stride(from: 0, to: block.count, by: 4096) { block[i] = 1 }
-        let before = try #require(Heap.residentBytes())
+        let before = try #require(MallocPolicy.residentBytes())
         let v = try vmRSS()
-        let after = try #require(Heap.residentBytes())
+        let after = try #require(MallocPolicy.residentBytes())
         #expect(min(before, after) >= 64 << 20, "64 MB touched, resident \(before), \(after)")
         #expect(v >= min(before, after) - (16 << 20) && v <= max(before, after) + (16 << 20),
                 "statm \(before), \(after) against VmRSS \(v)")
