@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import QuakeGenerator
 @testable import QuakeStore
@@ -193,6 +194,37 @@ import QuakeGenerator
         #expect(result.eventsAboveMc == 1 && result.b == nil)
         let plain = try Self.store("fmd205", magnitudes: ["2.05", "2.05", "2.15"])
         #expect(try plain.frequencyMagnitude(FetchDescriptor<Quake>(), bin: 0.1).bins.map(\.count) == [2, 1])
+    }
+
+    @Test func wholeGranulesOfUnambiguousValuesAreTalliedFromHistograms() throws {
+        let magnitudes = Self.gutenbergRichter(b: 1.0, mc: 2.0, events: 20_000, seed: 5)
+        let store = try Self.store("fmdpaths", magnitudes: magnitudes, spacing: 60, partitioning: .month)
+        for width in [0.1, 0.05, 0.2] {
+            let binning = MagnitudeBinning(width: try #require(DecimalValue(width)))
+            let scan = FrequencyMagnitudeScan(store: store, filter: .all, binning: binning)
+            let tally = try #require(try scan.tallies(by: nil)[0])
+            let counts = scan.pathCounts.withLock { $0 }
+            if width == 0.2 {
+                // the edges of 0.2 are odd tenths, whose doubles a stored 17-digit decimal could share
+                #expect(counts == .init(granulesFromHistograms: 0, rowsBinned: 20_000), "\(counts)")
+            } else {
+                // one-decimal magnitudes never sit on an edge of 0.1 or 0.05: no row is read
+                #expect(counts.rowsBinned == 0 && counts.granulesFromHistograms >= 20_000 / 4096,
+                        "\(width): \(counts)")
+            }
+            #expect(tally.withMagnitude == 20_000)
+            Reference(magnitudes, bin: Decimal(string: "\(width)")!)
+                .check(try FrequencyMagnitude(tally: tally, binning: binning, mc: .maximumCurvature(correction: 0.2)),
+                       "histograms, bin \(width)")
+        }
+        // 2.05 is an edge's double for a width of 0.1: its granule bins its rows' stored decimals
+        let edges = try Self.store("fmdedges", magnitudes: ["2.05", "2.0499999999999998", "1.3"])
+        let scan = FrequencyMagnitudeScan(store: edges, filter: .all,
+                                          binning: MagnitudeBinning(width: DecimalValue(units: 1, scale: 1)))
+        _ = try scan.tallies(by: nil)
+        #expect(scan.pathCounts.withLock { $0 } == .init(granulesFromHistograms: 0, rowsBinned: 3))
+        #expect(scan.histogramBin(2.05) == FrequencyMagnitudeScan.ambiguous)
+        #expect(scan.histogramBin(2.1) == 21 && scan.histogramBin(-0.3) == -3 && scan.histogramBin(-0.25) == .max)
     }
 
     @Test func mcAboveEveryEventGivesNoB() throws {

@@ -1,4 +1,5 @@
 import QuakeFormat
+import Synchronization
 
 /// Tallies the magnitude bins of the events a filter matches, per partition on all cores.
 ///
@@ -15,6 +16,16 @@ final class FrequencyMagnitudeScan {
 
     /// The bin of a histogram value that must be read from its rows.
     static let ambiguous = Int64.max
+
+    /// Which path tallied what, over every partition so far.
+    struct PathCounts: Sendable, Equatable {
+        /// Granules tallied from their mag histograms, without decoding.
+        var granulesFromHistograms = 0
+        /// Matching rows whose stored magnitudes were binned one by one.
+        var rowsBinned = 0
+    }
+
+    let pathCounts = Mutex(PathCounts())
 
     init(store: Store, filter: Filter, binning: MagnitudeBinning) {
         executor = QueryExecutor(store: store)
@@ -45,13 +56,22 @@ final class FrequencyMagnitudeScan {
         let reader = executor.reader(partition)
         var valueBins: [Int64]?
         var groups = GroupTallies()
+        var counts = PathCounts()
+        defer {
+            pathCounts.withLock { total in
+                total.granulesFromHistograms += counts.granulesFromHistograms
+                total.rowsBinned += counts.rowsBinned
+            }
+        }
         for unit in try executor.units(partition, filter, merge: false, stats: &stats) {
             if unit.verdict == .all,
                try foldHistogram(unit, reader, bucket: bucket, valueBins: &valueBins, into: &groups) {
+                counts.granulesFromHistograms += 1
                 continue
             }
             let (data, selection) = try executor.scan(unit, filter, &stats)
             if selection.isEmpty { continue }
+            counts.rowsBinned += selection.count
             if let bucket {
                 try foldRows(data, selection, bucket: bucket, into: &groups)
             } else {
