@@ -78,7 +78,7 @@ enum FmdWriter {
         case .maximumCurvature(let correction): method = "maximum curvature + " + number(correction)
         case .fixed: method = "fixed"
         }
-        lines.append("Mc:             " + (distribution.mc.map { rounded($0, 4) } ?? "-") + " (\(method))")
+        lines.append("Mc:             " + (distribution.mc.map { number($0) } ?? "-") + " (\(method))")
         lines.append("events >= Mc:   \(distribution.eventsAboveMc)")
         if let b = distribution.b, let sigma = distribution.bUncertainty, let a = distribution.a {
             lines.append("b:              " + rounded(b, 3) + " ± " + rounded(sigma, 3) + " (Aki-Utsu; Shi & Bolt)")
@@ -103,7 +103,7 @@ enum FmdWriter {
             let distribution = group.distribution
             var line = padLeft(group.key, width) + pad(String(distribution.count), 10)
             line += pad(String(distribution.withoutMagnitude), 8)
-            line += pad(distribution.mc.map { rounded($0, 4) } ?? "-", 8)
+            line += pad(distribution.mc.map { number($0) } ?? "-", 8)
             line += pad(String(distribution.eventsAboveMc), 10)
             line += pad(distribution.b.map { rounded($0, 3) } ?? "-", 8)
             line += pad(distribution.bUncertainty.map { rounded($0, 3) } ?? "-", 8)
