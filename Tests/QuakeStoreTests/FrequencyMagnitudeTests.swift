@@ -389,6 +389,20 @@ import QuakeGenerator
         #expect(badMc?.kind == .invalidArgument)
     }
 
+    @Test func asyncTwinsGiveTheSameValues() async throws {
+        let store = try Self.edgeStore.get()
+        let descriptor = FetchDescriptor<Quake>(predicate: #Predicate { ($0.magnitude ?? 0) > -1 })
+        // in a closure that is not async, the blocking form
+        let blocking = try Self.blocking { try store.frequencyMagnitude(descriptor, bin: 0.05, mc: .fixed(0.5)) }
+        let awaited = try await store.frequencyMagnitude(descriptor, bin: 0.05, mc: .fixed(0.5))
+        #expect(awaited == blocking && blocking.eventsAboveMc > 50)
+        let windows = try await store.frequencyMagnitude(descriptor, by: .events(700))
+        let blockingWindows = try Self.blocking { try store.frequencyMagnitude(descriptor, by: .events(700)) }
+        #expect(windows == blockingWindows && windows.count > 2)
+    }
+
+    static func blocking<T>(_ body: () throws -> T) rethrows -> T { try body() }
+
     @Test func codableUsesTheCLIKeysAndRoundTrips() throws {
         let store = try Self.edgeStore.get()
         let result = try store.frequencyMagnitude(FetchDescriptor<Quake>(), bin: 0.2)
