@@ -16,7 +16,7 @@ struct Quakes: ParsableCommand {
             LoadCommand.self, SyncCommand.self, QueryCommand.self, CountCommand.self, AggCommand.self,
             SectionsCommand.self, ExplainCommand.self, InfoCommand.self, HistoryCommand.self, ServeCommand.self,
             VerifyCommand.self, RepairCommand.self, MigrateCommand.self, ExportCommand.self, GenerateCommand.self,
-            BenchCommand.self,
+            BenchCommand.self, FmdCommand.self,
         ]
     )
 
