@@ -389,6 +389,31 @@ import QuakeGenerator
         #expect(badMc?.kind == .invalidArgument)
     }
 
+    /// Magnitudes far from any earthquake's (stored as loaded) and widths past the widest bin are
+    /// refused as errors, never an overflow, at every width the CLI takes.
+    @Test func farMagnitudesAndTooWideBinsAreErrorsNotTraps() throws {
+        // the most decimals a load takes (22): the binning's widest products
+        let tiny = "0." + String(repeating: "0", count: 21) + "1"
+        let store = try Self.store("far", magnitudes: ["100000000000000000", "-90000000000000000", tiny, "3.1"])
+        for width in [0.1, 0.05, 0.000000002, 100] {
+            do {
+                _ = try store.frequencyMagnitude(FetchDescriptor<Quake>(), bin: width)
+                Issue.record("bin \(width): magnitudes of 1e17 were binned")
+            } catch let error as QuakeError {
+                #expect(error.kind == .invalidArgument, "bin \(width): \(error)")
+            }
+        }
+        let small = try Self.store("tiny", magnitudes: [tiny, "3.1", "-0.4"])
+        let result = try small.frequencyMagnitude(FetchDescriptor<Quake>(), bin: 99.999999999)
+        #expect(result.bins.map(\.count).reduce(0, +) == 3)
+        #expect(result.bins.first?.magnitude == 0)
+        for width in [100.5, 1000] {
+            #expect(throws: QuakeError.self, "bin \(width) was taken") {
+                _ = try small.frequencyMagnitude(FetchDescriptor<Quake>(), bin: width)
+            }
+        }
+    }
+
     @Test func asyncTwinsGiveTheSameValues() async throws {
         let store = try Self.edgeStore.get()
         let descriptor = FetchDescriptor<Quake>(predicate: #Predicate { ($0.magnitude ?? 0) > -1 })

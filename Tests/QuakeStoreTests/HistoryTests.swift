@@ -33,26 +33,6 @@ import QuakeGenerator
         return Set(rows.dropFirst().compactMap { $0.count > k ? $0[k] : nil })
     }
 
-    /// A copy of a real CSV with some rows revised: magnitude up, `updated` later, and every
-    /// fifth revised event moved by `shift` ms (across partitions with day partitioning).
-    static func revised(_ path: String, into dir: String, every: Int, shift: Int64) throws -> String {
-        let rows = NaiveCSV.parse(try String(contentsOfFile: path, encoding: .utf8))
-        let h = rows[0]
-        func col(_ n: String) -> Int { h.firstIndex(of: n) ?? 0 }
-        var out = [h.joined(separator: ",")]
-        for (k, r) in rows.dropFirst().enumerated() where k % every == 0 {
-            var r = r
-            r[col("mag")] = String(format: "%.2f", (Double(r[col("mag")]) ?? 1) + 0.1)
-            r[col("updated")] = Timestamp.string((Timestamp.parse(r[col("updated")]) ?? 0) + 86_400_000)
-            if k % (every * 5) == 0, let t = Timestamp.parse(r[col("time")]) { r[col("time")] = Timestamp.string(t + shift) }
-            out.append(r.map { $0.contains(",") || $0.contains("\"") ? "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : $0 }
-                .joined(separator: ","))
-        }
-        let p = dir + "/revised-\(every).csv"
-        TestSupport.write(out.joined(separator: "\n") + "\n", to: p)
-        return p
-    }
-
     @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"),
           arguments: [Partitioning.month, .day])
     func historyEqualsTheNaiveDiffOfEachLoad(_ partitioning: Partitioning) throws {
@@ -62,8 +42,8 @@ import QuakeGenerator
         let e = try #require(TestSupport.usgs("geojson_2019-01-29_2019-01-30_233.geojson"))
         try #require(FileManager.default.fileExists(atPath: a), "a real feed is missing from \(TestSupport.usgsPath)")
         let d = TestSupport.tempDir()
-        let r1 = try Self.revised(b, into: d, every: 7, shift: 2 * 86_400_000)
-        let r2 = try Self.revised(a, into: d, every: 3, shift: -3 * 86_400_000)
+        let r1 = try RevisedFeed.write(b, into: d, every: 7, shift: 2 * 86_400_000)
+        let r2 = try RevisedFeed.write(a, into: d, every: 3, shift: -3 * 86_400_000)
         let s = try Store.openOrCreate(path: d + "/s", partitioning: partitioning)
         // per committed generation, the ids its load inserted or updated (naive diff)
         var changedAt: [Int: Set<String>] = [:]

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import QuakeStore
 @testable import QuakeFormat
+import QuakeTestSupport
 
 /// The pull cursor returns exactly what one fetch returns, in the same order, for several batch sizes,
 /// sorts, limits and offsets, compared with a naive filter and sort of every row.

@@ -11,6 +11,9 @@ package struct BinTally: Sendable, Equatable {
 
     /// The widest span of bins a tally holds (a bin width too fine for the magnitudes).
     package static let maxBins = 4_000_000
+    /// The farthest bin from 0 a tally holds (2^24): with bins at most
+    /// ``MagnitudeBinning/widestBin`` wide, the estimate's sums cannot overflow.
+    package static let maxIndex: Int64 = 1 << 24
 
     package init() {}
 
@@ -31,6 +34,10 @@ package struct BinTally: Sendable, Equatable {
 
     /// Widens the array so that it holds bin `index`.
     private mutating func grow(toHold index: Int64) throws(QuakeError) {
+        guard index.magnitude <= UInt64(BinTally.maxIndex) else {
+            throw QuakeError.argument("the bin width", "wide enough that every magnitude lies within "
+                + "\(BinTally.maxIndex) bins of 0")
+        }
         if counts.isEmpty {
             lowest = index
             counts = [0]

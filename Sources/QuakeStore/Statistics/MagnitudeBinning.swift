@@ -48,6 +48,9 @@ package struct DecimalValue: Sendable, Equatable {
 /// constants computed once; a product past `Int64` goes through `Int128`.
 package struct MagnitudeBinning: Sendable {
     package let width: DecimalValue
+    /// The widest bin width taken. With it and ``BinTally/maxIndex``, every sum the estimate forms
+    /// fits its integers: a bin's centre in units of 10^-9 stays below 2^61.
+    package static let widestBin = 100.0
     /// Per stored scale `s`: `d·10^s` (0 when it would overflow).
     private let halfWidths: [Int64]
     /// `2·10^t`.
@@ -91,7 +94,12 @@ package struct MagnitudeBinning: Sendable {
     /// ``index(_:)`` for the rare values whose products pass `Int64`.
     private func wideIndex(mantissa: Int64, scale: Int) -> Int64 {
         var widthAtScale = Int128(width.units)
-        for _ in 0..<scale { widthAtScale *= 10 }
+        for _ in 0..<scale {
+            let (product, overflow) = widthAtScale.multipliedReportingOverflow(by: 10)
+            // a width this many decimals down dwarfs any stored mantissa: the magnitude is in bin 0
+            if overflow { return 0 }
+            widthAtScale = product
+        }
         let numerator = Int128(mantissa) * Int128(mantissaFactor) + widthAtScale
         let denominator = 2 * widthAtScale
         var quotient = numerator / denominator

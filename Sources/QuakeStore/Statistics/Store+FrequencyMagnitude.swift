@@ -68,9 +68,9 @@ extension Store {
     /// The binning of width `bin`, once `bin` and `mc` are checked.
     private static func magnitudeBinning(_ bin: Double, mc: MagnitudeOfCompleteness) throws(QuakeError)
         -> MagnitudeBinning {
-        guard bin > 0, let width = DecimalValue(bin), width.units > 0 else {
-            throw QuakeError.argument("the bin width",
-                                      "a number above 0 with at most \(DecimalValue.maxScale) decimals, not \(bin)")
+        guard bin > 0, bin <= MagnitudeBinning.widestBin, let width = DecimalValue(bin), width.units > 0 else {
+            throw QuakeError.argument("the bin width", "a number above 0 and at most "
+                + "\(Int(MagnitudeBinning.widestBin)) with at most \(DecimalValue.maxScale) decimals, not \(bin)")
         }
         switch mc {
         case .fixed(let value):

@@ -1,13 +1,11 @@
 import Foundation
-@testable import QuakeFormat
-@testable import QuakeTestSupport
+import QuakeFormat
 
-/// Revised copies of real CSV feeds (QuakeStoreTests' `HistoryTests.revised`, which lives in that
-/// target).
-enum RevisedFeed {
+/// Revised copies of real CSV feeds, for history tests.
+package enum RevisedFeed {
     /// A copy of a real CSV with some rows revised: magnitude up, `updated` later, and every
     /// fifth revised event moved by `shift` ms (across partitions with day partitioning).
-    static func write(_ path: String, into dir: String, every: Int, shift: Int64) throws -> String {
+    package static func write(_ path: String, into dir: String, every: Int, shift: Int64) throws -> String {
         let rows = NaiveCSV.parse(try String(contentsOfFile: path, encoding: .utf8))
         let header = rows[0]
         func col(_ name: String) -> Int { header.firstIndex(of: name) ?? 0 }

@@ -1,25 +1,34 @@
 import Foundation
-@testable import QuakeStore
-@testable import QuakeFormat
-@testable import QuakeTestSupport
+import QuakeStore
+import QuakeFormat
 import QuakeGenerator
 
 /// The fields an upsert row sets besides time, coordinates, id and updated (CSV text; empty for
 /// none, quoted by the caller where it may hold a comma).
-struct UpsertFields {
-    var depth = ""
-    var mag = ""
-    var magType = ""
-    var net = ""
-    var place = ""
-    var type = ""
+package struct UpsertFields {
+    package var depth: String
+    package var mag: String
+    package var magType: String
+    package var net: String
+    package var place: String
+    package var type: String
+
+    package init(depth: String = "", mag: String = "", magType: String = "", net: String = "", place: String = "",
+                 type: String = "") {
+        self.depth = depth
+        self.mag = mag
+        self.magType = magType
+        self.net = net
+        self.place = place
+        self.type = type
+    }
 }
 
 extension TestSupport {
     /// Writes `path`: a CSV that upserts up to `picks` distinct events of `quakes`, each moved by
     /// up to 300 days either way (so across partitions) with `updated` a day later, and with the
     /// fields `fields` draws for it. Returns the ids it upserts.
-    static func writeUpserts(of quakes: [Quake], picks: Int, seed: UInt64, to path: String,
+    package static func writeUpserts(of quakes: [Quake], picks: Int, seed: UInt64, to path: String,
                              _ fields: (Quake, inout SplitMix64) -> UpsertFields) -> Set<String> {
         var rng = SplitMix64(seed: seed)
         var lines = ["time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type"]
@@ -40,14 +49,14 @@ extension TestSupport {
     }
 
     /// A magnitude for an upsert: none one time in six, else 0.0 to 9.4.
-    static func upsertMag(_ rng: inout SplitMix64) -> String {
+    package static func upsertMag(_ rng: inout SplitMix64) -> String {
         rng.next() % 6 == 0 ? "" : String(Double(rng.next() % 95) / 10)
     }
 
     /// Three inputs for load steps: `feed`, overlapping snapshots of 8,000 events (so a load of
     /// it repeats events); `up`, upserts of up to `picks` of them that move across partitions,
     /// with new magnitudes and places in `country`; `more`, 3,000 further events.
-    static func upsertInputs(_ tag: String, seed: UInt64, picks: Int,
+    package static func upsertInputs(_ tag: String, seed: UInt64, picks: Int,
                              country: String) throws -> (feed: String, up: String, more: String) {
         let feed = try generatedFeed(tag, rows: 8000, perFile: 3000, overlap: 0.3, seed: seed)
         let (store, _, _) = try load([feed])
@@ -63,7 +72,7 @@ extension TestSupport {
 
     /// A folder of generated CSV snapshots over 2021-2022 (QuakeStoreTests'
     /// `DirectPartitionsTests.generate` with its default format and compression).
-    static func generatedFeed(_ tag: String, rows: Int, perFile: Int, overlap: Double,
+    package static func generatedFeed(_ tag: String, rows: Int, perFile: Int, overlap: Double,
                               seed: UInt64) throws -> String {
         let directory = tempDir(tag + "-\(UUID().uuidString)")
         var options = GeneratorOptions(rows: rows)
