@@ -10,7 +10,8 @@ package enum Fixtures {
         package let quakes: [Quake]
     }
 
-    package static func build(_ paths: [String], partitioning: Partitioning = .month, blockRows: Int = 65536) -> Loaded {
+    package static func build(_ paths: [String], partitioning: Partitioning = .month,
+                              blockRows: Int = 65536) -> Loaded {
         let directory = TestSupport.tempDir("fixture")
         let store = try! Store.openOrCreate(path: directory + "/store", partitioning: partitioning,
                                             blockRows: blockRows)
