@@ -12,10 +12,14 @@
 public struct FrequencyMagnitude: Codable, Sendable, Equatable {
     /// One magnitude bin: its centre, its events, and the events at or above it.
     public struct Bin: Codable, Sendable, Equatable {
+        /// The bin's centre, `k·Δ`, as the nearest double (`2.3`, not `2.3000000000000003`).
         public var magnitude: Double
+        /// The events in the bin.
         public var count: Int
+        /// The events in this bin and every bin above it.
         public var cumulative: Int
 
+        /// A bin of `count` events centred on `magnitude`, with `cumulative` at or above it.
         public init(magnitude: Double, count: Int, cumulative: Int) {
             self.magnitude = magnitude
             self.count = count
@@ -45,6 +49,7 @@ public struct FrequencyMagnitude: Codable, Sendable, Equatable {
     /// The fewest events at or above Mc for which a b-value is given.
     public static let minimumEvents = 50
 
+    /// A distribution with the given figures, as ``Store/frequencyMagnitude(_:bin:mc:)`` makes them.
     public init(count: Int, withoutMagnitude: Int, bin: Double, mc: Double?, eventsAboveMc: Int, b: Double?,
                 bUncertainty: Double?, a: Double?, bins: [Bin]) {
         self.count = count
@@ -109,9 +114,12 @@ public enum FrequencyMagnitudeGrouping: Sendable, Equatable, Hashable {
 /// One group of ``Store/frequencyMagnitude(_:bin:mc:by:)``: its key and its distribution,
 /// coded flat (`{"key": ..., "count": ..., ...}`).
 public struct FrequencyMagnitudeGroup: Codable, Sendable, Equatable {
+    /// The group: a year (`2024`), a month (`2024-06`), or a window's first event time (ISO 8601).
     public var key: String
+    /// The distribution of the group's events.
     public var distribution: FrequencyMagnitude
 
+    /// A group `key` with its distribution.
     public init(key: String, distribution: FrequencyMagnitude) {
         self.key = key
         self.distribution = distribution
