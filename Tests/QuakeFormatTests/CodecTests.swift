@@ -64,6 +64,32 @@ import QuakeGenerator
                 let enc = BytePlanes.encode(v[...], delta: delta)
                 let dec = try enc.withUnsafeBytes { try BytePlanes.decode($0, rows: n) }
                 #expect(dec == v)
+                // row ranges (a point read's one row, a stretch, the tail) against the whole block's
+                for range in [0..<1, (n / 2)..<(n / 2 + 1), (n / 3)..<n, (n - 1)..<n, 0..<0] {
+                    let part = try enc.withUnsafeBytes { try BytePlanes.decode($0, rows: n, range: range) }
+                    #expect(part == Array(v[range]), "\(n) rows, delta \(delta), rows \(range)")
+                }
+            }
+        }
+    }
+
+    /// Scaled decimals decoded to doubles over row ranges equal the whole block's, with one scale
+    /// and mixed scales, nulls included.
+    @Test func bytePlaneDoublesOverRowRanges() throws {
+        var rng = SplitMix64(seed: 6808)
+        for uniform in [true, false] {
+            for n in [1, 9, 4096] {
+                var values = (0..<n).map { _ in
+                    let mantissa = Int64(rng.next() % 2_000_000) - 1_000_000
+                    return mantissa << 6 | (uniform ? 2 : Int64(rng.next() % 7))
+                }
+                for i in stride(from: 3, to: n, by: 7) { values[i] = RowBatch.null }
+                let encoded = BytePlanes.encode(values[...], delta: false, decimals: true)
+                let whole = try encoded.withUnsafeBytes { try BytePlanes.decodeDoubles($0, rows: n) }
+                for range in [0..<1, (n / 2)..<n, (n - 1)..<n] {
+                    let part = try encoded.withUnsafeBytes { try BytePlanes.decodeDoubles($0, rows: n, range: range) }
+                    #expect(part.map(\.bitPattern) == whole[range].map(\.bitPattern), "\(n) rows, \(range)")
+                }
             }
         }
     }

@@ -96,15 +96,50 @@ import QuakeGenerator
         try IdHashesTests.compare([Array(names[..<half]), Array(names[half...]), names])
     }
 
+    /// `n` entries with random keys, partitions and minutes (one in ten unknown), a shared key,
+    /// and for `n` past two blocks a run of one key across a block's edge.
     static func randomEntries(_ n: Int, bits: Int, seed: UInt64) -> IdHashes {
         var rng = SplitMix64(seed: seed)
         var h = IdHashes(bits: bits)
+        func hint() -> UInt32 { rng.next() % 10 == 0 ? IdHashes.unknownHint : UInt32(1 + rng.next() % 44_640) }
         for _ in 0..<n {
-            h.append(key: rng.next() >> UInt64(64 - bits), ordinal: 24_000 + Int(rng.next() % 300))
+            h.append(key: rng.next() >> UInt64(64 - bits), ordinal: 24_000 + Int(rng.next() % 300), hint: hint())
         }
-        if n > 3 { h.append(key: h.keys[0], ordinal: h.ordinals[0] + 1) }   // a shared key
+        if n > 3 { h.append(key: h.keys[0], ordinal: h.ordinals[0] + 1, hint: hint()) }   // a shared key
+        if n > 2 * IdBucketFile.blockEntries {
+            let key = h.keys[1]
+            for _ in 0..<(IdBucketFile.blockEntries + 7) {
+                h.append(key: key, ordinal: 24_000 + Int(rng.next() % 3), hint: hint())
+            }
+        }
         h.sort()
         return h
+    }
+
+    /// The block lookup against a naive scan of the entries: every entry of a key, across the
+    /// edges of blocks, for stored keys and others; v3 files read with unknown minutes.
+    @Test(arguments: [3, 40])
+    func blockLookupsMatchANaiveScan(bits: Int) throws {
+        for n in [1, 1023, 1024, 1025, 5000] {
+            let h = IdHashesTests.randomEntries(n, bits: bits, seed: UInt64(n * 31 + bits))
+            let path = TestSupport.tempDir("idblocks-\(bits)-\(n)") + "/00.g1.idx"
+            try FileIO.writeFile(path, h.fileBytes())
+            let lookup = try IdBucketLookup(path: path, bucket: 0, partitioning: .month)
+            var rng = SplitMix64(seed: UInt64(n))
+            var keys = (0..<60).map { k in k % 2 == 0 ? h.keys[(k * 7919) % h.count] : rng.next() >> UInt64(64 - bits) }
+            keys.append(h.keys[0])
+            keys.append(h.keys[h.count - 1])
+            for key in keys {
+                let naive = h.keys.indices.filter { h.keys[$0] == key }
+                    .map { IdBucketLookup.Place(ordinal: h.ordinals[$0], hint: h.hints[$0]) }
+                #expect(try lookup.places(of: [key]) == naive, "\(n) entries, key \(key)")
+            }
+            let v3 = try h.fileBytesV3().withUnsafeBytes {
+                try IdHashes.decode($0, bucket: 0, partitioning: .month, path: "t")
+            }
+            #expect(v3.keys == h.keys && v3.ordinals.count == h.count)
+            #expect(v3.hints.allSatisfy { $0 == IdHashes.unknownHint })
+        }
     }
 
     @Test(arguments: [1, 3, 17, 58])
@@ -140,10 +175,17 @@ import QuakeGenerator
         }
         // entries out of order, under a valid checksum
         var unsorted = h
-        unsorted.keys.swapAt(0, 400)
+        unsorted.keys.swapAt(0, 100)
         let file = unsorted.fileBytes()
         #expect { _ = try file.withUnsafeBytes { try IdHashes.decode($0, bucket: 0, partitioning: .month, path: "t") } }
             throws: { "\($0)".contains("out of order") }
+        // across blocks: the directory's first keys out of order
+        var crossed = h
+        crossed.keys.swapAt(0, 400)
+        let crossedFile = crossed.fileBytes()
+        #expect(throws: QuakeError.self) {
+            _ = try crossedFile.withUnsafeBytes { try IdHashes.decode($0, bucket: 0, partitioning: .month, path: "t") }
+        }
         // cut short
         let cut = Array(good.prefix(good.count - 3))
         #expect(throws: QuakeError.self) {

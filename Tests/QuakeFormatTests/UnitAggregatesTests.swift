@@ -26,8 +26,8 @@ import Testing
     static func check(_ s: Store, _ quakes: [Quake]) throws -> Int {
         var folded = 0
         for (groups, filter) in cases(s.manifest) {
-            let fast = Aggregator(executor: QueryExecutor(store: s), filter: filter, groups: groups, metrics: metrics)
-            let slow = Aggregator(executor: QueryExecutor(store: s), filter: filter, groups: groups, metrics: metrics)
+            let fast = try Aggregator(executor: QueryExecutor(store: s), filter: filter, groups: groups, metrics: metrics)
+            let slow = try Aggregator(executor: QueryExecutor(store: s), filter: filter, groups: groups, metrics: metrics)
             slow.usesUnitAggregates = false
             let (rows, stats) = try fast.run()
             let (reference, _) = try slow.run()
@@ -70,8 +70,8 @@ import Testing
                                             ([.time(.year), .bin(.mag, width: 0.1)], inside),
                                             ([.bin(.mag, width: 1), .time(.month)], .all)]
         for (groups, filter) in cases {
-            let fast = Aggregator(executor: QueryExecutor(store: s), filter: filter, groups: groups, metrics: metrics)
-            let slow = Aggregator(executor: QueryExecutor(store: s), filter: filter, groups: groups, metrics: metrics)
+            let fast = try Aggregator(executor: QueryExecutor(store: s), filter: filter, groups: groups, metrics: metrics)
+            let slow = try Aggregator(executor: QueryExecutor(store: s), filter: filter, groups: groups, metrics: metrics)
             slow.usesUnitAggregates = false
             let (rows, stats) = try fast.run()
             let (reference, slowStats) = try slow.run()

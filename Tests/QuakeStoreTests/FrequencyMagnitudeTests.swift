@@ -201,7 +201,7 @@ import QuakeGenerator
         let store = try Self.store("fmdpaths", magnitudes: magnitudes, spacing: 60, partitioning: .month)
         for width in [0.1, 0.05, 0.2] {
             let binning = MagnitudeBinning(width: try #require(DecimalValue(width)))
-            let scan = FrequencyMagnitudeScan(store: store, filter: .all, binning: binning)
+            let scan = try FrequencyMagnitudeScan(store: store, filter: .all, binning: binning)
             let tally = try #require(try scan.tallies(by: nil)[0])
             let counts = scan.pathCounts.withLock { $0 }
             if width == 0.2 {
@@ -219,7 +219,7 @@ import QuakeGenerator
         }
         // 2.05 is an edge's double for a width of 0.1: its granule bins its rows' stored decimals
         let edges = try Self.store("fmdedges", magnitudes: ["2.05", "2.0499999999999998", "1.3"])
-        let scan = FrequencyMagnitudeScan(store: edges, filter: .all,
+        let scan = try FrequencyMagnitudeScan(store: edges, filter: .all,
                                           binning: MagnitudeBinning(width: DecimalValue(units: 1, scale: 1)))
         _ = try scan.tallies(by: nil)
         #expect(scan.pathCounts.withLock { $0 } == .init(granulesFromHistograms: 0, rowsBinned: 3))

@@ -1,7 +1,9 @@
 import QuakeSupport
-/// One id-hash bucket of the id index (format v3, `QKIDX003`): per stored event a key cut from
-/// the 64-bit hash of its id and the ordinal of the partition that holds it, sorted by key then
-/// ordinal. It repeats no id text: a load that meets a stored key reads the named partition
+/// One id-hash bucket of the id index (format v4, `QKIDX004`; v3 files still read): per stored
+/// event a key cut from the 64-bit hash of its id, the ordinal of the partition that holds it and
+/// the minute of the partition its time falls in (the *hint*), sorted by key, ordinal, then hint.
+/// A point read goes from the hint straight to the granules of that minute (see
+/// ``IdBucketFile``). It repeats no id text: a load that meets a stored key reads the named partition
 /// to find the event's id, time and `updated` exactly, so two ids that share a key are never
 /// confused (see `ResolvePass`).
 ///
@@ -18,6 +20,9 @@ package struct IdHashes: Sendable, Equatable {
     package var keys: [UInt64] = []
     /// Partition ordinals (see ``Partitioning/ordinal(_:)``), one per key.
     package var ordinals: [Int] = []
+    /// Per entry, 1 + the minute of its partition the event's time falls in, or
+    /// ``unknownHint`` (entries read from v3 files, until a load moves them).
+    package var hints: [UInt32] = []
     /// Hash bits a key keeps, 1...``maxBits``.
     package var bits: Int
 
@@ -25,7 +30,12 @@ package struct IdHashes: Sendable, Equatable {
     package static let defaultBits = 40
     /// Key bits a file may keep: all 58 bits of the hash above the bucket's 6.
     package static let maxBits = 58
-    package static let magic: [UInt8] = Array("QKIDX003".utf8)
+    /// The magic of the files this build writes (blocks with hints).
+    package static let magic: [UInt8] = Array("QKIDX004".utf8)
+    /// The magic of v3 files (one run of keys and ordinals, no hints), still read.
+    package static let magicV3: [UInt8] = Array("QKIDX003".utf8)
+    /// The hint of an entry whose minute is not known.
+    package static let unknownHint: UInt32 = 0
 
     package var count: Int { keys.count }
 
@@ -50,49 +60,116 @@ package struct IdHashes: Sendable, Equatable {
     @inline(__always)
     package func key(_ h: UInt64) -> UInt64 { IdHashes.key(h, bits: bits) }
 
-    package mutating func append(key k: UInt64, ordinal o: Int) {
-        keys.append(k)
-        ordinals.append(o)
+    /// The hint of an event at `time` in the partition that starts at `partitionStart`: one more
+    /// than the minute of the partition it falls in.
+    @inline(__always)
+    package static func hint(time: Int64, partitionStart: Int64) -> UInt32 {
+        let minute = (time &- partitionStart) / 60_000
+        return UInt32(clamping: Swift.max(minute, -1) + 1)
     }
 
-    /// Puts the entries in key, then ordinal, order.
+    /// The times an entry of hint `hint` in the partition starting at `partitionStart` may hold;
+    /// nil for ``unknownHint``.
+    package static func window(hint: UInt32, partitionStart: Int64) -> Range<Int64>? {
+        guard hint != unknownHint else { return nil }
+        let start = partitionStart &+ (Int64(hint) - 1) &* 60_000
+        return start..<(start &+ 60_000)
+    }
+
+    package mutating func append(key k: UInt64, ordinal o: Int, hint h: UInt32 = IdHashes.unknownHint) {
+        keys.append(k)
+        ordinals.append(o)
+        hints.append(h)
+    }
+
+    /// Whether entry `i` sorts before entry `j`: by key, ordinal, then hint.
+    @inline(__always)
+    private func precedes(_ i: Int, _ j: Int) -> Bool {
+        if keys[i] != keys[j] { return keys[i] < keys[j] }
+        if ordinals[i] != ordinals[j] { return ordinals[i] < ordinals[j] }
+        return hints[i] < hints[j]
+    }
+
+    /// Whether entry `i` sorts before entry `j` of `other`.
+    @inline(__always)
+    package func precedes(_ i: Int, _ other: IdHashes, _ j: Int) -> Bool {
+        if keys[i] != other.keys[j] { return keys[i] < other.keys[j] }
+        if ordinals[i] != other.ordinals[j] { return ordinals[i] < other.ordinals[j] }
+        return hints[i] < other.hints[j]
+    }
+
+    /// Whether entry `i` equals entry `j` of `other`.
+    @inline(__always)
+    package func same(_ i: Int, _ other: IdHashes, _ j: Int) -> Bool {
+        keys[i] == other.keys[j] && ordinals[i] == other.ordinals[j] && hints[i] == other.hints[j]
+    }
+
+    /// Whether the (sorted) entries hold exactly this entry.
+    /// - Complexity: O(log n) and the entries sharing `key`.
+    package func contains(_ key: UInt64, _ ordinal: Int, _ hint: UInt32) -> Bool {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        while low < keys.count, keys[low] == key {
+            if ordinals[low] == ordinal && hints[low] == hint { return true }
+            low += 1
+        }
+        return false
+    }
+
+    /// Puts the entries in key, ordinal, then hint order.
     package mutating func sort() {
         var sorted = true
-        for i in keys.indices.dropFirst() where keys[i] < keys[i - 1]
-            || (keys[i] == keys[i - 1] && ordinals[i] < ordinals[i - 1]) {
+        for i in keys.indices.dropFirst() where precedes(i, i - 1) {
             sorted = false
             break
         }
         if sorted { return }
-        // keys and ordinals packed into one word, when both fit (the widths are measured)
+        // keys, ordinals (from the least) and hints packed into one word, when all fit (the widths
+        // are measured)
         let (lo, hi) = ordinals.reduce((Int.max, Int.min)) { (min($0.0, $1), max($0.1, $1)) }
-        let ordinalBits = Int.bitWidth - hi.leadingZeroBitCount
+        let ordinalBits = Int.bitWidth - (hi &- lo).leadingZeroBitCount
         let keyBits = UInt64.bitWidth - (keys.max() ?? 0).leadingZeroBitCount
-        if lo >= 0, keyBits + ordinalBits <= 64 {
+        let hintBits = UInt32.bitWidth - (hints.max() ?? 0).leadingZeroBitCount
+        if hi &- lo >= 0, keyBits + ordinalBits + hintBits <= 64 {
+            let ordinalShift = UInt64(hintBits)
+            let keyShift = UInt64(ordinalBits + hintBits)
             var packed = [UInt64](uninitializedCount: keys.count) { buf, n in
-                for i in keys.indices { buf[i] = keys[i] << UInt64(ordinalBits) | UInt64(ordinals[i]) }
+                for i in keys.indices {
+                    buf[i] = keys[i] << keyShift | UInt64(ordinals[i] - lo) << ordinalShift | UInt64(hints[i])
+                }
                 n = keys.count
             }
-            RadixSort.sort(&packed, bits: keyBits + ordinalBits)
-            let low = ordinalBits == 0 ? 0 : (UInt64(1) << UInt64(ordinalBits)) - 1
+            RadixSort.sort(&packed, bits: keyBits + ordinalBits + hintBits)
+            let ordinalMask = ordinalBits == 0 ? 0 : (UInt64(1) << UInt64(ordinalBits)) - 1
+            let hintMask = hintBits == 0 ? 0 : (UInt64(1) << UInt64(hintBits)) - 1
             for i in packed.indices {
-                keys[i] = packed[i] >> UInt64(ordinalBits)
-                ordinals[i] = Int(packed[i] & low)
+                keys[i] = keyShift == 64 ? 0 : packed[i] >> keyShift
+                ordinals[i] = lo + Int((packed[i] >> ordinalShift) & ordinalMask)
+                hints[i] = UInt32(truncatingIfNeeded: packed[i] & hintMask)
             }
             return
         }
-        struct Pair: Comparable {
+        struct Entry: Comparable {
             let key: UInt64
             let ordinal: Int
-            static func < (a: Pair, b: Pair) -> Bool { a.key != b.key ? a.key < b.key : a.ordinal < b.ordinal }
+            let hint: UInt32
+            static func < (a: Entry, b: Entry) -> Bool {
+                if a.key != b.key { return a.key < b.key }
+                return a.ordinal != b.ordinal ? a.ordinal < b.ordinal : a.hint < b.hint
+            }
         }
-        var pairs = [Pair]()
-        pairs.reserveCapacity(keys.count)
-        for i in keys.indices { pairs.append(Pair(key: keys[i], ordinal: ordinals[i])) }
-        pairs.sort()
-        for i in pairs.indices {
-            keys[i] = pairs[i].key
-            ordinals[i] = pairs[i].ordinal
+        var entries = [Entry]()
+        entries.reserveCapacity(keys.count)
+        for i in keys.indices { entries.append(Entry(key: keys[i], ordinal: ordinals[i], hint: hints[i])) }
+        entries.sort()
+        for i in entries.indices {
+            keys[i] = entries[i].key
+            ordinals[i] = entries[i].ordinal
+            hints[i] = entries[i].hint
         }
     }
 
@@ -145,107 +222,6 @@ package struct IdHashes: Sendable, Equatable {
         }
     }
 
-    // MARK: file: [u32 count][u8 bits][u32 len][keys, FOR][u32 len][ordinals, FOR][u32 payload][u64 sum][magic]
-
-    /// The bucket file of these entries (which must be sorted).
-    package func fileBytes() -> [UInt8] {
-        var out: [UInt8] = []
-        // SAFETY: the closure copies the 4 bytes of a local value; the pointer does not escape it.
-        withUnsafeBytes(of: UInt32(count).littleEndian) { out.append(contentsOf: $0) }
-        out.append(UInt8(bits))
-        for column in [keys.map { Int64(bitPattern: $0) }, ordinals.map { Int64($0) }] {
-            var chunk: [UInt8] = []
-            if count > 0 { _ = ForIntegerCodec.encode(column, rows: 0..<count, into: &chunk) }
-            // SAFETY: the closure copies the 4 bytes of a local value; the pointer does not escape it.
-            withUnsafeBytes(of: UInt32(chunk.count).littleEndian) { out.append(contentsOf: $0) }
-            out.append(contentsOf: chunk)
-        }
-        var writer = ByteWriter()
-        writer.bytes = out
-        let sum = Checksum.hash(out)
-        writer.u32(UInt32(out.count))
-        writer.u64(sum)
-        writer.bytes.append(contentsOf: IdHashes.magic)
-        return writer.bytes
-    }
-
-    /// Reads the bucket file at `path` for bucket `b`: a v3 file as it is, a v1 or v2 file (ids
-    /// in full) converted, with `partitioning` placing each id's time.
-    package static func read(path: String, bucket b: Int, partitioning: Partitioning) throws(QuakeError) -> IdHashes {
-        let file = try MappedFile(path: path)
-        // SAFETY: withExtendedLifetime keeps the mapping alive while decode reads file.bytes; decode copies.
-        return try withExtendedLifetime(file) { () throws(QuakeError) in
-            try decode(file.bytes, bucket: b, partitioning: partitioning, path: path)
-        }
-    }
-
-    /// Checks and decodes a bucket file's bytes; `path` names it in errors.
-    package static func decode(_ b: UnsafeRawBufferPointer, bucket: Int, partitioning: Partitioning,
-                               path: String) throws(QuakeError) -> IdHashes {
-        // SAFETY: `&&` reads b[(b.count - 8)...] only once b.count >= 20; the payload slice has len == b.count - 20.
-        guard b.count >= 20, Array(b[(b.count - 8)...]) == magic else {
-            let old = try IdRecords.decode(b, path: path)
-            do { return try converting(old, bucket: bucket, partitioning: partitioning) } catch {
-                throw .corrupt(path, "\(error)")
-            }
-        }
-        var reader = ByteReader(b, at: b.count - 20)
-        let len = Int(try reader.u32())
-        let sum = try reader.u64()
-        guard len == b.count - 20 else { throw .corrupt(path, "id index length \(len) of \(b.count - 20)") }
-        let payload = UnsafeRawBufferPointer(rebasing: b[0..<len])
-        guard Checksum.hash(payload) == sum else { throw .corrupt(path, "checksum mismatch") }
-        do { return try IdHashes(payload: payload, bucket: bucket) } catch { throw .corrupt(path, "\(error)") }
-    }
-
-    private init(payload p: UnsafeRawBufferPointer, bucket: Int) throws(QuakeError) {
-        // SAFETY: reads go through ByteReader; each column slice follows need(len).
-        var reader = ByteReader(p)
-        let count = Int(try reader.u32())
-        guard count <= p.count * 8 else { throw .corrupt("id hashes: count \(count)") }
-        bits = Int(try reader.u8())
-        guard (1...IdHashes.maxBits).contains(bits) else { throw .corrupt("id hashes: \(bits) key bits") }
-        var columns: [[Int64]] = []
-        for _ in 0..<2 {
-            let len = Int(try reader.u32())
-            try reader.need(len)
-            let part = UnsafeRawBufferPointer(rebasing: p[reader.pos..<(reader.pos + len)])
-            reader.pos += len
-            if count == 0 {
-                guard len == 0 else { throw .corrupt("id hashes: bytes for no entries") }
-                continue
-            }
-            guard case .ints(let values) = try ForIntegerCodec.decode(part, count: count, rows: 0..<count, as: .stored),
-                  values.count == count else { throw .corrupt("id hashes: a column") }
-            columns.append(values)
-        }
-        guard reader.remaining == 0 else { throw .corrupt("id hashes: \(reader.remaining) stray bytes") }
-        guard count > 0 else { return }
-        // whole columns converted at once, then checked in one pass: a load reads every bucket a
-        // batch of ids hashes to, and this loop ran an append and a check per entry
-        let decodedKeys = columns[0].map { UInt64(bitPattern: $0) }
-        let decodedOrdinals = columns[1].map { Int($0) }
-        let limit = UInt64(1) << UInt64(bits)
-        let problem: String? = decodedKeys.withUnsafeBufferPointer { keyBuffer in
-            decodedOrdinals.withUnsafeBufferPointer { ordinalBuffer in
-                // SAFETY: both buffers hold count entries (the decoder gave count of each), read below count only.
-                if keyBuffer[0] >= limit { return "key \(keyBuffer[0]) over \(bits) bits" }
-                for index in 1..<count {
-                    let key = keyBuffer[index]
-                    let previous = keyBuffer[index - 1]
-                    if key >= limit { return "key \(key) over \(bits) bits" }
-                    if key < previous || (key == previous && ordinalBuffer[index] < ordinalBuffer[index - 1]) {
-                        return "entries out of order"
-                    }
-                }
-                return nil
-            }
-        }
-        if let problem { throw .corrupt("id hashes: " + problem) }
-        keys = decodedKeys
-        ordinals = decodedOrdinals
-    }
-
     /// The entries of full id records (v1 and v2 files, and tests).
     package static func converting(_ recs: IdRecords, bucket b: Int, partitioning: Partitioning,
                                    bits: Int = defaultBits) throws(QuakeError) -> IdHashes {
@@ -258,8 +234,11 @@ package struct IdHashes: Sendable, Equatable {
             for i in 0..<recs.count {
                 let hashValue = hash(UnsafeRawBufferPointer(rebasing: raw[recs.ids.range(i)]))
                 if bucket(hashValue) != b { return "an id in the wrong bucket" }
-                guard Timestamp.storable.contains(recs.time[i]) else { return "a time out of range" }
-                out.append(key: key(hashValue, bits: bits), ordinal: partitioning.ordinal(recs.time[i]))
+                let time = recs.time[i]
+                guard Timestamp.storable.contains(time) else { return "a time out of range" }
+                let ordinal = partitioning.ordinal(time)
+                let hint = IdHashes.hint(time: time, partitionStart: partitioning.start(ordinal: ordinal))
+                out.append(key: key(hashValue, bits: bits), ordinal: ordinal, hint: hint)
             }
             return nil
         }

@@ -78,6 +78,10 @@ package enum BenchSQL {
         switch filter {
         case .all: return "true"
         case .none: return "false"
+        case .timeWindows(let windows):
+            let spans = windows.spans.map { "(\(quoted(.time)) >= \(instant($0.lowerBound)) AND "
+                + "\(quoted(.time)) < \(instant($0.upperBound)))" }
+            return leaf(spans.isEmpty ? "false" : "(" + spans.joined(separator: " OR ") + ")")
         case .timeRange(let column, let lower, let upper):
             let bounds = [lower.map { "\(quoted(column)) >= \(instant($0))" },
                           upper.map { "\(quoted(column)) < \(instant($0))" }].compactMap { $0 }

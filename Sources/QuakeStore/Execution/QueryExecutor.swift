@@ -30,9 +30,10 @@ package final class QueryExecutor {
     /// `f` as this snapshot runs it: with no tombstone in the snapshot, the check that leaves
     /// them out (``Filter/notDeleted``) matches every row and is dropped, so the catalog,
     /// histogram and projection shortcuts still see the filter's own shape; an `eventid` the
-    /// snapshot holds as an event's own id is that event (``resolvingEventIds(_:)``).
-    package func prepared(_ f: Filter) -> Filter {
-        resolvingEventIds(holdsDeleted ? f : f.droppingTombstoneCheck)
+    /// snapshot holds as an event's own id is that event (``resolvingEventIds(_:)``); a filter that
+    /// requires one of a list of ids reads only where the id index puts them (``withIdWindows(_:)``).
+    package func prepared(_ f: Filter) throws(QuakeError) -> Filter {
+        try withIdWindows(resolvingEventIds(holdsDeleted ? f : f.droppingTombstoneCheck))
     }
 
     /// A reader for partition `p`, or for the magnitude projection at ``topRowsIndex``.
@@ -50,10 +51,11 @@ package final class QueryExecutor {
     /// The partition number that stands for the magnitude projection in ``RowRef``s and units.
     package var topRowsIndex: Int { manifest.partitions.count }
 
-    /// Partitions whose time span can hold matches, and that the id index names when the
-    /// filter requires one of a list of ids.
+    /// Partitions whose time span can hold matches: within the filter's time bounds, and meeting
+    /// its id-index windows when it has them (``prepared(_:)``).
     package func partitions(for f: Filter, stats: inout QueryStats) throws(QuakeError) -> [Int] {
-        let (lo, hi) = f.timeBounds
+        // the filter's own bounds first: what the id index's windows leave out is counted apart
+        let (lo, hi) = QueryExecutor.withoutIdWindows(f).timeBounds
         stats.partitionsTotal = manifest.partitions.count
         var out: [Int] = []
         if case .none = f {
@@ -66,10 +68,9 @@ package final class QueryExecutor {
             out.append(i)
         }
         stats.partitionsPruned = stats.partitionsTotal - out.count
-        if let ids = QueryExecutor.requiredIds(f) {
-            let holding = try ordinals(holding: ids)
+        if let windows = QueryExecutor.idWindows(f) {
             let before = out.count
-            out.removeAll { !holding.contains(manifest.partitioning.ordinal(manifest.partitions[$0].minTime)) }
+            out.removeAll { !windows.meets(manifest.partitions[$0].minTime, manifest.partitions[$0].maxTime) }
             stats.partitionsPrunedByIdIndex = before - out.count
         }
         return out
@@ -83,7 +84,7 @@ package final class QueryExecutor {
     /// Counts the rows `f` matches; with `cap`, stops once `cap` are found and gives
     /// `min(count, cap)`, so that whether more rows than a page exist costs about the page.
     package func count(_ f: Filter, cap: Int = .max) throws -> (Int, QueryStats) {
-        let filter = prepared(f)
+        let filter = try prepared(f)
         var stats = QueryStats()
         var parts = try partitions(for: filter, stats: &stats)
         let fromCatalog = try catalogCount(filter, parts)
@@ -157,7 +158,7 @@ package final class QueryExecutor {
 
     package func run(_ q: QuerySpec) throws -> ([RowRef], QueryStats) {
         var spec = q
-        spec.filter = prepared(spec.filter)
+        spec.filter = try prepared(spec.filter)
         let filter = spec.effectiveFilter
         var stats = QueryStats()
         if let limit = spec.limit, limit <= 0 { return ([], stats) }

@@ -25,6 +25,9 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
     case arithmetic(ArithmeticComparison)
     /// The event id is in the set (used by `--changed-since`).
     case ids(EventIdSet)
+    /// `time` lies in one of the spans: where the id index places the ids a filter requires
+    /// (added by the executor beside them, never by a front end).
+    case timeWindows(TimeWindows)
     case and([Filter])
     case or([Filter])
     case not(Filter)
@@ -63,6 +66,7 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
         case .isNull(let column): return "\(column) == nil"
         case .arithmetic(let comparison): return comparison.description
         case .ids(let set): return "id in {\(set)}"
+        case .timeWindows(let windows): return "time in \(windows.spans.count) id-index windows"
         case .and(let terms): return "(" + terms.map(\.description).joined(separator: " && ") + ")"
         case .or(let terms): return "(" + terms.map(\.description).joined(separator: " || ") + ")"
         case .not(let term): return "!\(term)"
@@ -123,6 +127,7 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
         switch self {
         case .none: return (0, 0)
         case .timeRange(.time, let lo, let hi): return (lo, hi)
+        case .timeWindows(let windows): return windows.bounds.map { ($0.lowerBound, $0.upperBound) } ?? (0, 0)
         case .and(let terms):
             var lo: Int64?
             var hi: Int64?
@@ -166,6 +171,7 @@ package indirect enum Filter: Sendable, CustomStringConvertible {
         case .box, .near: return [.latitude, .longitude]
         case .arithmetic(let comparison): return comparison.columns
         case .ids: return [.id]
+        case .timeWindows: return [.time]
         case .and(let terms), .or(let terms): return terms.reduce(into: ColumnSet()) { $0.formUnion($1.columns) }
         case .not(let term): return term.columns
         case .after(let cursor): return ColumnSet(cursor.sort.map(\.column)).union([.id])

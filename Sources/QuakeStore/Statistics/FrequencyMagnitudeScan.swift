@@ -27,9 +27,9 @@ final class FrequencyMagnitudeScan {
 
     let pathCounts = Mutex(PathCounts())
 
-    init(store: Store, filter: Filter, binning: MagnitudeBinning) {
+    init(store: Store, filter: Filter, binning: MagnitudeBinning) throws(QuakeError) {
         executor = QueryExecutor(store: store)
-        self.filter = executor.prepared(filter)
+        self.filter = try executor.prepared(filter)
         self.binning = binning
     }
 

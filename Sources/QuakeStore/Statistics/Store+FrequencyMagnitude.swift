@@ -36,7 +36,7 @@ extension Store {
     package func frequencyMagnitude(_ filter: Filter, bin: Double,
                                     mc: MagnitudeOfCompleteness) throws -> FrequencyMagnitude {
         let binning = try Store.magnitudeBinning(bin, mc: mc)
-        let scan = FrequencyMagnitudeScan(store: self, filter: filter, binning: binning)
+        let scan = try FrequencyMagnitudeScan(store: self, filter: filter, binning: binning)
         let tally = try scan.tallies(by: nil)[0] ?? BinTally()
         return try FrequencyMagnitude(tally: tally, binning: binning, mc: mc)
     }
@@ -45,7 +45,7 @@ extension Store {
     package func frequencyMagnitude(_ filter: Filter, bin: Double, mc: MagnitudeOfCompleteness,
                                     by grouping: FrequencyMagnitudeGrouping) throws -> [FrequencyMagnitudeGroup] {
         let binning = try Store.magnitudeBinning(bin, mc: mc)
-        let scan = FrequencyMagnitudeScan(store: self, filter: filter, binning: binning)
+        let scan = try FrequencyMagnitudeScan(store: self, filter: filter, binning: binning)
         switch grouping {
         case .year, .month:
             let bucket: GroupBy.TimeBucket = grouping == .year ? .year : .month

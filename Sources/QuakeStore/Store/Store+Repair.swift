@@ -177,7 +177,9 @@ extension Store {
             let hashes = try IdHashes.read(path: path + "/ids/" + file.name, bucket: bucket, partitioning: partitioning)
             bits[bucket] = hashes.bits
             for j in 0..<hashes.count {
-                entries[IdEntry(bucket: bucket, key: hashes.keys[j], ordinal: hashes.ordinals[j]), default: 0] += 1
+                let entry = IdEntry(bucket: bucket, key: hashes.keys[j], ordinal: hashes.ordinals[j],
+                                    hint: hashes.hints[j])
+                entries[entry, default: 0] += 1
             }
             indexed += hashes.count
             idFiles[bucket] = file.name
@@ -190,11 +192,16 @@ extension Store {
         package var minTime = Int64.max, maxTime = Int64.min
     }
 
-    /// An id index entry: the bucket and key of an id's hash, and the partition holding it.
+    /// An id index entry: the bucket and key of an id's hash, the partition holding it and the
+    /// minute there (or ``IdHashes/unknownHint``).
     private struct IdEntry: Hashable {
         let bucket: Int
         let key: UInt64
         let ordinal: Int
+        let hint: UInt32
+
+        /// The same entry with its minute unknown, as files written before hints list it.
+        var withoutHint: IdEntry { IdEntry(bucket: bucket, key: key, ordinal: ordinal, hint: IdHashes.unknownHint) }
     }
 
     /// Reads a partition's ids and times and counts the rows the id index places there; each
@@ -224,8 +231,12 @@ extension Store {
                     scan.maxTime = max(scan.maxTime, times[i])
                     let hash = IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)]))
                     let bucket = IdHashes.bucket(hash)
-                    let entry = IdEntry(bucket: bucket, key: IdHashes.key(hash, bits: bits[bucket]),
-                                        ordinal: partitioning.ordinal(times[i]))
+                    let ordinal = partitioning.ordinal(times[i])
+                    let hint = IdHashes.hint(time: times[i], partitionStart: partitioning.start(ordinal: ordinal))
+                    let exact = IdEntry(bucket: bucket, key: IdHashes.key(hash, bits: bits[bucket]),
+                                        ordinal: ordinal, hint: hint)
+                    // the entry with the row's minute, or else one of unknown minute
+                    let entry = (entries[exact] ?? 0) > 0 ? exact : exact.withoutHint
                     guard let count = entries[entry], count > 0 else { continue }
                     entries[entry] = count - 1
                     scan.matched += 1

@@ -258,21 +258,45 @@ extension Store {
                 throw VerifyFailure(file: file, block: block, reason: "id \(ids.string(i) ?? "") is stored twice")
             }
             let bucket = IdHashes.bucket(hash)
-            expected[bucket].append(key: expected[bucket].key(hash), ordinal: manifest.partitioning.ordinal(times[i]))
+            expected[bucket].append(key: expected[bucket].key(hash), ordinal: manifest.partitioning.ordinal(times[i]),
+                                    hint: IdHashes.hint(time: times[i], partitionStart: span.start))
         }
     }
 
-    /// Every id bucket lists exactly the index entries the stored rows give.
+    /// Every id bucket lists exactly the index entries the stored rows give: keys, partitions,
+    /// and minute hints (an entry of unknown minute, from a file written before hints, stands
+    /// for any of its key and partition).
     private func verifyIdBuckets(_ expected: inout [IdHashes], _ index: [IdHashes?]) throws {
         for bucket in 0..<Manifest.idBucketCount {
             expected[bucket].sort()
-            guard expected[bucket].keys == (index[bucket]?.keys ?? []),
-                  expected[bucket].ordinals == (index[bucket]?.ordinals ?? []) else {
+            let stored = index[bucket] ?? IdHashes(bits: expected[bucket].bits)
+            guard expected[bucket].keys == stored.keys, expected[bucket].ordinals == stored.ordinals,
+                  Store.hintsAgree(expected[bucket], stored) else {
                 let file = manifest.idBuckets[bucket].map { "ids/" + $0 } ?? "ids/"
                 throw VerifyFailure(file: file, block: nil,
                                     reason: "bucket \(bucket) does not list the stored events of its ids")
             }
         }
+    }
+
+    /// Whether every run of entries sharing a key and a partition has, in `stored`, hints that are
+    /// `expected`'s or unknown (both sorted, with equal keys and ordinals).
+    static func hintsAgree(_ expected: IdHashes, _ stored: IdHashes) -> Bool {
+        var start = 0
+        while start < stored.count {
+            var end = start + 1
+            while end < stored.count, stored.keys[end] == stored.keys[start],
+                  stored.ordinals[end] == stored.ordinals[start] { end += 1 }
+            // the known stored hints must be among the expected ones, counted: both runs are sorted
+            var expectedAt = start
+            for storedAt in start..<end where stored.hints[storedAt] != IdHashes.unknownHint {
+                while expectedAt < end, expected.hints[expectedAt] < stored.hints[storedAt] { expectedAt += 1 }
+                guard expectedAt < end, expected.hints[expectedAt] == stored.hints[storedAt] else { return false }
+                expectedAt += 1
+            }
+            start = end
+        }
+        return true
     }
 
     /// The place index, when the partition has one, is byte for byte the one its stored rows give.

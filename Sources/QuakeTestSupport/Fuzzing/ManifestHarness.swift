@@ -7,7 +7,7 @@ import QuakeInterchange
 /// Arbitrary bytes as a manifest and as an id-index bucket, each given a valid checksum (and
 /// the bucket a valid zstd frame), so the fuzzer reaches the checks behind them.
 /// Byte 0 picks the mode: 0 mod 4, a manifest body after the magic; 2 mod 4, a v3 bucket
-/// payload (bucket `byte >> 2`); odd, a v2 or v1 bucket payload.
+/// payload (bucket `byte >> 2`) and the body as a v4 bucket file; odd, a v2 or v1 bucket payload.
 package enum ManifestHarness: FuzzHarness {
     package static let name = "manifest"
 
@@ -20,11 +20,18 @@ package enum ManifestHarness: FuzzHarness {
             writer.bytes = body
             writer.u32(UInt32(body.count))
             writer.u64(Checksum.hash(body))
-            writer.bytes += IdHashes.magic
+            writer.bytes += IdHashes.magicV3
             let bucket = Int(mode >> 2) % Manifest.idBucketCount
             // SAFETY: `p` is used only inside the closure; decode bounds-checks it and copies what it keeps.
             writer.bytes.withUnsafeBytes { p in
                 _ = try? IdHashes.decode(p, bucket: bucket, partitioning: .month, path: "fuzz")
+            }
+            // the body as a v4 file as it is: the directory and each block it lists
+            let file = body + IdHashes.magic
+            // SAFETY: `p` is used only inside the closure; the parsers bounds-check it.
+            file.withUnsafeBytes { p in
+                guard let blocked = try? IdBucketFile(p, path: "fuzz") else { return }
+                for index in blocked.blocks.indices { _ = try? blocked.entries(ofBlock: index) }
             }
         } else if mode & 1 == 0 {
             var writer = ByteWriter()
@@ -96,8 +103,10 @@ package enum ManifestHarness: FuzzHarness {
             guard one.count > 1,
                   let hashes = try? IdHashes.converting(one, bucket: bucket, partitioning: .month)
             else { continue }
-            let v3 = hashes.fileBytes()
+            let v3 = hashes.fileBytesV3()
             seeds.append([UInt8(bucket << 2 | 2)] + Array(v3[0..<(v3.count - 20)]))
+            let v4 = hashes.fileBytes()
+            seeds.append([UInt8(bucket << 2 | 2)] + Array(v4[0..<(v4.count - 8)]))
             break
         }
         return seeds

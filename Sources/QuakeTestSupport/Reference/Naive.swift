@@ -82,6 +82,9 @@ package enum Naive {
         case .timeRange(let column, let lo, let hi):
             guard case .number(let number) = value(q, column) else { return false }
             return (lo.map { number >= Double($0) } ?? true) && (hi.map { number < Double($0) } ?? true)
+        case .timeWindows(let windows):
+            guard case .number(let number) = value(q, .time) else { return false }
+            return windows.spans.contains { Double($0.lowerBound) <= number && number < Double($0.upperBound) }
         case .numberRange(let column, let lo, let hi):
             guard case .number(let number) = value(q, column) else { return false }
             if let lo, lo.inclusive ? !(number >= lo.value) : !(number > lo.value) { return false }

@@ -69,7 +69,7 @@ struct ExplainCommand: ParsableCommand {
         }
         func show(_ stats: QueryStats, _ filter: Filter, _ tail: String, in store: Store) {
             // the filter as planned: a store with no tombstone drops the check for them first
-            let filter = QueryExecutor(store: store).prepared(filter)
+            let filter = (try? QueryExecutor(store: store).prepared(filter)) ?? filter
             if wantsJSON {
                 print(stats.json(filter: filter))
             } else {

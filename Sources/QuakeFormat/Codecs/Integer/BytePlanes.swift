@@ -80,31 +80,41 @@ package enum BytePlanes {
         return writer.bytes
     }
 
-    /// The zigzag values of `n` rows whose `width` byte planes start at `start` in `raw`.
-    private static func planes(_ raw: UnsafeRawBufferPointer, start: Int, width: Int, rows n: Int) -> [UInt64] {
-        var zigzag = [UInt64](repeating: 0, count: n)
+    /// The zigzag values of rows `range` of `n` rows whose `width` byte planes start at `start` in
+    /// `raw` (value `i` of the result is row `range.lowerBound + i`'s).
+    private static func planes(_ raw: UnsafeRawBufferPointer, start: Int, width: Int, rows n: Int,
+                               range: Range<Int>) -> [UInt64] {
+        var zigzag = [UInt64](repeating: 0, count: range.count)
         assert(start + n * width <= raw.count, "byte planes run past the block")
-        // SAFETY: the caller's need(n * width) checked start + n * width <= raw.count, so base[i] (i < n,
-        // stays in `raw`; raw holds >= 2 bytes (the header), so baseAddress is non-nil; the bytes are
-        // a decompressed [UInt8], already bound to UInt8. zp has n slots. No pointer escapes the closure.
+        assert(range.lowerBound >= 0 && range.upperBound <= n, "rows outside the block")
+        // SAFETY: the caller's need(n * width) checked start + n * width <= raw.count, so base[i] (i in
+        // range, within 0..<n) stays in `raw`; raw holds >= 2 bytes (the header), so baseAddress is non-nil;
+        // the bytes are a decompressed [UInt8], already bound to UInt8. zp has range.count slots, indexed
+        // i - first. No pointer escapes the closure.
         zigzag.withUnsafeMutableBufferPointer { zp in
             let src = raw.bindMemory(to: UInt8.self)
+            let first = range.lowerBound
             for plane in 0..<width {
                 let base = src.baseAddress! + start + plane * n
                 let shift = UInt64(plane * 8)
-                for i in 0..<n { zp[i] |= UInt64(base[i]) << shift }
+                for i in range { zp[i - first] |= UInt64(base[i]) << shift }
             }
         }
         return zigzag
     }
 
-    /// Decodes a block of scaled decimals straight to doubles (NaN for null), in one pass
-    /// over the byte planes and one conversion loop.
-    package static func decodeDoubles(_ raw: UnsafeRawBufferPointer, rows n: Int) throws(QuakeError) -> [Double] {
+    /// Decodes rows `range` (all `n` when nil) of a block of scaled decimals straight to doubles
+    /// (NaN for null), in one pass over the byte planes and one conversion loop.
+    package static func decodeDoubles(_ raw: UnsafeRawBufferPointer, rows n: Int,
+                                      range wanted: Range<Int>? = nil) throws(QuakeError) -> [Double] {
+        let range = wanted ?? 0..<n
+        guard range.lowerBound >= 0, range.upperBound <= n else { throw .corrupt("rows \(range) outside the block") }
         var reader = ByteReader(raw)
         let flags = try reader.u8()
         let width = Int(try reader.u8())
-        guard width <= 8, flags & 1 == 0 else { return try decode(raw, rows: n).map { ScaledDecimal.double($0) } }
+        guard width <= 8, flags & 1 == 0 else {
+            return try decode(raw, rows: n, range: range).map { ScaledDecimal.double($0) }
+        }
         let hasNulls = flags & 2 != 0
         var bitmapStart = -1
         if hasNulls {
@@ -114,15 +124,18 @@ package enum BytePlanes {
         }
         let scale: Int64? = flags & uniformScale != 0 ? try Self.scale(&reader) : nil
         try reader.need(n * width)
-        let zigzag = planes(raw, start: reader.pos, width: width, rows: n)
-        // SAFETY: `out` and `zp` hold n slots (i < n); p10 holds 32 powers and its index is scale <= maxScale
-        // (checked by scale(_:)) or encoded & 31; the bitmap reads lie in the need((n + 7) / 8) bytes.
-        return [Double](uninitializedCount: n) { out, initialized in
+        let zigzag = planes(raw, start: reader.pos, width: width, rows: n, range: range)
+        let count = range.count
+        let first = range.lowerBound
+        // SAFETY: `out` and `zp` hold count slots (i < count); p10 holds 32 powers and its index is scale <=
+        // maxScale (checked by scale(_:)) or encoded & 31; the bitmap reads (rows first + i < n) lie in the
+        // need((n + 7) / 8) bytes.
+        return [Double](uninitializedCount: count) { out, initialized in
             zigzag.withUnsafeBufferPointer { zp in
                 ScaledDecimal.pow10.withUnsafeBufferPointer { p10 in
                     if let scale {
                         let divisor = p10[Int(scale)]
-                        for i in 0..<n {
+                        for i in 0..<count {
                             let zz = zp[i]
                             let mantissa = Int64(bitPattern: (zz >> 1) ^ (0 &- (zz & 1)))
                             out[i] = mantissa.magnitude > 1 << 53 ? ScaledDecimal.double(mantissa << 6 | scale)
@@ -130,7 +143,7 @@ package enum BytePlanes {
                         }
                         return
                     }
-                    for i in 0..<n {
+                    for i in 0..<count {
                         let zz = zp[i]
                         let encoded = Int64(bitPattern: (zz >> 1) ^ (0 &- (zz & 1)))
                         let mantissa = encoded >> 6
@@ -143,18 +156,27 @@ package enum BytePlanes {
                 }
             }
             if hasNulls {
-                for i in 0..<n where raw[bitmapStart + (i >> 3)] & (1 << UInt8(i & 7)) != 0 { out[i] = .nan }
+                for i in 0..<count {
+                    let row = first + i
+                    if raw[bitmapStart + (row >> 3)] & (1 << UInt8(row & 7)) != 0 { out[i] = .nan }
+                }
             }
-            initialized = n
+            initialized = count
         }
     }
 
-    package static func decode(_ raw: UnsafeRawBufferPointer, rows n: Int) throws(QuakeError) -> [Int64] {
+    /// Decodes rows `range` (all `n` when nil) of a block. A delta block is summed from its first
+    /// row; the others reassemble only the rows asked for.
+    package static func decode(_ raw: UnsafeRawBufferPointer, rows n: Int,
+                               range wanted: Range<Int>? = nil) throws(QuakeError) -> [Int64] {
+        let range = wanted ?? 0..<n
+        guard range.lowerBound >= 0, range.upperBound <= n else { throw .corrupt("rows \(range) outside the block") }
         var reader = ByteReader(raw)
         let flags = try reader.u8()
         let width = Int(try reader.u8())
         guard width <= 8 else { throw .corrupt("integer block width \(width)") }
-        let delta = flags & 1 != 0, hasNulls = flags & 2 != 0
+        let delta = flags & 1 != 0
+        let hasNulls = flags & 2 != 0
         var bitmapStart = -1
         if hasNulls {
             bitmapStart = reader.pos
@@ -165,33 +187,31 @@ package enum BytePlanes {
         let scale: Int64? = flags & uniformScale != 0 ? try Self.scale(&reader) : nil
         guard scale == nil || !delta else { throw .corrupt("integer block: deltas of one scale") }
         try reader.need(n * width)
-        let start = reader.pos
-        var out = [Int64](repeating: 0, count: n)
-        // SAFETY: o and zp hold n slots (i < n); base + i < start + width * n <= raw.count (need above);
-        // bitmap reads lie in the need((n + 7) / 8) bytes at bitmapStart. No pointer escapes.
+        // a delta block sums from row 0: its planes are read from there
+        let read = delta ? 0..<range.upperBound : range
+        let zigzag = planes(raw, start: reader.pos, width: width, rows: n, range: read)
+        var out = [Int64](repeating: 0, count: range.count)
+        // SAFETY: zp holds read.count slots (i - read.lowerBound < read.count); o holds range.count, written
+        // at i - range.lowerBound for i in range; bitmap reads (i < n) lie in the need((n + 7) / 8) bytes at
+        // bitmapStart. No pointer escapes.
         out.withUnsafeMutableBufferPointer { o in
-            var zigzag = [UInt64](repeating: 0, count: n)
-            zigzag.withUnsafeMutableBufferPointer { zp in
-                for plane in 0..<width {
-                    let base = start + plane * n
-                    let shift = UInt64(plane * 8)
-                    for i in 0..<n { zp[i] |= UInt64(raw[base + i]) << shift }
-                }
-                for i in 0..<n {
-                    let zz = zp[i]
+            zigzag.withUnsafeBufferPointer { zp in
+                for i in read {
+                    let zz = zp[i - read.lowerBound]
                     let decoded = Int64(bitPattern: (zz >> 1) ^ (0 &- (zz & 1)))
-                    if hasNulls && raw[bitmapStart + (i >> 3)] & (1 << UInt8(i & 7)) != 0 {
-                        o[i] = RowBatch.null
-                        continue
-                    }
-                    if let scale {
-                        o[i] = decoded &<< 6 | scale
+                    let isNull = hasNulls && raw[bitmapStart + (i >> 3)] & (1 << UInt8(i & 7)) != 0
+                    var value: Int64
+                    if isNull {
+                        value = RowBatch.null
+                    } else if let scale {
+                        value = decoded &<< 6 | scale
                     } else if delta {
                         prev = prev &+ decoded
-                        o[i] = prev
+                        value = prev
                     } else {
-                        o[i] = decoded
+                        value = decoded
                     }
+                    if i >= range.lowerBound { o[i - range.lowerBound] = value }
                 }
             }
         }

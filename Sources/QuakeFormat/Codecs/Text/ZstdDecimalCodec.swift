@@ -36,13 +36,14 @@ package enum ZstdDecimalCodec: ColumnCodec {
         guard rows.lowerBound >= 0, rows.upperBound <= count else { throw .corrupt("row range \(rows) outside chunk") }
         // SAFETY: `chunk` is only borrowed for this call: unwrap bounds-checks it (ByteReader) and copies the frame.
         let payload = try ZstdFrame.unwrap(chunk)
+        // only the rows asked for are put back together from the byte planes
         if form == .doubles {
-            let all = try payload.withStoreBytes { (b) throws(QuakeError) in
-                try BytePlanes.decodeDoubles(b, rows: count)
-            }
-            return .doubles(rows.count == count ? all : Array(all[rows]))
+            return .doubles(try payload.withStoreBytes { (b) throws(QuakeError) in
+                try BytePlanes.decodeDoubles(b, rows: count, range: rows)
+            })
         }
-        let all = try payload.withStoreBytes { (b) throws(QuakeError) in try BytePlanes.decode(b, rows: count) }
-        return .ints(rows.count == count ? all : Array(all[rows]))
+        return .ints(try payload.withStoreBytes { (b) throws(QuakeError) in
+            try BytePlanes.decode(b, rows: count, range: rows)
+        })
     }
 }

@@ -47,9 +47,9 @@ package final class Aggregator {
     /// The key of a null group value, and the code of a null value.
     package static let nullKey = Int64.min
 
-    package init(executor: QueryExecutor, filter: Filter, groups: [GroupBy], metrics: [Metric]) {
+    package init(executor: QueryExecutor, filter: Filter, groups: [GroupBy], metrics: [Metric]) throws(QuakeError) {
         self.executor = executor
-        self.filter = executor.prepared(filter)
+        self.filter = try executor.prepared(filter)
         self.groups = groups
         self.metrics = metrics
     }
@@ -259,7 +259,7 @@ extension Store {
         // the metrics the condition reads but the caller did not ask for, computed and left out
         let hidden = (order.having?.metrics ?? []).filter { !metrics.contains($0) }
         for metric in hidden { try metric.validate() }
-        let aggregator = Aggregator(executor: QueryExecutor(store: self), filter: filter, groups: groups,
+        let aggregator = try Aggregator(executor: QueryExecutor(store: self), filter: filter, groups: groups,
                                     metrics: metrics + hidden)
         var (rows, stats) = try aggregator.run(order)
         if !hidden.isEmpty {

@@ -57,7 +57,7 @@ extension BlockData {
                 }
             }
             return out
-        case .all, .none, .timeRange, .numberRange, .box, .arithmetic, .and, .or, .not, .predicate:
+        case .all, .none, .timeRange, .timeWindows, .numberRange, .box, .arithmetic, .and, .or, .not, .predicate:
             return flags(try select(f, .all(rows)))
         }
     }

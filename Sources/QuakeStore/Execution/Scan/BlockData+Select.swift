@@ -11,6 +11,8 @@ extension BlockData {
         case .none: return .none
         case .timeRange(let column, let lower, let upper):
             return try range(column, .time(lower: lower, upper: upper), sel)
+        case .timeWindows(let windows):
+            return try selectTimeWindows(windows, sel)
         case .numberRange(let column, let lower, let upper):
             return try range(column, .number(lower: lower, upper: upper), sel)
         case .box(let south, let north, let west, let east):
@@ -36,6 +38,8 @@ extension BlockData {
             return sel.intersection(inner.complement(window: rows))
         case .oneOf(let column, _) where column.kind == .category:
             return try categories(f, column, sel)
+        case .oneOf(.id, _), .ids:
+            return try selectIds(f, sel)
         case .contains(.place, let needle, let insensitive):
             return try selectPlace(f, needle: needle, insensitive: insensitive, sel)
         case .predicate(let predicate):
@@ -147,7 +151,7 @@ extension BlockData {
     package static func order(_ fs: [Filter]) -> [Filter] {
         func cost(_ f: Filter) -> Int {
             switch f {
-            case .timeRange, .numberRange: return 0
+            case .timeRange, .numberRange, .timeWindows: return 0
             case .box: return 1
             case .arithmetic: return 2
             // on packed codes, as cheap as a range: ordered among them by selectivity

@@ -49,6 +49,10 @@ package struct ZoneMap {
             if zone.max < lower || zone.min >= upper { return .none }
             if zone.nulls == 0 && zone.min >= lower && zone.max < upper { return .all }
             return .some
+        case .timeWindows(let windows):
+            let zone = try stats(.time)
+            if zone.nulls == zone.rows || !windows.meets(zone.min, zone.max) { return .none }
+            return zone.nulls == 0 && windows.covers(zone.min, zone.max) ? .all : .some
         case .numberRange(let column, let lo, let hi):
             return try numberVerdict(column, lo, hi)
         case .box(let south, let north, let west, let east):

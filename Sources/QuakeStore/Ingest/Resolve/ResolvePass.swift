@@ -152,8 +152,8 @@ package struct ResolvePass {
     }
 
     /// The bucket's entries after this load. Event `k` (its code) has its stored version, if
-    /// any, at record `k`, and its winner at `winners[k]`: an event whose winner stays in the
-    /// stored version's partition changes no entry; a moved one leaves that partition for the
+    /// any, at record `k`, and its winner at `winners[k]`: an event whose winner keeps the stored
+    /// version's partition and minute changes no entry; a moved one leaves its entry for the
     /// winner's; a new one comes in. `hashes` holds each record's id hash.
     /// - Complexity: O(n + m log m) for n entries and m changed ones.
     private func reindexed(_ index: IdHashes, all: IdRecords, hashes: [UInt64], storedCount: Int,
@@ -161,7 +161,10 @@ package struct ResolvePass {
         var last = LastPartition(partitioning: partitioning)
         func entries<S: Sequence<Int>>(_ rows: S) -> IdHashes {
             var list = IdHashes(bits: index.bits)
-            for i in rows { list.append(key: index.key(hashes[i]), ordinal: last.ordinal(all.time[i])) }
+            for i in rows {
+                let place = last.place(all.time[i])
+                list.append(key: index.key(hashes[i]), ordinal: place.ordinal, hint: place.hint)
+            }
             list.sort()
             return list
         }
@@ -172,39 +175,53 @@ package struct ResolvePass {
                 came.append(won)
                 continue
             }
-            if won == k || last.ordinal(all.time[k]) == last.ordinal(all.time[won]) { continue }
+            if won == k || last.place(all.time[k]) == last.place(all.time[won]) { continue }
             left.append(k)
             came.append(won)
         }
         if came.isEmpty { return index }
-        let leaving = entries(left)
+        var leaving = entries(left)
+        ResolvePass.matchUnknownHints(&leaving, in: index)
         let coming = entries(came)
+        return ResolvePass.merged(index, removing: leaving, adding: coming)
+    }
+
+    /// Leaving entries whose minute the index does not list (a bucket written before hints) are
+    /// matched to the entry of unknown minute instead. Entries that share key and partition
+    /// point at the same place, so which of them goes does not matter while each hint is
+    /// true or unknown.
+    static func matchUnknownHints(_ leaving: inout IdHashes, in index: IdHashes) {
+        var changed = false
+        for i in 0..<leaving.count where !index.contains(leaving.keys[i], leaving.ordinals[i], leaving.hints[i]) {
+            leaving.hints[i] = IdHashes.unknownHint
+            changed = true
+        }
+        if changed { leaving.sort() }
+    }
+
+    /// `index` minus `leaving`, merged with `coming` (all three sorted).
+    static func merged(_ index: IdHashes, removing leaving: IdHashes, adding coming: IdHashes) -> IdHashes {
         var next = IdHashes(bits: index.bits)
         next.keys.reserveCapacity(index.count + coming.count)
         next.ordinals.reserveCapacity(index.count + coming.count)
-        // index minus leaving (both sorted), merged with coming
+        next.hints.reserveCapacity(index.count + coming.count)
         var leavingAt = 0
         var comingAt = 0
-        func less(_ k1: UInt64, _ o1: Int, _ k2: UInt64, _ o2: Int) -> Bool { k1 != k2 ? k1 < k2 : o1 < o2 }
         for j in 0..<index.count {
-            let key = index.keys[j]
-            let ordinal = index.ordinals[j]
-            while leavingAt < leaving.count
-                    && less(leaving.keys[leavingAt], leaving.ordinals[leavingAt], key, ordinal) {
-                leavingAt += 1
-            }
-            if leavingAt < leaving.count && leaving.keys[leavingAt] == key && leaving.ordinals[leavingAt] == ordinal {
+            while leavingAt < leaving.count && leaving.precedes(leavingAt, index, j) { leavingAt += 1 }
+            if leavingAt < leaving.count && leaving.same(leavingAt, index, j) {
                 leavingAt += 1
                 continue
             }
-            while comingAt < coming.count && less(coming.keys[comingAt], coming.ordinals[comingAt], key, ordinal) {
-                next.append(key: coming.keys[comingAt], ordinal: coming.ordinals[comingAt])
+            while comingAt < coming.count && coming.precedes(comingAt, index, j) {
+                next.append(key: coming.keys[comingAt], ordinal: coming.ordinals[comingAt],
+                            hint: coming.hints[comingAt])
                 comingAt += 1
             }
-            next.append(key: key, ordinal: ordinal)
+            next.append(key: index.keys[j], ordinal: index.ordinals[j], hint: index.hints[j])
         }
         while comingAt < coming.count {
-            next.append(key: coming.keys[comingAt], ordinal: coming.ordinals[comingAt])
+            next.append(key: coming.keys[comingAt], ordinal: coming.ordinals[comingAt], hint: coming.hints[comingAt])
             comingAt += 1
         }
         return next
@@ -228,4 +245,16 @@ private struct LastPartition {
         }
         return last
     }
+
+    /// The ordinal of `t`'s partition and `t`'s hint there (see ``IdHashes/hint(time:partitionStart:)``).
+    mutating func place(_ t: Int64) -> PartitionPlace {
+        let ordinal = ordinal(t)
+        return PartitionPlace(ordinal: ordinal, hint: IdHashes.hint(time: t, partitionStart: span.lowerBound))
+    }
+}
+
+/// A partition ordinal and a minute hint within it.
+private struct PartitionPlace: Equatable {
+    let ordinal: Int
+    let hint: UInt32
 }
