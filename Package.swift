@@ -83,7 +83,7 @@ let package = Package(
             ],
             exclude: ["Assets/README.md"],
             resources: [.embedInCode("Assets/index.html"), .embedInCode("Assets/app.js"), .embedInCode("Assets/map.js"),
-                        .embedInCode("Assets/app.css")],
+                        .embedInCode("Assets/stats.js"), .embedInCode("Assets/app.css")],
             swiftSettings: strict
         ),
         // sync: keeps a store current from an FDSN event service or a summary feed, over AsyncHTTPClient.

@@ -23,12 +23,14 @@ import Testing
                 #expect(html.contains("</html>"))
                 // the stylesheet and scripts are written into the page, not linked
                 #expect(!html.contains("<script src=\"/assets/app.js\"></script>"))
+                #expect(!html.contains("<script src=\"/assets/stats.js\"></script>") && html.contains("QuakeStats"))
                 return html
             }
             try await client.execute(uri: "/index.html", method: .get) { r in
                 #expect(r.status == .ok && String(buffer: r.body) == page)
             }
-            for (name, type) in [("app.js", "text/javascript"), ("map.js", "text/javascript"), ("app.css", "text/css")] {
+            for (name, type) in [("app.js", "text/javascript"), ("map.js", "text/javascript"),
+                                 ("stats.js", "text/javascript"), ("app.css", "text/css")] {
                 try await client.execute(uri: "/assets/" + name, method: .get) { r in
                     #expect(r.status == .ok, "\(name)")
                     #expect(r.headers[.contentType] == type + "; charset=utf-8")

@@ -17,7 +17,7 @@ let drawnOnce = false;
 // Values are taken as written: the server checks them, and a bad one is shown with its reason
 // rather than quietly replaced. Names the page does not know are ignored, and the foot says so.
 const KNOWN = ["day", "starttime", "endtime", "last", "orderby", "search", "minmagnitude", ...REGION_KEYS,
-  "inview", "map", "selected"];
+  "inview", "map", "selected", "stats"];
 let ignored = [];
 
 function readURL() {
@@ -38,6 +38,7 @@ function readURL() {
   state.inview = p.get("inview") === "1";
   state.map = p.get("map") || null;
   state.selected = p.get("selected") || null;
+  state.stats = p.get("stats") === "1";
 }
 
 // the parameters of what is listed (for /api/day, /api/download and the URL)
@@ -60,6 +61,7 @@ function writeURL(push) {
   if (state.inview) p.set("inview", "1");
   if (state.map) p.set("map", state.map);
   if (state.selected) p.set("selected", state.selected);
+  if (state.stats) p.set("stats", "1");
   const url = "?" + p.toString();
   if (url === location.search) return;
   if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
@@ -108,6 +110,7 @@ async function load(options = {}) {
   if (!options.live) keepSelectedClear();
   QuakeMap.setRegion(state.inview ? null : state.region);
   renderNotes(drawn, located);
+  QuakeStats.refresh();
   if (!drawnOnce) {
     drawnOnce = true;
     coastlinesDone.then(() => requestAnimationFrame(() => setTimeout(() => performance.mark("quakes-drawn"))));
@@ -250,6 +253,7 @@ function renderError(message) {
   $("status").textContent = "Could not load";
   delete $("status").dataset.matched;
   renderNotes(0, 0);
+  QuakeStats.refresh();
   for (const id of ["dl-csv", "dl-geojson", "dl-quakeml", "dl-kml"]) {
     $(id).removeAttribute("href");
     $(id).setAttribute("aria-disabled", "true");
@@ -584,6 +588,9 @@ QuakeMap.setUp({
     load({ keepMap: true });
   },
 });
+// before the controls: Escape closes the detail first, then the statistics
+QuakeStats.setUp({ params: () => viewParams(true), open: state.stats,
+  toggled: (open) => { state.stats = open; writeURL(false); } });
 setUpControls();
 performance.mark("quakes-ready");
 load();

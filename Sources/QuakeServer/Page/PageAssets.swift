@@ -16,6 +16,7 @@ enum PageAssets {
         "index.html": (PackageResources.index_html, "text/html; charset=utf-8"),
         "app.js": (PackageResources.app_js, "text/javascript; charset=utf-8"),
         "map.js": (PackageResources.map_js, "text/javascript; charset=utf-8"),
+        "stats.js": (PackageResources.stats_js, "text/javascript; charset=utf-8"),
         "app.css": (PackageResources.app_css, "text/css; charset=utf-8"),
     ]
 
@@ -44,6 +45,7 @@ enum PageAssets {
         for (tag, name, open, close) in [
             ("<link rel=\"stylesheet\" href=\"/assets/app.css\">", "app.css", "<style>", "</style>"),
             ("<script src=\"/assets/map.js\"></script>", "map.js", "<script>", "</script>"),
+            ("<script src=\"/assets/stats.js\"></script>", "stats.js", "<script>", "</script>"),
             ("<script src=\"/assets/app.js\"></script>", "app.js", "<script>", "</script>"),
         ] {
             let body = String(decoding: bytes(name), as: UTF8.self)

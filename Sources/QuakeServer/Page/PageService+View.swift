@@ -25,34 +25,8 @@ extension PageService {
         } catch {
             return jsonError(error)
         }
-        do {
-            let snap = try source.current()
-            // a fixed window's answer is the same until the next commit; the past hours follow the clock
-            let key = req.followsClock ? nil
-                : ResponseCache.Key(generation: snap.generation, route: "day", query: query, gzip: gzip)
-            let answer: ResponseCache.Answer
-            if let key, let kept = source.answers.answer(key) {
-                answer = kept
-            } else {
-                let (body, rows) = try viewJSON(req, snap)
-                var bytes = body
-                var zipped = false
-                if gzip, bytes.count > 1024, let compressor = GzipStream(level: 1) {
-                    bytes = compressor.compress(bytes, final: true)
-                    zipped = true
-                }
-                answer = ResponseCache.Answer(body: bytes, rows: rows, gzip: zipped)
-                if let key { source.answers.keep(key, answer) }
-            }
-            var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
-            headers[FDSNService.generationHeader] = String(snap.generation)
-            headers[FDSNService.rowsHeader] = String(answer.rows)
-            if answer.gzip { headers[.contentEncoding] = "gzip" }
-            headers[.vary] = "Accept-Encoding"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
-        } catch {
-            return jsonError(FDSNError(status: 503, detail: "The store cannot be read: \(error)"))
-        }
+        return cachedJSON(route: "day", query: query, gzip: gzip, followsClock: req.followsClock,
+                          source: source) { snap in try viewJSON(req, snap) }
     }
 
     /// The newest (or, `ascending`, the oldest) event time matching `filter`.

@@ -7,9 +7,9 @@ import QuakeSupport
 import QuakeInterchange
 import QuakeStore
 
-/// The quake browser: the page at `/`, its assets, its data request (`/api/day`), its downloads
-/// (`/api/download`), one event's fields (`/api/event`), live updates (`/api/live`, Server-Sent
-/// Events) and the coastlines it draws (`/api/coastlines`).
+/// The quake browser: the page at `/`, its assets, its data request (`/api/day`), its
+/// statistics (`/api/fmd`), its downloads (`/api/download`), one event's fields (`/api/event`),
+/// live updates (`/api/live`, Server-Sent Events) and the coastlines it draws (`/api/coastlines`).
 struct PageService: Sendable {
     let source: SnapshotSource
     let coastlines: CoastlineCache
@@ -22,6 +22,7 @@ struct PageService: Sendable {
             Self.asset(context.parameters.get("name") ?? "")
         }
         routes.get("/api/day") { r, _ in await self.view(r) }
+        routes.get("/api/fmd") { r, _ in await self.frequencyMagnitude(r) }
         routes.get("/api/download") { r, _ in await self.download(r) }
         routes.get("/api/event") { r, _ in await self.event(r) }
         routes.get("/api/live") { r, _ in self.live(r) }

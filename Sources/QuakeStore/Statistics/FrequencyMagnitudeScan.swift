@@ -27,8 +27,9 @@ final class FrequencyMagnitudeScan {
 
     let pathCounts = Mutex(PathCounts())
 
-    init(store: Store, filter: Filter, binning: MagnitudeBinning) throws(QuakeError) {
-        executor = QueryExecutor(store: store)
+    /// A scan of `filter` over `snapshot`, or the store's current manifest.
+    init(store: Store, filter: Filter, binning: MagnitudeBinning, snapshot: Manifest? = nil) throws(QuakeError) {
+        executor = QueryExecutor(store: store, snapshot: snapshot)
         self.filter = try executor.prepared(filter)
         self.binning = binning
     }

@@ -32,11 +32,12 @@ extension Store {
         return try frequencyMagnitude(plan.filter, bin: bin, mc: mc, by: grouping)
     }
 
-    /// ``frequencyMagnitude(_:bin:mc:)`` for a ``Filter`` (the CLI's flags).
-    package func frequencyMagnitude(_ filter: Filter, bin: Double,
-                                    mc: MagnitudeOfCompleteness) throws -> FrequencyMagnitude {
+    /// ``frequencyMagnitude(_:bin:mc:)`` for a ``Filter`` (the CLI's flags), over `snapshot`
+    /// (the server's one generation per answer) or the current manifest.
+    package func frequencyMagnitude(_ filter: Filter, bin: Double, mc: MagnitudeOfCompleteness,
+                                    snapshot: Manifest? = nil) throws -> FrequencyMagnitude {
         let binning = try Store.magnitudeBinning(bin, mc: mc)
-        let scan = try FrequencyMagnitudeScan(store: self, filter: filter, binning: binning)
+        let scan = try FrequencyMagnitudeScan(store: self, filter: filter, binning: binning, snapshot: snapshot)
         let tally = try scan.tallies(by: nil)[0] ?? BinTally()
         return try FrequencyMagnitude(tally: tally, binning: binning, mc: mc)
     }

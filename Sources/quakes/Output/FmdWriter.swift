@@ -1,4 +1,5 @@
 import Foundation
+import QuakeInterchange
 import QuakeStore
 
 /// The text of `quakes fmd`: a summary and the bins as a table, JSON, or CSV.
@@ -21,33 +22,15 @@ enum FmdWriter {
         }
     }
 
-    /// The JSON object of one distribution, keys in the order, `null` for what is absent.
+    /// The JSON object of one distribution, keys in the order, `null` for what is absent
+    /// (the server's `/api/fmd` writes the same, ``FrequencyMagnitudeJSON``).
     static func json(_ distribution: FrequencyMagnitude, key: String? = nil) -> String {
-        var fields: [String] = []
-        if let key { fields.append("\"key\":" + quoted(key)) }
-        fields.append("\"count\":\(distribution.count)")
-        fields.append("\"without_magnitude\":\(distribution.withoutMagnitude)")
-        fields.append("\"bin\":" + number(distribution.bin))
-        fields.append("\"mc\":" + number(distribution.mc))
-        fields.append("\"events_above_mc\":\(distribution.eventsAboveMc)")
-        fields.append("\"b\":" + number(distribution.b))
-        fields.append("\"b_uncertainty\":" + number(distribution.bUncertainty))
-        fields.append("\"a\":" + number(distribution.a))
-        let bins = distribution.bins.map { bin in
-            "{\"magnitude\":" + number(bin.magnitude) + ",\"count\":\(bin.count),\"cumulative\":\(bin.cumulative)}"
-        }
-        fields.append("\"bins\":[" + bins.joined(separator: ",") + "]")
-        return "{" + fields.joined(separator: ",") + "}"
+        FrequencyMagnitudeJSON.object(distribution, key: key)
     }
 
     /// A number as JSON and CSV write it: the shortest text that reads back (`0.1`), or `null`.
     static func number(_ value: Double?) -> String {
-        guard let value, value.isFinite else { return "null" }
-        return "\(value)"
-    }
-
-    private static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        FrequencyMagnitudeJSON.number(value)
     }
 
     static func binsCSV(_ distribution: FrequencyMagnitude) -> String {
