@@ -204,14 +204,11 @@ import QuakeGenerator
             let scan = try FrequencyMagnitudeScan(store: store, filter: .all, binning: binning)
             let tally = try #require(try scan.tallies(by: nil)[0])
             let counts = scan.pathCounts.withLock { $0 }
-            if width == 0.2 {
-                // the edges of 0.2 are odd tenths, whose doubles a stored 17-digit decimal could share
-                #expect(counts == .init(granulesFromHistograms: 0, rowsBinned: 20_000), "\(counts)")
-            } else {
-                // one-decimal magnitudes never sit on an edge of 0.1 or 0.05: no row is read
-                #expect(counts.rowsBinned == 0 && counts.granulesFromHistograms >= 20_000 / 4096,
-                        "\(width): \(counts)")
-            }
+            // one-decimal magnitudes never sit on an edge of 0.1 or 0.05; the edges of 0.2 are odd
+            // tenths, whose doubles a 17-digit decimal could share, but each block's chunk holds one
+            // decimal at most: no row is read
+            #expect(counts.rowsBinned == 0 && counts.granulesFromHistograms >= 20_000 / 4096,
+                    "\(width): \(counts)")
             #expect(tally.withMagnitude == 20_000)
             Reference(magnitudes, bin: Decimal(string: "\(width)")!)
                 .check(try FrequencyMagnitude(tally: tally, binning: binning, mc: .maximumCurvature(correction: 0.2)),
@@ -223,6 +220,16 @@ import QuakeGenerator
                                           binning: MagnitudeBinning(width: DecimalValue(units: 1, scale: 1)))
         _ = try scan.tallies(by: nil)
         #expect(scan.pathCounts.withLock { $0 } == .init(granulesFromHistograms: 0, rowsBinned: 3))
+        // two-decimal magnitudes on edges (USGS's), in a chunk of two decimals: from the histogram
+        let usgs = try Self.store("fmdusgs", magnitudes: ["2.05", "2.05", "2.15", "1.25", "-0.35", "3.1"])
+        let usgsScan = try FrequencyMagnitudeScan(store: usgs, filter: .all,
+                                                  binning: MagnitudeBinning(width: DecimalValue(units: 1, scale: 1)))
+        let usgsTally = try #require(try usgsScan.tallies(by: nil)[0])
+        #expect(usgsScan.pathCounts.withLock { $0 } == .init(granulesFromHistograms: 1, rowsBinned: 0))
+        Reference(["2.05", "2.05", "2.15", "1.25", "-0.35", "3.1"], bin: Decimal(string: "0.1")!)
+            .check(try FrequencyMagnitude(tally: usgsTally, binning: MagnitudeBinning(width: DecimalValue(units: 1,
+                                                                                                          scale: 1)),
+                                          mc: .maximumCurvature(correction: 0.2)), "edges from the histogram")
         #expect(scan.histogramBin(2.05) == FrequencyMagnitudeScan.ambiguous)
         #expect(scan.histogramBin(2.1) == 21 && scan.histogramBin(-0.3) == -3 && scan.histogramBin(-0.25) == .max)
     }

@@ -285,6 +285,18 @@ package final class PartitionReader: Sendable {
         }
     }
 
+    /// The most decimals a value of decimal column `c` in block `k` has (the chunk's scale, read
+    /// from its checked head); nil when the chunk is not frame-of-reference coded.
+    package func decimalScale(_ c: Column, block k: Int) throws(QuakeError) -> Int? {
+        let (payload, info) = try chunk(c, k, .rows(0..<0))
+        guard info.codec == .forDecimal else { return nil }
+        do {
+            return try ForDecimalCodec.scale(payload, count: info.rows)
+        } catch {
+            throw .corrupt(path, "column \(c) block \(k): \(error.description.replacingPrefix("corrupt store: "))")
+        }
+    }
+
     /// The rows of `among` (ascending, block-relative) whose value of `c` lies in `range`, each
     /// read alone from the encoded chunk; nil when the codec cannot, and the caller must decode.
     package func select(_ c: Column, block k: Int, among: [UInt32],

@@ -6,8 +6,10 @@ import Synchronization
 /// A granule the filter takes whole is tallied from its exact mag histogram (its distinct
 /// magnitudes and their counts), without decoding a column: each distinct value's bin is found
 /// once per partition. A value whose double could stand for decimals in two bins (it equals a bin
-/// edge's double, as `2.05` does for a width of 0.1) sends its granules to the row path, which
-/// bins the stored decimals themselves. Other units run the filter's kernels and bin the `mag`
+/// edge's double, as `2.05` does for a width of 0.1) is binned as its shortest decimal when the
+/// block's `mag` chunk holds no value of more decimals than that one has, nor more than
+/// ``exactScale`` (two decimals cannot then share a double); else its granules go to the row
+/// path, which bins the stored decimals themselves. Other units run the filter's kernels and bin the `mag`
 /// column of the matching rows, a multiplication and a division on `Int64` per row.
 final class FrequencyMagnitudeScan {
     let executor: QueryExecutor
@@ -16,6 +18,21 @@ final class FrequencyMagnitudeScan {
 
     /// The bin of a histogram value that must be read from its rows.
     static let ambiguous = Int64.max
+
+    /// The most decimals a block's magnitudes may have for an edge value's shortest decimal to be
+    /// its stored one: magnitudes under 1,000 then have at most 15 significant digits, and no
+    /// two such decimals share a double.
+    static let exactScale = 12
+
+    /// What a partition's histogram values bin to: per value, its bin or ``ambiguous``; for an
+    /// ambiguous value, the bin of its shortest decimal and that decimal's scale (or ``ambiguous``).
+    struct ValueBins {
+        var bins: [Int64]
+        var shortestBins: [Int64]
+        var shortestScales: [Int]
+        /// Per block, the `mag` chunk's scale once read (nil inside: not frame-of-reference coded).
+        var blockScales: [Int: Int?] = [:]
+    }
 
     /// Which path tallied what, over every partition so far.
     struct PathCounts: Sendable, Equatable {
@@ -55,7 +72,7 @@ final class FrequencyMagnitudeScan {
     private func tally(_ partition: Int, bucket: GroupBy.TimeBucket?) throws -> [Int64: BinTally] {
         var stats = QueryStats()
         let reader = executor.reader(partition)
-        var valueBins: [Int64]?
+        var valueBins: ValueBins?
         var groups = GroupTallies()
         var counts = PathCounts()
         defer {
@@ -85,19 +102,28 @@ final class FrequencyMagnitudeScan {
     /// Tallies whole granule `unit` from its mag histogram; false when it must be read from its
     /// rows (no histogram, a value of two possible bins, or rows in more than one bucket).
     private func foldHistogram(_ unit: ScanUnit, _ reader: PartitionReader, bucket: GroupBy.TimeBucket?,
-                               valueBins: inout [Int64]?, into groups: inout GroupTallies) throws -> Bool {
+                               valueBins: inout ValueBins?, into groups: inout GroupTallies) throws -> Bool {
         guard let granule = unit.granule else { return false }
         let index = try reader.directory().granules
         guard index.hasMagHistogram, granule < index.granules else { return false }
-        let bins = valueBins ?? index.magValues.map(histogramBin)
-        valueBins = bins
+        var values = valueBins ?? partitionBins(index.magValues)
+        defer { valueBins = values }
         let entries = index.magCounts(granule)
+        var bins: [Int64] = []
+        bins.reserveCapacity(entries.count)
         for entry in entries {
             let code = Int(entry & 0xFFFF)
-            guard code < bins.count else {
-                throw QuakeError.corrupt(reader.path, "mag histogram code \(code) of \(bins.count) values")
+            guard code < values.bins.count else {
+                throw QuakeError.corrupt(reader.path, "mag histogram code \(code) of \(values.bins.count) values")
             }
-            if bins[code] == Self.ambiguous { return false }
+            var bin = values.bins[code]
+            if bin == Self.ambiguous {
+                guard let scale = try blockScale(unit.block, reader, &values),
+                      values.shortestScales[code] <= scale, scale <= Self.exactScale else { return false }
+                bin = values.shortestBins[code]
+                if bin == Self.ambiguous { return false }
+            }
+            bins.append(bin)
         }
         if let bucket {
             let times = index.stats[GranuleIndex.slot(.time) ?? 0][granule]
@@ -106,9 +132,9 @@ final class FrequencyMagnitudeScan {
             groups.select(start)
         }
         var counted = 0
-        for entry in entries {
+        for (entry, bin) in zip(entries, bins) {
             let events = Int(entry >> 16)
-            try groups.current.add(bins[Int(entry & 0xFFFF)], events)
+            try groups.current.add(bin, events)
             counted += events
         }
         let rows = index.range(granule).count
@@ -118,6 +144,31 @@ final class FrequencyMagnitudeScan {
         }
         groups.current.withoutMagnitude += rows - counted
         return true
+    }
+
+    /// The bins of a partition's histogram values, with their shortest decimals' bins and scales.
+    private func partitionBins(_ magValues: [Double]) -> ValueBins {
+        var values = ValueBins(bins: magValues.map(histogramBin), shortestBins: [], shortestScales: [])
+        values.shortestBins.reserveCapacity(magValues.count)
+        values.shortestScales.reserveCapacity(magValues.count)
+        for value in magValues {
+            guard value.magnitude < 1000, let decimal = Self.shortestDecimal(value) else {
+                values.shortestBins.append(Self.ambiguous)
+                values.shortestScales.append(Int.max)
+                continue
+            }
+            values.shortestBins.append(binning.index(units: decimal.units, scale: decimal.scale))
+            values.shortestScales.append(decimal.scale)
+        }
+        return values
+    }
+
+    /// The scale of block `block`'s `mag` chunk, read once per partition.
+    private func blockScale(_ block: Int, _ reader: PartitionReader, _ values: inout ValueBins) throws -> Int? {
+        if let known = values.blockScales[block] { return known }
+        let scale = try reader.decimalScale(.mag, block: block)
+        values.blockScales[block] = .some(scale)
+        return scale
     }
 
     /// The bin of a histogram's magnitude `value`, or ``ambiguous``. The shortest decimal that

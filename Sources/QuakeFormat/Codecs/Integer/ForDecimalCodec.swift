@@ -255,6 +255,12 @@ package enum ForDecimalCodec: RangeSelectingCodec {
     }
 
     /// The chunk's granule sums with its body; nil for a chunk without them (older, or all null).
+    /// The chunk's scale: every value it holds has at most this many decimals (0 for an all-null
+    /// chunk).
+    package static func scale(_ chunk: UnsafeRawBufferPointer, count: Int) throws(QuakeError) -> Int {
+        try parse(chunk, count: count).scale
+    }
+
     package static func granuleSums(_ chunk: UnsafeRawBufferPointer, count: Int)
         throws(QuakeError) -> GranuleSums.Table? {
         let parsed = try parse(chunk, count: count)
