@@ -101,7 +101,9 @@ package struct IdBucketFile {
             blocks.append(Block(firstKey: firstKey, offset: offset, length: length, entries: entries,
                                 checksum: checksum))
         }
-        guard expectedOffset == dataEnd else { throw .corrupt(path, "id index: \(dataEnd - expectedOffset) stray bytes") }
+        guard expectedOffset == dataEnd else {
+            throw .corrupt(path, "id index: \(dataEnd - expectedOffset) stray bytes")
+        }
         return blocks
     }
 
