@@ -37,9 +37,12 @@ package struct MagnitudeTimeChart: Sendable {
     package func frame() -> SVGChart {
         let times = events.map { Double($0.time) }
         let magnitudes = events.map(\.magnitude)
+        let lowest = magnitudes.min() ?? 0
+        let highest = magnitudes.max() ?? 5
+        // a little room, so that no dot sits on the frame
+        let pad = max(0.1, (highest - lowest) * 0.03)
         var chart = SVGChart(xAxis: .time(covering: times.min() ?? 0, times.max() ?? 0, title: "Time (UTC)"),
-                             yAxis: .linear(covering: magnitudes.min() ?? 0, magnitudes.max() ?? 5,
-                                            title: "Magnitude M"),
+                             yAxis: .linear(covering: lowest - pad, highest + pad, title: "Magnitude M"),
                              title: title)
         var parts = ["\(ResultWriter.grouped(events.count)) event\(events.count == 1 ? "" : "s") drawn"]
         if withoutMagnitude > 0 {
