@@ -5,7 +5,7 @@ SWIFT ?= swift
 STORE ?= $(CURDIR)/.build/demo.store
 Q = .build/release/quakes
 
-.PHONY: demo test deps pydeps tools build order sample clean fuzz trials race install docs
+.PHONY: demo test deps pydeps tools build order sample clean fuzz trials race install docs figures
 PREFIX ?= /usr/local
 
 deps:
@@ -114,6 +114,15 @@ race: deps
 # Crash, corruption and concurrency trials against real feeds; not part of CI.
 trials: build
 	bash Benchmarks/trials/run.sh
+
+# The documents' figure: the frequency-magnitude distribution of the bundled sample, drawn by
+# `quakes fmd --format svg` into docs/images/fmd-sample.svg (README.md shows it).
+FIGURES_STORE = $(CURDIR)/.build/figures.store
+figures: build
+	@rm -rf $(FIGURES_STORE)
+	$(Q) load --store $(FIGURES_STORE) data/csv data/geojson
+	@mkdir -p docs/images
+	$(Q) fmd --store $(FIGURES_STORE) --format svg --out docs/images/fmd-sample.svg
 
 # Regenerates the bundled sample (deterministic).
 sample: build

@@ -122,7 +122,7 @@ enum FastPath {
         }
         guard query else { return nil }
         switch name {
-        case "fields", "format", "out", "region", "color-by", "after", "orderby": return Spec(key: name)
+        case "fields", "format", "out", "region", "color-by", "plot", "after", "orderby": return Spec(key: name)
         case "sort": return Spec(key: name, repeats: true)
         case "limit", "offset", "page", "page-size": return Spec(key: name, unconditional: true)
         case "no-header", "cursor": return Spec(key: name, isFlag: true)
@@ -147,6 +147,9 @@ enum FastPath {
         case "color-by":
             guard let coloring = MapPicture.Coloring(rawValue: value) else { return false }
             args.colorBy = coloring
+        case "plot":
+            guard let plot = QueryPlot(rawValue: value) else { return false }
+            args.plot = plot
         case "after": args.page.after = value
         case "orderby": args.page.orderby = value
         case "sort": args.page.sort.append(value)

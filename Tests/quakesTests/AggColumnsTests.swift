@@ -119,7 +119,7 @@ import Testing
         let noOut = try CLI.run(base + ["--format", "parquet"])
         #expect(noOut.status == 2 && noOut.stderr.contains("--format parquet needs --out FILE"), "\(noOut.stderr)")
         let textOut = try CLI.run(base + ["--format", "csv", "--out", dir + "/x.csv"])
-        #expect(textOut.status == 2 && textOut.stderr.contains("--out goes with --format arrow or parquet"))
+        #expect(textOut.status == 2 && textOut.stderr.contains("--out goes with --format arrow, parquet or svg"))
         let missing = dir + "/no/such/dir/x.parquet"
         for format in ["arrow", "parquet"] {
             let failed = try CLI.run(base + ["--format", format, "--out", missing])

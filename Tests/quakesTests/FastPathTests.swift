@@ -81,7 +81,9 @@ import QuakeGenerator
                 var taken = false
                 for value in ["2", "2024-06-15", "mag", "csv", "fit", "age", "id", "1,2,3,4", "10,20"] {
                     let flags = ["--no-header", "--cursor", "--watch", "--include-deleted"]
-                    let line = flags.contains(name) ? [name] : [name, value]
+                    // --plot goes with --format svg alone
+                    let line = flags.contains(name) ? [name] : name == "--plot" ? ["--format", "svg", name, "magtime"]
+                        : [name, value]
                     Self.check(command, line)
                     if FastPath.parse([command] + line) != nil { taken = true }
                 }

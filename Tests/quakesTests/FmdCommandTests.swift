@@ -67,7 +67,7 @@ import QuakeStore
     }
 
     @Test(arguments: [["--bin", "0"], ["--bin", "-1"], ["--mc", "lots"], ["--by", "week"], ["--by", "0"],
-                      ["--mc", "2", "--mc-correction", "0.1"], ["--format", "svg"]])
+                      ["--mc", "2", "--mc-correction", "0.1"], ["--format", "png"]])
     func usageErrorsExitTwoWithOneLine(_ arguments: [String]) throws {
         let path = try Self.store.get()
         let result = try CLI.run(["fmd", "--store", path] + arguments)

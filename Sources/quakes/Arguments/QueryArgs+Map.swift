@@ -21,7 +21,12 @@ extension QueryArgs {
         map.coloring = colorBy
         map.coastlines = try? Coastlines()
         map.title = "quakes query " + Self.titleArguments(Array(CommandLine.arguments.dropFirst(2)))
-        let svg = map.svg(result, matched: max(0, matched - spec.offset))
+        try deliver(map.svg(result, matched: max(0, matched - spec.offset)), to: sink)
+    }
+
+    /// Writes a figure to `--out` (through ``OutputSink``, so a link or device is written through)
+    /// or to `sink`.
+    func deliver(_ svg: String, to sink: OutputSink) throws {
         if let out {
             let file = try OutputSink(path: out)
             file.write(svg)
@@ -31,10 +36,10 @@ extension QueryArgs {
         }
     }
 
-    /// The query's own arguments for the title: without the store, the output and map options or the
-    /// cap (the legend states it).
+    /// The command's own arguments for a figure's title: without the store, the output, map and plot
+    /// options or the cap (the legend states it).
     static func titleArguments(_ args: [String]) -> String {
-        let dropWithValue: Set = ["--store", "--format", "--out", "--region", "--color-by", "--limit"]
+        let dropWithValue: Set = ["--store", "--format", "--out", "--region", "--color-by", "--limit", "--plot"]
         var out: [String] = []
         var skip = false
         for argument in args {

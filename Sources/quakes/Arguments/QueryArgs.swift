@@ -15,6 +15,8 @@ struct QueryArgs: Equatable {
     var out: String?
     var region: MapPicture.Region = .world
     var colorBy: MapPicture.Coloring = .depth
+    /// `--plot`: what `--format svg` draws; nil when not given (a map).
+    var plot: QueryPlot?
     var noHeader = false
     var cursor = false
     var live = WatchArgs()
@@ -41,12 +43,15 @@ struct QueryArgs: Equatable {
         if format != .parquet && format != .svg && out != nil {
             throw ValidationError("--out goes with --format parquet or svg; other formats go to stdout")
         }
+        if let plot, format != .svg {
+            throw ValidationError("--plot \(plot.rawValue) goes with --format svg")
+        }
         if format == .svg {
             if !page.sort.isEmpty || page.orderby != nil {
                 throw ValidationError("--format svg draws the largest magnitudes first; "
                     + "--sort and --orderby do not apply")
             }
-            if fields != nil { throw ValidationError("--fields: the svg map reads its own fields") }
+            if fields != nil { throw ValidationError("--fields: an svg figure reads its own fields") }
         }
     }
 
@@ -85,7 +90,11 @@ struct QueryArgs: Equatable {
     private func emit(_ target: Store, format: ResultWriter.Format, to sink: OutputSink) throws {
         defer { sink.flush() }
         if format == .svg {
-            try drawMap(target, to: sink)
+            if plot == .magtime {
+                try drawMagnitudeTime(target, to: sink)
+            } else {
+                try drawMap(target, to: sink)
+            }
             return
         }
         let spec = try page.spec(filter: try filters.filter(in: target, centerOnly: true),

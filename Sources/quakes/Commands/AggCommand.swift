@@ -13,7 +13,11 @@ struct AggCommand: ParsableCommand {
         stddev(X) (sample, as DuckDB's stddev), median(X) (continuous: the two middle values
         interpolated, as DuckDB's median and numpy), pNN(X) (discrete: nearest rank, always one
         of the values, as DuckDB's quantile_disc; p50 is the discrete median).
+        --format svg draws the first metric against one --by key: a time bucket (day, week, month, \
+        time:6h, ...) as a time series (a count as bars, another metric as a line, and with --cumulative \
+        the running count as a step line), any other key as horizontal bars (at most 60).
         Example: quakes agg --by region --metrics 'count,avg(mag)' --having 'count > 100' --sort count:desc --limit 10
+        Example: quakes agg --by month --cumulative --format svg --out cumulative.svg
         """
     )
 
@@ -31,10 +35,12 @@ struct AggCommand: ParsableCommand {
     @Option(help: "At most this many groups.") var limit: Int?
     @Option(name: .customLong("format"), help: """
         Output format: arrow (an Arrow IPC stream) and parquet write typed columns: keys and \
-        metrics as int64, float64, timestamp[ms, UTC] or utf8.
+        metrics as int64, float64, timestamp[ms, UTC] or utf8. svg draws the first metric (see above).
         """) var output: AggFormat = .table
-    @Option(help: "The file --format arrow or parquet writes ('-': standard output; arrow's default).")
+    @Option(help: "The file --format arrow, parquet or svg writes ('-': standard output; arrow's and svg's default).")
     var out: String?
+    @Flag(help: "With --format svg, a time --by and --metrics count: the running count as a step line.")
+    var cumulative = false
     @Flag(help: "Leave out the header line (table and csv).") var noHeader = false
     @OptionGroup var live: WatchOptions
 
@@ -57,9 +63,10 @@ struct AggCommand: ParsableCommand {
         _ = try order()
         if let limit, limit < 0 { throw ValidationError("--limit: at least 0, not \(limit)") }
         if output == .parquet && out == nil { throw ValidationError("--format parquet needs --out FILE") }
-        if !output.isColumnar && out != nil {
-            throw ValidationError("--out goes with --format arrow or parquet; other formats go to stdout")
+        if !output.isColumnar && output != .svg && out != nil {
+            throw ValidationError("--out goes with --format arrow, parquet or svg; other formats go to stdout")
         }
+        try validateFigure()
     }
 
     func groups() throws -> [GroupBy] {
@@ -190,6 +197,10 @@ struct AggCommand: ParsableCommand {
                                              order: try order())
         if output.isColumnar {
             try writeColumns(try AggregateTable(rows: rows, groups: groups, metrics: try metricList()))
+            return
+        }
+        if output == .svg {
+            try writeFigure(rows, groups: groups)
             return
         }
         AggregateWriter(groups: groups, metrics: try metricList(), format: format, header: !noHeader)

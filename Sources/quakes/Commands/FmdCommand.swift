@@ -25,7 +25,12 @@ struct FmdCommand: ParsableCommand {
         events with a magnitude in time order (keyed by the time of its first event; the last window \
         may be short). Each row has its own Mc unless --mc VALUE is given. A group with fewer than 50 \
         events at or above its Mc reports its count and no b.
+        --format svg draws a figure: per-bin counts (open squares) and cumulative counts (filled \
+        circles) on a log axis, the fitted line log10 N = a - b*M from Mc up, Mc as a dashed line, and a \
+        legend with b ± sigma, a, the events at or above Mc, Mc and the filter. With --by it draws b \
+        against each group's time with a ±sigma band (a group without b leaves a gap).
         Example: quakes fmd --from 2024-01-01 --min-depth 0 --bin 0.1 --by month --format csv
+        Example: quakes fmd --min-mag 1 --format svg --out fmd.svg
         """
     )
 
@@ -35,7 +40,7 @@ struct FmdCommand: ParsableCommand {
     @Option(help: "Mc: maxc (maximum curvature) or a magnitude.") var mc: String = "maxc"
     @Option(help: "Added to the maximum-curvature bin (default 0.2).") var mcCorrection: Double?
     @Option(help: "One row per year, month, or window of N events (year|month|N).") var by: String?
-    @Option(name: .customLong("format"), help: "table, json or csv.") var output: FmdFormat = .table
+    @Option(name: .customLong("format"), help: "table, json, csv or svg (a figure).") var output: FmdFormat = .table
     @Option(help: "Write to this file instead of standard output.") var out: String?
 
     func validate() throws {
@@ -75,10 +80,11 @@ struct FmdCommand: ParsableCommand {
         let text: String
         if let grouping = try grouping() {
             let groups = try opened.frequencyMagnitude(filter, bin: bin, mc: try completeness(), by: grouping)
-            text = FmdWriter.text(groups, format: output)
+            text = output == .svg ? figure(groups, mc: try completeness()) : FmdWriter.text(groups, format: output)
         } else {
             let distribution = try opened.frequencyMagnitude(filter, bin: bin, mc: try completeness())
-            text = FmdWriter.text(distribution, format: output, mc: try completeness())
+            text = output == .svg ? figure(distribution, mc: try completeness())
+                : FmdWriter.text(distribution, format: output, mc: try completeness())
         }
         guard let out else {
             Console.out.write(text)
@@ -92,5 +98,5 @@ struct FmdCommand: ParsableCommand {
 
 /// `quakes fmd --format`.
 enum FmdFormat: String, ExpressibleByArgument, CaseIterable {
-    case table, json, csv
+    case table, json, csv, svg
 }

@@ -8,7 +8,7 @@ enum FmdWriter {
         switch format {
         case .json: return json(distribution) + "\n"
         case .csv: return binsCSV(distribution)
-        case .table: return table(distribution, mc: mc)
+        case .table, .svg: return table(distribution, mc: mc)
         }
     }
 
@@ -18,7 +18,7 @@ enum FmdWriter {
             let items = groups.map { json($0.distribution, key: $0.key) }
             return "{\"groups\":[" + items.joined(separator: ",") + "]}\n"
         case .csv: return groupsCSV(groups, separator: ",")
-        case .table: return groupsTable(groups)
+        case .table, .svg: return groupsTable(groups)
         }
     }
 

@@ -4,7 +4,7 @@ import QuakeInterchange
 /// What `agg` prints: its help lists exactly these. `arrow` and `parquet` write typed columns
 /// (``AggregateTable``).
 enum AggFormat: String, CaseIterable, ExpressibleByArgument {
-    case table, csv, json, ndjson, arrow, parquet
+    case table, csv, json, ndjson, arrow, parquet, svg
     var format: ResultWriter.Format { ResultWriter.Format(rawValue: rawValue) ?? .table }
     /// Whether the answer is typed columns (Arrow or Parquet) rather than text.
     var isColumnar: Bool { self == .arrow || self == .parquet }
