@@ -9,7 +9,8 @@ a box, drawn from rows picked at random with the seed printed (`--draws` of each
 
 - quakes: `quakes fmd --store STORE FILTERS --format json`, a whole process (start, open, scan, b);
 - DuckDB (in-process): `SELECT floor(mag / 0.1 + 0.5), count(*) FROM quakes WHERE ... GROUP BY 1`,
-  the bins only (no Mc or b);
+  the bins only (no Mc or b); and the same through the `duckdb` CLI, a whole process, with
+  `--duckdb-cli PATH` (or a `duckdb` on the PATH);
 - numpy, in memory: the filter as a mask, `np.histogram` over the bins, then Mc, b, sigma, a;
 - numpy with its read: `pyarrow.parquet.read_table` of the four columns, then the same.
 
@@ -23,6 +24,7 @@ import json
 import math
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -30,6 +32,7 @@ import time
 
 import duckdb
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 MS_PER_DAY = 86_400_000
@@ -135,7 +138,7 @@ def numpy_fmd(columns, case, width=0.1, correction=0.2):
 
 def read_columns(parquet):
     table = pq.read_table(parquet, columns=["time", "latitude", "longitude", "mag"])
-    times = table.column("time").cast("timestamp[ms, tz=UTC]").cast("int64").to_numpy()
+    times = table.column("time").cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64()).to_numpy()
     return (times, table.column("latitude").to_numpy(zero_copy_only=False),
             table.column("longitude").to_numpy(zero_copy_only=False),
             table.column("mag").to_numpy(zero_copy_only=False))
@@ -150,6 +153,7 @@ def main():
     parser.add_argument("--seed", type=int, default=random.randrange(1 << 30))
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--draws", type=int, default=3)
+    parser.add_argument("--duckdb-cli", default=shutil.which("duckdb"))
     args = parser.parse_args()
     con = duckdb.connect(args.duckdb, read_only=True)
     if not os.path.exists(args.parquet):
@@ -157,9 +161,10 @@ def main():
     rng = random.Random(args.seed)
     print(f"seed {args.seed}, {args.runs} runs a figure (medians), {args.draws} draws of each kind")
     columns = read_columns(args.parquet)
-    print("| case | events | quakes fmd (process) ms | DuckDB GROUP BY ms | numpy in memory ms | "
-          "numpy with Parquet read ms | quakes / DuckDB | quakes / numpy+read | binned otherwise by DuckDB |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| case | events | quakes fmd (process) ms | DuckDB GROUP BY ms | DuckDB CLI ms | numpy in memory ms | "
+          "numpy with Parquet read ms | quakes / DuckDB | quakes / DuckDB CLI | quakes / numpy+read | "
+          "binned otherwise by DuckDB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, case in draw_cases(con, rng, args.draws):
         command = [args.quakes, "fmd", "--store", args.store, "--format", "json"] + quakes_args(case)
         answer = json.loads(subprocess.run(command, capture_output=True, check=True, text=True).stdout)
@@ -169,10 +174,15 @@ def main():
         theirs = dict(con.execute(sql).fetchall())
         ours = {round(entry["magnitude"] * 10): entry["count"] for entry in answer["bins"]}
         otherwise = sum(abs(ours.get(key, 0) - theirs.get(key, 0)) for key in set(ours) | set(theirs)) // 2
+        cli = float("nan")
+        cli_command = [args.duckdb_cli or "duckdb", "-readonly", args.duckdb, sql]
+        if args.duckdb_cli and subprocess.run(cli_command, capture_output=True).returncode == 0:
+            cli = median_time(lambda: subprocess.run(cli_command, capture_output=True, check=True), args.runs)
         in_memory = median_time(lambda: numpy_fmd(columns, case), args.runs)
         with_read = median_time(lambda: numpy_fmd(read_columns(args.parquet), case), max(3, args.runs // 2))
-        print(f"| {name} | {answer['count']} | {mine * 1000:.1f} | {duck * 1000:.1f} | {in_memory * 1000:.1f} | "
-              f"{with_read * 1000:.1f} | {mine / duck:.2f} | {mine / with_read:.2f} | {otherwise} |")
+        print(f"| {name} | {answer['count']} | {mine * 1000:.1f} | {duck * 1000:.1f} | {cli * 1000:.1f} | "
+              f"{in_memory * 1000:.1f} | {with_read * 1000:.1f} | {mine / duck:.2f} | {mine / cli:.2f} | "
+              f"{mine / with_read:.2f} | {otherwise} |")
         sys.stdout.flush()
     command = [args.quakes, "fmd", "--store", args.store, "--by", "500", "--format", "csv"]
     windows = len(subprocess.run(command, capture_output=True, check=True, text=True).stdout.splitlines()) - 1

@@ -146,18 +146,26 @@ final class FrequencyMagnitudeScan {
         return true
     }
 
-    /// The bins of a partition's histogram values, with their shortest decimals' bins and scales.
+    /// The bins of a partition's histogram values, with their shortest decimals' bins and scales
+    /// (each value's shortest decimal found once).
     private func partitionBins(_ magValues: [Double]) -> ValueBins {
-        var values = ValueBins(bins: magValues.map(histogramBin), shortestBins: [], shortestScales: [])
+        var values = ValueBins(bins: [], shortestBins: [], shortestScales: [])
+        values.bins.reserveCapacity(magValues.count)
         values.shortestBins.reserveCapacity(magValues.count)
         values.shortestScales.reserveCapacity(magValues.count)
         for value in magValues {
-            guard value.magnitude < 1000, let decimal = Self.shortestDecimal(value) else {
+            guard let decimal = Self.shortestDecimal(value) else {
+                values.bins.append(Self.ambiguous)
                 values.shortestBins.append(Self.ambiguous)
                 values.shortestScales.append(Int.max)
                 continue
             }
-            values.shortestBins.append(binning.index(units: decimal.units, scale: decimal.scale))
+            let bin = histogramBin(value, shortest: decimal)
+            values.bins.append(bin)
+            // an edge value's own decimal, trusted for magnitudes under 1,000 (see exactScale)
+            let edgeBin = value.magnitude < 1000 ? binning.index(units: decimal.units, scale: decimal.scale)
+                : Self.ambiguous
+            values.shortestBins.append(bin == Self.ambiguous ? edgeBin : bin)
             values.shortestScales.append(decimal.scale)
         }
         return values
@@ -177,6 +185,11 @@ final class FrequencyMagnitudeScan {
     /// could then move it, and that edge's double would be `value`, which is checked.
     func histogramBin(_ value: Double) -> Int64 {
         guard let decimal = Self.shortestDecimal(value) else { return Self.ambiguous }
+        return histogramBin(value, shortest: decimal)
+    }
+
+    /// ``histogramBin(_:)`` of `value` whose shortest decimal is `decimal`.
+    private func histogramBin(_ value: Double, shortest decimal: DecimalValue) -> Int64 {
         let index = binning.index(units: decimal.units, scale: decimal.scale)
         let width = binning.width
         for edge in [2 * index - 1, 2 * index + 1] {
