@@ -15,7 +15,7 @@ import Testing
         #expect(eq.status == 0 && eq.stdout.contains("List matching events"))
         func flat(_ s: String) -> String { s.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
         let ah = try CLI.run(["agg", "--help"])
-        #expect(flat(ah.stdout).contains("(values: table, csv, json, ndjson, arrow, parquet;"))
+        #expect(flat(ah.stdout).contains("(values: table, csv, json, ndjson, arrow, parquet, svg;"))
         let sh = try CLI.run(["sections", "--help"])
         #expect(flat(sh.stdout).contains("(values: table, json, ndjson;"))
         let qh = try CLI.run(["query", "--help"])
