@@ -117,6 +117,14 @@ import QuakeFormat
         #expect(line.elements("polyline", in: "line").count == 1, "a run of one point draws no line")
         #expect(line.elements("circle", in: "points").count == 3)
         #expect(line.elements("polygon", in: "band").count == 1 && line.elements("line", in: "band").count == 1)
+        // a month without a bucket (no events) breaks the line as a missing value does
+        let withoutMarch = months.enumerated().filter { $0.offset != 2 }.map(\.element)
+        let broken = TimeSeriesChart(withoutMarch, style: .line, title: "b", valueTitle: "b")
+        #expect(broken.runs().map(\.count) == [2, 9])
+        #expect(try Self.checkDocument(broken.svg()).elements("polyline", in: "line").count == 2)
+        // points in time (windows of N events) are never split by the time between them
+        let instants = months.map { TimeSeriesChart.Point(start: $0.start, end: $0.start, value: $0.value) }
+        #expect(TimeSeriesChart(instants, style: .line, title: "b", valueTitle: "b").runs().map(\.count) == [12])
         let steps = TimeSeriesChart(months, style: .cumulative, title: "c", valueTitle: "n")
         let stepDocument = try Self.checkDocument(steps.svg())
         let polyline = try #require(stepDocument.element(id: "cumulative"))

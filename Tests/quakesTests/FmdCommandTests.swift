@@ -15,6 +15,9 @@ import QuakeStore
             ([], 0.1, .maximumCurvature(correction: 0.2)),
             (["--bin", "0.2", "--mc-correction", "0.4"], 0.2, .maximumCurvature(correction: 0.4)),
             (["--bin", "0.05", "--mc", "1.5"], 0.05, .fixed(1.5)),
+            // numbers starting with '-' are values, as for the filters
+            (["--mc", "-0.5"], 0.1, .fixed(-0.5)),
+            (["--mc-correction", "-0.1"], 0.1, .maximumCurvature(correction: -0.1)),
         ]
         for (arguments, bin, mc) in cases {
             let result = try CLI.run(["fmd", "--store", path, "--format", "json"] + arguments)
@@ -67,7 +70,8 @@ import QuakeStore
     }
 
     @Test(arguments: [["--bin", "0"], ["--bin", "-1"], ["--mc", "lots"], ["--by", "week"], ["--by", "0"],
-                      ["--mc", "2", "--mc-correction", "0.1"], ["--format", "png"]])
+                      ["--mc", "2", "--mc-correction", "0.1"], ["--format", "png"], ["--bin", "0.0000000001"],
+                      ["--bin", "200"], ["--mc", "1.0000000001"], ["--by", "-5"]])
     func usageErrorsExitTwoWithOneLine(_ arguments: [String]) throws {
         let path = try Self.store.get()
         let result = try CLI.run(["fmd", "--store", path] + arguments)

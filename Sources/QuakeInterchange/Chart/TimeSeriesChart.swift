@@ -156,11 +156,17 @@ package struct TimeSeriesChart: Sendable {
         return band + "</g>\n" + lines + "</g>\n" + dots + "</g>\n"
     }
 
-    /// The points split where a value is missing: each run holds consecutive points with values.
+    /// The points split where a value is missing, and where buckets with a span leave time
+    /// between them (a period without events has no bucket, and a line must not bridge it): each
+    /// run holds consecutive points with values.
     package func runs() -> [[Point]] {
         var runs: [[Point]] = []
         var current: [Point] = []
         for point in points {
+            if let last = current.last, last.end > last.start, point.start > last.end {
+                runs.append(current)
+                current = []
+            }
             if point.value == nil {
                 if !current.isEmpty { runs.append(current) }
                 current = []

@@ -16,8 +16,8 @@ extension FmdCommand {
     /// without b leaves a gap.
     func figure(_ groups: [FrequencyMagnitudeGroup], mc: MagnitudeOfCompleteness) -> String {
         let points = groups.compactMap { group -> TimeSeriesChart.Point? in
-            guard let time = Self.keyTime(group.key) else { return nil }
-            return TimeSeriesChart.Point(start: time, end: time, value: group.distribution.b,
+            guard let span = Self.keySpan(group.key) else { return nil }
+            return TimeSeriesChart.Point(start: span.lowerBound, end: span.upperBound, value: group.distribution.b,
                                          spread: group.distribution.bUncertainty, label: group.key)
         }
         var chart = TimeSeriesChart(points, style: .line, title: "b-value against time", valueTitle: "b-value")
@@ -52,6 +52,22 @@ extension FmdCommand {
 
     /// A group key's instant: a year (`2024`) or month (`2024-06`) at its first millisecond, a
     /// window's ISO 8601 time as it is; nil for anything else.
+    /// The times a group's key covers: a calendar year or month (so that a year or month without
+    /// events breaks the line), or the instant of a window's first event.
+    static func keySpan(_ key: String) -> Range<Int64>? {
+        guard let start = keyTime(key) else { return nil }
+        let parts = key.split(separator: "-", omittingEmptySubsequences: false)
+        if parts.count == 1, key.count == 4, let year = Int(key) {
+            return start..<(Int64(Timestamp.days(year: year + 1, month: 1, day: 1)) * 86_400_000)
+        }
+        if parts.count == 2, key.count == 7, let year = Int(parts[0]), let month = Int(parts[1]), (1...12) ~= month {
+            let next = month == 12 ? Timestamp.days(year: year + 1, month: 1, day: 1)
+                : Timestamp.days(year: year, month: month + 1, day: 1)
+            return start..<(Int64(next) * 86_400_000)
+        }
+        return start..<start
+    }
+
     static func keyTime(_ key: String) -> Int64? {
         let parts = key.split(separator: "-", omittingEmptySubsequences: false)
         if parts.count == 1, key.count == 4, let year = Int(key) {

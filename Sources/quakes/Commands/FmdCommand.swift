@@ -36,15 +36,23 @@ struct FmdCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var filters: FilterOptions
-    @Option(help: "The bin width D (a decimal above 0).") var bin: Double = 0.1
-    @Option(help: "Mc: maxc (maximum curvature) or a magnitude.") var mc: String = "maxc"
-    @Option(help: "Added to the maximum-curvature bin (default 0.2).") var mcCorrection: Double?
-    @Option(help: "One row per year, month, or window of N events (year|month|N).") var by: String?
+    // numbers may start with '-' (a negative Mc is common in micro-seismicity): taken as values, as the filters do
+    @Option(parsing: .unconditional, help: "The bin width D (a decimal above 0, at most 100, at most 9 decimals).")
+    var bin: Double = 0.1
+    @Option(parsing: .unconditional, help: "Mc: maxc (maximum curvature) or a magnitude (at most 9 decimals).")
+    var mc: String = "maxc"
+    @Option(parsing: .unconditional, help: "Added to the maximum-curvature bin (default 0.2).")
+    var mcCorrection: Double?
+    @Option(parsing: .unconditional, help: "One row per year, month, or window of N events (year|month|N).")
+    var by: String?
     @Option(name: .customLong("format"), help: "table, json, csv or svg (a figure).") var output: FmdFormat = .table
     @Option(help: "Write to this file instead of standard output.") var out: String?
 
     func validate() throws {
-        guard bin > 0, bin.isFinite else { throw ValidationError("--bin: a number above 0, not \(bin)") }
+        guard bin > 0, bin <= MagnitudeBinning.widestBin, let width = DecimalValue(bin), width.units > 0 else {
+            throw ValidationError("--bin: a number above 0 and at most \(Int(MagnitudeBinning.widestBin)) "
+                + "with at most \(DecimalValue.maxScale) decimals, not \(bin)")
+        }
         _ = try completeness()
         _ = try grouping()
         if let out, out.isEmpty { throw ValidationError("--out: name a file") }
@@ -52,9 +60,17 @@ struct FmdCommand: ParsableCommand {
 
     /// `--mc` and `--mc-correction` as the store takes them.
     func completeness() throws -> MagnitudeOfCompleteness {
-        if mc == "maxc" { return .maximumCurvature(correction: mcCorrection ?? 0.2) }
-        guard let value = Double(mc), value.isFinite else {
-            throw ValidationError("--mc: maxc or a magnitude such as 2.5, not '\(mc)'")
+        if mc == "maxc" {
+            let correction = mcCorrection ?? 0.2
+            guard DecimalValue(correction) != nil else {
+                throw ValidationError("--mc-correction: a number with at most \(DecimalValue.maxScale) decimals, "
+                    + "not \(correction)")
+            }
+            return .maximumCurvature(correction: correction)
+        }
+        guard let value = Double(mc), value.isFinite, DecimalValue(value) != nil else {
+            throw ValidationError("--mc: maxc or a magnitude such as 2.5 (at most \(DecimalValue.maxScale) "
+                + "decimals), not '\(mc)'")
         }
         if mcCorrection != nil { throw ValidationError("--mc-correction goes with --mc maxc, not a fixed Mc") }
         return .fixed(value)
