@@ -103,8 +103,12 @@ import Synchronization
                     "trial \(trial): a commit after the load returned")
         }
         #expect(cancelled >= 20, "only \(cancelled) of 50 loads were cancelled before they ended")
-        // every cancel was answered; how fast (200 ms) is measured in Benchmarks/compare/cancel.py
-        #expect(latencies.allSatisfy { $0 < 30 }, "cancel to throw: \(latencies.sorted()) s")
+        // every cancel was answered; how fast (200 ms) is measured in Benchmarks/compare/cancel.py. The
+        // bound only catches a cancel left unanswered: under the whole parallel suite on two cores the
+        // async call's resumption waits for a free thread of the cooperative pool (CI once took 31 s
+        // for one of 22 trials, the others 2 ms to 4 s), while an ignored cancel shows as a load that
+        // returned (checked above)
+        #expect(latencies.allSatisfy { $0 < 120 }, "cancel to throw: \(latencies.sorted()) s")
     }
 
     @Test func aLoadInACancelledTaskThrowsCancellationErrorAndCommitsNothing() async throws {
