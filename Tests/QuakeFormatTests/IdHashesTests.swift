@@ -121,23 +121,23 @@ import QuakeGenerator
     @Test(arguments: [3, 40])
     func blockLookupsMatchANaiveScan(bits: Int) throws {
         for n in [1, 1023, 1024, 1025, 5000] {
-            let h = IdHashesTests.randomEntries(n, bits: bits, seed: UInt64(n * 31 + bits))
+            let hashes = IdHashesTests.randomEntries(n, bits: bits, seed: UInt64(n * 31 + bits))
             let path = TestSupport.tempDir("idblocks-\(bits)-\(n)") + "/00.g1.idx"
-            try FileIO.writeFile(path, h.fileBytes())
+            try FileIO.writeFile(path, hashes.fileBytes())
             let lookup = try IdBucketLookup(path: path, bucket: 0, partitioning: .month)
             var rng = SplitMix64(seed: UInt64(n))
-            var keys = (0..<60).map { k in k % 2 == 0 ? h.keys[(k * 7919) % h.count] : rng.next() >> UInt64(64 - bits) }
-            keys.append(h.keys[0])
-            keys.append(h.keys[h.count - 1])
+            var keys = (0..<60).map { k in k % 2 == 0 ? hashes.keys[(k * 7919) % hashes.count] : rng.next() >> UInt64(64 - bits) }
+            keys.append(hashes.keys[0])
+            keys.append(hashes.keys[hashes.count - 1])
             for key in keys {
-                let naive = h.keys.indices.filter { h.keys[$0] == key }
-                    .map { IdBucketLookup.Place(ordinal: h.ordinals[$0], hint: h.hints[$0]) }
+                let naive = hashes.keys.indices.filter { hashes.keys[$0] == key }
+                    .map { IdBucketLookup.Place(ordinal: hashes.ordinals[$0], hint: hashes.hints[$0]) }
                 #expect(try lookup.places(of: [key]) == naive, "\(n) entries, key \(key)")
             }
-            let v3 = try h.fileBytesV3().withUnsafeBytes {
+            let v3 = try hashes.fileBytesV3().withUnsafeBytes {
                 try IdHashes.decode($0, bucket: 0, partitioning: .month, path: "t")
             }
-            #expect(v3.keys == h.keys && v3.ordinals.count == h.count)
+            #expect(v3.keys == hashes.keys && v3.ordinals.count == hashes.count)
             #expect(v3.hints.allSatisfy { $0 == IdHashes.unknownHint })
         }
     }

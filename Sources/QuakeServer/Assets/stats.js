@@ -41,9 +41,9 @@ const QuakeStats = (() => {
     el("stats").dataset.state = "loading";
     let answer;
     try {
-      const r = await fetch("/api/fmd?" + query, { cache: "no-store" });
-      answer = await r.json();
-      if (!r.ok) throw new Error(answer.error || r.statusText);
+      const response = await fetch("/api/fmd?" + query, { cache: "no-store" });
+      answer = await response.json();
+      if (!response.ok) throw new Error(answer.error || response.statusText);
     } catch (e) {
       if (mine !== serial) return;
       renderFailure(e.message);
@@ -135,9 +135,9 @@ const QuakeStats = (() => {
     const scale = frame(svg, HEIGHT, xMin, xMax, 0, top);
     axes(svg, HEIGHT);
     for (let k = 0; k <= top; k++) {
-      const y = scale.y(k);
-      svg.append(node("line", { class: "stats-grid", x1: LEFT, x2: WIDTH - RIGHT, y1: y, y2: y }));
-      svg.append(node("text", { x: LEFT - 4, y: y + 3, "text-anchor": "end" }, (10 ** k).toLocaleString("en-US")));
+      const row = scale.y(k);
+      svg.append(node("line", { class: "stats-grid", x1: LEFT, x2: WIDTH - RIGHT, y1: row, y2: row }));
+      svg.append(node("text", { x: LEFT - 4, y: row + 3, "text-anchor": "end" }, (10 ** k).toLocaleString("en-US")));
     }
     const step = xMax - xMin > 4 ? 1 : 0.5;
     for (let m = Math.ceil(xMin / step) * step; m <= xMax; m += step) {
@@ -148,13 +148,13 @@ const QuakeStats = (() => {
     svg.append(node("text", { x: middle, y: HEIGHT - 4, "text-anchor": "middle" }, "Magnitude"));
     drawGR(svg, scale, fmd, xMax, top);
     for (const bin of fmd.bins) {
-      const x = scale.x(bin.magnitude);
+      const column = scale.x(bin.magnitude);
       if (bin.count > 0) {
-        svg.append(node("rect", { class: "stats-count", x: x - 3, y: scale.y(Math.log10(bin.count)) - 3,
+        svg.append(node("rect", { class: "stats-count", x: column - 3, y: scale.y(Math.log10(bin.count)) - 3,
           width: 6, height: 6, "data-magnitude": bin.magnitude, "data-count": bin.count }));
       }
       if (bin.cumulative > 0) {
-        svg.append(node("circle", { class: "stats-cumulative", cx: x, cy: scale.y(Math.log10(bin.cumulative)),
+        svg.append(node("circle", { class: "stats-cumulative", cx: column, cy: scale.y(Math.log10(bin.cumulative)),
           r: 3.5, "data-magnitude": bin.magnitude, "data-cumulative": bin.cumulative }));
       }
     }

@@ -13,22 +13,25 @@ extension BlockData {
         }
         // a partition's rows are in (time, id) order (`verify` checks it); null sorts first
         guard let least = times.first(where: { $0 != RowBatch.null }), let greatest = times.last else { return .none }
-        func firstNotBelow(_ time: Int64) -> Int {
-            var low = 0
-            var high = times.count
-            while low < high {
-                let middle = (low + high) / 2
-                if times[middle] < time { low = middle + 1 } else { high = middle }
-            }
-            return low
-        }
         var kept: [UInt32] = []
         for span in windows.spans(meeting: least, greatest) {
-            let first = firstNotBelow(Swift.max(span.lowerBound, Int64.min + 1))
-            let end = firstNotBelow(span.upperBound)
+            let first = BlockData.firstNotBelow(times, Swift.max(span.lowerBound, Int64.min + 1))
+            let end = BlockData.firstNotBelow(times, span.upperBound)
             if first < end { kept.append(contentsOf: (first..<end).lazy.map { UInt32(truncatingIfNeeded: $0) }) }
         }
         return kept.count == rows ? sel : .rows(kept)
+    }
+
+    /// The index of the first of the sorted `times` at or above `time`.
+    /// - Complexity: O(log times).
+    static func firstNotBelow(_ times: [Int64], _ time: Int64) -> Int {
+        var low = 0
+        var high = times.count
+        while low < high {
+            let middle = (low + high) / 2
+            if times[middle] < time { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// Rows of `sel` whose id is one of `f`'s (``Filter/oneOf(_:_:)`` on `id`, or

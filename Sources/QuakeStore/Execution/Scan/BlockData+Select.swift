@@ -240,17 +240,8 @@ extension BlockData {
         let lower = Swift.max(lo ?? Int64.min, Int64.min + 1)
         let upper = hi ?? Int64.max
         guard lower < upper else { return .none }
-        func firstNotBelow(_ x: Int64) -> Int {
-            var low = 0
-            var high = times.count
-            while low < high {
-                let middle = (low + high) / 2
-                if times[middle] < x { low = middle + 1 } else { high = middle }
-            }
-            return low
-        }
-        let first = firstNotBelow(lower)
-        let end = firstNotBelow(upper)
+        let first = BlockData.firstNotBelow(times, lower)
+        let end = BlockData.firstNotBelow(times, upper)
         if first == 0 && end == n { return .all(n) }
         return first < end ? .rows((first..<end).map { UInt32(truncatingIfNeeded: $0) }) : .none
     }
