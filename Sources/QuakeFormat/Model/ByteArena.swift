@@ -125,6 +125,24 @@ package struct ByteArena: Sendable, Equatable {
         return ByteArena(bytes: Array(bytes[lo..<ends[rows.upperBound - 1]]), ends: ends[rows].map { $0 - lo })
     }
 
+    /// A new arena of the same rows with row `row` of each replacement holding row `source` of
+    /// `from` instead; `replacements` ascending by `row`, each row at most once.
+    package func replacing(_ replacements: [(row: Int, from: ByteArena, source: Int)]) -> ByteArena {
+        var out = ByteArena()
+        out.ends.reserveCapacity(count)
+        out.bytes.reserveCapacity(bytes.count)
+        var next = 0
+        for replacement in replacements {
+            if replacement.row > next {
+                out.append(contentsOf: slice(next..<replacement.row))
+            }
+            out.append(from: replacement.from, row: replacement.source)
+            next = replacement.row + 1
+        }
+        if next < count { out.append(contentsOf: slice(next..<count)) }
+        return out
+    }
+
     /// A new arena holding the rows at `order`, in that order.
     package func gather(_ order: [Int]) -> ByteArena {
         var out = ByteArena()

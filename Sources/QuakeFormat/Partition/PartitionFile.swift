@@ -50,6 +50,17 @@ package enum PartitionFile {
         package var maxDouble: Double { Double(bitPattern: UInt64(bitPattern: stats.max)) }
     }
 
+    /// The columns the granule index, the place index and the unit aggregates read the values
+    /// of; the others' values the indexes take from the encoded chunks, or not at all.
+    package static let indexedColumns: Set<Column> = [.time, .latitude, .longitude, .depth, .mag]
+
+    /// One column's chunks copied from a partition file: their bytes one after another, and
+    /// their directory entries with offsets from the start of `bytes`.
+    package struct ColumnImage: Sendable {
+        package var bytes: [UInt8]
+        package var chunks: [ChunkInfo]
+    }
+
     /// What a written partition file holds, for the manifest and `info`.
     package struct Written {
         package var bytes: [UInt8]
@@ -98,10 +109,18 @@ package enum PartitionFile {
     /// Encodes a partition's rows (sorted by time, id) as one file image. The columns are
     /// encoded at once on the cores, each into its own buffer, then laid out in column order:
     /// the bytes are those of encoding them one after another.
-    package static func encode(_ batch: RowBatch, blockRows: Int) -> Written {
+    ///
+    /// A column in `reused` (``ColumnImage``, its chunks as an earlier file of the same rows holds
+    /// them) is laid out as given and not encoded: `batch` then needs none of its values, unless
+    /// the indexes read them (`time`, `latitude`, `longitude`, `depth`, `mag`).
+    package static func encode(_ batch: RowBatch, blockRows: Int, reused: [Int: ColumnImage] = [:]) -> Written {
         let blocks = Swift.max(1, (batch.count + blockRows - 1) / blockRows)
         let encoded = Slots<(bytes: [UInt8], chunks: [ChunkInfo])>(Column.count)
         DispatchQueue.concurrentPerform(iterations: Column.count) { k in
+            if let image = reused[k] {
+                encoded[k] = (image.bytes, image.chunks)
+                return
+            }
             encoded[k] = encodeColumn(Column.allCases[k], batch, blocks: blocks, blockRows: blockRows)
         }
         let columns = (0..<Column.count).map { encoded[$0] ?? ([], []) }

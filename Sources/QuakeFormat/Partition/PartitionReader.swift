@@ -246,6 +246,32 @@ package final class PartitionReader: Sendable {
         }
     }
 
+    /// Whether the file ends with the magic this build writes (an older file's chunks may lack
+    /// what a newer file's readers expect, such as granule sums).
+    package func isCurrentFormat() throws(QuakeError) -> Bool {
+        _ = try directory()
+        let (bytes, file) = mappedBytes()
+        // SAFETY: directory() checked that the mapping holds at least a footer; `file` keeps it mapped.
+        guard bytes.count >= PartitionFile.footerSize else { return false }
+        return withExtendedLifetime(file) { Array(bytes[(bytes.count - 8)...]) == PartitionFile.magic }
+    }
+
+    /// Column `c`'s chunks as they lie in the file, for a rewrite of the same rows that leaves the
+    /// column as it was (``PartitionFile/encode(_:blockRows:reused:)``). Each chunk's head, and
+    /// the packed data its granule sums cover, are checked first, as a decode would; frames keep
+    /// their own sums, so damage a copy carries stays found.
+    package func columnImage(_ c: Column) throws(QuakeError) -> PartitionFile.ColumnImage {
+        var image = PartitionFile.ColumnImage(bytes: [], chunks: [])
+        for k in 0..<(try directory().blockSizes.count) {
+            let (payload, info) = try chunk(c, k)
+            var copied = info
+            copied.offset = image.bytes.count
+            image.bytes.append(contentsOf: payload)
+            image.chunks.append(copied)
+        }
+        return image
+    }
+
     /// Decodes rows `rows` (all rows when nil) of block `k` of column `c`.
     package func decode(_ c: Column, block k: Int, rows: Range<Int>? = nil,
                         as form: VectorForm = .stored) throws(QuakeError) -> ColumnVector {

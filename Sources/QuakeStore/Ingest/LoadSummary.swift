@@ -37,6 +37,9 @@ public struct LoadSummary: Sendable, Equatable, Codable {
     /// unchanged, or every row rejected): such a load commits nothing and makes no history
     /// transaction.
     public var committed = false
+    /// Partitions rewritten from their old files, only the changed columns encoded
+    /// (``MergePass/mergeInPlace(_:entry:)``), of those the load changed.
+    package var partitionsUpdatedInPlace = 0
 
     /// An empty summary: every count zero, nothing committed.
     public init() {}
@@ -132,6 +135,10 @@ public struct LoadOptions: Sendable {
     /// Partitions the store does not hold yet are written from the parsed batches as the input
     /// moves past them, not spilled first (see ``DirectPartitions``); off, every row is spilled.
     package var writesNewPartitions = true
+    /// Partitions whose events are all updated where they stand are rewritten from their old
+    /// files, copying the columns no update changed (``MergePass/updatesInPlace``); off, they
+    /// are merged whole. A test compares the two, byte for byte.
+    package var updatesInPlace = true
     /// Rows the new partitions collected at once may hold (a test makes it small).
     package var newPartitionRows = DirectPartitions.openRowsLimit
     /// Resident bytes beyond which no new partition is collected (a test makes it tiny).

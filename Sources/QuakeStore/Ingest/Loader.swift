@@ -67,12 +67,14 @@ package final class Loader {
                               history: staging, direct: direct?.written ?? [:])
         merge.isCancelled = options.isCancelled
         merge.topRows = topRows
+        merge.updatesInPlace = options.updatesInPlace
         let total = merge.partitions(resolved)
         report(.merge, 0, total)
         let parts = Tally()
         let merged = try merge.run(resolved) { report(.merge, parts.add(), total) }
         summary.updated = merged.updated
         summary.unchanged = merged.unchanged
+        summary.partitionsUpdatedInPlace = merged.inPlace
         summary.keptPreciseTimes = merged.keptPreciseTimes
         if let example = merged.keptPreciseExample { warnKeptPreciseTimes(merged.keptPreciseTimes, example: example) }
         mark("merged")

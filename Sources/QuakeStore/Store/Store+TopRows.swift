@@ -25,42 +25,45 @@ extension Store {
         let oldFiles = Set(old.partitions.map(\.file))
         let kept = manifest.partitions.filter { oldFiles.contains($0.file) }
         var floor = collected.floor
-        // the candidates: rows of `all` (the old projection's, then the written partitions'), by index
-        var all = RowBatch()
-        var candidates: [Int] = []
-        // the old projection's rows of the partitions the load wrote or emptied, in time and id order
-        var replaced: [Int] = []
+        // the old projection's rows by number: candidates (of kept partitions, at least the floor)
+        // and the rows of the partitions the load wrote or emptied; only times and magnitudes read
+        var fromOld = OldCandidates()
         if !kept.isEmpty {
             // the kept partitions' rows come from the old projection, complete above its threshold
-            guard let fromOld = keptCandidates(manifest, old: old, kept: kept, floor: &floor,
-                                               storePath: storePath) else { return }
-            (all, candidates, replaced) = fromOld
+            guard let candidates = keptCandidates(manifest, old: old, kept: kept, floor: &floor,
+                                                  storePath: storePath) else { return }
+            fromOld = candidates
         }
-        var collectedRows = 0
+        var written = RowBatch()
         for entry in manifest.partitions where !oldFiles.contains(entry.file) {
             guard let piece = collected.pieces[entry.file] else { return }
-            collectedRows += piece.count
-            let start = all.count
-            all.append(contentsOf: piece)
-            candidates.append(contentsOf: start..<all.count)
+            written.append(contentsOf: piece)
         }
-        let mags = all.ints[Column.mag.rawValue]
-        let counts = TopRowsCollector.counts(candidates.map { mags[$0] })
+        let writtenMags = written.ints[Column.mag.rawValue]
+        var counts = TopRowsCollector.counts(fromOld.candidates.map { fromOld.mags[$0] })
+        for (mag, count) in TopRowsCollector.counts(writtenMags) { counts[mag, default: 0] += count }
         guard let threshold = TopRows.threshold(counts, floor: floor,
                                                 capacity: TopRows.capacity(rows: manifest.rows)) else {
             return
         }
-        let chosen = candidates.filter { mags[$0] != RowBatch.null && ScaledDecimal.double(mags[$0]) >= threshold }
+        func strong(_ mag: Int64) -> Bool { mag != RowBatch.null && ScaledDecimal.double(mag) >= threshold }
+        let chosenOld = fromOld.candidates.filter { strong(fromOld.mags[$0]) }
+        let chosenWritten = written.timeIdOrder(of: (0..<written.count).filter { strong(writtenMags[$0]) })
         let hash = TopRows.hash(files: manifest.partitions.map(\.file))
-        if let oldTop = old.top, !kept.isEmpty,
-           Self.projectionUnchanged(all, oldRows: all.count - collectedRows, replaced: replaced,
-                                    chosen: chosen, threshold: threshold, old: oldTop) {
-            // a small commit that left the rows at the top as they were: the old file serves
-            manifest.top = oldTop
-            manifest.top?.partitionsHash = hash
-            return
+        if let oldTop = old.top, fromOld.reader != nil, threshold == oldTop.threshold,
+           fromOld.mags.count == oldTop.rows, chosenWritten.count == fromOld.replaced.count {
+            // a damaged old projection leaves the store without one, as when it cannot be read at all
+            guard let replaced = try? fromOld.reader?.rows(at: fromOld.replaced) else { return }
+            if Self.sameRows(replaced, written, chosenWritten) {
+                // a small commit that left the rows at the top as they were: the old file serves
+                manifest.top = oldTop
+                manifest.top?.partitionsHash = hash
+                return
+            }
         }
-        let rows = all.gather(all.timeIdOrder(of: chosen))
+        guard var all = fromOld.reader == nil ? RowBatch() : try? fromOld.reader?.rows(at: chosenOld) else { return }
+        all.append(contentsOf: written.gather(chosenWritten))
+        let rows = all.gather(all.timeIdOrder())
         let file = TopRows.fileName(generation: manifest.generation)
         let entry = try PartitionWriter.write(rows, key: "top", file: file, storePath: storePath,
                                               blockRows: manifest.blockRows)
@@ -68,33 +71,45 @@ extension Store {
                                bytes: entry.bytes, threshold: threshold, partitionsHash: hash)
     }
 
-    /// The old projection's rows, when it is sound, with the candidates among them (the rows of
-    /// the `kept` partitions at least `floor`, raised to the old threshold) and the rows it held
-    /// of the partitions the load wrote or emptied; nil when there is no sound old projection.
+    /// What a commit takes from the old projection: its reader, every row's magnitude, the rows
+    /// of the kept partitions at least the floor (`candidates`), and the rows of the partitions
+    /// the load wrote or emptied (`replaced`), ascending.
+    private struct OldCandidates {
+        var reader: PartitionReader?
+        var mags: [Int64] = []
+        var candidates: [Int] = []
+        var replaced: [Int] = []
+    }
+
+    /// The old projection's candidates when it is sound (`floor` raised to its threshold); nil
+    /// when there is no sound old projection. Reads its times and magnitudes only.
     private static func keptCandidates(_ manifest: Manifest, old: Manifest, kept: [PartitionEntry],
-                                       floor: inout Double,
-                                       storePath: String) -> (rows: RowBatch, candidates: [Int], replaced: [Int])? {
-        guard let top = old.top, top.partitionsHash == TopRows.hash(files: old.partitions.map(\.file)),
-              let rows = try? PartitionReader(storePath: storePath, entry: top.entry).readAll() else { return nil }
+                                       floor: inout Double, storePath: String) -> OldCandidates? {
+        guard let top = old.top, top.partitionsHash == TopRows.hash(files: old.partitions.map(\.file)) else {
+            return nil
+        }
+        let reader = PartitionReader(storePath: storePath, entry: top.entry)
+        guard let times = try? reader.ints(.time), let mags = try? reader.ints(.mag) else { return nil }
         floor = Swift.max(floor, top.threshold)
         let partitioning = manifest.partitioning
         let ordinals = Set(kept.map { partitioning.ordinal($0.minTime) })
-        let times = rows.ints[Column.time.rawValue]
-        let candidates = TopRowsCollector.rows(of: rows, atLeast: floor)
-            .filter { ordinals.contains(partitioning.ordinal(times[$0])) }
-        let replaced = (0..<rows.count).filter { !ordinals.contains(partitioning.ordinal(times[$0])) }
-        return (rows, candidates, replaced)
+        var out = OldCandidates(reader: reader, mags: mags)
+        for row in 0..<times.count {
+            if !ordinals.contains(partitioning.ordinal(times[row])) {
+                out.replaced.append(row)
+            } else if mags[row] != RowBatch.null && ScaledDecimal.double(mags[row]) >= floor {
+                out.candidates.append(row)
+            }
+        }
+        return out
     }
 
-    /// True when the projection to build is the old one's rows: the same threshold, and the
-    /// rows written (the chosen ones past the old projection's, in `all`) equal, field for field
-    /// and with their provenance, the old rows of the partitions written or emptied (`replaced`).
-    private static func projectionUnchanged(_ all: RowBatch, oldRows: Int, replaced: [Int], chosen: [Int],
-                                            threshold: Double, old: TopRows) -> Bool {
-        guard threshold == old.threshold, oldRows == old.rows else { return false }
-        let written = all.timeIdOrder(of: chosen.filter { $0 >= oldRows })
-        guard written.count == replaced.count else { return false }
-        return zip(replaced, written).allSatisfy { all.sameContent($0, all, $1) && all.sameProvenance($0, all, $1) }
+    /// True when `old` (the old projection's rows of the partitions written or emptied) equals,
+    /// row for row, field for field and with their provenance, the rows `chosen` of `written`.
+    private static func sameRows(_ old: RowBatch, _ written: RowBatch, _ chosen: [Int]) -> Bool {
+        old.count == chosen.count && zip(0..<old.count, chosen).allSatisfy {
+            old.sameContent($0, written, $1) && old.sameProvenance($0, written, $1)
+        }
     }
 
     /// Builds `manifest`'s magnitude projection from every partition's rows, one partition at a

@@ -18,6 +18,12 @@ package struct MergePass {
     package var isCancelled: (@Sendable () -> Bool)?
     /// Gathers the rows of each partition written that the magnitude projection can need.
     var topRows: TopRowsCollector?
+    /// Whether a partition whose events are all updated where they stand is rewritten from its
+    /// old file, re-encoding only the columns that changed (``mergeInPlace(_:entry:)``); off,
+    /// every changed partition is decoded and encoded whole. The two write the same bytes.
+    package var updatesInPlace = true
+    /// The old magnitude projection's rows, read once for the partitions updated in place.
+    let oldProjection = OldProjection()
     package var partitioning: Partitioning { old.partitioning }
 
     package struct Output {
@@ -29,6 +35,8 @@ package struct MergePass {
         /// of them.
         package var keptPreciseTimes = 0
         package var keptPreciseExample: (id: String, time: Int64, coarse: Int64)?
+        /// Changed partitions written in place (``mergeInPlace(_:entry:)``).
+        package var inPlace = 0
     }
 
     /// Partitions the run will merge (the spilled ones and the sources of moves).
@@ -75,6 +83,7 @@ package struct MergePass {
             out.keptPreciseTimes += result.keptPreciseTimes
             if out.keptPreciseExample == nil { out.keptPreciseExample = result.keptPreciseExample }
             if result.changed { out.changed[ordinal] = result.entry }
+            if result.inPlace { out.inPlace += 1 }
         }
         return out
     }
@@ -125,7 +134,7 @@ package struct MergePass {
         return rows
     }
 
-    private struct PartitionResult {
+    struct PartitionResult {
         package var changed = false
         package var entry: PartitionEntry?
         package var updated = 0
@@ -133,10 +142,15 @@ package struct MergePass {
         package var keptPreciseTimes = 0
         package var keptPreciseExample: (id: String, time: Int64, coarse: Int64)?
         package var changes = ChangeSet()
+        package var inPlace = false
     }
 
     private func mergePartition(_ ordinal: Int, existing: PartitionEntry?, movedOut: SliceInterner?,
                                 bulk: Bool) throws -> PartitionResult {
+        if updatesInPlace, !bulk, movedOut == nil, direct[ordinal] == nil, let entry = existing,
+           let result = try mergeInPlace(ordinal, entry: entry) {
+            return result
+        }
         var rows = try rowsOf(ordinal, existing: existing)
         let storedRows = existing?.rows ?? 0
         if bulk && movedOut == nil {
@@ -177,7 +191,7 @@ package struct MergePass {
     /// Each event's versions, as runs of one array (a counting sort of the rows by event):
     /// `members[starts[k]..<starts[k + 1]]` are the rows of event `k`. Rows moving out are left
     /// out; a stored one sets `changed`.
-    private func groupVersions(_ rows: RowBatch, storedRows: Int, movedOut: SliceInterner?,
+    func groupVersions(_ rows: RowBatch, storedRows: Int, movedOut: SliceInterner?,
                                changed: inout Bool) -> (starts: [Int], members: [Int]) {
         var (code, starts) = eventCodes(rows, storedRows: storedRows, movedOut: movedOut, changed: &changed)
         var total = 0
@@ -223,7 +237,7 @@ package struct MergePass {
 
     /// Single-version events are kept by index (returned in `keep`) and gathered once; events
     /// with several versions are folded by index, and only changed ones are built (`folded`).
-    private func foldVersions(_ rows: RowBatch, storedRows: Int, starts: [Int], members: inout [Int],
+    func foldVersions(_ rows: RowBatch, storedRows: Int, starts: [Int], members: inout [Int],
                               into result: inout PartitionResult) -> (keep: [Int], folded: RowBatch) {
         let ids = rows.text[Column.id.rawValue]
         var keep: [Int] = []

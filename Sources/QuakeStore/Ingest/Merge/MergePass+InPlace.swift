@@ -1,0 +1,266 @@
+import QuakeFormat
+import QuakeSupport
+import Synchronization
+
+/// Updates that leave every event where it stands: a partition rewritten from its old file,
+/// re-encoding only the columns that changed.
+extension MergePass {
+    /// Most incoming rows a partition takes in place; a larger change is merged whole.
+    static let inPlaceRowsLimit = 16_384
+
+    /// Merges partition `ordinal` by rewriting only what changed, when every incoming event is
+    /// stored in it and its folded version keeps its place in (time, id) order.
+    ///
+    /// The stored versions of those events are read alone (a few frames each) and folded with the
+    /// incoming ones as the whole merge folds them. The new file is then written from the old
+    /// one: every column that no fold changed is copied chunk by chunk, the others are decoded,
+    /// patched and encoded, and the indexes are built from the patched numbers. The bytes are
+    /// those the whole merge would write. Nil when the change is not such an update (an insert,
+    /// a move out, a new position in time order, a file of an older writer, no sound magnitude
+    /// projection to take the partition's strongest rows from): the whole merge then runs.
+    /// - Complexity: O(rows of the partition) for its ids and the numbers the indexes need, plus
+    ///   O(incoming rows) frames; no text column is decoded unless it changed.
+    func mergeInPlace(_ ordinal: Int, entry: PartitionEntry) throws -> PartitionResult? {
+        guard let spill = spills.partitions[ordinal] else { return nil }
+        var incoming = RowBatch()
+        try spill.forEach { payload in incoming.append(contentsOf: try RowBatch(serialized: payload)) }
+        guard incoming.count > 0, incoming.count <= Self.inPlaceRowsLimit else { return nil }
+        let reader = PartitionReader(storePath: storePath, entry: entry)
+        let directory = try reader.directory()
+        guard directory.blockRows == old.blockRows, try reader.isCurrentFormat() else { return nil }
+        let storedIds = try reader.arena(.id)
+        guard let located = Self.locate(incoming, in: storedIds) else { return nil }
+        let positions = Array(Set(located)).sorted()
+        var rows = try reader.rows(at: positions)
+        let storedCount = rows.count
+        rows.append(contentsOf: incoming)
+        var result = PartitionResult()
+        var grouped = groupVersions(rows, storedRows: storedCount, movedOut: nil, changed: &result.changed)
+        let (_, folded) = foldVersions(rows, storedRows: storedCount, starts: grouped.starts,
+                                       members: &grouped.members, into: &result)
+        guard result.changed else { return result }
+        let stored = rows.gather(Array(0..<storedCount))
+        let patches = Self.patches(folded, stored: stored, positions: positions)
+        var times = try reader.ints(.time)
+        for patch in patches {
+            times[patch.row] = folded.ints[Column.time.rawValue][patch.folded]
+        }
+        guard Self.keepsOrder(patches, times: times, ids: storedIds) else { return nil }
+        var piece: RowBatch?
+        if topRows != nil {
+            guard let projection = oldProjection.times(old, storePath: storePath),
+                  let rows = try? projection.reader.rows(at: projection.rows(ordinal, partitioning)) else { return nil }
+            piece = Self.strongest(rows, folded: folded)
+        }
+        let changed = Self.changedColumns(patches, folded: folded, stored: stored)
+        var batch = RowBatch()
+        batch.count = entry.rows
+        var reused: [Int: PartitionFile.ColumnImage] = [:]
+        for c in Column.allCases {
+            if changed.contains(c) {
+                try patchColumn(c, &batch, reader: reader, patches: patches, folded: folded, times: times)
+            } else {
+                reused[c.rawValue] = try reader.columnImage(c)
+                if PartitionFile.indexedColumns.contains(c) {
+                    batch.ints[c.rawValue] = c == .time ? times : try reader.ints(c)
+                }
+            }
+        }
+        try patchProvenance(&batch, reader: reader, patches: patches, folded: folded)
+        result.entry = try writeInPlace(batch, reused: reused, partition: ordinal, entry: entry,
+                                        deleted: Self.deletedChange(patches, folded: folded, stored: stored))
+        result.inPlace = true
+        if let piece, let file = result.entry?.file { topRows?.offer(piece, file: file) }
+        return result
+    }
+
+    /// A folded row and the partition row it replaces.
+    struct Patch {
+        var row: Int
+        var folded: Int
+        /// The replaced row in the stored rows read.
+        var stored: Int
+    }
+
+    /// Per incoming row, the partition row holding its event; nil when some event is not stored
+    /// in the partition.
+    static func locate(_ incoming: RowBatch, in storedIds: ByteArena) -> [Int]? {
+        var interner = SliceInterner(capacity: incoming.count)
+        var codes: [Int] = []
+        codes.reserveCapacity(incoming.count)
+        let ids = incoming.text[Column.id.rawValue]
+        // SAFETY: i < incoming.count, so each range(i) lies in the arena's bytes; intern copies them.
+        ids.bytes.withUnsafeBytes { raw in
+            for i in 0..<incoming.count {
+                codes.append(interner.intern(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])))
+            }
+        }
+        var rowOfEvent = [Int](repeating: -1, count: (codes.max() ?? -1) + 1)
+        // SAFETY: row < storedIds.count, so each range(row) lies in the arena's bytes; lookup only reads.
+        storedIds.bytes.withUnsafeBytes { raw in
+            for row in 0..<storedIds.count {
+                if let code = interner.lookup(UnsafeRawBufferPointer(rebasing: raw[storedIds.range(row)])) {
+                    rowOfEvent[code] = row
+                }
+            }
+        }
+        guard !rowOfEvent.contains(-1) else { return nil }
+        return codes.map { rowOfEvent[$0] }
+    }
+
+    /// Each folded row with the partition row it replaces, ascending by row. `stored` holds the
+    /// partition rows `positions`, in order.
+    static func patches(_ folded: RowBatch, stored: RowBatch, positions: [Int]) -> [Patch] {
+        var interner = SliceInterner(capacity: stored.count)
+        let storedIds = stored.text[Column.id.rawValue]
+        // SAFETY: i < stored.count, so each range(i) lies in the arena's bytes; intern copies them.
+        storedIds.bytes.withUnsafeBytes { raw in
+            for i in 0..<stored.count { _ = interner.intern(UnsafeRawBufferPointer(rebasing: raw[storedIds.range(i)])) }
+        }
+        var out: [Patch] = []
+        let ids = folded.text[Column.id.rawValue]
+        // SAFETY: j < folded.count, so each range(j) lies in the arena's bytes; lookup only reads.
+        ids.bytes.withUnsafeBytes { raw in
+            for j in 0..<folded.count {
+                if let i = interner.lookup(UnsafeRawBufferPointer(rebasing: raw[ids.range(j)])) {
+                    out.append(Patch(row: positions[i], folded: j, stored: i))
+                }
+            }
+        }
+        return out.sorted { $0.row < $1.row }
+    }
+
+    /// Whether the patched rows keep the partition in (time, id) order: each patched row's
+    /// time against its neighbours' (their ids are the events', which stay).
+    static func keepsOrder(_ patches: [Patch], times: [Int64], ids: ByteArena) -> Bool {
+        func before(_ a: Int, _ b: Int) -> Bool {
+            times[a] != times[b] ? times[a] < times[b] : ids.compare(a, ids, b) < 0
+        }
+        for patch in patches {
+            if patch.row > 0 && !before(patch.row - 1, patch.row) { return false }
+            if patch.row + 1 < times.count && !before(patch.row, patch.row + 1) { return false }
+        }
+        return true
+    }
+
+    /// The columns some folded row holds a value of other than its stored row's.
+    static func changedColumns(_ patches: [Patch], folded: RowBatch, stored: RowBatch) -> Set<Column> {
+        var changed: Set<Column> = []
+        for patch in patches {
+            for c in Column.allCases where !changed.contains(c) {
+                let same = RowBatch.isInt(c)
+                    ? folded.ints[c.rawValue][patch.folded] == stored.ints[c.rawValue][patch.stored]
+                    : folded.text[c.rawValue].equal(patch.folded, stored.text[c.rawValue], patch.stored)
+                if !same { changed.insert(c) }
+            }
+        }
+        return changed
+    }
+
+    /// Column `c` of every partition row, with the patched rows' folded values, into `batch`.
+    private func patchColumn(_ c: Column, _ batch: inout RowBatch, reader: PartitionReader, patches: [Patch],
+                             folded: RowBatch, times: [Int64]) throws {
+        if c == .time {
+            batch.ints[c.rawValue] = times
+        } else if RowBatch.isInt(c) {
+            var values = try reader.ints(c)
+            for patch in patches {
+                values[patch.row] = folded.ints[c.rawValue][patch.folded]
+            }
+            batch.ints[c.rawValue] = values
+        } else {
+            let arena = folded.text[c.rawValue]
+            batch.text[c.rawValue] = try reader.arena(c).replacing(patches.map { ($0.row, arena, $0.folded) })
+        }
+    }
+
+    /// Every row's carried fields and field origins, the patched rows' from their folds.
+    private func patchProvenance(_ batch: inout RowBatch, reader: PartitionReader, patches: [Patch],
+                                 folded: RowBatch) throws {
+        if let stored = try reader.provenance() {
+            batch.present = stored.present
+            batch.origins = stored.origins
+        } else {
+            batch.present = Array(repeating: Column.allMask, count: batch.count)
+        }
+        for patch in patches {
+            batch.present[patch.row] = folded.present[patch.folded]
+            batch.origins[patch.row] = folded.origins[patch.folded]
+        }
+    }
+
+    /// The change in the partition's count of `deleted` rows the patches make.
+    static func deletedChange(_ patches: [Patch], folded: RowBatch, stored: RowBatch) -> Int {
+        func isDeleted(_ batch: RowBatch, _ row: Int) -> Bool {
+            let status = batch.text[Column.status.rawValue]
+            return Array(status.bytes[status.range(row)]) == ByteArena.deletedStatus
+        }
+        return patches.reduce(0) { total, patch in
+            total + (isDeleted(folded, patch.folded) ? 1 : 0) - (isDeleted(stored, patch.stored) ? 1 : 0)
+        }
+    }
+
+    /// The rows of a partition the projection can need after the update, in (time, id) order:
+    /// the old projection's rows of the partition, `projection` (every row at or above its
+    /// threshold, which the collector's floor never goes under), the updated events' replaced
+    /// by `folded`.
+    static func strongest(_ projection: RowBatch, folded: RowBatch) -> RowBatch {
+        var replaced = SliceInterner(capacity: folded.count)
+        let foldedIds = folded.text[Column.id.rawValue]
+        // SAFETY: j < folded.count, so each range(j) lies in the arena's bytes; intern copies them.
+        foldedIds.bytes.withUnsafeBytes { raw in
+            for j in 0..<folded.count { _ = replaced.intern(UnsafeRawBufferPointer(rebasing: raw[foldedIds.range(j)])) }
+        }
+        let ids = projection.text[Column.id.rawValue]
+        var kept: [Int] = []
+        // SAFETY: i < projection.count, so each range(i) lies in the arena's bytes; lookup only reads.
+        ids.bytes.withUnsafeBytes { raw in
+            for i in 0..<projection.count where replaced.lookup(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])) == nil {
+                kept.append(i)
+            }
+        }
+        var rows = projection.gather(kept)
+        rows.append(contentsOf: folded)
+        return rows.gather(rows.timeIdOrder())
+    }
+
+    /// Writes the patched partition, its unchanged columns copied from the old file.
+    private func writeInPlace(_ batch: RowBatch, reused: [Int: PartitionFile.ColumnImage], partition ordinal: Int,
+                              entry: PartitionEntry, deleted: Int) throws -> PartitionEntry {
+        let key = partitioning.key(ordinal: ordinal)
+        let file = "\(key).g\(generation).\(PartitionFile.fileExtension)"
+        let encoded = PartitionFile.encode(batch, blockRows: old.blockRows, reused: reused)
+        try FileIO.writeFile(storePath + "/partitions/" + file, encoded.bytes)
+        let times = batch.ints[Column.time.rawValue]
+        return PartitionEntry(key: key, file: file, rows: batch.count, minTime: times.first ?? 0,
+                              maxTime: times.last ?? 0, bytes: encoded.bytes.count, deleted: entry.deleted + deleted)
+    }
+}
+
+/// The old magnitude projection's times, read once by the first partition updated in place that
+/// needs them, with its reader; none when the store has no sound projection (one built from
+/// other partitions) or it cannot be read.
+final class OldProjection: Sendable {
+    struct Times: Sendable {
+        let reader: PartitionReader
+        let times: [Int64]
+
+        /// The projection's rows whose times fall in partition `ordinal`, ascending.
+        func rows(_ ordinal: Int, _ partitioning: Partitioning) -> [Int] {
+            times.indices.filter { partitioning.ordinal(times[$0]) == ordinal }
+        }
+    }
+    private let state = Mutex<Times??>(nil)
+
+    func times(_ old: Manifest, storePath: String) -> Times? {
+        if let known = state.withLock({ $0 }) { return known }
+        var read: Times?
+        if let top = old.top, top.partitionsHash == TopRows.hash(files: old.partitions.map(\.file)) {
+            let reader = PartitionReader(storePath: storePath, entry: top.entry)
+            // a damaged projection is left to the whole merge and the commit, which rebuild or drop it
+            if let times = try? reader.ints(.time) { read = Times(reader: reader, times: times) }
+        }
+        state.withLock { $0 = .some(read) }
+        return read
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import Testing
+@testable import QuakeStore
+@testable import QuakeFormat
+@testable import QuakeTestSupport
+import QuakeGenerator
+
+/// A partition whose events are all updated where they stand is rewritten from its old file,
+/// encoding only the columns that changed. Whatever the change, the store must be the one the
+/// whole merge writes: every partition, catalog, projection and id-index file byte for byte,
+/// the same rows, history and counts, on generated and on real feeds.
+@Suite struct InPlaceUpdateTests {
+    /// What a step of edits does to the rows it picks.
+    enum Edit: CaseIterable {
+        /// A magnitude 0.1 higher and a later `updated`.
+        case magnitude
+        /// A new place text (its locality new to the store) and a later `updated`.
+        case place
+        /// The time 1 ms later (the order mostly stays; where a neighbour is that close it does not).
+        case nudge
+        /// The status `deleted`.
+        case deleted
+        /// A magnitude of 9.6: the projection's rows change.
+        case strongest
+        /// The stored row again, unchanged.
+        case same
+        /// Only some columns carried (time, place, depth, magnitude, id, updated): the other fields keep
+        /// their stored values and the provenance changes.
+        case partial
+        /// A new event beside updates: that partition is merged whole.
+        case insert
+        /// The time 40 days later: the event moves to another partition.
+        case move
+    }
+
+    /// What one step left in a store: counts, every file the manifest names with its bytes, the
+    /// rows, and the step's history.
+    struct Snapshot: Equatable {
+        var counts: [Int]
+        var files: [String: [UInt8]]
+        var rows: RowBatch
+        var changes: [HistoryChange]
+    }
+
+    /// Loads `base`, then each step, into a store that updates in place and one that merges
+    /// whole; every step must leave the two the same. Returns each step's partitions updated in
+    /// place.
+    static func compare(base: [String], steps: [String], partitioning: Partitioning = .month,
+                        blockRows: Int = Manifest.defaultBlockRows) throws -> [Int] {
+        let root = TestSupport.tempDir("inplace-\(UUID().uuidString)")
+        let inPlace = try Store.openOrCreate(path: root + "/a", partitioning: partitioning, blockRows: blockRows)
+        let whole = try Store.openOrCreate(path: root + "/b", partitioning: partitioning, blockRows: blockRows)
+        var counts: [Int] = []
+        for (k, paths) in ([base] + steps.map { [$0] }).enumerated() {
+            var options = LoadOptions()
+            options.batchRows = 1000
+            let updated = try snapshot(inPlace, paths, options)
+            options.updatesInPlace = false
+            let merged = try snapshot(whole, paths, options)
+            #expect(updated.snapshot.counts == merged.snapshot.counts, "step \(k)")
+            #expect(updated.snapshot.files.keys.sorted() == merged.snapshot.files.keys.sorted(), "step \(k)")
+            for (name, bytes) in merged.snapshot.files {
+                #expect(updated.snapshot.files[name] == bytes, "step \(k): \(name) differs")
+            }
+            #expect(updated.snapshot.rows == merged.snapshot.rows, "step \(k)")
+            #expect(updated.snapshot.changes == merged.snapshot.changes, "step \(k)")
+            #expect(merged.inPlace == 0)
+            #expect(try inPlace.verify().rows == inPlace.manifest.rows)
+            counts.append(updated.inPlace)
+        }
+        #expect(inPlace.manifest.top?.rows == whole.manifest.top?.rows)
+        return counts.dropFirst().map { $0 }
+    }
+
+    private static func snapshot(_ store: Store, _ paths: [String],
+                                 _ options: LoadOptions) throws -> (snapshot: Snapshot, inPlace: Int) {
+        let summary = try store.load(paths, options: options)
+        let manifest = store.manifest
+        var names = manifest.partitions.map { "partitions/" + $0.file }
+        names += manifest.idBuckets.compactMap { $0.map { "ids/" + $0 } }
+        if let catalog = manifest.catalog { names.append("partitions/" + catalog) }
+        if let top = manifest.top { names.append("partitions/" + top.file) }
+        var files: [String: [UInt8]] = [:]
+        for name in names {
+            files[name] = try FileIO.readFile(store.path + "/" + name, limit: Int.max)
+        }
+        var changes: [HistoryChange] = []
+        if summary.committed {
+            try store.forEachChange(generation: manifest.generation) { changes.append($0) }
+        }
+        let counts = [summary.rowsRead, summary.new, summary.updated, summary.unchanged, summary.rejected,
+                      summary.committed ? 1 : 0]
+        return (Snapshot(counts: counts, files: files, rows: try TestSupport.allRows(store), changes: changes),
+                summary.partitionsUpdatedInPlace)
+    }
+
+    /// Writes a CSV of `edit` applied to `picks` rows of `csv` drawn with `seed`.
+    static func write(_ edit: Edit, of csv: String, picks: Int, seed: UInt64, to path: String) throws {
+        let rows = NaiveCSV.parse(try String(contentsOfFile: csv, encoding: .utf8))
+        let header = rows[0]
+        let body = rows.dropFirst().filter { $0.count == header.count }
+        func column(_ name: String) -> Int { header.firstIndex(of: name) ?? 0 }
+        var rng = SplitMix64(seed: seed)
+        var picked: [Int: [String]] = [:]
+        while picked.count < min(picks, body.count) {
+            let k = Int(rng.next() % UInt64(body.count))
+            picked[k] = body[body.startIndex + k]
+        }
+        let carried = edit == .partial ? ["time", "latitude", "longitude", "depth", "mag", "id", "updated"] : header
+        var lines = [carried.joined(separator: ",")]
+        for (k, original) in picked.sorted(by: { $0.key < $1.key }) {
+            var fields = original
+            let updated = (Timestamp.parse(fields[column("updated")]) ?? 0) + 86_400_000
+            let time = Timestamp.parse(fields[column("time")]) ?? 0
+            let mag = Double(fields[column("mag")]) ?? 1
+            if edit != .same { fields[column("updated")] = Timestamp.string(updated) }
+            switch edit {
+            case .magnitude, .partial: fields[column("mag")] = String(format: "%.2f", mag + 0.1)
+            case .place: fields[column("place")] = "\(k % 90) km NNE of Edited Place \(k % 7), Testland"
+            case .nudge: fields[column("time")] = Timestamp.string(time + 1)
+            case .deleted: fields[column("status")] = "deleted"
+            case .strongest: fields[column("mag")] = "9.6"
+            case .same: break
+            case .insert:
+                fields[column("mag")] = String(format: "%.2f", mag + 0.1)
+                if k % 3 == 0 { fields[column("id")] = "zz" + fields[column("id")] }
+            case .move: fields[column("time")] = Timestamp.string(time + 40 * 86_400_000)
+            }
+            lines.append(carried.map { quoted(fields[column($0)]) }.joined(separator: ","))
+        }
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: path)
+    }
+
+    private static func quoted(_ field: String) -> String {
+        guard field.contains(",") || field.contains("\"") else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Every edit, one step each, on a generated store of three snapshots over two years.
+    @Test func everyEditOnGeneratedFeedsWritesTheWholeMergesBytes() throws {
+        let feed = try DirectPartitionsTests.generate("inplace", rows: 12_000, perFile: 4_000, overlap: 0, seed: 6801)
+        let files = FileIO.list(feed).filter { $0.hasSuffix(".csv") }.sorted().map { feed + "/" + $0 }
+        let dir = TestSupport.tempDir("inplace-edits")
+        var steps: [String] = []
+        for (k, edit) in Edit.allCases.enumerated() {
+            let path = dir + "/edit-\(k).csv"
+            try Self.write(edit, of: files[k % files.count], picks: k % 2 == 0 ? 1 : 40, seed: 6_810 + UInt64(k), to: path)
+            steps.append(path)
+        }
+        // a second round on the edited store: updates of updated rows, and of one row twice
+        steps.append(contentsOf: steps.prefix(3))
+        let inPlace = try Self.compare(base: files, steps: steps)
+        for (k, edit) in Edit.allCases.enumerated() {
+            switch edit {
+            case .magnitude, .place, .deleted, .strongest, .partial:
+                #expect(inPlace[k] > 0, "\(edit) was not updated in place")
+            case .same:
+                #expect(inPlace[k] == 0, "an unchanged row wrote a partition")
+            case .nudge, .insert, .move:
+                break
+            }
+        }
+    }
+
+    /// Magnitude and place edits of real feeds (mixed decimals, long places, deleted rows).
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func realFeedsUpdatedInPlaceWriteTheWholeMergesBytes() throws {
+        let names = ["csv_2019-06-19_2019-07-19_3121.csv", "csv_2021-05-17_2021-06-16_12887.csv"]
+        let files = try names.map { try #require(TestSupport.usgs($0)) }
+        let dir = TestSupport.tempDir("inplace-real")
+        var steps: [String] = []
+        for (k, edit) in [Edit.magnitude, .place, .partial, .strongest, .deleted, .magnitude].enumerated() {
+            let path = dir + "/edit-\(k).csv"
+            try Self.write(edit, of: files[k % files.count], picks: [1, 25, 300][k % 3], seed: 6_820 + UInt64(k), to: path)
+            steps.append(path)
+        }
+        let inPlace = try Self.compare(base: files, steps: steps, partitioning: .day)
+        #expect(inPlace.allSatisfy { $0 > 0 })
+    }
+
+    /// Partitions of several blocks (years of 10,000 rows in blocks of 4,096): edits in the
+    /// first, middle and last block, and the rows read alone against the whole partition's.
+    @Test func partitionsOfSeveralBlocks() throws {
+        let feed = try DirectPartitionsTests.generate("inplace-blocks", rows: 20_000, perFile: 20_000, overlap: 0,
+                                                      seed: 6802)
+        let files = FileIO.list(feed).filter { $0.hasSuffix(".csv") }.sorted().map { feed + "/" + $0 }
+        let dir = TestSupport.tempDir("inplace-blocks-edits")
+        var steps: [String] = []
+        for (k, edit) in [Edit.magnitude, .place, .partial, .deleted].enumerated() {
+            let path = dir + "/edit-\(k).csv"
+            try Self.write(edit, of: files[0], picks: [1, 60][k % 2], seed: 6_830 + UInt64(k), to: path)
+            steps.append(path)
+        }
+        let inPlace = try Self.compare(base: files, steps: steps, partitioning: .year, blockRows: 4096)
+        #expect(inPlace.allSatisfy { $0 > 0 })
+
+        let store = try Store.openOrCreate(path: dir + "/store", partitioning: .year, blockRows: 4096)
+        try store.load(files)
+        var rng = SplitMix64(seed: 6803)
+        for entry in store.manifest.partitions {
+            let reader = PartitionReader(storePath: store.path, entry: entry)
+            #expect(try reader.directory().blockSizes.count > 1)
+            let all = try reader.readAll()
+            let picks = Array(Set((0..<(1 + Int(rng.next() % 60))).map { _ in Int(rng.next() % UInt64(entry.rows)) }))
+                .sorted()
+            #expect(try reader.rows(at: picks) == all.gather(picks))
+            #expect(try reader.rows(at: Array(0..<entry.rows)) == all)
+            for c in Column.allCases {
+                let image = try reader.columnImage(c)
+                #expect(image.chunks.count == (try reader.directory().blockSizes.count))
+                #expect(image.chunks.reduce(0) { $0 + $1.length } == image.bytes.count)
+            }
+        }
+    }
+}
