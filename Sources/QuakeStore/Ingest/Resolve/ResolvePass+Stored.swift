@@ -73,10 +73,48 @@ extension ResolvePass {
         return files
     }
 
+    /// Records of a bucket up to which phase 1 looks their keys up block by block
+    /// (``IdBucketLookup``) rather than reading the bucket whole.
+    static let lookupRecordsLimit = 4_096
+
     /// Phase 1 for bucket `bucket`.
     private func meet(_ bucket: Int, _ spill: SpillFile) throws -> Met {
         var met = Met()
         guard spill.size > 0, let file = old.idBuckets[bucket] else { return met }
+        var hashes: [UInt64] = []
+        var tooMany = false
+        try spill.forEach { payload in
+            if tooMany { return }
+            let records = try IdRecords(serialized: payload)
+            // SAFETY: IdRecords(serialized:) checked the ends ascend up to the bytes and i < records.count, so
+            // each range lies in `raw`; hash only reads the slice.
+            records.ids.bytes.withUnsafeBytes { raw in
+                for i in 0..<records.count {
+                    hashes.append(IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[records.ids.range(i)])))
+                }
+            }
+            if hashes.count > Self.lookupRecordsLimit {
+                tooMany = true
+                hashes = []
+            }
+        }
+        if tooMany { return try meetWhole(bucket, spill, file: file) }
+        let lookup = try IdBucketLookup(path: storePath + "/ids/" + file, bucket: bucket, partitioning: partitioning)
+        var filter = [UInt64](repeating: 0, count: (1 << ResolvePass.filterBits) / 64)
+        for hash in hashes {
+            let places = try lookup.places(of: [IdHashes.key(hash, bits: lookup.bits)])
+            if places.isEmpty { continue }
+            for place in places { met.partitions.insert(place.ordinal) }
+            let slot = Met.slot(hash)
+            filter[slot >> 6] |= 1 << UInt64(slot & 63)
+        }
+        if !met.partitions.isEmpty { met.filter = filter }
+        return met
+    }
+
+    /// Phase 1 for bucket `bucket`, its index file `file` read whole.
+    private func meetWhole(_ bucket: Int, _ spill: SpillFile, file: String) throws -> Met {
+        var met = Met()
         let stored = try IdHashes.read(path: storePath + "/ids/" + file, bucket: bucket, partitioning: partitioning)
         guard stored.count > 0 else { return met }
         let directory = IdHashes.Directory(stored)

@@ -112,6 +112,11 @@ package struct ResolvePass {
         let distinctCount = codes.count
         let hashes = codes.hashes
         codes = IdCodes(ByteArena())
+        if let file = old.idBuckets[bucket],
+           !changesEntries(all: all, storedCount: storedCount, winners: winner.prefix(distinctCount)) {
+            result.file = file   // every event keeps its partition and minute: the file is not read
+            return result
+        }
         var index = IdHashes(bits: newIndexBits)
         if let file = old.idBuckets[bucket] {
             index = try IdHashes.read(path: storePath + "/ids/" + file, bucket: bucket, partitioning: partitioning)
@@ -149,6 +154,17 @@ package struct ResolvePass {
             if Self.replaces(i, winner[code], all) { winner[code] = i }
         }
         return winner
+    }
+
+    /// Whether ``reindexed(_:all:hashes:storedCount:winners:)`` changes any entry: some event is
+    /// new, or its winner left the stored version's partition or minute.
+    private func changesEntries(all: IdRecords, storedCount: Int, winners: ArraySlice<Int>) -> Bool {
+        var last = LastPartition(partitioning: partitioning)
+        for (k, won) in winners.enumerated() {
+            if k >= storedCount { return true }
+            if won != k && last.place(all.time[k]) != last.place(all.time[won]) { return true }
+        }
+        return false
     }
 
     /// The bucket's entries after this load. Event `k` (its code) has its stored version, if
