@@ -144,6 +144,26 @@ package final class Catalog: Sendable {
     /// Bytes of the running counts, at the end of the file.
     package var rowsLength: Int { (partitions + 1) * (values.count + 1) * 8 }
 
+    /// The running counts of every row as stored, each row's checksum checked, for a commit
+    /// that patches them (``patched(files:changes:)``).
+    func storedRows() throws(QuakeError) -> [UInt64] {
+        var counts: [UInt64] = []
+        counts.reserveCapacity((partitions + 1) * (values.count + 1))
+        for i in 0...partitions {
+            counts.append(contentsOf: try row(i))
+        }
+        return counts
+    }
+
+    /// The place section's bytes as stored, checksum-checked; nil in a catalog without one.
+    func storedPlaceSection() throws(QuakeError) -> [UInt8]? {
+        guard let range = placesRange else { return nil }
+        // SAFETY: init checked that the section lies inside the file; `file` keeps it mapped.
+        let body = UnsafeRawBufferPointer(rebasing: file.bytes[range])
+        guard Checksum.hash(body) == placesChecksum else { throw .corrupt(path, "place section: checksum mismatch") }
+        return Array(body)
+    }
+
     /// The place section, checked and parsed on first use; nil in a catalog without one.
     package func places() throws(QuakeError) -> Places? {
         guard let range = placesRange else { return nil }
@@ -214,6 +234,14 @@ package final class Catalog: Sendable {
             running[values.count] += h.nulls
             rows.append(contentsOf: running)
         }
+        return encode(files: files, values: values, rows: rows, section: section)
+    }
+
+    /// The catalog bytes of running counts `rows` ((files + 1) rows of values + 1 counts) and
+    /// place section `section`, and the header's checksum.
+    static func encode(files: [String], values: [Double], rows: [UInt64],
+                       section: [UInt8]) -> (bytes: [UInt8], checksum: UInt64) {
+        let width = values.count + 1
         var writer = ByteWriter()
         writer.bytes.append(contentsOf: magic)
         writer.u32(UInt32(files.count))

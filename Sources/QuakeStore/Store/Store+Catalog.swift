@@ -24,6 +24,13 @@ extension Store {
             }
         }
         guard !m.partitions.isEmpty else { return }
+        if let previous, let (bytes, checksum) = try patchedCatalog(previous, m, storePath: storePath) {
+            let name = Catalog.fileName(generation: m.generation)
+            try FileIO.writeDurably(storePath + "/partitions/" + name, bytes)
+            m.catalog = name
+            m.catalogChecksum = checksum
+            return
+        }
         let reuse = CatalogReuse(previous)
         let summaries: [(Catalog.Histogram?, PlaceSummary?)]
         do {
@@ -45,6 +52,23 @@ extension Store {
         try FileIO.writeDurably(storePath + "/partitions/" + name, bytes)
         m.catalog = name
         m.catalogChecksum = checksum
+    }
+
+    /// The catalog of `m` patched from `previous`, its snapshot's, when `m` holds as many
+    /// partitions and only some files changed (``Catalog/patched(files:changes:)``): the new
+    /// files are opened, the kept ones not even looked up. Nil when the patch cannot serve, or
+    /// the old catalog reads damaged: the whole catalog is then written.
+    private static func patchedCatalog(_ previous: Catalog, _ m: Manifest,
+                                       storePath: String) throws(QuakeError) -> (bytes: [UInt8], checksum: UInt64)? {
+        let files = m.partitions.map(\.file)
+        guard previous.files.count == files.count else { return nil }
+        var changes: [Int: (histogram: Catalog.Histogram, places: PlaceSummary?)] = [:]
+        for (index, entry) in m.partitions.enumerated() where previous.files[index] != entry.file {
+            let reader = PartitionReader(storePath: storePath, entry: entry)
+            guard let histogram = Catalog.Histogram(try reader.granules()) else { return nil }
+            changes[index] = (histogram, try PlaceSummary(reader))
+        }
+        return try? previous.patched(files: files, changes: changes)
     }
 
     /// The catalog of snapshot `m`, mapped once per store handle; nil when `m` has none.

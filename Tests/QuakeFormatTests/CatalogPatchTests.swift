@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import QuakeFormat
+@testable import QuakeTestSupport
+import QuakeGenerator
+
+/// A catalog patched for replaced partitions is byte for byte the catalog encoded whole for the
+/// new partitions, or nil where it cannot be (a new or vanished magnitude, a changed place
+/// summary, another partition count): drawn at random against ``Catalog/encode(files:histograms:places:)``.
+@Suite struct CatalogPatchTests {
+    static let magnitudes: [Double] = (0..<40).map { Double($0) / 10 }
+
+    /// A histogram of some of `pool`'s values (at least `floor` rows of each of `always`).
+    static func histogram(_ rng: inout SplitMix64, pool: [Double], always: [Double] = []) -> Catalog.Histogram {
+        var counts: [Double: UInt64] = [:]
+        for value in always { counts[value] = 1 + rng.next() % 3 }
+        for value in pool where rng.next() % 3 == 0 { counts[value, default: 0] += 1 + rng.next() % 50 }
+        let values = counts.keys.sorted()
+        return Catalog.Histogram(values: values, counts: values.map { counts[$0] ?? 0 }, nulls: rng.next() % 4)
+    }
+
+    static func summary(_ rng: inout SplitMix64) -> PlaceSummary? {
+        guard rng.next() % 4 != 0 else { return nil }
+        let names = ["Alaska", "Chile", "Japan", "Nevada", "Tonga"].filter { _ in rng.next() % 2 == 0 }
+        return PlaceSummary(entries: names.map {
+            PlaceSummary.Entry(locality: Array($0.utf8), least: 0.0, greatest: Double(rng.next() % 60) / 10)
+        })
+    }
+
+    @Test func patchedCatalogsEqualTheWholeEncode() throws {
+        let dir = TestSupport.tempDir()
+        var rng = SplitMix64(seed: 6840)
+        var patchedCount = 0
+        var refusals = 0
+        for trial in 0..<200 {
+            let partitions = 1 + Int(rng.next() % 30)
+            // every magnitude of the pool held somewhere, so the list is the pool's
+            let keep = Self.magnitudes.filter { _ in rng.next() % 4 != 0 }
+            var histograms = (0..<partitions).map { _ in Self.histogram(&rng, pool: keep) }
+            histograms[0] = Self.histogram(&rng, pool: keep, always: keep)
+            let places = (0..<partitions).map { _ in Self.summary(&rng) }
+            let files = (0..<partitions).map { "p\($0).g1.qkp" }
+            let (bytes, checksum) = try #require(Catalog.encode(files: files, histograms: histograms, places: places))
+            let path = dir + "/catalog-\(trial).qkc"
+            TestSupport.write(bytes, to: path)
+            let catalog = try Catalog(path: path, checksum: checksum, files: files)
+
+            var newHistograms = histograms
+            var newPlaces = places
+            var newFiles = files
+            var changes: [Int: (histogram: Catalog.Histogram, places: PlaceSummary?)] = [:]
+            for _ in 0..<(1 + Int(rng.next() % 4)) {
+                let index = Int(rng.next() % UInt64(partitions))
+                // mostly values of the list; sometimes one it lacks (the patch must refuse)
+                let pool = rng.next() % 8 == 0 ? Self.magnitudes : keep
+                newHistograms[index] = Self.histogram(&rng, pool: pool)
+                if rng.next() % 8 == 0 { newPlaces[index] = Self.summary(&rng) }
+                newFiles[index] = "p\(index).g2.qkp"
+                changes[index] = (newHistograms[index], newPlaces[index])
+            }
+            let whole = Catalog.encode(files: newFiles, histograms: newHistograms, places: newPlaces)
+            if let patched = try catalog.patched(files: newFiles, changes: changes) {
+                patchedCount += 1
+                #expect(patched.bytes == whole?.bytes, "trial \(trial)")
+                #expect(patched.checksum == whole?.checksum, "trial \(trial)")
+            } else {
+                refusals += 1
+                // a refusal is for a reason the whole encode shows: other values, or other places
+                let wholeValues = Set(newHistograms.flatMap(\.values))
+                #expect(wholeValues != Set(catalog.values) || zip(places, newPlaces).contains { $0 != $1 },
+                        "trial \(trial): refused a patch it could make")
+            }
+        }
+        #expect(patchedCount > 50)
+        #expect(refusals > 5)
+    }
+}
