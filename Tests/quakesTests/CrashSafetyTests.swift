@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import QuakeTestSupport
 
 /// Kills `quakes load` with SIGKILL at random moments, with a second writer started at another
 /// random moment: the store must always verify and hold either the previous snapshot or the new
@@ -67,5 +68,63 @@ import Testing
             let f = line.split(separator: ",")
             return (Int(f[0]) ?? -1, Int(f[3]) ?? -1)
         }
+    }
+}
+
+/// Kills small commits that update events where they stand (a partition rewritten from its old
+/// file, ``MergePass/mergeInPlace``) at random moments: every kill leaves a store that verifies
+/// and holds the snapshot before the commit or the one after, never a mix.
+@Suite struct InPlaceCrashTests {
+    @Test func killedInPlaceUpdatesLeaveTheBeforeOrTheAfter() throws {
+        let d = CLI.tempDir()
+        #expect(try CLI.run(["generate", "--rows", "40000", "--out", d + "/base", "--seed", "68"]).status == 0)
+        #expect(try CLI.run(["load", "--store", d + "/before", d + "/base"]).status == 0)
+        let csv = try #require(FileManager.default.contentsOfDirectory(atPath: d + "/base").first { $0.hasSuffix(".csv") })
+        let rows = NaiveCSV.parse(try String(contentsOfFile: d + "/base/" + csv, encoding: .utf8))
+        let header = rows[0]
+        let mag = try #require(header.firstIndex(of: "mag"))
+        let updated = try #require(header.firstIndex(of: "updated"))
+        var seed: UInt64 = 6868
+        func next() -> UInt64 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return seed >> 33
+        }
+        var lines = [header.joined(separator: ",")]
+        for _ in 0..<20 {
+            var fields = rows[1 + Int(next() % UInt64(rows.count - 2))]
+            guard fields.count == header.count else { continue }
+            fields[mag] = String(format: "%.2f", (Double(fields[mag]) ?? 1) + 0.1)
+            fields[updated] = "2030-01-01T00:00:00.000Z"
+            lines.append(fields.map { field in
+                guard field.contains(",") || field.contains("\"") else { return field }
+                return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            }.joined(separator: ","))
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: d + "/up.csv", atomically: true, encoding: .utf8)
+        let before = try CLI.run(["export", "--store", d + "/before"]).stdout
+        try FileManager.default.copyItem(atPath: d + "/before", toPath: d + "/after")
+        let started = Date()
+        #expect(try CLI.run(["load", "--store", d + "/after", d + "/up.csv"]).status == 0)
+        let duration = Date().timeIntervalSince(started)
+        let after = try CLI.run(["export", "--store", d + "/after"]).stdout
+        #expect(after != before)
+        var outcomes = [0, 0]
+        for trial in 0..<20 {
+            let store = d + "/trial-\(trial)"
+            try FileManager.default.copyItem(atPath: d + "/before", toPath: store)
+            let process = try CLI.start(["load", "--store", store, d + "/up.csv"])
+            Thread.sleep(forTimeInterval: duration * Double(next() % 1000) / 1000 * 1.2)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let verified = try CLI.run(["verify", "--store", store])
+            #expect(verified.status == 0, "trial \(trial): \(verified.stderr)")
+            let now = try CLI.run(["export", "--store", store]).stdout
+            #expect(now == before || now == after, "trial \(trial): the store is neither snapshot")
+            outcomes[now == before ? 0 : 1] += 1
+            // the next load finishes the update whatever the kill left
+            #expect(try CLI.run(["load", "--store", store, d + "/up.csv"]).status == 0)
+            #expect(try CLI.run(["export", "--store", store]).stdout == after)
+        }
+        #expect(outcomes[0] + outcomes[1] == 20)
     }
 }
