@@ -193,11 +193,22 @@ package final class SpillPass {
         return path.hasPrefix(root + "/")
     }
 
+    /// Rows a batch of `input` holds: `limit`, or for a small plain file about as many rows as
+    /// it can hold at ``minimumRowBytes`` a row, so that a one-event file does not size its batch
+    /// buffers for a large batch. A file of shorter rows only takes more batches.
+    static func batchRows(_ limit: Int, for input: FeedInput) -> Int {
+        guard input.compression == "none", let size = input.fileSize else { return limit }
+        return min(limit, max(1, size / minimumRowBytes + 1))
+    }
+
+    /// Bytes a feed row takes at the least, in practice: a CSV row of the columns a load needs.
+    static let minimumRowBytes = 24
+
     /// Parses `reader` on a second thread while this one routes and spills; returns what the
     /// reader met: its text rules, and whether the file's last line had no newline.
     private func consumeSequential(_ path: String, _ reader: sending FeedReader) throws
         -> (rulesMet: FieldRules, endedWithoutNewline: Bool) {
-        let batchRows = options.batchRows
+        let batchRows = Self.batchRows(options.batchRows, for: reader.input)
         let pipe = BatchPipe(capacity: 4)
         defer { pipe.close() }
         // the parsing thread has the reader batch by batch; this one asks it only after its end
