@@ -33,19 +33,29 @@ extension Catalog {
             let old = try histogram(partition: partition)
             for (value, count) in zip(old.values, old.counts) {
                 guard let valueIndex = index[value] else { return nil }
-                delta[valueIndex] -= Int64(count)
+                try move(&delta[valueIndex], by: count, adding: false)
             }
             for (value, count) in zip(change.histogram.values, change.histogram.counts) {
                 guard let valueIndex = index[value] else { return nil }
-                delta[valueIndex] += Int64(count)
+                try move(&delta[valueIndex], by: count, adding: true)
             }
-            delta[values.count] += Int64(change.histogram.nulls) - Int64(old.nulls)
+            try move(&delta[values.count], by: change.histogram.nulls, adding: true)
+            try move(&delta[values.count], by: old.nulls, adding: false)
         }
         try apply(delta, to: &rows, rows: next...partitions, width: width)
         // a value no row holds any more leaves the list: the whole encode drops it
         let last = partitions * width
         guard (0..<values.count).allSatisfy({ rows[last + $0] > 0 }) else { return nil }
         return Catalog.encode(files: newFiles, values: values, rows: rows, section: section)
+    }
+
+    /// Adds (or takes) `count` to `total`; a count past what 63 bits hold is damage.
+    private func move(_ total: inout Int64, by count: UInt64, adding: Bool) throws(QuakeError) {
+        guard let amount = Int64(exactly: count) else { throw .corrupt(path, "a count of \(count) rows") }
+        let (moved, overflow) = adding ? total.addingReportingOverflow(amount)
+            : total.subtractingReportingOverflow(amount)
+        guard !overflow else { throw .corrupt(path, "a count of \(count) rows") }
+        total = moved
     }
 
     /// Adds `delta` to each row of `range`; a count that would fall under zero is damage.
@@ -55,8 +65,10 @@ extension Catalog {
         for row in range {
             for valueIndex in 0..<width where delta[valueIndex] != 0 {
                 let at = row * width + valueIndex
-                let moved = Int64(bitPattern: rows[at]) + delta[valueIndex]
-                guard moved >= 0 else { throw .corrupt(path, "running counts fall at partition \(row)") }
+                let (moved, overflow) = Int64(bitPattern: rows[at]).addingReportingOverflow(delta[valueIndex])
+                guard !overflow, moved >= 0, rows[at] <= UInt64(Int64.max) else {
+                    throw .corrupt(path, "running counts fall at partition \(row)")
+                }
                 rows[at] = UInt64(moved)
             }
         }

@@ -149,8 +149,8 @@ package final class Catalog: Sendable {
     func storedRows() throws(QuakeError) -> [UInt64] {
         var counts: [UInt64] = []
         counts.reserveCapacity((partitions + 1) * (values.count + 1))
-        for i in 0...partitions {
-            counts.append(contentsOf: try row(i))
+        for index in 0...partitions {
+            counts.append(contentsOf: try row(index))
         }
         return counts
     }

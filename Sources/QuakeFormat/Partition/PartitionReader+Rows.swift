@@ -3,8 +3,8 @@ extension PartitionReader {
     package func ints(_ c: Column) throws(QuakeError) -> [Int64] {
         var values: [Int64] = []
         values.reserveCapacity(entry.rows)
-        for k in 0..<(try directory().blockSizes.count) {
-            values.append(contentsOf: try ints(c, block: k))
+        for block in 0..<(try directory().blockSizes.count) {
+            values.append(contentsOf: try ints(c, block: block))
         }
         return values
     }
@@ -12,8 +12,8 @@ extension PartitionReader {
     /// Every row of string column `c`, all blocks in order.
     package func arena(_ c: Column) throws(QuakeError) -> ByteArena {
         var values = ByteArena()
-        for k in 0..<(try directory().blockSizes.count) {
-            values.append(contentsOf: try arena(c, block: k))
+        for block in 0..<(try directory().blockSizes.count) {
+            values.append(contentsOf: try arena(c, block: block))
         }
         return values
     }
@@ -28,20 +28,21 @@ extension PartitionReader {
             guard run.block < directory.blockSizes.count, run.upper <= directory.blockSizes[run.block] else {
                 throw .corrupt(path, "no row \(run.block * directory.blockRows + run.upper - 1)")
             }
-            for c in Column.allCases {
-                let vector = try decode(c, block: run.block, rows: run.lower..<run.upper)
+            for column in Column.allCases {
+                let vector = try decode(column, block: run.block, rows: run.lower..<run.upper)
                 let picked = run.picks.map { $0 - run.lower }
+                let index = column.rawValue
                 switch vector {
                 case .ints(let values):
-                    batch.ints[c.rawValue].append(contentsOf: picked.map { values[$0] })
+                    batch.ints[index].append(contentsOf: picked.map { values[$0] })
                 case .category(let category):
-                    batch.text[c.rawValue].append(contentsOf: category.arena().gather(picked))
+                    batch.text[index].append(contentsOf: category.arena().gather(picked))
                 case .text(let arena):
-                    batch.text[c.rawValue].append(contentsOf: arena.gather(picked))
+                    batch.text[index].append(contentsOf: arena.gather(picked))
                 case .place(let place):
-                    batch.text[c.rawValue].append(contentsOf: place.arena().gather(picked))
+                    batch.text[index].append(contentsOf: place.arena().gather(picked))
                 default:
-                    throw .corrupt(path, "column \(c) block \(run.block): not a stored column")
+                    throw .corrupt(path, "column \(column) block \(run.block): not a stored column")
                 }
             }
         }

@@ -262,8 +262,8 @@ package final class PartitionReader: Sendable {
     /// their own sums, so damage a copy carries stays found.
     package func columnImage(_ c: Column) throws(QuakeError) -> PartitionFile.ColumnImage {
         var image = PartitionFile.ColumnImage(bytes: [], chunks: [])
-        for k in 0..<(try directory().blockSizes.count) {
-            let (payload, info) = try chunk(c, k)
+        for block in 0..<(try directory().blockSizes.count) {
+            let (payload, info) = try chunk(c, block)
             var copied = info
             copied.offset = image.bytes.count
             image.bytes.append(contentsOf: payload)

@@ -56,13 +56,13 @@ extension MergePass {
         var batch = RowBatch()
         batch.count = entry.rows
         var reused: [Int: PartitionFile.ColumnImage] = [:]
-        for c in Column.allCases {
-            if changed.contains(c) {
-                try patchColumn(c, &batch, reader: reader, patches: patches, folded: folded, times: times)
+        for column in Column.allCases {
+            if changed.contains(column) {
+                try patchColumn(column, &batch, reader: reader, patches: patches, folded: folded, times: times)
             } else {
-                reused[c.rawValue] = try reader.columnImage(c)
-                if PartitionFile.indexedColumns.contains(c) {
-                    batch.ints[c.rawValue] = c == .time ? times : try reader.ints(c)
+                reused[column.rawValue] = try reader.columnImage(column)
+                if PartitionFile.indexedColumns.contains(column) {
+                    batch.ints[column.rawValue] = column == .time ? times : try reader.ints(column)
                 }
             }
         }
@@ -89,10 +89,10 @@ extension MergePass {
         var codes: [Int] = []
         codes.reserveCapacity(incoming.count)
         let ids = incoming.text[Column.id.rawValue]
-        // SAFETY: i < incoming.count, so each range(i) lies in the arena's bytes; intern copies them.
+        // SAFETY: row < incoming.count, so each range(row) lies in the arena's bytes; intern copies them.
         ids.bytes.withUnsafeBytes { raw in
-            for i in 0..<incoming.count {
-                codes.append(interner.intern(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])))
+            for row in 0..<incoming.count {
+                codes.append(interner.intern(UnsafeRawBufferPointer(rebasing: raw[ids.range(row)])))
             }
         }
         var rowOfEvent = [Int](repeating: -1, count: (codes.max() ?? -1) + 1)
@@ -113,17 +113,19 @@ extension MergePass {
     static func patches(_ folded: RowBatch, stored: RowBatch, positions: [Int]) -> [Patch] {
         var interner = SliceInterner(capacity: stored.count)
         let storedIds = stored.text[Column.id.rawValue]
-        // SAFETY: i < stored.count, so each range(i) lies in the arena's bytes; intern copies them.
+        // SAFETY: row < stored.count, so each range(row) lies in the arena's bytes; intern copies them.
         storedIds.bytes.withUnsafeBytes { raw in
-            for i in 0..<stored.count { _ = interner.intern(UnsafeRawBufferPointer(rebasing: raw[storedIds.range(i)])) }
+            for row in 0..<stored.count {
+                _ = interner.intern(UnsafeRawBufferPointer(rebasing: raw[storedIds.range(row)]))
+            }
         }
         var out: [Patch] = []
         let ids = folded.text[Column.id.rawValue]
-        // SAFETY: j < folded.count, so each range(j) lies in the arena's bytes; lookup only reads.
+        // SAFETY: row < folded.count, so each range(row) lies in the arena's bytes; lookup only reads.
         ids.bytes.withUnsafeBytes { raw in
-            for j in 0..<folded.count {
-                if let i = interner.lookup(UnsafeRawBufferPointer(rebasing: raw[ids.range(j)])) {
-                    out.append(Patch(row: positions[i], folded: j, stored: i))
+            for row in 0..<folded.count {
+                if let storedRow = interner.lookup(UnsafeRawBufferPointer(rebasing: raw[ids.range(row)])) {
+                    out.append(Patch(row: positions[storedRow], folded: row, stored: storedRow))
                 }
             }
         }
@@ -147,11 +149,12 @@ extension MergePass {
     static func changedColumns(_ patches: [Patch], folded: RowBatch, stored: RowBatch) -> Set<Column> {
         var changed: Set<Column> = []
         for patch in patches {
-            for c in Column.allCases where !changed.contains(c) {
-                let same = RowBatch.isInt(c)
-                    ? folded.ints[c.rawValue][patch.folded] == stored.ints[c.rawValue][patch.stored]
-                    : folded.text[c.rawValue].equal(patch.folded, stored.text[c.rawValue], patch.stored)
-                if !same { changed.insert(c) }
+            for column in Column.allCases where !changed.contains(column) {
+                let index = column.rawValue
+                let same = RowBatch.isInt(column)
+                    ? folded.ints[index][patch.folded] == stored.ints[index][patch.stored]
+                    : folded.text[index].equal(patch.folded, stored.text[index], patch.stored)
+                if !same { changed.insert(column) }
             }
         }
         return changed
@@ -207,16 +210,19 @@ extension MergePass {
     static func strongest(_ projection: RowBatch, folded: RowBatch) -> RowBatch {
         var replaced = SliceInterner(capacity: folded.count)
         let foldedIds = folded.text[Column.id.rawValue]
-        // SAFETY: j < folded.count, so each range(j) lies in the arena's bytes; intern copies them.
+        // SAFETY: row < folded.count, so each range(row) lies in the arena's bytes; intern copies them.
         foldedIds.bytes.withUnsafeBytes { raw in
-            for j in 0..<folded.count { _ = replaced.intern(UnsafeRawBufferPointer(rebasing: raw[foldedIds.range(j)])) }
+            for row in 0..<folded.count {
+                _ = replaced.intern(UnsafeRawBufferPointer(rebasing: raw[foldedIds.range(row)]))
+            }
         }
         let ids = projection.text[Column.id.rawValue]
         var kept: [Int] = []
-        // SAFETY: i < projection.count, so each range(i) lies in the arena's bytes; lookup only reads.
+        // SAFETY: row < projection.count, so each range(row) lies in the arena's bytes; lookup only reads.
         ids.bytes.withUnsafeBytes { raw in
-            for i in 0..<projection.count where replaced.lookup(UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])) == nil {
-                kept.append(i)
+            for row in 0..<projection.count
+            where replaced.lookup(UnsafeRawBufferPointer(rebasing: raw[ids.range(row)])) == nil {
+                kept.append(row)
             }
         }
         var rows = projection.gather(kept)
