@@ -50,16 +50,14 @@ extension Store {
         let chosenOld = fromOld.candidates.filter { strong(fromOld.mags[$0]) }
         let chosenWritten = written.timeIdOrder(of: (0..<written.count).filter { strong(writtenMags[$0]) })
         let hash = TopRows.hash(files: manifest.partitions.map(\.file))
-        if let oldTop = old.top, fromOld.reader != nil, threshold == oldTop.threshold,
-           fromOld.mags.count == oldTop.rows, chosenWritten.count == fromOld.replaced.count {
-            // a damaged old projection leaves the store without one, as when it cannot be read at all
-            guard let replaced = try? fromOld.reader?.rows(at: fromOld.replaced) else { return }
-            if Self.sameRows(replaced, written, chosenWritten) {
-                // a small commit that left the rows at the top as they were: the old file serves
-                manifest.top = oldTop
-                manifest.top?.partitionsHash = hash
-                return
-            }
+        // a damaged old projection leaves the store without one, as when it cannot be read at all
+        guard let serves = oldProjectionServes(fromOld, old: old, threshold: threshold, written: written,
+                                               chosen: chosenWritten) else { return }
+        if serves {
+            // a small commit that left the rows at the top as they were: the old file serves
+            manifest.top = old.top
+            manifest.top?.partitionsHash = hash
+            return
         }
         guard var all = fromOld.reader == nil ? RowBatch() : try? fromOld.reader?.rows(at: chosenOld) else { return }
         all.append(contentsOf: written.gather(chosenWritten))
@@ -102,6 +100,17 @@ extension Store {
             }
         }
         return out
+    }
+
+    /// Whether the old projection is the one to build: the same threshold, and the rows `chosen`
+    /// of `written` equal to its rows of the partitions written or emptied; nil when those read
+    /// damaged.
+    private static func oldProjectionServes(_ fromOld: OldCandidates, old: Manifest, threshold: Double,
+                                            written: RowBatch, chosen: [Int]) -> Bool? {
+        guard let oldTop = old.top, let reader = fromOld.reader, threshold == oldTop.threshold,
+              fromOld.mags.count == oldTop.rows, chosen.count == fromOld.replaced.count else { return false }
+        guard let replaced = try? reader.rows(at: fromOld.replaced) else { return nil }
+        return sameRows(replaced, written, chosen)
     }
 
     /// True when `old` (the old projection's rows of the partitions written or emptied) equals,
