@@ -33,6 +33,19 @@ package struct SliceInterner {
         return code
     }
 
+    /// The code of row `row` of `arena`, adding it when new.
+    package mutating func intern(_ arena: ByteArena, row: Int) -> Int {
+        // SAFETY: a ByteArena's row ranges lie inside its bytes; intern copies the slice, which does not
+        // escape the closure.
+        arena.bytes.withUnsafeBytes { raw in intern(UnsafeRawBufferPointer(rebasing: raw[arena.range(row)])) }
+    }
+
+    /// The code of row `row` of `arena`, or nil when absent.
+    package func lookup(_ arena: ByteArena, row: Int) -> Int? {
+        // SAFETY: as in intern(_:row:); lookup only reads the slice.
+        arena.bytes.withUnsafeBytes { raw in lookup(UnsafeRawBufferPointer(rebasing: raw[arena.range(row)])) }
+    }
+
     /// The code of `p`, or nil when absent.
     package func lookup(_ p: UnsafeRawBufferPointer) -> Int? {
         let hash = Checksum.hash(p)

@@ -86,23 +86,11 @@ extension MergePass {
     /// in the partition.
     static func locate(_ incoming: RowBatch, in storedIds: ByteArena) -> [Int]? {
         var interner = SliceInterner(capacity: incoming.count)
-        var codes: [Int] = []
-        codes.reserveCapacity(incoming.count)
         let ids = incoming.text[Column.id.rawValue]
-        // SAFETY: row < incoming.count, so each range(row) lies in the arena's bytes; intern copies them.
-        ids.bytes.withUnsafeBytes { raw in
-            for row in 0..<incoming.count {
-                codes.append(interner.intern(UnsafeRawBufferPointer(rebasing: raw[ids.range(row)])))
-            }
-        }
-        var rowOfEvent = [Int](repeating: -1, count: (codes.max() ?? -1) + 1)
-        // SAFETY: row < storedIds.count, so each range(row) lies in the arena's bytes; lookup only reads.
-        storedIds.bytes.withUnsafeBytes { raw in
-            for row in 0..<storedIds.count {
-                if let code = interner.lookup(UnsafeRawBufferPointer(rebasing: raw[storedIds.range(row)])) {
-                    rowOfEvent[code] = row
-                }
-            }
+        let codes = (0..<incoming.count).map { interner.intern(ids, row: $0) }
+        var rowOfEvent = [Int](repeating: -1, count: interner.count)
+        for row in 0..<storedIds.count {
+            if let code = interner.lookup(storedIds, row: row) { rowOfEvent[code] = row }
         }
         guard !rowOfEvent.contains(-1) else { return nil }
         return codes.map { rowOfEvent[$0] }
@@ -113,20 +101,12 @@ extension MergePass {
     static func patches(_ folded: RowBatch, stored: RowBatch, positions: [Int]) -> [Patch] {
         var interner = SliceInterner(capacity: stored.count)
         let storedIds = stored.text[Column.id.rawValue]
-        // SAFETY: row < stored.count, so each range(row) lies in the arena's bytes; intern copies them.
-        storedIds.bytes.withUnsafeBytes { raw in
-            for row in 0..<stored.count {
-                _ = interner.intern(UnsafeRawBufferPointer(rebasing: raw[storedIds.range(row)]))
-            }
-        }
+        for row in 0..<stored.count { _ = interner.intern(storedIds, row: row) }
         var out: [Patch] = []
         let ids = folded.text[Column.id.rawValue]
-        // SAFETY: row < folded.count, so each range(row) lies in the arena's bytes; lookup only reads.
-        ids.bytes.withUnsafeBytes { raw in
-            for row in 0..<folded.count {
-                if let storedRow = interner.lookup(UnsafeRawBufferPointer(rebasing: raw[ids.range(row)])) {
-                    out.append(Patch(row: positions[storedRow], folded: row, stored: storedRow))
-                }
+        for row in 0..<folded.count {
+            if let storedRow = interner.lookup(ids, row: row) {
+                out.append(Patch(row: positions[storedRow], folded: row, stored: storedRow))
             }
         }
         return out.sorted { $0.row < $1.row }
@@ -210,21 +190,9 @@ extension MergePass {
     static func strongest(_ projection: RowBatch, folded: RowBatch) -> RowBatch {
         var replaced = SliceInterner(capacity: folded.count)
         let foldedIds = folded.text[Column.id.rawValue]
-        // SAFETY: row < folded.count, so each range(row) lies in the arena's bytes; intern copies them.
-        foldedIds.bytes.withUnsafeBytes { raw in
-            for row in 0..<folded.count {
-                _ = replaced.intern(UnsafeRawBufferPointer(rebasing: raw[foldedIds.range(row)]))
-            }
-        }
+        for row in 0..<folded.count { _ = replaced.intern(foldedIds, row: row) }
         let ids = projection.text[Column.id.rawValue]
-        var kept: [Int] = []
-        // SAFETY: row < projection.count, so each range(row) lies in the arena's bytes; lookup only reads.
-        ids.bytes.withUnsafeBytes { raw in
-            for row in 0..<projection.count
-            where replaced.lookup(UnsafeRawBufferPointer(rebasing: raw[ids.range(row)])) == nil {
-                kept.append(row)
-            }
-        }
+        let kept = (0..<projection.count).filter { replaced.lookup(ids, row: $0) == nil }
         var rows = projection.gather(kept)
         rows.append(contentsOf: folded)
         return rows.gather(rows.timeIdOrder())
