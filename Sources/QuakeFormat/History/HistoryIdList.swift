@@ -6,8 +6,10 @@
 /// Sorted ids share long prefixes (`us7000…`, `ci3…`), so this and zstd keep a million ids in
 /// a few megabytes.
 package enum HistoryIdList {
-    /// Encodes `ids` (in any order; sorted here) with their `masks` (empty, or one per id).
-    package static func encode(_ ids: ByteArena, masks: [UInt64] = []) -> (bytes: [UInt8], rawSize: Int) {
+    /// Encodes `ids` (in any order; sorted here) with their `masks` (empty, or one per id), at
+    /// zstd `level` (any level reads back the same).
+    package static func encode(_ ids: ByteArena, masks: [UInt64] = [],
+                               level: Int32 = 6) -> (bytes: [UInt8], rawSize: Int) {
         let order = sortedOrder(ids)
         var writer = VarintWriter()
         writer.varint(UInt64(order.count))
@@ -23,7 +25,7 @@ package enum HistoryIdList {
             if !masks.isEmpty { writer.varint(masks[i]) }
             previous = range
         }
-        return (Zstd.compress(writer.bytes, level: 6), writer.bytes.count)
+        return (Zstd.compress(writer.bytes, level: level), writer.bytes.count)
     }
 
     /// Indices of `ids` in byte order.

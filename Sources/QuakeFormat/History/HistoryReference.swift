@@ -121,7 +121,9 @@ package enum HistoryReference {
     }
 
     private static func encodeCopy(_ ids: ByteArena) -> [UInt8] {
-        let list = HistoryIdList.encode(ids)
+        // level 1: the copy is made inside a commit, the first time each bulk-loaded partition is
+        // rewritten; level 6 cost a 1,000-event update a tenth of its time for 3 % fewer bytes
+        let list = HistoryIdList.encode(ids, level: 1)
         var writer = ByteWriter()
         writer.bytes.append(contentsOf: magic)
         writer.u64(UInt64(ids.count))

@@ -6,19 +6,31 @@ import Glibc
 
 /// An append-only scratch file of zstd frames, each `[u32 length][frame]`, used by the loader
 /// to stage rows on disk so memory stays bounded by batch size.
+///
+/// The file is created by the first append: a small load names a spill for every id bucket, and
+/// creating and removing 64 empty files cost a one-event commit more than its own writes.
 package final class SpillFile {
     package let path: String
-    private let fd: Int32
+    /// The open file; -1 until the first append.
+    private var fd: Int32 = -1
     package private(set) var size = 0
 
-    package init(path: String) throws(QuakeError) {
+    package init(path: String) {
         self.path = path
-        fd = try FileIO.open(path, O_CREAT | O_TRUNC | O_RDWR)
     }
 
-    deinit { FileIO.close(fd) }
+    deinit {
+        if fd >= 0 { FileIO.close(fd) }
+    }
+
+    /// The file, created (and emptied) on first use.
+    private func opened() throws(QuakeError) -> Int32 {
+        if fd < 0 { fd = try FileIO.open(path, O_CREAT | O_TRUNC | O_RDWR) }
+        return fd
+    }
 
     package func append(_ payload: [UInt8]) throws(QuakeError) {
+        let fd = try opened()
         var writer = ByteWriter()
         let frame = Zstd.compress(payload, level: 1)
         writer.u32(UInt32(frame.count))
@@ -30,7 +42,8 @@ package final class SpillFile {
 
     /// Drops everything appended after `mark` (a failed input file).
     package func truncate(to mark: Int) throws(QuakeError) {
-        try FileIO.truncate(fd, to: mark, path: path)
+        guard mark != size else { return }
+        try FileIO.truncate(try opened(), to: mark, path: path)
         size = mark
     }
 
@@ -38,6 +51,7 @@ package final class SpillFile {
     package func forEach(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         var off = 0
         while off < size {
+            let fd = try opened()
             let head = try FileIO.preadExactly(fd, count: 8, at: off, path: path)
             // SAFETY: head holds exactly 8 bytes; the two loads read bytes 0..<4 and 4..<8.
             let clen = Int(head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 0, as: UInt32.self) })

@@ -67,21 +67,22 @@ package struct GranuleIndex: Sendable, Equatable {
             }
             stats.append(out)
         }
-        // exact mag histogram: distinct values, then counts per granule
-        let mags = batch.ints[Column.mag.rawValue]
+        (magValues, magEntries, magStarts) = Self.histogram(batch.ints[Column.mag.rawValue], rows: rows)
+    }
+
+    /// The exact mag histogram of a partition's magnitudes (scaled decimals, every row's): the
+    /// distinct values, then each granule's (value, count) pairs; all empty past 65,535 values.
+    static func histogram(_ mags: [Int64], rows: Int) -> (values: [Double], entries: [UInt32], starts: [Int]) {
+        let granules = (rows + GranuleIndex.granuleRows - 1) / GranuleIndex.granuleRows
         var distinct = Set<UInt64>()
         for x in mags where x != RowBatch.null { distinct.insert((ScaledDecimal.double(x) + 0.0).bitPattern) }
-        magValues = distinct.map { Double(bitPattern: $0) }.sorted()
-        magEntries = []
-        magStarts = []
-        guard magValues.count <= Int(UInt16.max) else {
-            magValues = []
-            return
-        }
-        magStarts.append(0)
+        let values = distinct.map { Double(bitPattern: $0) }.sorted()
+        guard values.count <= Int(UInt16.max) else { return ([], [], []) }
+        var entries: [UInt32] = []
+        var starts = [0]
         var code: [UInt64: UInt16] = [:]
-        for (k, v) in magValues.enumerated() { code[v.bitPattern] = UInt16(k) }
-        var counts = [UInt16](repeating: 0, count: magValues.count)
+        for (k, v) in values.enumerated() { code[v.bitPattern] = UInt16(k) }
+        var counts = [UInt16](repeating: 0, count: values.count)
         for k in 0..<granules {
             let granuleRows = (k * GranuleIndex.granuleRows)..<Swift.min(rows, (k + 1) * GranuleIndex.granuleRows)
             var used: [UInt16] = []
@@ -91,14 +92,15 @@ package struct GranuleIndex: Sendable, Equatable {
                 counts[Int(magCode)] += 1
             }
             used.sort()
-            for c in used { magEntries.append(UInt32(c) | UInt32(counts[Int(c)]) << 16) }
-            magStarts.append(magEntries.count)
+            for c in used { entries.append(UInt32(c) | UInt32(counts[Int(c)]) << 16) }
+            starts.append(entries.count)
             for c in used { counts[Int(c)] = 0 }
         }
+        return (values, entries, starts)
     }
 
     /// The least, greatest and null count of the timestamps of rows `granuleRows` (0 and 0 when all are null).
-    private static func timestampStats(_ values: [Int64], _ granuleRows: Range<Int>) -> Stats {
+    static func timestampStats(_ values: [Int64], _ granuleRows: Range<Int>) -> Stats {
         var nulls: UInt32 = 0
         var lo = Int64.max, hi = Int64.min
         for i in granuleRows {
@@ -117,7 +119,7 @@ package struct GranuleIndex: Sendable, Equatable {
 
     /// The least and greatest (as double bit patterns, NaN when all are null) and the null count
     /// of the decimals of rows `granuleRows`.
-    private static func decimalStats(_ values: [Int64], _ granuleRows: Range<Int>) -> Stats {
+    static func decimalStats(_ values: [Int64], _ granuleRows: Range<Int>) -> Stats {
         var nulls: UInt32 = 0
         var lo = Double.infinity, hi = -Double.infinity
         for i in granuleRows {

@@ -53,25 +53,43 @@ package struct PlaceIndex: Sendable {
         guard granules.hasMagHistogram, granules.magValues.count < Int(noMag), mags.count == codes.count else {
             return nil
         }
-        let values = granules.magValues
         let units = units(rows: mags.count, blockRows: blockRows)
         var writer = ByteWriter()
         writer.u32(UInt32(units.count))
         var body = ByteWriter()
         var offset: UInt32 = 0
         writer.u32(0)
-        var least: [UInt16] = [], greatest: [UInt16] = []
-        var seen: [Bool] = []
-        var touched: [UInt32] = []
+        var encoder = UnitEncoder(values: granules.magValues)
         for u in units {
-            for r in u.rows {
-                let code = Int(codes[r])
+            offset += UInt32(encoder.encode(u.rows, mags: mags, codes: codes, codesStart: 0, into: &body))
+            writer.u32(offset)
+        }
+        writer.bytes.append(contentsOf: body.bytes)
+        return writer.bytes
+    }
+
+    /// Writes the entries of one scan unit at a time, with scratch kept from unit to unit.
+    package struct UnitEncoder {
+        let values: [Double]
+        private var least: [UInt16] = []
+        private var greatest: [UInt16] = []
+        private var seen: [Bool] = []
+        private var touched: [UInt32] = []
+
+        package init(values: [Double]) { self.values = values }
+
+        /// Appends the entries of the unit of rows `rows` to `body`, and returns how many: the
+        /// locality codes of those rows (`codes[row - codesStart]`) with their magnitudes' bounds.
+        package mutating func encode(_ rows: Range<Int>, mags: [Int64], codes: [UInt32], codesStart: Int,
+                                     into body: inout ByteWriter) -> Int {
+            for r in rows {
+                let code = Int(codes[r - codesStart])
                 if code == 0 { continue }
                 if code >= seen.count {
                     let more = code + 1 - seen.count
                     seen.append(contentsOf: repeatElement(false, count: more))
-                    least.append(contentsOf: repeatElement(noMag, count: more))
-                    greatest.append(contentsOf: repeatElement(noMag, count: more))
+                    least.append(contentsOf: repeatElement(PlaceIndex.noMag, count: more))
+                    greatest.append(contentsOf: repeatElement(PlaceIndex.noMag, count: more))
                 }
                 if !seen[code] {
                     seen[code] = true
@@ -79,24 +97,22 @@ package struct PlaceIndex: Sendable {
                 }
                 let magnitude = ScaledDecimal.double(mags[r]) + 0.0
                 guard !magnitude.isNaN else { continue }
-                let magIndex = UInt16(index(of: magnitude, in: values))
-                if least[code] == noMag || magIndex < least[code] { least[code] = magIndex }
-                if greatest[code] == noMag || magIndex > greatest[code] { greatest[code] = magIndex }
+                let magIndex = UInt16(PlaceIndex.index(of: magnitude, in: values))
+                if least[code] == PlaceIndex.noMag || magIndex < least[code] { least[code] = magIndex }
+                if greatest[code] == PlaceIndex.noMag || magIndex > greatest[code] { greatest[code] = magIndex }
             }
             touched.sort()
             for c in touched {
                 body.u32(c)
                 body.u32(UInt32(least[Int(c)]) | UInt32(greatest[Int(c)]) << 16)
                 seen[Int(c)] = false
-                least[Int(c)] = noMag
-                greatest[Int(c)] = noMag
+                least[Int(c)] = PlaceIndex.noMag
+                greatest[Int(c)] = PlaceIndex.noMag
             }
-            offset += UInt32(touched.count)
-            writer.u32(offset)
+            let count = touched.count
             touched.removeAll(keepingCapacity: true)
+            return count
         }
-        writer.bytes.append(contentsOf: body.bytes)
-        return writer.bytes
     }
 
     /// The position of `d` in the ascending `values` (the first not below it).

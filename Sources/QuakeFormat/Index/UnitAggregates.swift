@@ -32,7 +32,7 @@ package struct UnitAggregates: Sendable {
     package let unitCount: Int
     /// The list parsed: an index into ``groupColumns``, or nil for the entries of all rows.
     package let group: Int?
-    private static var lists: Int { groupColumns.count + 1 }
+    static var lists: Int { groupColumns.count + 1 }
     /// Per unit, the first of its entries in the list; one more at the end.
     private let offsets: [Int]
     private let codes: [UInt32]
@@ -42,47 +42,73 @@ package struct UnitAggregates: Sendable {
     private let blockFirstUnit: [Int]
     private let blockRows: Int
 
-    private static var entrySize: Int { 8 + 28 * metricColumns.count }
+    static var entrySize: Int { 8 + 28 * metricColumns.count }
 
     /// The aggregates of a partition's rows (sorted as stored), given every row's code of each
     /// group column as its block dictionary assigns them.
     package static func encode(_ batch: RowBatch, codes: [[UInt32]], blockRows: Int) -> [UInt8] {
         let units = PlaceIndex.units(rows: batch.count, blockRows: blockRows)
-        let codes = codes + [[UInt32](repeating: 0, count: batch.count)]
+        var writer = header(units: units.count)
+        var body = ByteWriter()
+        var offset: UInt32 = 0
+        writer.u32(0)
+        let values = metricColumns.map { batch.ints[$0.rawValue] }
+        var encoder = UnitEncoder()
+        for u in units {
+            for count in encoder.encode(u.rows, values: values, codes: codes, codesStart: 0, into: &body) {
+                offset += UInt32(count)
+                writer.u32(offset)
+            }
+        }
+        writer.bytes.append(contentsOf: body.bytes)
+        return writer.bytes
+    }
+
+    /// The region's head up to its entry offsets: unit count, column counts and column numbers.
+    static func header(units: Int) -> ByteWriter {
         var writer = ByteWriter()
-        writer.u32(UInt32(units.count))
+        writer.u32(UInt32(units))
         writer.u8(UInt8(groupColumns.count))
         writer.u8(UInt8(metricColumns.count))
         writer.u8(0)
         writer.u8(0)
         for c in groupColumns + metricColumns { writer.u8(UInt8(c.rawValue)) }
-        let values = metricColumns.map { batch.ints[$0.rawValue] }
-        var body = ByteWriter()
-        var offset: UInt32 = 0
-        writer.u32(0)
-        var slot: [Int] = []
-        var touched: [UInt32] = []
-        var count: [Int] = []
-        var acc: [Fold] = []
-        let metrics = metricColumns.count
-        // per unit: each metric value as the query path decodes it (NaN for null), metric-major
-        var doubles: [Double] = []
-        var rowSlot: [Int] = []
-        for u in units {
-            let unitRows = u.rows.count
+        return writer
+    }
+
+    /// Writes the entries of one scan unit at a time, with scratch kept from unit to unit.
+    package struct UnitEncoder {
+        private var slot: [Int] = []
+        private var touched: [UInt32] = []
+        private var count: [Int] = []
+        private var acc: [Fold] = []
+        /// The unit's metric values as the query path decodes them (NaN for null), metric-major.
+        private var doubles: [Double] = []
+        private var rowSlot: [Int] = []
+
+        package init() {}
+
+        /// Appends the entries of the unit of rows `rows` to `body`, list by list (each group
+        /// column's, then all rows'), and returns each list's entry count. `values` holds the
+        /// metric columns (indexed by row); `codes` each group column's codes, row `r`'s at
+        /// `r - codesStart`.
+        package mutating func encode(_ rows: Range<Int>, values: [[Int64]], codes: [[UInt32]], codesStart: Int,
+                                     into body: inout ByteWriter) -> [Int] {
+            let unitRows = rows.count
+            let metrics = UnitAggregates.metricColumns.count
             doubles.removeAll(keepingCapacity: true)
             for k in 0..<metrics {
                 values[k].withUnsafeBufferPointer { v in
                     // SAFETY: the unit's rows lie inside the batch, so inside each of its columns
-                    for x in UnsafeBufferPointer(rebasing: v[u.rows]) { doubles.append(ScaledDecimal.double(x)) }
+                    for x in UnsafeBufferPointer(rebasing: v[rows]) { doubles.append(ScaledDecimal.double(x)) }
                 }
             }
-            for g in 0..<lists {
-                // the entry of each row, in order of first appearance
-                let col = codes[g]
+            var counts: [Int] = []
+            for g in 0..<UnitAggregates.lists {
+                // the entry of each row, in order of first appearance (the last list: all rows, code 0)
                 rowSlot.removeAll(keepingCapacity: true)
-                for r in u.rows {
-                    let code = Int(col[r])
+                for r in rows {
+                    let code = g < codes.count ? Int(codes[g][r - codesStart]) : 0
                     if code >= slot.count { slot.append(contentsOf: repeatElement(-1, count: code + 1 - slot.count)) }
                     if slot[code] < 0 {
                         slot[code] = touched.count
@@ -93,17 +119,15 @@ package struct UnitAggregates: Sendable {
                     rowSlot.append(slot[code])
                 }
                 acc = Array(repeating: Fold.empty, count: touched.count * metrics)
-                foldRows(into: &acc, doubles: doubles, rowSlot: rowSlot, metrics: metrics, unitRows: unitRows)
-                writeEntries(into: &body, touched: touched, count: count, acc: acc, metrics: metrics)
+                UnitAggregates.foldRows(into: &acc, doubles: doubles, rowSlot: rowSlot, metrics: metrics, unitRows: unitRows)
+                UnitAggregates.writeEntries(into: &body, touched: touched, count: count, acc: acc, metrics: metrics)
                 for c in touched { slot[Int(c)] = -1 }
-                offset += UInt32(touched.count)
-                writer.u32(offset)
+                counts.append(touched.count)
                 touched.removeAll(keepingCapacity: true)
                 count.removeAll(keepingCapacity: true)
             }
+            return counts
         }
-        writer.bytes.append(contentsOf: body.bytes)
-        return writer.bytes
     }
 
     /// Folds a unit's metric values (`doubles`, metric-major, NaN for null) into the folds of

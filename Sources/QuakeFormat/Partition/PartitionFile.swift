@@ -112,8 +112,11 @@ package enum PartitionFile {
     ///
     /// A column in `reused` (``ColumnImage``, its chunks as an earlier file of the same rows holds
     /// them) is laid out as given and not encoded: `batch` then needs none of its values, unless
-    /// the indexes read them (`time`, `latitude`, `longitude`, `depth`, `mag`).
-    package static func encode(_ batch: RowBatch, blockRows: Int, reused: [Int: ColumnImage] = [:]) -> Written {
+    /// the indexes read them (`time`, `latitude`, `longitude`, `depth`, `mag`). With `previous`
+    /// (that file's indexes and the rows that changed), the indexes are built again only for the
+    /// granules those rows fall in (``PreviousIndexes``).
+    package static func encode(_ batch: RowBatch, blockRows: Int, reused: [Int: ColumnImage] = [:],
+                               previous: PreviousIndexes? = nil) -> Written {
         let blocks = Swift.max(1, (batch.count + blockRows - 1) / blockRows)
         let encoded = Slots<(bytes: [UInt8], chunks: [ChunkInfo])>(Column.count)
         DispatchQueue.concurrentPerform(iterations: Column.count) { k in
@@ -126,7 +129,8 @@ package enum PartitionFile {
         let columns = (0..<Column.count).map { encoded[$0] ?? ([], []) }
         var out: [UInt8] = []
         let (infos, columnBytes) = layOut(columns, into: &out)
-        let (granules, placeBytes, aggregateBytes) = indexes(batch, infos, out, blockRows: blockRows)
+        let (granules, placeBytes, aggregateBytes) = indexes(batch, infos, out, blockRows: blockRows,
+                                                             previous: previous)
         let place = appendRegion(placeBytes, to: &out)
         let aggregates = appendRegion(aggregateBytes, to: &out)
         let provenance = appendRegion(ProvenanceRegion.encode(batch), to: &out)
@@ -165,16 +169,28 @@ package enum PartitionFile {
     }
 
     /// The granule index, the place index and the unit aggregates of a partition whose chunks
-    /// are `chunks` in `data`: the first two on one thread, the aggregates on another.
-    private static func indexes(_ batch: RowBatch, _ chunks: [[ChunkInfo]], _ data: [UInt8],
-                                blockRows: Int) -> (GranuleIndex, [UInt8]?, [UInt8]?) {
+    /// are `chunks` in `data`: the first two on one thread, the aggregates on another. With
+    /// `previous`, each is patched where it can be (``PreviousIndexes``).
+    private static func indexes(_ batch: RowBatch, _ chunks: [[ChunkInfo]], _ data: [UInt8], blockRows: Int,
+                                previous: PreviousIndexes?) -> (GranuleIndex, [UInt8]?, [UInt8]?) {
         let granuleSlot = Slots<GranuleIndex>(1), placeSlot = Slots<[UInt8]>(1), aggregateSlot = Slots<[UInt8]>(1)
+        let units = PlaceIndex.units(rows: batch.count, blockRows: blockRows)
+        let touched = previous.map { UnitRegion.touched(units, rows: $0.rows) } ?? []
         DispatchQueue.concurrentPerform(iterations: 2) { k in
             if k == 0 {
-                let granules = GranuleIndex(batch)
+                let granules = previous.flatMap {
+                    GranuleIndex(patching: $0.granules, batch, granules: $0.granules(rows: batch.count),
+                                 magnitudesWhole: !$0.sparse.contains(.mag))
+                } ?? GranuleIndex(batch)
                 granuleSlot[0] = granules
-                placeSlot[0] = placeIndex(batch, chunks[Column.place.rawValue], data, blockRows: blockRows,
-                                          granules: granules)
+                placeSlot[0] = previous.flatMap {
+                    patchedPlaceIndex($0, batch, chunks[Column.place.rawValue], data, units: units, touched: touched,
+                                      blockRows: blockRows, granules: granules)
+                } ?? placeIndex(batch, chunks[Column.place.rawValue], data, blockRows: blockRows, granules: granules)
+            } else if let patched = previous.flatMap({
+                patchedAggregates($0, batch, chunks, data, units: units, touched: touched, blockRows: blockRows)
+            }) {
+                aggregateSlot[0] = patched
             } else if let codes = groupCodes(chunks, data) {
                 aggregateSlot[0] = UnitAggregates.encode(batch, codes: codes, blockRows: blockRows)
             }

@@ -154,6 +154,17 @@ package final class PartitionReader: Sendable {
         return withExtendedLifetime(file) { Array(bytes[reg.offset..<(reg.offset + reg.length)]) }
     }
 
+    /// The place index and unit aggregates regions' bytes, each nil when the file has none or its
+    /// checksum does not match (a rewrite then builds that index whole, as from no file).
+    package func checkedIndexRegions() throws(QuakeError) -> (place: [UInt8]?, aggregates: [UInt8]?) {
+        let dir = try directory()
+        func checked(_ region: PartitionFile.Region?, _ bytes: [UInt8]?) -> [UInt8]? {
+            guard let region, let bytes, Checksum.wide(bytes) == region.checksum else { return nil }
+            return bytes
+        }
+        return (checked(dir.placeIndex, try placeIndexBytes()), checked(dir.aggregates, try unitAggregateBytes()))
+    }
+
     /// The zone maps of column `c`, one per block.
     package func blocks(_ c: Column) throws(QuakeError) -> [PartitionFile.ChunkInfo] {
         try directory().chunks[c.rawValue]
@@ -437,6 +448,32 @@ package final class PartitionReader: Sendable {
     package func ints(_ c: Column, block k: Int, rows: Range<Int>? = nil) throws(QuakeError) -> [Int64] {
         guard case .ints(let values) = try decode(c, block: k, rows: rows) else {
             throw .corrupt(path, "column \(c) is not numeric")
+        }
+        return values
+    }
+
+    /// Raw `Int64` values of a timestamp or decimal column for every row of the partition, read
+    /// only in granules `granules` (ascending): the other rows hold ``RowBatch/null``.
+    package func ints(_ c: Column, granules: [Int]) throws(QuakeError) -> [Int64] {
+        let dir = try directory()
+        var values = [Int64](repeating: RowBatch.null, count: dir.rows)
+        var blockStart = 0
+        var block = 0
+        for granule in granules {
+            let rows = (granule * GranuleIndex.granuleRows)..<Swift.min(dir.rows, (granule + 1) * GranuleIndex.granuleRows)
+            var row = rows.lowerBound
+            while row < rows.upperBound {
+                while block < dir.blockSizes.count && blockStart + dir.blockSizes[block] <= row {
+                    blockStart += dir.blockSizes[block]
+                    block += 1
+                }
+                guard block < dir.blockSizes.count else { throw .corrupt(path, "no block holds row \(row)") }
+                let end = Swift.min(rows.upperBound, blockStart + dir.blockSizes[block])
+                let read = try ints(c, block: block, rows: (row - blockStart)..<(end - blockStart))
+                guard read.count == end - row else { throw .corrupt(path, "column \(c) block \(block) is short") }
+                values.replaceSubrange(row..<end, with: read)
+                row = end
+            }
         }
         return values
     }

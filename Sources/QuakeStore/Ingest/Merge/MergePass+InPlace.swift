@@ -53,6 +53,17 @@ extension MergePass {
             piece = Self.strongest(rows, folded: folded)
         }
         let changed = Self.changedColumns(patches, folded: folded, stored: stored)
+        // the indexes are patched in the granules of the patched rows: the unchanged numbers
+        // they read are decoded there only, where every index can be patched
+        let regions = try reader.checkedIndexRegions()
+        var previous = PartitionFile.PreviousIndexes(
+            granules: try reader.granules(), place: regions.place, aggregates: regions.aggregates,
+            rows: patches.map(\.row), placeKept: !changed.contains(.place),
+            groupsKept: UnitAggregates.groupColumns.allSatisfy { !changed.contains($0) })
+        previous.sparse = PartitionFile.PreviousIndexes.sparseColumns(
+            changed: changed, granules: previous.granules, rows: entry.rows, place: regions.place,
+            aggregates: regions.aggregates)
+        let granules = previous.granules(rows: entry.rows)
         var batch = RowBatch()
         batch.count = entry.rows
         var reused: [Int: PartitionFile.ColumnImage] = [:]
@@ -61,13 +72,17 @@ extension MergePass {
                 try patchColumn(column, &batch, reader: reader, patches: patches, folded: folded, times: times)
             } else {
                 reused[column.rawValue] = try reader.columnImage(column)
-                if PartitionFile.indexedColumns.contains(column) {
-                    batch.ints[column.rawValue] = column == .time ? times : try reader.ints(column)
+                if column == .time {
+                    batch.ints[column.rawValue] = times
+                } else if previous.sparse.contains(column) {
+                    batch.ints[column.rawValue] = try reader.ints(column, granules: granules)
+                } else if PartitionFile.indexedColumns.contains(column) {
+                    batch.ints[column.rawValue] = try reader.ints(column)
                 }
             }
         }
         try patchProvenance(&batch, reader: reader, patches: patches, folded: folded)
-        result.entry = try writeInPlace(batch, reused: reused, partition: ordinal, entry: entry,
+        result.entry = try writeInPlace(batch, reused: reused, previous: previous, partition: ordinal, entry: entry,
                                         deleted: Self.deletedChange(patches, folded: folded, stored: stored))
         result.inPlace = true
         if let piece, let file = result.entry?.file { topRows?.offer(piece, file: file) }
@@ -199,11 +214,12 @@ extension MergePass {
     }
 
     /// Writes the patched partition, its unchanged columns copied from the old file.
-    private func writeInPlace(_ batch: RowBatch, reused: [Int: PartitionFile.ColumnImage], partition ordinal: Int,
+    private func writeInPlace(_ batch: RowBatch, reused: [Int: PartitionFile.ColumnImage],
+                              previous: PartitionFile.PreviousIndexes, partition ordinal: Int,
                               entry: PartitionEntry, deleted: Int) throws -> PartitionEntry {
         let key = partitioning.key(ordinal: ordinal)
         let file = "\(key).g\(generation).\(PartitionFile.fileExtension)"
-        let encoded = PartitionFile.encode(batch, blockRows: old.blockRows, reused: reused)
+        let encoded = PartitionFile.encode(batch, blockRows: old.blockRows, reused: reused, previous: previous)
         try FileIO.writeFile(storePath + "/partitions/" + file, encoded.bytes)
         let times = batch.ints[Column.time.rawValue]
         return PartitionEntry(key: key, file: file, rows: batch.count, minTime: times.first ?? 0,

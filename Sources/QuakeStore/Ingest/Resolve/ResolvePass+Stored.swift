@@ -11,8 +11,25 @@ extension ResolvePass {
     struct Met: Sendable {
         /// Partitions holding a stored key some new id has.
         var partitions: Set<Int> = []
+        /// Per such partition, the hints (``IdHashes/hint(time:partitionStart:)``) of the met
+        /// entries: the minutes their rows lie in. Holding ``IdHashes/unknownHint`` (an entry
+        /// without one, or more than ``hintsLimit`` of them) means the whole partition.
+        var hints: [Int: Set<UInt32>] = [:]
         /// Filter of the full hashes of those new ids (empty when none met).
         var filter: [UInt64] = []
+
+        /// Most minutes of one partition staged by their time windows; past this, the whole
+        /// partition is read (and memory holds no more than this per partition).
+        static let hintsLimit = 256
+
+        /// Notes a met entry in partition `ordinal`, of hint `hint`.
+        mutating func note(ordinal: Int, hint: UInt32) {
+            partitions.insert(ordinal)
+            var minutes = hints[ordinal, default: []]
+            if minutes.contains(IdHashes.unknownHint) { return }
+            minutes.insert(hint)
+            hints[ordinal] = minutes.count > Met.hintsLimit ? [IdHashes.unknownHint] : minutes
+        }
 
         @inline(__always)
         static func slot(_ h: UInt64) -> Int {
@@ -41,8 +58,12 @@ extension ResolvePass {
             return try meet(bucket, idSpills[bucket])
         }
         var ordinals = Set<Int>()
+        var hints = Met()
         for bucketMet in met {
             ordinals.formUnion(bucketMet.partitions)
+            for (ordinal, minutes) in bucketMet.hints {
+                for hint in minutes { hints.note(ordinal: ordinal, hint: hint) }
+            }
         }
         guard !ordinals.isEmpty else { return files }
         var entries: [Int: PartitionEntry] = [:]
@@ -60,11 +81,11 @@ extension ResolvePass {
                                              "names partition \(partitioning.key(ordinal: ordinal)), "
                                                  + "which the store does not hold")
                 }
-                return try stage(entry, met)
+                return try stage(entry, met, windows: stagedWindows(ordinal, hints: hints.hints[ordinal]))
             }
             for out in staged {
                 for (bucket, recs) in out.sorted(by: { $0.key < $1.key }) {
-                    let file = try files[bucket] ?? SpillFile(path: "\(scratch)/stored-\(bucket).spill")
+                    let file = files[bucket] ?? SpillFile(path: "\(scratch)/stored-\(bucket).spill")
                     files[bucket] = file
                     try file.append(recs.serialized())
                 }
@@ -104,7 +125,7 @@ extension ResolvePass {
         for hash in hashes {
             let places = try lookup.places(of: [IdHashes.key(hash, bits: lookup.bits)])
             if places.isEmpty { continue }
-            for place in places { met.partitions.insert(place.ordinal) }
+            for place in places { met.note(ordinal: place.ordinal, hint: place.hint) }
             let slot = Met.slot(hash)
             filter[slot >> 6] |= 1 << UInt64(slot & 63)
         }
@@ -129,7 +150,7 @@ extension ResolvePass {
                     let hash = IdHashes.hash(UnsafeRawBufferPointer(rebasing: raw[records.ids.range(i)]))
                     let range = directory.entries(stored.key(hash), in: stored)
                     if range.isEmpty { continue }
-                    for j in range { met.partitions.insert(stored.ordinals[j]) }
+                    for j in range { met.note(ordinal: stored.ordinals[j], hint: stored.hints[j]) }
                     let slot = Met.slot(hash)
                     filter[slot >> 6] |= 1 << UInt64(slot & 63)
                     any = true
@@ -140,26 +161,42 @@ extension ResolvePass {
         return met
     }
 
-    /// Phase 2 for one partition: its rows whose id hash passes its bucket's filter.
-    private func stage(_ entry: PartitionEntry, _ met: [Met]) throws -> [Int: IdRecords] {
+    /// The time windows of partition `ordinal` whose rows phase 2 stages: the minutes `hints`
+    /// name, ascending; nil (every row) when some hint is unknown or there are none.
+    private func stagedWindows(_ ordinal: Int, hints: Set<UInt32>?) -> [Range<Int64>]? {
+        guard let hints, !hints.isEmpty, !hints.contains(IdHashes.unknownHint) else { return nil }
+        let start = partitioning.start(ordinal: ordinal)
+        return hints.sorted().compactMap { IdHashes.window(hint: $0, partitionStart: start) }
+    }
+
+    /// Phase 2 for one partition: its rows whose id hash passes its bucket's filter, among the
+    /// rows of `windows` (every row when nil). The id index puts every stored version in the
+    /// minute its entry's hint names, so only those minutes' id frames are decoded.
+    private func stage(_ entry: PartitionEntry, _ met: [Met], windows: [Range<Int64>]?) throws -> [Int: IdRecords] {
         let reader = PartitionReader(storePath: storePath, entry: entry)
         let directory = try reader.directory()
         var out = [IdRecords](repeating: IdRecords(), count: met.count)
         for k in 0..<directory.blockSizes.count {
-            let ids = try reader.arena(.id, block: k)
-            let times = try reader.ints(.time, block: k)
-            let updated = try reader.ints(.updated, block: k)
-            guard ids.count == times.count, updated.count == times.count else {
-                throw QuakeError.corrupt(storePath + "/partitions/" + entry.file, "block \(k) columns disagree")
-            }
-            // SAFETY: i < ids.count and the decoded arena's ends lie in its bytes; append copies the id.
-            ids.bytes.withUnsafeBytes { raw in
-                for i in 0..<ids.count {
-                    let id = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
-                    let hash = IdHashes.hash(id)
-                    let bucket = IdHashes.bucket(hash)
-                    guard met[bucket].contains(hash) else { continue }
-                    out[bucket].append(id: id, time: times[i], updated: updated[i], seq: Int64.min)
+            let blockRows = 0..<directory.blockSizes[k]
+            let runs = try windows.map { try Self.rowRuns(reader, block: k, rows: blockRows, windows: $0) } ?? [blockRows]
+            for run in runs {
+                guard case .text(let ids) = try reader.decode(.id, block: k, rows: run) else {
+                    throw QuakeError.corrupt(reader.path, "column id is not a text column")
+                }
+                let times = try reader.ints(.time, block: k, rows: run)
+                let updated = try reader.ints(.updated, block: k, rows: run)
+                guard ids.count == run.count, times.count == run.count, updated.count == run.count else {
+                    throw QuakeError.corrupt(storePath + "/partitions/" + entry.file, "block \(k) columns disagree")
+                }
+                // SAFETY: i < ids.count and the decoded arena's ends lie in its bytes; append copies the id.
+                ids.bytes.withUnsafeBytes { raw in
+                    for i in 0..<ids.count {
+                        let id = UnsafeRawBufferPointer(rebasing: raw[ids.range(i)])
+                        let hash = IdHashes.hash(id)
+                        let bucket = IdHashes.bucket(hash)
+                        guard met[bucket].contains(hash) else { continue }
+                        out[bucket].append(id: id, time: times[i], updated: updated[i], seq: Int64.min)
+                    }
                 }
             }
         }
@@ -168,5 +205,35 @@ extension ResolvePass {
             staged[bucket] = recs
         }
         return staged
+    }
+
+    /// The runs of block `k`'s rows whose times lie in `windows` (ascending, disjoint), ascending
+    /// and disjoint: from the time chunk's miniblock heads, or its decoded times when it has nulls.
+    static func rowRuns(_ reader: PartitionReader, block k: Int, rows: Range<Int>,
+                        windows: [Range<Int64>]) throws(QuakeError) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var times: [Int64]?
+        for window in windows {
+            var run = try reader.timeRun(block: k, rows: rows, window.lowerBound, window.upperBound)
+            if run == nil {
+                let decoded: [Int64]
+                if let known = times {
+                    decoded = known
+                } else {
+                    decoded = try reader.ints(.time, block: k)
+                    times = decoded
+                }
+                // the rows of the window, as a run from the first of them to the last
+                let inside = decoded.indices.filter { window.contains(decoded[$0]) }
+                run = (inside.first ?? 0)..<((inside.last ?? -1) + 1)
+            }
+            guard let found = run, !found.isEmpty else { continue }
+            if let last = runs.last, last.upperBound >= found.lowerBound {
+                runs[runs.count - 1] = last.lowerBound..<Swift.max(last.upperBound, found.upperBound)
+            } else {
+                runs.append(found)
+            }
+        }
+        return runs
     }
 }

@@ -17,14 +17,14 @@ package final class SpillSet {
         FileIO.remove(directory)
         try FileIO.makeDirectory(directory)
         var ids: [SpillFile] = []
-        for b in 0..<Manifest.idBucketCount { ids.append(try SpillFile(path: "\(directory)/ids-\(b).spill")) }
+        for b in 0..<Manifest.idBucketCount { ids.append(SpillFile(path: "\(directory)/ids-\(b).spill")) }
         idBuckets = ids
     }
 
     /// The spill of partition `o`.
     package func partition(_ o: Int) throws(QuakeError) -> SpillFile {
         if let spill = partitions[o] { return spill }
-        let spill = try SpillFile(path: "\(directory)/part-\(o).spill")
+        let spill = SpillFile(path: "\(directory)/part-\(o).spill")
         partitions[o] = spill
         return spill
     }
