@@ -332,17 +332,18 @@ import QuakeTestSupport
         #expect(!FileIO.exists(manifest + ".tmp"))
     }
 
-    /// Spill files: a failed append names the file and adds nothing (the next append goes where it
-    /// would have), a failed truncation names it and keeps the size; short writes append whole frames.
+    /// Spill files: a failed create (at the first append) and a failed append name the file and add
+    /// nothing (the next append goes where it would have), a failed truncation names it and keeps
+    /// the size; short writes append whole frames.
     @Test func spillFilesFailNamingTheFileAndKeepWhatWasAppended() throws {
         let dir = TestScratch.folder("faults-spill")
         let payloads = (0..<4).map { Self.noise(20_000 + $0, seed: 10 + UInt64($0)) }
         for code in Self.errors {
             let path = dir + "/part-\(code).spill"
             expectFailure(Faults.Plan(under: dir, [.open], .nth(1), .fail(code)), errno: code, path: path) {
-                _ = try SpillFile(path: path)
+                try SpillFile(path: path).append(payloads[3])
             }
-            let spill = try SpillFile(path: path)
+            let spill = SpillFile(path: path)
             try spill.append(payloads[0])
             let mark = spill.size
             expectFailure(Faults.Plan(under: dir, [.pwrite], .nth(1), .fail(code)), errno: code, path: path) {
@@ -359,7 +360,7 @@ import QuakeTestSupport
             try spill.forEach { read.append(Array($0)) }
             #expect(read == [payloads[0], payloads[2]])
         }
-        let spill = try SpillFile(path: dir + "/short.spill")
+        let spill = SpillFile(path: dir + "/short.spill")
         var sizes: [Int] = []
         let t = Faults.trial(Faults.Plan(under: dir, [.pwrite], .every, .shortWrite(atMost: 1000))) {
             () throws(QuakeError) in

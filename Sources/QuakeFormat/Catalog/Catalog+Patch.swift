@@ -18,18 +18,16 @@ extension Catalog {
         guard newFiles.count == partitions, !changes.isEmpty, let section = try storedPlaceSection(),
               let oldPlaces = try places() else { return nil }
         let width = values.count + 1
-        var rows = try storedRows()
-        var delta = [Int64](repeating: 0, count: width)
         var index: [Double: Int] = [:]
         for (valueIndex, value) in values.enumerated() { index[value] = valueIndex }
-        var next = 0
+        // per replaced partition, its change of counts; row `i` counts partitions 0..<i, so
+        // rows up to the first replaced partition's own stay as stored
+        var moves: [(partition: Int, delta: [Int64])] = []
         for partition in changes.keys.sorted() {
             guard let change = changes[partition], try oldPlaces.summary(partition: partition) == change.places else {
                 return nil
             }
-            // rows up to this partition's own carry the changes before it
-            try apply(delta, to: &rows, rows: next...partition, width: width)
-            next = partition + 1
+            var delta = [Int64](repeating: 0, count: width)
             let old = try histogram(partition: partition)
             for (value, count) in zip(old.values, old.counts) {
                 guard let valueIndex = index[value] else { return nil }
@@ -41,12 +39,68 @@ extension Catalog {
             }
             try move(&delta[values.count], by: change.histogram.nulls, adding: true)
             try move(&delta[values.count], by: old.nulls, adding: false)
+            moves.append((partition, delta))
         }
-        try apply(delta, to: &rows, rows: next...partitions, width: width)
+        guard let first = moves.first?.partition else { return nil }
+        var rowBytes = storedRowBytes()
+        var checksums = rowChecksums
+        var running = [Int64](repeating: 0, count: width)
+        var next = 0
+        for row in (first + 1)...partitions {
+            // the changes of the partitions before this row
+            while next < moves.count && moves[next].partition < row {
+                for valueIndex in 0..<width {
+                    try move(&running[valueIndex], by: moves[next].delta[valueIndex])
+                }
+                next += 1
+            }
+            checksums[row] = try shift(row, of: &rowBytes, by: running, width: width)
+        }
         // a value no row holds any more leaves the list: the whole encode drops it
-        let last = partitions * width
-        guard (0..<values.count).allSatisfy({ rows[last + $0] > 0 }) else { return nil }
-        return Catalog.encode(files: newFiles, values: values, rows: rows, section: section)
+        let last = try rowCounts(partitions, of: rowBytes, width: width)
+        guard (0..<values.count).allSatisfy({ last[$0] > 0 }) else { return nil }
+        return Catalog.encode(files: newFiles, values: values, rowBytes: rowBytes, rowChecksums: checksums,
+                              section: section)
+    }
+
+    /// Adds `amount` to `total`; a sum past what 63 bits hold is damage.
+    private func move(_ total: inout Int64, by amount: Int64) throws(QuakeError) {
+        let (moved, overflow) = total.addingReportingOverflow(amount)
+        guard !overflow else { throw .corrupt(path, "running counts overflow") }
+        total = moved
+    }
+
+    /// Row `row` of `rowBytes` checked against its stored checksum, then each count moved by
+    /// `delta`; returns the new row's checksum. A count that would fall under zero is damage.
+    private func shift(_ row: Int, of rowBytes: inout [UInt8], by delta: [Int64],
+                       width: Int) throws(QuakeError) -> UInt64 {
+        let start = row * width * 8
+        // SAFETY: rowBytes holds (partitions + 1) rows of `width` u64s and 0 <= row <= partitions, so the
+        // row's bytes lie inside it; the loads and stores stay inside them and `raw` does not escape.
+        let result = rowBytes.withUnsafeMutableBytes { raw in Result { () throws(QuakeError) -> UInt64 in
+            let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[start..<(start + width * 8)])
+            guard Checksum.hash(UnsafeRawBufferPointer(bytes)) == rowChecksums[row] else {
+                throw .corrupt(path, "row \(row): checksum mismatch")
+            }
+            for valueIndex in 0..<width where delta[valueIndex] != 0 {
+                let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: valueIndex * 8, as: UInt64.self))
+                let (moved, overflow) = Int64(bitPattern: stored).addingReportingOverflow(delta[valueIndex])
+                guard !overflow, moved >= 0, stored <= UInt64(Int64.max) else {
+                    throw .corrupt(path, "running counts fall at partition \(row)")
+                }
+                bytes.storeBytes(of: UInt64(moved).littleEndian, toByteOffset: valueIndex * 8, as: UInt64.self)
+            }
+            return Checksum.hash(UnsafeRawBufferPointer(bytes))
+        } }
+        return try result.get()
+    }
+
+    /// The counts of row `row` of `rowBytes`.
+    private func rowCounts(_ row: Int, of rowBytes: [UInt8], width: Int) throws(QuakeError) -> [UInt64] {
+        try rowBytes.withStoreBytes { (raw) throws(QuakeError) -> [UInt64] in
+            var reader = ByteReader(raw, at: row * width * 8)
+            return try reader.raw(width, as: UInt64.self).map { UInt64(littleEndian: $0) }
+        }
     }
 
     /// Adds (or takes) `count` to `total`; a count past what 63 bits hold is damage.
@@ -56,21 +110,5 @@ extension Catalog {
             : total.subtractingReportingOverflow(amount)
         guard !overflow else { throw .corrupt(path, "a count of \(count) rows") }
         total = moved
-    }
-
-    /// Adds `delta` to each row of `range`; a count that would fall under zero is damage.
-    private func apply(_ delta: [Int64], to rows: inout [UInt64], rows range: ClosedRange<Int>,
-                       width: Int) throws(QuakeError) {
-        guard delta.contains(where: { $0 != 0 }) else { return }
-        for row in range {
-            for valueIndex in 0..<width where delta[valueIndex] != 0 {
-                let at = row * width + valueIndex
-                let (moved, overflow) = Int64(bitPattern: rows[at]).addingReportingOverflow(delta[valueIndex])
-                guard !overflow, moved >= 0, rows[at] <= UInt64(Int64.max) else {
-                    throw .corrupt(path, "running counts fall at partition \(row)")
-                }
-                rows[at] = UInt64(moved)
-            }
-        }
     }
 }

@@ -43,7 +43,8 @@ package final class Catalog: Sendable {
     package let files: [String]
     private let file: MappedFile
     private let rowsOffset: Int
-    private let rowChecksums: [UInt64]
+    /// Each row's checksum, as the header holds them.
+    let rowChecksums: [UInt64]
     private let placesRange: Range<Int>?
     private let placesChecksum: UInt64
     /// What first uses filled in: the rows whose checksum was checked, the parsed place section.
@@ -144,15 +145,13 @@ package final class Catalog: Sendable {
     /// Bytes of the running counts, at the end of the file.
     package var rowsLength: Int { (partitions + 1) * (values.count + 1) * 8 }
 
-    /// The running counts of every row as stored, each row's checksum checked, for a commit
-    /// that patches them (``patched(files:changes:)``).
-    func storedRows() throws(QuakeError) -> [UInt64] {
-        var counts: [UInt64] = []
-        counts.reserveCapacity((partitions + 1) * (values.count + 1))
-        for index in 0...partitions {
-            counts.append(contentsOf: try row(index))
-        }
-        return counts
+    /// The running counts' bytes as stored (every row, unchecked), for a patch that checks the
+    /// rows it changes and copies the others with their checksums.
+    func storedRowBytes() -> [UInt8] {
+        // SAFETY: init checked that the file ends with rowsLength bytes of rows from rowsOffset;
+        // `file` keeps the mapping alive for the copy.
+        assert(rowsOffset + rowsLength <= file.bytes.count)
+        return Array(UnsafeRawBufferPointer(rebasing: file.bytes[rowsOffset..<(rowsOffset + rowsLength)]))
     }
 
     /// The place section's bytes as stored, checksum-checked; nil in a catalog without one.
@@ -242,32 +241,42 @@ package final class Catalog: Sendable {
     static func encode(files: [String], values: [Double], rows: [UInt64],
                        section: [UInt8]) -> (bytes: [UInt8], checksum: UInt64) {
         let width = values.count + 1
+        var body: [UInt8] = []
+        body.reserveCapacity(rows.count * 8)
+        var checksums: [UInt64] = []
+        for i in 0...files.count {
+            let start = body.count
+            let row = rows[(i * width)..<((i + 1) * width)]
+            #if _endian(little)
+            // SAFETY: the closure copies the row's own bytes (little-endian already), within its span.
+            row.withUnsafeBytes { body.append(contentsOf: $0) }
+            #else
+            for count in row { withUnsafeBytes(of: count.littleEndian) { body.append(contentsOf: $0) } }
+            #endif
+            // SAFETY: the closure reads only the slice's own bytes, within its span.
+            checksums.append(body[start...].withUnsafeBytes { Checksum.hash($0) })
+        }
+        return encode(files: files, values: values, rowBytes: body, rowChecksums: checksums, section: section)
+    }
+
+    /// The catalog bytes of the running counts' bytes `rowBytes` (little-endian u64s) with each
+    /// row's checksum, and place section `section`; and the header's checksum.
+    static func encode(files: [String], values: [Double], rowBytes: [UInt8], rowChecksums: [UInt64],
+                       section: [UInt8]) -> (bytes: [UInt8], checksum: UInt64) {
         var writer = ByteWriter()
         writer.bytes.append(contentsOf: magic)
         writer.u32(UInt32(files.count))
         writer.u32(UInt32(values.count))
         for f in files { writer.string(f) }
         for v in values { writer.u64(v.bitPattern) }
-        var body = ByteWriter()
-        body.bytes.reserveCapacity(rows.count * 8)
-        for i in 0...files.count {
-            let start = body.bytes.count
-            let row = rows[(i * width)..<((i + 1) * width)]
-            #if _endian(little)
-            // SAFETY: the closure copies the row's own bytes (little-endian already), within its span.
-            row.withUnsafeBytes { body.bytes.append(contentsOf: $0) }
-            #else
-            for count in row { body.u64(count) }
-            #endif
-            // SAFETY: the closure reads only the slice's own bytes, within its span.
-            writer.u64(body.bytes[start...].withUnsafeBytes { Checksum.hash($0) })
-        }
+        for sum in rowChecksums { writer.u64(sum) }
         writer.u64(UInt64(section.count))
-        // SAFETY: as above, the closure reads only `section`'s bytes.
+        // SAFETY: the closure reads only `section`'s bytes.
         writer.u64(section.withUnsafeBytes { Checksum.hash($0) })
         let checksum = Checksum.hash(writer.bytes)
+        writer.bytes.reserveCapacity(writer.bytes.count + section.count + rowBytes.count)
         writer.bytes.append(contentsOf: section)
-        writer.bytes.append(contentsOf: body.bytes)
+        writer.bytes.append(contentsOf: rowBytes)
         return (writer.bytes, checksum)
     }
 }

@@ -225,6 +225,13 @@ package enum FileIO {
         return got
     }
 
+    /// Flushes the file at `path` to disk (`fsync`).
+    package static func fsyncFile(_ path: String) throws(QuakeError) {
+        let fd = try open(path, O_RDONLY)
+        defer { close(fd) }
+        try fsync(fd, path: path)
+    }
+
     package static func fsyncDirectory(_ path: String) throws(QuakeError) {
         let fd = try open(path, O_RDONLY | O_DIRECTORY)
         defer { close(fd) }

@@ -1,6 +1,11 @@
 import QuakeSupport
 
 extension MallocPolicy {
+    /// Below this resident size a load keeps the pages it freed between passes and partitions:
+    /// a small commit would only fault them in again (a tenth of a one-event load's samples were
+    /// page faults of its heap).
+    package static let keepBelow = 256 << 20
+
     /// Returns the free pages to the kernel only once the process holds more than `limit`
     /// bytes: trimming after every partition costs page faults when the heap grows again, so a
     /// load trims only where its size calls for it.

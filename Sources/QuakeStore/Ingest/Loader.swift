@@ -35,7 +35,8 @@ package final class Loader {
         let files = try expandInputs(paths)
         let trace = ProcessInfo.processInfo.environment["QUAKES_TRACE"] != nil
         func mark(_ phase: String, _ detail: @autoclosure () -> String = "") {
-            MallocPolicy.releaseFree()   // the next pass starts from what this one still holds
+            // the next pass starts from what this one still holds, once the heap is large
+            MallocPolicy.releaseFree(ifResidentAbove: MallocPolicy.keepBelow)
             options.onPhase?(phase)
             guard trace else { return }
             let at = String(format: "%.2f", Date().timeIntervalSince(start))

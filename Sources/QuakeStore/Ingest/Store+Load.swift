@@ -112,7 +112,7 @@ extension Store {
                                                  rows: summary.rowsRead, elapsedSeconds: summary.elapsedSeconds))
                 // the scratch files are spent: removed first, their dirty pages are never written
                 FileIO.remove(path + "/tmp")
-                try Store.flush(path, cancelled: cancelled)
+                try Store.flush(path, files: next.liveFiles.subtracting(before.liveFiles), cancelled: cancelled)
                 next = try Store.commit(next, storePath: path)
                 summary.committed = true
                 options.onPhase?("committed")
@@ -128,15 +128,31 @@ extension Store {
         }
     }
 
-    /// Flushes the file system holding the store (`syncfs`, which a busy machine can make take
-    /// seconds) on a thread of its own, asking `cancelled` meanwhile: a load cancelled during the
-    /// flush stops at once with ``QuakeError/Kind/interrupted``, having committed nothing (the
-    /// manifest is not renamed), and leaves the flush to end by itself.
-    private static func flush(_ path: String, cancelled: @escaping @Sendable () -> Bool) throws(QuakeError) {
+    /// Most new files a commit flushes one by one; past this, one `syncfs` flushes them.
+    static let flushedOneByOne = 64
+
+    /// Makes the new snapshot's new files (`files`, store-relative) durable, with the folders
+    /// that name them: each `fsync`ed when there are at most ``flushedOneByOne``, so a small
+    /// commit waits for its own bytes only, not for every dirty page of the file system (other
+    /// programs' included); otherwise one `syncfs` of the file system holding the store (which a
+    /// busy machine can make take seconds). It runs on a thread of its own, asking `cancelled`
+    /// meanwhile: a load cancelled during the flush stops at once with
+    /// ``QuakeError/Kind/interrupted``, having committed nothing (the manifest is not renamed),
+    /// and leaves the flush to end by itself.
+    private static func flush(_ path: String, files: Set<String>,
+                              cancelled: @escaping @Sendable () -> Bool) throws(QuakeError) {
         let flushed = FlushOutcome()
+        let names = files.sorted()
         Thread.detachNewThread {
             do throws(QuakeError) {
-                try FileIO.syncFilesystem(path)
+                if names.count <= Store.flushedOneByOne {
+                    for name in names { try FileIO.fsyncFile(path + "/" + name) }
+                    let folders = Set(names.compactMap { $0.split(separator: "/").first.map(String.init) })
+                    for folder in folders.sorted() { try FileIO.fsyncDirectory(path + "/" + folder) }
+                    try FileIO.fsyncDirectory(path)
+                } else {
+                    try FileIO.syncFilesystem(path)
+                }
                 flushed.finish(.success(()))
             } catch {
                 flushed.finish(.failure(error))

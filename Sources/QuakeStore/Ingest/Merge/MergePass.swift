@@ -73,7 +73,9 @@ package struct MergePass {
                                                                             partitionRows: result.entry?.rows))
             }
             result.changes = ChangeSet()
-            MallocPolicy.releaseFree()   // what this partition freed, before the next one grows the heap again
+            // what this partition freed, before the next one grows the heap again: once the heap is
+            // large (a small commit keeps its pages rather than fault them in again)
+            MallocPolicy.releaseFree(ifResidentAbove: MallocPolicy.keepBelow)
             return (ordinal, result)
         }
         var out = Output()
