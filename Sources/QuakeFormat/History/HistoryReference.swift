@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A history section whose inserted ids are those of the partition file its load wrote.
 ///
@@ -66,23 +67,55 @@ package enum HistoryReference {
     ///   - retired: store-relative paths the commit retires (`partitions/KEY.gN.qkp`, ...).
     ///   - history: the generations whose transactions are kept.
     ///   - cancelled: asked before each file; a cancel throws ``QuakeError/Kind/interrupted``.
-    /// - Complexity: reads one partition's id column at a time.
+    /// - Complexity: the copies are made on the cores, each reading one partition's id column.
     package static func preserve(retired: [String], history: [Int], storePath: String,
                                  cancelled: (@Sendable () -> Bool)? = nil) throws(QuakeError) {
         let kept = Set(history)
+        var transactions: [Int: HistoryFile] = [:]
+        var copies: [Copy] = []
         for r in retired where r.hasPrefix("partitions/") {
             if cancelled?() == true { throw QuakeError(.interrupted, path: storePath + "/tmp", detail: "interrupted") }
             let name = String(r.dropFirst("partitions/".count))
             guard let parsed = parsePartitionFile(name), kept.contains(parsed.generation) else { continue }
-            let tx = try HistoryFile.read(path: HistoryFile.path(store: storePath, generation: parsed.generation))
+            let tx: HistoryFile
+            if let read = transactions[parsed.generation] {
+                tx = read
+            } else {
+                tx = try HistoryFile.read(path: HistoryFile.path(store: storePath, generation: parsed.generation))
+                transactions[parsed.generation] = tx
+            }
             guard let sectionIndex = tx.sections.firstIndex(where: { $0.key == parsed.key }),
                   try tx.isReference(sectionIndex) else { continue }
-            let copy = copyPath(store: storePath, generation: parsed.generation, key: parsed.key)
-            // a whole copy left by a load that did not commit serves as well
-            if (try? readCopy(copy, count: tx.sections[sectionIndex].inserted)) != nil { continue }
-            let ids = try partitionIds(store: storePath, file: name, rows: tx.sections[sectionIndex].inserted)
-            try FileIO.writeDurably(copy, encodeCopy(ids))
+            copies.append(Copy(file: name, path: copyPath(store: storePath, generation: parsed.generation,
+                                                           key: parsed.key),
+                               rows: tx.sections[sectionIndex].inserted))
         }
+        // each copy alone: the ids read, sorted, compressed and written durably (a commit that
+        // retires hundreds of bulk-loaded partitions spent a third of its time here on one core)
+        let failures = Mutex<[Int: QuakeError]>([:])
+        let work = copies
+        DispatchQueue.concurrentPerform(iterations: work.count) { index in
+            let copy = work[index]
+            do throws(QuakeError) {
+                if cancelled?() == true {
+                    throw QuakeError(.interrupted, path: storePath + "/tmp", detail: "interrupted")
+                }
+                // a whole copy left by a load that did not commit serves as well
+                if (try? readCopy(copy.path, count: copy.rows)) != nil { return }
+                let ids = try partitionIds(store: storePath, file: copy.file, rows: copy.rows)
+                try FileIO.writeDurably(copy.path, encodeCopy(ids))
+            } catch {
+                failures.withLock { $0[index] = error }
+            }
+        }
+        if let first = failures.withLock({ $0.min { $0.key < $1.key }?.value }) { throw first }
+    }
+
+    /// A copy of a retired partition file's ids to make: the file, the copy's path, its rows.
+    private struct Copy: Sendable {
+        let file: String
+        let path: String
+        let rows: Int
     }
 
     /// `KEY.gN.qkp` split into key and generation.
