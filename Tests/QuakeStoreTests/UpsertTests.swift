@@ -66,6 +66,34 @@ import QuakeGenerator
         }
     }
 
+    /// Two copies of one version whose decimals are written with other numbers of digits: the
+    /// greater number wins, in one load or two, in either order (a user trial found 5.7 kept
+    /// over 6, the encodings compared).
+    @Test(arguments: [("6", "5.7", "6"), ("1.35", "1.4", "1.4"), ("2", "1.99", "2"), ("6.0", "6", "6.0")])
+    func tiedDecimalsKeepTheGreaterNumber(first: String, second: String, kept: String) throws {
+        let d = TestSupport.tempDir()
+        let header = "time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type"
+        func file(_ name: String, _ mag: String) -> String {
+            let line = "2024-01-05T00:00:00.000Z,35.5,-117.5,\(mag),\(mag),ml,,,,,ci,ci9,"
+                + "2024-01-05T01:00:00.000Z,Town,earthquake"
+            TestSupport.write(header + "\n" + line + "\n", to: d + "/" + name)
+            return d + "/" + name
+        }
+        let a = file("a.csv", first)
+        let b = file("b.csv", second)
+        for order in [[a, b], [b, a]] {
+            let (together, _, _) = try TestSupport.load(order)
+            let (apart, _, _) = try TestSupport.load([order[0]])
+            try apart.load([order[1]])
+            for store in [together, apart] {
+                let rows = try TestSupport.allRows(store)
+                #expect(rows.count == 1)
+                #expect(ScaledDecimal.string(rows.ints[Column.mag.rawValue][0]) == kept, "\(order)")
+                #expect(ScaledDecimal.string(rows.ints[Column.depth.rawValue][0]) == kept, "\(order)")
+            }
+        }
+    }
+
     @Test func anEventWhoseTimeMovesChangesPartition() throws {
         let d = TestSupport.tempDir()
         let a = Self.file(d, "a.csv", [Self.row(id: "nc3", time: "2024-01-31T23:59:59.000Z", updated: "2024-02-01T00:10:00.000Z"),

@@ -77,6 +77,13 @@ extension RowBatch {
                 }
                 return RowBatch.timeWinsTie(candidate, over: kept)
             }
+            if column.kind == .decimal, candidate != RowBatch.null, kept != RowBatch.null {
+                // the greater number, not the greater encoding (digits, then scale): 6 over 5.7;
+                // equal numbers written two ways ("6", "6.0") fall to the encoding, as before
+                let candidateValue = ScaledDecimal.double(candidate)
+                let keptValue = ScaledDecimal.double(kept)
+                if candidateValue != keptValue { return candidateValue > keptValue }
+            }
             return kept == RowBatch.null ? candidate != RowBatch.null : candidate > kept
         }
         let arena = text[index]
