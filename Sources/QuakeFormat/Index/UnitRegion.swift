@@ -50,6 +50,7 @@ package enum UnitRegion {
                 body.append(contentsOf: new.bytes)
                 for count in new.counts {
                     offset += count
+                    guard offset <= Int(UInt32.max) else { return nil }
                     writer.u32(UInt32(offset))
                 }
             } else {
@@ -57,11 +58,11 @@ package enum UnitRegion {
                                             ..< (bodyStart + offsets[first + lists] * entrySize)])
                 for list in 0..<lists {
                     offset += offsets[first + list + 1] - offsets[first + list]
+                    guard offset <= Int(UInt32.max) else { return nil }
                     writer.u32(UInt32(offset))
                 }
             }
         }
-        guard offset <= Int(UInt32.max) else { return nil }
         writer.bytes.append(contentsOf: body)
         return writer.bytes
     }
