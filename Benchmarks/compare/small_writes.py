@@ -13,7 +13,8 @@ as a CSV file for quakes and applied as whole rows to the others:
 - DuckDB (in-process, `id` unique): `DELETE` of the ids and `INSERT` of the rows, then `CHECKPOINT`.
 
 Cases: 1 event; 10 and 1,000 events anywhere; 1,000 events in the newest month. Each is run
-`--runs` times on fresh draws, and the median is printed. Then `--commits` one-event loads in a
+`--runs` times on fresh draws, and the median is printed; each engine's change starts after an
+`os.sync()`, so that none pays for another's pages being written. Then `--commits` one-event loads in a
 row, and `quakes query --id` with 1,000 ids drawn at random.
 """
 import argparse
@@ -196,8 +197,7 @@ def main():
         duck = duckdb.connect(duck_path)
         types = dict(duck.execute("SELECT column_name, data_type FROM information_schema.columns "
                                   "WHERE table_name = 'quakes'").fetchall())
-    # the copies' pages are written out first: quakes flushes its file system (syncfs) at a
-    # commit, and would otherwise pay for writing the other engines' copies
+    # the copies' pages are written out first, so that no engine's timing pays for writing them
     os.sync()
     stamp = int(time.time())
     results = []
@@ -208,9 +208,13 @@ def main():
             batch = changed(rows.draw(count, newest), stamp)
             path = os.path.join(args.work, f"change-{count}-{run}.csv")
             write_csv(path, rows.header, batch)
+            # each engine starts with no other engine's pages waiting to be written
+            os.sync()
             times["quakes"].append(quakes_load(args.quakes, store, path))
             if sqlite_db is not None:
+                os.sync()
                 times["SQLite"].append(sqlite_apply(sqlite_db, rows.header, batch))
+                os.sync()
                 times["DuckDB"].append(duckdb_apply(duck, rows.header, batch, types))
             os.remove(path)
         medians = {k: statistics.median(v) for k, v in times.items() if v}

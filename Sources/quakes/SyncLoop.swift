@@ -64,8 +64,8 @@ final class SyncProgressLine: Sendable {
             lastDrawn = now
             return true
         }) else { return }
-        let events = p.eventsPlanned > 0 ? "\(p.events.formatted()) of \(p.eventsPlanned.formatted())"
-            : p.events.formatted()
+        let events = p.eventsPlanned > 0 ? "\(p.events.grouped) of \(p.eventsPlanned.grouped)"
+            : p.events.grouped
         let line = "sync: piece \(p.pieces) of \(p.piecesPlanned), \(events) events, "
             + String(format: "%.1f MB", Double(p.bytes) / 1e6)
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))

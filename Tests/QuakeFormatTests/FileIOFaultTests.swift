@@ -11,6 +11,7 @@ import Synchronization
 @testable import QuakeFormat
 @testable import QuakeStore
 import QuakeTestSupport
+import QuakeGenerator
 
 /// Faults planned into the I/O layer's system calls (``FileIO/Faults``), on each path the format's
 /// writers take to the disk: whole files (partition, id index, catalog, manifest), output sinks,
@@ -341,9 +342,9 @@ import QuakeTestSupport
         for code in Self.errors {
             let path = dir + "/part-\(code).spill"
             expectFailure(Faults.Plan(under: dir, [.open], .nth(1), .fail(code)), errno: code, path: path) {
-                try SpillFile(path: path).append(payloads[3])
+                try SpillFile(path: path, memoryLimit: 0).append(payloads[3])
             }
-            let spill = SpillFile(path: path)
+            let spill = SpillFile(path: path, memoryLimit: 0)
             try spill.append(payloads[0])
             let mark = spill.size
             expectFailure(Faults.Plan(under: dir, [.pwrite], .nth(1), .fail(code)), errno: code, path: path) {
@@ -360,7 +361,7 @@ import QuakeTestSupport
             try spill.forEach { read.append(Array($0)) }
             #expect(read == [payloads[0], payloads[2]])
         }
-        let spill = SpillFile(path: dir + "/short.spill")
+        let spill = SpillFile(path: dir + "/short.spill", memoryLimit: 0)
         var sizes: [Int] = []
         let t = Faults.trial(Faults.Plan(under: dir, [.pwrite], .every, .shortWrite(atMost: 1000))) {
             () throws(QuakeError) in
@@ -377,6 +378,62 @@ import QuakeTestSupport
         let expected = sizes.map { Self.shortenedCalls($0, atMost: 1000) }
         #expect(t.report.count(.pwrite) == expected.reduce(0) { $0 + $1.calls })
         #expect(t.report.injected.count == expected.reduce(0) { $0 + $1.short })
+    }
+
+    /// A spill held in memory reads back what a spill on disk does, truncations included; past its
+    /// limit it moves to its file (a failed create there names the file and keeps the frames in
+    /// memory), and goes on there.
+    @Test func spillsInMemoryMoveToTheirFileAtTheLimit() throws {
+        let dir = TestScratch.folder("faults-spill-memory")
+        var generator = SplitMix64(seed: 77)
+        for trial in 0..<24 {
+            let limit = [0, 5_000, 40_000, 1 << 20][trial % 4]
+            // a budget shared by two spills, smaller than their limits in some trials
+            let budget = SpillFile.Budget(limit: [1 << 30, 30_000, 60_000][trial % 3])
+            let onDisk = SpillFile(path: dir + "/disk-\(trial).spill", memoryLimit: 0)
+            let held = SpillFile(path: dir + "/held-\(trial).spill", memoryLimit: limit, budget: budget)
+            let other = SpillFile(path: dir + "/other-\(trial).spill", memoryLimit: limit, budget: budget)
+            var expected: [[UInt8]] = []
+            var marks: [(size: Int, count: Int)] = []
+            var largest = 0
+            for step in 0..<12 {
+                let payload = Self.noise(Int(generator.next() % 6_000) + 1, seed: UInt64(trial * 100 + step))
+                if generator.next() % 4 == 0, !marks.isEmpty {
+                    let mark = marks[Int(generator.next() % UInt64(marks.count))]
+                    try onDisk.truncate(to: mark.size)
+                    try held.truncate(to: mark.size)
+                    expected.removeSubrange(mark.count...)
+                    marks.removeAll { $0.size > mark.size }
+                }
+                marks.append((held.size, expected.count))
+                try onDisk.append(payload)
+                try held.append(payload)
+                try other.append(payload)
+                expected.append(payload)
+                largest = max(largest, held.size)
+                #expect(held.size == onDisk.size)
+                if largest > limit { #expect(!held.inMemory, "trial \(trial) step \(step)") }
+                if largest + other.size <= min(limit, budget.limit) { #expect(held.inMemory) }
+                #expect(FileIO.exists(held.path) == !held.inMemory)
+            }
+            var read: [[UInt8]] = []
+            try held.forEach { read.append(Array($0)) }
+            #expect(read == expected, "trial \(trial)")
+        }
+        let path = dir + "/moves.spill"
+        let spill = SpillFile(path: path, memoryLimit: 30_000, budget: SpillFile.Budget(limit: 1 << 30))
+        let payloads = (0..<3).map { Self.noise(20_000, seed: 40 + UInt64($0)) }
+        try spill.append(payloads[0])
+        #expect(spill.inMemory && !FileIO.exists(path))
+        expectFailure(Faults.Plan(under: dir, [.open], .nth(1), .fail(ENOSPC)), errno: ENOSPC, path: path) {
+            try spill.append(payloads[1])
+        }
+        #expect(spill.inMemory)
+        try spill.append(payloads[2])
+        #expect(!spill.inMemory && FileIO.exists(path))
+        var read: [[UInt8]] = []
+        try spill.forEach { read.append(Array($0)) }
+        #expect(read == [payloads[0], payloads[2]])
     }
 
     /// A history transaction: a failed staging append names the staging file and stages nothing;

@@ -47,6 +47,8 @@ import QuakeGenerator
             o.splitBytes = split ? 0 : Int.max
             o.parseWorkers = 2
             if let rowsLimit { o.newPartitionRows = rowsLimit }
+            // the spills on disk, where `spilled` counts them
+            if spilled != nil { o.spillMemory = 0 }
             // the test process runs many suites at once, and its size says nothing about this load
             o.newPartitionResidentLimit = residentLimit ?? Int.max
             let partitionsDir = dir + "/store/partitions"

@@ -291,6 +291,8 @@ import QuakeGenerator
         var options = LoadOptions()
         // rows go where the dry run sent them, however large the test process is
         options.newPartitionResidentLimit = .max
+        // the spills on disk, so that their creates, writes and truncations meet the faults too
+        options.spillMemory = 0
         let pristine = TestSupport.tempDir() + "/store"
         let first = try Store.openOrCreate(path: pristine, partitioning: .month)
         try first.load(try feeds(rows: 1000, years: 2024...2024, perFile: 1000, seed: 5), options: options)

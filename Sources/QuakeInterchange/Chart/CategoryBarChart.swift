@@ -1,3 +1,4 @@
+import QuakeSupport
 import Foundation
 
 /// A value per category as a figure: one horizontal bar per category from zero, the categories
@@ -82,7 +83,7 @@ package struct CategoryBarChart: Sendable {
         marks += "</g>\n"
         var document = chart.document(marks, note: bars.isEmpty ? SVGChart.noEventsNote : nil)
         if bars.count > drawn.count {
-            let note = "the first \(drawn.count) of \(ResultWriter.grouped(bars.count)) groups are drawn; "
+            let note = "the first \(drawn.count) of \(bars.count.grouped) groups are drawn; "
                 + "--sort and --limit choose them"
             let text = "<text id=\"cap-note\" x=\"\(chart.number(chart.plotLeft))\" "
                 + "y=\"\(chart.number(chart.height - 8))\" font-size=\"11\" fill=\"#444444\">"

@@ -1,3 +1,4 @@
+import QuakeSupport
 import Foundation
 import QuakeStore
 
@@ -36,9 +37,9 @@ package struct FrequencyMagnitudeChart: Sendable {
                              yAxis: .logarithmic(covering: 1, most * 1.5, title: "Number of events N"),
                              title: title)
         let drawn = distribution.count - distribution.withoutMagnitude
-        chart.subtitle = "\(ResultWriter.grouped(drawn)) event\(drawn == 1 ? "" : "s") with a magnitude"
+        chart.subtitle = "\(drawn.grouped) event\(drawn == 1 ? "" : "s") with a magnitude"
             + (distribution.withoutMagnitude > 0
-                ? "; \(ResultWriter.grouped(distribution.withoutMagnitude)) without one left out" : "")
+                ? "; \(distribution.withoutMagnitude.grouped) without one left out" : "")
         return chart
     }
 
@@ -95,7 +96,7 @@ package struct FrequencyMagnitudeChart: Sendable {
             ChartLegend.Entry(.openSquare, "events per bin (ΔM = \(Self.magnitude(distribution.bin)))"),
             ChartLegend.Entry(.filledCircle(ChartMarks.black), "cumulative: events ≥ M"),
         ]
-        let above = ResultWriter.grouped(distribution.eventsAboveMc)
+        let above = distribution.eventsAboveMc.grouped
         if let bValue = distribution.b, let sigma = distribution.bUncertainty, let aValue = distribution.a,
            bValue.isFinite, sigma.isFinite, aValue.isFinite {
             entries.append(.init(.line(ChartMarks.black, dashed: false), "log₁₀ N = a − b·M, M ≥ Mc"))

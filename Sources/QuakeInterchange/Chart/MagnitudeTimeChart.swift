@@ -1,3 +1,4 @@
+import QuakeSupport
 import Foundation
 
 /// Magnitude against time as a figure: a dot per event with both, the events without a
@@ -44,11 +45,11 @@ package struct MagnitudeTimeChart: Sendable {
         var chart = SVGChart(xAxis: .time(covering: times.min() ?? 0, times.max() ?? 0, title: "Time (UTC)"),
                              yAxis: .linear(covering: lowest - pad, highest + pad, title: "Magnitude M"),
                              title: title)
-        var parts = ["\(ResultWriter.grouped(events.count)) event\(events.count == 1 ? "" : "s") drawn"]
+        var parts = ["\(events.count.grouped) event\(events.count == 1 ? "" : "s") drawn"]
         if withoutMagnitude > 0 {
-            parts.append("\(ResultWriter.grouped(withoutMagnitude)) without a magnitude left out")
+            parts.append("\(withoutMagnitude.grouped) without a magnitude left out")
         }
-        if notRead > 0 { parts.append("\(ResultWriter.grouped(notRead)) more not read (raise --limit)") }
+        if notRead > 0 { parts.append("\(notRead.grouped) more not read (raise --limit)") }
         chart.subtitle = parts.joined(separator: "; ")
         return chart
     }

@@ -1,3 +1,4 @@
+import QuakeSupport
 import Foundation
 import QuakeFormat
 import QuakeStore
@@ -81,8 +82,8 @@ package struct MapPicture {
         out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
         out += "<text x=\"\(f(left))\" y=\"22\" font-size=\"16\" font-weight=\"bold\">\(xml(title))</text>\n"
         let sub = drawn < matched
-            ? "\(ResultWriter.grouped(matched)) events matched; the \(ResultWriter.grouped(drawn)) largest drawn"
-            : "\(ResultWriter.grouped(matched)) event\(matched == 1 ? "" : "s")"
+            ? "\(matched.grouped) events matched; the \(drawn.grouped) largest drawn"
+            : "\(matched.grouped) event\(matched == 1 ? "" : "s")"
         out += "<text x=\"\(f(left))\" y=\"42\" font-size=\"12\" fill=\"#444\">"
             + "\(xml(sub)) · \(region.rawValue) · colour by \(coloring.rawValue)</text>\n"
         return out
@@ -237,7 +238,7 @@ package struct MapPicture {
             kx += 24 + Double(label.count) * 6.5
         }
         let note = capped
-            ? "Only the \(ResultWriter.grouped(drawn)) largest are drawn (largest first, behind); "
+            ? "Only the \(drawn.grouped) largest are drawn (largest first, behind); "
                 + "raise --limit for more."
             : "Larger circles are drawn first, behind the smaller."
         out += "<text id=\"cap-note\" x=\"\(f(cx + 30))\" y=\"\(f(top + 70))\" fill=\"#444\">\(xml(note))</text>\n"

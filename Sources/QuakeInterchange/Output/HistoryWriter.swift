@@ -1,3 +1,4 @@
+import QuakeSupport
 import QuakeFormat
 import QuakeStore
 /// Writes load history for `quakes history`: the list of transactions, or one transaction
@@ -30,8 +31,8 @@ package struct HistoryWriter {
                     t.files.count > 1 ? "\($0) (+\(t.files.count - 1) more)" : $0
                 } ?? ""
                 return ["\(t.generation)", Timestamp.string(t.committedMillis), "\(t.files.count)",
-                        ResultWriter.grouped(t.insertedCount), ResultWriter.grouped(t.updatedCount),
-                        ResultWriter.grouped(t.unchangedCount), ResultWriter.grouped(t.bytes),
+                        t.insertedCount.grouped, t.updatedCount.grouped,
+                        t.unchangedCount.grouped, t.bytes.grouped,
                         HistoryWriter.partitionSpan(t.partitions), ResultWriter.tableCell(shown)]
             }
             table(HistoryWriter.listColumns, rows, right: [0, 2, 3, 4, 5, 6], sink)
@@ -65,9 +66,9 @@ package struct HistoryWriter {
         case .table:
             let lines = [("generation", "\(t.generation)"), ("committed", Timestamp.string(t.committedMillis)),
                          ("files", t.files.isEmpty ? "-" : t.files.map(displayPath).joined(separator: ", ")),
-                         ("inserted", ResultWriter.grouped(t.insertedCount)),
-                         ("updated", ResultWriter.grouped(t.updatedCount)),
-                         ("unchanged", ResultWriter.grouped(t.unchangedCount)),
+                         ("inserted", t.insertedCount.grouped),
+                         ("updated", t.updatedCount.grouped),
+                         ("unchanged", t.unchangedCount.grouped),
                          ("partitions", t.partitions.count > 6 ? HistoryWriter.partitionSpan(t.partitions)
                             : t.partitions.isEmpty ? "-" : t.partitions.joined(separator: ", "))]
             for (k, v) in lines { sink.write(k.padding(11) + v + "\n") }
@@ -83,7 +84,7 @@ package struct HistoryWriter {
                 table(["kind", "id", "partition", "changed"], rows, right: [], sink)
             }
             if total > rows.count {
-                sink.write("(\(ResultWriter.grouped(rows.count)) of \(ResultWriter.grouped(total)) events"
+                sink.write("(\(rows.count.grouped) of \(total.grouped) events"
                     + (moreHint.map { "; " + $0 } ?? "") + ")\n")
             }
         case .csv:

@@ -1,3 +1,4 @@
+import QuakeSupport
 import QuakeFormat
 import QuakeStore
 extension ResultWriter {
@@ -25,7 +26,7 @@ extension ResultWriter {
         default:
             for sec in sections {
                 let id = sec.id.map(ResultWriter.tableCell) ?? ResultWriter.nullText
-                sink.write("== \(key) \(id)  (\(ResultWriter.grouped(sec.count)) event\(sec.count == 1 ? "" : "s"))\n")
+                sink.write("== \(key) \(id)  (\(sec.count.grouped) event\(sec.count == 1 ? "" : "s"))\n")
                 var sectionWriter = self
                 sectionWriter.matched = nil
                 sectionWriter.moreHint = nil

@@ -1,3 +1,4 @@
+import QuakeSupport
 import QuakeFormat
 import QuakeStore
 extension ResultWriter {
@@ -84,17 +85,6 @@ extension ResultWriter {
         }
     }
 
-    /// `1746` as `1,746`.
-    package static func grouped(_ n: Int) -> String {
-        let digits = String(n.magnitude)
-        var out = ""
-        for (k, ch) in digits.enumerated() {
-            if k > 0 && (digits.count - k) % 3 == 0 { out.append(",") }
-            out.append(ch)
-        }
-        return n < 0 ? "-" + out : out
-    }
-
     /// An aligned table: numbers right-aligned, nulls as `NULL`, and a last line with the row
     /// count (and how many matched, when the table shows fewer).
     package func table(_ r: QueryResult, _ sink: OutputSink) {
@@ -142,15 +132,15 @@ extension ResultWriter {
         }
         if let matched, offset > 0, r.count > 0 {
             // a later page: which rows these are, of how many
-            let first = ResultWriter.grouped(offset + 1), last = ResultWriter.grouped(offset + r.count)
-            sink.write("(rows \(first)–\(last) of \(ResultWriter.grouped(matched)))\n")
+            let first = (offset + 1).grouped, last = (offset + r.count).grouped
+            sink.write("(rows \(first)–\(last) of \(matched.grouped))\n")
         } else if let matched, offset > 0 {
-            sink.write("(0 rows: the page starts after all \(ResultWriter.grouped(matched)))\n")
+            sink.write("(0 rows: the page starts after all \(matched.grouped))\n")
         } else if let matched, matched > r.count {
             let hint = moreHint.map { "; " + $0 } ?? ""
-            sink.write("(\(ResultWriter.grouped(r.count)) of \(ResultWriter.grouped(matched)) rows\(hint))\n")
+            sink.write("(\(r.count.grouped) of \(matched.grouped) rows\(hint))\n")
         } else {
-            sink.write("(\(ResultWriter.grouped(r.count)) row\(r.count == 1 ? "" : "s"))\n")
+            sink.write("(\(r.count.grouped) row\(r.count == 1 ? "" : "s"))\n")
         }
         sink.flush()
     }

@@ -143,6 +143,9 @@ public struct LoadOptions: Sendable {
     package var newPartitionRows = DirectPartitions.openRowsLimit
     /// Resident bytes beyond which no new partition is collected (a test makes it tiny).
     package var newPartitionResidentLimit = DirectPartitions.residentLimit
+    /// Bytes the load's spills may hold in memory before they move to files
+    /// (``SpillFile/memoryBudget``; a test puts every spill on disk with 0).
+    package var spillMemory = SpillFile.memoryBudget
     /// Key bits of the id index files a load creates (a test makes keys collide).
     package var idHashBits = IdHashes.defaultBits
     /// What the transaction records for an input path instead of the path: a sync's scratch

@@ -42,7 +42,7 @@ package final class Loader {
             let at = String(format: "%.2f", Date().timeIntervalSince(start))
             FileHandle.standardError.write(Data("trace: \(phase) at \(at) s\(detail())\n".utf8))
         }
-        let spills = try SpillSet(directory: storePath + "/tmp")
+        let spills = try SpillSet(directory: storePath + "/tmp", memoryLimit: options.spillMemory)
         let staging = try HistoryStaging(path: spills.directory + "/history.stage")
         // the old projection's threshold is a floor: kept partitions' rows under it are unknown
         let topRows = TopRowsCollector(floor: old.top?.threshold ?? -.infinity, capacity: TopRows.maximumCapacity)
@@ -57,6 +57,7 @@ package final class Loader {
         var resolve = ResolvePass(storePath: storePath, old: old, generation: generation,
                                   isCancelled: options.isCancelled)
         resolve.newIndexBits = options.idHashBits
+        resolve.spillMemory = options.spillMemory
         let resolved = try resolve.run(spills.idBuckets, scratch: spills.directory) {
             report(.resolve, buckets.add(), Manifest.idBucketCount)
         }
@@ -119,7 +120,7 @@ package final class Loader {
 
     /// Warns that `count` events kept a precise time over a coarser copy, with one example.
     private func warnKeptPreciseTimes(_ count: Int, example: (id: String, time: Int64, coarse: Int64)) {
-        let events = "\(count.formatted()) event\(count == 1 ? "" : "s")"
+        let events = "\(count.grouped) event\(count == 1 ? "" : "s")"
         options.onMessage?("warning: kept the full-precision time of \(events) "
             + "where a version "
             + "with the same 'updated' had a coarser copy, such as \(example.id): "

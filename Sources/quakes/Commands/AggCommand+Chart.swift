@@ -1,3 +1,4 @@
+import QuakeSupport
 import ArgumentParser
 import Foundation
 import QuakeFormat
@@ -42,7 +43,7 @@ extension AggCommand {
     func writeFigure(_ rows: [AggregateRow], groups: [GroupBy]) throws {
         guard let group = groups.first, let metric = try metricList().first else { return }
         let title = "quakes agg " + QueryArgs.titleArguments(Array(CommandLine.arguments.dropFirst(2)))
-        let subtitle = "\(ResultWriter.grouped(rows.count)) group\(rows.count == 1 ? "" : "s") by \(group); "
+        let subtitle = "\(rows.count.grouped) group\(rows.count == 1 ? "" : "s") by \(group); "
             + Self.legendFilter(filters.args.words)
         let svg: String
         if Self.isTimeSeries(group) {

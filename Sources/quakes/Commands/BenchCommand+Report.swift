@@ -1,3 +1,4 @@
+import QuakeSupport
 import Foundation
 import QuakeFormat
 import QuakeGenerator
@@ -49,7 +50,7 @@ extension BenchCommand {
     /// The report for reading: the run's facts and the rates' bases, then each case.
     func printTable(_ report: BenchReport) {
         let meta = report.meta
-        print("\(meta.version); store \(meta.store): \(meta.storeRows.formatted()) rows; \(meta.cores) cores; "
+        print("\(meta.version); store \(meta.store): \(meta.storeRows.grouped) rows; \(meta.cores) cores; "
               + "\(meta.date)")
         print("\(meta.runs) timed run\(meta.runs == 1 ? "" : "s") per case after 1 warm-up; \(meta.cache)")
         if let load = meta.load { print(load) }
@@ -62,8 +63,8 @@ extension BenchCommand {
             print(String(format: "    ms: median %.3f  min %.3f  p95 %.3f  max %.3f  mean %.3f ± %.3f",
                          timing.medianMs, timing.minMs, timing.p95Ms, timing.maxMs, timing.meanMs, timing.stddevMs))
             print("    samples ms: " + BenchCommand.sampleList(result.samplesMs))
-            print("    rows: \(result.rowsScanned.formatted()) scanned, \(result.rowsFromStatistics.formatted()) "
-                  + "from statistics, \(result.rowsReturned.formatted()) returned; "
+            print("    rows: \(result.rowsScanned.grouped) scanned, \(result.rowsFromStatistics.grouped) "
+                  + "from statistics, \(result.rowsReturned.grouped) returned; "
                   + String(format: "%.2f MB read; ", Double(result.bytesRead) / 1e6)
                   + BenchCommand.rate(result.rowsPerSecond) + " rows/s; "
                   + String(format: "%.1f MB/s", result.megabytesPerSecond))
@@ -76,7 +77,7 @@ extension BenchCommand {
     /// `--print`'s answer under a case: the text, or its size and hash.
     private func printAnswer(_ printed: BenchPrinted) {
         guard let text = printed.text else {
-            print("    answer: \(printed.lines.formatted()) CSV lines, \(printed.bytes.formatted()) bytes, "
+            print("    answer: \(printed.lines.grouped) CSV lines, \(printed.bytes.grouped) bytes, "
                   + "FNV-1a 64 \(printed.fnv1a64)")
             return
         }
@@ -90,7 +91,7 @@ extension BenchCommand {
     /// DuckDB's timings of a case, its ratio and whether the row counts agree.
     static func duckdbLine(_ duckdb: BenchDuckDBResult) -> String {
         let ratio = duckdb.ratio.map { String(format: "%.3g", $0) } ?? "n/a"
-        let rows = duckdb.rowsReturned.map { $0.formatted() } ?? "unknown"
+        let rows = duckdb.rowsReturned.map { $0.grouped } ?? "unknown"
         let agreement = duckdb.rowsAgree ? "rows agree (\(rows))" : "ROWS DIFFER: DuckDB \(rows)"
         let times = String(format: "    duckdb: median %.3f ms (min %.3f, max %.3f); ", duckdb.timing.medianMs,
                            duckdb.timing.minMs, duckdb.timing.maxMs)

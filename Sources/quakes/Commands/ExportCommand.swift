@@ -1,3 +1,4 @@
+import QuakeSupport
 import ArgumentParser
 import Foundation
 import QuakeFormat
@@ -35,9 +36,9 @@ struct ExportCommand: ParsableCommand {
         switch format {
         case .parquet:
             let exported = try opened.exportParquet(to: out ?? ".", layout: partitionBy, filter: filter)
-            let files = "\(exported.files.count.formatted()) file\(exported.files.count == 1 ? "" : "s")"
-            let rows = "\(exported.rows.formatted()) row\(exported.rows == 1 ? "" : "s")"
-            printError("exported \(rows) as parquet to \(out ?? ".") (\(files), \(exported.bytes.formatted()) bytes)")
+            let files = "\(exported.files.count.grouped) file\(exported.files.count == 1 ? "" : "s")"
+            let rows = "\(exported.rows.grouped) row\(exported.rows == 1 ? "" : "s")"
+            printError("exported \(rows) as parquet to \(out ?? ".") (\(files), \(exported.bytes.grouped) bytes)")
         case .csv, .geojson, .kml:
             let toStdout = out == nil || out == "-"
             let sink = try toStdout ? Console.out : OutputSink(path: out ?? "-")
@@ -52,7 +53,7 @@ struct ExportCommand: ParsableCommand {
                 throw error
             }
             let dest = toStdout ? "stdout" : out ?? ""
-            printError("exported \(rows.formatted()) row\(rows == 1 ? "" : "s") as \(format.rawValue) to \(dest)")
+            printError("exported \(rows.grouped) row\(rows == 1 ? "" : "s") as \(format.rawValue) to \(dest)")
         }
     }
 }

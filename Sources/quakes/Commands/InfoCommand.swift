@@ -1,3 +1,4 @@
+import QuakeSupport
 import ArgumentParser
 import Foundation
 import QuakeFormat
@@ -62,7 +63,7 @@ extension InfoCommand {
         } else if c.kind == "fdsn" {
             line += ": next updatedafter \(t(c.since))"
         }
-        line += ", newest update \(t(c.maxUpdated)), last sync \(t(c.lastSync)), \(c.events.formatted()) events"
+        line += ", newest update \(t(c.maxUpdated)), last sync \(t(c.lastSync)), \(c.events.grouped) events"
         if let etag = c.etag { line += ", ETag \(etag)" }
         if let lastModified = c.lastModified { line += ", Last-Modified \(lastModified)" }
         return line

@@ -171,7 +171,7 @@ struct LoadCommand: ParsableCommand {
     static func describe(_ summary: LoadSummary) -> String {
         let secs = String(format: "%.2f", summary.elapsedSeconds)
         let megabytes = String(format: "%.1f", summary.megabytesPerSecond)
-        func n(_ count: Int) -> String { count.formatted() }
+        func n(_ count: Int) -> String { count.grouped }
         let counts = [summary.rowsRead, summary.rejected, summary.duplicates, summary.new, summary.updated,
                       summary.unchanged]
         let width = counts.map { n($0).count }.max() ?? 1
@@ -200,8 +200,8 @@ struct LoadCommand: ParsableCommand {
             let status = file.error.map { "skipped: " + $0 } ?? (file.loadedNothing ? "every row rejected"
                 : file.repairedText > 0 ? "\(file.repairedText) texts repaired"
                 : file.garbledText > 0 ? "\(file.garbledText) garbled texts" : "loaded")
-            return [DisplayPath.relative(file.path), file.rows.formatted(), file.rejected.formatted(),
-                    file.bytes.formatted(), status]
+            return [DisplayPath.relative(file.path), file.rows.grouped, file.rejected.grouped,
+                    file.bytes.grouped, status]
         }
         let header = ["file", "rows", "rejected", "bytes", "status"]
         var widths = header.map(\.count)

@@ -1,3 +1,4 @@
+import QuakeSupport
 import ArgumentParser
 import Foundation
 import QuakeFormat
@@ -264,12 +265,12 @@ struct SyncCommand: ParsableCommand {
     static func describe(_ s: SyncSummary, dryRun: Bool) -> String {
         if dryRun {
             let events = s.plan.compactMap(\.events).reduce(0, +)
-            let cap = s.serviceLimit.map { ", at most \($0.formatted()) a query" } ?? ""
-            let counted = s.plan.contains { $0.events != nil } ? "\(events.formatted()) events in " : ""
+            let cap = s.serviceLimit.map { ", at most \($0.grouped) a query" } ?? ""
+            let counted = s.plan.contains { $0.events != nil } ? "\(events.grouped) events in " : ""
             var lines = ["plan          " + counted + "\(s.plan.count) request\(s.plan.count == 1 ? "" : "s")"
                 + (s.plan.isEmpty ? " (nothing matches)" : cap)]
             for piece in s.plan {
-                lines.append("  " + (piece.events.map { "\($0.formatted()) events  " } ?? "") + piece.url)
+                lines.append("  " + (piece.events.map { "\($0.grouped) events  " } ?? "") + piece.url)
             }
             return lines.joined(separator: "\n")
         }
@@ -277,7 +278,7 @@ struct SyncCommand: ParsableCommand {
             return "not modified  (304: the feed is as it was; no events committed)\nrequests      \(s.requests)"
         }
         let load = s.load
-        func n(_ v: Int) -> String { v.formatted() }
+        func n(_ v: Int) -> String { v.grouped }
         let width = [load.rowsRead, load.rejected, load.duplicates, load.new, load.updated, load.unchanged, s.deleted]
             .map { n($0).count }.max() ?? 1
         func row(_ label: String, _ v: Int, _ note: String = "") -> String {

@@ -52,8 +52,8 @@ final class RejectReport: Sendable {
                 guard let (key, reason) = byFile[file.path]?.max(by: { $0.value.count < $1.value.count }),
                       !key.isEmpty, reason.count * 2 > file.rows, reason.count >= 10 else { continue }
                 summarized[file.path] = key
-                let of = file.rows == reason.count ? "all \(file.rows.formatted()) rows"
-                    : "\(reason.count.formatted()) of \(file.rows.formatted()) rows"
+                let of = file.rows == reason.count ? "all \(file.rows.grouped) rows"
+                    : "\(reason.count.grouped) of \(file.rows.grouped) rows"
                 var line = "rejected: \(file.path): \(of) for the same reason, "
                     + "first at \(RejectReport.place(reason.first)): " + reason.first.reason
                 if let hint = RejectReport.hint(reason) { line += "; " + hint }

@@ -85,7 +85,8 @@ extension ResolvePass {
             }
             for out in staged {
                 for (bucket, recs) in out.sorted(by: { $0.key < $1.key }) {
-                    let file = files[bucket] ?? SpillFile(path: "\(scratch)/stored-\(bucket).spill")
+                    let file = files[bucket]
+                        ?? SpillFile(path: "\(scratch)/stored-\(bucket).spill", memoryLimit: spillMemory)
                     files[bucket] = file
                     try file.append(recs.serialized())
                 }

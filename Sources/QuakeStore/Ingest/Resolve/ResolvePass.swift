@@ -14,6 +14,8 @@ package struct ResolvePass {
     package var partitioning: Partitioning { old.partitioning }
     /// Key bits of a bucket file written where the store had none (see ``IdHashes``).
     package var newIndexBits = IdHashes.defaultBits
+    /// Bytes each spill of stored versions may hold in memory (``SpillFile/init(path:memoryLimit:)``).
+    package var spillMemory = SpillFile.memoryBudget
 
     /// An event to carry out of a partition, by id, to its winner's partition.
     package struct Move: Sendable {
