@@ -38,4 +38,24 @@ import QuakeGenerator
             #expect(same, "\(n) entries, \(bits) bits")
         }
     }
+
+    /// The stable order against a naive sort of (key, index): few distinct keys (long runs of
+    /// equal keys), keys that differ only in one digit, and random keys, below and past 256.
+    @Test func orderIsAStableSortOfTheKeys() {
+        var generator = SplitMix64(seed: 68)
+        for trial in 0..<40 {
+            let count = [0, 1, 7, 255, 256, 1_000, 40_000][trial % 7]
+            let keys: [UInt64] = (0..<count).map { _ in
+                let value = generator.next()
+                switch trial % 4 {
+                case 0: return value % 5
+                case 1: return 0xABCD_0000_0000_0000 | (value & 0x7FF) << 22
+                case 2: return value
+                default: return (value >> 60) << 60 | value % 3
+                }
+            }
+            let naive = keys.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }
+            #expect(RadixSort.order(keys) == naive, "trial \(trial), \(count) keys")
+        }
+    }
 }

@@ -11,20 +11,30 @@ import QuakeGenerator
 /// that collide on almost every id, with buckets written before hints, and never from a damaged
 /// bucket.
 @Suite struct IdPointReadTests {
-    /// The rows `ids` select, in time order, against the naive reference over every stored row;
-    /// counts too.
+    /// The rows `ids` select, in time order both ways, whole and as pages cut inside the list,
+    /// against the naive reference over every stored row; counts too.
     static func expectPointReads(_ store: Store, _ ids: [String], _ label: String) throws {
         let batch = try TestSupport.allRows(store)
         let quakes = (0..<batch.count).map { Quake(batch: batch, row: $0) }
+        let pages: [(limit: Int?, offset: Int)] = [(nil, 0), (3, 2), (max(1, ids.count / 2), 1)]
         for filter in [Filter.oneOf(.id, ids),
                        .conjunction([.numberRange(.depth, lower: .init(-10), upper: nil), .oneOf(.id, ids)])] {
-            var spec = QuerySpec()
-            spec.filter = filter
-            spec.sort = [SortKey(.time, ascending: true)]
-            let result = try store.query(spec, columns: [.id, .time, .mag])
-            let want = try Naive.query(quakes, spec)
-            #expect(result.ids == want.map(\.id), "\(label): \(ids.count) ids")
-            #expect(try store.count(filter) == want.count, "\(label): count of \(ids.count) ids")
+            for ascending in [true, false] {
+                for page in pages {
+                    var spec = QuerySpec()
+                    spec.filter = filter
+                    spec.sort = [SortKey(.time, ascending: ascending)]
+                    spec.limit = page.limit
+                    spec.offset = page.offset
+                    let result = try store.query(spec, columns: [.id, .time, .mag])
+                    let want = try Naive.query(quakes, spec)
+                    #expect(result.ids == want.map(\.id),
+                            "\(label): \(ids.count) ids, ascending \(ascending), page \(page)")
+                }
+            }
+            var all = QuerySpec()
+            all.filter = filter
+            #expect(try store.count(filter) == Naive.query(quakes, all).count, "\(label): count of \(ids.count) ids")
         }
     }
 

@@ -1,3 +1,4 @@
+import QuakeSupport
 /// A sorted list of event ids (optionally each with a mask of changed columns), front-coded
 /// and zstd-compressed: the id sets of a history transaction.
 ///
@@ -28,35 +29,42 @@ package enum HistoryIdList {
         return (Zstd.compress(writer.bytes, level: level), writer.bytes.count)
     }
 
-    /// Indices of `ids` in byte order.
+    /// Indices of `ids` in byte order (equal ids in index order).
     ///
-    /// Sorts on each id's first 8 bytes as one big-endian integer (zero-padded), and compares
-    /// the whole ids only where those are equal: the padded prefixes order exactly as the bytes
-    /// do whenever they differ.
-    /// - Complexity: O(n log n) integer comparisons, plus byte comparisons on shared prefixes.
+    /// Orders the ids by their first 8 bytes as one big-endian integer (zero-padded) with a
+    /// radix sort (``RadixSort/order(_:)``), then each run of equal prefixes by its whole bytes:
+    /// the padded prefixes order exactly as the bytes do whenever they differ.
+    /// - Complexity: O(n) radix passes, plus byte comparisons within runs of shared prefixes.
     package static func sortedOrder(_ ids: ByteArena) -> [Int] {
-        struct Key {
-            let prefix: UInt64
-            let index: Int
-        }
+        let count = ids.count
         // SAFETY: i < ids.count, so each range lies in the arena's bytes and k < min(8, range.count) keeps
-        // raw[range.lowerBound + k] inside it; `raw` is not kept past the closure (keys hold indices).
+        // raw[range.lowerBound + k] inside it; `raw` is not kept past the closure (the order holds indices).
         return ids.bytes.withUnsafeBytes { raw in
-            var keys: [Key] = []
-            keys.reserveCapacity(ids.count)
-            for i in 0..<ids.count {
+            var prefixes = [UInt64](repeating: 0, count: count)
+            for i in 0..<count {
                 let range = ids.range(i)
-                var previous: UInt64 = 0
+                var prefix: UInt64 = 0
                 for k in 0..<Swift.min(8, range.count) {
-                    previous |= UInt64(raw[range.lowerBound + k]) << UInt64(56 - 8 * k)
+                    prefix |= UInt64(raw[range.lowerBound + k]) << UInt64(56 - 8 * k)
                 }
-                keys.append(Key(prefix: previous, index: i))
+                prefixes[i] = prefix
             }
-            keys.sort { a, b in
-                if a.prefix != b.prefix { return a.prefix < b.prefix }
-                return raw[ids.range(a.index)].lexicographicallyPrecedes(raw[ids.range(b.index)])
+            var order = RadixSort.order(prefixes)
+            var start = 0
+            while start < count {
+                let prefix = prefixes[order[start]]
+                var end = start + 1
+                while end < count, prefixes[order[end]] == prefix { end += 1 }
+                if end - start > 1 {
+                    order[start..<end].sort { a, b in
+                        let first = raw[ids.range(a)], second = raw[ids.range(b)]
+                        if first.elementsEqual(second) { return a < b }
+                        return first.lexicographicallyPrecedes(second)
+                    }
+                }
+                start = end
             }
-            return keys.map(\.index)
+            return order
         }
     }
 

@@ -66,6 +66,52 @@ package enum RadixSort {
         if inOther { swap(&a, &other) }
     }
 
+    /// The indices of `keys` in ascending order of key, equal keys in index order (a stable
+    /// sort): least-significant digit first over (key, index) pairs, skipping digits every key
+    /// shares. The history's id copies order a partition's ids this way by their first 8 bytes,
+    /// where a comparison sort was a tenth of a one-event commit.
+    /// - Complexity: O(n · ⌈64 / 11⌉) time, 2n more words of memory.
+    package static func order(_ keys: [UInt64]) -> [Int] {
+        let count = keys.count
+        if count < 256 {
+            return keys.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }
+        }
+        var from = Array(0..<count)
+        var to = [Int](repeating: 0, count: count)
+        var counts = [Int](repeating: 0, count: 1 << digitBits)
+        let mask = UInt64((1 << digitBits) - 1)
+        // SAFETY: `from` and `to` hold count indices below count, so every `keys[i]` is in range; a
+        // digit is masked below 1 << digitBits = counts.count, and the prefix sums keep each
+        // counts[digit] below count while `to` is filled.
+        keys.withUnsafeBufferPointer { keys in
+            counts.withUnsafeMutableBufferPointer { counts in
+                var shift: UInt64 = 0
+                while shift < 64 {
+                    defer { shift += UInt64(digitBits) }
+                    for d in 0..<counts.count { counts[d] = 0 }
+                    for i in from { counts[Int((keys[i] >> shift) & mask)] += 1 }
+                    // a digit every key shares orders nothing
+                    if counts[Int((keys[from[0]] >> shift) & mask)] == count { continue }
+                    var total = 0
+                    for d in 0..<counts.count {
+                        let digitCount = counts[d]
+                        counts[d] = total
+                        total += digitCount
+                    }
+                    to.withUnsafeMutableBufferPointer { to in
+                        for i in from {
+                            let digit = Int((keys[i] >> shift) & mask)
+                            to[counts[digit]] = i
+                            counts[digit] += 1
+                        }
+                    }
+                    swap(&from, &to)
+                }
+            }
+        }
+        return from
+    }
+
     /// Sorts `src` on its low `bits` bits, with `tmp` (as long) for scratch; true when the
     /// sorted values ended in `tmp`, false when in `src`.
     private static func lsd(_ src: UnsafeMutableBufferPointer<UInt64>, _ tmp: UnsafeMutableBufferPointer<UInt64>,
