@@ -5,8 +5,9 @@ import Testing
 import QuakeGenerator
 
 /// A catalog patched for replaced partitions is byte for byte the catalog encoded whole for the
-/// new partitions, or nil where it cannot be (a new or vanished magnitude, a changed place
-/// summary, another partition count): drawn at random against ``Catalog/encode(files:histograms:places:)``.
+/// new partitions (new and vanished magnitudes and changed place summaries included), or nil
+/// where the list of localities changes: drawn at random against
+/// ``Catalog/encode(files:histograms:places:)``.
 @Suite struct CatalogPatchTests {
     static let magnitudes: [Double] = (0..<40).map { Double($0) / 10 }
 
@@ -32,6 +33,8 @@ import QuakeGenerator
         var rng = SplitMix64(seed: 6840)
         var patchedCount = 0
         var refusals = 0
+        var relaidOut = 0
+        var placesPatched = 0
         for trial in 0..<200 {
             let partitions = 1 + Int(rng.next() % 30)
             // every magnitude of the pool held somewhere, so the list is the pool's
@@ -54,7 +57,14 @@ import QuakeGenerator
                 // mostly values of the list; sometimes one it lacks (the patch must refuse)
                 let pool = rng.next() % 8 == 0 ? Self.magnitudes : keep
                 newHistograms[index] = Self.histogram(&rng, pool: pool)
-                if rng.next() % 8 == 0 { newPlaces[index] = Self.summary(&rng) }
+                if rng.next() % 8 == 0 {
+                    newPlaces[index] = Self.summary(&rng)
+                } else if rng.next() % 3 == 0, var bumped = newPlaces[index], !bumped.entries.isEmpty {
+                    // the same localities, a bound moved (a magnitude raised past its locality's greatest)
+                    let at = Int(rng.next() % UInt64(bumped.entries.count))
+                    bumped.entries[at].greatest = (bumped.entries[at].greatest ?? 0) + 0.1
+                    newPlaces[index] = bumped
+                }
                 newFiles[index] = "p\(index).g2.qkp"
                 changes[index] = (newHistograms[index], newPlaces[index])
             }
@@ -63,15 +73,20 @@ import QuakeGenerator
                 patchedCount += 1
                 #expect(patched.bytes == whole?.bytes, "trial \(trial)")
                 #expect(patched.checksum == whole?.checksum, "trial \(trial)")
+                if Set(newHistograms.flatMap(\.values)) != Set(catalog.values) { relaidOut += 1 }
+                if places != newPlaces { placesPatched += 1 }
             } else {
                 refusals += 1
-                // a refusal is for a reason the whole encode shows: other values, or other places
-                let wholeValues = Set(newHistograms.flatMap(\.values))
-                #expect(wholeValues != Set(catalog.values) || zip(places, newPlaces).contains { $0 != $1 },
-                        "trial \(trial): refused a patch it could make")
+                // a refusal is for a reason the whole encode shows: another list of localities
+                func localities(_ summaries: [PlaceSummary?]) -> Set<[UInt8]> {
+                    Set(summaries.flatMap { $0?.entries.map(\.locality) ?? [] })
+                }
+                #expect(localities(places) != localities(newPlaces), "trial \(trial): refused a patch it could make")
             }
         }
-        #expect(patchedCount > 50)
-        #expect(refusals > 5)
+        #expect(patchedCount > 150)
+        // the paths taken: new or vanished magnitudes laid out again, place summaries patched in
+        #expect(relaidOut > 10 && placesPatched > 10, "\(relaidOut) laid out again, \(placesPatched) places")
+        #expect(refusals > 0)
     }
 }

@@ -14,8 +14,8 @@ extension Catalog {
     package struct Places: Sendable {
         /// Every locality of the store, ascending by bytes.
         package let localities: ByteArena
-        private let summarized: [Bool]
-        private let offsets: [Int]
+        let summarized: [Bool]
+        let offsets: [Int]
         /// The catalog file: it keeps the entries mapped.
         private let file: MappedFile
         /// Where the entries lie in `file`, 20 bytes each, read where a partition's bound is asked
@@ -60,7 +60,7 @@ extension Catalog {
         }
 
         /// Entry `i`: locality ordinal, least and greatest magnitude.
-        @inline(__always) private func entry(_ i: Int) -> (UInt32, Double, Double) {
+        @inline(__always) func entry(_ i: Int) -> (UInt32, Double, Double) {
             let at = entries.lowerBound + i * 20
             // init checked that `entries` (inside the mapping `file` keeps alive for this call)
             // holds 20 bytes for each of offsets' last count, and every i a bound reads lies below it
