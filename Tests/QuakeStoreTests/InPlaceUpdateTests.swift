@@ -180,6 +180,65 @@ import QuakeGenerator
 
     /// Partitions of several blocks (years of 10,000 rows in blocks of 4,096): edits in the
     /// first, middle and last block, and the rows read alone against the whole partition's.
+    /// Finding the updated rows among the rows at the incoming versions' times, and the ids beside
+    /// each patched row, against every id of the partition decoded: random picks from partitions
+    /// of several blocks with runs of equal times, at their stored time, moved, and unknown.
+    @Test func locatingAtTheIncomingTimesAgreesWithEveryId() throws {
+        let feed = try DirectPartitionsTests.generate("inplace-locate", rows: 20_000, perFile: 20_000, overlap: 0,
+                                                      seed: 6803)
+        let files = FileIO.list(feed).filter { $0.hasSuffix(".csv") }.sorted().map { feed + "/" + $0 }
+        let store = try Store.openOrCreate(path: TestSupport.tempDir("inplace-locate-store") + "/s",
+                                           partitioning: .year, blockRows: 4096)
+        try store.load(files)
+        var rng = SplitMix64(seed: 68_031)
+        var fast = 0
+        for entry in store.manifest.partitions {
+            let reader = PartitionReader(storePath: store.path, entry: entry)
+            let blockRows = try reader.directory().blockRows
+            let times = try reader.ints(.time)
+            let ids = try reader.arena(.id)
+            let stored = try reader.rows(at: Array(0..<entry.rows))
+            for trial in 0..<30 {
+                let picks = (0..<(1 + Int(rng.next() % 12))).map { _ in Int(rng.next() % UInt64(entry.rows)) }
+                var incoming = stored.gather(picks)
+                if trial % 3 == 1 {
+                    // one pick moved by a millisecond: not stored at its incoming time
+                    incoming.ints[Column.time.rawValue][0] += 1
+                } else if trial % 3 == 2 {
+                    var other = ByteArena()
+                    for row in 0..<incoming.count {
+                        other.append(row == 0 ? Array("zz-unknown".utf8) : Array(incoming.text[Column.id.rawValue]
+                            .bytes[incoming.text[Column.id.rawValue].range(row)]))
+                    }
+                    incoming.text[Column.id.rawValue] = other
+                }
+                let naive = MergePass.locate(incoming, in: ids)
+                let atTimes = try MergePass.locate(incoming, at: times, reader: reader, blockRows: blockRows)
+                if let atTimes {
+                    fast += 1
+                    #expect(atTimes == naive, "partition \(entry.file) trial \(trial)")
+                } else {
+                    // refused only where some incoming (id, time) is not a stored row
+                    let everyPairStored = (0..<incoming.count).allSatisfy { row in
+                        guard let at = naive?[row] else { return false }
+                        return times[at] == incoming.ints[Column.time.rawValue][row]
+                    }
+                    #expect(!everyPairStored, "partition \(entry.file) trial \(trial): refused")
+                }
+                // the ids beside patched rows order them as every id does
+                let patches = Set(picks).sorted().map { MergePass.Patch(row: $0, folded: 0, stored: 0) }
+                let beside = try MergePass.neighbourIds(patches, rows: entry.rows, reader: reader, blockRows: blockRows)
+                var moved = times
+                for patch in patches where rng.next() % 2 == 0 {
+                    moved[patch.row] = times[max(0, patch.row - 1)]
+                }
+                #expect(MergePass.keepsOrder(patches, times: moved, ids: beside)
+                    == MergePass.keepsOrder(patches, times: moved, ids: ids), "partition \(entry.file) trial \(trial)")
+            }
+        }
+        #expect(fast == 10 * store.manifest.partitions.count, "the picks at their stored times are all found there")
+    }
+
     @Test func partitionsOfSeveralBlocks() throws {
         let feed = try DirectPartitionsTests.generate("inplace-blocks", rows: 20_000, perFile: 20_000, overlap: 0,
                                                       seed: 6802)

@@ -13,18 +13,26 @@ package enum HistoryIdList {
                                level: Int32 = 6) -> (bytes: [UInt8], rawSize: Int) {
         let order = sortedOrder(ids)
         var writer = VarintWriter()
+        writer.bytes.reserveCapacity(ids.bytes.count + 3 * ids.count + 10)
         writer.varint(UInt64(order.count))
         var previous = 0..<0
-        for i in order {
-            let range = ids.range(i)
-            var shared = 0
-            while shared < previous.count && shared < range.count
-                && ids.bytes[previous.lowerBound + shared] == ids.bytes[range.lowerBound + shared] { shared += 1 }
-            writer.varint(UInt64(shared))
-            writer.varint(UInt64(range.count - shared))
-            writer.bytes.append(contentsOf: ids.bytes[(range.lowerBound + shared)..<range.upperBound])
-            if !masks.isEmpty { writer.varint(masks[i]) }
-            previous = range
+        // SAFETY: every range is an id's own (i < ids.count), so the reads and the copied slice lie in the
+        // arena's bytes; `raw` does not escape the closure.
+        ids.bytes.withUnsafeBytes { raw in
+            for i in order {
+                let range = ids.range(i)
+                var shared = 0
+                let longest = Swift.min(previous.count, range.count)
+                while shared < longest && raw[previous.lowerBound + shared] == raw[range.lowerBound + shared] {
+                    shared += 1
+                }
+                writer.varint(UInt64(shared))
+                writer.varint(UInt64(range.count - shared))
+                let rest = (range.lowerBound + shared)..<range.upperBound
+                writer.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[rest]))
+                if !masks.isEmpty { writer.varint(masks[i]) }
+                previous = range
+            }
         }
         return (Zstd.compress(writer.bytes, level: level), writer.bytes.count)
     }

@@ -76,40 +76,46 @@ package enum RadixSort {
         if count < 256 {
             return keys.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }
         }
-        var from = Array(0..<count)
-        var to = [Int](repeating: 0, count: count)
+        var first = Array(0..<count)
+        var second = [Int](repeating: 0, count: count)
         var counts = [Int](repeating: 0, count: 1 << digitBits)
         let mask = UInt64((1 << digitBits) - 1)
-        // SAFETY: `from` and `to` hold count indices below count, so every `keys[i]` is in range; a
-        // digit is masked below 1 << digitBits = counts.count, and the prefix sums keep each
-        // counts[digit] below count while `to` is filled.
-        keys.withUnsafeBufferPointer { keys in
-            counts.withUnsafeMutableBufferPointer { counts in
-                var shift: UInt64 = 0
-                while shift < 64 {
-                    defer { shift += UInt64(digitBits) }
-                    for d in 0..<counts.count { counts[d] = 0 }
-                    for i in from { counts[Int((keys[i] >> shift) & mask)] += 1 }
-                    // a digit every key shares orders nothing
-                    if counts[Int((keys[from[0]] >> shift) & mask)] == count { continue }
-                    var total = 0
-                    for d in 0..<counts.count {
-                        let digitCount = counts[d]
-                        counts[d] = total
-                        total += digitCount
-                    }
-                    to.withUnsafeMutableBufferPointer { to in
-                        for i in from {
-                            let digit = Int((keys[i] >> shift) & mask)
-                            to[counts[digit]] = i
-                            counts[digit] += 1
+        // SAFETY: `first` and `second` hold count indices below count, so every `keys[i]` is in range;
+        // a digit is masked below 1 << digitBits = counts.count, and the prefix sums keep each
+        // counts[digit] below count while `to` is filled. No pointer outlives the closures.
+        let inSecond = keys.withUnsafeBufferPointer { keys in
+            first.withUnsafeMutableBufferPointer { first in
+                second.withUnsafeMutableBufferPointer { second in
+                    counts.withUnsafeMutableBufferPointer { counts -> Bool in
+                        var from = first, to = second
+                        var inSecond = false
+                        var shift: UInt64 = 0
+                        while shift < 64 {
+                            defer { shift += UInt64(digitBits) }
+                            for d in 0..<counts.count { counts[d] = 0 }
+                            for i in from { counts[Int((keys[i] >> shift) & mask)] += 1 }
+                            // a digit every key shares orders nothing
+                            if counts[Int((keys[from[0]] >> shift) & mask)] == count { continue }
+                            var total = 0
+                            for d in 0..<counts.count {
+                                let digitCount = counts[d]
+                                counts[d] = total
+                                total += digitCount
+                            }
+                            for i in from {
+                                let digit = Int((keys[i] >> shift) & mask)
+                                to[counts[digit]] = i
+                                counts[digit] += 1
+                            }
+                            swap(&from, &to)
+                            inSecond.toggle()
                         }
+                        return inSecond
                     }
-                    swap(&from, &to)
                 }
             }
         }
-        return from
+        return inSecond ? second : first
     }
 
     /// Sorts `src` on its low `bits` bits, with `tmp` (as long) for scratch; true when the

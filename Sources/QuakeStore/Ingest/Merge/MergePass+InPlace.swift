@@ -28,8 +28,21 @@ extension MergePass {
         let reader = PartitionReader(storePath: storePath, entry: entry)
         let directory = try reader.directory()
         guard directory.blockRows == old.blockRows, try reader.isCurrentFormat() else { return nil }
-        let storedIds = try reader.arena(.id)
-        guard let located = Self.locate(incoming, in: storedIds) else { return nil }
+        var times = try reader.ints(.time)
+        guard times.count == entry.rows else {
+            throw QuakeError.corrupt(reader.path, "time column holds \(times.count) rows")
+        }
+        // the ids of the rows at the incoming versions' times (a revision mostly keeps its time), else all of them
+        var storedIds: ByteArena?
+        let located: [Int]
+        if let atTimes = try Self.locate(incoming, at: times, reader: reader, blockRows: directory.blockRows) {
+            located = atTimes
+        } else {
+            let all = try reader.arena(.id)
+            guard let found = Self.locate(incoming, in: all) else { return nil }
+            storedIds = all
+            located = found
+        }
         let positions = Array(Set(located)).sorted()
         var rows = try reader.rows(at: positions)
         let storedCount = rows.count
@@ -41,11 +54,12 @@ extension MergePass {
         guard result.changed else { return result }
         let stored = rows.gather(Array(0..<storedCount))
         let patches = Self.patches(folded, stored: stored, positions: positions)
-        var times = try reader.ints(.time)
         for patch in patches {
             times[patch.row] = folded.ints[Column.time.rawValue][patch.folded]
         }
-        guard Self.keepsOrder(patches, times: times, ids: storedIds) else { return nil }
+        let ids = try storedIds ?? Self.neighbourIds(patches, rows: entry.rows, reader: reader,
+                                                     blockRows: directory.blockRows)
+        guard Self.keepsOrder(patches, times: times, ids: ids) else { return nil }
         var piece: RowBatch?
         if topRows != nil {
             guard let projection = oldProjection.times(old, storePath: storePath),
@@ -95,6 +109,73 @@ extension MergePass {
         var folded: Int
         /// The replaced row in the stored rows read.
         var stored: Int
+    }
+
+    /// Per incoming row, the partition row holding its event, found among the rows stored at the
+    /// incoming version's time (`times`, the partition's, ascending): the id frames of those rows
+    /// only are decoded. Nil when some event is not stored at its incoming time (it moved, or is
+    /// not in the partition): the caller then reads every id.
+    static func locate(_ incoming: RowBatch, at times: [Int64], reader: PartitionReader,
+                       blockRows: Int) throws -> [Int]? {
+        let incomingTimes = incoming.ints[Column.time.rawValue]
+        let incomingIds = incoming.text[Column.id.rawValue]
+        var out: [Int] = []
+        out.reserveCapacity(incoming.count)
+        for row in 0..<incoming.count {
+            let time = incomingTimes[row]
+            // the first stored row at `time`, by bisection
+            var low = 0
+            var high = times.count
+            while low < high {
+                let middle = (low + high) / 2
+                if times[middle] < time { low = middle + 1 } else { high = middle }
+            }
+            var found: Int?
+            var at = low
+            while found == nil, at < times.count, times[at] == time {
+                let block = at / blockRows
+                let end = Swift.min(times.count, (block + 1) * blockRows)
+                var last = at
+                while last < end, times[last] == time { last += 1 }
+                let within = (at - block * blockRows)..<(last - block * blockRows)
+                guard case .text(let ids) = try reader.decode(.id, block: block, rows: within),
+                      ids.count == last - at else {
+                    throw QuakeError.corrupt(reader.path, "column id block \(block) does not decode its rows")
+                }
+                for k in 0..<ids.count where ids.equal(k, incomingIds, row) { found = at + k }
+                at = last
+            }
+            guard let found else { return nil }
+            out.append(found)
+        }
+        return out
+    }
+
+    /// The ids of the rows beside each patched row (and its own), in an arena of the partition's
+    /// `rows` rows where the others are empty: all ``keepsOrder(_:times:ids:)`` compares.
+    static func neighbourIds(_ patches: [Patch], rows: Int, reader: PartitionReader,
+                             blockRows: Int) throws -> ByteArena {
+        var wanted = Set<Int>()
+        for patch in patches {
+            for row in (patch.row - 1)...(patch.row + 1) where row >= 0 && row < rows { wanted.insert(row) }
+        }
+        var idOf: [Int: [UInt8]] = [:]
+        for row in wanted {
+            let block = row / blockRows
+            let within = row - block * blockRows
+            guard case .text(let ids) = try reader.decode(.id, block: block, rows: within..<(within + 1)),
+                  ids.count == 1 else {
+                throw QuakeError.corrupt(reader.path, "column id block \(block) does not decode row \(within)")
+            }
+            idOf[row] = Array(ids.bytes[ids.range(0)])
+        }
+        var arena = ByteArena()
+        arena.ends.reserveCapacity(rows)
+        for row in 0..<rows {
+            if let id = idOf[row] { arena.bytes.append(contentsOf: id) }
+            arena.ends.append(arena.bytes.count)
+        }
+        return arena
     }
 
     /// Per incoming row, the partition row holding its event; nil when some event is not stored
