@@ -35,7 +35,9 @@ extension Catalog {
         let newValues = held.count == values.count ? values : held.sorted()
         let moves = try moves(changes, values: newValues)
         guard let first = moves.first?.partition else { return nil }
-        if newValues.count == values.count {
+        // u64 counts (an older catalog, or a very large store) are laid out again, so that the
+        // count width is the one the whole encode chooses
+        if newValues.count == values.count && countBytes == 4 {
             var rowBytes = storedRowBytes()
             var checksums = rowChecksums
             let width = values.count + 1
@@ -49,14 +51,18 @@ extension Catalog {
                     }
                     next += 1
                 }
-                checksums[row] = try shift(row, of: &rowBytes, by: running, width: width)
+                guard let checksum = try shift(row, of: &rowBytes, by: running, width: width) else {
+                    // a count past what a u32 holds: the whole encode writes u64 counts
+                    return try relaidOut(files: newFiles, values: newValues, moves: moves, section: section)
+                }
+                checksums[row] = checksum
             }
             // a value no row holds any more leaves the list, as the whole encode drops it
             let last = try rowCounts(partitions, of: rowBytes, width: width)
             if (0..<values.count).allSatisfy({ last[$0] > 0 }) {
                 return Catalog.finish(files: newFiles, values: values, section: section) { section in
-                    Catalog.encode(files: newFiles, values: values, rowBytes: rowBytes, rowChecksums: checksums,
-                                   section: section)
+                    Catalog.encode(files: newFiles, values: values, rowBytes: rowBytes, countBytes: countBytes,
+                                   rowChecksums: checksums, section: section)
                 }
             }
         }
@@ -116,8 +122,9 @@ extension Catalog {
             let base = row * width
             for valueIndex in 0..<oldWidth { rows[base + target[valueIndex]] = stored[valueIndex] }
             for valueIndex in 0..<width where running[valueIndex] != 0 {
-                let (moved, overflow) = Int64(bitPattern: rows[base + valueIndex]).addingReportingOverflow(running[valueIndex])
-                guard !overflow, moved >= 0, rows[base + valueIndex] <= UInt64(Int64.max) else {
+                let stored = Int64(bitPattern: rows[base + valueIndex])
+                let (moved, overflow) = stored.addingReportingOverflow(running[valueIndex])
+                guard !overflow, moved >= 0, stored >= 0 else {
                     throw .corrupt(path, "running counts fall at partition \(row)")
                 }
                 rows[base + valueIndex] = UInt64(moved)
@@ -161,36 +168,36 @@ extension Catalog {
         total = moved
     }
 
-    /// Row `row` of `rowBytes` checked against its stored checksum, then each count moved by
-    /// `delta`; returns the new row's checksum. A count that would fall under zero is damage.
+    /// Row `row` of `rowBytes` (u32 counts) checked against its stored checksum, then each count
+    /// moved by `delta`; returns the new row's checksum, or nil when a count passes what a u32
+    /// holds. A count that would fall under zero is damage.
     private func shift(_ row: Int, of rowBytes: inout [UInt8], by delta: [Int64],
-                       width: Int) throws(QuakeError) -> UInt64 {
-        let start = row * width * 8
-        // SAFETY: rowBytes holds (partitions + 1) rows of `width` u64s and 0 <= row <= partitions, so the
+                       width: Int) throws(QuakeError) -> UInt64? {
+        let start = row * width * 4
+        // SAFETY: rowBytes holds (partitions + 1) rows of `width` u32s and 0 <= row <= partitions, so the
         // row's bytes lie inside it; the loads and stores stay inside them and `raw` does not escape.
-        let result = rowBytes.withUnsafeMutableBytes { raw in Result { () throws(QuakeError) -> UInt64 in
-            let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[start..<(start + width * 8)])
+        let result = rowBytes.withUnsafeMutableBytes { raw in Result { () throws(QuakeError) -> UInt64? in
+            let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[start..<(start + width * 4)])
             guard Checksum.hash(UnsafeRawBufferPointer(bytes)) == rowChecksums[row] else {
                 throw .corrupt(path, "row \(row): checksum mismatch")
             }
             for valueIndex in 0..<width where delta[valueIndex] != 0 {
-                let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: valueIndex * 8, as: UInt64.self))
-                let (moved, overflow) = Int64(bitPattern: stored).addingReportingOverflow(delta[valueIndex])
-                guard !overflow, moved >= 0, stored <= UInt64(Int64.max) else {
-                    throw .corrupt(path, "running counts fall at partition \(row)")
-                }
-                bytes.storeBytes(of: UInt64(moved).littleEndian, toByteOffset: valueIndex * 8, as: UInt64.self)
+                let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: valueIndex * 4, as: UInt32.self))
+                let (moved, overflow) = Int64(stored).addingReportingOverflow(delta[valueIndex])
+                guard !overflow, moved >= 0 else { throw .corrupt(path, "running counts fall at partition \(row)") }
+                guard moved <= Int64(UInt32.max) else { return nil }
+                bytes.storeBytes(of: UInt32(moved).littleEndian, toByteOffset: valueIndex * 4, as: UInt32.self)
             }
             return Checksum.hash(UnsafeRawBufferPointer(bytes))
         } }
         return try result.get()
     }
 
-    /// The counts of row `row` of `rowBytes`.
+    /// The counts of row `row` of `rowBytes` (u32 counts).
     private func rowCounts(_ row: Int, of rowBytes: [UInt8], width: Int) throws(QuakeError) -> [UInt64] {
         try rowBytes.withStoreBytes { (raw) throws(QuakeError) -> [UInt64] in
-            var reader = ByteReader(raw, at: row * width * 8)
-            return try reader.raw(width, as: UInt64.self).map { UInt64(littleEndian: $0) }
+            var reader = ByteReader(raw, at: row * width * 4)
+            return try reader.raw(width, as: UInt32.self).map { UInt64(UInt32(littleEndian: $0)) }
         }
     }
 

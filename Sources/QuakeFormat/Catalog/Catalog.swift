@@ -14,19 +14,24 @@ import Synchronization
 /// (``Places``), so a place search top-N by magnitude opens only the partitions that can place.
 ///
 /// ```
-/// "QKCATLG2", u32 partitions P, u32 distinct magnitudes V,
+/// "QKCATLG3", u32 partitions P, u32 distinct magnitudes V,
 /// P partition file names (u16 length + UTF-8), V f64 magnitudes ascending,
 /// P + 1 u64 row checksums, u64 place section length, u64 its checksum
 ///                                               -- the header; its checksum is in the manifest
 /// the place section                             -- ``Places``
-/// P + 1 rows of V + 1 u64 running counts        -- one per magnitude, then nulls
+/// P + 1 rows of V + 1 u32 running counts        -- one per magnitude, then nulls
 /// ```
 /// The manifest carries the header's checksum, the header each row's and the place section's;
 /// each is checked before its first use, and a row's counts must add up to the rows the manifest
-/// gives its partitions. Catalogs written before the place section (`QKCATLG1`) have neither
-/// its length nor its checksum, and give no ``places()``.
+/// gives its partitions. A store past 2^32 - 1 rows of a value (counts that u32s cannot hold) is
+/// written as `QKCATLG2`, the same with u64 counts; catalogs written before the place section
+/// (`QKCATLG1`, u64 counts) have neither its length nor its checksum, and give no ``places()``.
+/// u32 counts halve what a small commit writes and hashes: the running counts after a replaced
+/// partition all change, and the file is written again whole.
 package final class Catalog: Sendable {
-    package static let magic: [UInt8] = Array("QKCATLG2".utf8)
+    package static let magic: [UInt8] = Array("QKCATLG3".utf8)
+    /// The same with u64 running counts: written when a count passes what a u32 holds.
+    private static let magicV2: [UInt8] = Array("QKCATLG2".utf8)
     private static let magicV1: [UInt8] = Array("QKCATLG1".utf8)
     package static let fileExtension = "qkc"
     /// Past this size (rows times magnitudes, in bytes) no catalog is written: the queries
@@ -43,6 +48,8 @@ package final class Catalog: Sendable {
     package let files: [String]
     private let file: MappedFile
     private let rowsOffset: Int
+    /// Bytes of one running count: 4 (`QKCATLG3`) or 8 (`QKCATLG1` and `QKCATLG2`).
+    let countBytes: Int
     /// Each row's checksum, as the header holds them.
     let rowChecksums: [UInt64]
     private let placesRange: Range<Int>?
@@ -64,11 +71,13 @@ package final class Catalog: Sendable {
         func bad(_ why: String) -> QuakeError { .corrupt(path, why) }
         // SAFETY: `fileBytes` is the whole mapping, which `file` keeps alive; the magic's 8 bytes are read
         // only once fileBytes.count >= 16 holds (the && short-circuits), and ByteReader checks every read.
-        guard fileBytes.count >= 16,
-              (0..<8).allSatisfy({ fileBytes[$0] == Catalog.magic[$0] || fileBytes[$0] == Catalog.magicV1[$0] }) else {
+        guard fileBytes.count >= 16, (0..<7).allSatisfy({ fileBytes[$0] == Catalog.magic[$0] }),
+              [Catalog.magic[7], Catalog.magicV2[7], Catalog.magicV1[7]].contains(fileBytes[7]) else {
             throw bad("not a quakes catalog (bad magic)")
         }
-        let v2 = fileBytes[7] == Catalog.magic[7]
+        // the place section since version 2, u32 counts in version 3
+        let v2 = fileBytes[7] != Catalog.magicV1[7]
+        countBytes = fileBytes[7] == Catalog.magic[7] ? 4 : 8
         var reader = ByteReader(fileBytes, at: 8)
         let partitionCount = Int(try reader.u32()), magnitudeCount = Int(try reader.u32())
         guard partitionCount == expected?.count ?? partitionCount, partitionCount <= fileBytes.count / 2,
@@ -101,7 +110,7 @@ package final class Catalog: Sendable {
         guard zip(vs, vs.dropFirst()).allSatisfy({ $0 < $1 }), !vs.contains(where: \.isNaN) else {
             throw bad("magnitudes out of order")
         }
-        guard reader.remaining == (partitionCount + 1) * (magnitudeCount + 1) * 8 else {
+        guard reader.remaining == (partitionCount + 1) * (magnitudeCount + 1) * countBytes else {
             throw bad("\(reader.remaining) bytes of counts")
         }
         values = vs
@@ -128,7 +137,7 @@ package final class Catalog: Sendable {
     /// - Complexity: O(magnitudes); the row's checksum is checked on first use.
     package func row(_ i: Int) throws(QuakeError) -> [UInt64] {
         guard i >= 0, i <= partitions else { throw .corrupt(path, "no row \(i)") }
-        let width = (values.count + 1) * 8
+        let width = (values.count + 1) * countBytes
         let start = rowsOffset + i * width
         // SAFETY: init checked that the file ends with (partitions + 1) rows of `width` bytes from
         // rowsOffset, and 0 <= i <= partitions; `file` keeps the mapping alive.
@@ -139,11 +148,14 @@ package final class Catalog: Sendable {
             state.locked { $0.checked[i] = true }
         }
         var reader = ByteReader(bytes)
+        if countBytes == 4 {
+            return try reader.raw(values.count + 1, as: UInt32.self).map { UInt64(UInt32(littleEndian: $0)) }
+        }
         return try reader.raw(values.count + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
     }
 
     /// Bytes of the running counts, at the end of the file.
-    package var rowsLength: Int { (partitions + 1) * (values.count + 1) * 8 }
+    package var rowsLength: Int { (partitions + 1) * (values.count + 1) * countBytes }
 
     /// The running counts' bytes as stored (every row, unchecked), for a patch that checks the
     /// rows it changes and copies the others with their checksums.
@@ -236,35 +248,48 @@ package final class Catalog: Sendable {
         return encode(files: files, values: values, rows: rows, section: section)
     }
 
+    /// Bytes a running count takes for `rows`, the running counts ((files + 1) rows of values + 1
+    /// counts): 4 when every count fits a u32 (the last row holds the greatest, as counts only grow), else 8.
+    static func countBytes(_ rows: [UInt64], width: Int) -> Int {
+        rows.suffix(width).allSatisfy { $0 <= UInt64(UInt32.max) } ? 4 : 8
+    }
+
     /// The catalog bytes of running counts `rows` ((files + 1) rows of values + 1 counts) and
     /// place section `section`, and the header's checksum.
     static func encode(files: [String], values: [Double], rows: [UInt64],
                        section: [UInt8]) -> (bytes: [UInt8], checksum: UInt64) {
         let width = values.count + 1
-        var body: [UInt8] = []
-        body.reserveCapacity(rows.count * 8)
+        let countBytes = Catalog.countBytes(rows, width: width)
+        let rowLength = width * countBytes
+        var body = [UInt8](repeating: 0, count: rows.count * countBytes)
         var checksums: [UInt64] = []
-        for i in 0...files.count {
-            let start = body.count
-            let row = rows[(i * width)..<((i + 1) * width)]
-            #if _endian(little)
-            // SAFETY: the closure copies the row's own bytes (little-endian already), within its span.
-            row.withUnsafeBytes { body.append(contentsOf: $0) }
-            #else
-            for count in row { withUnsafeBytes(of: count.littleEndian) { body.append(contentsOf: $0) } }
-            #endif
-            // SAFETY: the closure reads only the slice's own bytes, within its span.
-            checksums.append(body[start...].withUnsafeBytes { Checksum.hash($0) })
+        checksums.reserveCapacity(files.count + 1)
+        // SAFETY: body holds rows.count counts of countBytes each, so every store at k * countBytes
+        // lies inside it, as does every row's range hashed; `raw` does not escape the closure.
+        body.withUnsafeMutableBytes { raw in
+            for (k, count) in rows.enumerated() {
+                if countBytes == 4 {
+                    let narrow = UInt32(truncatingIfNeeded: count).littleEndian
+                    raw.storeBytes(of: narrow, toByteOffset: k * 4, as: UInt32.self)
+                } else {
+                    raw.storeBytes(of: count.littleEndian, toByteOffset: k * 8, as: UInt64.self)
+                }
+            }
+            for i in 0...files.count {
+                let row = UnsafeRawBufferPointer(rebasing: raw[(i * rowLength)..<((i + 1) * rowLength)])
+                checksums.append(Checksum.hash(row))
+            }
         }
-        return encode(files: files, values: values, rowBytes: body, rowChecksums: checksums, section: section)
+        return encode(files: files, values: values, rowBytes: body, countBytes: countBytes, rowChecksums: checksums,
+                      section: section)
     }
 
-    /// The catalog bytes of the running counts' bytes `rowBytes` (little-endian u64s) with each
-    /// row's checksum, and place section `section`; and the header's checksum.
-    static func encode(files: [String], values: [Double], rowBytes: [UInt8], rowChecksums: [UInt64],
-                       section: [UInt8]) -> (bytes: [UInt8], checksum: UInt64) {
+    /// The catalog bytes of the running counts' bytes `rowBytes` (little-endian, `countBytes`
+    /// each) with each row's checksum, and place section `section`; and the header's checksum.
+    static func encode(files: [String], values: [Double], rowBytes: [UInt8], countBytes: Int,
+                       rowChecksums: [UInt64], section: [UInt8]) -> (bytes: [UInt8], checksum: UInt64) {
         var writer = ByteWriter()
-        writer.bytes.append(contentsOf: magic)
+        writer.bytes.append(contentsOf: countBytes == 4 ? magic : magicV2)
         writer.u32(UInt32(files.count))
         writer.u32(UInt32(values.count))
         for f in files { writer.string(f) }
