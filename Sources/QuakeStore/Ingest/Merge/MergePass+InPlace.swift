@@ -32,10 +32,12 @@ extension MergePass {
         guard times.count == entry.rows else {
             throw QuakeError.corrupt(reader.path, "time column holds \(times.count) rows")
         }
-        // the ids of the rows at the incoming versions' times (a revision mostly keeps its time), else all of them
+        // the ids of the rows at the incoming versions' times (a revision mostly keeps its time), else all of
+        // them: also for more events than a quarter of the id frames, each of which a lookup would decode
         var storedIds: ByteArena?
         let located: [Int]
-        if let atTimes = try Self.locate(incoming, at: times, reader: reader, blockRows: directory.blockRows) {
+        if incoming.count <= Self.locateAtTimesLimit(rows: entry.rows),
+           let atTimes = try Self.locate(incoming, at: times, reader: reader, blockRows: directory.blockRows) {
             located = atTimes
         } else {
             let all = try reader.arena(.id)
@@ -109,6 +111,12 @@ extension MergePass {
         var folded: Int
         /// The replaced row in the stored rows read.
         var stored: Int
+    }
+
+    /// Most incoming rows a partition of `rows` rows looks up at their times (each decodes an id
+    /// frame of ``FramedCodec/textFrameRows`` rows): a quarter of its frames, at least one.
+    static func locateAtTimesLimit(rows: Int) -> Int {
+        Swift.max(1, rows / FramedCodec.textFrameRows / 4)
     }
 
     /// Per incoming row, the partition row holding its event, found among the rows stored at the
