@@ -33,15 +33,17 @@ import QuakeTestSupport
             }
             let words = text.split(separator: " ")
             guard let at = words.firstIndex(of: "port"), at + 1 < words.count, let port = Int(words[at + 1]) else {
-                process.terminate()
+                kill(process.processIdentifier, SIGKILL)
                 throw QuakeError(.io, path: folder, detail: "http.server did not say its port: \(text)")
             }
             self.port = port
         }
 
         /// Stops the server; the process is reaped by Foundation (waiting here could block a
-        /// cooperative thread).
-        func stop() { if process.isRunning { process.terminate() } }
+        /// cooperative thread). SIGKILL, not SIGTERM: a test process that has run a server in
+        /// process ignores SIGTERM for its graceful shutdown, and a child inherits that, so the
+        /// servers outlived the test run.
+        func stop() { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
         deinit { stop() }
     }
