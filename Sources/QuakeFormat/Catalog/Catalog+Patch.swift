@@ -150,8 +150,8 @@ extension Catalog {
     }
 
     /// The catalog `encode` writes with `section`, or with no place summaries when the section
-    /// would take it past ``sizeLimit`` (as the whole encode leaves them out).
-    private static func finish(files: [String], values: [Double], section: [UInt8],
+    /// would take it past ``sizeLimit`` (the whole encode and the patch both end here).
+    static func finish(files: [String], values: [Double], section: [UInt8],
                                _ encode: ([UInt8]) -> (bytes: [UInt8], checksum: UInt64))
         -> (bytes: [UInt8], checksum: UInt64) {
         let rowsLength = (files.count + 1) * (values.count + 1) * 8

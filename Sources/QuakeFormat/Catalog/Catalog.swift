@@ -229,10 +229,7 @@ package final class Catalog: Sendable {
         let values = Array(Set(histograms.flatMap(\.values))).sorted()
         let width = values.count + 1
         guard (files.count + 1) * width * 8 <= sizeLimit else { return nil }
-        var section = Places.encode(places.count == files.count ? places : Array(repeating: nil, count: files.count))
-        if section.count + (files.count + 1) * width * 8 > sizeLimit {
-            section = Places.encode(Array(repeating: nil, count: files.count))
-        }
+        let section = Places.encode(places.count == files.count ? places : Array(repeating: nil, count: files.count))
         var running: [UInt64] = Array(repeating: 0, count: width)
         var rows = running
         rows.reserveCapacity((files.count + 1) * width)
@@ -245,7 +242,9 @@ package final class Catalog: Sendable {
             running[values.count] += h.nulls
             rows.append(contentsOf: running)
         }
-        return encode(files: files, values: values, rows: rows, section: section)
+        return finish(files: files, values: values, section: section) { section in
+            encode(files: files, values: values, rows: rows, section: section)
+        }
     }
 
     /// Bytes a running count takes for `rows`, the running counts ((files + 1) rows of values + 1
