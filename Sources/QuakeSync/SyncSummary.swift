@@ -40,6 +40,7 @@ public struct SyncSummary: Sendable, Equatable {
         load.rejected += s.rejected
         load.bytesRead += s.bytesRead
         load.deletedRows += s.deletedRows
+        load.deleted += s.deleted
         load.committed = load.committed || s.committed
         if let most = s.maxUpdated { load.maxUpdated = max(load.maxUpdated ?? most, most) }
     }

@@ -81,7 +81,12 @@ import QuakeGenerator
         // a damaged or missing copy is an error, never a shorter list
         let copy = HistoryReference.copyPath(store: s.path, generation: 1, key: replaced[0])
         let good = try Data(contentsOf: URL(fileURLWithPath: copy))
-        for offset in [3, 20, good.count / 2, good.count - 1] {
+        var random = SystemRandomNumberGenerator()
+        // the header, the chunk table and its checksum, a chunk's bytes: anywhere
+        let offsets = [3, 20, 30, 60, good.count / 2, good.count - 1] + (0..<12).map { _ in
+            Int.random(in: 0..<good.count, using: &random)
+        }
+        for offset in offsets {
             var bad = good
             bad[offset] ^= 0x21
             try bad.write(to: URL(fileURLWithPath: copy))
@@ -99,6 +104,35 @@ import QuakeGenerator
         #expect(pruned.transactions == 1 && pruned.bytes > good.count && s.historyExtent.bytes == bytes - pruned.bytes)
         try s.load([try RevisedFeed.write(paths[0], into: dir, every: 5, shift: 0)])
         #expect(FileIO.list(s.path + "/history").allSatisfy { HistoryReference.generation(ofHistoryFile: $0) != 1 })
+        try s.verify()
+    }
+
+    /// A copy in the first layout (the ids sorted, as a compressed list) still reads, as stores
+    /// written before the chunk copies have them; the next commits keep it.
+    @Test func aCopyInTheFirstLayoutStillReads() throws {
+        let (s, paths) = try Self.loaded(files: 2, overlap: 0)
+        let before = try Self.inserted(s, 1)
+        let dir = (paths[0] as NSString).deletingLastPathComponent
+        let first = Dictionary(uniqueKeysWithValues: s.manifest.partitions.map { ($0.key, $0) })
+        try s.load([try RevisedFeed.write(paths[0], into: dir, every: 9, shift: 0)])
+        let replaced = s.manifest.partitions.filter { first[$0.key]?.file != $0.file }.map(\.key)
+        try #require(!replaced.isEmpty)
+        for key in replaced {
+            let copy = HistoryReference.copyPath(store: s.path, generation: 1, key: key)
+            let chunks = try Data(contentsOf: URL(fileURLWithPath: copy))
+            #expect(chunks.prefix(8) == Data("QKHIDS02".utf8))
+            // the same ids, as the first layout held them: sorted and front-coded
+            let entry = try #require(first[key])
+            let ids = try PartitionReader(storePath: s.path, entry: entry).arena(.id)
+            try Data(HistoryReference.listCopy(ids)).write(to: URL(fileURLWithPath: copy))
+        }
+        #expect(try Self.inserted(s, 1) == before)
+        try s.load([try RevisedFeed.write(paths[1], into: dir, every: 13, shift: 0)])
+        #expect(try Self.inserted(s, 1) == before)
+        for key in replaced {
+            let copy = HistoryReference.copyPath(store: s.path, generation: 1, key: key)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: copy)).prefix(8) == Data("QKHIDS01".utf8))
+        }
         try s.verify()
     }
 

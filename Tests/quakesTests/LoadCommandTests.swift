@@ -106,6 +106,82 @@ import Testing
         #expect(parts.allSatisfy { $0.contains(".g1.") }, "\(parts)")
     }
 
+    /// A load that loads nothing says why in one line on stderr and prints no table of zeros:
+    /// the one file's error; of several files, each as it is skipped, then that every one was.
+    @Test func aLoadThatLoadsNothingSaysWhyInOneLine() throws {
+        let d = CLI.tempDir()
+        let bad = d + "/bad.csv", worse = d + "/worse.csv", rows = d + "/rows.csv"
+        try "foo,bar\n1,2\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        try "time,latitude\n".write(toFile: worse, atomically: true, encoding: .utf8)
+        try "time,latitude,longitude,depth,mag,id,updated\nnot-a-time,1,2,3,4,x1,2024-01-01T00:00:00Z\n"
+            .write(toFile: rows, atomically: true, encoding: .utf8)
+        let one = try CLI.run(["load", "--store", d + "/s", bad])
+        #expect(one.status == 1 && one.stdout.isEmpty, "\(one.stdout)")
+        #expect(one.stderr.hasPrefix("quakes: nothing loaded: \(bad): not a USGS CSV feed: missing required column")
+                && one.stderr.hasSuffix("; nothing was committed\n")
+                && one.stderr.split(separator: "\n").count == 1, "\(one.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: d + "/s"))
+        // --json still prints the summary; the reason stays one line
+        let json = try CLI.run(["load", "--store", d + "/s", "--json", bad])
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(json.status == 1 && summary["filesRejected"] as? Int == 1)
+        #expect(json.stderr.split(separator: "\n").count == 1, "\(json.stderr)")
+        let two = try CLI.run(["load", "--store", d + "/s", bad, worse])
+        let lines = two.stderr.split(separator: "\n").map(String.init)
+        #expect(two.status == 1 && two.stdout.isEmpty && lines.count == 3, "\(two.stderr)")
+        #expect(lines.first?.hasPrefix("error: \(bad): not a USGS CSV feed") == true
+                && lines.dropFirst().first?.hasPrefix("error: \(worse): not a USGS CSV feed") == true)
+        #expect(lines.last == "quakes: nothing loaded: every file was rejected; nothing was committed")
+        // every row rejected: the reject, then why nothing loaded
+        let allRows = try CLI.run(["load", "--store", d + "/s", rows])
+        let rowLines = allRows.stderr.split(separator: "\n").map(String.init)
+        #expect(allRows.status == 1 && allRows.stdout.isEmpty && rowLines.count == 2, "\(allRows.stderr)")
+        #expect(rowLines.first?.hasPrefix("rejected: \(rows):2:") == true)
+        #expect(rowLines.last == "quakes: nothing loaded: every row of the file was rejected; nothing was committed")
+        #expect(!FileManager.default.fileExists(atPath: d + "/s"))
+    }
+
+    /// `deleted` counts the tombstones a load added; `deletedRows` the rows read with status
+    /// `deleted`, stale ones too.
+    @Test func deletedCountsTombstonesTheLoadAdded() throws {
+        let d = CLI.tempDir()
+        let header = "time,latitude,longitude,depth,mag,id,updated,status\n"
+        func feed(_ name: String, _ lines: [String]) throws -> String {
+            let path = d + "/" + name
+            try (header + lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        func load(_ path: String) throws -> [String: Any] {
+            let r = try CLI.run(["load", "--store", d + "/s", "--json", path])
+            #expect(r.status == 0, "\(r.stderr)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        }
+        let first = try feed("a.csv", (0..<4).map { "2024-05-0\($0 + 1)T00:00:00Z,1,2,3,4,ev\($0),2024-05-10T00:00:00Z,reviewed" })
+        #expect(try load(first)["deleted"] as? Int == 0)
+        // two deleted by newer versions, one stale delete, one deleted event the store never held
+        let second = try feed("b.csv", [
+            "2024-05-01T00:00:00Z,1,2,3,4,ev0,2024-06-01T00:00:00Z,deleted",
+            "2024-05-02T00:00:00Z,1,2,3,4,ev1,2024-06-01T00:00:00Z,deleted",
+            "2024-05-03T00:00:00Z,1,2,3,4,ev2,2024-05-01T00:00:00Z,deleted",
+            "2024-05-05T00:00:00Z,1,2,3,4,new9,2024-06-01T00:00:00Z,deleted",
+        ])
+        let loaded = try load(second)
+        #expect(loaded["deleted"] as? Int == 3 && loaded["deletedRows"] as? Int == 4, "\(loaded)")
+        let text = try CLI.run(["load", "--store", d + "/s", second])
+        #expect(text.status == 0 && !text.stdout.contains("deleted"), "\(text.stdout)")
+        // one brought back by a newer live version, one more deleted: net 0
+        let third = try feed("c.csv", [
+            "2024-05-01T00:00:00Z,1,2,3,4,ev0,2024-07-01T00:00:00Z,reviewed",
+            "2024-05-04T00:00:00Z,1,2,3,4,ev3,2024-07-01T00:00:00Z,deleted",
+        ])
+        #expect(try load(third)["deleted"] as? Int == 0)
+        let fourth = try feed("d.csv", ["2024-05-03T00:00:00Z,1,2,3,4,ev2,2024-08-01T00:00:00Z,deleted"])
+        let shown = try CLI.run(["load", "--store", d + "/s", fourth])
+        #expect(shown.status == 0 && shown.stdout.contains("deleted       1  (of the new and updated"), "\(shown.stdout)")
+        #expect(try Self.count(d + "/s", ["--include-deleted"]) == 5)
+        #expect(try Self.count(d + "/s", []) == 1)
+    }
+
     @Test func loadingNothingAndWrongStores() throws {
         let d = CLI.tempDir()
         try FileManager.default.createDirectory(atPath: d + "/empty", withIntermediateDirectories: true)

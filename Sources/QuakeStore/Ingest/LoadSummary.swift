@@ -23,8 +23,12 @@ public struct LoadSummary: Sendable, Equatable, Codable {
     /// Events whose time kept its precision: a version with the same `updated` carried a coarser
     /// copy of it (to the minute or second, as a spreadsheet saves it), which did not replace it.
     public var keptPreciseTimes = 0
-    /// Rows read whose status is `deleted`: tombstones of events their source deleted.
+    /// Rows read whose status is `deleted`: tombstones of events their source deleted, stale
+    /// ones (older than the stored version) and repeats included.
     public var deletedRows = 0
+    /// Tombstones the load added to the store: events their source deleted that it held live
+    /// or did not hold, less deleted events a newer live version brought back (never below 0).
+    public var deleted = 0
     /// The latest `updated` of the rows read (epoch ms), nil when none has one.
     public var maxUpdated: Int64?
     /// Per input file, in the order read.
@@ -121,6 +125,9 @@ public struct LoadOptions: Sendable {
     public var onReject: (@Sendable (Reject) -> Void)?
     /// Called with file-level warnings and errors.
     public var onMessage: (@Sendable (String) -> Void)?
+    /// Called with why an input file was rejected whole (the load goes on without it); nil
+    /// tells it through ``onMessage``.
+    public var onFileSkipped: (@Sendable (QuakeError) -> Void)?
     /// How rejects and warnings name these options: the API's names by default; the CLI gives
     /// its flags, so that no caller rewrites the library's text.
     public var optionNames = OptionNames()

@@ -92,8 +92,16 @@ extension Store {
         let partitioning = manifest.partitioning
         let ordinals = Set(kept.map { partitioning.ordinal($0.minTime) })
         var out = OldCandidates(reader: reader, mags: mags)
+        // the projection's rows come in time order: a day's partition is looked up once per run of its rows
+        var day = Int64.min
+        var dayKept = false
         for row in 0..<times.count {
-            if !ordinals.contains(partitioning.ordinal(times[row])) {
+            let rowDay = times[row] >= 0 ? times[row] / 86_400_000 : -1 - (-1 - times[row]) / 86_400_000
+            if rowDay != day {
+                day = rowDay
+                dayKept = ordinals.contains(partitioning.ordinal(times[row]))
+            }
+            if !dayKept {
                 out.replaced.append(row)
             } else if mags[row] != RowBatch.null && ScaledDecimal.double(mags[row]) >= floor {
                 out.candidates.append(row)

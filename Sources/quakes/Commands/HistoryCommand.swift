@@ -1,3 +1,4 @@
+import QuakeSupport
 import ArgumentParser
 import Foundation
 import QuakeStore
@@ -56,7 +57,7 @@ struct HistoryCommand: ParsableCommand {
                                                  cancelled: { interrupt.fired })
             let extent = opened.historyExtent
             print("pruned \(pruned.transactions) transaction\(pruned.transactions == 1 ? "" : "s") "
-                + "(\(pruned.bytes) bytes); \(extent.transactions) kept (\(extent.bytes) bytes), "
+                + "(\(pruned.bytes.grouped) bytes); \(extent.transactions) kept (\(extent.bytes.grouped) bytes), "
                 + "history complete after generation \(extent.completeAfter)")
             return
         }
@@ -82,7 +83,7 @@ struct HistoryCommand: ParsableCommand {
         if format == .table {
             let extent = opened.historyExtent
             sink.write("(\(list.count) transaction\(list.count == 1 ? "" : "s") shown; \(extent.transactions) kept, "
-                + "\(extent.bytes) bytes; history complete after generation \(extent.completeAfter))\n")
+                + "\(extent.bytes.grouped) bytes; history complete after generation \(extent.completeAfter))\n")
         }
     }
 }

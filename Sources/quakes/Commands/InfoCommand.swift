@@ -26,29 +26,29 @@ struct InfoCommand: ParsableCommand {
         }
         print("store        \(info.path)")
         print("partitioning \(info.partitioning) (\(info.partitions) partitions, generation \(info.generation))")
-        print("rows         \(info.rows)")
+        print("rows         \(info.rows.grouped)")
         print("time span    \(info.firstTime ?? "-") .. \(info.lastTime ?? "-")")
         print("format       v\(info.format)")
-        print("on disk      \(info.diskBytes) bytes (directories, granule and place indexes \(info.indexBytes), "
-              + "id index \(info.idIndexBytes), catalog \(info.catalogBytes), "
-              + "magnitude projection \(info.projectionBytes))")
-        print("place index  \(info.placeIndexBytes) bytes")
-        print("aggregates   \(info.aggregateBytes) bytes")
+        print("on disk      \(info.diskBytes.grouped) bytes (directories, granule and place indexes \(info.indexBytes.grouped), "
+              + "id index \(info.idIndexBytes.grouped), catalog \(info.catalogBytes.grouped), "
+              + "magnitude projection \(info.projectionBytes.grouped))")
+        print("place index  \(info.placeIndexBytes.grouped) bytes")
+        print("aggregates   \(info.aggregateBytes.grouped) bytes")
         print("projection   " + (info.projectionThreshold.map {
-            "\(info.projectionRows) rows of magnitude \($0) or more, \(info.projectionBytes) bytes"
+            "\(info.projectionRows.grouped) rows of magnitude \($0) or more, \(info.projectionBytes.grouped) bytes"
         } ?? "none"))
-        print("history      \(info.historyTransactions) transactions, \(info.historyBytes) bytes "
+        print("history      \(info.historyTransactions.grouped) transactions, \(info.historyBytes.grouped) bytes "
             + "(complete after generation \(info.historyCompleteAfter); 'quakes history')")
         let tombstones = opened.manifest.partitions.reduce(0) { $0 + $1.deleted }
         if tombstones > 0 {
-            print("tombstones   \(tombstones) (events their source deleted; --include-deleted shows them)")
+            print("tombstones   \(tombstones.grouped) (events their source deleted; --include-deleted shows them)")
         }
         for cursor in cursors { print(Self.describe(cursor)) }
         print("")
         print("column".padding(toLength: 16, withPad: " ", startingAt: 0) + "disk bytes".leftPad(14) + "  codecs")
         for column in info.columns {
             print(column.column.padding(toLength: 16, withPad: " ", startingAt: 0)
-                + "\(column.diskBytes)".leftPad(14) + "  " + column.codecs.joined(separator: ","))
+                + column.diskBytes.grouped.leftPad(14) + "  " + column.codecs.joined(separator: ","))
         }
     }
 }

@@ -99,8 +99,17 @@ struct LoadCommand: ParsableCommand {
         let report = RejectReport()
         let rejectFile = try rejects.map { try RejectFile(path: $0) }
         let bar = stderrIsTerminal ? ProgressBar(total: LoadCommand.totalBytes(files)) : nil
-        let options = loadOptions(timeFormat: parsedFormat, report: report, rejectFile: rejectFile, bar: bar,
+        var options = loadOptions(timeFormat: parsedFormat, report: report, rejectFile: rejectFile, bar: bar,
                                   interrupt: interrupt, lock: lock)
+        // one file rejected whole is told in the one line that ends the load; of several, each as it comes
+        let tellsSkipsAtTheEnd = files.count == 1
+        options.onFileSkipped = { error in
+            if tellsSkipsAtTheEnd {
+                report.skip(error)
+            } else {
+                printError("error: \(error); file skipped, nothing from it is loaded")
+            }
+        }
         let summary: LoadSummary
         do { summary = try target.load(paths, options: options) } catch let error as QuakeError {
             bar?.clear()
@@ -115,13 +124,20 @@ struct LoadCommand: ParsableCommand {
         for line in report.lines(summary, rejectsFile: rejects) { printError(line) }
         let loadedNothing = summary.files > 0 && summary.filesRejected == summary.files
         keepNewStore = summary.committed || !loadedNothing
-        try printSummary(summary)
+        // a table of zeros adds nothing to the line that says why
+        if !loadedNothing || json || verbose { try printSummary(summary) }
         if loadedNothing {
-            printError("quakes: nothing loaded: "
-                + (summary.files == 1 ? "the file was rejected" : "every file was rejected")
+            printError("quakes: nothing loaded: " + LoadCommand.whyNothing(summary, skipped: report.skippedFiles)
                 + (summary.committed ? "" : "; nothing was committed"))
             throw ExitCode(1)
         }
+    }
+
+    /// Why a load loaded nothing: the one file's error, or that every file or row was rejected.
+    static func whyNothing(_ summary: LoadSummary, skipped: [QuakeError]) -> String {
+        if summary.files == 1, let error = skipped.first { return "\(error)" }
+        if summary.files == 1 { return "every row of the file was rejected" }
+        return "every file was rejected"
     }
 
     /// The load's options: the command's flags, rejects to `report` and `rejectFile`, progress to
@@ -169,19 +185,21 @@ struct LoadCommand: ParsableCommand {
     }
 
     static func describe(_ summary: LoadSummary) -> String {
-        let secs = String(format: "%.2f", summary.elapsedSeconds)
-        let megabytes = String(format: "%.1f", summary.megabytesPerSecond)
+        let secs = summary.elapsedSeconds.fixed(2)
+        let megabytes = summary.megabytesPerSecond.fixed(1)
         func n(_ count: Int) -> String { count.grouped }
         let counts = [summary.rowsRead, summary.rejected, summary.duplicates, summary.new, summary.updated,
-                      summary.unchanged]
+                      summary.unchanged, summary.deleted]
         let width = counts.map { n($0).count }.max() ?? 1
         func row(_ label: String, _ count: Int, _ note: String = "") -> String {
-            label.padding(toLength: 14, withPad: " ", startingAt: 0)
+            label + String(repeating: " ", count: Swift.max(1, 14 - label.count))
                 + String(repeating: " ", count: width - n(count).count) + n(count) + note
         }
+        let deleted = summary.deleted > 0
+            ? [row("deleted", summary.deleted, "  (of the new and updated: events their source deleted)")] : []
         let filesRejected = summary.filesRejected > 0 ? " (\(summary.filesRejected) loaded nothing)" : ""
         let duplicatesNote = summary.duplicates > 0 ? "  (older or repeated versions within this load)" : ""
-        return [
+        let counted: [String] = [
             "files         \(summary.files)\(filesRejected)",
             row("rows read", summary.rowsRead, "  = rejected + duplicates + new + updated + unchanged"),
             row("  rejected", summary.rejected),
@@ -189,9 +207,12 @@ struct LoadCommand: ParsableCommand {
             row("  new", summary.new),
             row("  updated", summary.updated),
             row("  unchanged", summary.unchanged),
-            "elapsed       \(secs) s  (\(Int(summary.rowsPerSecond)) rows/s, \(megabytes) MB/s)",
+        ]
+        let ended = [
+            "elapsed       \(secs) s  (\(Int(summary.rowsPerSecond).grouped) rows/s, \(megabytes) MB/s)",
             summary.committed ? "committed" : "nothing to commit",
-        ].joined(separator: "\n")
+        ]
+        return (counted + deleted + ended).joined(separator: "\n")
     }
 
     /// `--verbose`: one line per input file.

@@ -24,6 +24,8 @@ final class RejectReport: Sendable {
         var listed: [String: [Reject]] = [:]
         var files: [String] = []
         var total = 0
+        /// Why each file rejected whole was, in the order they came.
+        var skipped: [QuakeError] = []
 
         mutating func add(_ r: Reject, key: String) {
             total += 1
@@ -75,6 +77,14 @@ final class RejectReport: Sendable {
 
     /// Rejects added so far.
     var total: Int { state.locked { $0.total } }
+
+    /// Keeps why a file was rejected whole, to tell once the load is over.
+    func skip(_ error: QuakeError) {
+        state.locked { $0.skipped.append(error) }
+    }
+
+    /// Why each file kept by ``skip(_:)`` was rejected whole.
+    var skippedFiles: [QuakeError] { state.locked { $0.skipped } }
 
     func add(_ r: Reject) {
         let key = RejectReport.kind(r.reason)

@@ -105,7 +105,11 @@ package final class SpillPass {
             file.error = "\(error)"
             summary.perFile.append(file)
             if options.strict { throw QuakeError.strict("\(error); nothing committed") }
-            options.onMessage?("error: \(error); file skipped, nothing from it is loaded")
+            if let onFileSkipped = options.onFileSkipped {
+                onFileSkipped(error)
+            } else {
+                options.onMessage?("error: \(error); file skipped, nothing from it is loaded")
+            }
         }
     }
 
