@@ -131,6 +131,26 @@ import QuakeGenerator
         #expect(try Self.checkQueries(loaded.store, loaded.quakes) > 0)
     }
 
+    /// The rows per magnitude the threshold is chosen from, against a dictionary updated row by
+    /// row: negative, zero and large values, one value at several scales (`2.5`, `2.50`), nulls.
+    @Test func magnitudeCountsAgreeWithOneUpdatePerRow() throws {
+        var generator = SystemRandomNumberGenerator()
+        for trial in 0..<40 {
+            let count = [0, 1, 5, 255, 256, 3_000, 20_000][trial % 7]
+            let mags = (0..<count).map { _ -> Int64 in
+                if Int.random(in: 0..<20, using: &generator) == 0 { return RowBatch.null }
+                // tenths of a magnitude at one, two or three decimals
+                let scale = Int64.random(in: 1...3, using: &generator)
+                var mantissa = Int64.random(in: -150...950, using: &generator)
+                for _ in 1..<scale { mantissa *= 10 }
+                return mantissa << 6 | scale
+            }
+            var naive: [Double: Int] = [:]
+            for mag in mags where mag != RowBatch.null { naive[ScaledDecimal.double(mag) + 0.0, default: 0] += 1 }
+            #expect(TopRowsCollector.counts(mags) == naive, "trial \(trial)")
+        }
+    }
+
     @Test func aSmallStoreHasNoProjectionAndQueriesTheNaiveAnswer() throws {
         let dir = TestSupport.tempDir()
         let s = try CatalogTests.generatedStore(dir, rows: TopRows.minimumStoreRows - 1, years: 2022...2022, seed: 3)

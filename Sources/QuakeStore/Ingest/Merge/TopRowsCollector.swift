@@ -91,10 +91,24 @@ package final class TopRowsCollector: Sendable {
         return out
     }
 
-    /// Rows per magnitude of `mags`, nulls left out.
+    /// Rows per magnitude of `mags`, nulls left out (`2.5` and `2.50` are one magnitude).
+    ///
+    /// The stored values are radix-sorted, and each run of one value is converted and counted
+    /// once: a dictionary update per row cost a one-event commit 2 % (the old projection's
+    /// candidates are counted on every commit).
+    /// - Complexity: O(n) radix passes, one dictionary update per distinct stored value.
     static func counts(_ mags: [Int64]) -> [Double: Int] {
+        // the sign bit flipped: the unsigned order is the signed order, so equal values sit together
+        var keys = mags.compactMap { $0 == RowBatch.null ? nil : UInt64(bitPattern: $0) ^ (1 << 63) }
+        RadixSort.sort(&keys, bits: 64)
         var out: [Double: Int] = [:]
-        for m in mags where m != RowBatch.null { out[ScaledDecimal.double(m) + 0.0, default: 0] += 1 }
+        var start = 0
+        while start < keys.count {
+            var end = start + 1
+            while end < keys.count && keys[end] == keys[start] { end += 1 }
+            out[ScaledDecimal.double(Int64(bitPattern: keys[start] ^ (1 << 63))) + 0.0, default: 0] += end - start
+            start = end
+        }
         return out
     }
 }
