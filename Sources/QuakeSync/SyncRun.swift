@@ -170,7 +170,7 @@ final class SyncRun {
 
 extension Store {
     /// Tombstones in the current snapshot.
-    var tombstones: Int { manifest.partitions.reduce(0) { $0 + $1.deleted } }
+    var tombstones: Int { manifest.tombstones }
 }
 
 /// A flag a cancellation handler sets and a load polls.

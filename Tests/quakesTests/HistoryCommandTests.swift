@@ -56,7 +56,27 @@ import Testing
         #expect(future.status == 1 && future.stderr.contains("generation 99"))
         #expect(try CLI.run(["count", "--store", s, "--changed-since", "soon"]).status == 2)
         #expect(try CLI.run(["history", "7", "--store", s]).status == 1)
+        // a damaged copy of the first load's ids: an error naming it, and no partial list, in every format
+        let copies = try FileManager.default.contentsOfDirectory(atPath: s + "/history").filter { $0.hasSuffix(".qki") }
+        let copy = s + "/history/" + (try #require(copies.sorted().first, "the second load rewrote the first's partitions"))
+        let good = try Data(contentsOf: URL(fileURLWithPath: copy))
+        let listed = try CLI.run(["history", "1", "--store", s, "--format", "csv"]).stdout
+        var bad = good
+        bad[good.count / 2] ^= 0x5A
+        try bad.write(to: URL(fileURLWithPath: copy))
+        for format in ["table", "csv", "json", "ndjson"] {
+            let damaged = try CLI.run(["history", "1", "--store", s, "--format", format])
+            #expect(damaged.status == 1 && damaged.stdout.isEmpty && damaged.stderr.contains(copy)
+                    && damaged.stderr.split(separator: "\n").count == 1, "\(format): \(damaged.stdout.prefix(200)) \(damaged.stderr)")
+        }
+        try good.write(to: URL(fileURLWithPath: copy))
+        #expect(try CLI.run(["history", "1", "--store", s, "--format", "csv"]).stdout == listed && listed.contains("\n"))
         // info, then prune, then info again
+        #expect(try CLI.run(["info", "--store", s]).stdout.contains("history      3 transactions"))
+        // a generation past the store's is a usage error that says which ones there are, and changes nothing
+        let past = try CLI.run(["history", "--store", s, "--prune-before", "100"])
+        #expect(past.status == 2 && past.stderr.contains("--prune-before 100: the store is at generation 3; give 1 to 4")
+                && !past.stderr.contains("corrupt"), "\(past.stderr)")
         #expect(try CLI.run(["info", "--store", s]).stdout.contains("history      3 transactions"))
         let pruned = try CLI.run(["history", "--store", s, "--prune-before", "3"])
         #expect(pruned.status == 0 && pruned.stdout.hasPrefix("pruned 2 transactions"))

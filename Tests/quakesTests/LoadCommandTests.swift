@@ -132,6 +132,10 @@ import Testing
         #expect(lines.first?.hasPrefix("error: \(bad): not a USGS CSV feed") == true
                 && lines.dropFirst().first?.hasPrefix("error: \(worse): not a USGS CSV feed") == true)
         #expect(lines.last == "quakes: nothing loaded: every file was rejected; nothing was committed")
+        // a file rejected whole beside one whose every row is: neither loaded anything
+        let mixed = try CLI.run(["load", "--store", d + "/s", bad, rows])
+        #expect(mixed.status == 1 && mixed.stderr.hasSuffix("quakes: nothing loaded: 1 of the 2 files were rejected "
+                + "whole, and every row of the rest; nothing was committed\n"), "\(mixed.stderr)")
         // every row rejected: the reject, then why nothing loaded
         let allRows = try CLI.run(["load", "--store", d + "/s", rows])
         let rowLines = allRows.stderr.split(separator: "\n").map(String.init)
@@ -139,6 +143,30 @@ import Testing
         #expect(rowLines.first?.hasPrefix("rejected: \(rows):2:") == true)
         #expect(rowLines.last == "quakes: nothing loaded: every row of the file was rejected; nothing was committed")
         #expect(!FileManager.default.fileExists(atPath: d + "/s"))
+    }
+
+    /// A GeoJSON file cut short says where: inside which feature, or after the last whole one.
+    @Test func aTruncatedGeoJSONSaysWhereItEnds() throws {
+        let d = CLI.tempDir()
+        func feature(_ id: String) -> String {
+            "{\"type\":\"Feature\",\"properties\":{\"mag\":2.5,\"time\":1718409600000,\"updated\":1718409600000},"
+                + "\"geometry\":{\"type\":\"Point\",\"coordinates\":[-120.5,36.1,8.2]},\"id\":\"\(id)\"}"
+        }
+        let head = "{\"type\":\"FeatureCollection\",\"features\":["
+        let cases = [(head + feature("a1"), "after feature 1, before the features array closes"),
+                     (head + feature("a1") + ",\n", "after feature 1, before the features array closes"),
+                     (head + feature("a1") + "," + String(feature("a2").prefix(40)), "inside feature 2"),
+                     (head + feature("a1") + "]", "after the features array, before the collection closes"),
+                     (head, "before the first feature")]
+        for (index, (text, place)) in cases.enumerated() {
+            let path = d + "/cut\(index).geojson"
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let r = try CLI.run(["load", "--store", d + "/s", path])
+            #expect(r.status == 1 && r.stderr.contains("truncated GeoJSON (input ends \(place))"), "\(index): \(r.stderr)")
+        }
+        let whole = d + "/whole.geojson"
+        try (head + feature("a1") + "]}").write(toFile: whole, atomically: true, encoding: .utf8)
+        #expect(try CLI.run(["load", "--store", d + "/s", whole]).status == 0)
     }
 
     /// `deleted` counts the tombstones a load added; `deletedRows` the rows read with status

@@ -30,6 +30,8 @@ package struct Manifest: Sendable, Equatable {
     package var rows: Int
     /// Sorted by key (and so by time).
     package var partitions: [PartitionEntry]
+    /// The events held as tombstones (status `deleted`), over every partition.
+    package var tombstones: Int { partitions.reduce(0) { $0 + $1.deleted } }
     /// Per id-index bucket, its file under `ids/` (nil while empty).
     package var idBuckets: [String?]
     /// Files the last commit replaced, kept one more generation for readers still on it.

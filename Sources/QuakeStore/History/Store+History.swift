@@ -95,6 +95,20 @@ extension Store {
                                identifiers: identifiers)
     }
 
+    /// Reads every section of transaction `g` whole, as ``forEachChange(generation:includeUnchanged:_:)``
+    /// will: a caller that streams the changes checks first, so that a damaged transaction prints
+    /// an error and no partial list.
+    /// - Complexity: decodes every id list of the transaction once.
+    package func checkChanges(generation g: Int) throws {
+        guard manifest.history.generations.contains(g) else {
+            throw QuakeError.noTransaction(noTransactionReason(g))
+        }
+        let file = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
+        for index in file.sections.indices {
+            _ = try file.changes(index)
+        }
+    }
+
     /// Calls `body` with every event of transaction `g`: inserted, then updated, then (with
     /// `includeUnchanged`) unchanged, partition by partition, ids sorted within a partition.
     /// Memory holds one partition's lists at a time.
@@ -187,6 +201,10 @@ extension Store {
         defer { withExtendedLifetime(lock) {} }
         try refresh()
         let old = manifest
+        guard g <= old.generation + 1 else {
+            throw QuakeError(.invalidArgument, path: path,
+                             detail: "no generation \(g) to prune before: the store is at generation \(old.generation)")
+        }
         let gone = old.history.generations.filter { $0 < g }
         if gone.isEmpty { return (0, 0) }
         let bytes = historyBytes(gone)

@@ -115,7 +115,7 @@ extension Store {
                 try Store.flush(path, files: next.liveFiles.subtracting(before.liveFiles), cancelled: cancelled)
                 next = try Store.commit(next, storePath: path)
                 summary.committed = true
-                summary.deleted = Swift.max(0, Store.tombstones(next) - Store.tombstones(before))
+                summary.deleted = Swift.max(0, next.tombstones - before.tombstones)
                 options.onPhase?("committed")
                 Store.collectGarbage(next, storePath: path)
             } else {
@@ -127,11 +127,6 @@ extension Store {
             Store.collectGarbage(Store.currentManifest(path, or: before), storePath: path)
             throw error
         }
-    }
-
-    /// The events `manifest` holds as tombstones (status `deleted`).
-    static func tombstones(_ manifest: Manifest) -> Int {
-        manifest.partitions.reduce(0) { $0 + $1.deleted }
     }
 
     /// Most new files a commit flushes one by one; past this, one `syncfs` flushes them.

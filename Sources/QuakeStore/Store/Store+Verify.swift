@@ -396,6 +396,9 @@ extension Store {
                 }
             } catch let failure as VerifyFailure {
                 throw failure
+            } catch let error as QuakeError {
+                // it names its file (the transaction, or the copy of a partition's ids) and why
+                throw error.at(HistoryFile.path(store: path, generation: generation))
             } catch {
                 throw fail("\(error)")
             }

@@ -51,6 +51,11 @@ struct HistoryCommand: ParsableCommand {
         writer.moreHint = "use --limit, or --format csv for all"
         writer.header = !noHeader
         if let pruneBefore {
+            let current = opened.manifest.generation
+            guard pruneBefore <= current + 1 else {
+                throw ValidationError("--prune-before \(pruneBefore): the store is at generation \(current); give 1 to "
+                    + "\(current + 1) (\(current + 1) drops every transaction)")
+            }
             let interrupt = Interrupt.install()
             defer { interrupt.uninstall() }
             let pruned = try opened.pruneHistory(before: pruneBefore, lockWait: wait.lockWait,
@@ -63,6 +68,8 @@ struct HistoryCommand: ParsableCommand {
         }
         if let generation {
             let transaction = try opened.transaction(generation: generation)
+            // a damaged section is an error before anything is written, never a shorter list
+            try opened.checkChanges(generation: generation)
             if let limit { writer.tableLimit = limit }
             try writer.writeTransaction(transaction, events: { body in
                 try opened.forEachChange(generation: generation, includeUnchanged: unchanged, body)

@@ -39,7 +39,7 @@ struct InfoCommand: ParsableCommand {
         } ?? "none"))
         print("history      \(info.historyTransactions.grouped) transactions, \(info.historyBytes.grouped) bytes "
             + "(complete after generation \(info.historyCompleteAfter); 'quakes history')")
-        let tombstones = opened.manifest.partitions.reduce(0) { $0 + $1.deleted }
+        let tombstones = opened.manifest.tombstones
         if tombstones > 0 {
             print("tombstones   \(tombstones.grouped) (events their source deleted; --include-deleted shows them)")
         }

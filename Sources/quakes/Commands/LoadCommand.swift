@@ -137,7 +137,10 @@ struct LoadCommand: ParsableCommand {
     static func whyNothing(_ summary: LoadSummary, skipped: [QuakeError]) -> String {
         if summary.files == 1, let error = skipped.first { return "\(error)" }
         if summary.files == 1 { return "every row of the file was rejected" }
-        return "every file was rejected"
+        let whole = summary.perFile.filter { $0.error != nil }.count
+        if whole == summary.files { return "every file was rejected" }
+        if whole == 0 { return "every row of every file was rejected" }
+        return "\(whole) of the \(summary.files) files were rejected whole, and every row of the rest"
     }
 
     /// The load's options: the command's flags, rejects to `report` and `rejectFile`, progress to

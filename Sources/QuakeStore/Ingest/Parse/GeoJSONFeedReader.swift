@@ -100,6 +100,23 @@ package final class GeoJSONFeedReader {
         try RowBuilder.batch(&builder, maxRows: maxRows) { (rows) throws(QuakeError) in try fill(&rows) }
     }
 
+    /// Where input that ended before the collection closed stopped: inside a feature (counted
+    /// from 1), after the last whole one, or outside the features array.
+    private var whereTruncated: String {
+        let restIsSpace = buf[pos...].allSatisfy(JSONCursor.isSpace)
+        switch state {
+        case .firstElement, .element:
+            if !restIsSpace { return "inside feature \(featureIndex + 1)" }
+            return featureIndex == 0 ? "before the first feature" : "after feature \(featureIndex), before the features array closes"
+        case .afterElement:
+            return "after feature \(featureIndex), before the features array closes"
+        case .afterTop:
+            return "after the features array, before the collection closes"
+        case .start, .topKey, .done:
+            return "inside the collection"
+        }
+    }
+
     /// Reads features into `rows` until it is full or the collection ends.
     private func fill(_ rows: inout RowBuilder) throws(QuakeError) {
         while !rows.isFull {
@@ -120,8 +137,7 @@ package final class GeoJSONFeedReader {
                     state = .done
                     break
                 }
-                let inside = featureIndex > 0 ? "feature \(featureIndex)" : "the collection"
-                throw .format("\(input.name): truncated GeoJSON (input ends inside \(inside))")
+                throw .format("\(input.name): truncated GeoJSON (input ends \(whereTruncated))")
             }
             try refill()
         }
