@@ -95,15 +95,20 @@ extension Store {
                                identifiers: identifiers)
     }
 
+    /// Transaction `g`'s file, when the history keeps it.
+    private func keptTransaction(_ g: Int) throws -> HistoryFile {
+        guard manifest.history.generations.contains(g) else {
+            throw QuakeError.noTransaction(noTransactionReason(g))
+        }
+        return try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
+    }
+
     /// Reads every section of transaction `g` whole, as ``forEachChange(generation:includeUnchanged:_:)``
     /// will: a caller that streams the changes checks first, so that a damaged transaction prints
     /// an error and no partial list.
     /// - Complexity: decodes every id list of the transaction once.
     package func checkChanges(generation g: Int) throws {
-        guard manifest.history.generations.contains(g) else {
-            throw QuakeError.noTransaction(noTransactionReason(g))
-        }
-        let file = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
+        let file = try keptTransaction(g)
         for index in file.sections.indices {
             _ = try file.changes(index)
         }
@@ -114,10 +119,7 @@ extension Store {
     /// Memory holds one partition's lists at a time.
     package func forEachChange(generation g: Int, includeUnchanged: Bool = true,
                               _ body: (HistoryChange) throws -> Void) throws {
-        guard manifest.history.generations.contains(g) else {
-            throw QuakeError.noTransaction(noTransactionReason(g))
-        }
-        let file = try HistoryFile.read(path: HistoryFile.path(store: path, generation: g))
+        let file = try keptTransaction(g)
         for (i, section) in file.sections.enumerated() {
             let changes = try file.changes(i)
             for k in 0..<changes.inserted.count {
