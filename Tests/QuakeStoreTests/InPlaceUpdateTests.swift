@@ -22,6 +22,9 @@ import QuakeGenerator
         case deleted
         /// A magnitude of 9.6: the projection's rows change.
         case strongest
+        /// A magnitude 0.05 higher, of rows among the strongest fiftieth of the file: the rows at the
+        /// top stay at their places, and the projection is patched.
+        case strongMagnitude
         /// The stored row again, unchanged.
         case same
         /// Only some columns carried (time, place, depth, magnitude, id, updated): the other fields keep
@@ -44,13 +47,13 @@ import QuakeGenerator
 
     /// Loads `base`, then each step, into a store that updates in place and one that merges
     /// whole; every step must leave the two the same. Returns each step's partitions updated in
-    /// place.
+    /// place, and what it did with the magnitude projection (the whole merge never patches it).
     static func compare(base: [String], steps: [String], partitioning: Partitioning = .month,
-                        blockRows: Int = Manifest.defaultBlockRows) throws -> [Int] {
+                        blockRows: Int = Manifest.defaultBlockRows) throws -> [(Int, Store.TopRowsBuild)] {
         let root = TestSupport.tempDir("inplace-\(UUID().uuidString)")
         let inPlace = try Store.openOrCreate(path: root + "/a", partitioning: partitioning, blockRows: blockRows)
         let whole = try Store.openOrCreate(path: root + "/b", partitioning: partitioning, blockRows: blockRows)
-        var counts: [Int] = []
+        var counts: [(Int, Store.TopRowsBuild)] = []
         for (k, paths) in ([base] + steps.map { [$0] }).enumerated() {
             var options = LoadOptions()
             options.batchRows = 1000
@@ -65,15 +68,16 @@ import QuakeGenerator
             #expect(updated.snapshot.rows == merged.snapshot.rows, "step \(k)")
             #expect(updated.snapshot.changes == merged.snapshot.changes, "step \(k)")
             #expect(merged.inPlace == 0)
+            #expect(merged.projection != .patched, "step \(k)")
             #expect(try inPlace.verify().rows == inPlace.manifest.rows)
-            counts.append(updated.inPlace)
+            counts.append((updated.inPlace, updated.projection))
         }
         #expect(inPlace.manifest.top?.rows == whole.manifest.top?.rows)
         return counts.dropFirst().map { $0 }
     }
 
-    private static func snapshot(_ store: Store, _ paths: [String],
-                                 _ options: LoadOptions) throws -> (snapshot: Snapshot, inPlace: Int) {
+    private static func snapshot(_ store: Store, _ paths: [String], _ options: LoadOptions) throws
+        -> (snapshot: Snapshot, inPlace: Int, projection: Store.TopRowsBuild) {
         let summary = try store.load(paths, options: options)
         let manifest = store.manifest
         var names = manifest.partitions.map { "partitions/" + $0.file }
@@ -91,7 +95,7 @@ import QuakeGenerator
         let counts = [summary.rowsRead, summary.new, summary.updated, summary.unchanged, summary.rejected,
                       summary.committed ? 1 : 0]
         return (Snapshot(counts: counts, files: files, rows: try TestSupport.allRows(store), changes: changes),
-                summary.partitionsUpdatedInPlace)
+                summary.partitionsUpdatedInPlace, summary.projection)
     }
 
     /// Writes a CSV of `edit` applied to `picks` rows of `csv` drawn with `seed`.
@@ -101,9 +105,15 @@ import QuakeGenerator
         let body = rows.dropFirst().filter { $0.count == header.count }
         func column(_ name: String) -> Int { header.firstIndex(of: name) ?? 0 }
         var rng = SplitMix64(seed: seed)
+        var pool = Array(0..<body.count)
+        if edit == .strongMagnitude {
+            let mags = body.map { Double($0[column("mag")]) ?? -.infinity }
+            let cut = mags.sorted()[mags.count * 49 / 50]
+            pool = pool.filter { mags[$0] > cut }
+        }
         var picked: [Int: [String]] = [:]
-        while picked.count < min(picks, body.count) {
-            let k = Int(rng.next() % UInt64(body.count))
+        while picked.count < min(picks, pool.count) {
+            let k = pool[Int(rng.next() % UInt64(pool.count))]
             picked[k] = body[body.startIndex + k]
         }
         let carried = edit == .partial ? ["time", "latitude", "longitude", "depth", "mag", "id", "updated"] : header
@@ -120,6 +130,7 @@ import QuakeGenerator
             case .nudge: fields[column("time")] = Timestamp.string(time + 1)
             case .deleted: fields[column("status")] = "deleted"
             case .strongest: fields[column("mag")] = "9.6"
+            case .strongMagnitude: fields[column("mag")] = String(format: "%.2f", mag + 0.05)
             case .same: break
             case .insert:
                 fields[column("mag")] = String(format: "%.2f", mag + 0.1)
@@ -153,9 +164,11 @@ import QuakeGenerator
         for (k, edit) in Edit.allCases.enumerated() {
             switch edit {
             case .magnitude, .place, .deleted, .strongest, .partial:
-                #expect(inPlace[k] > 0, "\(edit) was not updated in place")
+                #expect(inPlace[k].0 > 0, "\(edit) was not updated in place")
+            case .strongMagnitude:
+                #expect(inPlace[k].0 > 0 && inPlace[k].1 == .patched, "the rows at the top stayed at their places")
             case .same:
-                #expect(inPlace[k] == 0, "an unchanged row wrote a partition")
+                #expect(inPlace[k].0 == 0, "an unchanged row wrote a partition")
             case .nudge, .insert, .move:
                 break
             }
@@ -169,13 +182,15 @@ import QuakeGenerator
         let files = try names.map { try #require(TestSupport.usgs($0)) }
         let dir = TestSupport.tempDir("inplace-real")
         var steps: [String] = []
-        for (k, edit) in [Edit.magnitude, .place, .partial, .strongest, .deleted, .magnitude].enumerated() {
+        let edits = [Edit.magnitude, .place, .partial, .strongest, .deleted, .magnitude, .strongMagnitude]
+        for (k, edit) in edits.enumerated() {
             let path = dir + "/edit-\(k).csv"
             try Self.write(edit, of: files[k % files.count], picks: [1, 25, 300][k % 3], seed: 6_820 + UInt64(k), to: path)
             steps.append(path)
         }
         let inPlace = try Self.compare(base: files, steps: steps, partitioning: .day)
-        #expect(inPlace.allSatisfy { $0 > 0 })
+        #expect(inPlace.allSatisfy { $0.0 > 0 })
+        #expect(inPlace.last?.1 == .patched)
     }
 
     /// Partitions of several blocks (years of 10,000 rows in blocks of 4,096): edits in the
@@ -239,19 +254,48 @@ import QuakeGenerator
         #expect(fast == 10 * store.manifest.partitions.count, "the picks at their stored times are all found there")
     }
 
+    /// A damaged old projection is never patched into a new one: the commit leaves the store
+    /// without one (queries then read the partitions), and `verify` passes.
+    @Test func aDamagedProjectionIsNotPatched() throws {
+        let feed = try DirectPartitionsTests.generate("inplace-damaged-top", rows: 12_000, perFile: 12_000,
+                                                      overlap: 0, seed: 6804)
+        let files = FileIO.list(feed).filter { $0.hasSuffix(".csv") }.sorted().map { feed + "/" + $0 }
+        let dir = TestSupport.tempDir("inplace-damaged-top-edits")
+        for damaged in [false, true] {
+            let store = try Store.openOrCreate(path: dir + "/s-\(damaged)", partitioning: .month)
+            try store.load(files)
+            let top = try #require(store.manifest.top)
+            if damaged {
+                // a byte in the middle of the depth column, which the edit leaves as it was
+                let chunk = try PartitionReader(storePath: store.path, entry: top.entry).blocks(.depth)[0]
+                let path = store.path + "/partitions/" + top.file
+                var bytes = try FileIO.readFile(path, limit: Int.max)
+                bytes[chunk.offset + chunk.length / 2] ^= 0x5A
+                try FileIO.writeFile(path, bytes)
+            }
+            try Self.write(.strongMagnitude, of: files[0], picks: 3, seed: 6_840, to: dir + "/edit.csv")
+            let summary = try store.load([dir + "/edit.csv"])
+            #expect(summary.updated == 3)
+            #expect(summary.projection == (damaged ? .none : .patched))
+            #expect((store.manifest.top == nil) == damaged)
+            #expect(try store.verify().rows == store.manifest.rows)
+        }
+    }
+
     @Test func partitionsOfSeveralBlocks() throws {
         let feed = try DirectPartitionsTests.generate("inplace-blocks", rows: 20_000, perFile: 20_000, overlap: 0,
                                                       seed: 6802)
         let files = FileIO.list(feed).filter { $0.hasSuffix(".csv") }.sorted().map { feed + "/" + $0 }
         let dir = TestSupport.tempDir("inplace-blocks-edits")
         var steps: [String] = []
-        for (k, edit) in [Edit.magnitude, .place, .partial, .deleted].enumerated() {
+        for (k, edit) in [Edit.magnitude, .place, .partial, .deleted, .strongMagnitude].enumerated() {
             let path = dir + "/edit-\(k).csv"
             try Self.write(edit, of: files[0], picks: [1, 60][k % 2], seed: 6_830 + UInt64(k), to: path)
             steps.append(path)
         }
         let inPlace = try Self.compare(base: files, steps: steps, partitioning: .year, blockRows: 4096)
-        #expect(inPlace.allSatisfy { $0 > 0 })
+        #expect(inPlace.allSatisfy { $0.0 > 0 })
+        #expect(inPlace.last?.1 == .patched)
 
         let store = try Store.openOrCreate(path: dir + "/store", partitioning: .year, blockRows: 4096)
         try store.load(files)

@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 extension PartitionReader {
     /// Every row of number column `c` (a timestamp or decimal), all blocks in order.
     package func ints(_ c: Column) throws(QuakeError) -> [Int64] {
@@ -28,21 +31,12 @@ extension PartitionReader {
             guard run.block < directory.blockSizes.count, run.upper <= directory.blockSizes[run.block] else {
                 throw .corrupt(path, "no row \(run.block * directory.blockRows + run.upper - 1)")
             }
-            for column in Column.allCases {
-                let vector = try decode(column, block: run.block, rows: run.lower..<run.upper)
-                let picked = run.picks.map { $0 - run.lower }
-                let index = column.rawValue
-                switch vector {
-                case .ints(let values):
-                    batch.ints[index].append(contentsOf: picked.map { values[$0] })
-                case .category(let category):
-                    batch.text[index].append(contentsOf: category.arena().gather(picked))
-                case .text(let arena):
-                    batch.text[index].append(contentsOf: arena.gather(picked))
-                case .place(let place):
-                    batch.text[index].append(contentsOf: place.arena().gather(picked))
-                default:
-                    throw .corrupt(path, "column \(column) block \(run.block): not a stored column")
+            let picked = run.picks.map { $0 - run.lower }
+            let values = try picks(run, picked: picked)
+            for (index, column) in values.enumerated() {
+                switch column {
+                case .ints(let picks): batch.ints[index].append(contentsOf: picks)
+                case .text(let picks): batch.text[index].append(contentsOf: picks)
                 }
             }
         }
@@ -57,6 +51,52 @@ extension PartitionReader {
             if let origins = stored.origins[row] { batch.origins[position] = origins }
         }
         return batch
+    }
+
+    /// One column's values of the rows a run picks.
+    private enum PickedColumn: Sendable {
+        case ints([Int64])
+        case text(ByteArena)
+    }
+
+    /// Runs of at least this many rows decode their columns side by side.
+    static let parallelRunRows = 4_096
+
+    /// Every column's values of the rows `picked` (run-relative) of `run`, by column number:
+    /// decoded side by side once the run spans a granule (a whole block, when it grew past its
+    /// frames), one after another below.
+    private func picks(_ run: RowsRun, picked: [Int]) throws(QuakeError) -> [PickedColumn] {
+        if run.upper - run.lower < Self.parallelRunRows {
+            var out: [PickedColumn] = []
+            out.reserveCapacity(Column.count)
+            for column in Column.allCases { out.append(try pick(column, run: run, picked: picked)) }
+            return out
+        }
+        let values = Mutex([Result<PickedColumn, QuakeError>?](repeating: nil, count: Column.count))
+        DispatchQueue.concurrentPerform(iterations: Column.count) { index in
+            let outcome = Result { () throws(QuakeError) -> PickedColumn in
+                try pick(Column.allCases[index], run: run, picked: picked)
+            }
+            values.withLock { $0[index] = outcome }
+        }
+        var out: [PickedColumn] = []
+        out.reserveCapacity(Column.count)
+        for (index, outcome) in values.withLock({ $0 }).enumerated() {
+            guard let outcome else { throw .corrupt(path, "column \(Column.allCases[index]) was not read") }
+            out.append(try outcome.get())
+        }
+        return out
+    }
+
+    /// The values of column `column` at `picked` (run-relative rows) of `run`, decoded at once.
+    private func pick(_ column: Column, run: RowsRun, picked: [Int]) throws(QuakeError) -> PickedColumn {
+        switch try decode(column, block: run.block, rows: run.lower..<run.upper) {
+        case .ints(let values): return .ints(picked.map { values[$0] })
+        case .category(let category): return .text(category.arena(of: picked))
+        case .text(let arena): return .text(arena.gather(picked))
+        case .place(let place): return .text(place.arena(of: picked))
+        default: throw .corrupt(path, "column \(column) block \(run.block): not a stored column")
+        }
     }
 
     /// `rows` cut into runs that one decode serves: rows of one block within a text frame's
@@ -84,7 +124,7 @@ extension PartitionReader {
     static let rowsRunsLimit = 16
 
     /// Rows `lower..<upper` of a block, decoded at once, of which `picks` are kept.
-    private struct RowsRun {
+    private struct RowsRun: Sendable {
         var block: Int
         var lower: Int
         var upper: Int

@@ -44,6 +44,9 @@ public struct LoadSummary: Sendable, Equatable, Codable {
     /// Partitions rewritten from their old files, only the changed columns encoded
     /// (``MergePass/mergeInPlace(_:entry:)``), of those the load changed.
     package var partitionsUpdatedInPlace = 0
+    /// What the commit did with the magnitude projection (``Store/attachTopRows``); `.none` also
+    /// when the partitions did not change.
+    package var projection: Store.TopRowsBuild = .none
 
     /// An empty summary: every count zero, nothing committed.
     public init() {}

@@ -85,7 +85,8 @@ package final class Loader {
         summary.elapsedSeconds = Date().timeIntervalSince(start)
         var next = newManifest(merged.changed, buckets: resolved.buckets)
         if next.partitions != old.partitions || next.idBuckets != old.idBuckets {
-            try Store.attachTopRows(&next, old: old, collected: topRows.take(), storePath: storePath)
+            summary.projection = try Store.attachTopRows(&next, old: old, collected: topRows.take(),
+                                                         storePath: storePath, patchesInPlace: options.updatesInPlace)
             try writeHistory(&next, files: files, staging: staging)
         }
         return (summary, next)

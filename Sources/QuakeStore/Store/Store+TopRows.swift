@@ -1,6 +1,18 @@
 import QuakeFormat
 
 extension Store {
+    /// What a commit did with the magnitude projection.
+    package enum TopRowsBuild: String, Sendable, Equatable, Codable {
+        /// The store is left without one.
+        case none
+        /// The old file serves unchanged.
+        case kept
+        /// The old file rewritten in its changed columns.
+        case patched
+        /// Built again from the rows.
+        case rebuilt
+    }
+
     /// Gives `manifest`, the snapshot a load is about to commit over `old`, its magnitude projection
     /// (``TopRows``): the old projection's rows of the partitions the load kept, with the rows
     /// `collected` gathered from the partition files it wrote, cut at the least threshold that
@@ -8,11 +20,14 @@ extension Store {
     ///
     /// Leaves `manifest` without one, never with a wrong one, when it cannot be built exactly: a
     /// partition written without the collector, kept partitions with no sound old projection
-    /// to take their rows from, or a store under ``TopRows/minimumStoreRows``.
+    /// to take their rows from, or a store under ``TopRows/minimumStoreRows``. With
+    /// `patchesInPlace`, a commit that leaves the same rows at the top, at the same places, with
+    /// some fields changed, rewrites only the old file's changed columns (``patchedTopRows``).
     /// - Complexity: O(the old projection's rows + the rows collected), whatever the store's size.
+    @discardableResult
     static func attachTopRows(_ manifest: inout Manifest, old: Manifest,
                               collected: (floor: Double, pieces: [String: RowBatch]),
-                              storePath: String) throws(QuakeError) {
+                              storePath: String, patchesInPlace: Bool = true) throws(QuakeError) -> TopRowsBuild {
         let previous = manifest.top
         manifest.top = nil
         defer {
@@ -21,7 +36,7 @@ extension Store {
                 manifest.retired.append("partitions/" + previous.file)
             }
         }
-        guard manifest.rows >= TopRows.minimumStoreRows else { return }
+        guard manifest.rows >= TopRows.minimumStoreRows else { return .none }
         let oldFiles = Set(old.partitions.map(\.file))
         let kept = manifest.partitions.filter { oldFiles.contains($0.file) }
         var floor = collected.floor
@@ -31,12 +46,12 @@ extension Store {
         if !kept.isEmpty {
             // the kept partitions' rows come from the old projection, complete above its threshold
             guard let candidates = keptCandidates(manifest, old: old, kept: kept, floor: &floor,
-                                                  storePath: storePath) else { return }
+                                                  storePath: storePath) else { return .none }
             fromOld = candidates
         }
         var written = RowBatch()
         for entry in manifest.partitions where !oldFiles.contains(entry.file) {
-            guard let piece = collected.pieces[entry.file] else { return }
+            guard let piece = collected.pieces[entry.file] else { return .none }
             written.append(contentsOf: piece)
         }
         let writtenMags = written.ints[Column.mag.rawValue]
@@ -44,35 +59,53 @@ extension Store {
         for (mag, count) in TopRowsCollector.counts(writtenMags) { counts[mag, default: 0] += count }
         guard let threshold = TopRows.threshold(counts, floor: floor,
                                                 capacity: TopRows.capacity(rows: manifest.rows)) else {
-            return
+            return .none
         }
         func strong(_ mag: Int64) -> Bool { mag != RowBatch.null && ScaledDecimal.double(mag) >= threshold }
         let chosenOld = fromOld.candidates.filter { strong(fromOld.mags[$0]) }
         let chosenWritten = written.timeIdOrder(of: (0..<written.count).filter { strong(writtenMags[$0]) })
         let hash = TopRows.hash(files: manifest.partitions.map(\.file))
-        // a damaged old projection leaves the store without one, as when it cannot be read at all
-        guard let serves = oldProjectionServes(fromOld, old: old, threshold: threshold, written: written,
-                                               chosen: chosenWritten) else { return }
-        if serves {
+        let file = TopRows.fileName(generation: manifest.generation)
+        switch oldProjectionUse(fromOld, old: old, threshold: threshold, written: written, chosen: chosenWritten,
+                                chosenOld: chosenOld.count) {
+        case .damaged:
+            // a damaged old projection leaves the store without one, as when it cannot be read at all
+            return .none
+        case .serves:
             // a small commit that left the rows at the top as they were: the old file serves
             manifest.top = old.top
             manifest.top?.partitionsHash = hash
-            return
+            return .kept
+        case .samePlaces(let stored) where patchesInPlace:
+            // the same rows at the top, some fields changed: the old file rewritten where they did
+            if let reader = fromOld.reader,
+               let patched = patchedTopRows(reader, positions: fromOld.replaced, stored: stored,
+                                            rows: written.gather(chosenWritten), blockRows: manifest.blockRows) {
+                let entry = try writeTopRows(patched.batch, reused: patched.reused, file: file, storePath: storePath,
+                                             blockRows: manifest.blockRows)
+                manifest.top = TopRows(file: file, rows: entry.rows, minTime: entry.minTime, maxTime: entry.maxTime,
+                                       bytes: entry.bytes, threshold: threshold, partitionsHash: hash)
+                return .patched
+            }
+        case .samePlaces, .rebuild:
+            break
         }
-        guard var all = fromOld.reader == nil ? RowBatch() : try? fromOld.reader?.rows(at: chosenOld) else { return }
+        guard var all = fromOld.reader == nil ? RowBatch() : try? fromOld.reader?.rows(at: chosenOld) else {
+            return .none
+        }
         all.append(contentsOf: written.gather(chosenWritten))
         let rows = all.gather(all.timeIdOrder())
-        let file = TopRows.fileName(generation: manifest.generation)
         let entry = try PartitionWriter.write(rows, key: "top", file: file, storePath: storePath,
                                               blockRows: manifest.blockRows)
         manifest.top = TopRows(file: file, rows: entry.rows, minTime: entry.minTime, maxTime: entry.maxTime,
                                bytes: entry.bytes, threshold: threshold, partitionsHash: hash)
+        return .rebuilt
     }
 
     /// What a commit takes from the old projection: its reader, every row's magnitude, the rows
     /// of the kept partitions at least the floor (`candidates`), and the rows of the partitions
     /// the load wrote or emptied (`replaced`), ascending.
-    private struct OldCandidates {
+    struct OldCandidates {
         var reader: PartitionReader?
         var mags: [Int64] = []
         var candidates: [Int] = []
@@ -108,25 +141,6 @@ extension Store {
             }
         }
         return out
-    }
-
-    /// Whether the old projection is the one to build: the same threshold, and the rows `chosen`
-    /// of `written` equal to its rows of the partitions written or emptied; nil when those read
-    /// damaged.
-    private static func oldProjectionServes(_ fromOld: OldCandidates, old: Manifest, threshold: Double,
-                                            written: RowBatch, chosen: [Int]) -> Bool? {
-        guard let oldTop = old.top, let reader = fromOld.reader, threshold == oldTop.threshold,
-              fromOld.mags.count == oldTop.rows, chosen.count == fromOld.replaced.count else { return false }
-        guard let replaced = try? reader.rows(at: fromOld.replaced) else { return nil }
-        return sameRows(replaced, written, chosen)
-    }
-
-    /// True when `old` (the old projection's rows of the partitions written or emptied) equals,
-    /// row for row, field for field and with their provenance, the rows `chosen` of `written`.
-    private static func sameRows(_ old: RowBatch, _ written: RowBatch, _ chosen: [Int]) -> Bool {
-        old.count == chosen.count && zip(0..<old.count, chosen).allSatisfy {
-            old.sameContent($0, written, $1) && old.sameProvenance($0, written, $1)
-        }
     }
 
     /// Builds `manifest`'s magnitude projection from every partition's rows, one partition at a

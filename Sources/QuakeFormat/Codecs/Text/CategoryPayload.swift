@@ -78,11 +78,16 @@ package struct CategoryBlock: Sendable {
     package var dictionary: ByteArena
     package var codes: [UInt32]
 
-    package func arena() -> ByteArena {
+    /// Every row's value.
+    package func arena() -> ByteArena { arena(of: codes.indices) }
+
+    /// The values of `rows`, in their order.
+    package func arena(of rows: some Sequence<Int>) -> ByteArena {
         var out = ByteArena()
-        out.ends.reserveCapacity(codes.count)
-        for c in codes {
-            if c == 0 { out.appendNull() } else { out.append(from: dictionary, row: Int(c) - 1) }
+        out.ends.reserveCapacity(rows.underestimatedCount)
+        for row in rows {
+            let code = codes[row]
+            if code == 0 { out.appendNull() } else { out.append(from: dictionary, row: Int(code) - 1) }
         }
         return out
     }

@@ -177,11 +177,15 @@ package struct PlaceBlock: Sendable {
         }
     }
 
-    package func arena() -> ByteArena {
+    /// Every row's place text.
+    package func arena() -> ByteArena { arena(of: locality.indices) }
+
+    /// The place texts of `rows`, in their order.
+    package func arena(of rows: some Sequence<Int>) -> ByteArena {
         var out = ByteArena()
-        out.ends.reserveCapacity(locality.count)
-        for i in 0..<locality.count {
-            write(i, into: &out.bytes)
+        out.ends.reserveCapacity(rows.underestimatedCount)
+        for row in rows {
+            write(row, into: &out.bytes)
             out.ends.append(out.bytes.count)
         }
         return out
