@@ -144,12 +144,42 @@ package struct ByteArena: Sendable, Equatable {
     }
 
     /// A new arena holding the rows at `order`, in that order.
+    /// - Complexity: O(rows + bytes gathered), one copy per row into a buffer sized first.
     package func gather(_ order: [Int]) -> ByteArena {
+        var total = 0
+        var inside = true
+        for i in order {
+            let range = range(i)
+            total += range.count
+            inside = inside && range.lowerBound >= 0 && range.upperBound <= bytes.count
+        }
+        guard inside else { return gatherSlowly(order) }
+        var ends: [Int] = []
+        ends.reserveCapacity(order.count)
+        // SAFETY: every range of `order` was checked to lie in `bytes` above, and the ranges sum to
+        // `total`, the capacity of `target`: each copy lands in `target` after the ones before it.
+        let gathered = [UInt8](unsafeUninitializedCapacity: total) { target, initialized in
+            bytes.withUnsafeBytes { source in
+                var at = 0
+                for i in order {
+                    let range = range(i)
+                    if !range.isEmpty {
+                        memcpy(target.baseAddress! + at, source.baseAddress! + range.lowerBound, range.count)
+                    }
+                    at += range.count
+                    ends.append(at)
+                }
+                initialized = at
+            }
+        }
+        return ByteArena(bytes: gathered, ends: ends)
+    }
+
+    /// ``gather(_:)`` slice by slice, for an arena whose ends do not lie in its bytes (not one a
+    /// decoder built: those check their ends).
+    private func gatherSlowly(_ order: [Int]) -> ByteArena {
         var out = ByteArena()
         out.ends.reserveCapacity(order.count)
-        var total = 0
-        for i in order { total += range(i).count }
-        out.bytes.reserveCapacity(total)
         for i in order { out.append(from: self, row: i) }
         return out
     }
