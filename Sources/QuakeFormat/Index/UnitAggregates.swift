@@ -106,18 +106,7 @@ package struct UnitAggregates: Sendable {
             var counts: [Int] = []
             for g in 0..<UnitAggregates.lists {
                 // the entry of each row, in order of first appearance (the last list: all rows, code 0)
-                rowSlot.removeAll(keepingCapacity: true)
-                for r in rows {
-                    let code = g < codes.count ? Int(codes[g][r - codesStart]) : 0
-                    if code >= slot.count { slot.append(contentsOf: repeatElement(-1, count: code + 1 - slot.count)) }
-                    if slot[code] < 0 {
-                        slot[code] = touched.count
-                        touched.append(UInt32(code))
-                        count.append(0)
-                    }
-                    count[slot[code]] += 1
-                    rowSlot.append(slot[code])
-                }
+                slotRows(g < codes.count ? codes[g] : nil, rows.count, from: rows.lowerBound - codesStart)
                 acc = Array(repeating: Fold.empty, count: touched.count * metrics)
                 UnitAggregates.foldRows(into: &acc, doubles: doubles, rowSlot: rowSlot, metrics: metrics, unitRows: unitRows)
                 UnitAggregates.writeEntries(into: &body, touched: touched, count: count, acc: acc, metrics: metrics)
@@ -127,6 +116,59 @@ package struct UnitAggregates: Sendable {
                 count.removeAll(keepingCapacity: true)
             }
             return counts
+        }
+
+        /// Gives each of `rows` rows (codes `codes[first...]`; all code 0 when nil) its entry in
+        /// `rowSlot`, the entries in order of first appearance in `touched`, with their row
+        /// counts in `count`.
+        private mutating func slotRows(_ codes: [UInt32]?, _ rows: Int, from first: Int) {
+            var greatest: UInt32 = 0
+            if let codes {
+                for row in first..<(first + rows) where codes[row] > greatest { greatest = codes[row] }
+            }
+            if Int(greatest) >= slot.count {
+                slot.append(contentsOf: repeatElement(-1, count: Int(greatest) + 1 - slot.count))
+            }
+            rowSlot.removeAll(keepingCapacity: true)
+            rowSlot.append(contentsOf: repeatElement(0, count: rows))
+            guard let codes else {
+                // the list of all rows: one entry
+                if rows > 0 {
+                    touched.append(0)
+                    count.append(rows)
+                    slot[0] = 0
+                }
+                return
+            }
+            var slots: [Int] = []
+            var rowSlots: [Int] = []
+            swap(&slots, &slot)
+            swap(&rowSlots, &rowSlot)
+            defer {
+                swap(&slots, &slot)
+                swap(&rowSlots, &rowSlot)
+            }
+            // SAFETY: `codes` holds rows first..<first + rows (the caller's unit, checked by the
+            // loop above), every code is at most `greatest`, below slots.count, and rowSlots holds
+            // `rows` entries.
+            codes.withUnsafeBufferPointer { unitCodes in
+                slots.withUnsafeMutableBufferPointer { slotOfCode in
+                    rowSlots.withUnsafeMutableBufferPointer { slotOfRow in
+                        for position in 0..<rows {
+                            let code = Int(unitCodes[first + position])
+                            var entry = slotOfCode[code]
+                            if entry < 0 {
+                                entry = touched.count
+                                slotOfCode[code] = entry
+                                touched.append(UInt32(code))
+                                count.append(0)
+                            }
+                            count[entry] += 1
+                            slotOfRow[position] = entry
+                        }
+                    }
+                }
+            }
         }
     }
 
