@@ -124,6 +124,27 @@ import QuakeGenerator
         #expect(try Self.checkQueries(s, quakes) > 20)
     }
 
+    /// A store that grows past the size for a projection across loads gets one from the load
+    /// that takes it there (its kept partitions' few rows read whole): the naive set of strong
+    /// rows, answering top-N like the naive query.
+    @Test func aStoreGrowingPastTheSizeForOneGetsOne() throws {
+        let dir = TestSupport.tempDir()
+        let s = try Store.openOrCreate(path: dir + "/s", partitioning: .month)
+        for (year, rows, seed) in [(2021, 3000, UInt64(48)), (2022, 4000, UInt64(49))] {
+            var o = GeneratorOptions(rows: rows)
+            o.firstYear = year
+            o.lastYear = year
+            o.seed = seed
+            _ = try FeedGenerator.generate(o, into: dir + "/feed-\(year)")
+            let summary = try s.load([dir + "/feed-\(year)"])
+            #expect(summary.projection == (year == 2021 ? .none : .rebuilt))
+        }
+        #expect(s.manifest.rows >= TopRows.minimumStoreRows && s.manifest.top != nil)
+        let quakes = try TestSupport.allRows(s).quakes
+        try Self.checkProjection(s, quakes, least: true)
+        #expect(try Self.checkQueries(s, quakes) > 20)
+    }
+
     @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
     func theProjectionOnRealFeeds() throws {
         let loaded = try #require(Fixtures.real)

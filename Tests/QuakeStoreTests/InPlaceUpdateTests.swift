@@ -4,6 +4,7 @@ import Testing
 @testable import QuakeFormat
 @testable import QuakeTestSupport
 import QuakeGenerator
+import Synchronization
 
 /// A partition whose events are all updated where they stand is rewritten from its old file,
 /// encoding only the columns that changed. Whatever the change, the store must be the one the
@@ -274,11 +275,24 @@ import QuakeGenerator
                 try FileIO.writeFile(path, bytes)
             }
             try Self.write(.strongMagnitude, of: files[0], picks: 3, seed: 6_840, to: dir + "/edit.csv")
-            let summary = try store.load([dir + "/edit.csv"])
+            let messages = Messages()
+            var options = LoadOptions()
+            options.onMessage = { messages.add($0) }
+            let summary = try store.load([dir + "/edit.csv"], options: options)
             #expect(summary.updated == 3)
-            #expect(summary.projection == (damaged ? .none : .patched))
+            #expect(summary.projection == (damaged ? .missing : .patched))
             #expect((store.manifest.top == nil) == damaged)
+            #expect(messages.all.contains { $0.contains("no magnitude projection") } == damaged)
             #expect(try store.verify().rows == store.manifest.rows)
+            guard damaged else { continue }
+            // it stays missing through the next load, until repair builds it
+            try Self.write(.magnitude, of: files[0], picks: 5, seed: 6_841, to: dir + "/edit2.csv")
+            #expect(try store.load([dir + "/edit2.csv"]).projection == .missing)
+            let report = try Store.repair(path: store.path)
+            #expect(report.description.hasPrefix("rebuilt the magnitude projection at generation"))
+            let repaired = try Store(path: store.path)
+            #expect(repaired.manifest.top != nil)
+            #expect(try repaired.verify().rows == repaired.manifest.rows)
         }
     }
 
@@ -315,4 +329,13 @@ import QuakeGenerator
             }
         }
     }
+}
+
+/// The messages a load gives its `onMessage`, from any thread.
+private final class Messages: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    func add(_ line: String) { lines.withLock { $0.append(line) } }
+
+    var all: [String] { lines.withLock { $0 } }
 }

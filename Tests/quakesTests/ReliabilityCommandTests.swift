@@ -52,6 +52,37 @@ import Testing
         #expect(again.status == 1 && again.stderr.contains("nothing to repair"))
     }
 
+    /// A missing magnitude projection: reading it is an error that names `repair`; a load leaves
+    /// the store without one and says so; `info` says `repair` builds it, and `repair` does.
+    @Test func aMissingProjectionPointsAtRepair() throws {
+        let s = try CLI.generatedStore(rows: "6000", seed: 5)
+        let info = try CLI.run(["info", "--store", s, "--json"])
+        let fields = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any]
+        let file = try #require(fields?["projectionFile"] as? String)
+        #expect(file.hasPrefix("partitions/top.g") && file.hasSuffix(".qkt"))
+        let before = try CLI.run(["query", "--store", s, "--format", "csv", "--sort", "mag:desc", "--limit", "20"])
+        #expect(before.status == 0)
+        try FileManager.default.removeItem(atPath: s + "/" + file)
+        let query = try CLI.run(["query", "--store", s, "--sort", "mag:desc", "--limit", "20"])
+        #expect(query.status == 1 && query.stderr.split(separator: "\n").count == 1, "\(query.stderr)")
+        #expect(query.stderr.hasSuffix("; 'quakes repair --store \(s)' rebuilds it from the partitions\n"))
+        let extra = CLI.tempDir()
+        #expect(try CLI.run(["generate", "--rows", "50", "--out", extra, "--seed", "6"]).status == 0)
+        let load = try CLI.run(["load", "--store", s, "--json", extra])
+        #expect(load.status == 0, "\(load.stderr)")
+        #expect(load.stdout.contains("\"projection\":\"missing\""))
+        #expect(load.stderr.contains("warning: the store has no magnitude projection"))
+        let without = try CLI.run(["info", "--store", s])
+        #expect(without.stdout.contains("projection   none (the store is large enough for one: 'quakes repair'"))
+        let repair = try CLI.run(["repair", "--store", s])
+        #expect(repair.status == 0 && repair.stdout.hasPrefix("rebuilt the magnitude projection at generation"),
+                "\(repair.stdout) \(repair.stderr)")
+        #expect(try CLI.run(["verify", "--store", s]).status == 0)
+        let rebuilt = try CLI.run(["query", "--store", s, "--format", "csv", "--sort", "mag:desc", "--limit", "20"])
+        #expect(rebuilt.status == 0 && rebuilt.stdout.split(separator: "\n").count == 21)
+        #expect(try CLI.run(["info", "--store", s]).stdout.contains("(partitions/top.g"))
+    }
+
     @Test func lockMessageIsOneLine() throws {
         let s = try CLI.generatedStore(rows: "2000", seed: 3)
         let fd = open(s + "/LOCK", O_RDWR)

@@ -87,6 +87,10 @@ package final class Loader {
         if next.partitions != old.partitions || next.idBuckets != old.idBuckets {
             summary.projection = try Store.attachTopRows(&next, old: old, collected: topRows.take(),
                                                          storePath: storePath, patchesInPlace: options.updatesInPlace)
+            if summary.projection == .missing {
+                options.onMessage?("warning: the store has no magnitude projection (the last one read damaged "
+                    + "or was missing): a top-N by magnitude reads the partitions until 'quakes repair' builds it")
+            }
             try writeHistory(&next, files: files, staging: staging)
         }
         return (summary, next)

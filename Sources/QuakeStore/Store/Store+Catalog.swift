@@ -100,9 +100,11 @@ extension Store {
         var next = current
         next.generation += 1
         let topMissing = current.top == nil && current.rows >= TopRows.minimumStoreRows
+        var rebuiltProjection = false
         if topMissing || !topRowsAreSound(current, storePath: path) {
             try rebuildTopRows(&next, storePath: path)
             if topMissing && next.top == nil && catalogSound { return nil }
+            rebuiltProjection = next.top != nil || current.top != nil
         } else if catalogSound {
             return nil
         }
@@ -116,6 +118,8 @@ extension Store {
         var report = RepairReport(generation: next.generation, partitions: next.partitions.count, rows: next.rows,
                                   skipped: [], movedAside: nil)
         report.catalogOnly = true
+        report.rebuiltCatalog = !catalogSound
+        report.rebuiltProjection = rebuiltProjection
         return report
     }
 }

@@ -41,6 +41,12 @@ public struct StoreInfo: Codable, Sendable, Hashable {
     public var projectionRows: Int
     /// The magnitude from which events are in the projection, nil when there is none.
     public var projectionThreshold: Double?
+    /// The projection's file, relative to the store (`partitions/top.gN.qkt`); nil when there is
+    /// none. The file of the snapshot before stays beside it until the next commit.
+    public var projectionFile: String?
+    /// True when the store is large enough for a projection and has none (its last one read
+    /// damaged or was missing): `quakes repair` builds it.
+    public var projectionMissing = false
     /// The partitions' place indexes (part of ``indexBytes``).
     public var placeIndexBytes: Int
     /// The partitions' unit aggregates (part of ``indexBytes``).
@@ -92,15 +98,18 @@ extension Store {
                                  codecs: codecUse[c.rawValue].sorted { $0.value > $1.value }.map(\.key.name))
         }
         let history = historyExtent
-        return StoreInfo(path: path, format: Manifest.storeFormat, partitioning: manifest.partitioning.rawValue,
-                         generation: manifest.generation, partitions: manifest.partitions.count, rows: manifest.rows,
-                         firstTime: manifest.partitions.first.map { Timestamp.string($0.minTime) },
-                         lastTime: manifest.partitions.last.map { Timestamp.string($0.maxTime) },
-                         diskBytes: files + ids + catalog + (manifest.top?.bytes ?? 0), indexBytes: index,
-                         idIndexBytes: ids, catalogBytes: catalog, projectionBytes: manifest.top?.bytes ?? 0,
-                         projectionRows: manifest.top?.rows ?? 0, projectionThreshold: manifest.top?.threshold,
-                         placeIndexBytes: place, aggregateBytes: aggregates, columns: cols,
-                         historyTransactions: history.transactions, historyBytes: history.bytes,
-                         historyCompleteAfter: history.completeAfter)
+        var info = StoreInfo(path: path, format: Manifest.storeFormat, partitioning: manifest.partitioning.rawValue,
+                            generation: manifest.generation, partitions: manifest.partitions.count, rows: manifest.rows,
+                            firstTime: manifest.partitions.first.map { Timestamp.string($0.minTime) },
+                            lastTime: manifest.partitions.last.map { Timestamp.string($0.maxTime) },
+                            diskBytes: files + ids + catalog + (manifest.top?.bytes ?? 0), indexBytes: index,
+                            idIndexBytes: ids, catalogBytes: catalog, projectionBytes: manifest.top?.bytes ?? 0,
+                            projectionRows: manifest.top?.rows ?? 0, projectionThreshold: manifest.top?.threshold,
+                            placeIndexBytes: place, aggregateBytes: aggregates, columns: cols,
+                            historyTransactions: history.transactions, historyBytes: history.bytes,
+                            historyCompleteAfter: history.completeAfter)
+        info.projectionFile = manifest.top.map { "partitions/" + $0.file }
+        info.projectionMissing = manifest.top == nil && manifest.rows >= TopRows.minimumStoreRows
+        return info
     }
 }

@@ -15,11 +15,18 @@ public struct RepairReport: Sendable, CustomStringConvertible {
     /// True when the manifest was sound and only the store catalog or the magnitude projection
     /// (files derived from the partitions) was rebuilt.
     public var catalogOnly = false
+    /// With ``catalogOnly``: which of the two were rebuilt.
+    package var rebuiltCatalog = false
+    package var rebuiltProjection = false
 
     public var description: String {
         if catalogOnly {
-            return "rebuilt the store catalog and magnitude projection at generation \(generation): "
-                + "\(partitions) partitions, \(rows) rows"
+            let what = switch (rebuiltCatalog, rebuiltProjection) {
+            case (true, false): "the store catalog"
+            case (false, true): "the magnitude projection"
+            default: "the store catalog and magnitude projection"
+            }
+            return "rebuilt \(what) at generation \(generation): \(partitions) partitions, \(rows) rows"
         }
         var text = "rebuilt \(Manifest.fileName) at generation \(generation): \(partitions) partitions, \(rows) rows"
         if let movedAside { text += "; the damaged manifest is kept as \(movedAside)" }

@@ -3,8 +3,12 @@ import QuakeFormat
 extension Store {
     /// What a commit did with the magnitude projection.
     package enum TopRowsBuild: String, Sendable, Equatable, Codable {
-        /// The store is left without one.
+        /// None is needed: a store too small for one, or no value at or above the floor.
         case none
+        /// The store is left without one although it is large enough: the old one read damaged
+        /// or was missing, and the rows it held cannot be had without reading every partition
+        /// (``repair(path:)`` builds it).
+        case missing
         /// The old file serves unchanged.
         case kept
         /// The old file rewritten in its changed columns.
@@ -20,7 +24,8 @@ extension Store {
     ///
     /// Leaves `manifest` without one, never with a wrong one, when it cannot be built exactly: a
     /// partition written without the collector, kept partitions with no sound old projection
-    /// to take their rows from, or a store under ``TopRows/minimumStoreRows``. With
+    /// to take their rows from (`.missing`; a store that had none because it was under
+    /// ``TopRows/minimumStoreRows`` reads its kept partitions instead), or a store under that size. With
     /// `patchesInPlace`, a commit that leaves the same rows at the top, at the same places, with
     /// some fields changed, rewrites only the old file's changed columns (``patchedTopRows``).
     /// - Complexity: O(the old projection's rows + the rows collected), whatever the store's size.
@@ -43,15 +48,23 @@ extension Store {
         // the old projection's rows by number: candidates (of kept partitions, at least the floor)
         // and the rows of the partitions the load wrote or emptied; only times and magnitudes read
         var fromOld = OldCandidates()
-        if !kept.isEmpty {
+        var written = RowBatch()
+        if !kept.isEmpty && old.top == nil && old.rows < TopRows.minimumStoreRows {
+            // a store growing past the size for one: its few kept rows are read whole
+            for entry in kept {
+                guard let rows = try? PartitionReader(storePath: storePath, entry: entry).readAll() else {
+                    return .missing
+                }
+                written.append(contentsOf: rows)
+            }
+        } else if !kept.isEmpty {
             // the kept partitions' rows come from the old projection, complete above its threshold
             guard let candidates = keptCandidates(manifest, old: old, kept: kept, floor: &floor,
-                                                  storePath: storePath) else { return .none }
+                                                  storePath: storePath) else { return .missing }
             fromOld = candidates
         }
-        var written = RowBatch()
         for entry in manifest.partitions where !oldFiles.contains(entry.file) {
-            guard let piece = collected.pieces[entry.file] else { return .none }
+            guard let piece = collected.pieces[entry.file] else { return .missing }
             written.append(contentsOf: piece)
         }
         let writtenMags = written.ints[Column.mag.rawValue]
@@ -70,7 +83,7 @@ extension Store {
                                 chosenOld: chosenOld.count) {
         case .damaged:
             // a damaged old projection leaves the store without one, as when it cannot be read at all
-            return .none
+            return .missing
         case .serves:
             // a small commit that left the rows at the top as they were: the old file serves
             manifest.top = old.top
@@ -91,7 +104,7 @@ extension Store {
             break
         }
         guard var all = fromOld.reader == nil ? RowBatch() : try? fromOld.reader?.rows(at: chosenOld) else {
-            return .none
+            return .missing
         }
         all.append(contentsOf: written.gather(chosenWritten))
         let rows = all.gather(all.timeIdOrder())

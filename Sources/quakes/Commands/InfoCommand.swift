@@ -34,9 +34,11 @@ struct InfoCommand: ParsableCommand {
               + "magnitude projection \(info.projectionBytes.grouped))")
         print("place index  \(info.placeIndexBytes.grouped) bytes")
         print("aggregates   \(info.aggregateBytes.grouped) bytes")
+        let missing = info.projectionMissing ? " (the store is large enough for one: 'quakes repair' builds it)" : ""
         print("projection   " + (info.projectionThreshold.map {
             "\(info.projectionRows.grouped) rows of magnitude \($0) or more, \(info.projectionBytes.grouped) bytes"
-        } ?? "none"))
+                + (info.projectionFile.map { " (\($0))" } ?? "")
+        } ?? "none" + missing))
         print("history      \(info.historyTransactions.grouped) transactions, \(info.historyBytes.grouped) bytes "
             + "(complete after generation \(info.historyCompleteAfter); 'quakes history')")
         let tombstones = opened.manifest.tombstones

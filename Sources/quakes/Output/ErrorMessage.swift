@@ -8,6 +8,9 @@ import QuakeStore
 enum ErrorMessage {
     static func line(_ e: QuakeError) -> String {
         let path = e.path ?? "."
+        if e.kind == .corrupt || e.kind == .io, let store = derivedFileStore(e.path) {
+            return e.description + "; 'quakes repair --store \(store)' rebuilds it from the partitions"
+        }
         switch e.kind {
         case .notFound:
             return "no store at \(path) (no manifest.qkm); run 'quakes load' to create one"
@@ -27,6 +30,21 @@ enum ErrorMessage {
         default:
             return e.description
         }
+    }
+
+    /// The store holding `path` when it names a file `repair` rebuilds from the partitions (the
+    /// store catalog or the magnitude projection, `STORE/partitions/catalog.gN.qkc` or
+    /// `STORE/partitions/top.gN.qkt`); nil otherwise.
+    static func derivedFileStore(_ path: String?) -> String? {
+        guard let path else { return nil }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[parts.count - 2] == "partitions" else { return nil }
+        let name = parts[parts.count - 1]
+        let derived = (name.hasPrefix("top.g") && name.hasSuffix(".qkt"))
+            || (name.hasPrefix("catalog.g") && name.hasSuffix("." + Catalog.fileExtension))
+        guard derived else { return nil }
+        let store = parts.dropLast(2).joined(separator: "/")
+        return store.isEmpty ? "." : store
     }
 
     /// The CLI's flags, in the words of the library's rejects and warnings.
