@@ -66,6 +66,12 @@ import Testing
         let query = try CLI.run(["query", "--store", s, "--sort", "mag:desc", "--limit", "20"])
         #expect(query.status == 1 && query.stderr.split(separator: "\n").count == 1, "\(query.stderr)")
         #expect(query.stderr.hasSuffix("; 'quakes repair --store \(s)' rebuilds it from the partitions\n"))
+        let gone = try CLI.run(["info", "--store", s])
+        #expect(gone.stdout.contains("(\(file) is missing: 'quakes repair' builds it)"), "\(gone.stdout)")
+        let verify = try CLI.run(["verify", "--store", s])
+        #expect(verify.status == 1 && verify.stderr.split(separator: "\n").count == 1)
+        #expect(verify.stderr.hasSuffix("; 'quakes repair --store \(s)' rebuilds it from the partitions\n"),
+                "\(verify.stderr)")
         let extra = CLI.tempDir()
         #expect(try CLI.run(["generate", "--rows", "50", "--out", extra, "--seed", "6"]).status == 0)
         let load = try CLI.run(["load", "--store", s, "--json", extra])

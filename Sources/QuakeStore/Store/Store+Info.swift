@@ -45,7 +45,8 @@ public struct StoreInfo: Codable, Sendable, Hashable {
     /// none. The file of the snapshot before stays beside it until the next commit.
     public var projectionFile: String?
     /// True when the store is large enough for a projection and has none (its last one read
-    /// damaged or was missing): `quakes repair` builds it.
+    /// damaged or was missing), or when the file the manifest names is gone: `quakes repair`
+    /// builds it. Damage inside the file is `verify`'s to find.
     public var projectionMissing = false
     /// The partitions' place indexes (part of ``indexBytes``).
     public var placeIndexBytes: Int
@@ -109,7 +110,8 @@ extension Store {
                             historyTransactions: history.transactions, historyBytes: history.bytes,
                             historyCompleteAfter: history.completeAfter)
         info.projectionFile = manifest.top.map { "partitions/" + $0.file }
-        info.projectionMissing = manifest.top == nil && manifest.rows >= TopRows.minimumStoreRows
+        info.projectionMissing = manifest.top.map { !FileIO.exists(path + "/partitions/" + $0.file) }
+            ?? (manifest.rows >= TopRows.minimumStoreRows)
         return info
     }
 }

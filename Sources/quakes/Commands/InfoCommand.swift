@@ -34,11 +34,7 @@ struct InfoCommand: ParsableCommand {
               + "magnitude projection \(info.projectionBytes.grouped))")
         print("place index  \(info.placeIndexBytes.grouped) bytes")
         print("aggregates   \(info.aggregateBytes.grouped) bytes")
-        let missing = info.projectionMissing ? " (the store is large enough for one: 'quakes repair' builds it)" : ""
-        print("projection   " + (info.projectionThreshold.map {
-            "\(info.projectionRows.grouped) rows of magnitude \($0) or more, \(info.projectionBytes.grouped) bytes"
-                + (info.projectionFile.map { " (\($0))" } ?? "")
-        } ?? "none" + missing))
+        print("projection   " + Self.projection(info))
         print("history      \(info.historyTransactions.grouped) transactions, \(info.historyBytes.grouped) bytes "
             + "(complete after generation \(info.historyCompleteAfter); 'quakes history')")
         let tombstones = opened.manifest.tombstones
@@ -74,4 +70,20 @@ extension InfoCommand {
 
 extension String {
     func leftPad(_ n: Int) -> String { count >= n ? self : String(repeating: " ", count: n - count) + self }
+}
+
+extension InfoCommand {
+    /// The projection's line: its rows, threshold, bytes and file, or `none`; with the `repair`
+    /// command when the store should have one and its file is gone or it has none.
+    static func projection(_ info: StoreInfo) -> String {
+        guard let threshold = info.projectionThreshold else {
+            let hint = " (the store is large enough for one: 'quakes repair' builds it)"
+            return "none" + (info.projectionMissing ? hint : "")
+        }
+        let file = info.projectionFile.map {
+            info.projectionMissing ? " (\($0) is missing: 'quakes repair' builds it)" : " (\($0))"
+        } ?? ""
+        return "\(info.projectionRows.grouped) rows of magnitude \(threshold) or more, "
+            + "\(info.projectionBytes.grouped) bytes" + file
+    }
 }
