@@ -50,6 +50,8 @@ extension Store {
         guard let directory = try? reader.directory(), directory.blockRows == blockRows,
               (try? reader.isCurrentFormat()) == true, positions.count == rows.count else { return nil }
         let count = directory.blockSizes.reduce(0, +)
+        // the positions came from this file's magnitudes, so they lie below its rows; checked anyway
+        guard positions.allSatisfy({ $0 >= 0 && $0 < count }) else { return nil }
         var changed: Set<Column> = []
         for column in Column.allCases {
             let index = column.rawValue
