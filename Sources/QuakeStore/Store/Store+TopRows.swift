@@ -94,8 +94,8 @@ extension Store {
             if let reader = fromOld.reader,
                let patched = patchedTopRows(reader, positions: fromOld.replaced, stored: stored,
                                             rows: written.gather(chosenWritten), blockRows: manifest.blockRows) {
-                let entry = try writeTopRows(patched.batch, reused: patched.reused, file: file, storePath: storePath,
-                                             blockRows: manifest.blockRows)
+                let entry = try PartitionWriter.write(patched.batch, key: "top", file: file, storePath: storePath,
+                                                      blockRows: manifest.blockRows, reused: patched.reused)
                 manifest.top = TopRows(file: file, rows: entry.rows, minTime: entry.minTime, maxTime: entry.maxTime,
                                        bytes: entry.bytes, threshold: threshold, partitionsHash: hash)
                 return .patched

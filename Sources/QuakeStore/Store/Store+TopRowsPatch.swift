@@ -105,14 +105,4 @@ extension Store {
         }
         return (batch, reused)
     }
-
-    /// Writes the patched projection `batch` (its unchanged columns' chunks in `reused`) as `file`.
-    static func writeTopRows(_ batch: RowBatch, reused: [Int: PartitionFile.ColumnImage], file: String,
-                             storePath: String, blockRows: Int) throws(QuakeError) -> PartitionEntry {
-        let encoded = PartitionFile.encode(batch, blockRows: blockRows, reused: reused)
-        try FileIO.writeFile(storePath + "/partitions/" + file, encoded.bytes)
-        let times = batch.ints[Column.time.rawValue]
-        return PartitionEntry(key: "top", file: file, rows: batch.count, minTime: times.first ?? 0,
-                              maxTime: times.last ?? 0, bytes: encoded.bytes.count, deleted: 0)
-    }
 }
