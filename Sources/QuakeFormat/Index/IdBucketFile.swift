@@ -164,29 +164,29 @@ package struct IdBucketFile {
     /// of range, or the entries out of (key, ordinal, hint) order.
     private static func checkedEntries(_ columns: [[Int64]], bits: Int) throws(QuakeError) -> Entries? {
         let limit = UInt64(1) << UInt64(bits)
-        var entries = Entries(keys: [], ordinals: [], hints: [])
-        let count = columns[0].count
-        entries.keys.reserveCapacity(count)
-        entries.ordinals.reserveCapacity(count)
-        entries.hints.reserveCapacity(count)
+        let keys = columns[0]
+        let ordinals = columns[1]
+        let hints = columns[2]
+        let count = keys.count
+        guard ordinals.count == count, hints.count == count else { return nil }
+        // one pass of plain comparisons over the block (an append per entry cost a lookup 20 %)
+        var sound = true
         for index in 0..<count {
-            let key = UInt64(bitPattern: columns[0][index])
-            let ordinal = columns[1][index]
-            let hint = columns[2][index]
-            guard key < limit, ordinal > Int64(Int32.min), ordinal < Int64(Int32.max),
-                  hint >= 0, hint <= Int64(UInt32.max) else { return nil }
-            if let previousKey = entries.keys.last, let previousOrdinal = entries.ordinals.last,
-               let previousHint = entries.hints.last {
-                let ordered = previousKey != key ? previousKey < key
-                    : previousOrdinal != Int(ordinal) ? previousOrdinal < Int(ordinal)
-                    : previousHint <= UInt32(hint)
-                guard ordered else { return nil }
-            }
-            entries.keys.append(key)
-            entries.ordinals.append(Int(ordinal))
-            entries.hints.append(UInt32(hint))
+            let key = UInt64(bitPattern: keys[index])
+            let ordinal = ordinals[index]
+            let hint = hints[index]
+            sound = sound && key < limit && ordinal > Int64(Int32.min) && ordinal < Int64(Int32.max)
+                && hint >= 0 && hint <= Int64(UInt32.max)
+            guard index > 0 else { continue }
+            let previousKey = UInt64(bitPattern: keys[index - 1])
+            let ordered = previousKey != key ? previousKey < key
+                : ordinals[index - 1] != ordinal ? ordinals[index - 1] < ordinal
+                : hints[index - 1] <= hint
+            sound = sound && ordered
         }
-        return entries
+        guard sound else { return nil }
+        return Entries(keys: keys.map { UInt64(bitPattern: $0) }, ordinals: ordinals.map { Int($0) },
+                       hints: hints.map { UInt32(truncatingIfNeeded: $0) })
     }
 
     /// The bytes of a v4 file of `hashes` (which must be sorted).

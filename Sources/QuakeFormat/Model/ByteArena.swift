@@ -60,6 +60,16 @@ package struct ByteArena: Sendable, Equatable {
         ends.append(contentsOf: other.ends.lazy.map { $0 + base })
     }
 
+    /// Appends the values of `other` at `rows`, one copy of their bytes.
+    package mutating func append(contentsOf other: ByteArena, rows: Range<Int>) {
+        guard !rows.isEmpty else { return }
+        let lower = rows.lowerBound == 0 ? 0 : other.ends[rows.lowerBound - 1]
+        let upper = other.ends[rows.upperBound - 1]
+        let shift = bytes.count - lower
+        bytes.append(contentsOf: other.bytes[lower..<upper])
+        ends.append(contentsOf: other.ends[rows].lazy.map { $0 + shift })
+    }
+
     /// Null (empty) values among `rows`.
     package func nullCount(_ rows: Range<Int>) -> Int {
         var total = 0

@@ -27,7 +27,7 @@ extension PartitionReader {
     package func rows(at rows: [Int]) throws(QuakeError) -> RowBatch {
         let directory = try directory()
         var batch = RowBatch()
-        for run in runs(rows, blockRows: directory.blockRows, blocks: directory.blockSizes.count) {
+        for run in runs(rows, blockRows: directory.blockRows) {
             guard run.block < directory.blockSizes.count, run.upper <= directory.blockSizes[run.block] else {
                 throw .corrupt(path, "no row \(run.block * directory.blockRows + run.upper - 1)")
             }
@@ -100,27 +100,43 @@ extension PartitionReader {
     }
 
     /// `rows` cut into runs that one decode serves: rows of one block within a text frame's
-    /// reach of the run's first row; past ``rowsRunsLimit`` runs a block, one run per block.
-    private func runs(_ rows: [Int], blockRows: Int, blocks: Int) -> [RowsRun] {
+    /// reach of the run's first row (``blockRuns(_:block:blockRows:)``).
+    private func runs(_ rows: [Int], blockRows: Int) -> [RowsRun] {
         var out: [RowsRun] = []
-        var perBlock = [Int](repeating: 0, count: blocks + 1)
-        for row in rows {
-            let block = row / blockRows
-            let inBlock = row - block * blockRows
-            if let last = out.last, last.block == block,
-               inBlock - last.lower < FramedCodec.textFrameRows || perBlock[min(block, blocks)] >= Self.rowsRunsLimit {
-                out[out.count - 1].upper = inBlock + 1
-                out[out.count - 1].picks.append(inBlock)
-            } else {
-                out.append(RowsRun(block: block, lower: inBlock, upper: inBlock + 1, picks: [inBlock]))
-                perBlock[min(block, blocks)] += 1
-            }
+        var start = 0
+        while start < rows.count {
+            let block = rows[start] / blockRows
+            var end = start + 1
+            while end < rows.count && rows[end] / blockRows == block { end += 1 }
+            out.append(contentsOf: blockRuns(rows[start..<end], block: block, blockRows: blockRows))
+            start = end
         }
         return out
     }
 
-    /// Runs a block's rows are read in, one decode of every column each, before the rest of the
-    /// block's rows join the last run.
+    /// One block's rows cut into runs within a text frame's reach of each run's first row, or
+    /// one run from the first to the last when there would be more than ``rowsRunsLimit`` or
+    /// they would cover half of that span anyway: a dense pick decodes its block once, side by
+    /// side, not frame after frame on one thread.
+    private func blockRuns(_ rows: ArraySlice<Int>, block: Int, blockRows: Int) -> [RowsRun] {
+        let base = block * blockRows
+        var out: [RowsRun] = []
+        for row in rows {
+            let inBlock = row - base
+            if let last = out.last, inBlock - last.lower < FramedCodec.textFrameRows {
+                out[out.count - 1].upper = inBlock + 1
+                out[out.count - 1].picks.append(inBlock)
+            } else {
+                out.append(RowsRun(block: block, lower: inBlock, upper: inBlock + 1, picks: [inBlock]))
+            }
+        }
+        let covered = out.reduce(0) { $0 + $1.upper - $1.lower }
+        guard let first = out.first, let last = out.last, out.count > 1,
+              out.count > Self.rowsRunsLimit || covered * 2 >= last.upper - first.lower else { return out }
+        return [RowsRun(block: block, lower: first.lower, upper: last.upper, picks: rows.map { $0 - base })]
+    }
+
+    /// Most runs a block's rows are read in, one decode of every column each; more make one run.
     static let rowsRunsLimit = 16
 
     /// Rows `lower..<upper` of a block, decoded at once, of which `picks` are kept.

@@ -39,8 +39,8 @@ package final class Loader {
             MallocPolicy.releaseFree(ifResidentAbove: MallocPolicy.keepBelow)
             options.onPhase?(phase)
             guard trace else { return }
-            let at = String(format: "%.2f", Date().timeIntervalSince(start))
-            FileHandle.standardError.write(Data("trace: \(phase) at \(at) s\(detail())\n".utf8))
+            let at = String(format: "%.1f", Date().timeIntervalSince(start) * 1000)
+            FileHandle.standardError.write(Data("trace: \(phase) at \(at) ms\(detail())\n".utf8))
         }
         let spills = try SpillSet(directory: storePath + "/tmp", memoryLimit: options.spillMemory)
         let staging = try HistoryStaging(path: spills.directory + "/history.stage")
@@ -87,11 +87,13 @@ package final class Loader {
         if next.partitions != old.partitions || next.idBuckets != old.idBuckets {
             summary.projection = try Store.attachTopRows(&next, old: old, collected: topRows.take(),
                                                          storePath: storePath, patchesInPlace: options.updatesInPlace)
+            mark("projection \(summary.projection.rawValue)")
             if summary.projection == .missing {
                 options.onMessage?("warning: the store has no magnitude projection (the last one read damaged "
                     + "or was missing): a top-N by magnitude reads the partitions until 'quakes repair' builds it")
             }
             try writeHistory(&next, files: files, staging: staging)
+            mark("history written")
         }
         return (summary, next)
     }

@@ -103,11 +103,11 @@ extension Store {
         case .samePlaces, .rebuild:
             break
         }
-        guard var all = fromOld.reader == nil ? RowBatch() : try? fromOld.reader?.rows(at: chosenOld) else {
+        guard let stayed = fromOld.reader == nil ? RowBatch() : try? fromOld.reader?.rows(at: chosenOld) else {
             return .missing
         }
-        all.append(contentsOf: written.gather(chosenWritten))
-        let rows = all.gather(all.timeIdOrder())
+        // the old rows come in the file's (time, id) order, the written ones were put in it
+        let rows = RowBatch.merging(stayed, written.gather(chosenWritten))
         let entry = try PartitionWriter.write(rows, key: "top", file: file, storePath: storePath,
                                               blockRows: manifest.blockRows)
         manifest.top = TopRows(file: file, rows: entry.rows, minTime: entry.minTime, maxTime: entry.maxTime,

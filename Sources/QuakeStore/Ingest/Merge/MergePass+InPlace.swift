@@ -233,13 +233,22 @@ extension MergePass {
     /// The columns some folded row holds a value of other than its stored row's.
     static func changedColumns(_ patches: [Patch], folded: RowBatch, stored: RowBatch) -> Set<Column> {
         var changed: Set<Column> = []
-        for patch in patches {
-            for column in Column.allCases where !changed.contains(column) {
-                let index = column.rawValue
-                let same = RowBatch.isInt(column)
-                    ? folded.ints[index][patch.folded] == stored.ints[index][patch.stored]
-                    : folded.text[index].equal(patch.folded, stored.text[index], patch.stored)
-                if !same { changed.insert(column) }
+        // column by column, up to the first patch that differs (a set lookup per row and column cost
+        // a thousand-event load 2 ms)
+        for column in Column.allCases {
+            let index = column.rawValue
+            if RowBatch.isInt(column) {
+                let foldedValues = folded.ints[index]
+                let storedValues = stored.ints[index]
+                if patches.contains(where: { foldedValues[$0.folded] != storedValues[$0.stored] }) {
+                    changed.insert(column)
+                }
+            } else {
+                let foldedValues = folded.text[index]
+                let storedValues = stored.text[index]
+                if patches.contains(where: { !foldedValues.equal($0.folded, storedValues, $0.stored) }) {
+                    changed.insert(column)
+                }
             }
         }
         return changed
