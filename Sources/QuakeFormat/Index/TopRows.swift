@@ -41,6 +41,10 @@ package struct TopRows: Sendable, Equatable {
     package static func capacity(rows: Int) -> Int { min(maximumCapacity, rows / 16) }
     package static let maximumCapacity = 16_384
 
+    /// Rows per block of the file: one granule, so that a commit whose changes lie in the newest
+    /// rows keeps the blocks before them as they are (``Store`` splices the file).
+    package static let blockRows = GranuleIndex.granuleRows
+
     /// The least store size with a projection: below it a scan of the store costs as little.
     package static let minimumStoreRows = 4096
 

@@ -112,7 +112,9 @@ package enum PartitionFile {
     ///
     /// A column in `reused` (``ColumnImage``, its chunks as an earlier file of the same rows holds
     /// them) is laid out as given and not encoded: `batch` then needs none of its values, unless
-    /// the indexes read them (`time`, `latitude`, `longitude`, `depth`, `mag`). With `previous`
+    /// the indexes read them (`time`, `latitude`, `longitude`, `depth`, `mag`). An image of fewer
+    /// chunks than blocks gives the first blocks; the rest are encoded from `batch`, which then
+    /// needs values only in their rows (and the indexes' everywhere). With `previous`
     /// (that file's indexes and the rows that changed), the indexes are built again only for the
     /// granules those rows fall in (``PreviousIndexes``).
     package static func encode(_ batch: RowBatch, blockRows: Int, reused: [Int: ColumnImage] = [:],
@@ -120,11 +122,23 @@ package enum PartitionFile {
         let blocks = Swift.max(1, (batch.count + blockRows - 1) / blockRows)
         let encoded = Slots<(bytes: [UInt8], chunks: [ChunkInfo])>(Column.count)
         DispatchQueue.concurrentPerform(iterations: Column.count) { k in
-            if let image = reused[k] {
+            guard let image = reused[k] else {
+                encoded[k] = encodeColumn(Column.allCases[k], batch, blocks: 0..<blocks, blockRows: blockRows)
+                return
+            }
+            guard image.chunks.count < blocks else {
                 encoded[k] = (image.bytes, image.chunks)
                 return
             }
-            encoded[k] = encodeColumn(Column.allCases[k], batch, blocks: blocks, blockRows: blockRows)
+            // the first blocks as given, the rest encoded after them
+            let rest = encodeColumn(Column.allCases[k], batch, blocks: image.chunks.count..<blocks,
+                                    blockRows: blockRows)
+            let chunks = image.chunks + rest.chunks.map { chunk in
+                var moved = chunk
+                moved.offset += image.bytes.count
+                return moved
+            }
+            encoded[k] = (image.bytes + rest.bytes, chunks)
         }
         let columns = (0..<Column.count).map { encoded[$0] ?? ([], []) }
         var out: [UInt8] = []
@@ -248,12 +262,12 @@ package enum PartitionFile {
         return writer
     }
 
-    /// Column `c`'s chunks, one per block, with offsets from the start of its own bytes.
-    private static func encodeColumn(_ c: Column, _ batch: RowBatch, blocks: Int, blockRows: Int)
+    /// Column `c`'s chunks of `blocks`, one per block, with offsets from the start of their bytes.
+    private static func encodeColumn(_ c: Column, _ batch: RowBatch, blocks: Range<Int>, blockRows: Int)
         -> (bytes: [UInt8], chunks: [ChunkInfo]) {
         var out: [UInt8] = []
         var list: [ChunkInfo] = []
-        for k in 0..<blocks {
+        for k in blocks {
             let rows = (k * blockRows)..<Swift.min(batch.count, (k + 1) * blockRows)
             let start = out.count
             let (codec, stats) = encodeChunk(c, batch, rows: rows, into: &out)

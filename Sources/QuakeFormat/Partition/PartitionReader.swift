@@ -270,10 +270,11 @@ package final class PartitionReader: Sendable {
     /// Column `c`'s chunks as they lie in the file, for a rewrite of the same rows that leaves the
     /// column as it was (``PartitionFile/encode(_:blockRows:reused:)``). Each chunk's head, and
     /// the packed data its granule sums cover, are checked first, as a decode would; frames keep
-    /// their own sums, so damage a copy carries stays found.
-    package func columnImage(_ c: Column) throws(QuakeError) -> PartitionFile.ColumnImage {
+    /// their own sums, so damage a copy carries stays found. With `blocks`, the first ones only.
+    package func columnImage(_ c: Column, blocks: Int? = nil) throws(QuakeError) -> PartitionFile.ColumnImage {
         var image = PartitionFile.ColumnImage(bytes: [], chunks: [])
-        for block in 0..<(try directory().blockSizes.count) {
+        let count = try directory().blockSizes.count
+        for block in 0..<Swift.min(count, blocks ?? count) {
             let (payload, info) = try chunk(c, block)
             var copied = info
             copied.offset = image.bytes.count

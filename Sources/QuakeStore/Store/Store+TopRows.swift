@@ -13,7 +13,8 @@ extension Store {
         case kept
         /// The old file rewritten in its changed columns.
         case patched
-        /// Built again from the rows.
+        /// Built again from the rows; with `patchesInPlace`, the old file's first blocks copied
+        /// when the rows that enter or leave lie after them (``splicedTopRows``).
         case rebuilt
     }
 
@@ -27,7 +28,9 @@ extension Store {
     /// to take their rows from (`.missing`; a store that had none because it was under
     /// ``TopRows/minimumStoreRows`` reads its kept partitions instead), or a store under that size. With
     /// `patchesInPlace`, a commit that leaves the same rows at the top, at the same places, with
-    /// some fields changed, rewrites only the old file's changed columns (``patchedTopRows``).
+    /// some fields changed, rewrites only the old file's changed columns (``patchedTopRows``), and
+    /// one whose rows enter or leave after the old file's first blocks copies those blocks
+    /// (``splicedTopRows``).
     /// - Complexity: O(the old projection's rows + the rows collected), whatever the store's size.
     @discardableResult
     static func attachTopRows(_ manifest: inout Manifest, old: Manifest,
@@ -93,9 +96,9 @@ extension Store {
             // the same rows at the top, some fields changed: the old file rewritten where they did
             if let reader = fromOld.reader,
                let patched = patchedTopRows(reader, positions: fromOld.replaced, stored: stored,
-                                            rows: written.gather(chosenWritten), blockRows: manifest.blockRows) {
+                                            rows: written.gather(chosenWritten), blockRows: TopRows.blockRows) {
                 let entry = try PartitionWriter.write(patched.batch, key: "top", file: file, storePath: storePath,
-                                                      blockRows: manifest.blockRows, reused: patched.reused)
+                                                      blockRows: TopRows.blockRows, reused: patched.reused)
                 manifest.top = TopRows(file: file, rows: entry.rows, minTime: entry.minTime, maxTime: entry.maxTime,
                                        bytes: entry.bytes, threshold: threshold, partitionsHash: hash)
                 return .patched
@@ -103,23 +106,34 @@ extension Store {
         case .samePlaces, .rebuild:
             break
         }
+        let added = written.gather(chosenWritten)
+        if patchesInPlace, let reader = fromOld.reader,
+           let spliced = splicedTopRows(reader, kept: chosenOld, times: fromOld.times, added: added) {
+            // rows enter or leave after the first blocks: those are copied, the rest written again
+            let entry = try PartitionWriter.write(spliced.batch, key: "top", file: file, storePath: storePath,
+                                                  blockRows: TopRows.blockRows, reused: spliced.reused)
+            manifest.top = TopRows(file: file, rows: entry.rows, minTime: entry.minTime, maxTime: entry.maxTime,
+                                   bytes: entry.bytes, threshold: threshold, partitionsHash: hash)
+            return .rebuilt
+        }
         guard let stayed = fromOld.reader == nil ? RowBatch() : try? fromOld.reader?.rows(at: chosenOld) else {
             return .missing
         }
         // the old rows come in the file's (time, id) order, the written ones were put in it
-        let rows = RowBatch.merging(stayed, written.gather(chosenWritten))
+        let rows = RowBatch.merging(stayed, added)
         let entry = try PartitionWriter.write(rows, key: "top", file: file, storePath: storePath,
-                                              blockRows: manifest.blockRows)
+                                              blockRows: TopRows.blockRows)
         manifest.top = TopRows(file: file, rows: entry.rows, minTime: entry.minTime, maxTime: entry.maxTime,
                                bytes: entry.bytes, threshold: threshold, partitionsHash: hash)
         return .rebuilt
     }
 
-    /// What a commit takes from the old projection: its reader, every row's magnitude, the rows
+    /// What a commit takes from the old projection: its reader, every row's time and magnitude, the rows
     /// of the kept partitions at least the floor (`candidates`), and the rows of the partitions
     /// the load wrote or emptied (`replaced`), ascending.
     struct OldCandidates {
         var reader: PartitionReader?
+        var times: [Int64] = []
         var mags: [Int64] = []
         var candidates: [Int] = []
         var replaced: [Int] = []
@@ -137,7 +151,7 @@ extension Store {
         floor = Swift.max(floor, top.threshold)
         let partitioning = manifest.partitioning
         let ordinals = Set(kept.map { partitioning.ordinal($0.minTime) })
-        var out = OldCandidates(reader: reader, mags: mags)
+        var out = OldCandidates(reader: reader, times: times, mags: mags)
         // the projection's rows come in time order: a day's partition is looked up once per run of its rows
         var day = Int64.min
         var dayKept = false
