@@ -18,12 +18,14 @@ enum FastPath {
     enum Command: Equatable {
         case query(QueryArgs)
         case count(CountArgs)
+        case load(LoadArgs)
 
         /// Every check ArgumentParser would run on the parsed command.
         func validateAll() throws {
             switch self {
             case .query(let args): try args.validateAll()
             case .count(let args): try args.validateAll()
+            case .load(let args): try args.validateAll()
             }
         }
 
@@ -31,6 +33,7 @@ enum FastPath {
             switch self {
             case .query(let args): try args.run()
             case .count(let args): try args.run()
+            case .load(let args): try args.run()
             }
         }
     }
@@ -42,6 +45,7 @@ enum FastPath {
 
     /// The command `arguments` (without the program name) name, or nil for ArgumentParser.
     static func parse(_ arguments: [String]) -> Command? {
+        if arguments.first == "load" { return parseLoad(Array(arguments.dropFirst())) }
         guard let first = arguments.first, first == "query" || first == "count" else { return nil }
         let isQuery = first == "query"
         var args = QueryArgs()
@@ -228,5 +232,50 @@ enum FastPath {
         guard let parsed = Int(text) else { return false }
         to = parsed
         return true
+    }
+
+    /// A plain `load` line: `--store`, the flags `--json`, `--strict`, `--fix-text` and
+    /// `--verbose` (`-v`), and paths; anything else (another option, `-`, `--`, a repeat, a path
+    /// that reads as an option) is left to ArgumentParser.
+    static func parseLoad(_ arguments: [String]) -> Command? {
+        var args = LoadArgs()
+        var seen: Set<String> = []
+        var position = 0
+        while position < arguments.count {
+            let word = arguments[position]
+            position += 1
+            guard word.hasPrefix("-") else {
+                args.paths.append(word)
+                continue
+            }
+            var name = word
+            var value: String?
+            if let equals = word.firstIndex(of: "="), word.hasPrefix("--") {
+                value = String(word[word.index(after: equals)...])
+                name = String(word[..<equals])
+            }
+            let key = name == "-v" ? "--verbose" : name
+            guard seen.insert(key).inserted else { return nil }
+            switch key {
+            case "--store":
+                if value == nil, position < arguments.count {
+                    value = arguments[position]
+                    position += 1
+                }
+                guard let value, !value.isEmpty, !value.hasPrefix("-") else { return nil }
+                args.store.store = value
+            case "--json", "--strict", "--fix-text", "--verbose":
+                guard value == nil else { return nil }
+                switch key {
+                case "--json": args.json = true
+                case "--strict": args.strict = true
+                case "--fix-text": args.fixText = true
+                default: args.verbose = true
+                }
+            default:
+                return nil
+            }
+        }
+        return .load(args)
     }
 }

@@ -134,4 +134,85 @@ import QuakeGenerator
             #expect(fast.stderr == slow.stderr, "\(line)")
         }
     }
+
+    /// A load line against ArgumentParser's reading of it: when the fast path takes and validates
+    /// it, ArgumentParser reads the same values; when both read it, the same.
+    static func checkLoad(_ arguments: [String]) {
+        let fast = FastPath.parse(["load"] + arguments)
+        let parsed = (try? LoadCommand.parseAsRoot(arguments) as? LoadCommand).map { FastPath.Command.load($0.args) }
+        if let fast, (try? fast.validateAll()) != nil {
+            #expect(parsed == fast, "load \(arguments)")
+        } else if let fast, let parsed {
+            #expect(parsed == fast, "load \(arguments)")
+        }
+    }
+
+    @Test func randomLoadLinesReadAsArgumentParserReadsThem() {
+        var rng = SplitMix64(seed: 78)
+        let names = Self.names(LoadCommand.helpMessage(columns: 400)) + ["-v"]
+        #expect(names.contains("--store") && names.contains("--json") && names.contains("--wait"))
+        let words = ["a.csv", "feeds/", "-", "--", "s.store", "x=y.csv", "%d-%m-%y", "month", "ms", "5s", ""]
+        var taken = 0
+        for _ in 0..<3000 {
+            var line: [String] = []
+            for _ in 0..<(1 + Int(rng.next() % 5)) {
+                let word = words[Int(rng.next() % UInt64(words.count))]
+                switch rng.next() % 4 {
+                case 0: line.append(word)
+                case 1: line.append(names[Int(rng.next() % UInt64(names.count))] + "=" + word)
+                default: line += [names[Int(rng.next() % UInt64(names.count))], word]
+                }
+            }
+            Self.checkLoad(line)
+            if let fast = FastPath.parse(["load"] + line), (try? fast.validateAll()) != nil { taken += 1 }
+        }
+        #expect(taken > 200)
+    }
+
+    @Test func plainLoadLinesTakeTheFastPath() {
+        for line in [["load", "--store", "s", "a.csv"], ["load", "a.csv", "b.csv.gz", "--json"],
+                     ["load", "-v", "--store=s", "feeds/"], ["load", "--strict", "--fix-text", "a.csv"]] {
+            let fast = FastPath.parse(line)
+            #expect(fast != nil && (try? fast?.validateAll()) != nil, "\(line)")
+            Self.checkLoad(Array(line.dropFirst()))
+        }
+        for line in [["load", "--help"], ["load", "-"], ["load", "--wait", "a.csv"], ["load", "--", "a.csv"],
+                     ["load", "--store", "-x", "a.csv"], ["load", "--json", "--json", "a.csv"],
+                     ["load", "--partition", "day", "a.csv"], ["load", "--json=1", "a.csv"]] {
+            #expect(FastPath.parse(line) == nil, "\(line)")
+        }
+        // no path, or a URL: the fast path's values fail the command's checks, and ArgumentParser says why
+        for line in [["load"], ["load", "--store", "s"], ["load", "https://example.org/q.csv"]] {
+            #expect((try? FastPath.parse(line)?.validateAll()) == nil, "\(line)")
+        }
+    }
+
+    @Test func theBinaryLoadsTheSameEitherWay() throws {
+        let directory = TestSupport.tempDir("fastload")
+        var options = GeneratorOptions(rows: 400)
+        options.firstYear = 2020
+        options.lastYear = 2020
+        options.rowsPerFile = 200
+        let files = try FeedGenerator.generate(options, into: directory + "/feed")
+        let broken = directory + "/broken.csv"
+        TestSupport.write("time,latitude,longitude,depth,mag,id\n2020-01-01T00:00:00Z,1,2,3,4,a1\nnot,a,row\n", to: broken)
+        let lines: [[String]] = [[files[0]], [files[1], "--json"], ["-v", directory + "/feed"], [broken],
+                                 ["--strict", broken], [directory + "/missing.csv"], ["--fix-text", files[0]]]
+        for (index, line) in lines.enumerated() {
+            let fast = try CLI.run(["load", "--store", directory + "/fast\(index)"] + line)
+            let slow = try CLI.run(["load", "--store", directory + "/slow\(index)"] + line,
+                                   env: ["QUAKES_ARGUMENT_PARSER": "1"])
+            #expect(fast.status == slow.status, "\(line)")
+            // the timings differ; every other line is the same
+            func steady(_ text: String) -> [String] {
+                text.split(separator: "\n").map(String.init).filter { !$0.contains("elapsed") && !$0.contains("Seconds") }
+                    .map { $0.replacingOccurrences(of: "/fast\(index)", with: "/S").replacingOccurrences(of: "/slow\(index)", with: "/S") }
+            }
+            #expect(steady(fast.stderr) == steady(slow.stderr), "\(line)")
+            if !line.contains("--json") { #expect(steady(fast.stdout) == steady(slow.stdout), "\(line)") }
+            let counts = try CLI.run(["count", "--store", directory + "/fast\(index)"])
+            let slowCounts = try CLI.run(["count", "--store", directory + "/slow\(index)"])
+            #expect(counts.stdout == slowCounts.stdout, "\(line)")
+        }
+    }
 }

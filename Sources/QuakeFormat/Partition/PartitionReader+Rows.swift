@@ -28,7 +28,8 @@ extension PartitionReader {
         let directory = try directory()
         var batch = RowBatch()
         for run in runs(rows, blockRows: directory.blockRows) {
-            guard run.block < directory.blockSizes.count, run.upper <= directory.blockSizes[run.block] else {
+            guard run.block >= 0, run.block < directory.blockSizes.count,
+                  run.upper <= directory.blockSizes[run.block] else {
                 throw .corrupt(path, "no row \(run.block * directory.blockRows + run.upper - 1)")
             }
             let picked = run.picks.map { $0 - run.lower }
