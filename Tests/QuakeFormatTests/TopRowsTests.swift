@@ -204,6 +204,58 @@ import QuakeGenerator
         #expect(throws: (any Error).self) { _ = try Store.repair(path: dir + "/store") }
     }
 
+    /// A byte flipped in the projection's place index or unit aggregates (regions a reader of
+    /// whole rows never reads): `verify` names the file, a commit that would keep the file drops
+    /// it instead (`missing`), and `repair` rebuilds it; queries give the naive answer throughout.
+    @Test(arguments: ["place index", "unit aggregates"])
+    func aDamagedProjectionIndexIsFoundByVerifyAndRepair(region: String) throws {
+        let dir = TestSupport.tempDir()
+        let s = try CatalogTests.generatedStore(dir, rows: 20000, years: 2021...2023, seed: 11)
+        let quakes = try TestSupport.allRows(s).quakes
+        let t = try #require(s.manifest.top)
+        let directory = try PartitionReader(storePath: s.path, entry: t.entry).directory()
+        let damaged = try #require(region == "place index" ? directory.placeIndex : directory.aggregates)
+        let file = dir + "/store/partitions/" + t.file
+        var bytes = try FileIO.readFile(file)
+        bytes[damaged.offset + damaged.length / 3] ^= 0x5A
+        TestSupport.write(bytes, to: file)
+        let fresh = try Store(path: dir + "/store")
+        #expect { _ = try fresh.verify() } throws: { "\($0)".contains("partitions/" + t.file) }
+        // a commit of weak rows only would keep the file: it drops the damaged one instead
+        let weak = quakes.filter { ($0.magnitude ?? 0) < t.threshold - 1 }
+        let seen = TestSupport.writeUpserts(of: weak, picks: 3, seed: 91, to: dir + "/weak.csv") { _, _ in
+            UpsertFields(mag: "0.4")
+        }
+        let loaded = try fresh.load([dir + "/weak.csv"])
+        #expect(loaded.updated == seen.count)
+        #expect(loaded.projection == .missing)
+        let after = try Store(path: dir + "/store")
+        #expect(after.manifest.top == nil)
+        let now = try TestSupport.allRows(after).quakes
+        #expect(try Self.checkQueries(after, now) == 0)
+        #expect(try Store.repair(path: dir + "/store").rebuiltProjection)
+        let repaired = try Store(path: dir + "/store")
+        try Self.checkProjection(repaired, now, least: true)
+        #expect(try Self.checkQueries(repaired, now) > 20)
+    }
+
+    /// The same damage found by `repair` alone, before any commit: it rebuilds the projection.
+    @Test func repairRebuildsAProjectionWhoseIndexIsDamaged() throws {
+        let dir = TestSupport.tempDir()
+        let s = try CatalogTests.generatedStore(dir, rows: 20000, years: 2021...2023, seed: 12)
+        let t = try #require(s.manifest.top)
+        let directory = try PartitionReader(storePath: s.path, entry: t.entry).directory()
+        let damaged = try #require(directory.placeIndex)
+        let file = dir + "/store/partitions/" + t.file
+        var bytes = try FileIO.readFile(file)
+        bytes[damaged.offset + damaged.length / 2] ^= 0x5A
+        TestSupport.write(bytes, to: file)
+        #expect(try Store.repair(path: dir + "/store").rebuiltProjection)
+        let repaired = try Store(path: dir + "/store")
+        _ = try repaired.verify()
+        try Self.checkProjection(repaired, try TestSupport.allRows(repaired).quakes, least: true)
+    }
+
     /// A commit that rewrites partitions without rebuilding the projection drops it: a reader
     /// never takes it for partitions it was not built from.
     @Test func aProjectionOfOtherPartitionsIsDropped() throws {

@@ -165,6 +165,14 @@ package final class PartitionReader: Sendable {
         return (checked(dir.placeIndex, try placeIndexBytes()), checked(dir.aggregates, try unitAggregateBytes()))
     }
 
+    /// Whether the place index and unit aggregates regions, where the file has them, match their
+    /// checksums (a reader of whole rows never looks at them).
+    package func indexRegionsAreSound() throws(QuakeError) -> Bool {
+        let dir = try directory()
+        let regions = try checkedIndexRegions()
+        return (dir.placeIndex == nil || regions.place != nil) && (dir.aggregates == nil || regions.aggregates != nil)
+    }
+
     /// The zone maps of column `c`, one per block.
     package func blocks(_ c: Column) throws(QuakeError) -> [PartitionFile.ChunkInfo] {
         try directory().chunks[c.rawValue]

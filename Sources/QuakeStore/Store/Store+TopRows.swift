@@ -147,7 +147,9 @@ extension Store {
             return nil
         }
         let reader = PartitionReader(storePath: storePath, entry: top.entry)
-        guard let times = try? reader.ints(.time), let mags = try? reader.ints(.mag) else { return nil }
+        // a damaged index region is not carried forward by a commit that keeps the file
+        guard (try? reader.indexRegionsAreSound()) == true,
+              let times = try? reader.ints(.time), let mags = try? reader.ints(.mag) else { return nil }
         floor = Swift.max(floor, top.threshold)
         let partitioning = manifest.partitioning
         let ordinals = Set(kept.map { partitioning.ordinal($0.minTime) })
@@ -192,11 +194,12 @@ extension Store {
     }
 
     /// Whether `manifest`'s magnitude projection was built from its partitions and reads whole
-    /// (every chunk's checksum checked).
+    /// (every chunk's and index region's checksum checked).
     static func topRowsAreSound(_ manifest: Manifest, storePath: String) -> Bool {
         guard let top = manifest.top else { return true }
         guard top.partitionsHash == TopRows.hash(files: manifest.partitions.map(\.file)) else { return false }
-        guard let rows = try? PartitionReader(storePath: storePath, entry: top.entry).readAll() else { return false }
+        let reader = PartitionReader(storePath: storePath, entry: top.entry)
+        guard (try? reader.indexRegionsAreSound()) == true, let rows = try? reader.readAll() else { return false }
         return rows.count == top.rows
     }
 
@@ -217,12 +220,17 @@ extension Store {
         guard top.partitionsHash == TopRows.hash(files: manifest.partitions.map(\.file)) else {
             throw VerifyFailure(file: file, block: nil, reason: "built from other partitions than the manifest's")
         }
+        let reader = PartitionReader(storePath: path, entry: top.entry)
         let rows: RowBatch
         do {
-            rows = try PartitionReader(storePath: path, entry: top.entry).readAll()
+            rows = try reader.readAll()
         } catch {
             throw VerifyFailure(file: file, block: nil, reason: "\(error)", underlying: error)
         }
+        // its zone maps and indexes, as a partition's: each the one its rows give
+        _ = try verifyColumnBlocks(reader, top.entry)
+        try verifyPlaceIndex(reader, rows)
+        try verifyAggregates(reader, rows)
         guard rows.count == stored.count else {
             throw VerifyFailure(file: file, block: nil, reason: "holds \(rows.count) rows; the partitions hold "
                                 + "\(stored.count) of magnitude \(top.threshold) or more")

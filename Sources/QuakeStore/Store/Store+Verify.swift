@@ -109,7 +109,7 @@ extension Store {
 
     /// Checks every block of every column of one partition against its zone map; returns the
     /// blocks read.
-    private func verifyColumnBlocks(_ reader: PartitionReader, _ entry: PartitionEntry) throws -> Int {
+    func verifyColumnBlocks(_ reader: PartitionReader, _ entry: PartitionEntry) throws -> Int {
         var blocksRead = 0
         for column in Column.allCases {
             let file = "partitions/\(entry.file) column \(column.name)"
@@ -300,7 +300,7 @@ extension Store {
     }
 
     /// The place index, when the partition has one, is byte for byte the one its stored rows give.
-    private func verifyPlaceIndex(_ reader: PartitionReader, _ batch: RowBatch) throws {
+    func verifyPlaceIndex(_ reader: PartitionReader, _ batch: RowBatch) throws {
         let file = "partitions/\(reader.entry.file)"
         do {
             guard let stored = try reader.placeIndexBytes() else { return }
@@ -323,7 +323,7 @@ extension Store {
 
     /// The unit aggregates, when the partition has them, are byte for byte the ones its stored
     /// rows give.
-    private func verifyAggregates(_ reader: PartitionReader, _ batch: RowBatch) throws {
+    func verifyAggregates(_ reader: PartitionReader, _ batch: RowBatch) throws {
         let file = "partitions/\(reader.entry.file)"
         do {
             guard let stored = try reader.unitAggregateBytes() else { return }
