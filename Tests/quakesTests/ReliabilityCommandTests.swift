@@ -68,6 +68,13 @@ import Testing
         #expect(query.stderr.hasSuffix("; 'quakes repair --store \(s)' rebuilds it from the partitions\n"))
         let gone = try CLI.run(["info", "--store", s])
         #expect(gone.stdout.contains("(\(file) is missing: 'quakes repair' builds it)"), "\(gone.stdout)")
+        // the bytes on disk are the files that lie there: the gone projection counts nothing
+        let goneJSON = try CLI.run(["info", "--store", s, "--json"])
+        let goneFields = try JSONSerialization.jsonObject(with: Data(goneJSON.stdout.utf8)) as? [String: Any]
+        let disk = try #require(fields?["diskBytes"] as? Int)
+        let projectionBytes = try #require(fields?["projectionBytes"] as? Int)
+        #expect(projectionBytes > 0 && goneFields?["projectionBytes"] as? Int == 0)
+        #expect(goneFields?["diskBytes"] as? Int == disk - projectionBytes)
         let verify = try CLI.run(["verify", "--store", s])
         #expect(verify.status == 1 && verify.stderr.split(separator: "\n").count == 1)
         #expect(verify.stderr.hasSuffix("; 'quakes repair --store \(s)' rebuilds it from the partitions\n"),

@@ -98,13 +98,15 @@ extension Store {
             StoreInfo.ColumnSize(column: c.name, diskBytes: disk[c.rawValue],
                                  codecs: codecUse[c.rawValue].sorted { $0.value > $1.value }.map(\.key.name))
         }
+        // the projection's bytes as they lie: none when its file is gone
+        let projection = manifest.top.map { FileIO.size(path + "/partitions/" + $0.file) } ?? 0
         let history = historyExtent
         var info = StoreInfo(path: path, format: Manifest.storeFormat, partitioning: manifest.partitioning.rawValue,
                             generation: manifest.generation, partitions: manifest.partitions.count, rows: manifest.rows,
                             firstTime: manifest.partitions.first.map { Timestamp.string($0.minTime) },
                             lastTime: manifest.partitions.last.map { Timestamp.string($0.maxTime) },
-                            diskBytes: files + ids + catalog + (manifest.top?.bytes ?? 0), indexBytes: index,
-                            idIndexBytes: ids, catalogBytes: catalog, projectionBytes: manifest.top?.bytes ?? 0,
+                            diskBytes: files + ids + catalog + projection, indexBytes: index,
+                            idIndexBytes: ids, catalogBytes: catalog, projectionBytes: projection,
                             projectionRows: manifest.top?.rows ?? 0, projectionThreshold: manifest.top?.threshold,
                             placeIndexBytes: place, aggregateBytes: aggregates, columns: cols,
                             historyTransactions: history.transactions, historyBytes: history.bytes,
