@@ -68,17 +68,22 @@ package enum HistoryReference {
     }
 
     /// Before a commit retires partition files: copies the ids of each one that a kept
-    /// transaction's section refers to, so that the transaction still lists them.
+    /// transaction's section refers to, so that the transaction still lists them. The copies
+    /// are written but not flushed: the commit flushes the store-relative paths returned with
+    /// its other new files, before its manifest names them (a copy left unflushed by a crash
+    /// reads damaged and is written again).
     /// - Parameters:
     ///   - retired: store-relative paths the commit retires (`partitions/KEY.gN.qkp`, ...).
     ///   - history: the generations whose transactions are kept.
     ///   - cancelled: asked before each file; a cancel throws ``QuakeError/Kind/interrupted``.
     /// - Complexity: the copies are made on the cores, each reading one partition's id column.
+    @discardableResult
     package static func preserve(retired: [String], history: [Int], storePath: String,
-                                 cancelled: (@Sendable () -> Bool)? = nil) throws(QuakeError) {
+                                 cancelled: (@Sendable () -> Bool)? = nil) throws(QuakeError) -> [String] {
         let kept = Set(history)
         var transactions: [Int: HistoryFile] = [:]
         var copies: [Copy] = []
+        var written: [String] = []
         for r in retired where r.hasPrefix("partitions/") {
             if cancelled?() == true { throw QuakeError(.interrupted, path: storePath + "/tmp", detail: "interrupted") }
             let name = String(r.dropFirst("partitions/".count))
@@ -95,6 +100,7 @@ package enum HistoryReference {
             copies.append(Copy(file: name, path: copyPath(store: storePath, generation: parsed.generation,
                                                            key: parsed.key),
                                rows: tx.sections[sectionIndex].inserted))
+            written.append(String(copies[copies.count - 1].path.dropFirst(storePath.count + 1)))
         }
         // each copy alone: the ids read, sorted, compressed and written durably (a commit that
         // retires hundreds of bulk-loaded partitions spent a third of its time here on one core)
@@ -108,12 +114,13 @@ package enum HistoryReference {
                 }
                 // a whole copy left by a load that did not commit serves as well
                 if (try? readCopy(copy.path, count: copy.rows)) != nil { return }
-                try FileIO.writeDurably(copy.path, try encodeCopy(store: storePath, file: copy.file, rows: copy.rows))
+                try FileIO.writeFile(copy.path, try encodeCopy(store: storePath, file: copy.file, rows: copy.rows))
             } catch {
                 failures.withLock { $0[index] = error }
             }
         }
         if let first = failures.withLock({ $0.min { $0.key < $1.key }?.value }) { throw first }
+        return written
     }
 
     /// A copy of a retired partition file's ids to make: the file, the copy's path, its rows.

@@ -31,7 +31,10 @@ package final class Loader {
         .strict("\(count) row\(count == 1 ? "" : "s") rejected; nothing committed")
     }
 
-    package func run(_ paths: [String]) throws -> (LoadSummary, Manifest?) {
+    /// Reads `paths` and writes the next snapshot's files: its summary, its manifest (nil when
+    /// nothing changed) and the files written outside the manifest's list (copies of retired
+    /// partitions' ids, store-relative), which the commit flushes with the new ones.
+    package func run(_ paths: [String]) throws -> (LoadSummary, Manifest?, unflushed: [String]) {
         let files = try expandInputs(paths)
         let trace = ProcessInfo.processInfo.environment["QUAKES_TRACE"] != nil
         func mark(_ phase: String, _ detail: @autoclosure () -> String = "") {
@@ -84,6 +87,7 @@ package final class Loader {
         if options.strict && summary.rejected > 0 { throw Loader.strictFailure(rejected: summary.rejected) }
         summary.elapsedSeconds = Date().timeIntervalSince(start)
         var next = newManifest(merged.changed, buckets: resolved.buckets)
+        var unflushed: [String] = []
         if next.partitions != old.partitions || next.idBuckets != old.idBuckets {
             summary.projection = try Store.attachTopRows(&next, old: old, collected: topRows.take(),
                                                          storePath: storePath, patchesInPlace: options.updatesInPlace)
@@ -92,10 +96,10 @@ package final class Loader {
                 options.onMessage?("warning: the store has no magnitude projection (the last one read damaged "
                     + "or was missing): a top-N by magnitude reads the partitions until 'quakes repair' builds it")
             }
-            try writeHistory(&next, files: files, staging: staging)
+            unflushed = try writeHistory(&next, files: files, staging: staging)
             mark("history written")
         }
-        return (summary, next)
+        return (summary, next, unflushed)
     }
 
     /// The writer of new partitions straight from the batches, when the options allow it.
@@ -135,13 +139,14 @@ package final class Loader {
             + "\(Timestamp.string(example.coarse)); a coarser time never replaces a precise one")
     }
 
-    /// Writes this load's history transaction and names it in `next`.
-    private func writeHistory(_ next: inout Manifest, files: [String], staging: HistoryStaging) throws {
+    /// Writes this load's history transaction and names it in `next`; returns the copies of
+    /// retired partitions' ids it wrote, for the commit to flush (store-relative).
+    private func writeHistory(_ next: inout Manifest, files: [String], staging: HistoryStaging) throws -> [String] {
         // the transaction is written before the commit names it; an uncommitted one is garbage
         let committed = Int64(Date().timeIntervalSince1970 * 1000)
         // kept transactions that refer to a partition file this commit retires keep its ids
-        try HistoryReference.preserve(retired: next.retired, history: old.history.generations, storePath: storePath,
-                                      cancelled: options.isCancelled)
+        let copies = try HistoryReference.preserve(retired: next.retired, history: old.history.generations,
+                                                   storePath: storePath, cancelled: options.isCancelled)
         let sources = files.map { options.sourceNames[$0] ?? $0 }
         _ = try HistoryFile.write(store: storePath, generation: generation, committed: committed,
                                   previous: old.history.latest, files: sources, staged: staging,
@@ -153,6 +158,7 @@ package final class Loader {
             let replaced = FileIO.modifiedMillis(Store.manifestPath(storePath)) ?? committed
             next.history.baseTime = min(committed, replaced)
         }
+        return copies
     }
 
     /// Reports progress of a phase after reading, with the read counts of `summary`.

@@ -91,7 +91,7 @@ extension Store {
             var loading = options
             loading.scratchPath = path + "/tmp"
             let loader = Loader(storePath: path, manifest: before, options: loading)
-            var (summary, next) = try loader.run(paths)
+            var (summary, next, unflushed) = try loader.run(paths)
             if let cursor = options.cursor {
                 // a load that changed no row commits the cursor on the snapshot it read: same generation
                 let changed = next.map { $0.partitions != before.partitions || $0.idBuckets != before.idBuckets }
@@ -112,7 +112,12 @@ extension Store {
                                                  rows: summary.rowsRead, elapsedSeconds: summary.elapsedSeconds))
                 // the scratch files are spent: removed first, their dirty pages are never written
                 FileIO.remove(path + "/tmp")
-                try Store.flush(path, files: next.liveFiles.subtracting(before.liveFiles), cancelled: cancelled)
+                let written = next.liveFiles.subtracting(before.liveFiles).union(unflushed)
+                // the catalog is patched while the files written so far are flushed
+                try Store.flush(path, files: written, cancelled: cancelled) { () throws(QuakeError) in
+                    try Store.attachCatalog(&next, storePath: path, durably: false)
+                    return next.catalog.map { ["partitions/" + $0] } ?? []
+                }
                 next = try Store.commit(next, storePath: path)
                 summary.committed = true
                 summary.deleted = Swift.max(0, next.tombstones - before.tombstones)
@@ -136,21 +141,19 @@ extension Store {
     /// that name them: each `fsync`ed when there are at most ``flushedOneByOne``, so a small
     /// commit waits for its own bytes only, not for every dirty page of the file system (other
     /// programs' included); otherwise one `syncfs` of the file system holding the store (which a
-    /// busy machine can make take seconds). It runs on a thread of its own, asking `cancelled`
-    /// meanwhile: a load cancelled during the flush stops at once with
-    /// ``QuakeError/Kind/interrupted``, having committed nothing (the manifest is not renamed),
-    /// and leaves the flush to end by itself.
-    private static func flush(_ path: String, files: Set<String>,
-                              cancelled: @escaping @Sendable () -> Bool) throws(QuakeError) {
+    /// busy machine can make take seconds). It runs on a thread of its own while `meanwhile`
+    /// writes more files on the calling thread (their names returned), which are `fsync`ed after
+    /// it, then the folders. The caller asks `cancelled` meanwhile: a load cancelled during the
+    /// flush stops at once with ``QuakeError/Kind/interrupted``, having committed nothing (the
+    /// manifest is not renamed), and leaves the flush to end by itself.
+    private static func flush(_ path: String, files: Set<String>, cancelled: @escaping @Sendable () -> Bool,
+                              meanwhile: () throws(QuakeError) -> [String]) throws(QuakeError) {
         let flushed = FlushOutcome()
         let names = files.sorted()
         Thread.detachNewThread {
             do throws(QuakeError) {
                 if names.count <= Store.flushedOneByOne {
                     for name in names { try FileIO.fsyncFile(path + "/" + name) }
-                    let folders = Set(names.compactMap { $0.split(separator: "/").first.map(String.init) })
-                    for folder in folders.sorted() { try FileIO.fsyncDirectory(path + "/" + folder) }
-                    try FileIO.fsyncDirectory(path)
                 } else {
                     try FileIO.syncFilesystem(path)
                 }
@@ -159,12 +162,20 @@ extension Store {
                 flushed.finish(.failure(error))
             }
         }
+        let more = try meanwhile()
         while true {
-            if let outcome = flushed.wait(milliseconds: 5) { return try outcome.get() }
+            if let outcome = flushed.wait(milliseconds: 5) {
+                try outcome.get()
+                break
+            }
             if cancelled() {
                 throw QuakeError(.interrupted, path: path + "/tmp", detail: "cancelled; nothing committed")
             }
         }
+        for name in more { try FileIO.fsyncFile(path + "/" + name) }
+        let folders = Set((names + more).compactMap { $0.split(separator: "/").first.map(String.init) })
+        for folder in folders.sorted() { try FileIO.fsyncDirectory(path + "/" + folder) }
+        try FileIO.fsyncDirectory(path)
     }
 }
 

@@ -2,14 +2,15 @@ import QuakeFormat
 
 extension Store {
     /// Gives `m` the catalog of its partitions: the one it names when that still lists them,
-    /// else a new one written (durably), the old one retired. A partition the old catalog lists
+    /// else a new one written (durably, unless `durably` is false: the caller then flushes it),
+    /// the old one retired. A partition the old catalog lists
     /// keeps its histogram and place summary from there; only the others are opened, for their
     /// mag histograms and place indexes (``PlaceSummary``).
     /// Runs under the writer lock, before the manifest that names the catalog is committed.
     /// - Complexity: one header when the partitions did not change; else O(partitions ×
     ///   magnitudes) for the counts, plus one directory read per partition the old catalog
     ///   does not list (or lists damaged).
-    static func attachCatalog(_ m: inout Manifest, storePath: String) throws(QuakeError) {
+    static func attachCatalog(_ m: inout Manifest, storePath: String, durably: Bool = true) throws(QuakeError) {
         let files = m.partitions.map(\.file)
         let previous = m.catalog.flatMap {
             try? Catalog(path: storePath + "/partitions/" + $0, checksum: m.catalogChecksum, files: nil)
@@ -24,9 +25,13 @@ extension Store {
             }
         }
         guard !m.partitions.isEmpty else { return }
+        func write(_ name: String, _ bytes: [UInt8]) throws(QuakeError) {
+            let file = storePath + "/partitions/" + name
+            if durably { try FileIO.writeDurably(file, bytes) } else { try FileIO.writeFile(file, bytes) }
+        }
         if let previous, let (bytes, checksum) = try patchedCatalog(previous, m, storePath: storePath) {
             let name = Catalog.fileName(generation: m.generation)
-            try FileIO.writeDurably(storePath + "/partitions/" + name, bytes)
+            try write(name, bytes)
             m.catalog = name
             m.catalogChecksum = checksum
             return
@@ -49,7 +54,7 @@ extension Store {
               let (bytes, checksum) = Catalog.encode(files: files, histograms: histograms, places: summaries.map(\.1))
         else { return }
         let name = Catalog.fileName(generation: m.generation)
-        try FileIO.writeDurably(storePath + "/partitions/" + name, bytes)
+        try write(name, bytes)
         m.catalog = name
         m.catalogChecksum = checksum
     }
