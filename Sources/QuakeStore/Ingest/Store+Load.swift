@@ -82,16 +82,19 @@ extension Store {
     private func loadFiles(_ paths: [String], options: LoadOptions) throws -> LoadSummary {
         // the calling thread's task is asked here; the load's own threads ask the options
         let cancelled: @Sendable () -> Bool = { options.isCancelled?() == true || Store.taskCancelled }
+        let mark = Store.commitTrace()
         let lock = try writerLock(reusing: options.writerLock, wait: options.lockWait, cancelled: cancelled)
         defer { withExtendedLifetime(lock) {} }
         try refresh()
         let before = manifest
         Store.collectGarbage(before, storePath: path)
+        mark("locked and collected")
         do {
             var loading = options
             loading.scratchPath = path + "/tmp"
             let loader = Loader(storePath: path, manifest: before, options: loading)
             var (summary, next, unflushed) = try loader.run(paths)
+            mark("loaded")
             if let cursor = options.cursor {
                 // a load that changed no row commits the cursor on the snapshot it read: same generation
                 let changed = next.map { $0.partitions != before.partitions || $0.idBuckets != before.idBuckets }
@@ -118,11 +121,14 @@ extension Store {
                     try Store.attachCatalog(&next, storePath: path, durably: false)
                     return next.catalog.map { ["partitions/" + $0] } ?? []
                 }
+                mark("flushed, catalog written")
                 next = try Store.commit(next, storePath: path)
+                mark("committed")
                 summary.committed = true
                 summary.deleted = Swift.max(0, next.tombstones - before.tombstones)
                 options.onPhase?("committed")
                 Store.collectGarbage(next, storePath: path)
+                mark("collected")
             } else {
                 Store.collectGarbage(before, storePath: path)
             }
@@ -134,6 +140,17 @@ extension Store {
         }
     }
 
+    /// With `QUAKES_TRACE` set, a function that prints each step of a commit with the
+    /// milliseconds since it was made; else one that does nothing.
+    static func commitTrace() -> (String) -> Void {
+        guard ProcessInfo.processInfo.environment["QUAKES_TRACE"] != nil else { return { _ in } }
+        let start = Date()
+        return { step in
+            let at = String(format: "%.1f", Date().timeIntervalSince(start) * 1000)
+            FileHandle.standardError.write(Data("trace: commit: \(step) at \(at) ms\n".utf8))
+        }
+    }
+
     /// Most new files a commit flushes one by one; past this, one `syncfs` flushes them.
     static let flushedOneByOne = 64
 
@@ -142,8 +159,8 @@ extension Store {
     /// commit waits for its own bytes only, not for every dirty page of the file system (other
     /// programs' included); otherwise one `syncfs` of the file system holding the store (which a
     /// busy machine can make take seconds). It runs on a thread of its own while `meanwhile`
-    /// writes more files on the calling thread (their names returned), which are `fsync`ed after
-    /// it, then the folders. The caller asks `cancelled` meanwhile: a load cancelled during the
+    /// writes more files on the calling thread (their names returned), which are `fsync`ed there
+    /// meanwhile; then the folders. The caller asks `cancelled` meanwhile: a load cancelled during the
     /// flush stops at once with ``QuakeError/Kind/interrupted``, having committed nothing (the
     /// manifest is not renamed), and leaves the flush to end by itself.
     private static func flush(_ path: String, files: Set<String>, cancelled: @escaping @Sendable () -> Bool,
@@ -163,6 +180,8 @@ extension Store {
             }
         }
         let more = try meanwhile()
+        // the files written meanwhile are flushed while the thread still flushes the others
+        for name in more { try FileIO.fsyncFile(path + "/" + name) }
         while true {
             if let outcome = flushed.wait(milliseconds: 5) {
                 try outcome.get()
@@ -172,7 +191,7 @@ extension Store {
                 throw QuakeError(.interrupted, path: path + "/tmp", detail: "cancelled; nothing committed")
             }
         }
-        for name in more { try FileIO.fsyncFile(path + "/" + name) }
+        // then the folders naming them all
         let folders = Set((names + more).compactMap { $0.split(separator: "/").first.map(String.init) })
         for folder in folders.sorted() { try FileIO.fsyncDirectory(path + "/" + folder) }
         try FileIO.fsyncDirectory(path)
