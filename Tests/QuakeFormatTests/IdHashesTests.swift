@@ -117,10 +117,11 @@ import QuakeGenerator
     }
 
     /// The block lookup against a naive scan of the entries: every entry of a key, across the
-    /// edges of blocks, for stored keys and others; v3 files read with unknown minutes.
+    /// edges of blocks, for stored keys and others; v3 files read with unknown minutes. The
+    /// largest file's directory is longer than the lookup's first read of the file's tail.
     @Test(arguments: [3, 40])
     func blockLookupsMatchANaiveScan(bits: Int) throws {
-        for n in [1, 1023, 1024, 1025, 5000] {
+        for n in [1, 1023, 1024, 1025, 5000, 80_000] {
             let hashes = IdHashesTests.randomEntries(n, bits: bits, seed: UInt64(n * 31 + bits))
             let path = TestSupport.tempDir("idblocks-\(bits)-\(n)") + "/00.g1.idx"
             try FileIO.writeFile(path, hashes.fileBytes())
@@ -139,6 +140,32 @@ import QuakeGenerator
             }
             #expect(v3.keys == hashes.keys && v3.ordinals.count == hashes.count)
             #expect(v3.hints.allSatisfy { $0 == IdHashes.unknownHint })
+        }
+    }
+
+    /// A byte flipped anywhere in a v4 file read block by block (`pread`, not mapped): opening
+    /// it or looking up every stored key throws; no lookup answers from damaged bytes.
+    @Test func damagedFilesAreRefusedByTheBlockLookup() throws {
+        let hashes = IdHashesTests.randomEntries(3000, bits: 40, seed: 21)
+        let good = hashes.fileBytes()
+        let path = TestSupport.tempDir("idblocks-damaged") + "/00.g1.idx"
+        var rng = SplitMix64(seed: 22)
+        for _ in 0..<120 {
+            var bad = good
+            let at = Int(rng.next() % UInt64(bad.count))
+            bad[at] ^= UInt8(1 << (rng.next() % 8))
+            try FileIO.writeFile(path, bad)
+            #expect(throws: QuakeError.self, "byte \(at)") {
+                let lookup = try IdBucketLookup(path: path, bucket: 0, partitioning: .month)
+                _ = try lookup.places(of: hashes.keys)
+            }
+        }
+        // cut short, and empty
+        for cut in [Array(good.prefix(good.count - 3)), Array(good.suffix(30)), []] {
+            try FileIO.writeFile(path, cut)
+            #expect(throws: QuakeError.self) {
+                _ = try IdBucketLookup(path: path, bucket: 0, partitioning: .month).places(of: hashes.keys)
+            }
         }
     }
 

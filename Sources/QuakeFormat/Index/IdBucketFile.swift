@@ -33,8 +33,9 @@ package struct IdBucketFile {
         package var hints: [UInt32]
     }
 
-    /// The file's bytes (the mapping the caller keeps alive).
-    let bytes: UnsafeRawBufferPointer
+    /// The file's bytes (the mapping the caller keeps alive); nil when only its tail was read
+    /// (``init(tail:fileSize:path:)``): its blocks are then read by the caller.
+    private(set) var bytes: UnsafeRawBufferPointer?
     let path: String
     /// Entries in the file.
     package let count: Int
@@ -51,19 +52,44 @@ package struct IdBucketFile {
     /// Checks the trailer and the directory of a v4 file's `bytes` (which must outlive this
     /// value); `path` names the file in errors.
     package init(_ bytes: UnsafeRawBufferPointer, path: String) throws(QuakeError) {
+        try self.init(tail: bytes, fileSize: bytes.count, path: path)
         self.bytes = bytes
-        self.path = path
-        guard IdBucketFile.isV4(bytes) else { throw .corrupt(path, "not an id index v4 file") }
-        var trailer = ByteReader(bytes, at: bytes.count - IdBucketFile.trailerSize)
+    }
+
+    /// The length of the file's tail that holds its directory and trailer, read from the
+    /// trailer at the end of `tail` (the file's last bytes, at least ``trailerSize``).
+    package static func directoryTail(_ tail: UnsafeRawBufferPointer, fileSize: Int,
+                                      path: String) throws(QuakeError) -> Int {
+        guard isV4(tail) else { throw .corrupt(path, "not an id index v4 file") }
+        var trailer = ByteReader(tail, at: tail.count - trailerSize)
         let directoryLength = Int(try trailer.u32())
-        let directorySum = try trailer.u64()
-        let directoryEnd = bytes.count - IdBucketFile.trailerSize
-        guard directoryLength >= 9, directoryLength <= directoryEnd else {
+        guard directoryLength >= 9, directoryLength <= fileSize - trailerSize else {
             throw .corrupt(path, "id index directory length \(directoryLength)")
         }
+        return directoryLength + trailerSize
+    }
+
+    /// Checks the trailer and the directory in `tail`, the last bytes of a v4 file of
+    /// `fileSize` bytes (at least its directory and trailer, ``directoryTail(_:fileSize:path:)``);
+    /// the blocks are read with ``entries(ofBlock:raw:)``.
+    package init(tail: UnsafeRawBufferPointer, fileSize: Int, path: String) throws(QuakeError) {
+        bytes = nil
+        self.path = path
+        guard tail.count <= fileSize, tail.count >= IdBucketFile.trailerSize,
+              try IdBucketFile.directoryTail(tail, fileSize: fileSize, path: path) <= tail.count else {
+            throw .corrupt(path, "id index: its directory lies outside the bytes read")
+        }
+        var trailer = ByteReader(tail, at: tail.count - IdBucketFile.trailerSize)
+        let directoryLength = Int(try trailer.u32())
+        let directorySum = try trailer.u64()
+        // positions in the file, and in `tail`, which ends where the file does
+        let directoryEnd = fileSize - IdBucketFile.trailerSize
         let directoryStart = directoryEnd - directoryLength
-        // SAFETY: directoryStart..<directoryEnd lies in `bytes` (the guard above).
-        let directory = UnsafeRawBufferPointer(rebasing: bytes[directoryStart..<directoryEnd])
+        let tailStart = fileSize - tail.count
+        // SAFETY: directoryTail checked directoryLength + trailerSize <= tail.count, so the
+        // directory lies in `tail`.
+        let directory = UnsafeRawBufferPointer(
+            rebasing: tail[(directoryStart - tailStart)..<(directoryEnd - tailStart)])
         guard Checksum.hash(directory) == directorySum else { throw .corrupt(path, "id index directory checksum") }
         var reader = ByteReader(directory)
         count = Int(try reader.u32())
@@ -131,12 +157,25 @@ package struct IdBucketFile {
         return last >= first ? first...last : nil
     }
 
+    /// Where block `index` lies in the file: its offset and length.
+    package func extent(ofBlock index: Int) -> (offset: Int, length: Int) {
+        (blocks[index].offset, blocks[index].length)
+    }
+
     /// Block `index`, its checksum checked, decoded and checked for order.
     package func entries(ofBlock index: Int) throws(QuakeError) -> Entries {
         let block = blocks[index]
+        guard let bytes else { throw .corrupt(path, "id index block \(index): the file was not read whole") }
         // SAFETY: init checked that every block lies before the directory, inside `bytes`.
-        let raw = UnsafeRawBufferPointer(rebasing: bytes[block.offset..<(block.offset + block.length)])
-        guard Checksum.hash(raw) == block.checksum else { throw .corrupt(path, "id index block \(index): checksum") }
+        return try entries(ofBlock: index,
+                           raw: UnsafeRawBufferPointer(rebasing: bytes[block.offset..<(block.offset + block.length)]))
+    }
+
+    /// Block `index` from its bytes `raw` (read by the caller at ``extent(ofBlock:)``), its
+    /// checksum checked, decoded and checked for order.
+    package func entries(ofBlock index: Int, raw: UnsafeRawBufferPointer) throws(QuakeError) -> Entries {
+        let block = blocks[index]
+        guard raw.count == block.length, Checksum.hash(raw) == block.checksum else { throw .corrupt(path, "id index block \(index): checksum") }
         var reader = ByteReader(raw)
         var columns: [[Int64]] = []
         for column in 0..<3 {

@@ -335,8 +335,25 @@ final class OldProjection: Sendable {
         let times: [Int64]
 
         /// The projection's rows whose times fall in partition `ordinal`, ascending.
+        /// - Complexity: O(log rows + rows found) for a projection in time order, as it is
+        ///   written; O(rows) otherwise.
         func rows(_ ordinal: Int, _ partitioning: Partitioning) -> [Int] {
-            times.indices.filter { partitioning.ordinal(times[$0]) == ordinal }
+            // the rows are in (time, id) order: the partition's run lies after the first row of a
+            // later ordinal's predecessor; a damaged order is read row by row
+            var low = 0
+            var high = times.count
+            while low < high {
+                let middle = (low + high) / 2
+                if partitioning.ordinal(times[middle]) < ordinal { low = middle + 1 } else { high = middle }
+            }
+            var out: [Int] = []
+            var row = low
+            while row < times.count, partitioning.ordinal(times[row]) == ordinal {
+                out.append(row)
+                row += 1
+            }
+            let ordered = zip(times, times.dropFirst()).allSatisfy { $0 <= $1 }
+            return ordered ? out : times.indices.filter { partitioning.ordinal(times[$0]) == ordinal }
         }
     }
     private let state = Mutex<Times??>(nil)
