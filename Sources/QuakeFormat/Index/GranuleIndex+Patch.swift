@@ -22,8 +22,7 @@ extension GranuleIndex {
                     : GranuleIndex.decimalStats(values, range(granule))
             }
         }
-        var code: [UInt64: UInt16] = [:]
-        for (index, value) in magValues.enumerated() { code[value.bitPattern] = UInt16(index) }
+        let table = MagnitudeTable(codes: magValues)
         // rows of each value over the partition, the touched granules' counted again
         var totals = [Int](repeating: 0, count: magValues.count)
         for entry in magEntries { totals[Int(entry & 0xFFFF)] += Int(entry >> 16) }
@@ -34,11 +33,12 @@ extension GranuleIndex {
             for entry in magCounts(granule) { totals[Int(entry & 0xFFFF)] -= Int(entry >> 16) }
             var used: [UInt16] = []
             for row in range(granule) where mags[row] != RowBatch.null {
-                guard let magCode = code[(ScaledDecimal.double(mags[row]) + 0.0).bitPattern] else {
+                guard let found = table.code(MagnitudeTable.key(mags[row])) else {
                     guard magnitudesWhole, mags.count == rows else { return nil }
                     (magValues, magEntries, magStarts) = GranuleIndex.histogram(mags, rows: rows)
                     return
                 }
+                let magCode = UInt16(truncatingIfNeeded: found)
                 if counts[Int(magCode)] == 0 { used.append(magCode) }
                 counts[Int(magCode)] += 1
             }

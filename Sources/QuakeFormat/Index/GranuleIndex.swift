@@ -74,20 +74,19 @@ package struct GranuleIndex: Sendable, Equatable {
     /// distinct values, then each granule's (value, count) pairs; all empty past 65,535 values.
     static func histogram(_ mags: [Int64], rows: Int) -> (values: [Double], entries: [UInt32], starts: [Int]) {
         let granules = (rows + GranuleIndex.granuleRows - 1) / GranuleIndex.granuleRows
-        var distinct = Set<UInt64>()
-        for x in mags where x != RowBatch.null { distinct.insert((ScaledDecimal.double(x) + 0.0).bitPattern) }
-        let values = distinct.map { Double(bitPattern: $0) }.sorted()
+        var table = MagnitudeTable()
+        for x in mags where x != RowBatch.null { table.insert(MagnitudeTable.key(x)) }
+        let values = table.assignCodes()
         guard values.count <= Int(UInt16.max) else { return ([], [], []) }
         var entries: [UInt32] = []
         var starts = [0]
-        var code: [UInt64: UInt16] = [:]
-        for (k, v) in values.enumerated() { code[v.bitPattern] = UInt16(k) }
         var counts = [UInt16](repeating: 0, count: values.count)
         for k in 0..<granules {
             let granuleRows = (k * GranuleIndex.granuleRows)..<Swift.min(rows, (k + 1) * GranuleIndex.granuleRows)
             var used: [UInt16] = []
             for i in granuleRows where mags[i] != RowBatch.null {
-                guard let magCode = code[(ScaledDecimal.double(mags[i]) + 0.0).bitPattern] else { continue }
+                guard let found = table.code(MagnitudeTable.key(mags[i])) else { continue }
+                let magCode = UInt16(truncatingIfNeeded: found)
                 if counts[Int(magCode)] == 0 { used.append(magCode) }
                 counts[Int(magCode)] += 1
             }
