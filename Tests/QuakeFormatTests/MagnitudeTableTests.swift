@@ -20,7 +20,8 @@ import QuakeGenerator
         var table = MagnitudeTable()
         for mag in rows { table.insert(MagnitudeTable.key(mag)) }
         let sorted = table.assignCodes()
-        let naive = Set(rows.map { (ScaledDecimal.double($0) + 0.0).bitPattern }).map { Double(bitPattern: $0) }.sorted()
+        let naive = Set(rows.map { (ScaledDecimal.double($0) + 0.0).bitPattern })
+            .map { Double(bitPattern: $0) }.sorted()
         #expect(sorted == naive)
         for mag in rows.prefix(3000) {
             let value = ScaledDecimal.double(mag) + 0.0

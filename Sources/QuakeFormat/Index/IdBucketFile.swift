@@ -175,7 +175,9 @@ package struct IdBucketFile {
     /// checksum checked, decoded and checked for order.
     package func entries(ofBlock index: Int, raw: UnsafeRawBufferPointer) throws(QuakeError) -> Entries {
         let block = blocks[index]
-        guard raw.count == block.length, Checksum.hash(raw) == block.checksum else { throw .corrupt(path, "id index block \(index): checksum") }
+        guard raw.count == block.length, Checksum.hash(raw) == block.checksum else {
+            throw .corrupt(path, "id index block \(index): checksum")
+        }
         var reader = ByteReader(raw)
         var columns: [[Int64]] = []
         for column in 0..<3 {

@@ -40,7 +40,9 @@ package final class IdBucketLookup {
                 let needed = try tail.withStoreBytes { (b) throws(QuakeError) in
                     try IdBucketFile.directoryTail(b, fileSize: size, path: path)
                 }
-                if needed > tail.count { tail = try FileIO.preadExactly(fd, count: needed, at: size - needed, path: path) }
+                if needed > tail.count {
+                    tail = try FileIO.preadExactly(fd, count: needed, at: size - needed, path: path)
+                }
                 // SAFETY: the tail's bytes are lent for the parse, which copies what it keeps.
                 let file = try tail.withStoreBytes { (b) throws(QuakeError) in
                     try IdBucketFile(tail: b, fileSize: size, path: path)

@@ -338,8 +338,8 @@ final class OldProjection: Sendable {
         /// - Complexity: O(log rows + rows found) for a projection in time order, as it is
         ///   written; O(rows) otherwise.
         func rows(_ ordinal: Int, _ partitioning: Partitioning) -> [Int] {
-            // the rows are in (time, id) order: the partition's run lies after the first row of a
-            // later ordinal's predecessor; a damaged order is read row by row
+            // the rows are in (time, id) order, so the partition's rows are one run, found by
+            // bisection; rows out of that order (a damaged file) are filtered one by one
             var low = 0
             var high = times.count
             while low < high {
