@@ -71,12 +71,17 @@ package struct PlaceIndex: Sendable {
     /// Writes the entries of one scan unit at a time, with scratch kept from unit to unit.
     package struct UnitEncoder {
         let values: [Double]
+        /// Each of `values`' index, by bit pattern: a row's magnitude is looked up, not bisected.
+        private let table: MagnitudeTable
         private var least: [UInt16] = []
         private var greatest: [UInt16] = []
         private var seen: [Bool] = []
         private var touched: [UInt32] = []
 
-        package init(values: [Double]) { self.values = values }
+        package init(values: [Double]) {
+            self.values = values
+            table = MagnitudeTable(codes: values)
+        }
 
         /// Appends the entries of the unit of rows `rows` to `body`, and returns how many: the
         /// locality codes of those rows (`codes[row - codesStart]`) with their magnitudes' bounds.
@@ -97,7 +102,9 @@ package struct PlaceIndex: Sendable {
                 }
                 let magnitude = ScaledDecimal.double(mags[r]) + 0.0
                 guard !magnitude.isNaN else { continue }
-                let magIndex = UInt16(PlaceIndex.index(of: magnitude, in: values))
+                // a value the histogram does not list (none, for rows it was built from) is bisected
+                let magIndex = table.code(magnitude.bitPattern).map { UInt16(truncatingIfNeeded: $0) }
+                    ?? UInt16(truncatingIfNeeded: PlaceIndex.index(of: magnitude, in: values))
                 if least[code] == PlaceIndex.noMag || magIndex < least[code] { least[code] = magIndex }
                 if greatest[code] == PlaceIndex.noMag || magIndex > greatest[code] { greatest[code] = magIndex }
             }
