@@ -96,6 +96,28 @@ import Testing
         #expect(try CLI.run(["info", "--store", s]).stdout.contains("(partitions/top.g"))
     }
 
+    /// A damaged id-index bucket: `verify`, and a load that needs the bucket, fail in one line
+    /// ending with the `repair` command; `repair` rebuilds the bucket and the store verifies.
+    @Test func aDamagedIdBucketPointsAtRepairWhichRebuildsIt() throws {
+        let s = try CLI.generatedStore(rows: "6000", seed: 9)
+        let bucket = try #require(FileManager.default.contentsOfDirectory(atPath: s + "/ids").sorted().first)
+        var bytes = try #require(FileManager.default.contents(atPath: s + "/ids/" + bucket))
+        bytes[bytes.count / 3] ^= 0x5A
+        try bytes.write(to: URL(fileURLWithPath: s + "/ids/" + bucket))
+        let hint = "; 'quakes repair --store \(s)' rebuilds it from the partitions\n"
+        let verify = try CLI.run(["verify", "--store", s])
+        #expect(verify.status == 1 && verify.stderr.split(separator: "\n").count == 1)
+        #expect(verify.stderr.contains("ids/" + bucket) && verify.stderr.hasSuffix(hint), "\(verify.stderr)")
+        let count = try CLI.run(["query", "--store", s, "--format", "csv"])
+        #expect(count.status == 0, "a scan does not read the id index: \(count.stderr)")
+        let repair = try CLI.run(["repair", "--store", s])
+        #expect(repair.status == 0 && repair.stdout.hasPrefix("rebuilt 1 id-index bucket at generation"),
+                "\(repair.stdout) \(repair.stderr)")
+        #expect(try CLI.run(["verify", "--store", s]).status == 0)
+        let again = try CLI.run(["query", "--store", s, "--format", "csv"])
+        #expect(again.stdout == count.stdout)
+    }
+
     @Test func lockMessageIsOneLine() throws {
         let s = try CLI.generatedStore(rows: "2000", seed: 3)
         let fd = open(s + "/LOCK", O_RDWR)

@@ -5,6 +5,11 @@ extension IdHashes {
     /// The bucket file of these entries (which must be sorted), in format v4 (``IdBucketFile``).
     package func fileBytes() -> [UInt8] { IdBucketFile.encode(self) }
 
+    /// The name of bucket `bucket`'s file written at `generation`: `NN.gN.idx`.
+    package static func fileName(bucket: Int, generation: Int) -> String {
+        (bucket >= 0 && bucket < 10 ? "0" : "") + "\(bucket).g\(generation).idx"
+    }
+
     // v3: [u32 count][u8 bits][u32 len][keys, FOR][u32 len][ordinals, FOR][u32 payload][u64 sum][magic]
 
     /// The v3 file of these entries, as builds before hints wrote it (for tests of old stores).

@@ -86,10 +86,11 @@ extension Store {
         return catalog
     }
 
-    /// Rebuilds a damaged or missing catalog of a sound manifest, and a damaged or missing
-    /// magnitude projection; nil when both are sound.
+    /// Rebuilds, for a sound manifest, the files derived from its partitions that are damaged or
+    /// missing: the catalog, the magnitude projection and id-index buckets; nil when all are sound.
     static func repairCatalog(path: String) throws(QuakeError) -> RepairReport? {
         let current = try Manifest.read(path: manifestPath(path))
+        let damagedBuckets = try damagedIdBuckets(current, storePath: path)
         var catalogSound = true
         if let name = current.catalog {
             do throws(QuakeError) {
@@ -108,11 +109,12 @@ extension Store {
         var rebuiltProjection = false
         if topMissing || !topRowsAreSound(current, storePath: path) {
             try rebuildTopRows(&next, storePath: path)
-            if topMissing && next.top == nil && catalogSound { return nil }
+            if topMissing && next.top == nil && catalogSound && damagedBuckets.isEmpty { return nil }
             rebuiltProjection = next.top != nil || current.top != nil
-        } else if catalogSound {
+        } else if catalogSound && damagedBuckets.isEmpty {
             return nil
         }
+        try rebuildIdBuckets(damagedBuckets, &next, storePath: path)
         if !catalogSound, let name = current.catalog {
             next.catalog = nil
             next.catalogChecksum = 0
@@ -125,6 +127,7 @@ extension Store {
         report.catalogOnly = true
         report.rebuiltCatalog = !catalogSound
         report.rebuiltProjection = rebuiltProjection
+        report.rebuiltIdBuckets = damagedBuckets.count
         return report
     }
 }

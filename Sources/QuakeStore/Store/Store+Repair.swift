@@ -12,20 +12,25 @@ public struct RepairReport: Sendable, CustomStringConvertible {
     public let skipped: [String]
     /// Where the damaged manifest was moved, when there was one.
     public let movedAside: String?
-    /// True when the manifest was sound and only the store catalog or the magnitude projection
-    /// (files derived from the partitions) was rebuilt.
+    /// True when the manifest was sound and only files derived from the partitions (the store
+    /// catalog, the magnitude projection, id-index buckets) were rebuilt.
     public var catalogOnly = false
-    /// With ``catalogOnly``: which of the two were rebuilt.
+    /// With ``catalogOnly``: which of them were rebuilt.
     package var rebuiltCatalog = false
     package var rebuiltProjection = false
+    package var rebuiltIdBuckets = 0
 
     public var description: String {
         if catalogOnly {
-            let what = switch (rebuiltCatalog, rebuiltProjection) {
-            case (true, false): "the store catalog"
-            case (false, true): "the magnitude projection"
-            default: "the store catalog and magnitude projection"
+            var rebuilt: [String] = []
+            if rebuiltCatalog { rebuilt.append("the store catalog") }
+            if rebuiltProjection { rebuilt.append("the magnitude projection") }
+            if rebuiltIdBuckets > 0 {
+                rebuilt.append("\(rebuiltIdBuckets) id-index bucket\(rebuiltIdBuckets == 1 ? "" : "s")")
             }
+            let what = rebuilt.count > 1
+                ? rebuilt.dropLast().joined(separator: ", ") + " and " + (rebuilt.last ?? "")
+                : rebuilt.first ?? "nothing"
             return "rebuilt \(what) at generation \(generation): \(partitions) partitions, \(rows) rows"
         }
         var text = "rebuilt \(Manifest.fileName) at generation \(generation): \(partitions) partitions, \(rows) rows"

@@ -33,15 +33,17 @@ enum ErrorMessage {
     }
 
     /// The store holding `path` when it names a file `repair` rebuilds from the partitions (the
-    /// store catalog or the magnitude projection, `STORE/partitions/catalog.gN.qkc` or
-    /// `STORE/partitions/top.gN.qkt`); nil otherwise.
+    /// store catalog, the magnitude projection or an id-index bucket: `STORE/partitions/catalog.gN.qkc`,
+    /// `STORE/partitions/top.gN.qkt`, `STORE/ids/NN.gN.idx`); nil otherwise.
     static func derivedFileStore(_ path: String?) -> String? {
         guard let path else { return nil }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 3, parts[parts.count - 2] == "partitions" else { return nil }
+        guard parts.count >= 3 else { return nil }
+        let folder = parts[parts.count - 2]
         let name = parts[parts.count - 1]
-        let derived = (name.hasPrefix("top.g") && name.hasSuffix(".qkt"))
-            || (name.hasPrefix("catalog.g") && name.hasSuffix("." + Catalog.fileExtension))
+        let derived = folder == "partitions" && (name.hasPrefix("top.g") && name.hasSuffix(".qkt")
+            || name.hasPrefix("catalog.g") && name.hasSuffix("." + Catalog.fileExtension))
+            || folder == "ids" && FileName(bucket: String(name)) != nil
         guard derived else { return nil }
         let store = parts.dropLast(2).joined(separator: "/")
         return store.isEmpty ? "." : store

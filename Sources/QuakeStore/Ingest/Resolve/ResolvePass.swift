@@ -129,7 +129,7 @@ package struct ResolvePass {
             result.file = file   // every event keeps its partition: keep the file
             return result
         }
-        let name = String(format: "%02d.g%d.idx", bucket, generation)
+        let name = IdHashes.fileName(bucket: bucket, generation: generation)
         try FileIO.writeFile(storePath + "/ids/" + name, next.fileBytes())
         result.file = name
         return result
