@@ -192,6 +192,68 @@ import QuakeGenerator
         #expect { _ = try Store.repair(path: path) } throws: { ($0 as? QuakeError)?.kind == .nothingToRepair }
     }
 
+    /// Bucket files that pass their checks but list other entries than the partitions give:
+    /// another bucket's file copied or renamed over one, two swapped, a bucket's older file put
+    /// back, and the whole `ids` folder gone. `repair` finds each by comparing what the files
+    /// list with what the partitions give, writes those buckets again, and the store verifies
+    /// and answers point reads as before.
+    @Test func misplacedBucketFilesAreRebuiltByRepair() throws {
+        let dir = TestSupport.tempDir()
+        let s = try CatalogTests.generatedStore(dir, rows: 12000, years: 2021...2022, seed: 33)
+        let path = dir + "/store"
+        // a second generation, so that some buckets have an older file beside the current one
+        let older = s.manifest.idBuckets
+        let quakes = try TestSupport.allRows(s).quakes
+        let seen = TestSupport.writeUpserts(of: quakes, picks: 40, seed: 34, to: dir + "/rev.csv") { _, _ in
+            UpsertFields(mag: "3.3")
+        }
+        #expect(try s.load([dir + "/rev.csv"]).updated == seen.count)
+        let rows = try TestSupport.allRows(s)
+        let ids = rows.quakes.map(\.id)
+        let spec = QuerySpec(filter: .ids(EventIdSet(ids.prefix(3000))), sort: [SortKey(.id, ascending: true)],
+                             limit: 5000)
+        let answer = try s.query(spec, columns: [.id, .mag]).ids
+        let current = s.manifest.idBuckets.enumerated().compactMap { bucket, file in file.map { (bucket, $0) } }
+        let changed = current.first { older[$0.0] != nil && older[$0.0] != $0.1 }
+        let stale = try #require(changed, "some bucket was written again")
+        let (first, second) = (current[2], current[5])
+        let cases: [(String, (String) throws -> Void)] = [
+            ("copied over", { store in
+                try FileManager.default.removeItem(atPath: store + "/ids/" + second.1)
+                try FileManager.default.copyItem(atPath: store + "/ids/" + first.1, toPath: store + "/ids/" + second.1)
+            }),
+            ("renamed over", { store in
+                try FileManager.default.removeItem(atPath: store + "/ids/" + second.1)
+                try FileManager.default.moveItem(atPath: store + "/ids/" + first.1, toPath: store + "/ids/" + second.1)
+            }),
+            ("swapped", { store in
+                let aside = store + "/ids/aside"
+                try FileManager.default.moveItem(atPath: store + "/ids/" + first.1, toPath: aside)
+                try FileManager.default.moveItem(atPath: store + "/ids/" + second.1, toPath: store + "/ids/" + first.1)
+                try FileManager.default.moveItem(atPath: aside, toPath: store + "/ids/" + second.1)
+            }),
+            ("older file put back", { store in
+                let old = try #require(older[stale.0])
+                try FileManager.default.removeItem(atPath: store + "/ids/" + stale.1)
+                try FileManager.default.copyItem(atPath: store + "/ids/" + old, toPath: store + "/ids/" + stale.1)
+            }),
+            ("folder gone", { store in try FileManager.default.removeItem(atPath: store + "/ids") }),
+        ]
+        for (name, damage) in cases {
+            let copy = dir + "/copy-" + name.replacingOccurrences(of: " ", with: "-")
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            try damage(copy)
+            #expect(throws: (any Error).self, "\(name)") { _ = try Store(path: copy).verify() }
+            let report = try Store.repair(path: copy)
+            #expect(report.catalogOnly && report.rebuiltIdBuckets > 0, "\(name): \(report)")
+            let repaired = try Store(path: copy)
+            _ = try repaired.verify()
+            #expect(try TestSupport.allRows(repaired) == rows, "\(name)")
+            #expect(try repaired.query(spec, columns: [.id, .mag]).ids == answer, "\(name)")
+            #expect(throws: QuakeError.self, "\(name): nothing left to repair") { _ = try Store.repair(path: copy) }
+        }
+    }
+
     /// A byte flipped anywhere in a v4 file read block by block (`pread`, not mapped): opening
     /// it or looking up every stored key throws; no lookup answers from damaged bytes.
     @Test func damagedFilesAreRefusedByTheBlockLookup() throws {

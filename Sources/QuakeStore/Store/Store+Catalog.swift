@@ -90,7 +90,7 @@ extension Store {
     /// missing: the catalog, the magnitude projection and id-index buckets; nil when all are sound.
     static func repairCatalog(path: String) throws(QuakeError) -> RepairReport? {
         let current = try Manifest.read(path: manifestPath(path))
-        let damagedBuckets = try damagedIdBuckets(current, storePath: path)
+        let (damagedBuckets, bucketBits) = try damagedIdBuckets(current, storePath: path)
         var catalogSound = true
         if let name = current.catalog {
             do throws(QuakeError) {
@@ -114,7 +114,7 @@ extension Store {
         } else if catalogSound && damagedBuckets.isEmpty {
             return nil
         }
-        try rebuildIdBuckets(damagedBuckets, &next, storePath: path)
+        try rebuildIdBuckets(damagedBuckets, bits: bucketBits, &next, storePath: path)
         if !catalogSound, let name = current.catalog {
             next.catalog = nil
             next.catalogChecksum = 0

@@ -43,7 +43,7 @@ enum ErrorMessage {
         let name = parts[parts.count - 1]
         let derived = folder == "partitions" && (name.hasPrefix("top.g") && name.hasSuffix(".qkt")
             || name.hasPrefix("catalog.g") && name.hasSuffix("." + Catalog.fileExtension))
-            || folder == "ids" && FileName(bucket: String(name)) != nil
+            || folder == "ids" && (name.isEmpty || FileName(bucket: String(name)) != nil)
         guard derived else { return nil }
         let store = parts.dropLast(2).joined(separator: "/")
         return store.isEmpty ? "." : store
