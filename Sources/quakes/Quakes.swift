@@ -15,8 +15,8 @@ struct Quakes: ParsableCommand {
         subcommands: [
             LoadCommand.self, SyncCommand.self, QueryCommand.self, CountCommand.self, AggCommand.self,
             SectionsCommand.self, ExplainCommand.self, InfoCommand.self, HistoryCommand.self, ServeCommand.self,
-            VerifyCommand.self, RepairCommand.self, MigrateCommand.self, ExportCommand.self, GenerateCommand.self,
-            BenchCommand.self, FmdCommand.self,
+            VerifyCommand.self, RepairCommand.self, CompactCommand.self, MigrateCommand.self, ExportCommand.self,
+            GenerateCommand.self, BenchCommand.self, FmdCommand.self,
         ]
     )
 

@@ -118,6 +118,39 @@ import Testing
         #expect(again.stdout == count.stdout)
     }
 
+    /// A one-event revision leaves a catalog delta; `compact` folds it, says so, and then finds
+    /// nothing to do; the answers stay the same.
+    @Test func compactFoldsTheCatalogDeltaThenHasNothingToDo() throws {
+        let s = try CLI.generatedStore(rows: "6000", seed: 21)
+        let page = try CLI.run(["query", "--store", s, "--format", "csv", "--limit", "1"])
+        var lines = page.stdout.split(separator: "\n").map(String.init)
+        let header = lines[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        var row = lines[1].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let mag = try #require(header.firstIndex(of: "mag"))
+        let updated = try #require(header.firstIndex(of: "updated"))
+        row[mag] = row[mag] == "1.5" ? "1.6" : "1.5"
+        row[updated] = "2030-01-01T00:00:00.000Z"
+        lines = [lines[0], row.joined(separator: ",")]
+        let revision = s + "/../revision.csv"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: revision, atomically: true, encoding: .utf8)
+        #expect(try CLI.run(["load", "--store", s, revision]).status == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: s + "/partitions")
+        #expect(files.contains { $0.hasSuffix(".qkd") }, "\(files)")
+        let answer = try CLI.run(["count", "--store", s, "--min-mag", "2"])
+        #expect(answer.status == 0 && !answer.stdout.isEmpty)
+        let compact = try CLI.run(["compact", "--store", s])
+        #expect(compact.status == 0 && compact.stdout.hasPrefix("folded the catalog delta (1 partition)"),
+                "\(compact.stdout) \(compact.stderr)")
+        let info = try CLI.run(["info", "--store", s, "--json"])
+        #expect(info.status == 0 && info.stdout.contains("\"catalogBytes\""), "\(info.stdout)")
+        #expect(try CLI.run(["verify", "--store", s]).status == 0)
+        #expect(try CLI.run(["count", "--store", s, "--min-mag", "2"]).stdout == answer.stdout)
+        let again = try CLI.run(["compact", "--store", s])
+        #expect(again.status == 0 && again.stdout.hasPrefix("nothing to compact"), "\(again.stdout)")
+        let missing = try CLI.run(["compact", "--store", s + "/nowhere"])
+        #expect(missing.status == 1 && missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+    }
+
     @Test func lockMessageIsOneLine() throws {
         let s = try CLI.generatedStore(rows: "2000", seed: 3)
         let fd = open(s + "/LOCK", O_RDWR)

@@ -6,8 +6,17 @@ extension Catalog {
     /// - Complexity: O(magnitudes); both rows' checksums are checked on first use.
     package func histogram(partition index: Int) throws(QuakeError) -> Histogram {
         guard index >= 0, index < partitions else { throw .corrupt(path, "no partition \(index)") }
-        let before = try row(index)
-        let after = try row(index + 1)
+        if let entry = delta?.entry(partition: index) {
+            return Histogram(values: entry.valueIndexes.map { values[$0] }, counts: entry.counts, nulls: entry.nulls)
+        }
+        return try storedHistogram(partition: index)
+    }
+
+    /// Partition `index`'s magnitudes as the catalog's own rows give them (no delta).
+    func storedHistogram(partition index: Int) throws(QuakeError) -> Histogram {
+        guard index >= 0, index < partitions else { throw .corrupt(path, "no partition \(index)") }
+        let before = try storedRow(index)
+        let after = try storedRow(index + 1)
         var held: [Double] = []
         var counts: [UInt64] = []
         for valueIndex in 0...values.count {

@@ -18,7 +18,7 @@ extension Catalog {
                          changes: [Int: (histogram: Histogram, places: PlaceSummary?)]) throws(QuakeError)
         -> (bytes: [UInt8], checksum: UInt64)? {
         guard newFiles.count == partitions, !changes.isEmpty, let storedSection = try storedPlaceSection(),
-              let oldPlaces = try places() else { return nil }
+              let oldPlaces = try storedPlaces() else { return nil }
         var placeChanges: [Int: PlaceSummary?] = [:]
         for (partition, change) in changes where try oldPlaces.summary(partition: partition) != change.places {
             placeChanges[partition] = change.places
@@ -79,7 +79,7 @@ extension Catalog {
         for partition in changes.keys.sorted() {
             guard let change = changes[partition] else { continue }
             var delta = [Int64](repeating: 0, count: width)
-            let old = try histogram(partition: partition)
+            let old = try storedHistogram(partition: partition)
             for (value, count) in zip(old.values, old.counts) {
                 guard let valueIndex = index[value] else { throw .corrupt(path, "magnitude \(value) not listed") }
                 try move(&delta[valueIndex], by: count, adding: false)
@@ -118,7 +118,7 @@ extension Catalog {
                 for valueIndex in 0..<width { try move(&running[valueIndex], by: moves[next].delta[valueIndex]) }
                 next += 1
             }
-            let stored = try self.row(row)
+            let stored = try self.storedRow(row)
             let base = row * width
             for valueIndex in 0..<oldWidth { rows[base + target[valueIndex]] = stored[valueIndex] }
             for valueIndex in 0..<width where running[valueIndex] != 0 {

@@ -21,6 +21,9 @@ extension Catalog {
         /// Where the entries lie in `file`, 20 bytes each, read where a partition's bound is asked
         /// for: a one-shot query asks for a few hundred partitions' and would pay for parsing them all.
         private let entries: Range<Int>
+        /// The summaries of a ``CatalogDelta``'s partitions, read instead of the file's (nil for a
+        /// partition with none).
+        private var overrides: [Int: [CatalogDelta.Place]?] = [:]
         /// What the catalog says of a partition's rows for a set of localities.
         package enum Bound: Equatable {
             /// The partition has no summary: it must be read.
@@ -38,12 +41,28 @@ extension Catalog {
         /// - Complexity: O(the partition's localities).
         package func bound(partition p: Int, matches: [Bool],
                            rows: (Double, Double) -> Void = { _, _ in }) throws(QuakeError) -> Bound {
-            guard p >= 0, p < summarized.count, summarized[p] else { return .unknown }
+            guard p >= 0, p < summarized.count else { return .unknown }
+            if !overrides.isEmpty, let override = overrides[p] {
+                guard let list = override else { return .unknown }
+                return try bound(partition: p, count: list.count, matches: matches, rows: rows) { i in
+                    (list[i].ordinal, list[i].least, list[i].greatest)
+                }
+            }
+            guard summarized[p] else { return .unknown }
+            let first = offsets[p]
+            return try bound(partition: p, count: offsets[p + 1] - first, matches: matches, rows: rows) { i in
+                entry(first + i)
+            }
+        }
+
+        /// The bound of partition `p`'s `count` entries, entry `i` given by `entryAt(i)`.
+        private func bound(partition p: Int, count: Int, matches: [Bool], rows: (Double, Double) -> Void,
+                           entryAt: (Int) -> (UInt32, Double, Double)) throws(QuakeError) -> Bound {
             var any = false
             var lo: Double?, hi: Double?
             var last: UInt32?
-            for i in offsets[p]..<offsets[p + 1] {
-                let (o32, firstCode, lastCode) = entry(i)
+            for i in 0..<count {
+                let (o32, firstCode, lastCode) = entryAt(i)
                 guard Int(o32) < localities.count, last.map({ $0 < o32 }) ?? true, firstCode.isNaN == lastCode.isNaN,
                       firstCode.isNaN || firstCode <= lastCode else {
                     throw .corrupt("place section entry of partition \(p)")
@@ -76,9 +95,18 @@ extension Catalog {
         /// - Complexity: O(the partition's localities).
         package func summary(partition index: Int) throws(QuakeError) -> PlaceSummary? {
             guard index >= 0, index < summarized.count else { throw .corrupt("no place summary \(index)") }
-            guard summarized[index] else { return nil }
             // checks the entries as a search does: ordinals ascending and known, bounds ordered
             _ = try bound(partition: index, matches: [])
+            if !overrides.isEmpty, let override = overrides[index] {
+                return override.map { list in
+                    PlaceSummary(entries: list.map { place in
+                        PlaceSummary.Entry(locality: Array(localities.bytes[localities.range(Int(place.ordinal))]),
+                                           least: place.least.isNaN ? nil : place.least,
+                                           greatest: place.greatest.isNaN ? nil : place.greatest)
+                    })
+                }
+            }
+            guard summarized[index] else { return nil }
             var entries: [PlaceSummary.Entry] = []
             entries.reserveCapacity(offsets[index + 1] - offsets[index])
             for entryIndex in offsets[index]..<offsets[index + 1] {
@@ -94,6 +122,38 @@ extension Catalog {
         /// ones it reads (for `verify` and `repair`).
         package func checkAll() throws(QuakeError) {
             for p in 0..<summarized.count { _ = try bound(partition: p, matches: []) }
+        }
+
+        /// The section with `delta`'s summaries read instead of its own for the delta's partitions.
+        func overridden(by delta: CatalogDelta) throws(QuakeError) -> Places {
+            guard delta.partitions == summarized.count else { throw .corrupt("the delta lists other partitions") }
+            var out = self
+            for entry in delta.entries {
+                if let places = entry.places, places.contains(where: { Int($0.ordinal) >= localities.count }) {
+                    throw .corrupt("the delta names a locality the catalog lacks")
+                }
+                out.overrides[entry.partition] = .some(entry.places)
+            }
+            return out
+        }
+
+        /// The ordinal of `locality` among ``localities``; nil when the section does not list it.
+        /// - Complexity: O(log localities).
+        package func ordinal(of locality: [UInt8]) -> UInt32? {
+            var low = 0
+            var high = localities.count
+            while low < high {
+                let middle = (low + high) / 2
+                if localities.bytes[localities.range(middle)].lexicographicallyPrecedes(locality) {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
+            }
+            guard low < localities.count, localities.bytes[localities.range(low)].elementsEqual(locality) else {
+                return nil
+            }
+            return UInt32(low)
         }
 
         /// The section for `summaries` (one per partition, nil when it has none).

@@ -44,8 +44,16 @@ package final class Catalog: Sendable {
     /// The distinct non-null magnitudes, ascending.
     package let values: [Double]
     package let partitions: Int
-    /// The partition files it describes, in manifest order.
+    /// The partition files it describes, in manifest order: those its file lists, with the
+    /// ones its ``delta`` replaced.
     package let files: [String]
+    /// The partition files its own file lists.
+    package let storedFiles: [String]
+    /// The checksum of its header (the manifest's).
+    package let checksum: UInt64
+    /// The partitions small commits replaced since it was written, laid over its counts and
+    /// place summaries by ``row(_:)``, ``histogram(partition:)`` and ``places()``.
+    package let delta: CatalogDelta?
     private let file: MappedFile
     private let rowsOffset: Int
     /// Bytes of one running count: 4 (`QKCATLG3`) or 8 (`QKCATLG1` and `QKCATLG2`).
@@ -58,14 +66,19 @@ package final class Catalog: Sendable {
     private struct State {
         var checked: [Bool]
         var parsedPlaces: Places?
+        /// Per partition of the delta, its change of counts (magnitudes, then nulls).
+        var corrections: [(partition: Int, change: [Int64])]?
     }
     private let state: Mutex<State>
 
     /// Maps the catalog at `path` and checks its header against `checksum` (from the manifest)
-    /// and its partition list against `files` (when given: a commit reading the catalog of the
-    /// snapshot before takes the list the catalog holds).
-    package init(path: String, checksum: UInt64, files expected: [String]?) throws(QuakeError) {
+    /// and its partition list, with `delta`'s replacements, against `files` (when given: a
+    /// commit reading the catalog of the snapshot before takes the list the catalog holds).
+    package init(path: String, checksum: UInt64, files expected: [String]?,
+                 delta: CatalogDelta? = nil) throws(QuakeError) {
         self.path = path
+        self.checksum = checksum
+        self.delta = delta
         file = try MappedFile(path: path)
         let fileBytes = file.bytes
         func bad(_ why: String) -> QuakeError { .corrupt(path, why) }
@@ -84,7 +97,20 @@ package final class Catalog: Sendable {
               magnitudeCount <= fileBytes.count / 8 else {
             throw bad("lists \(partitionCount) partitions and \(magnitudeCount) magnitudes")
         }
-        files = try Catalog.readFiles(&reader, count: partitionCount, expected: expected, bad)
+        storedFiles = try Catalog.readFiles(&reader, count: partitionCount, expected: expected, delta: delta, bad)
+        var layered = storedFiles
+        if let delta {
+            guard delta.catalogChecksum == checksum, delta.partitions == partitionCount else {
+                throw bad("the delta lies over another catalog")
+            }
+            for entry in delta.entries {
+                guard entry.valueIndexes.allSatisfy({ $0 < magnitudeCount }) else {
+                    throw .corrupt(path, "the delta names a magnitude the catalog lacks")
+                }
+                layered[entry.partition] = entry.file
+            }
+        }
+        files = layered
         let vs = try reader.raw(magnitudeCount, as: UInt64.self).map { Double(bitPattern: UInt64(littleEndian: $0)) }
         let sums = try reader.raw(partitionCount + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
         var placesLength = 0
@@ -121,21 +147,73 @@ package final class Catalog: Sendable {
     }
 
     /// The catalog's list of `count` partition files, which must be `expected` when given.
-    private static func readFiles(_ reader: inout ByteReader, count: Int, expected: [String]?,
+    /// The delta's partitions must be the expected ones instead.
+    private static func readFiles(_ reader: inout ByteReader, count: Int, expected: [String]?, delta: CatalogDelta?,
                                   _ bad: (String) -> QuakeError) throws(QuakeError) -> [String] {
         var listed: [String] = []
         listed.reserveCapacity(count)
         for index in 0..<count {
             let name = try reader.string()
-            if let expected, expected[index] != name { throw bad("does not list the manifest's partitions") }
+            if let expected {
+                let replaced = delta?.entry(partition: index)?.file
+                guard expected[index] == replaced ?? name else { throw bad("does not list the manifest's partitions") }
+            }
             listed.append(name)
         }
         return listed
     }
 
-    /// Running counts before partition `i` (`0...partitions`): one per magnitude, then nulls.
-    /// - Complexity: O(magnitudes); the row's checksum is checked on first use.
+    /// Running counts before partition `i` (`0...partitions`): one per magnitude, then nulls,
+    /// with the changes of the delta's partitions before `i`.
+    /// - Complexity: O(magnitudes × (1 + the delta's partitions)); the checksums of the rows
+    ///   read are checked on first use.
     package func row(_ i: Int) throws(QuakeError) -> [UInt64] {
+        var counts = try storedRow(i)
+        guard delta != nil else { return counts }
+        for (partition, change) in try corrections() where partition < i {
+            for k in counts.indices where change[k] != 0 {
+                let (moved, overflow) = Int64(truncatingIfNeeded: counts[k]).addingReportingOverflow(change[k])
+                guard counts[k] < 1 << 62, !overflow, moved >= 0 else {
+                    throw .corrupt(path, "the delta's counts fall below zero at partition \(partition)")
+                }
+                counts[k] = UInt64(moved)
+            }
+        }
+        return counts
+    }
+
+    /// Per partition of the delta, its change of counts: its counts there less the catalog's.
+    private func corrections() throws(QuakeError) -> [(partition: Int, change: [Int64])] {
+        if let cached = state.locked({ $0.corrections }) { return cached }
+        var out: [(partition: Int, change: [Int64])] = []
+        for entry in delta?.entries ?? [] {
+            let stored = try storedHistogramCounts(partition: entry.partition)
+            var change = stored.map { -Int64(truncatingIfNeeded: $0) }
+            for (index, count) in zip(entry.valueIndexes, entry.counts) { change[index] += Int64(count) }
+            change[values.count] += Int64(entry.nulls)
+            out.append((entry.partition, change))
+        }
+        state.locked { $0.corrections = out }
+        return out
+    }
+
+    /// Partition `index`'s count of each magnitude (then nulls) as the catalog's own rows give it.
+    func storedHistogramCounts(partition index: Int) throws(QuakeError) -> [UInt64] {
+        let before = try storedRow(index)
+        let after = try storedRow(index + 1)
+        var counts = [UInt64](repeating: 0, count: before.count)
+        for k in counts.indices {
+            guard after[k] >= before[k], after[k] - before[k] < 1 << 48 else {
+                throw .corrupt(path, "running counts fall at partition \(index)")
+            }
+            counts[k] = after[k] - before[k]
+        }
+        return counts
+    }
+
+    /// Running counts before partition `i` as the catalog's file holds them (no delta).
+    /// - Complexity: O(magnitudes); the row's checksum is checked on first use.
+    func storedRow(_ i: Int) throws(QuakeError) -> [UInt64] {
         guard i >= 0, i <= partitions else { throw .corrupt(path, "no row \(i)") }
         let width = (values.count + 1) * countBytes
         let start = rowsOffset + i * width
@@ -152,6 +230,38 @@ package final class Catalog: Sendable {
             return try reader.raw(values.count + 1, as: UInt32.self).map { UInt64(UInt32(littleEndian: $0)) }
         }
         return try reader.raw(values.count + 1, as: UInt64.self).map { UInt64(littleEndian: $0) }
+    }
+
+    /// Checks every running-count row of the file against its checksum, without decoding any:
+    /// a commit that lays a delta over the catalog relies on all of them.
+    /// - Complexity: one pass of checksums over the counts.
+    package func checkStoredRows() throws(QuakeError) {
+        let width = (values.count + 1) * countBytes
+        let unchecked = state.locked { shared in (0...partitions).filter { !shared.checked[$0] } }
+        for i in unchecked {
+            let start = rowsOffset + i * width
+            // SAFETY: init checked that the file ends with (partitions + 1) rows of `width` bytes
+            // from rowsOffset, and 0 <= i <= partitions; `file` keeps the mapping alive.
+            assert(start + width <= file.bytes.count)
+            guard Checksum.hash(UnsafeRawBufferPointer(rebasing: file.bytes[start..<(start + width)])) == rowChecksums[i]
+            else { throw .corrupt(path, "row \(i): checksum mismatch") }
+        }
+        state.locked { shared in for i in unchecked { shared.checked[i] = true } }
+    }
+
+    /// The catalog file's size.
+    package var fileBytes: Int { file.bytes.count }
+
+    /// The index of magnitude `value` in ``values``; nil when the catalog does not list it.
+    /// - Complexity: O(log magnitudes).
+    package func valueIndex(_ value: Double) -> Int? {
+        var low = 0
+        var high = values.count
+        while low < high {
+            let middle = (low + high) / 2
+            if values[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low < values.count && values[low] == value ? low : nil
     }
 
     /// Bytes of the running counts, at the end of the file.
@@ -175,8 +285,20 @@ package final class Catalog: Sendable {
         return Array(body)
     }
 
-    /// The place section, checked and parsed on first use; nil in a catalog without one.
+    /// The place section with the delta's summaries laid over it; nil in a catalog without one.
     package func places() throws(QuakeError) -> Places? {
+        guard let stored = try storedPlaces() else { return nil }
+        guard let delta else { return stored }
+        do throws(QuakeError) {
+            return try stored.overridden(by: delta)
+        } catch {
+            throw error.at(path)
+        }
+    }
+
+    /// The place section as the file holds it, checked and parsed on first use; nil in a
+    /// catalog without one.
+    func storedPlaces() throws(QuakeError) -> Places? {
         guard let range = placesRange else { return nil }
         if let cached = state.locked({ $0.parsedPlaces }) { return cached }
         // SAFETY: init checked that the section lies inside the file; `file` keeps it mapped.

@@ -8,8 +8,9 @@
 /// (revision 4: its file name, empty for none, and the checksum of its header), the ``TopRows``
 /// magnitude projection (revision 6: its file name, empty for none, then its rows, time span,
 /// bytes, threshold and partitions' hash), the tombstones per partition and the sync cursors
-/// (revision 7: `u32 count` + a `u64` per partition, `u32 count` + key and value strings), then a checksum
-/// of all of it. Revision 2 manifests (no history) are read as history starting now; revisions
+/// (revision 7: `u32 count` + a `u64` per partition, `u32 count` + key and value strings), the
+/// ``CatalogDelta`` (revision 8, written only when there is one: its file name and checksum), then a
+/// checksum of all of it. Revision 2 manifests (no history) are read as history starting now; revisions
 /// 2 and 3 have no catalog. Strings are
 /// `u16 length` + UTF-8. A flipped byte fails the checksum; a manifest that passes it is
 /// still checked for order, spans and row totals before it is trusted.
@@ -17,8 +18,9 @@ package struct Manifest: Sendable, Equatable {
     package static let fileName = "manifest.qkm"
     /// The manifest revision this build writes (3 adds the load history, 4 the catalog, 5 the
     /// hashed id index of ``IdHashes``, which builds before it cannot read, 6 the magnitude
-    /// projection, 7 the tombstone counts and sync cursors); it reads 2 to 7.
-    package static let version = 7
+    /// projection, 7 the tombstone counts and sync cursors, 8 the catalog delta); it reads 2 to 8,
+    /// and writes 8 only for a manifest with a catalog delta, so that older builds read the rest.
+    package static let version = 8
     /// The store format (partition files, id index): v2 since the engine rewrite.
     package static let storeFormat = 2
     package static let magic: [UInt8] = Array("QKMANIF2".utf8)
@@ -43,6 +45,11 @@ package struct Manifest: Sendable, Equatable {
     package var catalog: String?
     /// The checksum of the catalog's header, so that the manifest's checksum covers it.
     package var catalogChecksum: UInt64 = 0
+    /// The catalog's delta file under `partitions/` (``CatalogDelta``): the partitions small
+    /// commits replaced since the catalog was written; nil when the catalog is whole.
+    package var catalogDelta: String?
+    /// The checksum of the whole delta file.
+    package var catalogDeltaChecksum: UInt64 = 0
     /// The magnitude projection of the partitions (``TopRows``), nil while none is written.
     package var top: TopRows?
     /// Each sync source's cursor, by key (the source and its filter), in key order. Committed
@@ -71,6 +78,7 @@ package struct Manifest: Sendable, Equatable {
         for bucket in idBuckets { if let bucket { files.insert("ids/" + bucket) } }
         for g in history.generations { files.insert("history/" + HistoryFile.name(generation: g)) }
         if let catalog { files.insert("partitions/" + catalog) }
+        if let catalogDelta { files.insert("partitions/" + catalogDelta) }
         if let top { files.insert("partitions/" + top.file) }
         return files
     }
@@ -80,7 +88,7 @@ package struct Manifest: Sendable, Equatable {
     package func encoded() -> [UInt8] {
         var writer = ByteWriter()
         writer.bytes.append(contentsOf: Manifest.magic)
-        writer.u32(UInt32(Manifest.version))
+        writer.u32(UInt32(catalogDelta == nil ? 7 : Manifest.version))
         writer.u8(UInt8(Manifest.partitioningCodes.firstIndex(of: partitioning) ?? 1))
         writer.u32(UInt32(blockRows))
         writer.u64(UInt64(generation))
@@ -108,6 +116,10 @@ package struct Manifest: Sendable, Equatable {
         for c in cursors {
             writer.string(c.key)
             writer.longString(c.value)
+        }
+        if let catalogDelta {
+            writer.string(catalogDelta)
+            writer.u64(catalogDeltaChecksum)
         }
         writer.u64(Checksum.hash(writer.bytes))
         return writer.bytes
@@ -161,6 +173,15 @@ package struct Manifest: Sendable, Equatable {
                 : try HistoryRetention.decode(&reader, generation: manifest.generation)
             try decodeNamedFiles(&reader, version: version, seen: seen, into: &manifest, bad)
             if version >= 7 { try decodeRevision7(&reader, into: &manifest, bad) }
+            if version >= 8 {
+                let delta = try reader.string()
+                guard Manifest.isPlainName(delta), manifest.catalog != nil, delta != manifest.catalog,
+                      delta != manifest.top?.file, !manifest.partitions.contains(where: { $0.file == delta }) else {
+                    throw bad("catalog delta \(delta)")
+                }
+                manifest.catalogDelta = delta
+                manifest.catalogDeltaChecksum = try reader.u64()
+            }
             guard reader.remaining == 0 else { throw bad("\(reader.remaining) stray bytes") }
             return manifest
         } catch {

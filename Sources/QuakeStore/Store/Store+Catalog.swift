@@ -1,33 +1,49 @@
 import QuakeFormat
 
 extension Store {
-    /// Gives `m` the catalog of its partitions: the one it names when that still lists them,
-    /// else a new one written (durably, unless `durably` is false: the caller then flushes it),
-    /// the old one retired. A partition the old catalog lists
+    /// Gives `m` the catalog of its partitions: the one it names when that still lists them;
+    /// else, when the partitions replaced since that catalog was written fit a
+    /// ``CatalogDelta``, the same catalog with a new delta; else a new catalog written whole
+    /// (which folds any delta in). Files are written durably, unless `durably` is false (the
+    /// caller then flushes them); the old ones are retired. A partition the old catalog lists
     /// keeps its histogram and place summary from there; only the others are opened, for their
     /// mag histograms and place indexes (``PlaceSummary``).
     /// Runs under the writer lock, before the manifest that names the catalog is committed.
-    /// - Complexity: one header when the partitions did not change; else O(partitions ×
-    ///   magnitudes) for the counts, plus one directory read per partition the old catalog
-    ///   does not list (or lists damaged).
-    static func attachCatalog(_ m: inout Manifest, storePath: String, durably: Bool = true) throws(QuakeError) {
+    /// - Complexity: one header when the partitions did not change; a delta reads the replaced
+    ///   partitions' directories and writes O(their magnitudes and localities); otherwise
+    ///   O(partitions × magnitudes) for the counts, plus one directory read per partition the
+    ///   old catalog does not list (or lists damaged).
+    ///
+    /// With `fold`, a catalog with a delta is written whole (``compact(path:)``).
+    static func attachCatalog(_ m: inout Manifest, storePath: String, durably: Bool = true,
+                              fold: Bool = false) throws(QuakeError) {
         let files = m.partitions.map(\.file)
-        let previous = m.catalog.flatMap {
-            try? Catalog(path: storePath + "/partitions/" + $0, checksum: m.catalogChecksum, files: nil)
-        }
-        if let previous, previous.files == files { return }
-        let old = m.catalog
+        let previous = try? openCatalog(m, storePath: storePath, files: nil)
+        if let previous, previous.files == files, !fold || m.catalogDelta == nil { return }
+        let old = (catalog: m.catalog, checksum: m.catalogChecksum, delta: m.catalogDelta)
         m.catalog = nil
         m.catalogChecksum = 0
+        m.catalogDelta = nil
+        m.catalogDeltaChecksum = 0
         defer {
-            if let old, old != m.catalog, !m.retired.contains("partitions/" + old) {
-                m.retired.append("partitions/" + old)
+            for file in [old.catalog, old.delta].compactMap({ $0 }) where file != m.catalog && file != m.catalogDelta {
+                if !m.retired.contains("partitions/" + file) { m.retired.append("partitions/" + file) }
             }
         }
         guard !m.partitions.isEmpty else { return }
         func write(_ name: String, _ bytes: [UInt8]) throws(QuakeError) {
             let file = storePath + "/partitions/" + name
             if durably { try FileIO.writeDurably(file, bytes) } else { try FileIO.writeFile(file, bytes) }
+        }
+        if !fold, let previous, let name = old.catalog, let delta = try delta(over: previous, m, storePath: storePath) {
+            let (bytes, checksum) = delta.encoded()
+            let deltaName = CatalogDelta.fileName(generation: m.generation)
+            try write(deltaName, bytes)
+            m.catalog = name
+            m.catalogChecksum = old.checksum
+            m.catalogDelta = deltaName
+            m.catalogDeltaChecksum = checksum
+            return
         }
         if let previous, let (bytes, checksum) = try patchedCatalog(previous, m, storePath: storePath) {
             let name = Catalog.fileName(generation: m.generation)
@@ -59,6 +75,68 @@ extension Store {
         m.catalogChecksum = checksum
     }
 
+    /// The catalog `m` names, with its delta laid over it; nil when `m` names none. With
+    /// `files`, its partition list must be those.
+    package static func openCatalog(_ m: Manifest, storePath: String,
+                                    files: [String]?) throws(QuakeError) -> Catalog? {
+        guard let name = m.catalog else { return nil }
+        let delta = try m.catalogDelta.map { (file) throws(QuakeError) in
+            try CatalogDelta(path: storePath + "/partitions/" + file, checksum: m.catalogDeltaChecksum)
+        }
+        return try Catalog(path: storePath + "/partitions/" + name, checksum: m.catalogChecksum, files: files,
+                           delta: delta)
+    }
+
+    /// The delta over `previous`'s own file that gives `m`'s partitions: the old delta's
+    /// partitions that `m` keeps, and those `m` replaced (their files opened). Nil when it
+    /// cannot serve: another number of partitions, a catalog without a place section, a
+    /// magnitude or locality the catalog does not list, more than
+    /// ``CatalogDelta/maximumPartitions`` partitions, or a delta past a quarter of the catalog's
+    /// size (and past ``CatalogDelta/smallBytes``). The catalog is then written whole.
+    private static func delta(over previous: Catalog, _ m: Manifest,
+                              storePath: String) throws(QuakeError) -> CatalogDelta? {
+        // the catalog's rows and place section are carried forward: a damaged one is not, the
+        // catalog is then written whole from the partitions
+        guard previous.partitions == m.partitions.count, (try? previous.checkStoredRows()) != nil,
+              let places = try? previous.places() else { return nil }
+        var entries: [Int: CatalogDelta.Entry] = [:]
+        for entry in previous.delta?.entries ?? [] { entries[entry.partition] = entry }
+        for (index, partition) in m.partitions.enumerated() where previous.files[index] != partition.file {
+            if previous.storedFiles[index] == partition.file {
+                entries[index] = nil
+                continue
+            }
+            guard entries.count < CatalogDelta.maximumPartitions || entries[index] != nil else { return nil }
+            let reader = PartitionReader(storePath: storePath, entry: partition)
+            guard let histogram = Catalog.Histogram(try reader.granules()) else { return nil }
+            var valueIndexes: [Int] = []
+            valueIndexes.reserveCapacity(histogram.values.count)
+            for value in histogram.values {
+                guard let index = previous.valueIndex(value) else { return nil }
+                valueIndexes.append(index)
+            }
+            var placeList: [CatalogDelta.Place]?
+            if let summary = try PlaceSummary(reader) {
+                var list: [CatalogDelta.Place] = []
+                list.reserveCapacity(summary.entries.count)
+                for place in summary.entries {
+                    guard let ordinal = places.ordinal(of: place.locality) else { return nil }
+                    list.append(CatalogDelta.Place(ordinal: ordinal, least: place.least ?? .nan,
+                                                   greatest: place.greatest ?? .nan))
+                }
+                placeList = list
+            }
+            entries[index] = CatalogDelta.Entry(partition: index, file: partition.file, valueIndexes: valueIndexes,
+                                                counts: histogram.counts, nulls: histogram.nulls, places: placeList)
+        }
+        guard !entries.isEmpty, entries.count <= CatalogDelta.maximumPartitions else { return nil }
+        let delta = CatalogDelta(catalogChecksum: previous.checksum, partitions: previous.partitions,
+                                 entries: entries.keys.sorted().compactMap { entries[$0] })
+        let limit = Swift.max(previous.fileBytes / 4, CatalogDelta.smallBytes)
+        guard delta.encoded().bytes.count <= limit else { return nil }
+        return delta
+    }
+
     /// The catalog of `m` patched from `previous`, its snapshot's, when `m` holds as many
     /// partitions and only some files changed (``Catalog/patched(files:changes:)``): the new
     /// files are opened, the kept ones not even looked up. Nil when the patch cannot serve, or
@@ -66,9 +144,9 @@ extension Store {
     private static func patchedCatalog(_ previous: Catalog, _ m: Manifest,
                                        storePath: String) throws(QuakeError) -> (bytes: [UInt8], checksum: UInt64)? {
         let files = m.partitions.map(\.file)
-        guard previous.files.count == files.count else { return nil }
+        guard previous.storedFiles.count == files.count else { return nil }
         var changes: [Int: (histogram: Catalog.Histogram, places: PlaceSummary?)] = [:]
-        for (index, entry) in m.partitions.enumerated() where previous.files[index] != entry.file {
+        for (index, entry) in m.partitions.enumerated() where previous.storedFiles[index] != entry.file {
             let reader = PartitionReader(storePath: storePath, entry: entry)
             guard let histogram = Catalog.Histogram(try reader.granules()) else { return nil }
             changes[index] = (histogram, try PlaceSummary(reader))
@@ -79,10 +157,12 @@ extension Store {
     /// The catalog of snapshot `m`, mapped once per store handle; nil when `m` has none.
     package func catalog(_ m: Manifest) throws(QuakeError) -> Catalog? {
         guard let name = m.catalog else { return nil }
-        if let cached = cachedCatalog(name) { return cached }
-        let catalog = try Catalog(path: path + "/partitions/" + name, checksum: m.catalogChecksum,
-                                  files: m.partitions.map(\.file))
-        cacheCatalog(name, catalog)
+        let key = name + "+" + (m.catalogDelta ?? "")
+        if let cached = cachedCatalog(key) { return cached }
+        guard let catalog = try Store.openCatalog(m, storePath: path, files: m.partitions.map(\.file)) else {
+            return nil
+        }
+        cacheCatalog(key, catalog)
         return catalog
     }
 
@@ -92,12 +172,12 @@ extension Store {
         let current = try Manifest.read(path: manifestPath(path))
         let (damagedBuckets, bucketBits) = try damagedIdBuckets(current, storePath: path)
         var catalogSound = true
-        if let name = current.catalog {
+        if current.catalog != nil {
             do throws(QuakeError) {
-                let catalog = try Catalog(path: path + "/partitions/" + name, checksum: current.catalogChecksum,
-                                          files: current.partitions.map(\.file))
-                for i in 0...catalog.partitions { _ = try catalog.row(i) }
-                try catalog.places()?.checkAll()
+                if let catalog = try openCatalog(current, storePath: path, files: current.partitions.map(\.file)) {
+                    for i in 0...catalog.partitions { _ = try catalog.row(i) }
+                    try catalog.places()?.checkAll()
+                }
             } catch {
                 guard error.isCorruption || error.kind == .notFound || error.kind == .io else { throw error }
                 catalogSound = false
@@ -119,6 +199,9 @@ extension Store {
             next.catalog = nil
             next.catalogChecksum = 0
             next.retired.append("partitions/" + name)
+            if let delta = current.catalogDelta { next.retired.append("partitions/" + delta) }
+            next.catalogDelta = nil
+            next.catalogDeltaChecksum = 0
         }
         next.retired = Array(Set(current.retired + next.retired)).sorted()
         next = try commit(next, storePath: path)

@@ -32,7 +32,7 @@ public struct StoreInfo: Codable, Sendable, Hashable {
     public var indexBytes: Int
     /// Bytes of the event-id index.
     public var idIndexBytes: Int
-    /// The store catalog (magnitude counts per partition run), 0 when there is none.
+    /// The store catalog (magnitude counts per partition run) and its delta, 0 when there is none.
     public var catalogBytes: Int
     /// The magnitude projection (`TopRows`): its file's bytes, rows and threshold; 0 rows when
     /// there is none.
@@ -93,7 +93,8 @@ extension Store {
         for bucket in manifest.idBuckets {
             if let bucket { ids += FileIO.size(path + "/ids/" + bucket) }
         }
-        let catalog = manifest.catalog.map { FileIO.size(path + "/partitions/" + $0) } ?? 0
+        let catalog = [manifest.catalog, manifest.catalogDelta].compactMap { $0 }
+            .reduce(0) { $0 + FileIO.size(path + "/partitions/" + $1) }
         let cols = Column.allCases.map { c in
             StoreInfo.ColumnSize(column: c.name, diskBytes: disk[c.rawValue],
                                  codecs: codecUse[c.rawValue].sorted { $0.value > $1.value }.map(\.key.name))

@@ -1,7 +1,7 @@
 import ArgumentParser
 import QuakeFormat
 
-/// `--wait [DURATION]` on the writing commands (load, sync, serve --sync, repair, migrate, history
+/// `--wait [DURATION]` on the writing commands (load, sync, serve --sync, repair, compact, migrate, history
 /// --prune-before), like sqlite3's busy timeout: without it a command finding another writer's
 /// lock exits 1 at once; `--wait 30s` waits up to 30 s for it, and `--wait` alone as long as it
 /// takes. Ctrl-C ends the wait (exit 130).
@@ -15,7 +15,7 @@ struct WaitOptions: ParsableArguments {
     var lockWait: LockWait { wait?.lockWait ?? .never }
 
     /// The commands that take `--wait`.
-    static let commands: Set<String> = ["load", "sync", "serve", "repair", "migrate", "history"]
+    static let commands: Set<String> = ["load", "sync", "serve", "repair", "compact", "migrate", "history"]
 
     /// The arguments with a bare `--wait` (one not followed by a duration) spelled `--wait=forever`,
     /// which ArgumentParser reads: an option's value cannot be optional there. A path after it

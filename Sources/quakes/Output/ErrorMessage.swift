@@ -33,8 +33,9 @@ enum ErrorMessage {
     }
 
     /// The store holding `path` when it names a file `repair` rebuilds from the partitions (the
-    /// store catalog, the magnitude projection or an id-index bucket: `STORE/partitions/catalog.gN.qkc`,
-    /// `STORE/partitions/top.gN.qkt`, `STORE/ids/NN.gN.idx`); nil otherwise.
+    /// store catalog or its delta, the magnitude projection or an id-index bucket:
+    /// `STORE/partitions/catalog.gN.qkc` or `.qkd`, `STORE/partitions/top.gN.qkt`, `STORE/ids/NN.gN.idx`);
+    /// nil otherwise.
     static func derivedFileStore(_ path: String?) -> String? {
         guard let path else { return nil }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
@@ -42,7 +43,8 @@ enum ErrorMessage {
         let folder = parts[parts.count - 2]
         let name = parts[parts.count - 1]
         let derived = folder == "partitions" && (name.hasPrefix("top.g") && name.hasSuffix(".qkt")
-            || name.hasPrefix("catalog.g") && name.hasSuffix("." + Catalog.fileExtension))
+            || name.hasPrefix("catalog.g") && (name.hasSuffix("." + Catalog.fileExtension)
+                || name.hasSuffix("." + CatalogDelta.fileExtension)))
             || folder == "ids" && (name.isEmpty || FileName(bucket: String(name)) != nil)
         guard derived else { return nil }
         let store = parts.dropLast(2).joined(separator: "/")

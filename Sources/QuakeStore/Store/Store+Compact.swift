@@ -1,0 +1,97 @@
+import Foundation
+import QuakeFormat
+
+/// What ``Store/compact(path:)`` did.
+public struct CompactReport: Sendable, CustomStringConvertible {
+    /// The generation committed, or the current one when there was nothing to do.
+    public let generation: Int
+    /// Partitions of the catalog delta folded into a catalog written whole; 0 when the catalog
+    /// had no delta.
+    public let foldedPartitions: Int
+    /// The magnitude projection's rows and threshold before and after, when it was rebuilt.
+    public let projection: Projection?
+
+    /// Whether anything was committed.
+    public var changed: Bool { foldedPartitions > 0 || projection != nil }
+
+    /// One line, as `quakes compact` prints it: what was folded, or that there was nothing to do.
+    public var description: String {
+        var done: [String] = []
+        if foldedPartitions > 0 {
+            done.append("folded the catalog delta (\(foldedPartitions) partition\(foldedPartitions == 1 ? "" : "s")) "
+                + "into a whole catalog")
+        }
+        if let projection {
+            func threshold(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "none" }
+            done.append("rebuilt the magnitude projection (\(projection.rowsBefore) → \(projection.rowsAfter) rows, "
+                + "threshold \(threshold(projection.thresholdBefore)) → \(threshold(projection.thresholdAfter)))")
+        }
+        guard !done.isEmpty else {
+            return "nothing to compact: the catalog has no delta and the magnitude projection is as a rebuild "
+                + "makes it (generation \(generation))"
+        }
+        return done.joined(separator: "; ") + " at generation \(generation)"
+    }
+}
+
+extension Store {
+    /// Folds what small commits leave for later into whole files, as a commit of its own: the
+    /// catalog delta (the partitions small commits replaced since the store catalog was written)
+    /// into a catalog written whole, and a magnitude projection
+    /// that commits revising its strongest events down have left smaller than a rebuild would
+    /// make it. The rows do not change. Loads fold the delta themselves once it passes its
+    /// limits, so this is never needed for reads to stay fast; it lets an idle store start
+    /// from whole files. Takes the writer lock; a crash during it leaves the snapshot before.
+    /// - Complexity: O(partitions × magnitudes) for the catalog, and one read of every
+    ///   partition's rows for the projection: O(rows).
+    public static func compact(path: String) throws(QuakeError) -> CompactReport {
+        try compact(path: path, lockWait: .never)
+    }
+
+    /// ``compact(path:)``, waiting for the writer lock as `lockWait` allows (asking `cancelled`
+    /// meanwhile): `quakes compact --wait`.
+    package static func compact(path: String, lockWait: LockWait,
+                                cancelled: (@Sendable () -> Bool)? = nil) throws(QuakeError) -> CompactReport {
+        guard FileIO.isDirectory(path) else {
+            throw QuakeError(.io, path: path, errno: FileIO.exists(path) ? ENOTDIR : ENOENT,
+                             detail: "not a store directory")
+        }
+        let lock = try writerLock(path: path, wait: lockWait, cancelled: cancelled)
+        defer { withExtendedLifetime(lock) {} }
+        let current = try Manifest.read(path: manifestPath(path))
+        collectGarbage(current, storePath: path)
+        var next = current
+        next.generation += 1
+        var folded = 0
+        if current.catalogDelta != nil {
+            folded = try openCatalog(current, storePath: path, files: current.partitions.map(\.file))?
+                .delta?.entries.count ?? 0
+            try attachCatalog(&next, storePath: path, fold: true)
+        }
+        var projection: CompactReport.Projection?
+        if current.rows >= TopRows.minimumStoreRows {
+            var rebuilt = next
+            try rebuildTopRows(&rebuilt, storePath: path)
+            let before = current.top
+            let after = rebuilt.top
+            if before?.rows != after?.rows || before?.threshold != after?.threshold {
+                next = rebuilt
+                projection = (before?.rows ?? 0, before?.threshold, after?.rows ?? 0, after?.threshold)
+            } else if let file = after?.file, file != before?.file {
+                FileIO.remove(path + "/partitions/" + file)
+            }
+        }
+        guard folded > 0 || projection != nil else {
+            return CompactReport(generation: current.generation, foldedPartitions: 0, projection: nil)
+        }
+        next.retired = Array(current.liveFiles.subtracting(next.liveFiles)).sorted()
+        next = try commit(next, storePath: path)
+        collectGarbage(next, storePath: path)
+        return CompactReport(generation: next.generation, foldedPartitions: folded, projection: projection)
+    }
+}
+
+extension CompactReport {
+    /// The projection's rows and threshold before and after a rebuild.
+    public typealias Projection = (rowsBefore: Int, thresholdBefore: Double?, rowsAfter: Int, thresholdAfter: Double?)
+}
