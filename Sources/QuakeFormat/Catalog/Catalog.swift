@@ -298,7 +298,7 @@ package final class Catalog: Sendable {
 
     /// The place section as the file holds it, checked and parsed on first use; nil in a
     /// catalog without one.
-    func storedPlaces() throws(QuakeError) -> Places? {
+    package func storedPlaces() throws(QuakeError) -> Places? {
         guard let range = placesRange else { return nil }
         if let cached = state.locked({ $0.parsedPlaces }) { return cached }
         // SAFETY: init checked that the section lies inside the file; `file` keeps it mapped.

@@ -12,7 +12,7 @@ import QuakeSupport
 /// "QKCDELT1", u64 the catalog header's checksum, u32 partitions P (the catalog's), u32 entries C,
 /// C entries ascending by partition:
 ///   u32 partition, file name (u16 length + UTF-8),
-///   u32 values n, n u32 indexes into the catalog's magnitudes (ascending), n u64 counts (> 0), u64 nulls,
+///   u32 values n, n u32 indexes into the catalog's magnitudes (ascending), n u32 counts (> 0), u64 nulls,
 ///   u8 summarized, then when 1: u32 m, m × (u32 locality ordinal (ascending), f64 least, f64 greatest)
 /// ```
 /// The manifest holds the whole file's checksum, checked before anything is read.
@@ -50,7 +50,7 @@ package struct CatalogDelta: Sendable, Equatable {
         }
     }
 
-    /// A replaced partition.
+    /// A replaced partition (its counts each fit a u32: a partition past that is written whole).
     package struct Entry: Sendable, Equatable {
         package var partition: Int
         package var file: String
@@ -97,7 +97,7 @@ package struct CatalogDelta: Sendable, Equatable {
             writer.string(entry.file)
             writer.u32(UInt32(entry.valueIndexes.count))
             for index in entry.valueIndexes { writer.u32(UInt32(index)) }
-            for count in entry.counts { writer.u64(count) }
+            for count in entry.counts { writer.u32(UInt32(truncatingIfNeeded: count)) }
             writer.u64(entry.nulls)
             if let places = entry.places {
                 writer.u8(1)
@@ -150,11 +150,10 @@ package struct CatalogDelta: Sendable, Equatable {
             let file = try reader.string()
             guard Manifest.isPlainName(file) else { throw .corrupt("delta names file \(file)") }
             let valueCount = Int(try reader.u32())
-            guard valueCount <= reader.remaining / 12 else { throw .corrupt("delta lists \(valueCount) magnitudes") }
+            guard valueCount <= reader.remaining / 8 else { throw .corrupt("delta lists \(valueCount) magnitudes") }
             let indexes = try reader.raw(valueCount, as: UInt32.self).map { Int(UInt32(littleEndian: $0)) }
-            let counts = try reader.raw(valueCount, as: UInt64.self).map { UInt64(littleEndian: $0) }
-            guard zip(indexes, indexes.dropFirst()).allSatisfy({ $0 < $1 }), !counts.contains(0),
-                  counts.allSatisfy({ $0 < 1 << 48 }) else {
+            let counts = try reader.raw(valueCount, as: UInt32.self).map { UInt64(UInt32(littleEndian: $0)) }
+            guard zip(indexes, indexes.dropFirst()).allSatisfy({ $0 < $1 }), !counts.contains(0) else {
                 throw .corrupt("delta magnitudes of partition \(partition)")
             }
             let nulls = try reader.u64()

@@ -35,8 +35,8 @@ extension Store {
             let file = storePath + "/partitions/" + name
             if durably { try FileIO.writeDurably(file, bytes) } else { try FileIO.writeFile(file, bytes) }
         }
-        if !fold, let previous, let name = old.catalog, let delta = try delta(over: previous, m, storePath: storePath) {
-            let (bytes, checksum) = delta.encoded()
+        if !fold, let previous, let name = old.catalog,
+           let (bytes, checksum) = try delta(over: previous, m, storePath: storePath) {
             let deltaName = CatalogDelta.fileName(generation: m.generation)
             try write(deltaName, bytes)
             m.catalog = name
@@ -87,18 +87,18 @@ extension Store {
                            delta: delta)
     }
 
-    /// The delta over `previous`'s own file that gives `m`'s partitions: the old delta's
+    /// The delta (its bytes and checksum) over `previous`'s own file that gives `m`'s partitions: the old delta's
     /// partitions that `m` keeps, and those `m` replaced (their files opened). Nil when it
     /// cannot serve: another number of partitions, a catalog without a place section, a
     /// magnitude or locality the catalog does not list, more than
     /// ``CatalogDelta/maximumPartitions`` partitions, or a delta past a quarter of the catalog's
     /// size (and past ``CatalogDelta/smallBytes``). The catalog is then written whole.
     private static func delta(over previous: Catalog, _ m: Manifest,
-                              storePath: String) throws(QuakeError) -> CatalogDelta? {
+                              storePath: String) throws(QuakeError) -> (bytes: [UInt8], checksum: UInt64)? {
         // the catalog's rows and place section are carried forward: a damaged one is not, the
         // catalog is then written whole from the partitions
         guard previous.partitions == m.partitions.count, (try? previous.checkStoredRows()) != nil,
-              let places = try? previous.places() else { return nil }
+              let places = try? previous.storedPlaces() else { return nil }
         var entries: [Int: CatalogDelta.Entry] = [:]
         for entry in previous.delta?.entries ?? [] { entries[entry.partition] = entry }
         for (index, partition) in m.partitions.enumerated() where previous.files[index] != partition.file {
@@ -108,7 +108,8 @@ extension Store {
             }
             guard entries.count < CatalogDelta.maximumPartitions || entries[index] != nil else { return nil }
             let reader = PartitionReader(storePath: storePath, entry: partition)
-            guard let histogram = Catalog.Histogram(try reader.granules()) else { return nil }
+            guard let histogram = Catalog.Histogram(try reader.granules()),
+                  histogram.counts.allSatisfy({ $0 <= UInt64(UInt32.max) }) else { return nil }
             var valueIndexes: [Int] = []
             valueIndexes.reserveCapacity(histogram.values.count)
             for value in histogram.values {
@@ -132,9 +133,9 @@ extension Store {
         guard !entries.isEmpty, entries.count <= CatalogDelta.maximumPartitions else { return nil }
         let delta = CatalogDelta(catalogChecksum: previous.checksum, partitions: previous.partitions,
                                  entries: entries.keys.sorted().compactMap { entries[$0] })
-        let limit = Swift.max(previous.fileBytes / 4, CatalogDelta.smallBytes)
-        guard delta.encoded().bytes.count <= limit else { return nil }
-        return delta
+        let encoded = delta.encoded()
+        guard encoded.bytes.count <= Swift.max(previous.fileBytes / 4, CatalogDelta.smallBytes) else { return nil }
+        return encoded
     }
 
     /// The catalog of `m` patched from `previous`, its snapshot's, when `m` holds as many
@@ -148,7 +149,8 @@ extension Store {
         var changes: [Int: (histogram: Catalog.Histogram, places: PlaceSummary?)] = [:]
         for (index, entry) in m.partitions.enumerated() where previous.storedFiles[index] != entry.file {
             let reader = PartitionReader(storePath: storePath, entry: entry)
-            guard let histogram = Catalog.Histogram(try reader.granules()) else { return nil }
+            guard let histogram = Catalog.Histogram(try reader.granules()),
+                  histogram.counts.allSatisfy({ $0 <= UInt64(UInt32.max) }) else { return nil }
             changes[index] = (histogram, try PlaceSummary(reader))
         }
         return try? previous.patched(files: files, changes: changes)
