@@ -199,6 +199,18 @@ import QuakeGenerator
         _ = try repaired.verify()
         try Self.expectCatalogMatchesThePartitions(repaired, scratch: dir + "/whole.qkc")
 
+        // compact writes a damaged delta's catalog whole from the partitions, as a load would
+        #expect(try Self.reviseInPlace(repaired, quakes, picks: 2, seed: 10, dir: dir) > 0)
+        let rightNow = try repaired.count(f)
+        let damagedName = try #require(repaired.manifest.catalogDelta)
+        var damagedBytes = try FileIO.readFile(dir + "/store/partitions/" + damagedName)
+        damagedBytes[damagedBytes.count / 2] ^= 0x08
+        TestSupport.write(damagedBytes, to: dir + "/store/partitions/" + damagedName)
+        let compacted = try Store.compact(path: dir + "/store")
+        #expect(compacted.rebuiltDamagedCatalog && compacted.changed, "\(compacted)")
+        #expect(try Store(path: dir + "/store").count(f) == rightNow)
+        _ = try Store(path: dir + "/store").verify()
+
         // a missing delta is an error too, and repair writes the catalog again
         #expect(try Self.reviseInPlace(repaired, quakes, picks: 2, seed: 8, dir: dir) > 0)
         let right2 = try repaired.count(f)

@@ -149,6 +149,12 @@ import Testing
         #expect(again.status == 0 && again.stdout.hasPrefix("nothing to compact"), "\(again.stdout)")
         let missing = try CLI.run(["compact", "--store", s + "/nowhere"])
         #expect(missing.status == 1 && missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+        // a folder that is no store: the error verify gives, and no LOCK file left in it
+        let folder = s + "/../not-a-store"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let notStore = try CLI.run(["compact", "--store", folder])
+        #expect(notStore.status == 1 && notStore.stderr.contains("no store at"), "\(notStore.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
     @Test func lockMessageIsOneLine() throws {

@@ -11,13 +11,19 @@ public struct CompactReport: Sendable, CustomStringConvertible {
     /// The magnitude projection's rows and threshold before and after, when it was rebuilt.
     public let projection: Projection?
 
+    /// True when the catalog or its delta read damaged and the catalog was written whole from
+    /// the partitions instead.
+    public internal(set) var rebuiltDamagedCatalog = false
+
     /// Whether anything was committed.
-    public var changed: Bool { foldedPartitions > 0 || projection != nil }
+    public var changed: Bool { foldedPartitions > 0 || rebuiltDamagedCatalog || projection != nil }
 
     /// One line, as `quakes compact` prints it: what was folded, or that there was nothing to do.
     public var description: String {
         var done: [String] = []
-        if foldedPartitions > 0 {
+        if rebuiltDamagedCatalog {
+            done.append("rebuilt the store catalog from the partitions (it or its delta read damaged)")
+        } else if foldedPartitions > 0 {
             done.append("folded the catalog delta (\(foldedPartitions) partition\(foldedPartitions == 1 ? "" : "s")) "
                 + "into a whole catalog")
         }
@@ -56,6 +62,10 @@ extension Store {
             throw QuakeError(.io, path: path, errno: FileIO.exists(path) ? ENOTDIR : ENOENT,
                              detail: "not a store directory")
         }
+        // a folder that is no store gets no LOCK file
+        guard FileIO.exists(manifestPath(path)) else {
+            throw QuakeError(.notFound, path: path, detail: "no store (no \(Manifest.fileName))")
+        }
         let lock = try writerLock(path: path, wait: lockWait, cancelled: cancelled)
         defer { withExtendedLifetime(lock) {} }
         let current = try Manifest.read(path: manifestPath(path))
@@ -63,9 +73,12 @@ extension Store {
         var next = current
         next.generation += 1
         var folded = 0
+        var damaged = false
         if current.catalogDelta != nil {
-            folded = try openCatalog(current, storePath: path, files: current.partitions.map(\.file))?
-                .delta?.entries.count ?? 0
+            // a catalog or delta that reads damaged is written whole from the partitions, as a load does
+            let catalog = try? openCatalog(current, storePath: path, files: current.partitions.map(\.file))
+            folded = catalog?.delta?.entries.count ?? 0
+            damaged = catalog == nil
             try attachCatalog(&next, storePath: path, fold: true)
         }
         var projection: CompactReport.Projection?
@@ -81,13 +94,15 @@ extension Store {
                 FileIO.remove(path + "/partitions/" + file)
             }
         }
-        guard folded > 0 || projection != nil else {
+        guard folded > 0 || damaged || projection != nil else {
             return CompactReport(generation: current.generation, foldedPartitions: 0, projection: nil)
         }
         next.retired = Array(current.liveFiles.subtracting(next.liveFiles)).sorted()
         next = try commit(next, storePath: path)
         collectGarbage(next, storePath: path)
-        return CompactReport(generation: next.generation, foldedPartitions: folded, projection: projection)
+        var report = CompactReport(generation: next.generation, foldedPartitions: folded, projection: projection)
+        report.rebuiltDamagedCatalog = damaged
+        return report
     }
 }
 
