@@ -63,21 +63,28 @@ import QuakeGenerator
         return try s.load([path]).updated == seen.count ? seen.count : -1
     }
 
+    static let revisionHeader = "time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type"
+
+    /// A CSV line revising `quake` where it stands (same time, position and place), a day after
+    /// its last update, with magnitude `mag`.
+    static func revision(of quake: Quake, mag: String) -> String {
+        let updated = Int64((quake.updated ?? quake.time).timeIntervalSince1970 * 1000) + 86_400_000
+        return [Timestamp.string(quake.timeMilliseconds), "\(quake.latitude)", "\(quake.longitude)", "", mag,
+                "", "", "", "", "", "", quake.id, Timestamp.string(updated),
+                quake.place.map { "\"\($0)\"" } ?? "", ""].joined(separator: ",")
+    }
+
     /// Revisions of `picks` events of `quakes` where they stand (same time, place and position)
     /// with magnitudes the store holds: the commits that replace a partition, never add one.
     static func reviseInPlace(_ s: Store, _ quakes: [Quake], picks: Int, seed: UInt64, dir: String) throws -> Int {
         var rng = SplitMix64(seed: seed)
         let pool = Array(Set(quakes.compactMap(\.magnitude))).sorted()
-        var lines = ["time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type"]
+        var lines = [Self.revisionHeader]
         var seen = Set<String>()
         for _ in 0..<picks {
             let quake = quakes[Int(rng.next() % UInt64(quakes.count))]
             guard seen.insert(quake.id).inserted else { continue }
-            let updated = Int64((quake.updated ?? quake.time).timeIntervalSince1970 * 1000) + 86_400_000
-            let mag = String(pool[Int(rng.next() % UInt64(pool.count))])
-            lines.append([Timestamp.string(quake.timeMilliseconds), "\(quake.latitude)", "\(quake.longitude)", "",
-                          mag, "", "", "", "", "", "", quake.id, Timestamp.string(updated),
-                          quake.place.map { "\"\($0)\"" } ?? "", ""].joined(separator: ","))
+            lines.append(Self.revision(of: quake, mag: String(pool[Int(rng.next() % UInt64(pool.count))])))
         }
         TestSupport.write(lines.joined(separator: "\n") + "\n", to: dir + "/in-place-\(seed).csv")
         return try s.load([dir + "/in-place-\(seed).csv"]).updated == seen.count ? seen.count : -1
@@ -231,13 +238,7 @@ import QuakeGenerator
         // the strongest events revised down: the projection keeps its threshold and loses them,
         // where a rebuild would lower the threshold to keep as many rows as it may
         let strongest = quakes.filter { $0.magnitude != nil }.sorted { $0.magnitude! > $1.magnitude! }.prefix(150)
-        var lines = ["time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type"]
-        for quake in strongest {
-            let updated = Int64((quake.updated ?? quake.time).timeIntervalSince1970 * 1000) + 86_400_000
-            lines.append([Timestamp.string(quake.timeMilliseconds), "\(quake.latitude)", "\(quake.longitude)", "",
-                          "0.5", "", "", "", "", "", "", quake.id, Timestamp.string(updated),
-                          quake.place.map { "\"\($0)\"" } ?? "", ""].joined(separator: ","))
-        }
+        let lines = [Self.revisionHeader] + strongest.map { Self.revision(of: $0, mag: "0.5") }
         TestSupport.write(lines.joined(separator: "\n") + "\n", to: dir + "/down.csv")
         #expect(try s.load([dir + "/down.csv"]).updated == strongest.count)
         quakes = try TestSupport.allRows(s).quakes
