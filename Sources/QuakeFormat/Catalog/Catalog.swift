@@ -243,7 +243,8 @@ package final class Catalog: Sendable {
             // SAFETY: init checked that the file ends with (partitions + 1) rows of `width` bytes
             // from rowsOffset, and 0 <= i <= partitions; `file` keeps the mapping alive.
             assert(start + width <= file.bytes.count)
-            guard Checksum.hash(UnsafeRawBufferPointer(rebasing: file.bytes[start..<(start + width)])) == rowChecksums[i]
+            let row = UnsafeRawBufferPointer(rebasing: file.bytes[start..<(start + width)])
+            guard Checksum.hash(row) == rowChecksums[i]
             else { throw .corrupt(path, "row \(i): checksum mismatch") }
         }
         state.locked { shared in for i in unchecked { shared.checked[i] = true } }
