@@ -138,11 +138,16 @@ import Testing
         #expect(files.contains { $0.hasSuffix(".qkd") }, "\(files)")
         let answer = try CLI.run(["count", "--store", s, "--min-mag", "2"])
         #expect(answer.status == 0 && !answer.stdout.isEmpty)
+        // info names the delta and the partitions it lists
+        let before = try CLI.run(["info", "--store", s])
+        #expect(before.status == 0 && before.stdout.contains("a delta over 1 partition, partitions/catalog.g"),
+                "\(before.stdout)")
         let compact = try CLI.run(["compact", "--store", s])
         #expect(compact.status == 0 && compact.stdout.hasPrefix("folded the catalog delta (1 partition)"),
                 "\(compact.stdout) \(compact.stderr)")
         let info = try CLI.run(["info", "--store", s, "--json"])
         #expect(info.status == 0 && info.stdout.contains("\"catalogBytes\""), "\(info.stdout)")
+        #expect(!info.stdout.contains("\"catalogDeltaFile\""), "\(info.stdout)")
         #expect(try CLI.run(["verify", "--store", s]).status == 0)
         #expect(try CLI.run(["count", "--store", s, "--min-mag", "2"]).stdout == answer.stdout)
         let again = try CLI.run(["compact", "--store", s])
@@ -154,6 +159,10 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let notStore = try CLI.run(["compact", "--store", folder])
         #expect(notStore.status == 1 && notStore.stderr.contains("no store at"), "\(notStore.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        // nor does repair, which has no manifest and no partition or id file to rebuild one from
+        let repair = try CLI.run(["repair", "--store", folder])
+        #expect(repair.status == 1 && repair.stderr.contains("nothing to rebuild a manifest from"), "\(repair.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 

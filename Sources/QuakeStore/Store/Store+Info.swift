@@ -34,6 +34,11 @@ public struct StoreInfo: Codable, Sendable, Hashable {
     public var idIndexBytes: Int
     /// The store catalog (magnitude counts per partition run) and its delta, 0 when there is none.
     public var catalogBytes: Int
+    /// The catalog delta's file, relative to the store (`partitions/catalog.gN.qkd`); nil when
+    /// the catalog is whole. `quakes compact` folds it into the catalog.
+    public var catalogDeltaFile: String?
+    /// Partitions the catalog delta lists; 0 when there is none or it reads damaged.
+    public var catalogDeltaPartitions = 0
     /// The magnitude projection (`TopRows`): its file's bytes, rows and threshold; 0 rows when
     /// there is none.
     public var projectionBytes: Int
@@ -112,6 +117,10 @@ extension Store {
                             placeIndexBytes: place, aggregateBytes: aggregates, columns: cols,
                             historyTransactions: history.transactions, historyBytes: history.bytes,
                             historyCompleteAfter: history.completeAfter)
+        info.catalogDeltaFile = manifest.catalogDelta.map { "partitions/" + $0 }
+        if manifest.catalogDelta != nil {
+            info.catalogDeltaPartitions = (try? self.catalog(manifest))?.delta?.entries.count ?? 0
+        }
         info.projectionFile = manifest.top.map { "partitions/" + $0.file }
         info.projectionMissing = manifest.top.map { !FileIO.exists(path + "/partitions/" + $0.file) }
             ?? (manifest.rows >= TopRows.minimumStoreRows)

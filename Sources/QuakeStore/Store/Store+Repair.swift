@@ -73,6 +73,8 @@ extension Store {
             throw QuakeError(.io, path: path, errno: FileIO.exists(path) ? ENOTDIR : ENOENT,
                              detail: "not a store directory")
         }
+        // a folder that is no store (no manifest, nothing to rebuild one from) gets no LOCK file
+        guard FileIO.exists(manifestPath(path)) || hasStoreFiles(path) else { throw nothingToRebuild(path) }
         let lock = try writerLock(path: path, wait: lockWait, cancelled: cancelled)
         defer { withExtendedLifetime(lock) {} }
         let mpath = manifestPath(path)
@@ -89,11 +91,7 @@ extension Store {
         }
         let parts = FileIO.list(path + "/partitions").compactMap(FileName.init(partition:))
         let buckets = FileIO.list(path + "/ids").compactMap(FileName.init(bucket:))
-        guard !parts.isEmpty || !buckets.isEmpty else {
-            throw QuakeError(.io, path: path,
-                             detail: "holds no partition or id-index files; there is nothing to rebuild a "
-                                 + "manifest from")
-        }
+        guard !parts.isEmpty || !buckets.isEmpty else { throw nothingToRebuild(path) }
         let generations = Set(parts.map(\.generation) + buckets.map(\.generation)).sorted(by: >)
         var skipped: [String] = []
         for g in generations {
@@ -276,6 +274,20 @@ package struct FileName {
         self.name = name
         stem = String(parts[0])
         generation = number
+    }
+}
+
+extension Store {
+    /// Whether `path` holds a partition or id-index file that a manifest could be rebuilt from.
+    private static func hasStoreFiles(_ path: String) -> Bool {
+        FileIO.list(path + "/partitions").contains { FileName(partition: $0) != nil }
+            || FileIO.list(path + "/ids").contains { FileName(bucket: $0) != nil }
+    }
+
+    /// The error for a folder with no manifest and no file to rebuild one from.
+    private static func nothingToRebuild(_ path: String) -> QuakeError {
+        QuakeError(.io, path: path,
+                   detail: "holds no partition or id-index files; there is nothing to rebuild a manifest from")
     }
 }
 

@@ -32,6 +32,10 @@ struct InfoCommand: ParsableCommand {
         print("on disk      \(info.diskBytes.grouped) bytes (directories, granule and place indexes \(info.indexBytes.grouped), "
               + "id index \(info.idIndexBytes.grouped), catalog \(info.catalogBytes.grouped), "
               + "magnitude projection \(info.projectionBytes.grouped))")
+        if let delta = info.catalogDeltaFile {
+            let partitions = info.catalogDeltaPartitions == 1 ? "1 partition" : "\(info.catalogDeltaPartitions) partitions"
+            print("catalog      a delta over \(partitions), \(delta) ('quakes compact' folds it in)")
+        }
         print("place index  \(info.placeIndexBytes.grouped) bytes")
         print("aggregates   \(info.aggregateBytes.grouped) bytes")
         print("projection   " + Self.projection(info))
