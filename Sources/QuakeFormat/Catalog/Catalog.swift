@@ -66,8 +66,9 @@ package final class Catalog: Sendable {
     private struct State {
         var checked: [Bool]
         var parsedPlaces: Places?
-        /// Per partition of the delta, its change of counts (magnitudes, then nulls).
-        var corrections: [(partition: Int, change: [Int64])]?
+        /// Per partition of the delta, ascending, the change of counts that it and the delta's
+        /// partitions before it make together: the magnitudes' (then the nulls') that are not zero.
+        var corrections: [(partition: Int, changes: [(index: Int, change: Int64)])]?
     }
     private let state: Mutex<State>
 
@@ -165,33 +166,37 @@ package final class Catalog: Sendable {
 
     /// Running counts before partition `i` (`0...partitions`): one per magnitude, then nulls,
     /// with the changes of the delta's partitions before `i`.
-    /// - Complexity: O(magnitudes × (1 + the delta's partitions)); the checksums of the rows
-    ///   read are checked on first use.
+    /// - Complexity: O(magnitudes + the delta's partitions); the checksums of the rows read are
+    ///   checked on first use.
     package func row(_ i: Int) throws(QuakeError) -> [UInt64] {
         var counts = try storedRow(i)
         guard delta != nil else { return counts }
-        for (partition, change) in try corrections() where partition < i {
-            for k in counts.indices where change[k] != 0 {
-                let (moved, overflow) = Int64(truncatingIfNeeded: counts[k]).addingReportingOverflow(change[k])
-                guard counts[k] < 1 << 62, !overflow, moved >= 0 else {
-                    throw .corrupt(path, "the delta's counts fall below zero at partition \(partition)")
-                }
-                counts[k] = UInt64(moved)
+        let corrections = try corrections()
+        // the changes of every delta partition before `i` are summed in the last one's
+        guard let last = corrections.lastIndex(where: { $0.partition < i }) else { return counts }
+        for (index, change) in corrections[last].changes {
+            let (moved, overflow) = Int64(truncatingIfNeeded: counts[index]).addingReportingOverflow(change)
+            guard counts[index] < 1 << 62, !overflow, moved >= 0 else {
+                throw .corrupt(path, "the delta's counts fall below zero before partition \(i)")
             }
+            counts[index] = UInt64(moved)
         }
         return counts
     }
 
-    /// Per partition of the delta, its change of counts: its counts there less the catalog's.
-    private func corrections() throws(QuakeError) -> [(partition: Int, change: [Int64])] {
+    /// Per partition of the delta, ascending, the change of counts that it and the delta's
+    /// partitions before it make (its counts there less the catalog's, summed), where not zero.
+    private func corrections() throws(QuakeError) -> [(partition: Int, changes: [(index: Int, change: Int64)])] {
         if let cached = state.locked({ $0.corrections }) { return cached }
-        var out: [(partition: Int, change: [Int64])] = []
-        for entry in delta?.entries ?? [] {
+        var out: [(partition: Int, changes: [(index: Int, change: Int64)])] = []
+        var running = [Int64](repeating: 0, count: values.count + 1)
+        for entry in (delta?.entries ?? []).sorted(by: { $0.partition < $1.partition }) {
             let stored = try storedHistogramCounts(partition: entry.partition)
-            var change = stored.map { -Int64(truncatingIfNeeded: $0) }
-            for (index, count) in zip(entry.valueIndexes, entry.counts) { change[index] += Int64(count) }
-            change[values.count] += Int64(entry.nulls)
-            out.append((entry.partition, change))
+            for (index, count) in stored.enumerated() { running[index] -= Int64(truncatingIfNeeded: count) }
+            for (index, count) in zip(entry.valueIndexes, entry.counts) { running[index] += Int64(count) }
+            running[values.count] += Int64(entry.nulls)
+            let changes = running.indices.filter { running[$0] != 0 }.map { (index: $0, change: running[$0]) }
+            out.append((entry.partition, changes))
         }
         state.locked { $0.corrections = out }
         return out
