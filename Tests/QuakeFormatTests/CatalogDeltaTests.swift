@@ -128,6 +128,35 @@ import QuakeGenerator
         #expect(try Store(path: s.path).info().catalogBytes > 0)
     }
 
+    /// The same on real feeds (mixed decimals, long places, deleted rows), day partitions: the
+    /// revisions in place write deltas, and every count equals the naive count, then after `compact`.
+    @Test(.enabled(if: TestSupport.hasRealFeeds, "needs ../shared/usgs (real USGS feeds; see README)"))
+    func smallCommitsOnRealFeedsCountAsTheNaiveCount() throws {
+        let names = ["csv_2019-06-19_2019-07-19_3121.csv", "csv_2023-03-05_2023-04-04_12569.csv"]
+        let files = try names.map { try #require(TestSupport.usgs($0)) }
+        let dir = TestSupport.tempDir("delta-real")
+        let s = try Store.openOrCreate(path: dir + "/s", partitioning: .day)
+        _ = try s.load(files)
+        var quakes = try TestSupport.allRows(s).quakes
+        var deltas = 0
+        for step in 0..<6 {
+            let revised = try Self.reviseInPlace(s, quakes, picks: 1 + step % 3, seed: UInt64(7_100 + step), dir: dir)
+            #expect(revised > 0)
+            if s.manifest.catalogDelta != nil { deltas += 1 }
+            try Self.expectCatalogMatchesThePartitions(s, scratch: dir + "/whole-\(step).qkc")
+            _ = try s.verify()
+            quakes = try TestSupport.allRows(s).quakes
+            #expect(try CatalogTests.check(s, quakes, seed: UInt64(7_200 + step)) > 10)
+        }
+        #expect(deltas >= 3, "revisions in place of magnitudes the catalog lists write deltas")
+        let report = try Store.compact(path: s.path)
+        #expect(report.foldedPartitions > 0)
+        let compacted = try Store(path: s.path)
+        #expect(compacted.manifest.catalogDelta == nil)
+        try Self.expectCatalogMatchesThePartitions(compacted, scratch: dir + "/whole-compacted.qkc")
+        #expect(try CatalogTests.check(compacted, quakes, seed: 7_300) > 10)
+    }
+
     @Test func aDeltaPastItsLimitIsFoldedIntoAWholeCatalog() throws {
         let dir = TestSupport.tempDir()
         let s = try CatalogTests.generatedStore(dir, rows: 16000, years: 2020...2023, seed: 72)
