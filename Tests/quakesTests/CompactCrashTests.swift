@@ -8,35 +8,21 @@ import QuakeTestSupport
 @Suite struct CompactCrashTests {
     @Test func killedCompactionsLeaveTheSameStore() throws {
         let d = CLI.tempDir()
-        #expect(try CLI.run(["generate", "--rows", "40000", "--out", d + "/base", "--seed", "69"]).status == 0)
-        #expect(try CLI.run(["load", "--store", d + "/before", d + "/base"]).status == 0)
-        let csv = try #require(FileManager.default.contentsOfDirectory(atPath: d + "/base").first { $0.hasSuffix(".csv") })
-        let rows = NaiveCSV.parse(try String(contentsOfFile: d + "/base/" + csv, encoding: .utf8))
-        let header = rows[0]
-        let mag = try #require(header.firstIndex(of: "mag"))
-        let updated = try #require(header.firstIndex(of: "updated"))
-        var seed: UInt64 = 6969
-        func next() -> UInt64 {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return seed >> 33
-        }
-        func randomRow() -> [String] { rows[1 + Int(next() % UInt64(rows.count - 2))] }
+        var feed = try RevisionFeed(rows: 40000, generatorSeed: 69, drawSeed: 6969, dir: d, store: d + "/before")
         // three events revised where they stand, each to a magnitude another event has (a magnitude new
         // to the catalog would have the load write the catalog whole, with no delta to compact)
-        var lines = [header.joined(separator: ",")]
-        while lines.count < 4 {
-            var fields = randomRow()
-            let other = randomRow()
-            guard fields.count == header.count, other.count == header.count, !other[mag].isEmpty,
+        var lines: [String] = []
+        while lines.count < 3 {
+            var fields = feed.randomRow()
+            let other = feed.randomRow()
+            let mag = feed.magColumn
+            guard fields.count == feed.header.count, other.count == feed.header.count, !other[mag].isEmpty,
                   other[mag] != fields[mag] else { continue }
             fields[mag] = other[mag]
-            fields[updated] = "2030-01-01T00:00:00.000Z"
-            lines.append(fields.map { field in
-                guard field.contains(",") || field.contains("\"") else { return field }
-                return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            }.joined(separator: ","))
+            fields[feed.updatedColumn] = "2030-01-01T00:00:00.000Z"
+            lines.append(RevisionFeed.line(fields))
         }
-        try (lines.joined(separator: "\n") + "\n").write(toFile: d + "/up.csv", atomically: true, encoding: .utf8)
+        try feed.write(lines, to: d + "/up.csv")
         #expect(try CLI.run(["load", "--store", d + "/before", d + "/up.csv"]).status == 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: d + "/before/partitions")
         try #require(files.contains { $0.hasSuffix(".qkd") }, "the revision left no catalog delta: \(files)")
@@ -57,7 +43,7 @@ import QuakeTestSupport
             let store = d + "/trial-\(trial)"
             try FileManager.default.copyItem(atPath: d + "/before", toPath: store)
             let process = try CLI.start(["compact", "--store", store])
-            Thread.sleep(forTimeInterval: duration * Double(next() % 1000) / 1000 * 1.2)
+            Thread.sleep(forTimeInterval: duration * Double(feed.next() % 1000) / 1000 * 1.2)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let verified = try CLI.run(["verify", "--store", store])

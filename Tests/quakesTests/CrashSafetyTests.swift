@@ -77,30 +77,16 @@ import QuakeTestSupport
 @Suite struct InPlaceCrashTests {
     @Test func killedInPlaceUpdatesLeaveTheBeforeOrTheAfter() throws {
         let d = CLI.tempDir()
-        #expect(try CLI.run(["generate", "--rows", "40000", "--out", d + "/base", "--seed", "68"]).status == 0)
-        #expect(try CLI.run(["load", "--store", d + "/before", d + "/base"]).status == 0)
-        let csv = try #require(FileManager.default.contentsOfDirectory(atPath: d + "/base").first { $0.hasSuffix(".csv") })
-        let rows = NaiveCSV.parse(try String(contentsOfFile: d + "/base/" + csv, encoding: .utf8))
-        let header = rows[0]
-        let mag = try #require(header.firstIndex(of: "mag"))
-        let updated = try #require(header.firstIndex(of: "updated"))
-        var seed: UInt64 = 6868
-        func next() -> UInt64 {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return seed >> 33
-        }
-        var lines = [header.joined(separator: ",")]
+        var feed = try RevisionFeed(rows: 40000, generatorSeed: 68, drawSeed: 6868, dir: d, store: d + "/before")
+        var lines: [String] = []
         for _ in 0..<20 {
-            var fields = rows[1 + Int(next() % UInt64(rows.count - 2))]
-            guard fields.count == header.count else { continue }
-            fields[mag] = String(format: "%.2f", (Double(fields[mag]) ?? 1) + 0.1)
-            fields[updated] = "2030-01-01T00:00:00.000Z"
-            lines.append(fields.map { field in
-                guard field.contains(",") || field.contains("\"") else { return field }
-                return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            }.joined(separator: ","))
+            var fields = feed.randomRow()
+            guard fields.count == feed.header.count else { continue }
+            fields[feed.magColumn] = String(format: "%.2f", (Double(fields[feed.magColumn]) ?? 1) + 0.1)
+            fields[feed.updatedColumn] = "2030-01-01T00:00:00.000Z"
+            lines.append(RevisionFeed.line(fields))
         }
-        try (lines.joined(separator: "\n") + "\n").write(toFile: d + "/up.csv", atomically: true, encoding: .utf8)
+        try feed.write(lines, to: d + "/up.csv")
         let before = try CLI.run(["export", "--store", d + "/before"]).stdout
         try FileManager.default.copyItem(atPath: d + "/before", toPath: d + "/after")
         let started = Date()
@@ -113,7 +99,7 @@ import QuakeTestSupport
             let store = d + "/trial-\(trial)"
             try FileManager.default.copyItem(atPath: d + "/before", toPath: store)
             let process = try CLI.start(["load", "--store", store, d + "/up.csv"])
-            Thread.sleep(forTimeInterval: duration * Double(next() % 1000) / 1000 * 1.2)
+            Thread.sleep(forTimeInterval: duration * Double(feed.next() % 1000) / 1000 * 1.2)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let verified = try CLI.run(["verify", "--store", store])
