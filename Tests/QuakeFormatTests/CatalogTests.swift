@@ -122,6 +122,26 @@ import QuakeGenerator
         let fresh = try Store(path: dir + "/store")
         #expect { _ = try fresh.count(f) } throws: { "\($0)".contains(file) && "\($0)".contains("checksum") }
         #expect(throws: QuakeError.self) { _ = try fresh.verify() }
+        // a flip anywhere in the head (lengths, partition names, magnitudes) is an error naming the file,
+        // also where a name no longer decodes (a user trial found those errors without it)
+        let original = bytes
+        bytes[bytes.count - 12] ^= 0x40
+        var errors = 0
+        for offset in 8..<Swift.min(300, bytes.count) {
+            for bit in [0, 3, 7] {
+                var flipped = bytes
+                flipped[offset] ^= UInt8(1 << bit)
+                TestSupport.write(flipped, to: file)
+                do {
+                    #expect(try Store(path: dir + "/store").count(f) == right, "offset \(offset) bit \(bit)")
+                } catch {
+                    #expect("\(error)".contains(file), "offset \(offset) bit \(bit): \(error)")
+                    errors += 1
+                }
+            }
+        }
+        #expect(errors > 0)
+        TestSupport.write(original, to: file)
         let report = try Store.repair(path: dir + "/store")
         #expect(report.catalogOnly)
         let repaired = try Store(path: dir + "/store")

@@ -164,6 +164,21 @@ import Testing
         let repair = try CLI.run(["repair", "--store", folder])
         #expect(repair.status == 1 && repair.stderr.contains("nothing to rebuild a manifest from"), "\(repair.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        // a manifest of garbage and nothing else: the same, and still no LOCK
+        FileManager.default.createFile(atPath: folder + "/manifest.qkm", contents: Data((0..<300).map { UInt8($0 % 251) }))
+        let garbage = try CLI.run(["repair", "--store", folder])
+        #expect(garbage.status == 1 && garbage.stderr.contains("nothing to rebuild a manifest from"), "\(garbage.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["manifest.qkm"])
+        // files named as a store's that hold garbage: one line naming what was tried
+        let named = s + "/../named-garbage"
+        for sub in ["partitions", "ids"] {
+            try FileManager.default.createDirectory(atPath: named + "/" + sub, withIntermediateDirectories: true)
+        }
+        FileManager.default.createFile(atPath: named + "/partitions/2005-01.g1.qkp", contents: Data(repeating: 7, count: 3000))
+        FileManager.default.createFile(atPath: named + "/ids/00.g1.idx", contents: Data(repeating: 9, count: 3000))
+        let tried = try CLI.run(["repair", "--store", named])
+        #expect(tried.status == 1 && tried.stderr.split(separator: "\n").count == 1
+                && tried.stderr.contains("no generation of"), "\(tried.stderr)")
     }
 
     @Test func lockMessageIsOneLine() throws {

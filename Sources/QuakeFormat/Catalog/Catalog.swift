@@ -75,8 +75,18 @@ package final class Catalog: Sendable {
     /// Maps the catalog at `path` and checks its header against `checksum` (from the manifest)
     /// and its partition list, with `delta`'s replacements, against `files` (when given: a
     /// commit reading the catalog of the snapshot before takes the list the catalog holds).
-    package init(path: String, checksum: UInt64, files expected: [String]?,
-                 delta: CatalogDelta? = nil) throws(QuakeError) {
+    package convenience init(path: String, checksum: UInt64, files expected: [String]?,
+                             delta: CatalogDelta? = nil) throws(QuakeError) {
+        // a read past a damaged length or a name of bad bytes names the file too
+        do throws(QuakeError) {
+            try self.init(parsing: path, checksum: checksum, files: expected, delta: delta)
+        } catch {
+            throw error.kind == .corrupt ? error.at(path) : error
+        }
+    }
+
+    private init(parsing path: String, checksum: UInt64, files expected: [String]?,
+                 delta: CatalogDelta?) throws(QuakeError) {
         self.path = path
         self.checksum = checksum
         self.delta = delta

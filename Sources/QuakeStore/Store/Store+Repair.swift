@@ -73,8 +73,10 @@ extension Store {
             throw QuakeError(.io, path: path, errno: FileIO.exists(path) ? ENOTDIR : ENOENT,
                              detail: "not a store directory")
         }
-        // a folder that is no store (no manifest, nothing to rebuild one from) gets no LOCK file
-        guard FileIO.exists(manifestPath(path)) || hasStoreFiles(path) else { throw nothingToRebuild(path) }
+        // a folder that is no store (no manifest that reads, nothing to rebuild one from) gets no LOCK file
+        guard hasStoreFiles(path) || (try? Manifest.read(path: manifestPath(path))) != nil else {
+            throw nothingToRebuild(path)
+        }
         let lock = try writerLock(path: path, wait: lockWait, cancelled: cancelled)
         defer { withExtendedLifetime(lock) {} }
         let mpath = manifestPath(path)
@@ -116,7 +118,8 @@ extension Store {
                 skipped.append("generation \(g): \(error.message)")
             }
         }
-        throw .corrupt("no generation of \(path) is complete and consistent:\n  " + skipped.joined(separator: "\n  "))
+        // one line, as every error: the generations tried, newest first
+        throw .corrupt("no generation of \(path) is complete and consistent: " + skipped.joined(separator: "; "))
     }
 
     /// The snapshot of generation `g`, checked file by file; throws `.corrupt` when it is not whole.
