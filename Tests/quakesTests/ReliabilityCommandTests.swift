@@ -142,6 +142,16 @@ import Testing
         let before = try CLI.run(["info", "--store", s])
         #expect(before.status == 0 && before.stdout.contains("a delta over 1 partition, partitions/catalog.g"),
                 "\(before.stdout)")
+        // a delta that reads damaged: info says so, and still runs
+        let delta = try #require(try FileManager.default.contentsOfDirectory(atPath: s + "/partitions")
+            .first { $0.hasSuffix(".qkd") })
+        let saved = try Data(contentsOf: URL(fileURLWithPath: s + "/partitions/" + delta))
+        var damaged = saved
+        damaged[damaged.count / 2] ^= 0x10
+        try damaged.write(to: URL(fileURLWithPath: s + "/partitions/" + delta))
+        let damagedInfo = try CLI.run(["info", "--store", s])
+        #expect(damagedInfo.status == 0 && damagedInfo.stdout.contains("that reads damaged"), "\(damagedInfo.stdout)")
+        try saved.write(to: URL(fileURLWithPath: s + "/partitions/" + delta))
         let compact = try CLI.run(["compact", "--store", s])
         #expect(compact.status == 0 && compact.stdout.hasPrefix("folded the catalog delta (1 partition)"),
                 "\(compact.stdout) \(compact.stderr)")

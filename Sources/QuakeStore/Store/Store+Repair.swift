@@ -287,7 +287,7 @@ extension Store {
             || FileIO.list(path + "/ids").contains { FileName(bucket: $0) != nil }
     }
 
-    /// The error for a folder with no manifest and no file to rebuild one from.
+    /// The error for a folder with no manifest that reads and no file to rebuild one from.
     private static func nothingToRebuild(_ path: String) -> QuakeError {
         QuakeError(.io, path: path,
                    detail: "holds no partition or id-index files; there is nothing to rebuild a manifest from")

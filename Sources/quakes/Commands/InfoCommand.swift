@@ -33,8 +33,7 @@ struct InfoCommand: ParsableCommand {
               + "id index \(info.idIndexBytes.grouped), catalog \(info.catalogBytes.grouped), "
               + "magnitude projection \(info.projectionBytes.grouped))")
         if let delta = info.catalogDeltaFile {
-            let partitions = info.catalogDeltaPartitions == 1 ? "1 partition" : "\(info.catalogDeltaPartitions) partitions"
-            print("catalog      a delta over \(partitions), \(delta) ('quakes compact' folds it in)")
+            print("catalog      " + Self.catalogDelta(file: delta, partitions: info.catalogDeltaPartitions))
         }
         print("place index  \(info.placeIndexBytes.grouped) bytes")
         print("aggregates   \(info.aggregateBytes.grouped) bytes")
@@ -56,6 +55,16 @@ struct InfoCommand: ParsableCommand {
 }
 
 extension InfoCommand {
+    /// The catalog delta waiting for `compact`, or a word that it or its catalog reads damaged (a
+    /// delta lists at least one partition).
+    static func catalogDelta(file: String, partitions: Int) -> String {
+        switch partitions {
+        case 0: "a delta, \(file), that reads damaged with its catalog ('quakes verify' names the file)"
+        case 1: "a delta over 1 partition, \(file) ('quakes compact' folds it in)"
+        default: "a delta over \(partitions) partitions, \(file) ('quakes compact' folds it in)"
+        }
+    }
+
     /// One sync source's cursor on one line.
     static func describe(_ c: SyncCursorInfo) -> String {
         func t(_ v: Int64?) -> String { v.map { Timestamp.string($0) } ?? "-" }
