@@ -202,9 +202,18 @@ package final class Catalog: Sendable {
         var running = [Int64](repeating: 0, count: values.count + 1)
         for entry in (delta?.entries ?? []).sorted(by: { $0.partition < $1.partition }) {
             let stored = try storedHistogramCounts(partition: entry.partition)
-            for (index, count) in stored.enumerated() { running[index] -= Int64(truncatingIfNeeded: count) }
-            for (index, count) in zip(entry.valueIndexes, entry.counts) { running[index] += Int64(count) }
-            running[values.count] += Int64(entry.nulls)
+            // each term is under 2^48 (checked where it is read); a delta of many partitions still
+            // cannot trap: a sum past Int64 is damage
+            var overflow = false
+            func add(_ index: Int, _ term: Int64) {
+                let (sum, over) = running[index].addingReportingOverflow(term)
+                running[index] = sum
+                overflow = overflow || over
+            }
+            for (index, count) in stored.enumerated() { add(index, -Int64(truncatingIfNeeded: count)) }
+            for (index, count) in zip(entry.valueIndexes, entry.counts) { add(index, Int64(truncatingIfNeeded: count)) }
+            add(values.count, Int64(truncatingIfNeeded: entry.nulls))
+            guard !overflow else { throw .corrupt(path, "the delta's counts overflow at partition \(entry.partition)") }
             let changes = running.indices.filter { running[$0] != 0 }.map { (index: $0, change: running[$0]) }
             out.append((entry.partition, changes))
         }

@@ -58,10 +58,7 @@ extension Store {
     /// meanwhile): `quakes compact --wait`.
     package static func compact(path: String, lockWait: LockWait,
                                 cancelled: (@Sendable () -> Bool)? = nil) throws(QuakeError) -> CompactReport {
-        guard FileIO.isDirectory(path) else {
-            throw QuakeError(.io, path: path, errno: FileIO.exists(path) ? ENOTDIR : ENOENT,
-                             detail: "not a store directory")
-        }
+        try requireDirectory(path)
         // a folder that is no store gets no LOCK file
         guard FileIO.exists(manifestPath(path)) else {
             throw QuakeError(.notFound, path: path, detail: "no store (no \(Manifest.fileName))")

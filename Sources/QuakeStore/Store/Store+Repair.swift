@@ -69,10 +69,7 @@ extension Store {
     /// meanwhile): `quakes repair --wait`.
     package static func repair(path: String, lockWait: LockWait,
                                cancelled: (@Sendable () -> Bool)? = nil) throws(QuakeError) -> RepairReport {
-        guard FileIO.isDirectory(path) else {
-            throw QuakeError(.io, path: path, errno: FileIO.exists(path) ? ENOTDIR : ENOENT,
-                             detail: "not a store directory")
-        }
+        try requireDirectory(path)
         // a folder that is no store (no manifest that reads, nothing to rebuild one from) gets no LOCK file
         guard hasStoreFiles(path) || (try? Manifest.read(path: manifestPath(path))) != nil else {
             throw nothingToRebuild(path)
@@ -281,6 +278,14 @@ package struct FileName {
 }
 
 extension Store {
+    /// Throws when `path` is missing or no directory, before any lock is taken there.
+    static func requireDirectory(_ path: String) throws(QuakeError) {
+        guard FileIO.isDirectory(path) else {
+            throw QuakeError(.io, path: path, errno: FileIO.exists(path) ? ENOTDIR : ENOENT,
+                             detail: "not a store directory")
+        }
+    }
+
     /// Whether `path` holds a partition or id-index file that a manifest could be rebuilt from.
     private static func hasStoreFiles(_ path: String) -> Bool {
         FileIO.list(path + "/partitions").contains { FileName(partition: $0) != nil }
